@@ -1,0 +1,16 @@
+import type { ContentBlock, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { TurnStopReason } from './query.ts';
+
+/** What clients see of a turn (the SSE event names are the `type`s). */
+export type TurnEvent =
+  | { type: 'turn_start'; sessionId: string; turnId: string }
+  | { type: 'text_delta'; text: string }
+  | { type: 'assistant_message'; seq: number; content: ContentBlock[]; stopReason: string | null; usage: UsageTotals }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; seq: number; toolUseId: string; toolName: string; isError: boolean; content: ToolResultBlockParam['content'] }
+  | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error'; usage: UsageTotals; error?: string };
+
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+}

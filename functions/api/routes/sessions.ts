@@ -1,0 +1,51 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Deps } from '../../deps/deps.ts';
+import { createSession } from '../../sessions/create-session.ts';
+import { messageView, sessionView } from '../../sessions/session-view.ts';
+import type { AuthVariables } from '../auth.ts';
+import { parseJsonBody, parseWith } from '../validate.ts';
+
+const createSessionBody = z.strictObject({
+  title: z.string().max(200).optional(),
+  files: z
+    .record(z.string().min(1).max(1024), z.union([z.string(), z.strictObject({ base64: z.string() })]))
+    .optional()
+    .describe('Seed files: relative path → text, or { base64 } for binary'),
+});
+
+const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().optional(),
+});
+
+export function sessionRoutes(deps: Deps) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.post('/', async (c) => {
+    const body = await parseJsonBody(c, createSessionBody);
+    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files });
+    return c.json(sessionView(record, deps.clock()), 201);
+  });
+
+  app.get('/', async (c) => {
+    const q = parseWith(pageQuery, c.req.query(), 'query');
+    const page = await deps.sessions.listForTenant(c.get('tenantId'), { limit: q.limit, cursor: q.cursor });
+    return c.json({ sessions: page.sessions.map((s) => sessionView(s, deps.clock())), nextCursor: page.nextCursor ?? null });
+  });
+
+  app.get('/:id', async (c) => {
+    const record = await deps.sessions.getForTenant(c.req.param('id'), c.get('tenantId'));
+    return c.json(sessionView(record, deps.clock()));
+  });
+
+  app.get('/:id/messages', async (c) => {
+    const q = parseWith(pageQuery, c.req.query(), 'query');
+    const sessionId = c.req.param('id');
+    await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
+    const page = await deps.messages.page(sessionId, { limit: q.limit, cursor: q.cursor });
+    return c.json({ messages: page.messages.map(messageView), nextCursor: page.nextCursor ?? null });
+  });
+
+  return app;
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * Everything configurable, parsed once from the environment by a composition root. Only
+ * endpoints and credentials differ between AWS and the local stack.
+ */
+export const configSchema = z.object({
+  region: z.string().default('us-east-1'),
+  tables: z.object({ sessions: z.string(), messages: z.string() }),
+  bucket: z.string(),
+  runnerFunction: z.string(),
+  /** Local stand-ins; unset in AWS. */
+  endpoints: z
+    .object({ dynamodb: z.string().optional(), s3: z.string().optional(), lambda: z.string().optional() })
+    .default({}),
+  /** Static credentials for the local stand-ins; unset in AWS (the function's role is used). */
+  localCredentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }).optional(),
+  model: z.object({
+    apiKey: z.string(),
+    baseURL: z.string().optional(),
+    name: z.string().default('claude-sonnet-4-5'),
+    maxTokens: z.number().int().positive().default(16_384),
+  }),
+  /** Bearer token → tenant id. */
+  apiTokens: z.record(z.string(), z.string()),
+  turn: z
+    .object({
+      maxModelCalls: z.number().int().positive().default(50),
+      /** A lease not renewed for this long is free to take: a crashed turn blocks its session no longer. */
+      leaseMs: z.number().int().positive().default(60_000),
+    })
+    .default({ maxModelCalls: 50, leaseMs: 60_000 }),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type StratusConfig = z.output<typeof configSchema>;
+export type StratusConfigInput = z.input<typeof configSchema>;
+
+/**
+ * Reads the configuration from environment variables:
+ * STRATUS_SESSIONS_TABLE, STRATUS_MESSAGES_TABLE, STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
+ * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
+ * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
+  const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
+  return configSchema.parse({
+    region: env.AWS_REGION,
+    tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE },
+    bucket: env.STRATUS_BUCKET,
+    runnerFunction: env.STRATUS_RUNNER_FUNCTION,
+    endpoints: { dynamodb: env.STRATUS_DYNAMODB_ENDPOINT, s3: env.STRATUS_S3_ENDPOINT, lambda: env.STRATUS_LAMBDA_ENDPOINT },
+    model: { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL || undefined, name: env.STRATUS_MODEL || undefined },
+    apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),
+    turn: { maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS), leaseMs: num(env.STRATUS_LEASE_MS) },
+    logLevel: env.STRATUS_LOG_LEVEL || undefined,
+  });
+}
+
+export function parseTokens(spec: string): Record<string, string> {
+  const tokens: Record<string, string> = {};
+  for (const pair of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = pair.lastIndexOf('=');
+    if (eq <= 0) throw new Error(`STRATUS_API_TOKENS: expected "token=tenant" pairs, got "${pair}"`);
+    tokens[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return tokens;
+}

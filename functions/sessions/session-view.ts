@@ -1,0 +1,36 @@
+import type { StoredMessage } from '../stores/message-store.ts';
+import type { SessionRecord } from '../stores/session-store.ts';
+
+/** The public shape of a session: no lease internals, no tenant id. */
+export function sessionView(record: SessionRecord, now: number) {
+  const running = record.lease !== undefined && record.lease.expiresAt >= now;
+  return {
+    id: record.sessionId,
+    title: record.title ?? null,
+    // A 'running' status whose lease lapsed means the turn's process died; the next turn repairs it.
+    status: running ? 'running' : record.status === 'running' ? 'interrupted' : record.status,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    messageCount: record.messageCount,
+    turnCount: record.turnCount,
+    cwd: record.cwd,
+    workspace: { id: record.workspace.id, version: record.workspace.version },
+    usage: record.usage,
+    currentTurnId: running ? record.lease!.turnId : null,
+    lastTurn: record.lastTurn ?? null,
+  };
+}
+
+export function messageView(message: StoredMessage) {
+  return {
+    seq: message.seq,
+    id: message.uuid,
+    turnId: message.turnId,
+    kind: message.kind,
+    role: message.role,
+    content: message.content,
+    createdAt: message.createdAt,
+    ...(message.stopReason !== undefined ? { stopReason: message.stopReason } : {}),
+    ...(message.usage ? { usage: message.usage } : {}),
+  };
+}

@@ -1,0 +1,184 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError, SessionBusyError, UserError } from '../shared/errors.ts';
+
+export type SessionStatus = 'idle' | 'running' | 'failed';
+
+export interface WorkspaceRef {
+  /** Workspace id: the S3 prefix under `workspaces/`. */
+  id: string;
+  /** The manifest version the session's next tool call starts from. */
+  version: number;
+}
+
+export interface TurnSummary {
+  turnId: string;
+  stopReason: string;
+  startedAt: string;
+  endedAt: string;
+  error?: string;
+}
+
+export interface Lease {
+  owner: string;
+  turnId: string;
+  expiresAt: number;
+}
+
+/** Everything a stateless turn reloads, besides the messages. */
+export interface SessionRecord {
+  sessionId: string;
+  tenantId: string;
+  createdAt: string;
+  updatedAt: string;
+  status: SessionStatus;
+  title?: string;
+  /** Number of messages in the log; the next message gets this `seq`. */
+  messageCount: number;
+  workspace: WorkspaceRef;
+  /** The Bash cwd as the model sees it (under /workspace). */
+  cwd: string;
+  usage: { inputTokens: number; outputTokens: number };
+  turnCount: number;
+  lastTurn?: TurnSummary;
+  lease?: Lease;
+}
+
+export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount'>>;
+
+export interface SessionPage {
+  sessions: SessionRecord[];
+  nextCursor?: string;
+}
+
+/**
+ * Sessions in DynamoDB. A turn takes a lease with a conditional write; every later write of
+ * that turn is conditional on still holding it, so a turn whose lease was taken over (it
+ * stalled past expiry) cannot clobber the newer turn's state.
+ */
+export class SessionStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async create(record: SessionRecord): Promise<void> {
+    await this.db.send(
+      new PutCommand({ TableName: this.table, Item: record, ConditionExpression: 'attribute_not_exists(sessionId)' }),
+    );
+  }
+
+  async get(sessionId: string): Promise<SessionRecord | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { sessionId }, ConsistentRead: true }));
+    return out.Item as SessionRecord | undefined;
+  }
+
+  /** The session if it exists and belongs to the tenant; otherwise 404 (never reveal other tenants' ids). */
+  async getForTenant(sessionId: string, tenantId: string): Promise<SessionRecord> {
+    const record = await this.get(sessionId);
+    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Session ${sessionId} not found.`);
+    return record;
+  }
+
+  async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<SessionPage> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: 'byTenant',
+        KeyConditionExpression: 'tenantId = :t',
+        ExpressionAttributeValues: { ':t': tenantId },
+        ScanIndexForward: false,
+        Limit: opts.limit,
+        ExclusiveStartKey: opts.cursor ? decodeCursor(opts.cursor) : undefined,
+      }),
+    );
+    return {
+      sessions: (out.Items ?? []) as SessionRecord[],
+      nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : undefined,
+    };
+  }
+
+  /** Takes the session's lease if it is free or expired; otherwise SessionBusyError (HTTP 409). */
+  async acquireLease(sessionId: string, lease: Lease, now: number): Promise<SessionRecord> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          UpdateExpression: 'SET lease = :lease, #status = :running, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(sessionId) AND (attribute_not_exists(lease) OR lease.expiresAt < :nowMs)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':lease': lease, ':running': 'running', ':now': new Date(now).toISOString(), ':nowMs': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes as SessionRecord;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      if (!(await this.get(sessionId))) throw new NotFoundError(`Session ${sessionId} not found.`);
+      throw new SessionBusyError(sessionId);
+    }
+  }
+
+  /** Updates fields while holding the lease (and extends it); fails if the lease was lost. */
+  async updateUnderLease(sessionId: string, owner: string, patch: SessionPatch, leaseExpiresAt?: number): Promise<void> {
+    const { expression, names, values } = setExpression({ ...patch, updatedAt: new Date().toISOString() });
+    const extend = leaseExpiresAt === undefined ? '' : ', lease.expiresAt = :leaseExpiresAt';
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId },
+        UpdateExpression: `${expression}${extend}`,
+        ConditionExpression: 'lease.#owner = :owner',
+        ExpressionAttributeNames: { ...names, '#owner': 'owner' },
+        ExpressionAttributeValues: {
+          ...values,
+          ':owner': owner,
+          ...(leaseExpiresAt === undefined ? {} : { ':leaseExpiresAt': leaseExpiresAt }),
+        },
+      }),
+    );
+  }
+
+  /** Writes the final patch and gives the lease up in one conditional update. */
+  async releaseLease(sessionId: string, owner: string, patch: SessionPatch): Promise<void> {
+    const { expression, names, values } = setExpression({ ...patch, updatedAt: new Date().toISOString() });
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId },
+        UpdateExpression: `${expression} REMOVE lease`,
+        ConditionExpression: 'lease.#owner = :owner',
+        ExpressionAttributeNames: { ...names, '#owner': 'owner' },
+        ExpressionAttributeValues: { ...values, ':owner': owner },
+      }),
+    );
+  }
+}
+
+function setExpression(patch: Record<string, unknown>) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    names[`#${key}`] = key;
+    values[`:${key}`] = value;
+    parts.push(`#${key} = :${key}`);
+  }
+  return { expression: `SET ${parts.join(', ')}`, names, values };
+}
+
+export function encodeCursor(key: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify(key)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // fall through
+  }
+  throw new UserError('Invalid "cursor": pass the nextCursor value from the previous page unchanged.');
+}

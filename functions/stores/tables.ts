@@ -1,0 +1,41 @@
+/**
+ * The DynamoDB tables, described once: the local stack creates them from this, and the CDK app
+ * declares the same keys. No table needs transactions: messages are appended under a sequence
+ * number with a create-only write while the turn holds the session's lease.
+ */
+export interface TableNames {
+  sessions: string;
+  messages: string;
+}
+
+export interface KeyDef {
+  name: string;
+  type: 'S' | 'N';
+}
+
+export interface TableSpec {
+  partitionKey: KeyDef;
+  sortKey?: KeyDef;
+  indexes?: { name: string; partitionKey: KeyDef; sortKey?: KeyDef }[];
+}
+
+/** Sessions: one item per session; `byTenant` lists a tenant's sessions newest first. */
+export const SESSIONS_TABLE: TableSpec = {
+  partitionKey: { name: 'sessionId', type: 'S' },
+  indexes: [
+    { name: 'byTenant', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
+  ],
+};
+
+/** Messages: the append-only log of a session, ordered by `seq`. */
+export const MESSAGES_TABLE: TableSpec = {
+  partitionKey: { name: 'sessionId', type: 'S' },
+  sortKey: { name: 'seq', type: 'N' },
+};
+
+export function tableSpecs(names: TableNames): [string, TableSpec][] {
+  return [
+    [names.sessions, SESSIONS_TABLE],
+    [names.messages, MESSAGES_TABLE],
+  ];
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { VIRTUAL_ROOT } from '../../sandbox-runner/protocol.ts';
+import { buildTool } from './tool.ts';
+
+export const BASH_TOOL_NAME = 'Bash';
+export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
+export const MAX_BASH_TIMEOUT_MS = 600_000;
+/** Output past this many characters is cut in the middle. */
+export const BASH_MAX_OUTPUT_CHARS = 30_000;
+
+const inputSchema = z.strictObject({
+  command: z.string().describe('The command to execute'),
+  timeout: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS})`),
+  description: z.string().optional().describe('Clear, concise description of what this command does in 5-10 words'),
+});
+
+export interface BashOutput {
+  output: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  timeoutMs: number;
+  cwdReset: boolean;
+}
+
+export const bashTool = buildTool({
+  name: BASH_TOOL_NAME,
+  inputSchema,
+  description:
+    'Executes a bash command in a fresh shell in the workspace (/workspace) and returns its combined stdout and stderr. ' +
+    'The working directory carries over between calls; stdin is closed; there is no network access unless the session allows it. ' +
+    `Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s.`,
+  maxResultSizeChars: 30_000,
+  async call(input, ctx) {
+    const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
+    const result = await ctx.workspace.run({ type: 'bash', command: input.command, timeoutMs });
+    // A command may cd anywhere it can see; the next call starts back inside the workspace.
+    const cwd = ctx.workspace.cwd;
+    const cwdReset = cwd !== VIRTUAL_ROOT && !cwd.startsWith(`${VIRTUAL_ROOT}/`);
+    if (cwdReset) ctx.workspace.setCwd(VIRTUAL_ROOT);
+    return { data: { output: result.output, exitCode: result.exitCode, timedOut: result.timedOut, timeoutMs, cwdReset } };
+  },
+  mapToolResultToToolResultBlockParam(out, toolUseId) {
+    const parts: string[] = [];
+    const output = truncateMiddle(out.output.replace(/\n+$/, ''));
+    if (output) parts.push(output);
+    if (out.timedOut) parts.push(`Command timed out after ${out.timeoutMs / 1000}s`);
+    if (out.cwdReset) parts.push(`Shell cwd was reset to ${VIRTUAL_ROOT}`);
+    const failed = out.timedOut || (out.exitCode !== 0 && out.exitCode !== null) || out.exitCode === null;
+    if (failed && !out.timedOut) parts.unshift(`Exit code ${out.exitCode ?? 'unknown (killed)'}`);
+    const content = parts.length ? parts.join('\n') : '(Bash completed with no output)';
+    return { type: 'tool_result', tool_use_id: toolUseId, content, is_error: failed || undefined };
+  },
+});
+
+/** Keeps the head and the tail, noting how many lines were dropped between them. */
+export function truncateMiddle(text: string, max = BASH_MAX_OUTPUT_CHARS): string {
+  if (text.length <= max) return text;
+  const head = text.slice(0, max);
+  const droppedLines = text.slice(max).split('\n').length;
+  return `${head}\n\n... [${droppedLines} lines truncated] ...`;
+}

@@ -1,0 +1,54 @@
+import type { OpResult, RunnerOp } from '../../sandbox-runner/protocol.ts';
+import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import type { WorkspaceRef } from '../stores/session-store.ts';
+import { ToolError } from './tool.ts';
+
+/**
+ * One session's workspace as tools use it: every operation goes to the runner with the current
+ * version and cwd, and the version and cwd the runner reports become current. The turn engine
+ * persists them after each call, so the next turn (on any instance) starts where this one ended.
+ */
+export class WorkspaceSession {
+  constructor(
+    private readonly deps: { runner: RunnerClient; credentials: WorkspaceCredentialSource; bucket: string },
+    readonly sessionId: string,
+    private ref: WorkspaceRef,
+    private currentCwd: string,
+    private readonly env: Record<string, string> = {},
+  ) {}
+
+  get version(): number {
+    return this.ref.version;
+  }
+
+  get workspace(): WorkspaceRef {
+    return { ...this.ref };
+  }
+
+  get cwd(): string {
+    return this.currentCwd;
+  }
+
+  setCwd(cwd: string): void {
+    this.currentCwd = cwd;
+  }
+
+  async run<T extends OpResult['type']>(op: RunnerOp & { type: T }): Promise<Extract<OpResult, { type: T }>> {
+    const credentials = await this.deps.credentials.forWorkspace(this.ref.id);
+    const response = await this.deps.runner.invoke({
+      sessionId: this.sessionId,
+      workspace: { bucket: this.deps.bucket, id: this.ref.id, version: this.ref.version, credentials },
+      cwd: this.currentCwd,
+      env: this.env,
+      op,
+    });
+    if (!response.ok) {
+      // bad_request is a harness bug; the rest are conditions the model can be told about.
+      if (response.error.kind === 'bad_request') throw new Error(response.error.message);
+      throw new ToolError(response.error.message);
+    }
+    this.ref = { ...this.ref, version: response.version };
+    this.currentCwd = response.cwd;
+    return response.result as Extract<OpResult, { type: T }>;
+  }
+}

@@ -1,0 +1,79 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { closeServer, listenOnLoopback } from './listen.ts';
+import type { EmbeddedServer } from './dynamo-server.ts';
+
+export type LocalFunction = (event: unknown) => Promise<unknown>;
+
+const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+
+/**
+ * Serves functions over the Lambda Invoke API so the harness calls them with the real
+ * @aws-sdk/client-lambda, exactly as in AWS: RequestResponse (200 + payload), Event (202, run
+ * in the background), DryRun (204), a handler error as 200 + `X-Amz-Function-Error: Unhandled`,
+ * and an unknown function as 404 ResourceNotFoundException.
+ */
+export async function startLambdaInvokeServer(opts: {
+  functions: Record<string, LocalFunction>;
+  port?: number;
+  onBackgroundError?: (name: string, err: unknown) => void;
+}): Promise<EmbeddedServer & { pending(): Promise<void> }> {
+  const background = new Set<Promise<unknown>>();
+
+  const server = createServer(async (req, res) => {
+    const match = req.method === 'POST' ? INVOKE_PATH.exec(new URL(req.url ?? '/', 'http://local').pathname) : null;
+    if (!match) return send(res, 404, { 'x-amzn-errortype': 'UnknownOperationException' }, { message: 'Unknown operation' });
+    const name = decodeURIComponent(match[1]!).split(':').pop()!;
+    const fn = opts.functions[name];
+    const body = await readBody(req);
+    if (!fn) {
+      return send(res, 404, { 'x-amzn-errortype': 'ResourceNotFoundException' }, {
+        Type: 'User',
+        message: `Function not found: ${name}`,
+      });
+    }
+    let event: unknown;
+    try {
+      event = body.length ? JSON.parse(body.toString('utf8')) : {};
+    } catch {
+      return send(res, 400, { 'x-amzn-errortype': 'InvalidRequestContentException' }, { message: 'Could not parse request body into json' });
+    }
+    const type = req.headers['x-amz-invocation-type'] ?? 'RequestResponse';
+    if (type === 'DryRun') return send(res, 204, {}, undefined);
+    if (type === 'Event') {
+      const run = fn(event).catch((err: unknown) => opts.onBackgroundError?.(name, err));
+      background.add(run);
+      void run.finally(() => background.delete(run));
+      return send(res, 202, {}, undefined);
+    }
+    try {
+      const result = await fn(event);
+      send(res, 200, { 'x-amz-executed-version': '$LATEST' }, result ?? null);
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      send(res, 200, { 'x-amz-function-error': 'Unhandled' }, {
+        errorType: e.name,
+        errorMessage: e.message,
+        trace: (e.stack ?? '').split('\n'),
+      });
+    }
+  });
+  const url = await listenOnLoopback(server, opts.port);
+  return {
+    url,
+    close: () => closeServer(server),
+    pending: async () => {
+      await Promise.all([...background]);
+    },
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body === undefined ? undefined : JSON.stringify(body));
+}

@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { closeServer, listenOnLoopback } from '../listen.ts';
+import { isScriptedError, type Brain, type MessagesRequest, type ScriptedMessage, type ScriptedResponse } from './script.ts';
+
+export interface ScriptedModelServer {
+  url: string;
+  /** Every Messages request body received, raw and parsed, in order. */
+  requests: { raw: string; body: MessagesRequest }[];
+  /** Queue responses; while the queue is non-empty it wins over the brain. */
+  enqueue(...responses: ScriptedResponse[]): void;
+  /** Responses still queued. */
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A model server speaking the Anthropic Messages API, streaming included, byte-compatible with
+ * what the real SDK parses: message_start, content_block_start / content_block_delta
+ * (text_delta, input_json_delta) / content_block_stop, message_delta, message_stop. Responses
+ * come from a queue (tests, parity runs) or, when the queue is empty, from a brain. With
+ * neither, it answers 500 "script exhausted" so a test that runs dry fails loudly.
+ * `POST /_script` (a JSON array) enqueues over HTTP; `GET /_requests` returns what was received.
+ */
+export async function startScriptedModelServer(opts: { brain?: Brain; port?: number } = {}): Promise<ScriptedModelServer> {
+  const queue: ScriptedResponse[] = [];
+  const requests: { raw: string; body: MessagesRequest }[] = [];
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const raw = (await readBody(req)).toString('utf8');
+    try {
+      if (req.method === 'POST' && url.pathname === '/_script') {
+        const items = JSON.parse(raw) as ScriptedResponse[];
+        queue.push(...items);
+        return json(res, 200, { queued: queue.length });
+      }
+      if (req.method === 'GET' && url.pathname === '/_requests') return json(res, 200, requests.map((r) => r.body));
+      if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
+        return json(res, 200, { input_tokens: estimateTokens(raw) });
+      }
+      if (req.method !== 'POST' || url.pathname !== '/v1/messages') {
+        return apiError(res, 404, 'not_found_error', `No route ${req.method} ${url.pathname}`);
+      }
+      const body = JSON.parse(raw) as MessagesRequest;
+      requests.push({ raw, body });
+      const next = queue.shift() ?? opts.brain?.(body);
+      if (!next) return apiError(res, 500, 'api_error', 'Scripted model server: script exhausted (no response queued).');
+      if (isScriptedError(next)) return apiError(res, next.error.status, next.error.type, next.error.message);
+      const message = buildMessage(body, next, estimateTokens(raw));
+      if (body.stream) await streamMessage(res, message, next);
+      else json(res, 200, message);
+    } catch (err) {
+      apiError(res, 400, 'invalid_request_error', `Scripted model server could not handle the request: ${String(err)}`);
+    }
+  });
+  const url = await listenOnLoopback(server, opts.port);
+  return {
+    url,
+    requests,
+    enqueue: (...responses) => queue.push(...responses),
+    remaining: () => queue.length,
+    close: () => closeServer(server),
+  };
+}
+
+interface WireMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[];
+  stop_reason: string;
+  stop_sequence: null;
+  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+}
+
+function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, inputTokens: number): WireMessage {
+  const content = scripted.content.map((block) =>
+    block.type === 'text' ? { type: 'text' as const, text: block.text } : { type: 'tool_use' as const, id: block.id ?? `toolu_${randomBytes(12).toString('hex')}`, name: block.name, input: block.input },
+  );
+  const outputTokens = scripted.usage?.output_tokens ?? Math.max(1, Math.ceil(JSON.stringify(content).length / 4));
+  return {
+    id: `msg_${randomBytes(12).toString('hex')}`,
+    type: 'message',
+    role: 'assistant',
+    model: request.model,
+    content,
+    stop_reason: scripted.stopReason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+    stop_sequence: null,
+    usage: { input_tokens: scripted.usage?.input_tokens ?? inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+}
+
+async function streamMessage(res: ServerResponse, message: WireMessage, scripted: ScriptedMessage): Promise<void> {
+  const events: [string, unknown][] = [];
+  events.push(['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } }]);
+  message.content.forEach((block, index) => {
+    if (block.type === 'text') {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
+      for (const piece of chunk(block.text, 24)) {
+        events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }]);
+      }
+    } else {
+      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }]);
+      for (const piece of chunk(JSON.stringify(block.input), 32)) {
+        events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }]);
+      }
+    }
+    events.push(['content_block_stop', { type: 'content_block_stop', index }]);
+  });
+  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } }]);
+  events.push(['message_stop', { type: 'message_stop' }]);
+
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomBytes(8).toString('hex')}` });
+  for (const [i, [event, data]] of events.entries()) {
+    if (scripted.breakAfterEvents !== undefined && i >= scripted.breakAfterEvents) {
+      res.socket?.destroy();
+      return;
+    }
+    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (scripted.delayMs) await new Promise((r) => setTimeout(r, scripted.delayMs));
+  }
+  res.end();
+}
+
+function chunk(text: string, size: number): string[] {
+  if (text.length === 0) return [''];
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function estimateTokens(raw: string): number {
+  return Math.max(1, Math.ceil(raw.length / 4));
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function apiError(res: ServerResponse, status: number, type: string, message: string): void {
+  json(res, status, { type: 'error', error: { type, message } });
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,133 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createApp } from '../functions/api/app.ts';
+import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
+import { createDeps } from '../functions/deps/create-deps.ts';
+import type { Deps } from '../functions/deps/deps.ts';
+import { ensureTables } from '../functions/stores/ensure-tables.ts';
+import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
+import { createRunner, DEFAULT_RUNNER_LIMITS } from '../sandbox-runner/runner.ts';
+import { createS3ClientFactory } from '../sandbox-runner/s3-client.ts';
+import { startDynamoServer } from './dynamo-server.ts';
+import { startLambdaInvokeServer } from './lambda-invoke-server.ts';
+import { closeServer } from './listen.ts';
+import { LOCAL_S3_CREDENTIALS, startS3Server } from './s3-server.ts';
+import { demoBrain } from './scripted-model/demo-brain.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
+import type { Brain } from './scripted-model/script.ts';
+
+export const LOCAL_BUCKET = 'stratus-local';
+export const RUNNER_FUNCTION = 'stratus-sandbox-runner';
+
+export interface LocalStackOptions {
+  /** Where DynamoDB, S3 and the runner keep their files; a restart on the same folder keeps everything. */
+  dataDir: string;
+  /** API port (0 = ephemeral). */
+  port?: number;
+  /** Use the real Anthropic API (or ANTHROPIC_BASE_URL) with this key; otherwise the scripted model server. */
+  anthropic?: { apiKey: string; baseURL?: string; model?: string };
+  /** The scripted model's brain when no queue entry is waiting (default: the demo brain). */
+  brain?: Brain;
+  /** Bearer token → tenant. Default: one token kept in `{dataDir}/api-token` for tenant "local". */
+  apiTokens?: Record<string, string>;
+  /** Overrides for turn settings (e.g. a short lease). */
+  turn?: Partial<StratusConfig['turn']>;
+  logLevel?: StratusConfig['logLevel'];
+}
+
+export interface LocalStack {
+  apiUrl: string;
+  token: string;
+  deps: Deps;
+  /** Present when the scripted model is in use. */
+  model?: ScriptedModelServer;
+  urls: { dynamodb: string; s3: string; lambda: string; model: string };
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots the whole system on loopback: DynamoDB- and S3-protocol servers, the sandbox runner
+ * behind the Lambda Invoke API, the model (real or scripted), and the same Hono app that runs
+ * on Lambda. Everything talks through the real AWS and Anthropic SDK clients.
+ */
+export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    const dynamo = await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb') });
+    stops.push(dynamo.close);
+    const s3 = await startS3Server({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] });
+    stops.push(s3.close);
+
+    const runner = createRunner({
+      rootDir: path.join(opts.dataDir, 'runner'),
+      s3ForCredentials: createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url }),
+      sandbox: createBwrapSandbox({ runtimeDir: path.join(opts.dataDir, 'runner') }),
+      limits: DEFAULT_RUNNER_LIMITS,
+    });
+    const lambda = await startLambdaInvokeServer({ functions: { [RUNNER_FUNCTION]: runner } });
+    stops.push(lambda.close);
+
+    let model: ScriptedModelServer | undefined;
+    if (!opts.anthropic) {
+      model = await startScriptedModelServer({ brain: opts.brain ?? demoBrain });
+      stops.push(model.close);
+    }
+    const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
+    const config = configSchema.parse({
+      region: 'us-east-1',
+      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages' },
+      bucket: LOCAL_BUCKET,
+      runnerFunction: RUNNER_FUNCTION,
+      endpoints: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url },
+      localCredentials: { ...LOCAL_S3_CREDENTIALS },
+      model: opts.anthropic
+        ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
+        : { apiKey: 'scripted-model', baseURL: model!.url },
+      apiTokens,
+      turn: { maxModelCalls: 50, leaseMs: 60_000, ...opts.turn },
+      logLevel: opts.logLevel ?? 'warn',
+    });
+    const deps = createDeps(config);
+    await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
+
+    const server = serve({ fetch: createApp(deps).fetch, port: opts.port ?? 0, hostname: '127.0.0.1' }) as Server;
+    await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
+    const address = server.address();
+    const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : opts.port}`;
+    stops.push(async () => {
+      await closeServer(server);
+      await lambda.pending();
+    });
+
+    return {
+      apiUrl,
+      token: Object.keys(apiTokens)[0]!,
+      deps,
+      model,
+      urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: config.model.baseURL ?? 'https://api.anthropic.com' },
+      stop: () => stopAll(stops),
+    };
+  } catch (err) {
+    await stopAll(stops);
+    throw err;
+  }
+}
+
+async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {
+  for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  stops.length = 0;
+}
+
+/** A token generated once per data folder, so the printed token keeps working across restarts. */
+function defaultToken(dataDir: string): string {
+  const file = path.join(dataDir, 'api-token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = `stratus_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}

@@ -1,0 +1,52 @@
+import path from 'node:path';
+import { parseTokens } from '../functions/deps/config.ts';
+import { startLocalStack } from './stack.ts';
+
+/**
+ * `npm start`: the whole product on this machine. Configuration (all optional):
+ *   PORT                 API port (default 8787)
+ *   STRATUS_DATA_DIR     data folder (default ./.stratus-data)
+ *   STRATUS_API_TOKENS   "token=tenant,..." (default: one generated token, kept in the data folder)
+ *   ANTHROPIC_API_KEY    use the real model (else the bundled scripted model)
+ *   ANTHROPIC_BASE_URL   a compatible endpoint; STRATUS_MODEL the model name
+ *   STRATUS_LOG_LEVEL    debug | info | warn | error (default info)
+ */
+const env = process.env;
+const dataDir = path.resolve(env.STRATUS_DATA_DIR ?? '.stratus-data');
+const stack = await startLocalStack({
+  dataDir,
+  port: Number(env.PORT ?? 8787),
+  anthropic: env.ANTHROPIC_API_KEY
+    ? { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL || undefined, model: env.STRATUS_MODEL || undefined }
+    : undefined,
+  apiTokens: env.STRATUS_API_TOKENS ? parseTokens(env.STRATUS_API_TOKENS) : undefined,
+  logLevel: (env.STRATUS_LOG_LEVEL as 'info' | undefined) ?? 'info',
+});
+
+const line = '='.repeat(72);
+console.log(`\n${line}`);
+console.log(`Stratus is running at ${stack.apiUrl}`);
+console.log(`API token:   ${stack.token}`);
+console.log(`Data folder: ${dataDir}`);
+console.log(`DynamoDB ${stack.urls.dynamodb} | S3 ${stack.urls.s3} | runner (Lambda Invoke) ${stack.urls.lambda}`);
+if (stack.model) {
+  console.log('');
+  console.log('!!! NO ANTHROPIC_API_KEY SET: using the bundled SCRIPTED model server !!!');
+  console.log(`!!! at ${stack.model.url}. It is deterministic, not intelligent: a prompt with a`);
+  console.log('!!! `backticked command` runs it with Bash; a /workspace/... path is read with Read.');
+} else {
+  console.log(`Model: ${stack.urls.model}`);
+}
+console.log(`\nTry:\n  curl -s -X POST ${stack.apiUrl}/v1/sessions -H 'authorization: Bearer ${stack.token}' \\`);
+console.log(`       -H 'content-type: application/json' -d '{"files":{"hello.txt":"hi"}}'`);
+console.log(`${line}\n`);
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.log('stopping...');
+    void stack.stop().then(() => process.exit(0));
+  });
+}

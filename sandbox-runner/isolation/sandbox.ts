@@ -1,0 +1,38 @@
+/**
+ * How the runner executes one shell command in isolation. The bwrap implementation is used
+ * wherever Linux namespaces are available (locally, CI); inside AWS Lambda, where they are not,
+ * the runner relies on the function's own isolation (one workspace per container, scoped
+ * credentials, no secrets in the environment).
+ */
+export interface SandboxCommand {
+  /** The script, passed to a fresh `bash -c`. */
+  command: string;
+  /** Real directory mounted at /workspace. */
+  workspaceDir: string;
+  /** Real directory mounted at /tmp (per workspace, wiped with it). */
+  tmpDir: string;
+  /** Working directory inside the sandbox (a /workspace path). */
+  cwd: string;
+  /** Extra variables (the session's own); the base environment is built from scratch. */
+  env: Record<string, string>;
+  timeoutMs: number;
+  /** File (outside the sandbox) receiving stdout and stderr merged in time order. */
+  outputFile: string;
+  /** The command is killed when its output passes this many bytes. */
+  maxOutputBytes: number;
+}
+
+export interface SandboxOutcome {
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  outputLimitHit: boolean;
+  /** The shell's working directory when it exited, if it could be read. */
+  finalCwd?: string;
+  durationMs: number;
+}
+
+export interface Sandbox {
+  readonly name: string;
+  run(cmd: SandboxCommand): Promise<SandboxOutcome>;
+}

@@ -1,0 +1,25 @@
+import type { Sandbox } from '../isolation/sandbox.ts';
+import type { ParsedRunnerRequest } from '../protocol.ts';
+import type { PathMapper } from '../virtual-paths.ts';
+
+/** What an operation gets: the materialised workspace and the means to run in it. */
+export interface OpContext {
+  request: ParsedRunnerRequest;
+  paths: PathMapper;
+  /** Per-workspace scratch directory, mounted at /tmp for commands. */
+  tmpDir: string;
+  sandbox: Sandbox;
+  limits: RunnerLimits;
+}
+
+export interface RunnerLimits {
+  /** Bytes of merged output a command may produce before it is killed. */
+  maxOutputBytes: number;
+  /** Largest file Read will load into memory. */
+  maxReadBytes: number;
+}
+
+/** A failure the model can act on; becomes `{ ok: false, error: { kind: 'tool_error' } }`. */
+export class ToolInputError extends Error {
+  override name = 'ToolInputError';
+}

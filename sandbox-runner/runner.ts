@@ -1,0 +1,91 @@
+import type { S3Client } from '@aws-sdk/client-s3';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Sandbox } from './isolation/sandbox.ts';
+import { runBash } from './ops/bash-op.ts';
+import { seedWorkspace } from './ops/create-workspace-op.ts';
+import { ToolInputError, type OpContext, type RunnerLimits } from './ops/op-context.ts';
+import { readFile } from './ops/read-op.ts';
+import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type RunnerResponse, type StorageCredentials } from './protocol.ts';
+import { createPathMapper } from './virtual-paths.ts';
+import { LocalCopy } from './workspace/local-copy.ts';
+import { RemoteWorkspace, WorkspaceConflictError } from './workspace/remote-workspace.ts';
+
+export interface RunnerDeps {
+  /** Where warm workspace copies live (local disk; /tmp in Lambda). */
+  rootDir: string;
+  /** Builds an S3 client for the credentials that arrive with each request. */
+  s3ForCredentials(credentials: StorageCredentials): S3Client;
+  sandbox: Sandbox;
+  limits: RunnerLimits;
+}
+
+export const DEFAULT_RUNNER_LIMITS: RunnerLimits = {
+  maxOutputBytes: 8 * 1024 * 1024,
+  maxReadBytes: 64 * 1024 * 1024,
+};
+
+export type Runner = (event: unknown) => Promise<RunnerResponse>;
+
+/**
+ * The runner's one entry point, shared by the container-image Lambda and the local Invoke
+ * server. Operations on one workspace run one at a time; different workspaces in parallel.
+ */
+export function createRunner(deps: RunnerDeps): Runner {
+  const queues = new Map<string, Promise<unknown>>();
+
+  return async (event) => {
+    const parsed = runnerRequestSchema.safeParse(event);
+    if (!parsed.success) {
+      return { ok: false, error: { kind: 'bad_request', message: `Invalid runner request: ${parsed.error.message}` } };
+    }
+    const request = parsed.data;
+    const key = request.workspace.id;
+    const previous = queues.get(key) ?? Promise.resolve();
+    const current = previous.catch(() => undefined).then(() => execute(deps, request));
+    queues.set(key, current);
+    try {
+      return await current;
+    } finally {
+      if (queues.get(key) === current) queues.delete(key);
+    }
+  };
+}
+
+async function execute(deps: RunnerDeps, request: ParsedRunnerRequest): Promise<RunnerResponse> {
+  const { workspace } = request;
+  const remote = new RemoteWorkspace(deps.s3ForCredentials(workspace.credentials), workspace.bucket, workspace.id);
+  const local = new LocalCopy(path.join(deps.rootDir, 'workspaces', workspace.id));
+  const tmpDir = path.join(local.dir, 'tmp');
+  await fs.mkdir(tmpDir, { recursive: true });
+  const ctx: OpContext = { request, paths: createPathMapper(local.tree), tmpDir, sandbox: deps.sandbox, limits: deps.limits };
+
+  try {
+    await local.materialize(remote, workspace.version);
+    const { op } = request;
+    let result: OpResult;
+    let cwd = request.cwd;
+    const base = op.type === 'read' ? undefined : await local.markDirty();
+    switch (op.type) {
+      case 'read':
+        result = await readFile(ctx, op.path);
+        break;
+      case 'bash': {
+        const out = await runBash(ctx, op);
+        result = out.result;
+        cwd = out.cwd;
+        break;
+      }
+      case 'create_workspace':
+        if (workspace.version !== 0) throw new ToolInputError('create_workspace needs version 0 (an empty workspace).');
+        result = await seedWorkspace(ctx, op.files);
+        break;
+    }
+    const published = base ? await local.publish(remote, base) : { version: workspace.version, changedPaths: 0, bytesUploaded: 0 };
+    return { ok: true, result, cwd, version: published.version, changedFiles: published.changedPaths, bytesUploaded: published.bytesUploaded };
+  } catch (err) {
+    if (err instanceof ToolInputError) return { ok: false, error: { kind: 'tool_error', message: err.message } };
+    if (err instanceof WorkspaceConflictError) return { ok: false, error: { kind: 'conflict', message: err.message } };
+    throw err;
+  }
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what Stratus needs on this machine, idempotently and quickly when nothing is missing:
+# npm packages (from the lockfile) and the system packages the sandbox runner uses (bubblewrap, git).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+quiet=false; [ "${1:-}" = "--quiet" ] && quiet=true
+say() { $quiet || echo "setup: $*"; }
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v git >/dev/null 2>&1 || missing+=(git)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing system packages: ${missing[*]}"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing system packages: ${missing[*]}" >&2
+    echo "setup: install them with your package manager (Debian/Ubuntu: sudo apt-get install ${missing[*]})." >&2
+    echo "setup: the sandbox runner needs bubblewrap to isolate commands; it refuses to run them unisolated." >&2
+    exit 1
+  fi
+fi
+say "ok"

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { runnerOpSchema, type OpResult } from './ops/index.ts';
+export { runnerOpSchema };
+export type { BashResult, CreateWorkspaceResult, OpResult, ReadResult, RunnerOp } from './ops/index.ts';
 
 /**
  * The wire contract between the harness and the runner (the Lambda Invoke payload). The runner
@@ -6,7 +9,8 @@ import { z } from 'zod';
  * goes back in the response.
  */
 
-export const VIRTUAL_ROOT = '/workspace';
+import { VIRTUAL_ROOT } from './virtual-paths.ts';
+export { VIRTUAL_ROOT };
 
 const credentialsSchema = z.object({
   accessKeyId: z.string(),
@@ -24,28 +28,6 @@ export const workspaceTargetSchema = z.object({
   credentials: credentialsSchema,
 });
 
-const bashOp = z.object({
-  type: z.literal('bash'),
-  command: z.string(),
-  timeoutMs: z.number().int().positive(),
-});
-
-const readOp = z.object({
-  type: z.literal('read'),
-  /** Absolute virtual path (under /workspace). */
-  path: z.string(),
-});
-
-const fileContent = z.union([z.string(), z.object({ base64: z.string() })]);
-
-const createWorkspaceOp = z.object({
-  type: z.literal('create_workspace'),
-  /** Relative paths → UTF-8 text or `{ base64 }`. */
-  files: z.record(z.string(), fileContent),
-});
-
-export const runnerOpSchema = z.discriminatedUnion('type', [bashOp, readOp, createWorkspaceOp]);
-
 export const runnerRequestSchema = z.object({
   sessionId: z.string(),
   workspace: workspaceTargetSchema,
@@ -58,38 +40,8 @@ export const runnerRequestSchema = z.object({
 
 export type RunnerRequest = z.input<typeof runnerRequestSchema>;
 export type ParsedRunnerRequest = z.output<typeof runnerRequestSchema>;
-export type RunnerOp = z.infer<typeof runnerOpSchema>;
 export type WorkspaceTarget = z.infer<typeof workspaceTargetSchema>;
 export type StorageCredentials = z.infer<typeof credentialsSchema>;
-
-export interface BashResult {
-  type: 'bash';
-  /** stdout and stderr merged in the order they were written. */
-  output: string;
-  exitCode: number | null;
-  signal: string | null;
-  timedOut: boolean;
-  /** Set when output passed the runner's cap and was cut. */
-  outputTruncated: boolean;
-  durationMs: number;
-}
-
-export interface ReadResult {
-  type: 'read';
-  /** Virtual path of the file. */
-  path: string;
-  content: string;
-  sizeBytes: number;
-  mtimeMs: number;
-}
-
-export interface CreateWorkspaceResult {
-  type: 'create_workspace';
-  fileCount: number;
-  totalBytes: number;
-}
-
-export type OpResult = BashResult | ReadResult | CreateWorkspaceResult;
 
 export type RunnerErrorKind =
   /** The operation's input was wrong in a way the model can fix (missing file, path outside). */

@@ -2,10 +2,9 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Sandbox } from './isolation/sandbox.ts';
-import { runBash } from './ops/bash-op.ts';
-import { seedWorkspace } from './ops/create-workspace-op.ts';
+import { RUNNER_OPS } from './ops/index.ts';
+import type { RunnerOpDefinition } from './ops/op.ts';
 import { ToolInputError, type OpContext, type RunnerLimits } from './ops/op-context.ts';
-import { readFile } from './ops/read-op.ts';
 import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type RunnerResponse, type StorageCredentials } from './protocol.ts';
 import { createPathMapper } from './virtual-paths.ts';
 import { LocalCopy } from './workspace/local-copy.ts';
@@ -62,27 +61,20 @@ async function execute(deps: RunnerDeps, request: ParsedRunnerRequest): Promise<
 
   try {
     await local.materialize(remote, workspace.version);
-    const { op } = request;
-    let result: OpResult;
-    let cwd = request.cwd;
-    const base = op.type === 'read' ? undefined : await local.markDirty();
-    switch (op.type) {
-      case 'read':
-        result = await readFile(ctx, op.path);
-        break;
-      case 'bash': {
-        const out = await runBash(ctx, op);
-        result = out.result;
-        cwd = out.cwd;
-        break;
-      }
-      case 'create_workspace':
-        if (workspace.version !== 0) throw new ToolInputError('create_workspace needs version 0 (an empty workspace).');
-        result = await seedWorkspace(ctx, op.files);
-        break;
-    }
+    const definition = RUNNER_OPS[request.op.type] as RunnerOpDefinition;
+    // Before anything may touch the tree, forget that it matches a version: a crash from here on
+    // makes the next call rescan instead of trusting the record.
+    const base = definition.mutatesWorkspace ? await local.markDirty() : undefined;
+    const outcome = await definition.run(ctx, request.op);
     const published = base ? await local.publish(remote, base) : { version: workspace.version, changedPaths: 0, bytesUploaded: 0 };
-    return { ok: true, result, cwd, version: published.version, changedFiles: published.changedPaths, bytesUploaded: published.bytesUploaded };
+    return {
+      ok: true,
+      result: outcome.result as OpResult,
+      cwd: outcome.cwd ?? request.cwd,
+      version: published.version,
+      changedFiles: published.changedPaths,
+      bytesUploaded: published.bytesUploaded,
+    };
   } catch (err) {
     if (err instanceof ToolInputError) return { ok: false, error: { kind: 'tool_error', message: err.message } };
     if (err instanceof WorkspaceConflictError) return { ok: false, error: { kind: 'conflict', message: err.message } };

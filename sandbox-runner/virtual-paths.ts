@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { VIRTUAL_ROOT } from './protocol.ts';
+
+/** The workspace as the model sees it. */
+export const VIRTUAL_ROOT = '/workspace';
 
 /**
  * The model sees its workspace at `/workspace`, whatever directory the runner really uses, so

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs, openSync, closeSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { VIRTUAL_ROOT } from '../protocol.ts';
+import { VIRTUAL_ROOT } from '../virtual-paths.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */

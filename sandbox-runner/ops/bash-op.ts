@@ -1,26 +1,46 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { VIRTUAL_ROOT, type BashResult } from '../protocol.ts';
+import { z } from 'zod';
+import { VIRTUAL_ROOT } from '../virtual-paths.ts';
+import { defineOp } from './op.ts';
 import type { OpContext } from './op-context.ts';
 
+export interface BashResult {
+  type: 'bash';
+  /** stdout and stderr merged in the order they were written. */
+  output: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** Set when output passed the runner's cap and was cut. */
+  outputTruncated: boolean;
+  durationMs: number;
+}
+
 /** Runs one command in a fresh sandboxed shell; returns merged output, exit status and the new cwd. */
-export async function runBash(ctx: OpContext, op: { command: string; timeoutMs: number }): Promise<{ result: BashResult; cwd: string }> {
-  const startCwd = await existingCwd(ctx, ctx.request.cwd);
-  const outputFile = path.join(path.dirname(ctx.tmpDir), `output-${process.pid}-${Date.now()}.log`);
-  try {
-    const outcome = await ctx.sandbox.run({
-      command: op.command,
-      workspaceDir: ctx.paths.root,
-      tmpDir: ctx.tmpDir,
-      cwd: startCwd,
-      env: ctx.request.env,
-      timeoutMs: op.timeoutMs,
-      outputFile,
-      maxOutputBytes: ctx.limits.maxOutputBytes,
-    });
-    const { text, truncated } = await readCapped(outputFile, ctx.limits.maxOutputBytes);
-    return {
-      result: {
+export const bashOp = defineOp({
+  schema: z.object({
+    type: z.literal('bash'),
+    command: z.string(),
+    timeoutMs: z.number().int().positive(),
+  }),
+  mutatesWorkspace: true,
+  async run(ctx, op) {
+    const startCwd = await existingCwd(ctx, ctx.request.cwd);
+    const outputFile = path.join(path.dirname(ctx.tmpDir), `output-${process.pid}-${Date.now()}.log`);
+    try {
+      const outcome = await ctx.sandbox.run({
+        command: op.command,
+        workspaceDir: ctx.paths.root,
+        tmpDir: ctx.tmpDir,
+        cwd: startCwd,
+        env: ctx.request.env,
+        timeoutMs: op.timeoutMs,
+        outputFile,
+        maxOutputBytes: ctx.limits.maxOutputBytes,
+      });
+      const { text, truncated } = await readCapped(outputFile, ctx.limits.maxOutputBytes);
+      const result: BashResult = {
         type: 'bash',
         output: text,
         exitCode: outcome.exitCode,
@@ -28,13 +48,13 @@ export async function runBash(ctx: OpContext, op: { command: string; timeoutMs: 
         timedOut: outcome.timedOut,
         outputTruncated: truncated || outcome.outputLimitHit,
         durationMs: outcome.durationMs,
-      },
-      cwd: outcome.finalCwd ?? startCwd,
-    };
-  } finally {
-    await fs.rm(outputFile, { force: true });
-  }
-}
+      };
+      return { result, cwd: outcome.finalCwd ?? startCwd };
+    } finally {
+      await fs.rm(outputFile, { force: true });
+    }
+  },
+});
 
 /** The requested cwd if it still exists as a directory in the workspace; otherwise the root. */
 async function existingCwd(ctx: OpContext, cwd: string): Promise<string> {

@@ -10,6 +10,7 @@ import { startLocalStack } from './stack.ts';
  *   ANTHROPIC_API_KEY    use the real model (else the bundled scripted model)
  *   ANTHROPIC_BASE_URL   a compatible endpoint; STRATUS_MODEL the model name
  *   STRATUS_LOG_LEVEL    debug | info | warn | error (default info)
+ *   STRATUS_LEASE_MS     how long a crashed turn keeps its session locked (default 60000)
  */
 const env = process.env;
 const dataDir = path.resolve(env.STRATUS_DATA_DIR ?? '.stratus-data');
@@ -21,6 +22,7 @@ const stack = await startLocalStack({
     : undefined,
   apiTokens: env.STRATUS_API_TOKENS ? parseTokens(env.STRATUS_API_TOKENS) : undefined,
   logLevel: (env.STRATUS_LOG_LEVEL as 'info' | undefined) ?? 'info',
+  turn: env.STRATUS_LEASE_MS ? { leaseMs: Number(env.STRATUS_LEASE_MS) } : undefined,
 });
 
 const line = '='.repeat(72);

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { apiClient } from '../support/api-client.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import { existsSync } from 'node:fs';
+
+describe('Bash runs isolated (through the API)', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ dataDir: tmp.dir });
+    api = apiClient(stack.apiUrl, stack.token);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    tmp.cleanup();
+  });
+
+  async function bash(sessionId: string, command: string): Promise<{ content: string; isError: boolean }> {
+    stack.model!.enqueue({ content: [{ type: 'tool_use', name: 'Bash', input: { command } }] }, { content: [{ type: 'text', text: 'ok' }] });
+    const res = await api.turn(sessionId, 'run it');
+    return res.json.events.find((e: { type: string }) => e.type === 'tool_result');
+  }
+
+  it('cannot write outside the workspace, read /root or see the runner\'s environment', async () => {
+    const sessionId = await api.createSession({ 'in.txt': 'inside' });
+    const marker = `/tmp/stratus-escape-${Date.now()}`;
+    const out = await bash(
+      sessionId,
+      [
+        `echo pwned > ${marker} && echo WROTE-TMP`,
+        'echo pwned > /etc/pwned && echo WROTE-ETC',
+        'echo pwned > ../outside.txt && echo WROTE-PARENT',
+        'ls /root && echo READ-ROOT',
+        'cat /etc/shadow && echo READ-SHADOW',
+        'env | grep -c -E "AWS|ANTHROPIC|S3RVER" || true',
+        'cat in.txt',
+      ].join('; '),
+    );
+    // The write to /tmp lands in the sandbox's private tmp, never the host's.
+    expect(existsSync(marker)).toBe(false);
+    expect(out.content).not.toMatch(/WROTE-ETC|WROTE-PARENT|READ-ROOT|READ-SHADOW/);
+    expect(out.content).toMatch(/Read-only file system|Permission denied/);
+    expect(out.content).toMatch(/ls: cannot access '\/root': No such file or directory/);
+    expect(out.content.trim().endsWith('0\ninside')).toBe(true);
+  });
+});

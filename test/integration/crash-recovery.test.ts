@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { apiClient } from '../support/api-client.ts';
+import { startStackProcess, type StackProcess } from '../support/stack-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+import { MISSING_RESULT_TEXT } from '../../functions/agent/transcript.ts';
+
+async function script(modelUrl: string, responses: unknown[]) {
+  const res = await fetch(`${modelUrl}/_script`, { method: 'POST', body: JSON.stringify(responses) });
+  expect(res.status).toBe(200);
+}
+
+describe('a process killed mid-turn', () => {
+  const tmp = makeTempDir();
+  let running: StackProcess | undefined;
+  afterEach(async () => {
+    await running?.stop();
+    tmp.cleanup();
+  });
+
+  it('keeps every message written before the kill, and the next turn repairs the dangling tool_use', async () => {
+    running = await startStackProcess(tmp.dir, { STRATUS_LEASE_MS: '1500' });
+    let api = apiClient(running.apiUrl, running.token);
+    const sessionId = await api.createSession({ 'a.txt': 'alpha\n' });
+    await script(running.modelUrl, [
+      { content: [{ type: 'text', text: 'Working.' }, { type: 'tool_use', id: 'toolu_slow', name: 'Bash', input: { command: 'echo started > started.txt; sleep 30' } }] },
+    ]);
+
+    // Start the turn and kill the server as soon as the tool is running.
+    const turn = fetch(`${running.apiUrl}/v1/sessions/${sessionId}/turns`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${running.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ prompt: 'do the slow thing' }),
+    }).then((r) => r.text()).catch(() => 'connection lost');
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const messages = await api.messages(sessionId);
+      if (messages.some((m) => m.kind === 'assistant')) break;
+      if (Date.now() > deadline) throw new Error('the assistant message never appeared');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await running.kill();
+    await turn;
+
+    // A new process on the same data folder: everything written before the kill is there.
+    running = await startStackProcess(tmp.dir, { STRATUS_LEASE_MS: '1500' });
+    api = apiClient(running.apiUrl, running.token);
+    const before = await api.messages(sessionId);
+    expect(before.map((m) => m.kind)).toEqual(['prompt', 'assistant']);
+    expect(before[1].content[1]).toMatchObject({ type: 'tool_use', id: 'toolu_slow' });
+    const status = await api.request('GET', `/v1/sessions/${sessionId}`);
+    expect(status.json.status).toMatch(/running|interrupted/);
+
+    // Once the dead turn's lease lapses, the next turn runs and the transcript is valid again.
+    await new Promise((r) => setTimeout(r, 1600));
+    await script(running.modelUrl, [{ content: [{ type: 'text', text: 'Recovered.' }] }]);
+    const res = await api.turn(sessionId, 'carry on');
+    expect(res.status).toBe(200);
+    expect(res.json.stopReason).toBe('end_turn');
+
+    const after = await api.messages(sessionId);
+    expect(after.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'synthetic', 'prompt', 'assistant']);
+    expect(after[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_slow', content: MISSING_RESULT_TEXT, is_error: true }]);
+    const models = await (await fetch(`${running.modelUrl}/_requests`)).json();
+    const sent = models.at(-1).messages;
+    expect(sent.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(sent[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_slow', is_error: true });
+    expect(sent[2].content[1]).toEqual({ type: 'text', text: 'carry on' });
+    expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json).toMatchObject({ status: 'idle', turnCount: 1 });
+  });
+});

@@ -1,0 +1,48 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface StackProcess {
+  child: ChildProcess;
+  apiUrl: string;
+  token: string;
+  modelUrl: string;
+  /** SIGKILL the whole process group: no cleanup, no graceful shutdown. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * Runs `local/start.ts` (what `npm start` runs) as a separate process on ephemeral ports, so a
+ * test can kill it for real and start another on the same data folder.
+ */
+export async function startStackProcess(dataDir: string, env: Record<string, string> = {}): Promise<StackProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, PORT: '0', STRATUS_DATA_DIR: dataDir, ANTHROPIC_API_KEY: '', STRATUS_LOG_LEVEL: 'warn' },
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const deadline = Date.now() + 20_000;
+  while (!/API token:/.test(out)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`stack process did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const apiUrl = /Stratus is running at (\S+)/.exec(out)![1]!;
+  const token = /API token:\s+(\S+)/.exec(out)![1]!;
+  const modelUrl = /!!! at (http:\/\/[\d.]+:\d+)/.exec(out)![1]!;
+  const signal = async (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, sig);
+    } catch {
+      // already gone
+    }
+    await exited;
+  };
+  return { child, apiUrl, token, modelUrl, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+}

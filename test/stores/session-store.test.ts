@@ -1,0 +1,79 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynamoServer, type EmbeddedServer } from '../../local/dynamo-server.ts';
+import { ensureTables } from '../../functions/stores/ensure-tables.ts';
+import { SessionStore, type SessionRecord } from '../../functions/stores/session-store.ts';
+import { MessageStore } from '../../functions/stores/message-store.ts';
+import { SessionBusyError, NotFoundError } from '../../functions/shared/errors.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+const TABLES = { sessions: 'sessions', messages: 'messages' };
+
+describe('SessionStore leases and MessageStore appends (against the DynamoDB protocol server)', () => {
+  const tmp = makeTempDir();
+  let server: EmbeddedServer;
+  let client: DynamoDBClient;
+  let sessions: SessionStore;
+  let messages: MessageStore;
+
+  beforeAll(async () => {
+    server = await startDynamoServer({ dir: tmp.dir });
+    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+    await ensureTables(client, TABLES);
+    const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    sessions = new SessionStore(db, TABLES.sessions);
+    messages = new MessageStore(db, TABLES.messages);
+  });
+  afterAll(async () => {
+    client.destroy();
+    await server.close();
+    tmp.cleanup();
+  });
+
+  const record = (sessionId: string): SessionRecord => ({
+    sessionId, tenantId: 't', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status: 'idle',
+    messageCount: 0, workspace: { id: 'ws', version: 0 }, cwd: '/workspace', usage: { inputTokens: 0, outputTokens: 0 }, turnCount: 0,
+  });
+
+  it('grants one lease at a time and frees it when it expires', async () => {
+    await sessions.create(record('s1'));
+    await sessions.acquireLease('s1', { owner: 'a', turnId: 't1', expiresAt: 1_000 }, 0);
+    await expect(sessions.acquireLease('s1', { owner: 'b', turnId: 't2', expiresAt: 2_000 }, 500)).rejects.toBeInstanceOf(SessionBusyError);
+    // Past expiry, another owner takes over, and the old owner's writes are refused.
+    await sessions.acquireLease('s1', { owner: 'b', turnId: 't2', expiresAt: 5_000 }, 1_001);
+    await expect(sessions.updateUnderLease('s1', 'a', { cwd: '/workspace/x' })).rejects.toThrow();
+    await sessions.updateUnderLease('s1', 'b', { cwd: '/workspace/y' }, 9_000);
+    expect(await sessions.get('s1')).toMatchObject({ cwd: '/workspace/y', lease: { owner: 'b', expiresAt: 9_000 } });
+    await sessions.releaseLease('s1', 'b', { status: 'idle' });
+    expect((await sessions.get('s1'))!.lease).toBeUndefined();
+  });
+
+  it('404s a lease on a missing session and hides other tenants', async () => {
+    await expect(sessions.acquireLease('missing', { owner: 'a', turnId: 't', expiresAt: 1 }, 0)).rejects.toBeInstanceOf(NotFoundError);
+    await sessions.create(record('s2'));
+    await expect(sessions.getForTenant('s2', 'other')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('never overwrites a message sequence number', async () => {
+    const m = { sessionId: 's3', seq: 0, uuid: 'u', turnId: 't', kind: 'prompt' as const, role: 'user' as const, content: [{ type: 'text' as const, text: 'a' }], createdAt: 'now' };
+    await messages.append(m);
+    await expect(messages.append({ ...m, content: [{ type: 'text', text: 'b' }] })).rejects.toThrow();
+    expect((await messages.loadFrom('s3')).map((x) => x.content)).toEqual([[{ type: 'text', text: 'a' }]]);
+  });
+
+  it('pages through a long log in order', async () => {
+    for (let seq = 0; seq < 25; seq++) {
+      await messages.append({ sessionId: 's4', seq, uuid: `u${seq}`, turnId: 't', kind: 'prompt', role: 'user', content: [], createdAt: 'now' });
+    }
+    const seqs: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await messages.page('s4', { limit: 10, cursor });
+      seqs.push(...page.messages.map((m) => m.seq));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seqs).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    expect((await messages.loadFrom('s4', 20)).map((m) => m.seq)).toEqual([20, 21, 22, 23, 24]);
+  });
+});

@@ -42,7 +42,7 @@ describe('API errors and auth', () => {
     expect(extra.json.error.message).toContain('model');
     const res = await fetch(`${stack.apiUrl}/v1/sessions`, { method: 'POST', headers: { authorization: 'Bearer token-a' }, body: '{not json' });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.message).toBe('Request body must be valid JSON.');
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Request body must be valid JSON.');
     const badFile = await api.request('POST', '/v1/sessions', { files: { '../escape.txt': 'x' } });
     expect(badFile.status).toBe(400);
     expect(badFile.json.error.message).toBe('Invalid "files": Invalid file path "../escape.txt": use a relative path inside the workspace.');

@@ -60,11 +60,11 @@ describe('a process killed mid-turn', () => {
     const after = await api.messages(sessionId);
     expect(after.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'synthetic', 'prompt', 'assistant']);
     expect(after[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_slow', content: MISSING_RESULT_TEXT, is_error: true }]);
-    const models = await (await fetch(`${running.modelUrl}/_requests`)).json();
-    const sent = models.at(-1).messages;
+    const models = (await (await fetch(`${running.modelUrl}/_requests`)).json()) as { messages: { role: string; content: unknown[] }[] }[];
+    const sent = models.at(-1)!.messages;
     expect(sent.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(sent[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_slow', is_error: true });
-    expect(sent[2].content[1]).toEqual({ type: 'text', text: 'carry on' });
+    expect(sent[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_slow', is_error: true });
+    expect(sent[2]!.content[1]).toEqual({ type: 'text', text: 'carry on' });
     expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json).toMatchObject({ status: 'idle', turnCount: 1 });
   });
 });

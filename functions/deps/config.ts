@@ -18,7 +18,7 @@ export const configSchema = z.object({
   model: z.object({
     apiKey: z.string(),
     baseURL: z.string().optional(),
-    name: z.string().default('claude-sonnet-4-5'),
+    name: z.string().default('claude-sonnet-5-5'),
     maxTokens: z.number().int().positive().default(16_384),
   }),
   /** Bearer token → tenant id. */

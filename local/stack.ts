@@ -80,7 +80,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
     const config = configSchema.parse({
       region: 'us-east-1',
-      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages' },
+      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages', events: 'stratus-events' },
       bucket: LOCAL_BUCKET,
       runnerFunction: RUNNER_FUNCTION,
       endpoints: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url },

@@ -1,7 +1,6 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Deps } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
-import { EventFeed } from '../shared/event-feed.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { MessageKind, StoredMessage } from '../stores/message-store.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
@@ -9,12 +8,14 @@ import { WorkspaceSession } from '../tools/workspace-session.ts';
 import { query, type TurnStopReason } from './query.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from './transcript.ts';
-import type { TurnEvent, UsageTotals } from './turn-events.ts';
+import { TurnFeed } from './turn-feed.ts';
+import type { UsageTotals } from './turn-events.ts';
 
 export interface TurnHandle {
   sessionId: string;
   turnId: string;
-  events: EventFeed<TurnEvent>;
+  /** Numbered events, live in this process and stored in the event log. */
+  events: TurnFeed;
   /** Resolves when the turn has ended and its lease is released. */
   done: Promise<TurnSummary>;
 }
@@ -30,8 +31,8 @@ export async function startTurn(deps: Deps, opts: { sessionId: string; tenantId:
   const now = deps.clock();
   const lease = { owner: `${deps.instanceId}/${turnId}`, turnId, expiresAt: now + deps.config.turn.leaseMs };
   const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
-  const events = new EventFeed<TurnEvent>();
   const log = deps.log.child({ sessionId: opts.sessionId, turnId });
+  const events = new TurnFeed(deps.events, opts.sessionId, turnId, log);
   const done = runTurn(deps, { session, turnId, owner: lease.owner, prompt: opts.prompt, events, log, startedAt: now });
   return { sessionId: opts.sessionId, turnId, events, done };
 }
@@ -41,7 +42,7 @@ interface TurnRun {
   turnId: string;
   owner: string;
   prompt: string;
-  events: EventFeed<TurnEvent>;
+  events: TurnFeed;
   log: Logger;
   startedAt: number;
 }
@@ -173,6 +174,6 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   }
   log.info('turn ended', { stopReason, error, usage: turnUsage });
   events.push({ type: 'turn_end', turnId, stopReason, usage: turnUsage, ...(error ? { error } : {}) });
-  events.close();
+  await events.close();
   return summary;
 }

@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 export const configSchema = z.object({
   region: z.string().default('us-east-1'),
-  tables: z.object({ sessions: z.string(), messages: z.string() }),
+  tables: z.object({ sessions: z.string(), messages: z.string(), events: z.string() }),
   bucket: z.string(),
   runnerFunction: z.string(),
   /** Local stand-ins; unset in AWS. */
@@ -38,7 +38,7 @@ export type StratusConfigInput = z.input<typeof configSchema>;
 
 /**
  * Reads the configuration from environment variables:
- * STRATUS_SESSIONS_TABLE, STRATUS_MESSAGES_TABLE, STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
+ * STRATUS_SESSIONS_TABLE, STRATUS_MESSAGES_TABLE, STRATUS_EVENTS_TABLE, STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
  * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS.
  */
@@ -46,7 +46,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   return configSchema.parse({
     region: env.AWS_REGION,
-    tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE },
+    tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE, events: env.STRATUS_EVENTS_TABLE },
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     endpoints: { dynamodb: env.STRATUS_DYNAMODB_ENDPOINT, s3: env.STRATUS_S3_ENDPOINT, lambda: env.STRATUS_LAMBDA_ENDPOINT },

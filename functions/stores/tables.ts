@@ -6,6 +6,7 @@
 export interface TableNames {
   sessions: string;
   messages: string;
+  events: string;
 }
 
 export interface KeyDef {
@@ -33,9 +34,23 @@ export const MESSAGES_TABLE: TableSpec = {
   sortKey: { name: 'seq', type: 'N' },
 };
 
+/**
+ * Turn events (what SSE clients see), keyed `{turnId}/{seq}` so a turn's events read in order
+ * and, since turn ids are time-ordered, a session's turns do too. Items expire (TTL on
+ * `expiresAt`, epoch seconds): the message log, not this, is the durable record.
+ */
+export const EVENTS_TABLE: TableSpec = {
+  partitionKey: { name: 'sessionId', type: 'S' },
+  sortKey: { name: 'eventKey', type: 'S' },
+};
+
+/** The attribute DynamoDB's TTL reads on tables whose items expire. */
+export const TTL_ATTRIBUTE = 'expiresAt';
+
 export function tableSpecs(names: TableNames): [string, TableSpec][] {
   return [
     [names.sessions, SESSIONS_TABLE],
     [names.messages, MESSAGES_TABLE],
+    [names.events, EVENTS_TABLE],
   ];
 }

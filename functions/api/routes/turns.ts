@@ -30,11 +30,11 @@ export function turnRoutes(deps: Deps) {
         stream.onAbort(() => {
           clientGone = true;
         });
-        let id = 0;
-        for await (const event of turn.events.read()) {
+        for await (const { seq, event } of turn.events.live.read()) {
           if (clientGone) continue;
           try {
-            await stream.writeSSE({ id: String(id++), event: event.type, data: JSON.stringify(event) });
+            // The id lets a client resume from the event log with Last-Event-ID.
+            await stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) });
           } catch (err) {
             clientGone = true;
             deps.log.info('SSE client went away; the turn continues', { turnId: turn.turnId, error: errorMessage(err) });
@@ -45,7 +45,7 @@ export function turnRoutes(deps: Deps) {
     }
 
     const collected: TurnEvent[] = [];
-    for await (const event of turn.events.read()) if (event.type !== 'text_delta') collected.push(event);
+    for await (const { event } of turn.events.live.read()) if (event.type !== 'text_delta') collected.push(event);
     await turn.done;
     const end = collected.find((e) => e.type === 'turn_end');
     return c.json({

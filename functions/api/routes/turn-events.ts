@@ -1,0 +1,63 @@
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { z } from 'zod';
+import type { Deps } from '../../deps/deps.ts';
+import type { StoredTurnEvent } from '../../stores/event-store.ts';
+import type { AuthVariables } from '../auth.ts';
+import { parseWith } from '../validate.ts';
+
+/** How often a follower polls the event log for new events. */
+export const FOLLOW_POLL_MS = 200;
+
+const followQuery = z.object({
+  after: z.coerce.number().int().min(-1).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(500),
+});
+
+/**
+ * GET /v1/sessions/:id/turns/:turnId/events — a turn's events from the durable log.
+ * With `Accept: text/event-stream` it follows the turn until `turn_end`, resuming after
+ * `Last-Event-ID` (or `?after=`), which is how a client reconnects, and how it keeps watching a
+ * turn that continued in another invocation. Without it, one JSON page.
+ */
+export function turnEventRoutes(deps: Deps) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.get('/:id/turns/:turnId/events', async (c) => {
+    const sessionId = c.req.param('id');
+    const turnId = c.req.param('turnId');
+    const q = parseWith(followQuery, c.req.query(), 'query');
+    await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
+    const lastEventId = c.req.header('last-event-id');
+    let after = q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1);
+
+    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
+      const events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
+      const done = events.some((e) => e.event.type === 'turn_end');
+      return c.json({ events: events.map(view), next: events.at(-1)?.seq ?? after, done });
+    }
+
+    return streamSSE(c, async (stream) => {
+      let open = true;
+      stream.onAbort(() => {
+        open = false;
+      });
+      while (open) {
+        const events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
+        for (const e of events) {
+          await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
+          after = e.seq;
+          if (e.event.type === 'turn_end') return;
+        }
+        if (events.length === 0) await stream.sleep(FOLLOW_POLL_MS);
+      }
+    });
+  });
+
+  return app;
+}
+
+/** `id` is the event's number in its turn (the SSE id); `event` is what SSE sends as data. */
+function view(e: StoredTurnEvent) {
+  return { id: e.seq, event: e.event };
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { apiClient, parseSse } from '../support/api-client.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** Reads an SSE response until `stopAfter` events have arrived, then drops the connection. */
+async function readSome(res: Response, stopAfter: number): Promise<{ ids: number[]; types: string[] }> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const ids: number[] = [];
+  const types: string[] = [];
+  while (ids.length < stopAfter) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = text.indexOf('\n\n')) >= 0) {
+      const chunk = text.slice(0, cut);
+      text = text.slice(cut + 2);
+      const id = /^id: (\d+)$/m.exec(chunk)?.[1];
+      const type = /^event: (\w+)$/m.exec(chunk)?.[1];
+      if (id !== undefined && type) {
+        ids.push(Number(id));
+        types.push(type);
+      }
+    }
+  }
+  await reader.cancel();
+  return { ids, types };
+}
+
+describe('turn events are durable: a client can drop and resume', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ dataDir: tmp.dir });
+    api = apiClient(stack.apiUrl, stack.token);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    tmp.cleanup();
+  });
+
+  it('resumes after Last-Event-ID and sees every later event exactly once, through turn_end', async () => {
+    const sessionId = await api.createSession({ 'f.txt': 'x\n' });
+    stack.model!.enqueue(
+      { content: [{ type: 'text', text: 'Step one.' }, { type: 'tool_use', name: 'Bash', input: { command: 'cat f.txt' } }], delayMs: 20 },
+      { content: [{ type: 'text', text: 'Finished after a slow stream of words.' }], delayMs: 40 },
+    );
+    const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ prompt: 'go' }),
+    });
+    const first = await readSome(res, 2);
+    expect(first.types[0]).toBe('turn_start');
+    const turnId = (await api.request('GET', `/v1/sessions/${sessionId}`)).json.currentTurnId as string;
+    expect(turnId).toMatch(/^turn_/);
+
+    const resumed = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns/${turnId}/events`, {
+      headers: { authorization: `Bearer ${stack.token}`, accept: 'text/event-stream', 'last-event-id': String(first.ids.at(-1)) },
+    });
+    const rest = parseSse(await resumed.text());
+    expect(rest.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'end_turn' });
+
+    // The whole turn, as a JSON page: ids are contiguous, and the resumed stream is exactly its tail.
+    const page = await api.request('GET', `/v1/sessions/${sessionId}/turns/${turnId}/events`);
+    expect(page.json.done).toBe(true);
+    const seqs = page.json.events.map((e: { id: number }) => e.id);
+    expect(seqs).toEqual(seqs.map((_: number, i: number) => i));
+    expect(page.json.events.slice(first.ids.at(-1)! + 1).map((e: { event: { type: string } }) => e.event.type)).toEqual(rest.map((e) => e.type));
+    const text = page.json.events.map((e: { event: { type: string; text?: string } }) => (e.event.type === 'text_delta' ? e.event.text : '')).join('');
+    expect(text).toBe('Step one.Finished after a slow stream of words.');
+  });
+
+  it('404s another tenant and 400s a bad cursor', async () => {
+    const sessionId = await api.createSession();
+    const bad = await api.request('GET', `/v1/sessions/${sessionId}/turns/turn_x/events?after=abc`);
+    expect(bad.status).toBe(400);
+    const ghost = await api.request('GET', `/v1/sessions/ses_nope/turns/turn_x/events`);
+    expect(ghost.status).toBe(404);
+  });
+});

@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { handleAsyncEvent } from '../functions/agent/async-events.ts';
 import { createApp } from '../functions/api/app.ts';
 import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
 import { createDeps } from '../functions/deps/create-deps.ts';
@@ -22,6 +23,7 @@ import type { Brain } from './scripted-model/script.ts';
 
 export const LOCAL_BUCKET = 'stratus-local';
 export const RUNNER_FUNCTION = 'stratus-sandbox-runner';
+export const API_FUNCTION = 'stratus-api';
 
 export interface LocalStackOptions {
   /** Where DynamoDB, S3 and the runner keep their files; a restart on the same folder keeps everything. */
@@ -69,7 +71,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       sandbox: createBwrapSandbox({ runtimeDir: path.join(opts.dataDir, 'runner') }),
       limits: DEFAULT_RUNNER_LIMITS,
     });
-    const lambda = await startLambdaInvokeServer({ functions: { [RUNNER_FUNCTION]: runner } });
+    // The API function is registered once deps exist: it receives its own asynchronous
+    // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
+    const functions: Record<string, (event: unknown) => Promise<unknown>> = { [RUNNER_FUNCTION]: runner };
+    const lambda = await startLambdaInvokeServer({
+      functions,
+      onBackgroundError: (name, err) =>
+        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'asynchronous invocation failed', function: name, error: String(err) })}\n`),
+    });
     stops.push(lambda.close);
 
     let model: ScriptedModelServer | undefined;
@@ -83,16 +92,18 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       tables: { sessions: 'stratus-sessions', messages: 'stratus-messages', events: 'stratus-events' },
       bucket: LOCAL_BUCKET,
       runnerFunction: RUNNER_FUNCTION,
+      selfFunction: API_FUNCTION,
       endpoints: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url },
       localCredentials: { ...LOCAL_S3_CREDENTIALS },
       model: opts.anthropic
         ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
         : { apiKey: 'scripted-model', baseURL: model!.url },
       apiTokens,
-      turn: { maxModelCalls: 50, leaseMs: 60_000, ...opts.turn },
+      turn: { maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
       logLevel: opts.logLevel ?? 'warn',
     });
     const deps = createDeps(config);
+    functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
 
     const server = serve({ fetch: createApp(deps).fetch, port: opts.port ?? 0, hostname: '127.0.0.1' }) as Server;

@@ -6,7 +6,10 @@ import { runToolUse } from '../tools/run-tool-use.ts';
 import type { ToolContext } from '../tools/tool.ts';
 import { streamModel, type AssistantResponse } from './model-stream.ts';
 
-export type TurnStopReason = 'end_turn' | 'max_turns' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'pause_turn' | 'aborted' | 'model_error';
+export type TurnStopReason =
+  | 'end_turn' | 'max_turns' | 'max_tokens' | 'stop_sequence' | 'refusal' | 'pause_turn' | 'aborted' | 'model_error'
+  /** The invocation is near its deadline; the turn continues in a fresh one. */
+  | 'checkpoint';
 
 export type QueryEvent =
   | { type: 'text_delta'; text: string }
@@ -26,6 +29,8 @@ export interface QueryParams {
   /** Most model calls one turn may make. */
   maxTurns: number;
   signal: AbortSignal;
+  /** Asked between rounds (after tool results): true means stop here and continue elsewhere. */
+  shouldCheckpoint?: () => boolean;
 }
 
 /**
@@ -71,6 +76,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
     messages.push({ role: 'user', content: results });
     if (params.signal.aborted) return yield { type: 'done', stopReason: 'aborted' };
     if (call >= params.maxTurns) return yield { type: 'done', stopReason: 'max_turns' };
+    if (params.shouldCheckpoint?.()) return yield { type: 'done', stopReason: 'checkpoint' };
   }
 }
 

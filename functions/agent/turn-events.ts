@@ -8,6 +8,8 @@ export type TurnEvent =
   | { type: 'assistant_message'; seq: number; content: ContentBlock[]; stopReason: string | null; usage: UsageTotals }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; seq: number; toolUseId: string; toolName: string; isError: boolean; content: ToolResultBlockParam['content'] }
+  /** This invocation is near its deadline; the turn goes on in another. Follow `eventsUrl`. */
+  | { type: 'turn_continued'; turnId: string; eventsUrl: string }
   | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error'; usage: UsageTotals; error?: string };
 
 export interface UsageTotals {

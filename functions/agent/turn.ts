@@ -1,50 +1,98 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Deps } from '../deps/deps.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { errorMessage, SessionBusyError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { MessageKind, StoredMessage } from '../stores/message-store.ts';
-import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import type { Lease, SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { WorkspaceSession } from '../tools/workspace-session.ts';
+import type { ContinueTurnEvent } from './continuation.ts';
 import { query, type TurnStopReason } from './query.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from './transcript.ts';
-import { TurnFeed } from './turn-feed.ts';
 import type { UsageTotals } from './turn-events.ts';
+import { TurnFeed } from './turn-feed.ts';
 
 export interface TurnHandle {
   sessionId: string;
   turnId: string;
   /** Numbered events, live in this process and stored in the event log. */
   events: TurnFeed;
-  /** Resolves when the turn has ended and its lease is released. */
+  /** Resolves when this invocation's part of the turn is over (ended, or handed to a continuation). */
   done: Promise<TurnSummary>;
 }
+
+/** When this invocation must stop working (epoch ms), if the platform sets a deadline. */
+export type InvocationDeadline = number | undefined;
 
 /**
  * Starts one stateless turn: takes the session's lease (409 if another turn holds it), then
  * runs in the background — reload, repair, query loop — writing every message the moment it
  * exists. Callers stream `events` or await `done`; neither is needed for the turn to finish.
  */
-export async function startTurn(deps: Deps, opts: { sessionId: string; tenantId: string; prompt: string }): Promise<TurnHandle> {
+export async function startTurn(
+  deps: Deps,
+  opts: { sessionId: string; tenantId: string; prompt: string; deadline?: InvocationDeadline },
+): Promise<TurnHandle> {
   await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
   const turnId = deps.newId('turn');
   const now = deps.clock();
-  const lease = { owner: `${deps.instanceId}/${turnId}`, turnId, expiresAt: now + deps.config.turn.leaseMs };
+  const lease = leaseFor(deps, turnId, now);
   const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
   const log = deps.log.child({ sessionId: opts.sessionId, turnId });
   const events = new TurnFeed(deps.events, opts.sessionId, turnId, log);
-  const done = runTurn(deps, { session, turnId, owner: lease.owner, prompt: opts.prompt, events, log, startedAt: now });
+  const done = runTurn(deps, {
+    session, turnId, owner: lease.owner, prompt: opts.prompt, events, log, startedAt: now,
+    deadline: opts.deadline ?? simulatedDeadline(deps, now), modelCallsBefore: 0,
+  });
   return { sessionId: opts.sessionId, turnId, events, done };
+}
+
+/**
+ * Carries on a turn that checkpointed near its invocation's deadline. A duplicate delivery of
+ * the same continuation finds the lease taken and does nothing.
+ */
+export async function continueTurn(deps: Deps, event: ContinueTurnEvent, deadline?: InvocationDeadline): Promise<TurnSummary | undefined> {
+  const now = deps.clock();
+  const lease = leaseFor(deps, event.turnId, now);
+  const log = deps.log.child({ sessionId: event.sessionId, turnId: event.turnId });
+  let session: SessionRecord;
+  try {
+    session = await deps.sessions.takeOverLease(event.sessionId, event.handoffOwner, lease, now);
+  } catch (err) {
+    if (err instanceof SessionBusyError) {
+      log.warn('continuation already taken over; ignoring a duplicate delivery');
+      return undefined;
+    }
+    throw err;
+  }
+  log.info('turn continues in a new invocation', { nextEventSeq: event.nextEventSeq, modelCalls: event.modelCalls });
+  const events = new TurnFeed(deps.events, event.sessionId, event.turnId, log, event.nextEventSeq);
+  return runTurn(deps, {
+    session, turnId: event.turnId, owner: lease.owner, events, log, startedAt: event.startedAt,
+    deadline: deadline ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls,
+  });
+}
+
+function leaseFor(deps: Deps, turnId: string, now: number): Lease {
+  return { owner: `${deps.instanceId}/${turnId}`, turnId, expiresAt: now + deps.config.turn.leaseMs };
+}
+
+function simulatedDeadline(deps: Deps, now: number): InvocationDeadline {
+  const budget = deps.config.turn.invocationBudgetMs;
+  return budget === undefined ? undefined : now + budget;
 }
 
 interface TurnRun {
   session: SessionRecord;
   turnId: string;
   owner: string;
-  prompt: string;
+  /** Absent for a continuation: its prompt is already in the log. */
+  prompt?: string;
   events: TurnFeed;
   log: Logger;
   startedAt: number;
+  deadline: InvocationDeadline;
+  modelCallsBefore: number;
 }
 
 async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
@@ -52,6 +100,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   const usage: UsageTotals = { ...session.usage };
   const turnUsage: UsageTotals = { inputTokens: 0, outputTokens: 0 };
   let nextSeq = session.messageCount;
+  let modelCalls = run.modelCallsBefore;
   let stopReason: TurnStopReason | 'internal_error' = 'internal_error';
   let error: string | undefined;
   const workspace = new WorkspaceSession(
@@ -61,6 +110,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     session.cwd,
   );
   const leaseExpiry = () => deps.clock() + deps.config.turn.leaseMs;
+  const sessionPatch = () => ({ messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, usage });
 
   /** Write-ahead: the message is durable before anyone sees it; the head moves with it. */
   const append = async (kind: MessageKind, role: 'user' | 'assistant', content: ContentBlockParam[], extra: Partial<StoredMessage> = {}) => {
@@ -70,16 +120,12 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     };
     await deps.messages.append(message);
     nextSeq += 1;
-    await deps.sessions.updateUnderLease(
-      session.sessionId, owner,
-      { messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, usage },
-      leaseExpiry(),
-    );
+    await deps.sessions.updateUnderLease(session.sessionId, owner, sessionPatch(), leaseExpiry());
     return message;
   };
 
-  events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
-  log.info('turn started', { messageCount: session.messageCount });
+  if (run.prompt !== undefined) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
+  log.info(run.prompt !== undefined ? 'turn started' : 'turn resumed', { messageCount: session.messageCount });
   const abort = new AbortController();
   // Long tool calls write no messages for a while; keep the lease alive between writes.
   const heartbeat = setInterval(() => {
@@ -89,26 +135,25 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     });
   }, Math.max(1_000, Math.floor(deps.config.turn.leaseMs / 3)));
   try {
-    const log0 = await deps.messages.loadFrom(session.sessionId, 0);
-    const dangling = danglingToolUses(log0);
+    const history = await deps.messages.loadFrom(session.sessionId, 0);
+    const dangling = danglingToolUses(history);
     if (dangling.length > 0) {
       log.warn('repairing dangling tool_use blocks', { toolUseIds: dangling });
-      const repaired = await append('synthetic', 'user', syntheticResults(dangling));
-      log0.push(repaired);
+      history.push(await append('synthetic', 'user', syntheticResults(dangling)));
     }
-    const prompt = await append('prompt', 'user', [{ type: 'text', text: run.prompt }]);
-    log0.push(prompt);
+    if (run.prompt !== undefined) history.push(await append('prompt', 'user', [{ type: 'text', text: run.prompt }]));
 
     const loop = query({
       client: deps.model,
       model: deps.config.model.name,
       maxTokens: deps.config.model.maxTokens,
       system: buildSystemPrompt(),
-      messages: toApiMessages(log0),
+      messages: toApiMessages(history),
       registry: deps.tools,
       toolContext: { sessionId: session.sessionId, turnId, workspace, signal: abort.signal, log },
-      maxTurns: deps.config.turn.maxModelCalls,
+      maxTurns: deps.config.turn.maxModelCalls - run.modelCallsBefore,
       signal: abort.signal,
+      shouldCheckpoint: () => run.deadline !== undefined && run.deadline - deps.clock() <= deps.config.turn.checkpointMarginMs,
     });
     for await (const event of loop) {
       switch (event.type) {
@@ -117,6 +162,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
           break;
         case 'assistant': {
           const { response } = event;
+          modelCalls += 1;
           turnUsage.inputTokens += response.usage.inputTokens;
           turnUsage.outputTokens += response.usage.outputTokens;
           usage.inputTokens += response.usage.inputTokens;
@@ -155,19 +201,18 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     clearInterval(heartbeat);
   }
 
+  if (stopReason === 'checkpoint') return handOff(deps, run, { modelCalls, patch: sessionPatch() });
+
   const summary: TurnSummary = {
     turnId, stopReason, startedAt: new Date(run.startedAt).toISOString(), endedAt: new Date(deps.clock()).toISOString(),
     ...(error ? { error } : {}),
   };
   try {
     await deps.sessions.releaseLease(session.sessionId, owner, {
+      ...sessionPatch(),
       status: stopReason === 'internal_error' ? 'failed' : 'idle',
       lastTurn: summary,
       turnCount: session.turnCount + 1,
-      messageCount: nextSeq,
-      workspace: workspace.workspace,
-      cwd: workspace.cwd,
-      usage,
     });
   } catch (err) {
     log.error('could not release the session lease; it will expire', { error: errorMessage(err) });
@@ -176,4 +221,45 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   events.push({ type: 'turn_end', turnId, stopReason, usage: turnUsage, ...(error ? { error } : {}) });
   await events.close();
   return summary;
+}
+
+/**
+ * Near the deadline: tell clients where to follow, hand the lease to the continuation and ask
+ * for a fresh invocation. If that fails, the turn ends here with an error instead, and the
+ * session is released so the next prompt can go on.
+ */
+async function handOff(
+  deps: Deps,
+  run: TurnRun,
+  state: { modelCalls: number; patch: Parameters<Deps['sessions']['handOffLease']>[3] },
+): Promise<TurnSummary> {
+  const { session, turnId, owner, events, log } = run;
+  const handoffOwner = `continuation/${turnId}/${state.modelCalls}`;
+  const startedAt = new Date(run.startedAt).toISOString();
+  let currentOwner = owner;
+  try {
+    await deps.sessions.handOffLease(session.sessionId, owner, { owner: handoffOwner, turnId, expiresAt: deps.clock() + deps.config.turn.leaseMs }, state.patch);
+    currentOwner = handoffOwner;
+    events.push({ type: 'turn_continued', turnId, eventsUrl: `/v1/sessions/${session.sessionId}/turns/${turnId}/events` });
+    const nextEventSeq = events.nextSeq;
+    await events.close();
+    await deps.continuations.schedule({
+      kind: 'continue_turn', sessionId: session.sessionId, turnId, handoffOwner, nextEventSeq, modelCalls: state.modelCalls, startedAt: run.startedAt,
+    });
+    log.info('turn checkpointed; continuing in a new invocation', { modelCalls: state.modelCalls });
+    return { turnId, stopReason: 'checkpoint', startedAt, endedAt: new Date(deps.clock()).toISOString() };
+  } catch (err) {
+    log.error('could not hand the turn to a continuation', { error: errorMessage(err) });
+    const error = 'The turn reached its invocation deadline and could not be continued; send another prompt to go on.';
+    const summary: TurnSummary = { turnId, stopReason: 'internal_error', startedAt, endedAt: new Date(deps.clock()).toISOString(), error };
+    await deps.sessions
+      .releaseLease(session.sessionId, currentOwner, { ...state.patch, status: 'failed', lastTurn: summary, turnCount: session.turnCount + 1 })
+      .catch((e: unknown) => log.error('could not release the session lease; it will expire', { error: errorMessage(e) }));
+    const feed = new TurnFeed(deps.events, session.sessionId, turnId, log, events.nextSeq);
+    feed.push({ type: 'turn_end', turnId, stopReason: 'internal_error', usage: { inputTokens: 0, outputTokens: 0 }, error });
+    await feed.close();
+    events.push({ type: 'turn_end', turnId, stopReason: 'internal_error', usage: { inputTokens: 0, outputTokens: 0 }, error });
+    await events.close();
+    return summary;
+  }
 }

@@ -9,6 +9,8 @@ export const configSchema = z.object({
   tables: z.object({ sessions: z.string(), messages: z.string(), events: z.string() }),
   bucket: z.string(),
   runnerFunction: z.string(),
+  /** The API function itself: long turns continue in an asynchronous invocation of it. */
+  selfFunction: z.string(),
   /** Local stand-ins; unset in AWS. */
   endpoints: z
     .object({ dynamodb: z.string().optional(), s3: z.string().optional(), lambda: z.string().optional() })
@@ -28,8 +30,15 @@ export const configSchema = z.object({
       maxModelCalls: z.number().int().positive().default(50),
       /** A lease not renewed for this long is free to take: a crashed turn blocks its session no longer. */
       leaseMs: z.number().int().positive().default(60_000),
+      /** A turn checkpoints and continues elsewhere when less than this remains before the deadline. */
+      checkpointMarginMs: z.number().int().nonnegative().default(60_000),
+      /**
+       * Where the platform gives no deadline (the local stack), pretend each invocation has this
+       * many ms, so long-turn continuation runs locally exactly as on Lambda. Unset: no deadline.
+       */
+      invocationBudgetMs: z.number().int().positive().optional(),
     })
-    .default({ maxModelCalls: 50, leaseMs: 60_000 }),
+    .default({ maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 60_000 }),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 
@@ -40,7 +49,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * Reads the configuration from environment variables:
  * STRATUS_SESSIONS_TABLE, STRATUS_MESSAGES_TABLE, STRATUS_EVENTS_TABLE, STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
- * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS.
+ * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
+ * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -49,10 +59,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE, events: env.STRATUS_EVENTS_TABLE },
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
+    selfFunction: env.STRATUS_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME,
     endpoints: { dynamodb: env.STRATUS_DYNAMODB_ENDPOINT, s3: env.STRATUS_S3_ENDPOINT, lambda: env.STRATUS_LAMBDA_ENDPOINT },
     model: { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL || undefined, name: env.STRATUS_MODEL || undefined },
     apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),
-    turn: { maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS), leaseMs: num(env.STRATUS_LEASE_MS) },
+    turn: {
+      maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS),
+      leaseMs: num(env.STRATUS_LEASE_MS),
+      checkpointMarginMs: num(env.STRATUS_CHECKPOINT_MARGIN_MS),
+      invocationBudgetMs: num(env.STRATUS_INVOCATION_BUDGET_MS),
+    },
     logLevel: env.STRATUS_LOG_LEVEL || undefined,
   });
 }

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createLambdaContinuationScheduler } from '../agent/continuation.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -34,6 +35,7 @@ export function createDeps(
     messages: new MessageStore(db, config.tables.messages),
     events: new EventStore(db, config.tables.events),
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
+    continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL }),
     tools: createToolRegistry(),

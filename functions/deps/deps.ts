@@ -6,6 +6,7 @@ import type { EventStore } from '../stores/event-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { ContinuationScheduler } from '../agent/continuation.ts';
 import type { StratusConfig } from './config.ts';
 
 /** Everything the app needs, built once per home (Lambda container, local process). */
@@ -15,6 +16,7 @@ export interface Deps {
   messages: MessageStore;
   events: EventStore;
   runner: RunnerClient;
+  continuations: ContinuationScheduler;
   workspaceCredentials: WorkspaceCredentialSource;
   model: Anthropic;
   tools: ToolRegistry;

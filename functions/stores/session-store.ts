@@ -120,6 +120,46 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Takes a lease that was handed to `expectedOwner` (a turn continuing in a new invocation).
+   * Only that exact hand-off qualifies: a duplicate or late delivery, after the continuation
+   * already ran or another turn took the session, gets SessionBusyError and does nothing.
+   */
+  async takeOverLease(sessionId: string, expectedOwner: string, lease: Lease, now: number): Promise<SessionRecord> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          UpdateExpression: 'SET lease = :lease, updatedAt = :now',
+          ConditionExpression: 'lease.#owner = :expected',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':lease': lease, ':expected': expectedOwner, ':now': new Date(now).toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes as SessionRecord;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) throw new SessionBusyError(sessionId);
+      throw err;
+    }
+  }
+
+  /** Gives the lease to another owner (the continuation of this turn) with the final patch of this invocation. */
+  async handOffLease(sessionId: string, owner: string, next: Lease, patch: SessionPatch): Promise<void> {
+    const { expression, names, values } = setExpression({ ...patch, lease: next, updatedAt: new Date().toISOString() });
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId },
+        UpdateExpression: expression,
+        ConditionExpression: 'lease.#owner = :owner',
+        ExpressionAttributeNames: { ...names, '#owner': 'owner' },
+        ExpressionAttributeValues: { ...values, ':owner': owner },
+      }),
+    );
+  }
+
   /** Updates fields while holding the lease (and extends it); fails if the lease was lost. */
   async updateUnderLease(sessionId: string, owner: string, patch: SessionPatch, leaseExpiresAt?: number): Promise<void> {
     const { expression, names, values } = setExpression({ ...patch, updatedAt: new Date().toISOString() });

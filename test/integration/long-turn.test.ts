@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { continueTurn } from '../../functions/agent/turn.ts';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { apiClient, parseSse } from '../support/api-client.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * A turn longer than one invocation: with a 1 ms simulated invocation budget, the turn
+ * checkpoints after every round of tool results and continues in a fresh asynchronous
+ * invocation of the API function (through the Lambda Invoke API), as it would on Lambda.
+ */
+describe('turns longer than one invocation', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ dataDir: tmp.dir, turn: { invocationBudgetMs: 1, checkpointMarginMs: 0 } });
+    api = apiClient(stack.apiUrl, stack.token);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    tmp.cleanup();
+  });
+
+  const threeRounds = () =>
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'echo one > one.txt && echo 1' } }] },
+      { content: [{ type: 'tool_use', id: 'toolu_2', name: 'Bash', input: { command: 'cat one.txt && echo 2' } }] },
+      { content: [{ type: 'tool_use', id: 'toolu_3', name: 'Read', input: { file_path: '/workspace/one.txt' } }] },
+      { content: [{ type: 'text', text: 'Three rounds, three invocations later: done.' }] },
+    );
+
+  it('streams until the checkpoint, then the event log carries the rest to turn_end', async () => {
+    const sessionId = await api.createSession();
+    threeRounds();
+    const { events: firstPart } = await api.turnSse(sessionId, 'work in rounds');
+    const continued = firstPart.at(-1)!;
+    expect(continued.type).toBe('turn_continued');
+    if (continued.type !== 'turn_continued') throw new Error('unreachable');
+    expect(firstPart.map((e) => e.type)).toEqual(['turn_start', 'assistant_message', 'tool_use', 'tool_result', 'turn_continued']);
+
+    const follow = await fetch(`${stack.apiUrl}${continued.eventsUrl}`, {
+      headers: { authorization: `Bearer ${stack.token}`, accept: 'text/event-stream', 'last-event-id': String(firstPart.length - 1) },
+    });
+    const rest = parseSse(await follow.text());
+    expect(rest.map((e) => e.type)).toEqual([
+      'assistant_message', 'tool_use', 'tool_result', 'turn_continued',
+      'assistant_message', 'tool_use', 'tool_result', 'turn_continued',
+      'text_delta', 'assistant_message', 'turn_end',
+    ]);
+    expect(rest.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'end_turn' });
+    const results = rest.filter((e) => e.type === 'tool_result');
+    expect(results.map((r) => (r.type === 'tool_result' ? r.content : ''))).toEqual(['one\n2', '     1→one']);
+
+    const messages = await api.messages(sessionId);
+    expect(messages.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'tool_result', 'assistant', 'tool_result', 'assistant', 'tool_result', 'assistant']);
+    const session = (await api.request('GET', `/v1/sessions/${sessionId}`)).json;
+    expect(session).toMatchObject({ status: 'idle', turnCount: 1, messageCount: 8, lastTurn: { stopReason: 'end_turn' } });
+    // Each continuation reloaded the log: the final model call saw the whole conversation.
+    expect(stack.model!.requests.at(-1)!.body.messages).toHaveLength(7);
+  });
+
+  it('a JSON caller gets the final result of a continued turn', async () => {
+    const sessionId = await api.createSession();
+    threeRounds();
+    const res = await api.turn(sessionId, 'work in rounds');
+    expect(res.status).toBe(200);
+    expect(res.json.stopReason).toBe('end_turn');
+    expect(res.json.events.filter((e: { type: string }) => e.type === 'tool_result')).toHaveLength(3);
+  });
+
+  it('ignores a duplicate delivery of a continuation', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'short' }] });
+    await api.turn(sessionId, 'quick');
+    const before = stack.model!.requests.length;
+    const outcome = await continueTurn(stack.deps, {
+      kind: 'continue_turn', sessionId, turnId: 'turn_old', handoffOwner: 'continuation/turn_old/1', nextEventSeq: 5, modelCalls: 1, startedAt: 0,
+    });
+    expect(outcome).toBeUndefined();
+    expect(stack.model!.requests.length).toBe(before);
+    expect((await api.messages(sessionId)).map((m) => m.kind)).toEqual(['prompt', 'assistant']);
+  });
+});

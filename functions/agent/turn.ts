@@ -136,6 +136,9 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   }, Math.max(1_000, Math.floor(deps.config.turn.leaseMs / 3)));
   try {
     const history = await deps.messages.loadFrom(session.sessionId, 0);
+    // The log, not the session's counter, is the truth: a crash between appending a message and
+    // moving the counter leaves the counter one behind.
+    nextSeq = Math.max(nextSeq, (history.at(-1)?.seq ?? -1) + 1);
     const dangling = danglingToolUses(history);
     if (dangling.length > 0) {
       log.warn('repairing dangling tool_use blocks', { toolUseIds: dangling });

@@ -50,11 +50,17 @@ describe('a process killed mid-turn', () => {
     const status = await api.request('GET', `/v1/sessions/${sessionId}`);
     expect(status.json.status).toMatch(/running|interrupted/);
 
-    // Once the dead turn's lease lapses, the next turn runs and the transcript is valid again.
-    await new Promise((r) => setTimeout(r, 1600));
+    // Until the dead turn's lease lapses the session answers 409; then the next turn runs and the
+    // transcript is valid again.
     await script(running.modelUrl, [{ content: [{ type: 'text', text: 'Recovered.' }] }]);
-    const res = await api.turn(sessionId, 'carry on');
+    let res = await api.turn(sessionId, 'carry on');
+    const leaseDeadline = Date.now() + 10_000;
+    while (res.status === 409 && Date.now() < leaseDeadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      res = await api.turn(sessionId, 'carry on');
+    }
     expect(res.status).toBe(200);
+    expect(res.json.error).toBeNull();
     expect(res.json.stopReason).toBe('end_turn');
 
     const after = await api.messages(sessionId);
@@ -66,5 +72,34 @@ describe('a process killed mid-turn', () => {
     expect(sent[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_slow', is_error: true });
     expect(sent[2]!.content[1]).toEqual({ type: 'text', text: 'carry on' });
     expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json).toMatchObject({ status: 'idle', turnCount: 1 });
+  });
+});
+
+describe('a crash between appending a message and moving the session counter', () => {
+  it('does not make the next turn overwrite or collide with the message', async () => {
+    const { startLocalStack } = await import('../../local/stack.ts');
+    const tmp = makeTempDir();
+    const stack = await startLocalStack({ dataDir: tmp.dir });
+    try {
+      const api = apiClient(stack.apiUrl, stack.token);
+      const sessionId = await api.createSession();
+      // What a process killed right after the append leaves behind: seq 0 exists, the counter says 0.
+      await stack.deps.messages.append({
+        sessionId, seq: 0, uuid: 'msg_orphan', turnId: 'turn_dead', kind: 'prompt', role: 'user',
+        content: [{ type: 'text', text: 'written just before the crash' }], createdAt: new Date().toISOString(),
+      });
+      stack.model!.enqueue({ content: [{ type: 'text', text: 'fine' }] });
+      const res = await api.turn(sessionId, 'next');
+      expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
+      const messages = await api.messages(sessionId);
+      expect(messages.map((m) => [m.seq, m.content[0].text])).toEqual([
+        [0, 'written just before the crash'],
+        [1, 'next'],
+        [2, 'fine'],
+      ]);
+    } finally {
+      await stack.stop();
+      tmp.cleanup();
+    }
   });
 });

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { handleAsyncEvent } from '../functions/agent/async-events.ts';
+import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
 import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
 import { createDeps } from '../functions/deps/create-deps.ts';
@@ -39,6 +40,8 @@ export interface LocalStackOptions {
   /** Overrides for turn settings (e.g. a short lease). */
   turn?: Partial<StratusConfig['turn']>;
   logLevel?: StratusConfig['logLevel'];
+  /** How often the in-process scheduler looks for due schedules (default 15 s). */
+  schedulerTickMs?: number;
 }
 
 export interface LocalStack {
@@ -47,6 +50,7 @@ export interface LocalStack {
   deps: Deps;
   /** Present when the scripted model is in use. */
   model?: ScriptedModelServer;
+  scheduler: LocalScheduler;
   urls: { dynamodb: string; s3: string; lambda: string; model: string };
   stop(): Promise<void>;
 }
@@ -89,7 +93,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
     const config = configSchema.parse({
       region: 'us-east-1',
-      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages', events: 'stratus-events' },
+      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages', events: 'stratus-events', schedules: 'stratus-schedules' },
       bucket: LOCAL_BUCKET,
       runnerFunction: RUNNER_FUNCTION,
       selfFunction: API_FUNCTION,
@@ -114,12 +118,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       await closeServer(server);
       await lambda.pending();
     });
+    const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000 });
+    stops.push(scheduler.stop);
 
     return {
       apiUrl,
       token: Object.keys(apiTokens)[0]!,
       deps,
       model,
+      scheduler,
       urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: config.model.baseURL ?? 'https://api.anthropic.com' },
       stop: () => stopAll(stops),
     };

@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Deps } from '../deps/deps.ts';
 import { StratusError } from '../shared/errors.ts';
 import { bearerAuth, type AuthVariables } from './auth.ts';
+import { scheduleRoutes } from './routes/schedules.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { turnRoutes } from './routes/turns.ts';
@@ -18,6 +19,7 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', sessionRoutes(deps));
   v1.route('/sessions', turnRoutes(deps));
   v1.route('/sessions', turnEventRoutes(deps));
+  v1.route('/schedules', scheduleRoutes(deps));
   app.route('/v1', v1);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));

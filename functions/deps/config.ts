@@ -6,7 +6,7 @@ import { z } from 'zod';
  */
 export const configSchema = z.object({
   region: z.string().default('us-east-1'),
-  tables: z.object({ sessions: z.string(), messages: z.string(), events: z.string() }),
+  tables: z.object({ sessions: z.string(), messages: z.string(), events: z.string(), schedules: z.string() }),
   bucket: z.string(),
   runnerFunction: z.string(),
   /** The API function itself: long turns continue in an asynchronous invocation of it. */
@@ -15,6 +15,8 @@ export const configSchema = z.object({
   endpoints: z
     .object({ dynamodb: z.string().optional(), s3: z.string().optional(), lambda: z.string().optional() })
     .default({}),
+  /** EventBridge Scheduler wiring (AWS); unset locally, where the in-process scheduler polls. */
+  scheduler: z.object({ groupName: z.string(), targetArn: z.string(), roleArn: z.string() }).optional(),
   /** Static credentials for the local stand-ins; unset in AWS (the function's role is used). */
   localCredentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }).optional(),
   model: z.object({
@@ -47,7 +49,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
 
 /**
  * Reads the configuration from environment variables:
- * STRATUS_SESSIONS_TABLE, STRATUS_MESSAGES_TABLE, STRATUS_EVENTS_TABLE, STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
+ * STRATUS_SESSIONS_TABLE, STRATUS_MESSAGES_TABLE, STRATUS_EVENTS_TABLE, STRATUS_SCHEDULES_TABLE,
+ * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
  * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
  * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS.
@@ -56,11 +59,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   return configSchema.parse({
     region: env.AWS_REGION,
-    tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE, events: env.STRATUS_EVENTS_TABLE },
+    tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE, events: env.STRATUS_EVENTS_TABLE, schedules: env.STRATUS_SCHEDULES_TABLE },
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     selfFunction: env.STRATUS_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME,
     endpoints: { dynamodb: env.STRATUS_DYNAMODB_ENDPOINT, s3: env.STRATUS_S3_ENDPOINT, lambda: env.STRATUS_LAMBDA_ENDPOINT },
+    scheduler: env.STRATUS_SCHEDULER_GROUP
+      ? { groupName: env.STRATUS_SCHEDULER_GROUP, targetArn: env.STRATUS_SCHEDULER_TARGET_ARN, roleArn: env.STRATUS_SCHEDULER_ROLE_ARN }
+      : undefined,
     model: { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL || undefined, name: env.STRATUS_MODEL || undefined },
     apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),
     turn: {

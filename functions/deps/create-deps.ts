@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLambdaContinuationScheduler } from '../agent/continuation.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
@@ -8,7 +9,9 @@ import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
 import { EventStore } from '../stores/event-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
+import { ScheduleStore } from '../stores/schedule-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
+import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../schedules/schedule-backend.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import type { StratusConfig } from './config.ts';
 import type { Deps } from './deps.ts';
@@ -34,6 +37,10 @@ export function createDeps(
     sessions: new SessionStore(db, config.tables.sessions),
     messages: new MessageStore(db, config.tables.messages),
     events: new EventStore(db, config.tables.events),
+    schedules: new ScheduleStore(db, config.tables.schedules),
+    scheduleBackend: config.scheduler
+      ? createEventBridgeScheduleBackend(new SchedulerClient({ ...aws }), config.scheduler)
+      : POLLING_SCHEDULE_BACKEND,
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),

@@ -4,7 +4,9 @@ import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
+import type { ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
+import type { ScheduleBackend } from '../schedules/schedule-backend.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { ContinuationScheduler } from '../agent/continuation.ts';
 import type { StratusConfig } from './config.ts';
@@ -15,6 +17,8 @@ export interface Deps {
   sessions: SessionStore;
   messages: MessageStore;
   events: EventStore;
+  schedules: ScheduleStore;
+  scheduleBackend: ScheduleBackend;
   runner: RunnerClient;
   continuations: ContinuationScheduler;
   workspaceCredentials: WorkspaceCredentialSource;

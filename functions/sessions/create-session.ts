@@ -9,6 +9,8 @@ export interface CreateSessionInput {
   title?: string;
   /** Relative path → text, or `{ base64 }` for binary content. */
   files?: Record<string, string | { base64: string }>;
+  /** Nobody is there to answer questions (scheduled and webhook-driven sessions). */
+  unattended?: boolean;
 }
 
 /** Creates a session and its workspace (seeded through the runner, which owns the S3 layout). */
@@ -38,6 +40,7 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     updatedAt: now,
     status: 'idle',
     ...(input.title ? { title: input.title } : {}),
+    unattended: input.unattended ?? false,
     messageCount: 0,
     workspace: workspace.workspace,
     cwd: VIRTUAL_ROOT,

@@ -33,6 +33,8 @@ export interface SessionRecord {
   updatedAt: string;
   status: SessionStatus;
   title?: string;
+  /** No human answers permission questions: `ask` decisions become denials. */
+  unattended?: boolean;
   /** Number of messages in the log; the next message gets this `seq`. */
   messageCount: number;
   workspace: WorkspaceRef;

@@ -7,6 +7,7 @@ export interface TableNames {
   sessions: string;
   messages: string;
   events: string;
+  schedules: string;
 }
 
 export interface KeyDef {
@@ -44,6 +45,14 @@ export const EVENTS_TABLE: TableSpec = {
   sortKey: { name: 'eventKey', type: 'S' },
 };
 
+/** Scheduled tasks; `byTenant` lists a tenant's schedules. */
+export const SCHEDULES_TABLE: TableSpec = {
+  partitionKey: { name: 'scheduleId', type: 'S' },
+  indexes: [
+    { name: 'byTenant', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
+  ],
+};
+
 /** The attribute DynamoDB's TTL reads on tables whose items expire. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
@@ -52,5 +61,6 @@ export function tableSpecs(names: TableNames): [string, TableSpec][] {
     [names.sessions, SESSIONS_TABLE],
     [names.messages, MESSAGES_TABLE],
     [names.events, EVENTS_TABLE],
+    [names.schedules, SCHEDULES_TABLE],
   ];
 }

@@ -1,0 +1,112 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Deps } from '../../deps/deps.ts';
+import { UserError } from '../../shared/errors.ts';
+import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
+import { runScheduledTask } from '../../schedules/run-schedule.ts';
+import type { ScheduleRecord } from '../../stores/schedule-store.ts';
+import type { AuthVariables } from '../auth.ts';
+import { parseJsonBody, parseWith } from '../validate.ts';
+
+const fileContent = z.union([z.string(), z.strictObject({ base64: z.string() })]);
+
+const createBody = z.strictObject({
+  name: z.string().min(1).max(200),
+  cron: z.string().min(1).describe('Five-field cron: minute hour day-of-month month day-of-week'),
+  timezone: z.string().default('UTC'),
+  prompt: z.string().min(1).max(200_000),
+  sessionId: z.string().optional().describe('Run each time in this session; otherwise a new session per run'),
+  files: z.record(z.string().min(1), fileContent).optional().describe('Seed files for the new session of each run'),
+  enabled: z.boolean().default(true),
+});
+
+const patchBody = z.strictObject({
+  name: z.string().min(1).max(200).optional(),
+  cron: z.string().min(1).optional(),
+  timezone: z.string().optional(),
+  prompt: z.string().min(1).max(200_000).optional(),
+  enabled: z.boolean().optional(),
+});
+
+const pageQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() });
+
+/** Scheduled tasks: a prompt run unattended on a cron schedule. */
+export function scheduleRoutes(deps: Deps) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.post('/', async (c) => {
+    const body = await parseJsonBody(c, createBody);
+    const tenantId = c.get('tenantId');
+    validateSchedule(body.cron, body.timezone);
+    if (body.sessionId && body.files) throw new UserError('Give either "sessionId" or "files", not both.');
+    if (body.sessionId) await deps.sessions.getForTenant(body.sessionId, tenantId);
+    const now = new Date(deps.clock());
+    const record: ScheduleRecord = {
+      scheduleId: deps.newId('sch'),
+      tenantId,
+      name: body.name,
+      cron: body.cron,
+      timezone: body.timezone,
+      prompt: body.prompt,
+      target: body.sessionId ? { sessionId: body.sessionId } : { newSession: { ...(body.files ? { files: body.files } : {}) } },
+      enabled: body.enabled,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      nextRunAt: nextRunAt(body.cron, body.timezone, now)?.getTime(),
+    };
+    await deps.schedules.put(record);
+    await deps.scheduleBackend.upsert(record);
+    return c.json(scheduleView(record), 201);
+  });
+
+  app.get('/', async (c) => {
+    const q = parseWith(pageQuery, c.req.query(), 'query');
+    const page = await deps.schedules.listForTenant(c.get('tenantId'), q);
+    return c.json({ schedules: page.schedules.map(scheduleView), nextCursor: page.nextCursor ?? null });
+  });
+
+  app.get('/:id', async (c) => c.json(scheduleView(await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId')))));
+
+  app.patch('/:id', async (c) => {
+    const body = await parseJsonBody(c, patchBody);
+    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
+    const updated: ScheduleRecord = { ...current, ...body, updatedAt: new Date(deps.clock()).toISOString() };
+    validateSchedule(updated.cron, updated.timezone);
+    updated.nextRunAt = nextRunAt(updated.cron, updated.timezone, new Date(deps.clock()))?.getTime();
+    await deps.schedules.put(updated);
+    await deps.scheduleBackend.upsert(updated);
+    return c.json(scheduleView(updated));
+  });
+
+  app.delete('/:id', async (c) => {
+    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
+    await deps.scheduleBackend.remove(current.scheduleId);
+    await deps.schedules.delete(current.scheduleId);
+    return c.body(null, 204);
+  });
+
+  /** Runs the schedule once now, to its end (a manual firing, recorded like any other). */
+  app.post('/:id/run', async (c) => {
+    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
+    const run = await runScheduledTask(deps, { kind: 'scheduled_task', scheduleId: current.scheduleId, firedAt: new Date(deps.clock()).toISOString() });
+    return c.json({ run: run ?? null });
+  });
+
+  return app;
+}
+
+function scheduleView(r: ScheduleRecord) {
+  return {
+    id: r.scheduleId,
+    name: r.name,
+    cron: r.cron,
+    timezone: r.timezone,
+    prompt: r.prompt,
+    target: 'sessionId' in r.target ? { sessionId: r.target.sessionId } : { newSession: true },
+    enabled: r.enabled,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    nextRunAt: r.enabled && r.nextRunAt ? new Date(r.nextRunAt).toISOString() : null,
+    lastRun: r.lastRun ?? null,
+  };
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { startTurn } from '../agent/turn.ts';
+import type { Deps } from '../deps/deps.ts';
+import { errorMessage, SessionBusyError } from '../shared/errors.ts';
+import { createSession } from '../sessions/create-session.ts';
+import type { ScheduleRun } from '../stores/schedule-store.ts';
+import { nextRunAt } from './cron.ts';
+
+export const scheduledTaskEventSchema = z.object({
+  kind: z.literal('scheduled_task'),
+  scheduleId: z.string(),
+  /** ISO time of the firing; one firing runs once however often it is delivered. */
+  firedAt: z.string(),
+});
+
+export type ScheduledTaskEvent = z.infer<typeof scheduledTaskEventSchema>;
+
+/**
+ * Runs one firing of a schedule: claims it (a duplicate delivery does nothing), opens or
+ * reuses the session, runs the prompt as an unattended turn to its end, and records the run.
+ */
+export async function runScheduledTask(deps: Deps, event: ScheduledTaskEvent): Promise<ScheduleRun | undefined> {
+  const log = deps.log.child({ scheduleId: event.scheduleId, firedAt: event.firedAt });
+  const schedule = await deps.schedules.get(event.scheduleId);
+  if (!schedule) {
+    log.warn('schedule fired but no longer exists');
+    return undefined;
+  }
+  const next = nextRunAt(schedule.cron, schedule.timezone, new Date(event.firedAt));
+  if (!(await deps.schedules.claimFiring(schedule.scheduleId, event.firedAt, next?.getTime()))) {
+    log.info('firing already claimed; ignoring a duplicate');
+    return undefined;
+  }
+  let run: ScheduleRun;
+  try {
+    const sessionId =
+      'sessionId' in schedule.target
+        ? schedule.target.sessionId
+        : (await createSession(deps, { tenantId: schedule.tenantId, title: `${schedule.name} @ ${event.firedAt}`, files: schedule.target.newSession.files, unattended: true }))
+            .sessionId;
+    const turn = await startTurn(deps, { sessionId, tenantId: schedule.tenantId, prompt: schedule.prompt });
+    const summary = await turn.done;
+    run = { firedAt: event.firedAt, sessionId, turnId: turn.turnId, outcome: summary.stopReason, ...(summary.error ? { error: summary.error } : {}) };
+  } catch (err) {
+    const outcome = err instanceof SessionBusyError ? 'skipped_session_busy' : 'failed';
+    run = { firedAt: event.firedAt, outcome, error: errorMessage(err) };
+    log.warn('scheduled run did not complete', { outcome, error: run.error });
+  }
+  await deps.schedules.recordRun(schedule.scheduleId, run);
+  log.info('scheduled run recorded', { outcome: run.outcome, sessionId: run.sessionId });
+  return run;
+}

@@ -1,0 +1,74 @@
+import {
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  ResourceNotFoundException,
+  UpdateScheduleCommand,
+  type CreateScheduleCommandInput,
+  type SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import type { ScheduleRecord } from '../stores/schedule-store.ts';
+import { toEventBridgeExpression } from './cron.ts';
+
+/**
+ * Where schedules fire from. In AWS each schedule record becomes an EventBridge Scheduler
+ * schedule that invokes the cron function; locally the in-process scheduler polls the same
+ * records, so there is nothing to mirror.
+ */
+export interface ScheduleBackend {
+  upsert(record: ScheduleRecord): Promise<void>;
+  remove(scheduleId: string): Promise<void>;
+}
+
+export const POLLING_SCHEDULE_BACKEND: ScheduleBackend = {
+  async upsert() {},
+  async remove() {},
+};
+
+export interface EventBridgeTarget {
+  groupName: string;
+  /** The cron function's ARN. */
+  targetArn: string;
+  /** The role EventBridge Scheduler assumes to invoke it. */
+  roleArn: string;
+}
+
+/** The Scheduler request for a record: the same expression, time zone and on/off state. */
+export function toSchedulerRequest(record: ScheduleRecord, target: EventBridgeTarget): CreateScheduleCommandInput {
+  return {
+    Name: record.scheduleId,
+    GroupName: target.groupName,
+    ScheduleExpression: toEventBridgeExpression(record.cron),
+    ScheduleExpressionTimezone: record.timezone,
+    FlexibleTimeWindow: { Mode: 'OFF' },
+    State: record.enabled ? 'ENABLED' : 'DISABLED',
+    Description: record.name.slice(0, 512),
+    Target: {
+      Arn: target.targetArn,
+      RoleArn: target.roleArn,
+      // Scheduler fills in the firing time, which makes each firing idempotent downstream.
+      Input: JSON.stringify({ kind: 'scheduled_task', scheduleId: record.scheduleId, firedAt: '<aws.scheduler.scheduled-time>' }),
+      RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
+    },
+  };
+}
+
+export function createEventBridgeScheduleBackend(client: SchedulerClient, target: EventBridgeTarget): ScheduleBackend {
+  return {
+    async upsert(record) {
+      const request = toSchedulerRequest(record, target);
+      try {
+        await client.send(new UpdateScheduleCommand(request));
+      } catch (err) {
+        if (!(err instanceof ResourceNotFoundException)) throw err;
+        await client.send(new CreateScheduleCommand(request));
+      }
+    },
+    async remove(scheduleId) {
+      try {
+        await client.send(new DeleteScheduleCommand({ Name: scheduleId, GroupName: target.groupName }));
+      } catch (err) {
+        if (!(err instanceof ResourceNotFoundException)) throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../shared/errors.ts';
+import { decodeCursor, encodeCursor } from './session-store.ts';
+
+export interface ScheduleRun {
+  firedAt: string;
+  sessionId?: string;
+  turnId?: string;
+  outcome: string;
+  error?: string;
+}
+
+export interface ScheduleRecord {
+  scheduleId: string;
+  tenantId: string;
+  name: string;
+  cron: string;
+  timezone: string;
+  prompt: string;
+  /** Run in this session each time, or in a new session per run (seeded with `files`). */
+  target: { sessionId: string } | { newSession: { files?: Record<string, string | { base64: string }> } };
+  enabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** Epoch ms of the next firing (what the local scheduler polls; informational in AWS). */
+  nextRunAt?: number;
+  /** ISO time of the last firing claimed; a firing is claimed once even if delivered twice. */
+  lastFiredAt?: string;
+  lastRun?: ScheduleRun;
+}
+
+/** Schedules in DynamoDB, the same records locally and in AWS. */
+export class ScheduleStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async put(record: ScheduleRecord): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.table, Item: record }));
+  }
+
+  async get(scheduleId: string): Promise<ScheduleRecord | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { scheduleId }, ConsistentRead: true }));
+    return out.Item as ScheduleRecord | undefined;
+  }
+
+  async getForTenant(scheduleId: string, tenantId: string): Promise<ScheduleRecord> {
+    const record = await this.get(scheduleId);
+    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Schedule ${scheduleId} not found.`);
+    return record;
+  }
+
+  async delete(scheduleId: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.table, Key: { scheduleId } }));
+  }
+
+  async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<{ schedules: ScheduleRecord[]; nextCursor?: string }> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: 'byTenant',
+        KeyConditionExpression: 'tenantId = :t',
+        ExpressionAttributeValues: { ':t': tenantId },
+        ScanIndexForward: false,
+        Limit: opts.limit,
+        ExclusiveStartKey: opts.cursor ? decodeCursor(opts.cursor) : undefined,
+      }),
+    );
+    return { schedules: (out.Items ?? []) as ScheduleRecord[], nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : undefined };
+  }
+
+  /** Enabled schedules due by `now`. Used by the local scheduler; in AWS, EventBridge fires instead. */
+  async listDue(now: number): Promise<ScheduleRecord[]> {
+    const due: ScheduleRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: 'enabled = :yes AND nextRunAt <= :now',
+          ExpressionAttributeValues: { ':yes': true, ':now': now },
+          ExclusiveStartKey: start,
+        }),
+      );
+      due.push(...((out.Items ?? []) as ScheduleRecord[]));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return due;
+  }
+
+  /**
+   * Claims one firing (schedule, time) and moves nextRunAt on, with a conditional write, so a
+   * firing delivered twice, or seen by two pollers, runs once. False when already claimed.
+   */
+  async claimFiring(scheduleId: string, firedAt: string, nextRunAt: number | undefined): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { scheduleId },
+          UpdateExpression: nextRunAt === undefined ? 'SET lastFiredAt = :f REMOVE nextRunAt' : 'SET lastFiredAt = :f, nextRunAt = :n',
+          ConditionExpression: 'attribute_exists(scheduleId) AND (attribute_not_exists(lastFiredAt) OR lastFiredAt < :f)',
+          ExpressionAttributeValues: { ':f': firedAt, ...(nextRunAt === undefined ? {} : { ':n': nextRunAt }) },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  async recordRun(scheduleId: string, run: ScheduleRun): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { scheduleId },
+        UpdateExpression: 'SET lastRun = :r',
+        ConditionExpression: 'attribute_exists(scheduleId)',
+        ExpressionAttributeValues: { ':r': run },
+      }),
+    ).catch((err: unknown) => {
+      // The schedule was deleted while it ran: nothing to record on.
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    });
+  }
+}

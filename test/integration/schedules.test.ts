@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { runScheduledTask } from '../../functions/schedules/run-schedule.ts';
+import { apiClient } from '../support/api-client.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+describe('scheduled tasks', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ dataDir: tmp.dir, apiTokens: { a: 'tenant-a', b: 'tenant-b' }, schedulerTickMs: 3_600_000 });
+    api = apiClient(stack.apiUrl, 'a');
+  });
+  afterAll(async () => {
+    await stack.stop();
+    tmp.cleanup();
+  });
+
+  it('creates, lists, validates and hides schedules per tenant', async () => {
+    const created = await api.request('POST', '/v1/schedules', { name: 'nightly', cron: '0 3 * * *', prompt: 'check things' });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: 'nightly', cron: '0 3 * * *', timezone: 'UTC', enabled: true, lastRun: null, target: { newSession: true } });
+    expect(created.json.nextRunAt).toMatch(/T03:00:00.000Z$/);
+    const bad = await api.request('POST', '/v1/schedules', { name: 'x', cron: '0 3 * *', prompt: 'p' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.message).toBe('Invalid "cron": expected 5 fields (minute hour day-of-month month day-of-week), got 4.');
+    expect((await apiClient(stack.apiUrl, 'b').request('GET', `/v1/schedules/${created.json.id}`)).status).toBe(404);
+    const list = await api.request('GET', '/v1/schedules');
+    expect(list.json.schedules.map((s: { id: string }) => s.id)).toContain(created.json.id);
+    const off = await api.request('PATCH', `/v1/schedules/${created.json.id}`, { enabled: false });
+    expect(off.json).toMatchObject({ enabled: false, nextRunAt: null });
+    expect((await api.request('DELETE', `/v1/schedules/${created.json.id}`)).status).toBe(204);
+    expect((await api.request('GET', `/v1/schedules/${created.json.id}`)).status).toBe(404);
+  });
+
+  it('fires when due: a new unattended session runs the prompt with tools, and the run is recorded', async () => {
+    const created = await api.request('POST', '/v1/schedules', {
+      name: 'count files', cron: '*/5 * * * *', prompt: 'count the files', files: { 'a.txt': 'a', 'b.txt': 'b' },
+    });
+    const id = created.json.id as string;
+    // Make it due now, as the clock would.
+    const record = (await stack.deps.schedules.get(id))!;
+    await stack.deps.schedules.put({ ...record, nextRunAt: Date.now() - 1 });
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'ls | wc -l' } }] },
+      { content: [{ type: 'text', text: 'There are 2 files.' }] },
+    );
+    await stack.scheduler.tick();
+
+    const after = (await api.request('GET', `/v1/schedules/${id}`)).json;
+    expect(after.lastRun).toMatchObject({ outcome: 'end_turn' });
+    expect(new Date(after.nextRunAt).getTime()).toBeGreaterThan(Date.now());
+    const session = (await api.request('GET', `/v1/sessions/${after.lastRun.sessionId}`)).json;
+    expect(session).toMatchObject({ status: 'idle', turnCount: 1, title: `count files @ ${after.lastRun.firedAt}` });
+    const messages = await api.messages(after.lastRun.sessionId);
+    expect(messages.find((m) => m.kind === 'tool_result').content[0].content).toBe('2');
+
+    // The same firing delivered again does nothing.
+    const again = await runScheduledTask(stack.deps, { kind: 'scheduled_task', scheduleId: id, firedAt: after.lastRun.firedAt });
+    expect(again).toBeUndefined();
+  });
+
+  it('runs on demand in an existing session, and records a busy session as skipped', async () => {
+    const sessionId = await api.createSession();
+    const created = await api.request('POST', '/v1/schedules', { name: 'poke', cron: '0 * * * *', prompt: 'poke', sessionId });
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'poked' }] });
+    const run = await api.request('POST', `/v1/schedules/${created.json.id}/run`);
+    expect(run.json.run).toMatchObject({ sessionId, outcome: 'end_turn' });
+
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'slow' }], delayMs: 80 });
+    const busy = api.turn(sessionId, 'hold the session');
+    while ((await api.request('GET', `/v1/sessions/${sessionId}`)).json.status !== 'running') await new Promise((r) => setTimeout(r, 10));
+    const skipped = await api.request('POST', `/v1/schedules/${created.json.id}/run`);
+    expect(skipped.json.run).toMatchObject({ outcome: 'skipped_session_busy' });
+    await busy;
+  });
+});

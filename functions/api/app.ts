@@ -4,6 +4,7 @@ import type { Deps } from '../deps/deps.ts';
 import { StratusError } from '../shared/errors.ts';
 import { bearerAuth, type AuthVariables } from './auth.ts';
 import { sessionRoutes } from './routes/sessions.ts';
+import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
 
 /** The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack. */
@@ -16,6 +17,7 @@ export function createApp(deps: Deps) {
   v1.use('*', bearerAuth(deps.config.apiTokens));
   v1.route('/sessions', sessionRoutes(deps));
   v1.route('/sessions', turnRoutes(deps));
+  v1.route('/sessions', permissionRoutes(deps));
   app.route('/v1', v1);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));

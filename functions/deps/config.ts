@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -6,7 +7,7 @@ import { z } from 'zod';
  */
 export const configSchema = z.object({
   region: z.string().default('us-east-1'),
-  tables: z.object({ sessions: z.string(), messages: z.string() }),
+  tables: z.object({ sessions: z.string(), messages: z.string(), approvals: z.string().default('stratus-approvals') }),
   bucket: z.string(),
   runnerFunction: z.string(),
   /** Local stand-ins; unset in AWS. */
@@ -31,6 +32,19 @@ export const configSchema = z.object({
     })
     .default({ maxModelCalls: 50, leaseMs: 60_000 }),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  permissions: z
+    .object({
+      /**
+       * The mode of sessions that do not choose one. Every tool runs in the isolated runner, so
+       * the default lets calls through; sessions opt into asking with `permissionMode: "default"`.
+       */
+      defaultMode: permissionModeSchema.default('bypassPermissions'),
+      /** Organisation policy rules; they come first and their deny rules bind every session. */
+      policy: ruleListsSchema.optional(),
+    })
+    .default({ defaultMode: 'bypassPermissions' }),
+  /** Most concurrency-safe tool calls run at once. */
+  maxToolConcurrency: z.number().int().min(1).max(100).default(10),
 });
 
 export type StratusConfig = z.output<typeof configSchema>;
@@ -46,7 +60,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   return configSchema.parse({
     region: env.AWS_REGION,
-    tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE },
+    tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE, approvals: env.STRATUS_APPROVALS_TABLE || undefined },
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     endpoints: { dynamodb: env.STRATUS_DYNAMODB_ENDPOINT, s3: env.STRATUS_S3_ENDPOINT, lambda: env.STRATUS_LAMBDA_ENDPOINT },
@@ -54,6 +68,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),
     turn: { maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS), leaseMs: num(env.STRATUS_LEASE_MS) },
     logLevel: env.STRATUS_LOG_LEVEL || undefined,
+    maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
+    permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,
   });
 }
 

@@ -5,6 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
+import { ApprovalStore } from '../stores/approval-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
 import { createToolRegistry } from '../tools/registry.ts';
@@ -31,6 +32,7 @@ export function createDeps(
     config,
     sessions: new SessionStore(db, config.tables.sessions),
     messages: new MessageStore(db, config.tables.messages),
+    approvals: new ApprovalStore(db, config.tables.approvals),
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL }),

@@ -1,7 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import type { HookDefinition } from '../hooks/types.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -12,10 +14,14 @@ export interface Deps {
   config: StratusConfig;
   sessions: SessionStore;
   messages: MessageStore;
+  /** Tool calls waiting for a person's answer (durable ask). */
+  approvals: ApprovalStore;
   runner: RunnerClient;
   workspaceCredentials: WorkspaceCredentialSource;
   model: Anthropic;
   tools: ToolRegistry;
+  /** In-process hooks (library use); they run before a session's configured HTTP hooks. */
+  hooks?: readonly HookDefinition[];
   clock: () => number;
   newId: IdSource;
   log: Logger;

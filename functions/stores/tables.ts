@@ -6,6 +6,7 @@
 export interface TableNames {
   sessions: string;
   messages: string;
+  approvals: string;
 }
 
 export interface KeyDef {
@@ -33,9 +34,16 @@ export const MESSAGES_TABLE: TableSpec = {
   sortKey: { name: 'seq', type: 'N' },
 };
 
+/** Approvals: tool calls waiting for a person's answer (durable ask), one item per tool_use. */
+export const APPROVALS_TABLE: TableSpec = {
+  partitionKey: { name: 'sessionId', type: 'S' },
+  sortKey: { name: 'toolUseId', type: 'S' },
+};
+
 export function tableSpecs(names: TableNames): [string, TableSpec][] {
   return [
     [names.sessions, SESSIONS_TABLE],
     [names.messages, MESSAGES_TABLE],
+    [names.approvals, APPROVALS_TABLE],
   ];
 }

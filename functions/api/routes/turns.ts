@@ -1,15 +1,16 @@
 import { Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { startTurn } from '../../agent/turn.ts';
-import type { TurnEvent } from '../../agent/turn-events.ts';
 import type { Deps } from '../../deps/deps.ts';
-import { errorMessage } from '../../shared/errors.ts';
+import { assertValidRules, turnSettingsSchema } from '../../permissions/session-settings.ts';
 import type { AuthVariables } from '../auth.ts';
+import { respondWithTurn } from '../turn-response.ts';
 import { parseJsonBody } from '../validate.ts';
 
 const turnBody = z.strictObject({
   prompt: z.string().min(1, 'must not be empty').max(200_000),
+  /** This turn's permission mode and request-only rules. */
+  permissions: turnSettingsSchema.optional(),
 });
 
 /**
@@ -22,40 +23,9 @@ export function turnRoutes(deps: Deps) {
 
   app.post('/:id/turns', async (c) => {
     const body = await parseJsonBody(c, turnBody);
-    const turn = await startTurn(deps, { sessionId: c.req.param('id'), tenantId: c.get('tenantId'), prompt: body.prompt });
-
-    if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
-      return streamSSE(c, async (stream) => {
-        let clientGone = false;
-        stream.onAbort(() => {
-          clientGone = true;
-        });
-        let id = 0;
-        for await (const event of turn.events.read()) {
-          if (clientGone) continue;
-          try {
-            await stream.writeSSE({ id: String(id++), event: event.type, data: JSON.stringify(event) });
-          } catch (err) {
-            clientGone = true;
-            deps.log.info('SSE client went away; the turn continues', { turnId: turn.turnId, error: errorMessage(err) });
-          }
-        }
-        await turn.done;
-      });
-    }
-
-    const collected: TurnEvent[] = [];
-    for await (const event of turn.events.read()) if (event.type !== 'text_delta') collected.push(event);
-    await turn.done;
-    const end = collected.find((e) => e.type === 'turn_end');
-    return c.json({
-      sessionId: turn.sessionId,
-      turnId: turn.turnId,
-      stopReason: end?.type === 'turn_end' ? end.stopReason : null,
-      usage: end?.type === 'turn_end' ? end.usage : null,
-      error: end?.type === 'turn_end' ? (end.error ?? null) : null,
-      events: collected,
-    });
+    assertValidRules(body.permissions?.rules, 'permissions.rules');
+    const turn = await startTurn(deps, { sessionId: c.req.param('id'), tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions });
+    return respondWithTurn(c, deps, turn);
   });
 
   return app;

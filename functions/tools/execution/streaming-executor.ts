@@ -73,9 +73,16 @@ export class StreamingToolExecutor {
     this.maxConcurrency = opts.maxConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY;
     this.run = opts.run ?? runToolUse;
     const parent = context.signal;
-    if (parent.aborted) this.siblingAbort.abort(parent.reason);
-    else parent.addEventListener('abort', () => this.siblingAbort.abort(parent.reason), { once: true });
+    const forward = () => this.siblingAbort.abort(parent.reason);
+    if (parent.aborted) forward();
+    else {
+      parent.addEventListener('abort', forward, { once: true });
+      // The turn's signal outlives this executor: do not leave a listener per model call on it.
+      this.detach = () => parent.removeEventListener('abort', forward);
+    }
   }
+
+  private detach: () => void = () => {};
 
   /** The context after every modifier applied so far (what the next model call's tools should use). */
   get currentContext(): ToolUseContext {
@@ -126,14 +133,18 @@ export class StreamingToolExecutor {
 
   /** Every remaining result, waiting for running calls; ends when all calls are yielded. */
   async *getRemainingResults(): AsyncGenerator<ExecutorUpdate> {
-    for (;;) {
-      yield* this.getCompletedResults();
-      if (this.calls.every((c) => c.status === 'yielded')) return;
-      await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        // Something may have finished between the scan and now.
-        if (this.hasNewWork()) this.notify();
-      });
+    try {
+      for (;;) {
+        yield* this.getCompletedResults();
+        if (this.calls.every((c) => c.status === 'yielded')) return;
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          // Something may have finished between the scan and now.
+          if (this.hasNewWork()) this.notify();
+        });
+      }
+    } finally {
+      if (this.calls.every((c) => c.status === 'yielded')) this.detach();
     }
   }
 

@@ -143,3 +143,60 @@ describe('durable ask through the HTTP API', () => {
     expect(stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual(['Bash']);
   });
 });
+
+describe('session hooks through the HTTP API', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+  let hookServer: import('node:http').Server;
+  let hookUrl: string;
+  const SECRET = 'integration-hook-secret-0123456789';
+  const verified: boolean[] = [];
+
+  beforeAll(async () => {
+    const { createServer } = await import('node:http');
+    const { listenOnLoopback } = await import('../../local/listen.ts');
+    const { signHookRequest } = await import('../../functions/hooks/http-hook.ts');
+    hookServer = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks).toString('utf8');
+      verified.push(req.headers['x-stratus-signature'] === signHookRequest(SECRET, String(req.headers['x-stratus-timestamp']), body));
+      const input = JSON.parse(body);
+      if (input.toolInput.command.startsWith('rm')) return res.end(JSON.stringify({ decision: 'deny', reason: 'no deleting in this repo' }));
+      res.end(JSON.stringify({ additionalContext: 'the repo uses pnpm' }));
+    });
+    hookUrl = await listenOnLoopback(hookServer);
+    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted });
+    api = apiClient(stack.apiUrl, stack.token);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    const { closeServer } = await import('../../local/listen.ts');
+    await closeServer(hookServer);
+    tmp.cleanup();
+  });
+
+  it('calls the session\'s signed PreToolUse hook, which denies a call and adds context to another', async () => {
+    const created = await api.request('POST', '/v1/sessions', { settings: { hooks: [{ event: 'PreToolUse', matcher: 'Bash', url: `${hookUrl}/pre`, secret: SECRET }] } });
+    expect(created.status).toBe(201);
+    expect(created.json.permissions.hooks).toEqual([{ event: 'PreToolUse', matcher: 'Bash', url: `${hookUrl}/pre`, failMode: 'open' }]);
+    const sessionId = created.json.id;
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_rm', name: 'Bash', input: { command: 'rm -rf src' } }] },
+      { content: [{ type: 'tool_use', id: 'toolu_echo', name: 'Bash', input: { command: 'echo hi' } }] },
+      { content: [{ type: 'text', text: 'ok' }] },
+    );
+    const res = await api.turn(sessionId, 'go');
+    const results = res.json.events.filter((e: any) => e.type === 'tool_result');
+    expect(results.map((r: any) => [r.toolUseId, r.content])).toEqual([
+      ['toolu_rm', 'PreToolUse:Bash hook error: no deleting in this repo'],
+      ['toolu_echo', 'hi'],
+    ]);
+    expect(stack.model!.requests.at(-1)!.body.messages.at(-1)!.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_echo', content: 'hi' },
+      { type: 'text', text: '<system-reminder>\nPreToolUse:Bash hook additional context: the repo uses pnpm\n</system-reminder>' },
+    ]);
+    expect(verified).toEqual([true, true]);
+  });
+});

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { partitionToolCalls, runTools } from '../../functions/tools/execution/run-tools.ts';
 import type { ExecutorUpdate } from '../../functions/tools/execution/streaming-executor.ts';
 import { assembleToolPool } from '../../functions/tools/registry.ts';
+import { buildTool } from '../../functions/tools/tool.ts';
 import type { ToolUseEnv } from '../../functions/tools/run-tool-use.ts';
 import { gatedTool, open, settle, testContext, type Deferred } from './support/fake-tools.ts';
 
@@ -14,6 +15,7 @@ describe('partitionToolCalls', () => {
         gatedTool('Safe', { safe: true, events, gates }),
         gatedTool('Unsafe', { safe: false, events, gates }),
         gatedTool('Maybe', { safe: (i) => i.key.startsWith('ro'), events, gates }),
+        buildTool({ ...gatedTool('Throws', { events, gates }), isConcurrencySafe: () => { throw new Error('cannot tell'); } }),
       ],
     });
     const blocks = [
@@ -25,6 +27,7 @@ describe('partitionToolCalls', () => {
       { id: '6', name: 'Safe', input: { key: 'f' } },
       { id: '7', name: 'Safe', input: { nope: 1 } },
       { id: '8', name: 'Gone', input: {} },
+      { id: '9', name: 'Throws', input: { key: 'g' } },
     ];
     expect(partitionToolCalls(blocks, pool).map((b) => [b.isConcurrencySafe, b.blocks.map((x) => x.id).join('')])).toEqual([
       [true, '12'],
@@ -34,6 +37,7 @@ describe('partitionToolCalls', () => {
       [true, '6'],
       [false, '7'],
       [false, '8'],
+      [false, '9'],
     ]);
   });
 });

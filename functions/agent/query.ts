@@ -98,6 +98,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
           partial.toolUse(event.block);
           executor.addTool(event.block);
         } else response = event.response;
+        for (const p of executor.takeProgress()) yield { type: 'tool_progress', toolUseId: p.toolUseId, toolName: p.toolName, progress: p.progress };
       }
       if (!response) streamError = 'The model stream ended without a message.';
     } catch (err) {

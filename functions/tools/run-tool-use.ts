@@ -1,4 +1,5 @@
 import type { ContentBlockParam, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import type { ZodError } from 'zod';
 import { runPostToolUseHooks, runPreToolUseHooks } from '../hooks/tool-hooks.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { decidePermission, finalizeAsk } from '../permissions/decide.ts';
@@ -137,7 +138,7 @@ function withHookVerdict(verdict: { behavior: 'allow' | 'deny' | 'ask'; message:
   return { behavior: 'allow', reason };
 }
 
-function inputError(tool: Tool, error: import('zod').ZodError): string {
+function inputError(tool: Tool, error: ZodError): string {
   return `<tool_use_error>${describeInputIssues(tool.name, error)}</tool_use_error>`;
 }
 

@@ -78,6 +78,29 @@ describe('the query loop and its tool results', () => {
     expect(model.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'done a' }] });
   });
 
+  it('forwards a running tool\'s progress before the model message has ended', async () => {
+    const pStarted = deferred();
+    const progressTool = gatedTool('Progress', {
+      safe: true,
+      events,
+      gates,
+      onCall: (_input, ctx) => {
+        ctx.onProgress?.({ percent: 50 });
+        pStarted.resolve();
+      },
+    });
+    model.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_p', name: 'Progress', input: { key: 'p' } }, { type: 'text', text: 'meanwhile' }] },
+      { content: [{ type: 'text', text: 'done' }] },
+    );
+    const out = await run(params({ registry: assembleToolPool({ builtins: [progressTool] }) }), async (e) => {
+      if (e.type === 'text_delta' && e.text === 'meanwhile') await pStarted.promise;
+      if (e.type === 'tool_progress') open(gates, 'p');
+    });
+    expect(out.map((e) => e.type).slice(0, 4)).toEqual(['text_delta', 'tool_progress', 'assistant', 'tool_result']);
+    expect(out[1]).toEqual({ type: 'tool_progress', toolUseId: 'toolu_p', toolName: 'Progress', progress: { percent: 50 } });
+  });
+
   it('gives every tool_use one result when the turn is aborted mid-tool', async () => {
     const controller = new AbortController();
     const bStarted = deferred();

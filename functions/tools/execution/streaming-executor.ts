@@ -117,11 +117,16 @@ export class StreamingToolExecutor {
     this.processQueue();
   }
 
-  /** Completed results in arrival order, stopping at the first call still running. */
-  *getCompletedResults(): Generator<ExecutorUpdate> {
+  /** Progress reported so far, without results (results wait for the assistant message). */
+  *takeProgress(): Generator<Extract<ExecutorUpdate, { type: 'progress' }>> {
     for (const call of this.calls) {
       while (call.progress.length > 0) yield { type: 'progress', toolUseId: call.block.id, toolName: call.block.name, progress: call.progress.shift() };
     }
+  }
+
+  /** Completed results in arrival order, stopping at the first call still running. */
+  *getCompletedResults(): Generator<ExecutorUpdate> {
+    yield* this.takeProgress();
     for (const call of this.calls) {
       if (call.status === 'yielded') continue;
       if (call.status !== 'completed') return;

@@ -1,10 +1,9 @@
+import { USER_REJECTED_MESSAGE } from '../../permissions/messages.ts';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { errorResult, type ToolUseOutcome } from '../run-tool-use.ts';
 
 /** The texts of results the executor makes up for calls that did not run to the end. */
-export const USER_INTERRUPTED_MESSAGE =
-  "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was " +
-  'NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.';
+export const USER_INTERRUPTED_MESSAGE = USER_REJECTED_MESSAGE;
 export const STREAM_DISCARDED_MESSAGE = '<tool_use_error>Error: Streaming fallback - tool execution discarded</tool_use_error>';
 
 export function siblingErrorMessage(erroredDescription: string): string {

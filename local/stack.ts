@@ -93,7 +93,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
     const config = configSchema.parse({
       region: 'us-east-1',
-      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages', events: 'stratus-events', schedules: 'stratus-schedules' },
+      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages', events: 'stratus-events', schedules: 'stratus-schedules', approvals: 'stratus-approvals' },
       bucket: LOCAL_BUCKET,
       runnerFunction: RUNNER_FUNCTION,
       selfFunction: API_FUNCTION,

@@ -1,5 +1,6 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import { z } from 'zod';
+import { turnSettingsSchema } from '../permissions/session-settings.ts';
 
 /**
  * A turn that nears its invocation's deadline checkpoints (everything is already in DynamoDB)
@@ -17,6 +18,8 @@ export const continueTurnEventSchema = z.object({
   /** Model calls already made by this turn (the max-calls bound spans invocations). */
   modelCalls: z.number().int().nonnegative(),
   startedAt: z.number(),
+  /** The turn's own permission mode and request rules, which last for the whole turn. */
+  settings: turnSettingsSchema.optional(),
 });
 
 export type ContinueTurnEvent = z.infer<typeof continueTurnEventSchema>;

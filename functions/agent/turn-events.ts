@@ -7,9 +7,14 @@ export type TurnEvent =
   | { type: 'text_delta'; text: string }
   | { type: 'assistant_message'; seq: number; content: ContentBlock[]; stopReason: string | null; usage: UsageTotals }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_progress'; toolUseId: string; toolName: string; progress: unknown }
   | { type: 'tool_result'; seq: number; toolUseId: string; toolName: string; isError: boolean; content: ToolResultBlockParam['content'] }
   /** This invocation is near its deadline; the turn goes on in another. Follow `eventsUrl`. */
   | { type: 'turn_continued'; turnId: string; eventsUrl: string }
+  /** A call waits for an answer: POST /v1/sessions/:id/permissions/:toolUseId. */
+  | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string }
+  /** A call was refused; `suggestion` appears when the count suggests adding a rule. */
+  | { type: 'permission_denied'; toolUseId: string; toolName: string; count: number; suggestion?: string }
   | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error'; usage: UsageTotals; error?: string };
 
 export interface UsageTotals {

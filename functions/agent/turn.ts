@@ -1,12 +1,18 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { Deps } from '../deps/deps.ts';
-import { errorMessage, SessionBusyError } from '../shared/errors.ts';
+import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
+import { rulesFromLists } from '../permissions/rule-syntax.ts';
+import { hooksFor, permissionContextFor, ruleToRemember, withRememberedRule, type SessionSettings, type TurnSettings } from '../permissions/session-settings.ts';
+import { errorMessage, SessionBusyError, StratusError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { PendingApproval } from '../stores/approval-store.ts';
 import type { MessageKind, StoredMessage } from '../stores/message-store.ts';
-import type { Lease, SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import type { Lease, SessionPatch, SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import { assembleToolPool } from '../tools/registry.ts';
+import type { UserDecision } from '../tools/run-tool-use.ts';
 import { WorkspaceSession } from '../tools/workspace-session.ts';
 import type { ContinueTurnEvent } from './continuation.ts';
-import { query, type TurnStopReason } from './query.ts';
+import { query, type QueryParams, type TurnStopReason } from './query.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from './transcript.ts';
 import type { UsageTotals } from './turn-events.ts';
@@ -21,19 +27,44 @@ export interface TurnHandle {
   done: Promise<TurnSummary>;
 }
 
-/** When this invocation must stop working (epoch ms), if the platform sets a deadline. */
-export type InvocationDeadline = number | undefined;
+/** A new prompt while calls still wait for answers would leave them dangling: answer them first. */
+export class AwaitingPermissionError extends StratusError {
+  constructor(sessionId: string, toolUseIds: string[]) {
+    super(
+      `Session ${sessionId} is waiting for permission answers (${toolUseIds.join(', ')}); ` +
+        `answer each with POST /v1/sessions/${sessionId}/permissions/{toolUseId}.`,
+      409,
+      'awaiting_permission',
+    );
+  }
+}
+
+export interface StartTurnOptions {
+  sessionId: string;
+  tenantId: string;
+  /** The user's prompt; absent when resuming after permission answers. */
+  prompt?: string;
+  /** Per-turn permission mode and request rules. */
+  settings?: TurnSettings;
+  /** Run the calls that waited for answers, then continue the loop. */
+  resume?: boolean;
+  /**
+   * Epoch ms when this invocation must stop (a Lambda's deadline). Near it, the turn checkpoints
+   * and continues in a fresh invocation. Without one, the configured simulated budget applies.
+   */
+  deadlineAt?: number;
+}
 
 /**
  * Starts one stateless turn: takes the session's lease (409 if another turn holds it), then
  * runs in the background — reload, repair, query loop — writing every message the moment it
  * exists. Callers stream `events` or await `done`; neither is needed for the turn to finish.
  */
-export async function startTurn(
-  deps: Deps,
-  opts: { sessionId: string; tenantId: string; prompt: string; deadline?: InvocationDeadline },
-): Promise<TurnHandle> {
+export async function startTurn(deps: Deps, opts: StartTurnOptions): Promise<TurnHandle> {
   await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
+  const waiting = await deps.approvals.listForSession(opts.sessionId);
+  if (!opts.resume && waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
+  if (opts.resume && waiting.length === 0) throw new StratusError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 409, 'nothing_to_resume');
   const turnId = deps.newId('turn');
   const now = deps.clock();
   const lease = leaseFor(deps, turnId, now);
@@ -41,17 +72,17 @@ export async function startTurn(
   const log = deps.log.child({ sessionId: opts.sessionId, turnId });
   const events = new TurnFeed(deps.events, opts.sessionId, turnId, log);
   const done = runTurn(deps, {
-    session, turnId, owner: lease.owner, prompt: opts.prompt, events, log, startedAt: now,
-    deadline: opts.deadline ?? simulatedDeadline(deps, now), modelCallsBefore: 0,
+    session, turnId, owner: lease.owner, opts, events, log, startedAt: now,
+    deadlineAt: opts.deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: 0, continuation: false,
   });
   return { sessionId: opts.sessionId, turnId, events, done };
 }
 
 /**
- * Carries on a turn that checkpointed near its invocation's deadline. A duplicate delivery of
- * the same continuation finds the lease taken and does nothing.
+ * Carries on a turn that checkpointed near its invocation's deadline. Only the exact hand-off
+ * qualifies: a duplicate or late delivery finds the lease taken and does nothing.
  */
-export async function continueTurn(deps: Deps, event: ContinueTurnEvent, deadline?: InvocationDeadline): Promise<TurnSummary | undefined> {
+export async function continueTurn(deps: Deps, event: ContinueTurnEvent, deadlineAt?: number): Promise<TurnSummary | undefined> {
   const now = deps.clock();
   const lease = leaseFor(deps, event.turnId, now);
   const log = deps.log.child({ sessionId: event.sessionId, turnId: event.turnId });
@@ -69,7 +100,8 @@ export async function continueTurn(deps: Deps, event: ContinueTurnEvent, deadlin
   const events = new TurnFeed(deps.events, event.sessionId, event.turnId, log, event.nextEventSeq);
   return runTurn(deps, {
     session, turnId: event.turnId, owner: lease.owner, events, log, startedAt: event.startedAt,
-    deadline: deadline ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls,
+    opts: { sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}) },
+    deadlineAt: deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls, continuation: true,
   });
 }
 
@@ -77,7 +109,8 @@ function leaseFor(deps: Deps, turnId: string, now: number): Lease {
   return { owner: `${deps.instanceId}/${turnId}`, turnId, expiresAt: now + deps.config.turn.leaseMs };
 }
 
-function simulatedDeadline(deps: Deps, now: number): InvocationDeadline {
+/** Where the platform gives no deadline (the local stack), an optional simulated one. */
+function simulatedDeadline(deps: Deps, now: number): number | undefined {
   const budget = deps.config.turn.invocationBudgetMs;
   return budget === undefined ? undefined : now + budget;
 }
@@ -86,13 +119,15 @@ interface TurnRun {
   session: SessionRecord;
   turnId: string;
   owner: string;
-  /** Absent for a continuation: its prompt is already in the log. */
-  prompt?: string;
+  opts: StartTurnOptions;
   events: TurnFeed;
   log: Logger;
   startedAt: number;
-  deadline: InvocationDeadline;
+  deadlineAt: number | undefined;
+  /** Model calls made by earlier invocations of this turn (the bound spans them). */
   modelCallsBefore: number;
+  /** A continuation: no turn_start, no prompt, nothing to resume. */
+  continuation: boolean;
 }
 
 async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
@@ -103,6 +138,9 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   let modelCalls = run.modelCallsBefore;
   let stopReason: TurnStopReason | 'internal_error' = 'internal_error';
   let error: string | undefined;
+  let settings: SessionSettings | undefined = session.settings;
+  let denials: DenialCounts = { ...session.denials };
+  let pendingOrder = 0;
   const workspace = new WorkspaceSession(
     { runner: deps.runner, credentials: deps.workspaceCredentials, bucket: deps.config.bucket },
     session.sessionId,
@@ -110,7 +148,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     session.cwd,
   );
   const leaseExpiry = () => deps.clock() + deps.config.turn.leaseMs;
-  const sessionPatch = () => ({ messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, usage });
+  const sessionPatch = (): SessionPatch => ({ messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, usage, denials });
 
   /** Write-ahead: the message is durable before anyone sees it; the head moves with it. */
   const append = async (kind: MessageKind, role: 'user' | 'assistant', content: ContentBlockParam[], extra: Partial<StoredMessage> = {}) => {
@@ -124,8 +162,15 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     return message;
   };
 
-  if (run.prompt !== undefined) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
-  log.info(run.prompt !== undefined ? 'turn started' : 'turn resumed', { messageCount: session.messageCount });
+  const waitFor = async (kind: PendingApproval['kind'], toolUseId: string, toolName: string, input: unknown, message?: string) => {
+    await deps.approvals.put({
+      sessionId: session.sessionId, toolUseId, turnId, order: pendingOrder++, toolName, input, kind,
+      ...(message ? { message } : {}), createdAt: new Date(deps.clock()).toISOString(),
+    });
+  };
+
+  if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
+  log.info(run.continuation ? 'turn resumed in a new invocation' : 'turn started', { messageCount: session.messageCount, resume: run.opts.resume === true });
   const abort = new AbortController();
   // Long tool calls write no messages for a while; keep the lease alive between writes.
   const heartbeat = setInterval(() => {
@@ -135,32 +180,49 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     });
   }, Math.max(1_000, Math.floor(deps.config.turn.leaseMs / 3)));
   try {
-    const history = await deps.messages.loadFrom(session.sessionId, 0);
+    const log0 = await deps.messages.loadFrom(session.sessionId, 0);
     // The log, not the session's counter, is the truth: a crash between appending a message and
     // moving the counter leaves the counter one behind.
-    nextSeq = Math.max(nextSeq, (history.at(-1)?.seq ?? -1) + 1);
-    const dangling = danglingToolUses(history);
+    nextSeq = Math.max(nextSeq, (log0.at(-1)?.seq ?? -1) + 1);
+    let resume: QueryParams['resume'];
+    if (run.opts.resume) {
+      const prepared = await prepareResume(deps, session.sessionId, log0, settings);
+      resume = prepared.resume;
+      if (prepared.settings !== settings) {
+        settings = prepared.settings;
+        await deps.sessions.updateUnderLease(session.sessionId, owner, { settings }, leaseExpiry());
+      }
+    }
+    const waiting = new Set(resume?.blocks.map((b) => b.id) ?? []);
+    const dangling = danglingToolUses(log0).filter((id) => !waiting.has(id));
     if (dangling.length > 0) {
       log.warn('repairing dangling tool_use blocks', { toolUseIds: dangling });
-      history.push(await append('synthetic', 'user', syntheticResults(dangling)));
+      log0.push(await append('synthetic', 'user', syntheticResults(dangling)));
     }
-    if (run.prompt !== undefined) history.push(await append('prompt', 'user', [{ type: 'text', text: run.prompt }]));
+    if (run.opts.prompt !== undefined) log0.push(await append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }]));
 
+    const permissions = permissionContextFor(settings, { defaultMode: deps.config.permissions.defaultMode, policy: deps.config.permissions.policy, turn: run.opts.settings });
+    const { deadlineAt } = run;
     const loop = query({
       client: deps.model,
       model: deps.config.model.name,
       maxTokens: deps.config.model.maxTokens,
       system: buildSystemPrompt(),
-      messages: toApiMessages(history),
-      registry: deps.tools,
+      messages: toApiMessages(log0),
+      registry: assembleToolPool({ builtins: deps.tools.tools, rules: permissions.rules }),
       toolContext: { sessionId: session.sessionId, turnId, workspace, signal: abort.signal, log },
-      maxTurns: deps.config.turn.maxModelCalls - run.modelCallsBefore,
+      permissions,
+      hooks: [...(deps.hooks ?? []), ...hooksFor(settings)],
+      maxToolConcurrency: deps.config.maxToolConcurrency,
+      maxTurns: Math.max(1, deps.config.turn.maxModelCalls - run.modelCallsBefore),
       signal: abort.signal,
-      shouldCheckpoint: () => run.deadline !== undefined && run.deadline - deps.clock() <= deps.config.turn.checkpointMarginMs,
+      shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs,
+      resume,
     });
     for await (const event of loop) {
       switch (event.type) {
         case 'text_delta':
+        case 'tool_progress':
           events.push(event);
           break;
         case 'assistant': {
@@ -182,19 +244,33 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
           break;
         }
         case 'tool_result': {
-          const stored = await append('tool_result', 'user', [event.block]);
+          if (event.denied) {
+            const tracked = recordDenial(denials, event.toolName);
+            denials = tracked.counts;
+            events.push({ type: 'permission_denied', toolUseId: event.block.tool_use_id, toolName: event.toolName, count: tracked.count, ...(tracked.suggestion ? { suggestion: tracked.suggestion } : {}) });
+          }
+          const stored = await append('tool_result', 'user', [event.block, ...event.extra]);
           events.push({
             type: 'tool_result', seq: stored.seq, toolUseId: event.block.tool_use_id, toolName: event.toolName,
             isError: event.block.is_error === true, content: event.block.content,
           });
           break;
         }
+        case 'permission_request':
+          await waitFor('ask', event.toolUseId, event.toolName, event.input, event.message);
+          events.push(event);
+          break;
+        case 'tool_deferred':
+          await waitFor('deferred', event.toolUseId, event.toolName, event.input);
+          break;
         case 'done':
           stopReason = event.stopReason;
           error = event.error;
           break;
       }
     }
+    // Calls can be left waiting even when the turn ended otherwise (a stream that broke mid-way).
+    if (pendingOrder > 0 && stopReason !== 'internal_error') stopReason = 'awaiting_permission';
   } catch (err) {
     abort.abort();
     stopReason = 'internal_error';
@@ -204,7 +280,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     clearInterval(heartbeat);
   }
 
-  if (stopReason === 'checkpoint') return handOff(deps, run, { modelCalls, patch: sessionPatch() });
+  if (stopReason === 'checkpoint') return handOff(deps, run, { modelCalls, patch: { ...sessionPatch(), ...(settings ? { settings } : {}) } });
 
   const summary: TurnSummary = {
     turnId, stopReason, startedAt: new Date(run.startedAt).toISOString(), endedAt: new Date(deps.clock()).toISOString(),
@@ -213,7 +289,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   try {
     await deps.sessions.releaseLease(session.sessionId, owner, {
       ...sessionPatch(),
-      status: stopReason === 'internal_error' ? 'failed' : 'idle',
+      status: stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle',
       lastTurn: summary,
       turnCount: session.turnCount + 1,
     });
@@ -231,11 +307,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
  * for a fresh invocation. If that fails, the turn ends here with an error instead, and the
  * session is released so the next prompt can go on.
  */
-async function handOff(
-  deps: Deps,
-  run: TurnRun,
-  state: { modelCalls: number; patch: Parameters<Deps['sessions']['handOffLease']>[3] },
-): Promise<TurnSummary> {
+async function handOff(deps: Deps, run: TurnRun, state: { modelCalls: number; patch: SessionPatch }): Promise<TurnSummary> {
   const { session, turnId, owner, events, log } = run;
   const handoffOwner = `continuation/${turnId}/${state.modelCalls}`;
   const startedAt = new Date(run.startedAt).toISOString();
@@ -248,6 +320,7 @@ async function handOff(
     await events.close();
     await deps.continuations.schedule({
       kind: 'continue_turn', sessionId: session.sessionId, turnId, handoffOwner, nextEventSeq, modelCalls: state.modelCalls, startedAt: run.startedAt,
+      ...(run.opts.settings ? { settings: run.opts.settings } : {}),
     });
     log.info('turn checkpointed; continuing in a new invocation', { modelCalls: state.modelCalls });
     return { turnId, stopReason: 'checkpoint', startedAt, endedAt: new Date(deps.clock()).toISOString() };
@@ -258,11 +331,48 @@ async function handOff(
     await deps.sessions
       .releaseLease(session.sessionId, currentOwner, { ...state.patch, status: 'failed', lastTurn: summary, turnCount: session.turnCount + 1 })
       .catch((e: unknown) => log.error('could not release the session lease; it will expire', { error: errorMessage(e) }));
+    const end = { type: 'turn_end' as const, turnId, stopReason: 'internal_error' as const, usage: { inputTokens: 0, outputTokens: 0 }, error };
     const feed = new TurnFeed(deps.events, session.sessionId, turnId, log, events.nextSeq);
-    feed.push({ type: 'turn_end', turnId, stopReason: 'internal_error', usage: { inputTokens: 0, outputTokens: 0 }, error });
+    feed.push(end);
     await feed.close();
-    events.push({ type: 'turn_end', turnId, stopReason: 'internal_error', usage: { inputTokens: 0, outputTokens: 0 }, error });
+    events.push(end);
     await events.close();
     return summary;
   }
+}
+
+/**
+ * The calls that waited, with the answers given. Calls whose result is already in the log (a
+ * resumed turn that crashed after running them) are skipped. The waiting items are removed
+ * now, under the lease: from here on the log is the record, and a crash leaves dangling
+ * tool_uses that the next turn repairs. A remembered "allow" becomes a session rule.
+ */
+async function prepareResume(
+  deps: Deps,
+  sessionId: string,
+  log0: readonly StoredMessage[],
+  settings: SessionSettings | undefined,
+): Promise<{ resume: NonNullable<QueryParams['resume']>; settings: SessionSettings | undefined }> {
+  const pending = await deps.approvals.listForSession(sessionId);
+  const undecided = pending.filter((p) => p.kind === 'ask' && p.decision === undefined);
+  if (undecided.length > 0) throw new AwaitingPermissionError(sessionId, undecided.map((p) => p.toolUseId));
+  const answered = new Set<string>();
+  for (const message of log0) for (const block of message.content) if (block.type === 'tool_result') answered.add(block.tool_use_id);
+  const decisions = new Map<string, UserDecision>();
+  const blocks: NonNullable<QueryParams['resume']>['blocks'] = [];
+  let next = settings;
+  for (const item of pending) {
+    if (answered.has(item.toolUseId)) continue;
+    blocks.push({ id: item.toolUseId, name: item.toolName, input: item.input });
+    if (item.decision === 'deny') decisions.set(item.toolUseId, { behavior: 'deny' });
+    if (item.decision === 'allow') {
+      decisions.set(item.toolUseId, { behavior: 'allow', ...(item.updatedInput !== undefined ? { updatedInput: item.updatedInput } : {}) });
+      if (item.remember) {
+        const rule = ruleToRemember(item.toolName, item.updatedInput ?? item.input);
+        if (rulesFromLists({ allow: [rule] }, 'session').invalid.length === 0) next = withRememberedRule(next, rule);
+      }
+    }
+  }
+  for (const item of pending) await deps.approvals.remove(sessionId, item.toolUseId);
+  return { resume: { blocks, decisions }, settings: next };
 }

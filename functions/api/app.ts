@@ -6,6 +6,7 @@ import { bearerAuth, type AuthVariables } from './auth.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
+import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
 
 /** The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack. */
@@ -20,6 +21,7 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', turnRoutes(deps));
   v1.route('/sessions', turnEventRoutes(deps));
   v1.route('/schedules', scheduleRoutes(deps));
+  v1.route('/sessions', permissionRoutes(deps));
   app.route('/v1', v1);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));

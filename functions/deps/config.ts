@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -6,7 +7,7 @@ import { z } from 'zod';
  */
 export const configSchema = z.object({
   region: z.string().default('us-east-1'),
-  tables: z.object({ sessions: z.string(), messages: z.string(), events: z.string(), schedules: z.string() }),
+  tables: z.object({ sessions: z.string(), messages: z.string(), events: z.string(), schedules: z.string(), approvals: z.string() }),
   bucket: z.string(),
   runnerFunction: z.string(),
   /** The API function itself: long turns continue in an asynchronous invocation of it. */
@@ -42,6 +43,19 @@ export const configSchema = z.object({
     })
     .default({ maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 60_000 }),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  permissions: z
+    .object({
+      /**
+       * The mode of sessions that do not choose one. Every tool runs in the isolated runner, so
+       * the default lets calls through; sessions opt into asking with `permissionMode: "default"`.
+       */
+      defaultMode: permissionModeSchema.default('bypassPermissions'),
+      /** Organisation policy rules; they come first and their deny rules bind every session. */
+      policy: ruleListsSchema.optional(),
+    })
+    .default({ defaultMode: 'bypassPermissions' }),
+  /** Most concurrency-safe tool calls run at once. */
+  maxToolConcurrency: z.number().int().min(1).max(100).default(10),
 });
 
 export type StratusConfig = z.output<typeof configSchema>;
@@ -59,7 +73,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   return configSchema.parse({
     region: env.AWS_REGION,
-    tables: { sessions: env.STRATUS_SESSIONS_TABLE, messages: env.STRATUS_MESSAGES_TABLE, events: env.STRATUS_EVENTS_TABLE, schedules: env.STRATUS_SCHEDULES_TABLE },
+    tables: {
+      sessions: env.STRATUS_SESSIONS_TABLE,
+      messages: env.STRATUS_MESSAGES_TABLE,
+      events: env.STRATUS_EVENTS_TABLE,
+      schedules: env.STRATUS_SCHEDULES_TABLE,
+      approvals: env.STRATUS_APPROVALS_TABLE,
+    },
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     selfFunction: env.STRATUS_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME,
@@ -76,6 +96,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
       invocationBudgetMs: num(env.STRATUS_INVOCATION_BUDGET_MS),
     },
     logLevel: env.STRATUS_LOG_LEVEL || undefined,
+    maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
+    permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,
   });
 }
 

@@ -8,6 +8,7 @@ import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../run
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
 import { EventStore } from '../stores/event-store.ts';
+import { ApprovalStore } from '../stores/approval-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
 import { ScheduleStore } from '../stores/schedule-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
@@ -41,6 +42,7 @@ export function createDeps(
     scheduleBackend: config.scheduler
       ? createEventBridgeScheduleBackend(new SchedulerClient({ ...aws }), config.scheduler)
       : POLLING_SCHEDULE_BACKEND,
+    approvals: new ApprovalStore(db, config.tables.approvals),
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),

@@ -1,8 +1,10 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import type { HookDefinition } from '../hooks/types.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { EventStore } from '../stores/event-store.ts';
+import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
 import type { ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
@@ -19,11 +21,15 @@ export interface Deps {
   events: EventStore;
   schedules: ScheduleStore;
   scheduleBackend: ScheduleBackend;
+  /** Tool calls waiting for a person's answer (durable ask). */
+  approvals: ApprovalStore;
   runner: RunnerClient;
   continuations: ContinuationScheduler;
   workspaceCredentials: WorkspaceCredentialSource;
   model: Anthropic;
   tools: ToolRegistry;
+  /** In-process hooks (library use); they run before a session's configured HTTP hooks. */
+  hooks?: readonly HookDefinition[];
   clock: () => number;
   newId: IdSource;
   log: Logger;

@@ -36,7 +36,7 @@ export async function runScheduledTask(deps: Deps, event: ScheduledTaskEvent): P
     const sessionId =
       'sessionId' in schedule.target
         ? schedule.target.sessionId
-        : (await createSession(deps, { tenantId: schedule.tenantId, title: `${schedule.name} @ ${event.firedAt}`, files: schedule.target.newSession.files, unattended: true }))
+        : (await createSession(deps, { tenantId: schedule.tenantId, title: `${schedule.name} @ ${event.firedAt}`, files: schedule.target.newSession.files, settings: { unattended: true } }))
             .sessionId;
     const turn = await startTurn(deps, { sessionId, tenantId: schedule.tenantId, prompt: schedule.prompt });
     const summary = await turn.done;

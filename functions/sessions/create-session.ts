@@ -1,5 +1,6 @@
 import { VIRTUAL_ROOT } from '../../sandbox-runner/protocol.ts';
 import type { Deps } from '../deps/deps.ts';
+import type { SessionSettings } from '../permissions/session-settings.ts';
 import { UserError } from '../shared/errors.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 import { WorkspaceSession } from '../tools/workspace-session.ts';
@@ -9,8 +10,7 @@ export interface CreateSessionInput {
   title?: string;
   /** Relative path → text, or `{ base64 }` for binary content. */
   files?: Record<string, string | { base64: string }>;
-  /** Nobody is there to answer questions (scheduled and webhook-driven sessions). */
-  unattended?: boolean;
+  settings?: SessionSettings;
 }
 
 /** Creates a session and its workspace (seeded through the runner, which owns the S3 layout). */
@@ -40,12 +40,12 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     updatedAt: now,
     status: 'idle',
     ...(input.title ? { title: input.title } : {}),
-    unattended: input.unattended ?? false,
     messageCount: 0,
     workspace: workspace.workspace,
     cwd: VIRTUAL_ROOT,
     usage: { inputTokens: 0, outputTokens: 0 },
     turnCount: 0,
+    ...(input.settings ? { settings: input.settings } : {}),
   };
   await deps.sessions.create(record);
   deps.log.info('session created', { sessionId, workspaceId, files: Object.keys(input.files ?? {}).length });

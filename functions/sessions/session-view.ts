@@ -1,3 +1,4 @@
+import { denialSummary } from '../permissions/denial-tracking.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 
@@ -18,6 +19,12 @@ export function sessionView(record: SessionRecord, now: number) {
     usage: record.usage,
     currentTurnId: running ? record.lease!.turnId : null,
     lastTurn: record.lastTurn ?? null,
+    permissions: {
+      mode: record.settings?.permissionMode ?? null,
+      unattended: record.settings?.unattended === true,
+      hooks: (record.settings?.hooks ?? []).map((h) => ({ event: h.event, matcher: h.matcher ?? null, url: h.url, failMode: h.failMode })),
+      denials: denialSummary(record.denials),
+    },
   };
 }
 

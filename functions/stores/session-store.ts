@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SessionSettings } from '../permissions/session-settings.ts';
 import { NotFoundError, SessionBusyError, UserError } from '../shared/errors.ts';
 
-export type SessionStatus = 'idle' | 'running' | 'failed';
+export type SessionStatus = 'idle' | 'running' | 'failed' | 'awaiting_permission';
 
 export interface WorkspaceRef {
   /** Workspace id: the S3 prefix under `workspaces/`. */
@@ -33,8 +34,6 @@ export interface SessionRecord {
   updatedAt: string;
   status: SessionStatus;
   title?: string;
-  /** No human answers permission questions: `ask` decisions become denials. */
-  unattended?: boolean;
   /** Number of messages in the log; the next message gets this `seq`. */
   messageCount: number;
   workspace: WorkspaceRef;
@@ -44,9 +43,13 @@ export interface SessionRecord {
   turnCount: number;
   lastTurn?: TurnSummary;
   lease?: Lease;
+  /** Permission mode, rules, hooks, unattended flag. */
+  settings?: SessionSettings;
+  /** Denied tool calls per tool name (denial tracking). */
+  denials?: Record<string, number>;
 }
 
-export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount'>>;
+export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'settings' | 'denials'>>;
 
 export interface SessionPage {
   sessions: SessionRecord[];

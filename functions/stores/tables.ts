@@ -8,6 +8,7 @@ export interface TableNames {
   messages: string;
   events: string;
   schedules: string;
+  approvals: string;
 }
 
 export interface KeyDef {
@@ -56,11 +57,18 @@ export const SCHEDULES_TABLE: TableSpec = {
 /** The attribute DynamoDB's TTL reads on tables whose items expire. */
 export const TTL_ATTRIBUTE = 'expiresAt';
 
+/** Approvals: tool calls waiting for a person's answer (durable ask), one item per tool_use. */
+export const APPROVALS_TABLE: TableSpec = {
+  partitionKey: { name: 'sessionId', type: 'S' },
+  sortKey: { name: 'toolUseId', type: 'S' },
+};
+
 export function tableSpecs(names: TableNames): [string, TableSpec][] {
   return [
     [names.sessions, SESSIONS_TABLE],
     [names.messages, MESSAGES_TABLE],
     [names.events, EVENTS_TABLE],
     [names.schedules, SCHEDULES_TABLE],
+    [names.approvals, APPROVALS_TABLE],
   ];
 }

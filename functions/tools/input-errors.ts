@@ -1,29 +1,26 @@
 import type { z } from 'zod';
 
 /**
- * Turns a schema failure into sentences the model can act on, one per bad field:
- * missing, unexpected, or of the wrong type.
+ * Turns a schema failure into sentences the model can act on, grouped as the reference groups
+ * them: missing parameters, then unexpected ones, then wrong types. Anything else falls back
+ * to zod's own message.
  */
 export function describeInputIssues(toolName: string, error: z.ZodError): string {
-  const lines: string[] = [];
-  for (const issue of error.issues) {
-    const field = issue.path.join('.');
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) lines.push(`An unexpected parameter \`${[...issue.path, key].join('.')}\` was provided`);
-    } else if (issue.code === 'invalid_type' && issue.input === undefined) {
-      lines.push(`The required parameter \`${field}\` is missing`);
-    } else if (issue.code === 'invalid_type') {
-      lines.push(`The parameter \`${field}\` type is expected as \`${issue.expected}\` but provided as \`${typeName(issue.input)}\``);
-    } else {
-      lines.push(field ? `The parameter \`${field}\` is invalid: ${issue.message}` : issue.message);
-    }
-  }
-  const noun = lines.length > 1 ? 'issues' : 'issue';
-  return `InputValidationError: ${toolName} failed due to the following ${noun}:\n${lines.join('\n')}`;
+  const issues = error.issues;
+  const isMissing = (i: z.core.$ZodIssue) => i.code === 'invalid_type' && /received undefined/.test(i.message);
+  const missing = issues.filter(isMissing).map((i) => `The required parameter \`${formatPath(i.path)}\` is missing`);
+  const unexpected = issues
+    .filter((i): i is z.core.$ZodIssueUnrecognizedKeys => i.code === 'unrecognized_keys')
+    .flatMap((i) => i.keys.map((key) => `An unexpected parameter \`${key}\` was provided`));
+  const wrongType = issues
+    .filter((i): i is z.core.$ZodIssueInvalidType => i.code === 'invalid_type' && !isMissing(i))
+    .map((i) => `The parameter \`${formatPath(i.path)}\` type is expected as \`${i.expected}\` but provided as \`${/received (\w+)/.exec(i.message)?.[1] ?? 'unknown'}\``);
+  const lines = [...missing, ...unexpected, ...wrongType];
+  if (lines.length === 0) return `InputValidationError: ${error.message}`;
+  return `InputValidationError: ${toolName} failed due to the following ${lines.length > 1 ? 'issues' : 'issue'}:\n${lines.join('\n')}`;
 }
 
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
+/** `a.b[2].c`, as the reference prints paths. */
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, part, i) => (typeof part === 'number' ? `${acc}[${part}]` : i === 0 ? String(part) : `${acc}.${String(part)}`), '');
 }

@@ -1,10 +1,12 @@
 import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
+import { isToolWhollyDenied } from '../permissions/rule-matching.ts';
+import type { PermissionRule } from '../permissions/types.ts';
 import { bashTool } from './bash-tool.ts';
 import { readTool } from './read-tool.ts';
 import type { Tool } from './tool.ts';
 
-/** The built-in tools. This file only lists them. */
+/** The built-in tools. This file only lists them (and assembles pools from them). */
 export const BUILTIN_TOOLS: readonly Tool[] = [bashTool, readTool];
 
 export interface ToolRegistry {
@@ -14,27 +16,75 @@ export interface ToolRegistry {
   toApiTools(): ApiTool[];
 }
 
-export function createToolRegistry(tools: readonly Tool[] = BUILTIN_TOOLS): ToolRegistry {
-  const enabled = [...tools].filter((t) => t.isEnabled()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const byName = new Map<string, Tool>();
-  for (const tool of enabled) {
-    byName.set(tool.name, tool);
-    for (const alias of tool.aliases) if (!byName.has(alias)) byName.set(alias, tool);
+export interface ToolPoolInput {
+  builtins: readonly Tool[];
+  /** Tools from outside (MCP servers), whose JSON schema arrives at run time. */
+  external?: readonly Tool[];
+  /** Deny rules that name a whole tool remove it before the model sees it. */
+  rules?: readonly PermissionRule[];
+}
+
+/**
+ * The pool for one turn: enabled built-ins sorted by name as a contiguous prefix, then enabled
+ * external tools sorted by name; a name clash keeps the built-in (an external server cannot
+ * shadow a built-in); tools a deny rule removes entirely are left out. The prefix stays put
+ * when external tools come and go, so the cached part of the prompt survives.
+ */
+export function assembleToolPool(input: ToolPoolInput): ToolRegistry {
+  const rules = input.rules ?? [];
+  const keep = (t: Tool) => !isToolWhollyDenied(rules, t.name) && safeEnabled(t);
+  const builtins = input.builtins.filter(keep).sort(byName);
+  const external = (input.external ?? []).filter(keep).sort(byName);
+  const seen = new Set<string>();
+  const tools: Tool[] = [];
+  for (const tool of [...builtins, ...external]) {
+    if (seen.has(tool.name)) continue;
+    seen.add(tool.name);
+    tools.push(tool);
   }
-  const apiTools = enabled.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    input_schema: toInputSchema(tool.inputSchema),
-  }));
+  return registryOf(tools);
+}
+
+/** A registry over a fixed list (sorted by name); kept for callers that have no rules or external tools. */
+export function createToolRegistry(tools: readonly Tool[] = BUILTIN_TOOLS): ToolRegistry {
+  return assembleToolPool({ builtins: tools });
+}
+
+function registryOf(tools: Tool[]): ToolRegistry {
+  const byNameMap = new Map<string, Tool>();
+  for (const tool of tools) byNameMap.set(tool.name, tool);
+  for (const tool of tools) for (const alias of tool.aliases) if (!byNameMap.has(alias)) byNameMap.set(alias, tool);
+  let apiTools: ApiTool[] | undefined;
   return {
-    tools: enabled,
-    find: (name) => byName.get(name),
-    toApiTools: () => apiTools,
+    tools,
+    find: (name) => byNameMap.get(name),
+    toApiTools: () => (apiTools ??= tools.map(toApiTool)),
   };
 }
 
-function toInputSchema(schema: z.ZodType): ApiTool['input_schema'] {
+function toApiTool(tool: Tool): ApiTool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: (tool.inputJSONSchema ?? toInputSchema(tool.inputSchema)) as ApiTool['input_schema'],
+  };
+}
+
+// Locale-independent so the order (and the prompt bytes) never depend on the host.
+function byName(a: Tool, b: Tool): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function safeEnabled(tool: Tool): boolean {
+  try {
+    return tool.isEnabled();
+  } catch {
+    return false;
+  }
+}
+
+function toInputSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
   delete json.$schema;
-  return json as ApiTool['input_schema'];
+  return json;
 }

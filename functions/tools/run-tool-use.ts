@@ -1,48 +1,163 @@
-import type { ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import type { ZodError } from 'zod';
+import { runPostToolUseHooks, runPreToolUseHooks } from '../hooks/tool-hooks.ts';
+import type { HookDefinition } from '../hooks/types.ts';
+import { decidePermission, finalizeAsk } from '../permissions/decide.ts';
+import { USER_REJECTED_MESSAGE, deniedByRuleMessage, askByRuleMessage } from '../permissions/messages.ts';
+import { firstMatching } from '../permissions/rule-matching.ts';
+import type { PermissionContext, PermissionDecision } from '../permissions/types.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { describeInputIssues } from './input-errors.ts';
-import type { ToolContext, Tool } from './tool.ts';
 import type { ToolRegistry } from './registry.ts';
+import type { Tool, ToolContext, ToolResult, ToolUseContext } from './tool.ts';
 
 /** Longest error text passed to the model; longer ones keep their head and tail. */
 export const MAX_ERROR_CHARS = 10_000;
 
+/** The result of a call that was not run because the turn was stopped before it started. */
+export const CANCEL_MESSAGE =
+  "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.";
+
+/** What a person answered to a durable ask. */
+export type UserDecision = { behavior: 'allow'; updatedInput?: unknown } | { behavior: 'deny' };
+
+/** Everything a call's policy depends on besides the call itself. */
+export interface ToolUseEnv {
+  pool: ToolRegistry;
+  permissions: PermissionContext;
+  hooks: readonly HookDefinition[];
+  /** Answers to durable asks, by tool_use id: they replace the permission decision. */
+  decisions?: ReadonlyMap<string, UserDecision>;
+}
+
+export type ToolUseOutcome =
+  | {
+      kind: 'result';
+      result: ToolResultBlockParam;
+      /** Content for the model after the tool_result (the tool's newMessages, hook context). */
+      extra: ContentBlockParam[];
+      contextModifier?: ToolResult<unknown>['contextModifier'];
+      /** Set when a permission decision refused the call (for denial tracking). */
+      denied?: { toolName: string };
+      /** A hook asked to end the turn after this call. */
+      stop?: { reason?: string };
+    }
+  | { kind: 'ask'; toolUseId: string; toolName: string; input: unknown; message: string };
+
+type Block = Pick<ToolUseBlock, 'id' | 'name' | 'input'>;
+
 /**
- * One tool call from start to finish. Every way it can fail — unknown tool, bad input, a
- * refusal from validateInput, a throw inside call, a runner failure — becomes an error
- * tool_result; nothing escapes, so every tool_use gets exactly one tool_result.
+ * One tool call from start to finish: find → parse → validateInput → PreToolUse hooks →
+ * permission → call → PostToolUse hooks → map. Every failure — unknown tool, bad input, a
+ * refusal, a throw inside call, a runner failure — becomes an error tool_result; nothing
+ * escapes, so every tool_use gets exactly one tool_result. The one other outcome is `ask`: the
+ * call waits, durably, for a person's answer.
  */
-export async function runToolUse(
-  block: Pick<ToolUseBlock, 'id' | 'name' | 'input'>,
-  registry: ToolRegistry,
-  ctx: Omit<ToolContext, 'toolUseId'>,
-): Promise<ToolResultBlockParam> {
-  const tool = registry.find(block.name);
-  if (!tool) return errorResult(block.id, `<tool_use_error>Error: No such tool available: ${block.name}</tool_use_error>`);
-  const parsed = tool.inputSchema.safeParse(block.input);
-  if (!parsed.success) return errorResult(block.id, `<tool_use_error>${describeInputIssues(tool.name, parsed.error)}</tool_use_error>`);
+export async function runToolUse(block: Block, ctx: ToolUseContext, env: ToolUseEnv): Promise<ToolUseOutcome> {
+  const tool = env.pool.find(block.name);
+  if (!tool) return errorOutcome(block.id, `<tool_use_error>Error: No such tool available: ${block.name}</tool_use_error>`);
+  if (ctx.signal.aborted) return errorOutcome(block.id, CANCEL_MESSAGE);
   const callCtx: ToolContext = { ...ctx, toolUseId: block.id };
   try {
-    const validation = await tool.validateInput(parsed.data, callCtx);
-    if (!validation.ok) return errorResult(block.id, `<tool_use_error>${validation.message}</tool_use_error>`);
-    if (ctx.signal.aborted) return errorResult(block.id, interruptedText(tool));
-    const result = await tool.call(parsed.data, callCtx);
-    return tool.mapToolResultToToolResultBlockParam(result.data, block.id);
+    return await runFoundTool(tool, block, callCtx, env);
   } catch (err) {
     ctx.log.warn('tool call failed', { tool: tool.name, toolUseId: block.id, error: errorMessage(err) });
-    return errorResult(block.id, truncateMiddle(errorMessage(err), MAX_ERROR_CHARS));
+    return errorOutcome(block.id, truncateMiddle(errorMessage(err) || 'Command failed with no output', MAX_ERROR_CHARS));
   }
+}
+
+async function runFoundTool(tool: Tool, block: Block, ctx: ToolContext, env: ToolUseEnv): Promise<ToolUseOutcome> {
+  const parsed = tool.inputSchema.safeParse(block.input);
+  if (!parsed.success) return errorOutcome(block.id, inputError(tool, parsed.error));
+  let input: unknown = parsed.data;
+  const validation = await tool.validateInput(input, ctx);
+  if (!validation.ok) return errorOutcome(block.id, `<tool_use_error>${validation.message}</tool_use_error>`);
+
+  const extra: ContentBlockParam[] = [];
+  let stop: { reason?: string } | undefined;
+  const hookInput = { sessionId: ctx.sessionId, turnId: ctx.turnId, toolName: tool.name, toolUseId: block.id, permissionMode: env.permissions.mode };
+  const hookOpts = { signal: ctx.signal, log: ctx.log };
+
+  let decision: PermissionDecision;
+  const answered = env.decisions?.get(block.id);
+  if (answered) {
+    if (answered.behavior === 'deny') return { ...errorOutcome(block.id, USER_REJECTED_MESSAGE), denied: { toolName: tool.name } };
+    decision = { behavior: 'allow', updatedInput: answered.updatedInput, reason: { type: 'user', remember: false } };
+  } else {
+    const pre = await runPreToolUseHooks(env.hooks, { ...hookInput, toolInput: input }, hookOpts);
+    for (const text of pre.additionalContext) extra.push({ type: 'text', text });
+    if (pre.preventContinuation) stop = { reason: pre.stopReason };
+    if (pre.updatedInput) {
+      const reparsed = tool.inputSchema.safeParse(pre.updatedInput);
+      if (!reparsed.success) return errorOutcome(block.id, inputError(tool, reparsed.error));
+      input = reparsed.data;
+    }
+    decision = pre.permission ? withHookVerdict(pre.permission, tool, input, env.permissions) : await decidePermission(tool, input, ctx, env.permissions);
+  }
+
+  if (decision.behavior === 'deny') return { kind: 'result', result: errorResult(block.id, decision.message), extra, denied: { toolName: tool.name }, stop };
+  if (decision.behavior === 'ask') return { kind: 'ask', toolUseId: block.id, toolName: tool.name, input, message: decision.message };
+  if (decision.updatedInput !== undefined) {
+    const reparsed = tool.inputSchema.safeParse(decision.updatedInput);
+    if (!reparsed.success) return errorOutcome(block.id, inputError(tool, reparsed.error));
+    input = reparsed.data;
+  }
+  if (ctx.signal.aborted) return errorOutcome(block.id, CANCEL_MESSAGE);
+
+  let output: ToolResult<unknown>;
+  try {
+    output = await tool.call(input, ctx);
+  } catch (err) {
+    const text = truncateMiddle(errorMessage(err) || 'Command failed with no output', MAX_ERROR_CHARS);
+    ctx.log.warn('tool call failed', { tool: tool.name, toolUseId: block.id, error: text.slice(0, 500) });
+    const post = await runPostToolUseHooks(env.hooks, { ...hookInput, toolInput: input, error: text }, true, hookOpts);
+    for (const t of post.additionalContext) extra.push({ type: 'text', text: t });
+    if (post.preventContinuation) stop ??= { reason: post.stopReason };
+    return { kind: 'result', result: errorResult(block.id, text), extra, stop };
+  }
+
+  let result = tool.mapToolResultToToolResultBlockParam(output.data, block.id);
+  const post = await runPostToolUseHooks(env.hooks, { ...hookInput, toolInput: input, toolResponse: result.content }, result.is_error === true, hookOpts);
+  // Only an external tool's output may be rewritten: built-in results are ours to vouch for.
+  if (post.updatedOutput !== undefined && tool.isExternal) result = { ...result, content: asResultContent(post.updatedOutput) };
+  for (const t of post.additionalContext) extra.push({ type: 'text', text: t });
+  if (post.preventContinuation) stop ??= { reason: post.stopReason };
+  if (output.newMessages) extra.push(...output.newMessages);
+  return { kind: 'result', result, extra, contextModifier: output.contextModifier, stop };
+}
+
+/** A hook's verdict: deny and ask stand; allow still yields to the rules that deny or ask. */
+function withHookVerdict(verdict: { behavior: 'allow' | 'deny' | 'ask'; message: string; hookName: string }, tool: Tool, input: unknown, permissions: PermissionContext): PermissionDecision {
+  const reason = { type: 'hook' as const, hookName: verdict.hookName };
+  if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.message, reason };
+  if (verdict.behavior === 'ask') return finalizeAsk({ behavior: 'ask', message: verdict.message, reason }, tool, permissions);
+  const deny = firstMatching(permissions.rules, 'deny', tool.name, input);
+  if (deny) return { behavior: 'deny', message: deniedByRuleMessage(tool.name, input, deny), reason: { type: 'rule', rule: deny } };
+  const ask = firstMatching(permissions.rules, 'ask', tool.name, input);
+  if (ask) return finalizeAsk({ behavior: 'ask', message: askByRuleMessage(tool.name, ask), reason: { type: 'rule', rule: ask } }, tool, permissions);
+  return { behavior: 'allow', reason };
+}
+
+function inputError(tool: Tool, error: ZodError): string {
+  return `<tool_use_error>${describeInputIssues(tool.name, error)}</tool_use_error>`;
+}
+
+function asResultContent(value: unknown): ToolResultBlockParam['content'] {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value as ToolResultBlockParam['content'];
+  return JSON.stringify(value);
 }
 
 export function errorResult(toolUseId: string, content: string): ToolResultBlockParam {
   return { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true };
 }
 
-function interruptedText(tool: Tool): string {
-  return `<tool_use_error>The ${tool.name} call was not run: the turn was interrupted.</tool_use_error>`;
+function errorOutcome(toolUseId: string, content: string): Extract<ToolUseOutcome, { kind: 'result' }> {
+  return { kind: 'result', result: errorResult(toolUseId, content), extra: [] };
 }
 
-function truncateMiddle(text: string, max: number): string {
+/** Keeps the head and the tail of a long error, saying how much was dropped between them. */
+export function truncateMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
   const half = Math.floor(max / 2);
   return `${text.slice(0, half)}\n\n... [${text.length - max} characters truncated] ...\n\n${text.slice(-half)}`;

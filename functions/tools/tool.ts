@@ -1,5 +1,6 @@
-import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { z } from 'zod';
+import type { PermissionCheck } from '../permissions/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { WorkspaceSession } from './workspace-session.ts';
 
@@ -12,49 +13,81 @@ export interface ToolContext {
   workspace: WorkspaceSession;
   signal: AbortSignal;
   log: Logger;
+  /** Progress for clients while the call runs (forwarded at once by the executor). */
+  onProgress?: (progress: unknown) => void;
 }
+
+/** The part of the context that tools may change for the calls after them (contextModifier). */
+export type ToolUseContext = Omit<ToolContext, 'toolUseId'>;
 
 export interface ToolResult<Output> {
   data: Output;
+  /** Extra content for the model, sent in the same user message after the tool_result. */
+  newMessages?: ContentBlockParam[];
+  /**
+   * Changes the context of later calls. From a concurrency-safe call it applies after its whole
+   * batch, in call order; from a serial call, at once.
+   */
+  contextModifier?: (ctx: ToolUseContext) => ToolUseContext;
 }
 
 export type ValidationResult = { ok: true } | { ok: false; message: string };
 
 /**
  * The tool contract. Safety flags are decided per input; the builder's defaults are
- * fail-closed (not read-only, not concurrency-safe), so a tool that forgets one is treated as
- * the riskiest kind.
+ * fail-closed (not read-only, not concurrency-safe, not destructive-exempt, interrupt blocks),
+ * so a tool that forgets one is treated as the riskiest kind.
  */
 export interface Tool<Input = any, Output = any> {
   readonly name: string;
   readonly aliases: readonly string[];
   readonly inputSchema: z.ZodType<Input>;
+  /**
+   * The JSON schema the model sees, for tools whose schema arrives at run time (external/MCP
+   * tools). When absent it is derived from `inputSchema`.
+   */
+  readonly inputJSONSchema?: Record<string, unknown>;
   /** The description the model reads. */
   readonly description: string;
   /** Result text longer than this is persisted instead of inlined (Infinity: never). */
   readonly maxResultSizeChars: number;
+  /** Words that help ToolSearch find a deferred tool. */
+  readonly searchHint?: string;
+  /** Hidden from the first request and found through ToolSearch when the pool is large. */
+  readonly shouldDefer: boolean;
+  /** True for tools that came from outside (MCP servers): PostToolUse hooks may rewrite their output. */
+  readonly isExternal: boolean;
   isEnabled(): boolean;
   isReadOnly(input: Input): boolean;
   isConcurrencySafe(input: Input): boolean;
   isDestructive(input: Input): boolean;
   interruptBehavior(): 'cancel' | 'block';
   validateInput(input: Input, ctx: ToolContext): Promise<ValidationResult>;
+  /**
+   * The tool's own say on permission. `passthrough` (the default) leaves the decision to the
+   * rules and the session's mode; `allow`, `deny` and `ask` are taken as the tool's verdict.
+   */
+  checkPermissions(input: Input, ctx: ToolContext): Promise<PermissionCheck>;
   call(input: Input, ctx: ToolContext): Promise<ToolResult<Output>>;
   mapToolResultToToolResultBlockParam(output: Output, toolUseId: string): ToolResultBlockParam;
 }
 
-export type ToolDefinition<Input, Output> = Pick<Tool<Input, Output>, 'name' | 'inputSchema' | 'description' | 'call' | 'mapToolResultToToolResultBlockParam'> &
-  Partial<Omit<Tool<Input, Output>, 'name' | 'inputSchema' | 'description' | 'call' | 'mapToolResultToToolResultBlockParam'>>;
+type Required_ = 'name' | 'inputSchema' | 'description' | 'call' | 'mapToolResultToToolResultBlockParam';
+
+export type ToolDefinition<Input, Output> = Pick<Tool<Input, Output>, Required_> & Partial<Omit<Tool<Input, Output>, Required_>>;
 
 const TOOL_DEFAULTS = {
   aliases: [] as readonly string[],
   maxResultSizeChars: 100_000,
+  shouldDefer: false,
+  isExternal: false,
   isEnabled: () => true,
   isReadOnly: () => false,
   isConcurrencySafe: () => false,
   isDestructive: () => false,
   interruptBehavior: () => 'block' as const,
   validateInput: async (): Promise<ValidationResult> => ({ ok: true }),
+  checkPermissions: async (): Promise<PermissionCheck> => ({ behavior: 'passthrough' }),
 };
 
 export function buildTool<Input, Output>(def: ToolDefinition<Input, Output>): Tool<Input, Output> {

@@ -8,7 +8,7 @@ import { MessageStore } from '../../functions/stores/message-store.ts';
 import { SessionBusyError, NotFoundError } from '../../functions/shared/errors.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
-const TABLES = { sessions: 'sessions', messages: 'messages', events: 'events', schedules: 'schedules' };
+const TABLES = { sessions: 'sessions', messages: 'messages', events: 'events', schedules: 'schedules', approvals: 'approvals' };
 
 describe('SessionStore leases and MessageStore appends (against the DynamoDB protocol server)', () => {
   const tmp = makeTempDir();

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../../deps/deps.ts';
+import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
 import type { AuthVariables } from '../auth.ts';
@@ -12,6 +13,8 @@ const createSessionBody = z.strictObject({
     .record(z.string().min(1).max(1024), z.union([z.string(), z.strictObject({ base64: z.string() })]))
     .optional()
     .describe('Seed files: relative path → text, or { base64 } for binary'),
+  /** Permission mode, rules, hooks and the unattended flag. */
+  settings: sessionSettingsSchema.optional(),
 });
 
 const pageQuery = z.object({
@@ -24,7 +27,9 @@ export function sessionRoutes(deps: Deps) {
 
   app.post('/', async (c) => {
     const body = await parseJsonBody(c, createSessionBody);
-    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files });
+    assertValidRules(body.settings?.rules, 'settings.rules');
+    assertValidRules(body.settings?.projectRules, 'settings.projectRules');
+    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings });
     return c.json(sessionView(record, deps.clock()), 201);
   });
 

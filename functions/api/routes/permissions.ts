@@ -1,0 +1,73 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { startTurn } from '../../agent/turn.ts';
+import type { Deps } from '../../deps/deps.ts';
+import { denialSummary } from '../../permissions/denial-tracking.ts';
+import type { PendingApproval } from '../../stores/approval-store.ts';
+import type { AuthVariables } from '../auth.ts';
+import { invocationDeadline } from '../invocation-deadline.ts';
+import { respondWithTurn } from '../turn-response.ts';
+import { parseJsonBody } from '../validate.ts';
+
+const answerBody = z.strictObject({
+  decision: z.enum(['allow', 'deny']),
+  /** Run the call with this input instead (allow only). */
+  updatedInput: z.record(z.string(), z.unknown()).optional(),
+  /** Keep allowing this call (Bash: this exact command; other tools: the tool) for the session. */
+  remember: z.boolean().optional(),
+});
+
+/**
+ * Durable ask. GET lists what a session waits for; POST answers one call. When the last
+ * waiting call has its answer, the turn resumes right here, on whichever instance got the
+ * request, and the response is that turn (JSON or SSE, as for POST /turns).
+ */
+export function permissionRoutes(deps: Deps) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.get('/:id/permissions', async (c) => {
+    const record = await deps.sessions.getForTenant(c.req.param('id'), c.get('tenantId'));
+    const pending = await deps.approvals.listForSession(record.sessionId);
+    return c.json({
+      mode: record.settings?.permissionMode ?? deps.config.permissions.defaultMode,
+      unattended: record.settings?.unattended === true,
+      rules: record.settings?.rules ?? {},
+      denials: denialSummary(record.denials),
+      pending: pending.map(pendingView),
+    });
+  });
+
+  app.post('/:id/permissions/:toolUseId', async (c) => {
+    const body = await parseJsonBody(c, answerBody);
+    const sessionId = c.req.param('id');
+    const tenantId = c.get('tenantId');
+    await deps.sessions.getForTenant(sessionId, tenantId);
+    await deps.approvals.decide(sessionId, c.req.param('toolUseId'), {
+      decision: body.decision,
+      ...(body.decision === 'allow' && body.updatedInput ? { updatedInput: body.updatedInput } : {}),
+      remember: body.decision === 'allow' && body.remember === true,
+      decidedAt: new Date(deps.clock()).toISOString(),
+    });
+    const pending = await deps.approvals.listForSession(sessionId);
+    const undecided = pending.filter((p) => p.kind === 'ask' && p.decision === undefined);
+    if (undecided.length > 0) return c.json({ status: 'awaiting_permission', pending: undecided.map(pendingView) }, 202);
+    const deadlineAt = invocationDeadline(c);
+    const turn = await startTurn(deps, { sessionId, tenantId, resume: true, deadlineAt });
+    return respondWithTurn(c, deps, turn, deadlineAt);
+  });
+
+  return app;
+}
+
+function pendingView(p: PendingApproval) {
+  return {
+    toolUseId: p.toolUseId,
+    toolName: p.toolName,
+    input: p.input,
+    kind: p.kind,
+    message: p.message ?? null,
+    decision: p.decision ?? null,
+    turnId: p.turnId,
+    createdAt: p.createdAt,
+  };
+}

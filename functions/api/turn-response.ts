@@ -1,0 +1,67 @@
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { TurnHandle } from '../agent/turn.ts';
+import type { TurnEvent } from '../agent/turn-events.ts';
+import type { Deps } from '../deps/deps.ts';
+import { errorMessage } from '../shared/errors.ts';
+import { FOLLOW_POLL_MS } from './routes/turn-events.ts';
+
+/** A JSON caller following a continued turn stops this long before its own deadline. */
+const FOLLOW_MARGIN_MS = 5_000;
+
+/**
+ * Answers with a running turn: SSE while it runs when the client accepts `text/event-stream`
+ * (event ids are the event log's, for Last-Event-ID), otherwise JSON once it ends — following
+ * the event log if the turn continued in another invocation, while this one lasts. Either way
+ * the turn runs to its end even if the client leaves.
+ */
+export async function respondWithTurn(c: Context, deps: Deps, turn: TurnHandle, deadlineAt?: number) {
+  if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
+    return streamSSE(c, async (stream) => {
+      let clientGone = false;
+      stream.onAbort(() => {
+        clientGone = true;
+      });
+      for await (const { seq, event } of turn.events.live.read()) {
+        if (clientGone) continue;
+        try {
+          await stream.writeSSE({ id: String(seq), event: event.type, data: JSON.stringify(event) });
+        } catch (err) {
+          clientGone = true;
+          deps.log.info('SSE client went away; the turn continues', { turnId: turn.turnId, error: errorMessage(err) });
+        }
+      }
+      await turn.done;
+    });
+  }
+
+  const collected: TurnEvent[] = [];
+  let lastSeq = -1;
+  const collect = (seq: number, event: TurnEvent) => {
+    lastSeq = seq;
+    if (event.type !== 'text_delta' && event.type !== 'turn_continued') collected.push(event);
+  };
+  for await (const { seq, event } of turn.events.live.read()) collect(seq, event);
+  await turn.done;
+  let end = collected.find((e) => e.type === 'turn_end');
+  while (!end && (deadlineAt === undefined || deadlineAt - Date.now() > FOLLOW_MARGIN_MS)) {
+    const more = await deps.events.listAfter(turn.sessionId, turn.turnId, lastSeq);
+    for (const { seq, event } of more) collect(seq, event);
+    end = collected.find((e) => e.type === 'turn_end');
+    if (more.length === 0 && !end) await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
+  }
+  const eventsUrl = `/v1/sessions/${turn.sessionId}/turns/${turn.turnId}/events`;
+  const ended = end?.type === 'turn_end' ? end : undefined;
+  return c.json(
+    {
+      sessionId: turn.sessionId,
+      turnId: turn.turnId,
+      stopReason: ended ? ended.stopReason : 'checkpoint',
+      usage: ended ? ended.usage : null,
+      error: ended ? (ended.error ?? null) : null,
+      eventsUrl,
+      events: collected,
+    },
+    ended ? 200 : 202,
+  );
+}

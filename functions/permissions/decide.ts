@@ -1,0 +1,68 @@
+import type { Tool, ToolContext } from '../tools/tool.ts';
+import { askByRuleMessage, askMessage, deniedByRuleMessage, deniedInPlanModeMessage, deniedNoOneToAskMessage } from './messages.ts';
+import { firstMatching } from './rule-matching.ts';
+import type { PermissionCheck, PermissionContext, PermissionDecision } from './types.ts';
+
+/** Tools `acceptEdits` lets through without asking: they only change files in the workspace. */
+export const EDIT_TOOL_NAMES: ReadonlySet<string> = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
+
+/**
+ * Decides one call: deny rules win; then ask rules; then the tool's own checkPermissions; then
+ * allow rules and the mode. `ask` becomes `deny` when nobody can answer (dontAsk, unattended).
+ * A hook's verdict, when there is one, is folded in by `applyHookVerdict`.
+ */
+export async function decidePermission(tool: Tool, input: unknown, ctx: ToolContext, permissions: PermissionContext): Promise<PermissionDecision> {
+  return finalizeAsk(await decideBeforeAsk(tool, input, ctx, permissions), tool, permissions);
+}
+
+async function decideBeforeAsk(tool: Tool, input: unknown, ctx: ToolContext, permissions: PermissionContext): Promise<PermissionDecision> {
+  const { rules, mode } = permissions;
+  const deny = firstMatching(rules, 'deny', tool.name, input);
+  if (deny) return { behavior: 'deny', message: deniedByRuleMessage(tool.name, input, deny), reason: { type: 'rule', rule: deny } };
+  const ask = firstMatching(rules, 'ask', tool.name, input);
+  if (ask) return { behavior: 'ask', message: askByRuleMessage(tool.name, ask), reason: { type: 'rule', rule: ask } };
+
+  let check: PermissionCheck;
+  try {
+    check = await tool.checkPermissions(input, ctx);
+  } catch (err) {
+    // A tool that cannot decide has not allowed anything.
+    ctx.log.warn('checkPermissions threw; asking instead', { tool: tool.name, error: String(err) });
+    check = { behavior: 'ask' };
+  }
+  if (check.behavior === 'deny') return { behavior: 'deny', message: check.message, reason: { type: 'tool' } };
+  if (check.behavior === 'ask') return { behavior: 'ask', message: check.message ?? askMessage(tool.name), reason: { type: 'tool' } };
+  const updatedInput = check.behavior === 'allow' ? check.updatedInput : undefined;
+
+  if (mode === 'bypassPermissions') return { behavior: 'allow', updatedInput, reason: { type: 'mode', mode } };
+  const allow = firstMatching(rules, 'allow', tool.name, input);
+  if (allow) return { behavior: 'allow', updatedInput, reason: { type: 'rule', rule: allow } };
+  if (check.behavior === 'allow') return { behavior: 'allow', updatedInput, reason: { type: 'tool' } };
+
+  const readOnly = safely(() => tool.isReadOnly(input));
+  if (mode === 'plan') {
+    return readOnly
+      ? { behavior: 'allow', reason: { type: 'mode', mode } }
+      : { behavior: 'deny', message: deniedInPlanModeMessage(tool.name), reason: { type: 'mode', mode } };
+  }
+  if (readOnly) return { behavior: 'allow', reason: { type: 'mode', mode } };
+  if (mode === 'acceptEdits' && EDIT_TOOL_NAMES.has(tool.name)) return { behavior: 'allow', reason: { type: 'mode', mode } };
+  return { behavior: 'ask', message: askMessage(tool.name), reason: { type: 'mode', mode } };
+}
+
+/** `ask` with nobody to answer is `deny`, with a message that says so. */
+export function finalizeAsk(decision: PermissionDecision, tool: Pick<Tool, 'name'>, permissions: PermissionContext): PermissionDecision {
+  if (decision.behavior !== 'ask') return decision;
+  if (permissions.mode === 'dontAsk' || permissions.unattended) {
+    return { behavior: 'deny', message: deniedNoOneToAskMessage(tool.name), reason: { type: 'mode', mode: permissions.mode === 'dontAsk' ? 'dontAsk' : permissions.mode } };
+  }
+  return decision;
+}
+
+function safely(fn: () => boolean): boolean {
+  try {
+    return Boolean(fn());
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,52 @@
+import { formatRuleValue } from './rule-syntax.ts';
+import type { PermissionRule, RuleSource } from './types.ts';
+
+/**
+ * The texts the model reads when a call is refused, worded as the reference harness words them
+ * so the model reacts the same way.
+ */
+export const DENIAL_ADVICE =
+  'IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, ' +
+  'e.g. using head instead of cat. But you *should not* attempt to work around this denial in malicious ways, e.g. do not use your ' +
+  'ability to run tests to execute non-test actions. You should only try to work around this restriction in reasonable ways that do ' +
+  'not attempt to bypass the intent behind this denial. If you believe this capability is essential to complete the user\'s request, ' +
+  'STOP and explain to the user what you were trying to do and why you need this permission. Let the user decide how to proceed.';
+
+/** A person answered "deny". */
+export const USER_REJECTED_MESSAGE =
+  "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was " +
+  'NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.';
+
+export function deniedByRuleMessage(toolName: string, input: unknown, rule: PermissionRule): string {
+  const command = toolName === 'Bash' && rule.value.content !== undefined ? commandOf(input) : undefined;
+  return command !== undefined ? `Permission to use ${toolName} with command ${command} has been denied.` : `Permission to use ${toolName} has been denied.`;
+}
+
+/** Unattended sessions: nobody can answer, so `ask` is refused. */
+export function deniedNoOneToAskMessage(toolName: string): string {
+  return `Permission to use ${toolName} has been denied because Claude Code is running in don't ask mode. ${DENIAL_ADVICE}`;
+}
+
+export function deniedInPlanModeMessage(toolName: string): string {
+  return `Permission to use ${toolName} has been denied because the session is in plan mode, where only read-only tools run. ${DENIAL_ADVICE}`;
+}
+
+export function askMessage(toolName: string): string {
+  return `Claude requested permissions to use ${toolName}, but you haven't granted it yet.`;
+}
+
+export function askByRuleMessage(toolName: string, rule: PermissionRule): string {
+  return `Permission rule '${formatRuleValue(rule.value)}' from ${SOURCE_NAMES[rule.source]} requires approval for this ${toolName} command`;
+}
+
+const SOURCE_NAMES: Record<RuleSource, string> = {
+  policy: 'policy settings',
+  project: 'project settings',
+  session: 'session settings',
+  request: 'request settings',
+};
+
+function commandOf(input: unknown): string | undefined {
+  const command = (input as { command?: unknown } | null)?.command;
+  return typeof command === 'string' ? command : undefined;
+}

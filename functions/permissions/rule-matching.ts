@@ -1,0 +1,53 @@
+import type { PermissionRule, RuleBehavior } from './types.ts';
+
+/**
+ * Whether a rule covers this call. A rule without content covers the whole tool; `mcp__server`
+ * and `mcp__server__*` cover every tool of that server. A rule with content looks at the
+ * call's main argument: Bash's command (`git commit:*` is a prefix rule: the command itself or
+ * the command followed by a space and anything), or a file path, pattern or URL (exact, or a
+ * prefix when the content ends in `*`).
+ */
+export function ruleMatches(rule: PermissionRule, toolName: string, input: unknown): boolean {
+  const { toolName: ruleTool, content } = rule.value;
+  if (content === undefined) return toolNameMatches(ruleTool, toolName);
+  if (ruleTool !== toolName) return false;
+  const subject = mainArgument(toolName, input);
+  if (subject === undefined) return false;
+  if (toolName === 'Bash') return bashCommandMatches(content, subject);
+  if (content.endsWith('*')) return subject.startsWith(content.slice(0, -1));
+  return subject === content;
+}
+
+function toolNameMatches(ruleTool: string, toolName: string): boolean {
+  if (ruleTool === toolName) return true;
+  if (!ruleTool.startsWith('mcp__')) return false;
+  const server = ruleTool.endsWith('__*') ? ruleTool.slice(0, -3) : ruleTool;
+  // `mcp__server` alone (two segments) or with the wildcard covers the server's tools.
+  if (server.split('__').length !== 2) return false;
+  return toolName.startsWith(`${server}__`);
+}
+
+function bashCommandMatches(content: string, command: string): boolean {
+  const cmd = command.trim();
+  if (content.endsWith(':*')) {
+    const prefix = content.slice(0, -2);
+    return cmd === prefix || cmd.startsWith(`${prefix} `);
+  }
+  return cmd === content;
+}
+
+function mainArgument(toolName: string, input: unknown): string | undefined {
+  if (!input || typeof input !== 'object') return undefined;
+  const record = input as Record<string, unknown>;
+  const value = toolName === 'Bash' ? record.command : (record.file_path ?? record.path ?? record.pattern ?? record.url);
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function firstMatching(rules: readonly PermissionRule[], behavior: RuleBehavior, toolName: string, input: unknown): PermissionRule | undefined {
+  return rules.find((rule) => rule.behavior === behavior && ruleMatches(rule, toolName, input));
+}
+
+/** A deny rule that removes the whole tool (no content): such tools are never shown to the model. */
+export function isToolWhollyDenied(rules: readonly PermissionRule[], toolName: string): boolean {
+  return rules.some((rule) => rule.behavior === 'deny' && rule.value.content === undefined && toolNameMatches(rule.value.toolName, toolName));
+}

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { createHttpHook, httpHookConfigSchema } from '../hooks/http-hook.ts';
+import type { HookDefinition } from '../hooks/types.ts';
+import { UserError } from '../shared/errors.ts';
+import { rulesFromLists } from './rule-syntax.ts';
+import { permissionModeSchema, ruleListsSchema, type PermissionContext, type PermissionMode, type PermissionRule, type RuleLists } from './types.ts';
+
+/** Permission and hook settings a session is created with (and keeps; remembered answers add rules). */
+export const sessionSettingsSchema = z.strictObject({
+  permissionMode: permissionModeSchema.optional(),
+  /** Project-level rules (e.g. from the repository's settings), then the session's own. */
+  projectRules: ruleListsSchema.optional(),
+  rules: ruleListsSchema.optional(),
+  hooks: z.array(httpHookConfigSchema).max(20).optional(),
+  /** Nobody will answer (cron, webhooks): `ask` becomes `deny`. */
+  unattended: z.boolean().optional(),
+});
+export type SessionSettings = z.output<typeof sessionSettingsSchema>;
+
+/** Per-turn overrides: a mode for this turn and rules for this request only. */
+export const turnSettingsSchema = z.strictObject({
+  permissionMode: permissionModeSchema.optional(),
+  rules: ruleListsSchema.optional(),
+});
+export type TurnSettings = z.output<typeof turnSettingsSchema>;
+
+/** Rejects malformed rule strings up front (a 400 naming them) rather than ignoring them. */
+export function assertValidRules(lists: RuleLists | undefined, field: string): void {
+  const { invalid } = rulesFromLists(lists, 'session');
+  if (invalid.length > 0) throw new UserError(`Invalid "${field}": not a permission rule: ${invalid.map((r) => JSON.stringify(r)).join(', ')}. Use "Tool", "Tool(content)", "Bash(prefix:*)" or "mcp__server__*".`);
+}
+
+/** The permission context of one turn: policy, project, session and request rules, in that order. */
+export function permissionContextFor(
+  settings: SessionSettings | undefined,
+  opts: { defaultMode: PermissionMode; policy?: RuleLists; turn?: TurnSettings },
+): PermissionContext {
+  const rules: PermissionRule[] = [
+    ...rulesFromLists(opts.policy, 'policy').rules,
+    ...rulesFromLists(settings?.projectRules, 'project').rules,
+    ...rulesFromLists(settings?.rules, 'session').rules,
+    ...rulesFromLists(opts.turn?.rules, 'request').rules,
+  ];
+  return {
+    mode: opts.turn?.permissionMode ?? settings?.permissionMode ?? opts.defaultMode,
+    rules,
+    unattended: settings?.unattended === true,
+  };
+}
+
+export function hooksFor(settings: SessionSettings | undefined): HookDefinition[] {
+  return (settings?.hooks ?? []).map((config) => createHttpHook(config));
+}
+
+/** The settings with one more session allow rule (a remembered "allow"). */
+export function withRememberedRule(settings: SessionSettings | undefined, rule: string): SessionSettings {
+  const current = settings ?? {};
+  const allow = current.rules?.allow ?? [];
+  if (allow.includes(rule)) return current;
+  return { ...current, rules: { ...current.rules, allow: [...allow, rule] } };
+}
+
+/** What "remember" stores: Bash remembers the exact command; other tools the whole tool. */
+export function ruleToRemember(toolName: string, input: unknown): string {
+  const command = (input as { command?: unknown } | null)?.command;
+  if (toolName === 'Bash' && typeof command === 'string') return `Bash(${command})`;
+  return toolName;
+}

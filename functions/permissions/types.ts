@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+export const PERMISSION_MODES = ['default', 'acceptEdits', 'plan', 'bypassPermissions', 'dontAsk'] as const;
+export const permissionModeSchema = z.enum(PERMISSION_MODES);
+export type PermissionMode = z.output<typeof permissionModeSchema>;
+
+/** Where a rule came from, strongest first: an organisation policy, the project, the session, one request. */
+export const RULE_SOURCES = ['policy', 'project', 'session', 'request'] as const;
+export type RuleSource = (typeof RULE_SOURCES)[number];
+export type RuleBehavior = 'allow' | 'deny' | 'ask';
+
+/** `Tool` or `Tool(content)`, parsed. */
+export interface RuleValue {
+  toolName: string;
+  content?: string;
+}
+
+export interface PermissionRule {
+  source: RuleSource;
+  behavior: RuleBehavior;
+  value: RuleValue;
+}
+
+/** Rules as settings and API bodies carry them: lists of rule strings per behavior. */
+export const ruleListsSchema = z.strictObject({
+  allow: z.array(z.string().min(1).max(500)).max(500).optional(),
+  deny: z.array(z.string().min(1).max(500)).max(500).optional(),
+  ask: z.array(z.string().min(1).max(500)).max(500).optional(),
+});
+export type RuleLists = z.output<typeof ruleListsSchema>;
+
+/** Everything the permission decision needs, reloaded with the session each turn. */
+export interface PermissionContext {
+  mode: PermissionMode;
+  rules: readonly PermissionRule[];
+  /** Nobody is there to answer (cron, webhooks): `ask` becomes `deny`. */
+  unattended: boolean;
+}
+
+/** A tool's own verdict from `checkPermissions`. */
+export type PermissionCheck =
+  | { behavior: 'passthrough' }
+  | { behavior: 'allow'; updatedInput?: unknown }
+  | { behavior: 'deny'; message: string }
+  | { behavior: 'ask'; message?: string };
+
+export type DecisionReason =
+  | { type: 'rule'; rule: PermissionRule }
+  | { type: 'tool' }
+  | { type: 'hook'; hookName: string }
+  | { type: 'mode'; mode: PermissionMode }
+  | { type: 'user'; remember: boolean };
+
+export type PermissionDecision =
+  | { behavior: 'allow'; updatedInput?: unknown; reason: DecisionReason }
+  | { behavior: 'deny'; message: string; reason: DecisionReason }
+  | { behavior: 'ask'; message: string; reason: DecisionReason };

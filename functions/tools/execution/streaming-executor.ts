@@ -1,0 +1,246 @@
+import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import { BASH_TOOL_NAME } from '../bash-tool.ts';
+import { runToolUse, type ToolUseEnv, type ToolUseOutcome } from '../run-tool-use.ts';
+import type { ToolUseContext } from '../tool.ts';
+import { DEFAULT_MAX_TOOL_CONCURRENCY, isCallConcurrencySafe } from './concurrency.ts';
+import {
+  describeToolCall,
+  siblingErrorMessage,
+  STREAM_DISCARDED_MESSAGE,
+  syntheticOutcome,
+  USER_INTERRUPTED_MESSAGE,
+} from './synthetic-results.ts';
+
+export type ToolCallStatus = 'queued' | 'executing' | 'completed' | 'yielded';
+
+type Block = Pick<ToolUseBlock, 'id' | 'name' | 'input'>;
+
+/** What the executor hands back, in the order the calls arrived. */
+export type ExecutorUpdate =
+  | { type: 'progress'; toolUseId: string; toolName: string; progress: unknown }
+  | { type: 'outcome'; block: Block; outcome: ToolUseOutcome }
+  /** Not started because an earlier call is waiting for a person's answer; it runs after that answer. */
+  | { type: 'deferred'; block: Block };
+
+interface TrackedCall {
+  block: Block;
+  status: ToolCallStatus;
+  isConcurrencySafe: boolean;
+  outcome?: ToolUseOutcome;
+  deferred?: boolean;
+  promise?: Promise<void>;
+  progress: unknown[];
+}
+
+export interface ExecutorOptions {
+  /** Most concurrency-safe calls running at once. */
+  maxConcurrency?: number;
+  /** The per-call pipeline; `runToolUse` unless a caller wraps it (e.g. to measure it). */
+  run?: (block: Block, ctx: ToolUseContext, env: ToolUseEnv) => Promise<ToolUseOutcome>;
+}
+
+/**
+ * Runs tool calls while the model is still streaming. Each call goes queued → executing →
+ * completed → yielded. Concurrency-safe calls run together (up to the limit); a call that is
+ * not safe runs alone, and nothing queued after it overtakes it. Results come out in the order
+ * the calls arrived; progress is forwarded as soon as it exists. An error result from Bash
+ * cancels the Bash call's running and queued siblings (their commands often depend on it);
+ * other tools' errors cancel nothing. When a call needs a person's answer, calls that have not
+ * started yet wait for it too (they come out as `deferred`).
+ */
+export class StreamingToolExecutor {
+  private readonly calls: TrackedCall[] = [];
+  private readonly siblingAbort = new AbortController();
+  private readonly maxConcurrency: number;
+  private readonly run: NonNullable<ExecutorOptions['run']>;
+  private context: ToolUseContext;
+  private hasErrored = false;
+  private erroredDescription = '';
+  private discarded = false;
+  private askPending = false;
+  /** A hook asked to end the turn after these calls. */
+  stopRequested = false;
+  /** Modifiers of concurrency-safe calls wait until their group has finished, then apply in call order. */
+  private queuedModifiers: { index: number; modify: NonNullable<Extract<ToolUseOutcome, { kind: 'result' }>['contextModifier']> }[] = [];
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly env: ToolUseEnv,
+    context: ToolUseContext,
+    opts: ExecutorOptions = {},
+  ) {
+    this.context = context;
+    this.maxConcurrency = opts.maxConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY;
+    this.run = opts.run ?? runToolUse;
+    const parent = context.signal;
+    const forward = () => this.siblingAbort.abort(parent.reason);
+    if (parent.aborted) forward();
+    else {
+      parent.addEventListener('abort', forward, { once: true });
+      // The turn's signal outlives this executor: do not leave a listener per model call on it.
+      this.detach = () => parent.removeEventListener('abort', forward);
+    }
+  }
+
+  private detach: () => void = () => {};
+
+  /** The context after every modifier applied so far (what the next model call's tools should use). */
+  get currentContext(): ToolUseContext {
+    return this.context;
+  }
+
+  statusOf(toolUseId: string): ToolCallStatus | undefined {
+    return this.calls.find((c) => c.block.id === toolUseId)?.status;
+  }
+
+  get size(): number {
+    return this.calls.length;
+  }
+
+  addTool(block: Block): void {
+    if (!this.env.pool.find(block.name)) {
+      // Unknown tools fail at once and never hold up the queue.
+      this.calls.push({ block, status: 'completed', isConcurrencySafe: true, progress: [], outcome: syntheticOutcome(block.id, `<tool_use_error>Error: No such tool available: ${block.name}</tool_use_error>`) });
+      this.notify();
+      return;
+    }
+    this.calls.push({ block, status: 'queued', isConcurrencySafe: isCallConcurrencySafe(this.env.pool, block), progress: [] });
+    this.processQueue();
+  }
+
+  /**
+   * The model stream broke: calls that have not started never will (their result says so);
+   * calls already running finish and keep their real results.
+   */
+  discard(): void {
+    this.discarded = true;
+    this.processQueue();
+  }
+
+  /** Progress reported so far, without results (results wait for the assistant message). */
+  *takeProgress(): Generator<Extract<ExecutorUpdate, { type: 'progress' }>> {
+    for (const call of this.calls) {
+      while (call.progress.length > 0) yield { type: 'progress', toolUseId: call.block.id, toolName: call.block.name, progress: call.progress.shift() };
+    }
+  }
+
+  /** Completed results in arrival order, stopping at the first call still running. */
+  *getCompletedResults(): Generator<ExecutorUpdate> {
+    yield* this.takeProgress();
+    for (const call of this.calls) {
+      if (call.status === 'yielded') continue;
+      if (call.status !== 'completed') return;
+      call.status = 'yielded';
+      if (call.deferred) yield { type: 'deferred', block: call.block };
+      else yield { type: 'outcome', block: call.block, outcome: call.outcome! };
+    }
+  }
+
+  /** Every remaining result, waiting for running calls; ends when all calls are yielded. */
+  async *getRemainingResults(): AsyncGenerator<ExecutorUpdate> {
+    try {
+      for (;;) {
+        yield* this.getCompletedResults();
+        if (this.calls.every((c) => c.status === 'yielded')) return;
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          // Something may have finished between the scan and now.
+          if (this.hasNewWork()) this.notify();
+        });
+      }
+    } finally {
+      if (this.calls.every((c) => c.status === 'yielded')) this.detach();
+    }
+  }
+
+  private hasNewWork(): boolean {
+    return this.calls.some((c) => c.progress.length > 0) || this.calls.some((c) => c.status === 'completed');
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private canExecute(isConcurrencySafe: boolean): boolean {
+    const executing = this.calls.filter((c) => c.status === 'executing');
+    if (executing.length === 0) return true;
+    return isConcurrencySafe && executing.length < this.maxConcurrency && executing.every((c) => c.isConcurrencySafe);
+  }
+
+  private processQueue(): void {
+    for (const call of this.calls) {
+      if (call.status !== 'queued') continue;
+      const synthetic = this.abortOutcome(call);
+      if (synthetic) {
+        this.complete(call, synthetic);
+        continue;
+      }
+      if (this.askPending) {
+        call.deferred = true;
+        call.status = 'completed';
+        this.notify();
+        continue;
+      }
+      if (this.canExecute(call.isConcurrencySafe)) this.execute(call);
+      else if (!call.isConcurrencySafe) break;
+    }
+  }
+
+  private abortOutcome(call: TrackedCall): ToolUseOutcome | undefined {
+    if (this.context.signal.aborted) return syntheticOutcome(call.block.id, USER_INTERRUPTED_MESSAGE);
+    if (this.discarded) return syntheticOutcome(call.block.id, STREAM_DISCARDED_MESSAGE);
+    if (this.hasErrored) return syntheticOutcome(call.block.id, siblingErrorMessage(this.erroredDescription));
+    return undefined;
+  }
+
+  private execute(call: TrackedCall): void {
+    call.status = 'executing';
+    const ctx: ToolUseContext = {
+      ...this.context,
+      signal: this.siblingAbort.signal,
+      onProgress: (progress) => {
+        call.progress.push(progress);
+        this.notify();
+      },
+    };
+    call.promise = this.run(call.block, ctx, this.env)
+      .catch((err: unknown) => syntheticOutcome(call.block.id, `<tool_use_error>Error: ${String(err)}</tool_use_error>`))
+      .then((outcome) => this.onFinished(call, outcome));
+  }
+
+  private onFinished(call: TrackedCall, outcome: ToolUseOutcome): void {
+    const isError = outcome.kind === 'result' && outcome.result.is_error === true;
+    if (this.hasErrored) {
+      // A sibling Bash call errored while this one ran (and was told to stop): say so.
+      outcome = syntheticOutcome(call.block.id, siblingErrorMessage(this.erroredDescription));
+    } else if (isError && call.block.name === BASH_TOOL_NAME) {
+      this.hasErrored = true;
+      this.erroredDescription = describeToolCall(call.block);
+      this.siblingAbort.abort('sibling_error');
+    }
+    if (outcome.kind === 'ask') this.askPending = true;
+    this.complete(call, outcome);
+    this.processQueue();
+  }
+
+  private complete(call: TrackedCall, outcome: ToolUseOutcome): void {
+    call.outcome = outcome;
+    call.status = 'completed';
+    if (outcome.kind === 'result' && outcome.stop) this.stopRequested = true;
+    if (outcome.kind === 'result' && outcome.contextModifier) {
+      const index = this.calls.indexOf(call);
+      if (call.isConcurrencySafe) this.queuedModifiers.push({ index, modify: outcome.contextModifier });
+      else this.context = outcome.contextModifier(this.context);
+    }
+    if (!this.calls.some((c) => c.status === 'executing' && c.isConcurrencySafe)) this.flushModifiers();
+    this.notify();
+  }
+
+  private flushModifiers(): void {
+    const queued = this.queuedModifiers.sort((a, b) => a.index - b.index);
+    this.queuedModifiers = [];
+    for (const { modify } of queued) this.context = modify(this.context);
+  }
+}

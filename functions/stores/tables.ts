@@ -8,6 +8,12 @@ export interface TableNames {
   messages: string;
 }
 
+/**
+ * Every table has TTL enabled on this attribute (epoch seconds). Items that should expire
+ * (events, pending approvals) set it; items without it live forever.
+ */
+export const TTL_ATTRIBUTE = 'ttl';
+
 export interface KeyDef {
   name: string;
   type: 'S' | 'N';

@@ -100,6 +100,7 @@ export class StratusStack extends Stack {
     });
 
     for (const engine of [this.api, this.cron]) {
+      engine.fn.addEnvironment('STRATUS_WORKSPACE_ROLE_ARN', this.workspaceAccess.role.roleArn);
       const role = engine.role;
       this.data.tables.sessions.grantReadWriteData(role);
       this.data.tables.messages.grantReadWriteData(role);

@@ -1,4 +1,4 @@
-import { Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { BUCKET_LAYOUT } from './config/bucket-layout.ts';
 import type { StratusStack } from './stratus-stack.ts';
@@ -10,6 +10,9 @@ import type { StratusStack } from './stratus-stack.ts';
 export function acknowledgeNagFindings(stack: StratusStack): void {
   const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
   const ref = (element: IConstruct | undefined) => `<${(stack as Stack).getLogicalId(element as CfnElement)}.Arn>`;
+  // cdk-nag prints a pseudo parameter as <AWS::Region> when the stack is environment-agnostic, the value otherwise.
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
 
   ack(stack.data.bucket, 'S1',
     'Server access logs would write a log object per workspace blob transfer; CloudTrail S3 data events are the audit trail to enable when an account needs one.');
@@ -37,7 +40,7 @@ export function acknowledgeNagFindings(stack: StratusStack): void {
       'Payloads of oversized DynamoDB items, keyed per session and message; the grant is limited to that prefix.');
   }
   ack(stack.api.role.node.tryFindChild('DefaultPolicy')!,
-    `IAM5[Resource::arn:<AWS::Partition>:scheduler:${stack.region}:<AWS::AccountId>:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
+    `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
     'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.');
   ack(stack.workspaceAccess.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.workspaces}*]`,
     'The ceiling of the workspace-access role. Nothing uses it as is: every AssumeRole carries a session policy narrowing it to workspaces/{id}/* of one session (functions/runner-client/sts-credentials.ts).');

@@ -17,10 +17,15 @@ import type { Deps } from './deps.ts';
 export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   const region = required(env, 'AWS_REGION');
   const secrets = new SecretsManagerClient({ region });
+  const tokensSecret = required(env, 'STRATUS_API_TOKENS_SECRET');
   const [anthropicKey, apiTokens] = await Promise.all([
     readSecret(secrets, required(env, 'STRATUS_ANTHROPIC_KEY_SECRET')),
-    readSecret(secrets, required(env, 'STRATUS_API_TOKENS_SECRET')),
+    readSecret(secrets, tokensSecret),
   ]);
+  // Checked here so a malformed value (or the deploy-time placeholder) is reported without echoing it into the logs.
+  if (!apiTokens.split(',').every((pair) => pair.trim().lastIndexOf('=') > 0)) {
+    throw new Error(`The secret ${tokensSecret} must hold "token=tenant" pairs separated by commas (docs/deploy.md).`);
+  }
   const config = configFromEnv({ ...env, ANTHROPIC_API_KEY: anthropicKey, STRATUS_API_TOKENS: apiTokens });
   const workspaceCredentials = createStsWorkspaceCredentialSource({
     sts: new STSClient({ region }),

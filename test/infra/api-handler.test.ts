@@ -1,3 +1,4 @@
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { Hono } from 'hono';
 import { streamHandle } from 'hono/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -5,6 +6,8 @@ import type { Deps } from '../../functions/deps/deps.ts';
 import { continueTurnNotImplemented, type ContinueTurn } from '../../functions/handlers/continue-turn.ts';
 import { createApiHandler, type StreamingHandler } from '../../functions/handlers/create-api-handler.ts';
 import { invocationClockFromEnv } from '../../functions/handlers/lambda-deadline.ts';
+import { requestContinuation } from '../../functions/handlers/request-continuation.ts';
+import { startLambdaInvokeServer } from '../../local/lambda-invoke-server.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { functionUrlEvent, installAwsLambdaGlobals, lambdaContext, ResponseCapture } from './lambda-runtime.ts';
@@ -75,6 +78,23 @@ describe('the API Lambda handler', () => {
     expect(event).toEqual({ kind: 'continue_turn', sessionId: 'sess_1', turnId: 'turn_1' });
     expect(invocation.remainingTimeMs()).toBe(42_000);
     expect((deps as Deps).sessions).toBe(stack.deps.sessions);
+  });
+
+  it('receives a continuation requested through the Lambda Invoke API as an asynchronous event', async () => {
+    continueTurn.mockClear();
+    const server = await startLambdaInvokeServer({
+      functions: { 'stratus-test-api': async (event) => { await handler(event, new ResponseCapture() as never, lambdaContext(900_000)); } },
+    });
+    try {
+      const lambda = new LambdaClient({ region: 'eu-west-1', endpoint: server.url, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' } });
+      await requestContinuation(lambda, 'stratus-test-api', { kind: 'continue_turn', sessionId: 'sess_2', turnId: 'turn_2' });
+      await server.pending();
+    } finally {
+      await server.close();
+    }
+    expect(continueTurn).toHaveBeenCalledTimes(1);
+    expect(continueTurn.mock.calls[0]![1]).toEqual({ kind: 'continue_turn', sessionId: 'sess_2', turnId: 'turn_2' });
+    expect(continueTurn.mock.calls[0]![2].remainingTimeMs()).toBe(900_000);
   });
 
   it('rejects a malformed continue_turn event instead of treating it as HTTP', async () => {

@@ -19,6 +19,15 @@ describe('Lambda functions', () => {
     });
   });
 
+  it('lets the public reach the API only through its URL, so nobody else can send it a continue_turn event', () => {
+    const permissions = Object.values(dev.template.findResources('AWS::Lambda::Permission')).map((p) => p.Properties);
+    const apiArn = { 'Fn::GetAtt': [dev.id(dev.stack.api.fn), 'Arn'] };
+    expect(permissions.filter((p) => p.Principal === '*')).toEqual([
+      { Action: 'lambda:InvokeFunctionUrl', FunctionName: apiArn, FunctionUrlAuthType: 'NONE', Principal: '*' },
+      { Action: 'lambda:InvokeFunction', FunctionName: apiArn, InvokedViaFunctionUrl: true, Principal: '*' },
+    ]);
+  });
+
   it('runs the API and cron functions on Node 24, arm64, from esbuild-bundled ESM handlers', () => {
     for (const fn of [dev.stack.api.fn, dev.stack.cron.fn]) {
       const props = dev.template.findResources('AWS::Lambda::Function')[dev.id(fn)]!.Properties;

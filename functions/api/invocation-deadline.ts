@@ -1,5 +1,4 @@
 import type { Context } from 'hono';
-import type { InvocationDeadline } from '../agent/turn.ts';
 
 interface LambdaContextLike {
   getRemainingTimeInMillis(): number;
@@ -11,7 +10,7 @@ interface LambdaContextLike {
  * otherwise); the local Node server has none, and the turn engine then uses its configured
  * simulated budget, if any.
  */
-export function invocationDeadline(c: Context): InvocationDeadline {
+export function invocationDeadline(c: Context): number | undefined {
   const env = c.env as { context?: LambdaContextLike; lambdaContext?: LambdaContextLike } | undefined;
   const ctx = env?.context ?? env?.lambdaContext;
   return typeof ctx?.getRemainingTimeInMillis === 'function' ? Date.now() + ctx.getRemainingTimeInMillis() : undefined;

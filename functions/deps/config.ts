@@ -67,7 +67,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
  * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
- * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS.
+ * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
+ * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler).
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -84,8 +85,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     selfFunction: env.STRATUS_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME,
     endpoints: { dynamodb: env.STRATUS_DYNAMODB_ENDPOINT, s3: env.STRATUS_S3_ENDPOINT, lambda: env.STRATUS_LAMBDA_ENDPOINT },
-    scheduler: env.STRATUS_SCHEDULER_GROUP
-      ? { groupName: env.STRATUS_SCHEDULER_GROUP, targetArn: env.STRATUS_SCHEDULER_TARGET_ARN, roleArn: env.STRATUS_SCHEDULER_ROLE_ARN }
+    scheduler: env.STRATUS_SCHEDULE_GROUP
+      ? { groupName: env.STRATUS_SCHEDULE_GROUP, targetArn: env.STRATUS_CRON_FUNCTION_ARN, roleArn: env.STRATUS_SCHEDULER_ROLE_ARN }
       : undefined,
     model: { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL || undefined, name: env.STRATUS_MODEL || undefined },
     apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),

@@ -15,11 +15,18 @@ export const scheduledTaskEventSchema = z.object({
 
 export type ScheduledTaskEvent = z.infer<typeof scheduledTaskEventSchema>;
 
+/** What the cron function does with the event its EventBridge schedule delivers. */
+export async function handleScheduledEvent(deps: Deps, event: unknown, deadlineAt?: number): Promise<ScheduleRun | undefined> {
+  const parsed = scheduledTaskEventSchema.safeParse(event);
+  if (!parsed.success) throw new Error(`Not a scheduled task event: ${parsed.error.message}`);
+  return runScheduledTask(deps, parsed.data, deadlineAt);
+}
+
 /**
  * Runs one firing of a schedule: claims it (a duplicate delivery does nothing), opens or
  * reuses the session, runs the prompt as an unattended turn to its end, and records the run.
  */
-export async function runScheduledTask(deps: Deps, event: ScheduledTaskEvent): Promise<ScheduleRun | undefined> {
+export async function runScheduledTask(deps: Deps, event: ScheduledTaskEvent, deadlineAt?: number): Promise<ScheduleRun | undefined> {
   const log = deps.log.child({ scheduleId: event.scheduleId, firedAt: event.firedAt });
   const schedule = await deps.schedules.get(event.scheduleId);
   if (!schedule) {
@@ -38,7 +45,7 @@ export async function runScheduledTask(deps: Deps, event: ScheduledTaskEvent): P
         ? schedule.target.sessionId
         : (await createSession(deps, { tenantId: schedule.tenantId, title: `${schedule.name} @ ${event.firedAt}`, files: schedule.target.newSession.files, settings: { unattended: true } }))
             .sessionId;
-    const turn = await startTurn(deps, { sessionId, tenantId: schedule.tenantId, prompt: schedule.prompt });
+    const turn = await startTurn(deps, { sessionId, tenantId: schedule.tenantId, prompt: schedule.prompt, deadlineAt });
     const summary = await turn.done;
     run = { firedAt: event.firedAt, sessionId, turnId: turn.turnId, outcome: summary.stopReason, ...(summary.error ? { error: summary.error } : {}) };
   } catch (err) {

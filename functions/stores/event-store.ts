@@ -1,5 +1,6 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TurnEvent } from '../agent/turn-events.ts';
+import { TTL_ATTRIBUTE } from './tables.ts';
 
 /** One stored turn event; `seq` counts from 0 within its turn and is the SSE event id. */
 export interface StoredTurnEvent {
@@ -33,7 +34,7 @@ export class EventStore {
           seq: stored.seq,
           // Stored as a string: event payloads carry arbitrary tool input/output shapes.
           event: JSON.stringify(stored.event),
-          expiresAt: Math.floor(this.clock() / 1000) + EVENT_RETENTION_SECONDS,
+          [TTL_ATTRIBUTE]: Math.floor(this.clock() / 1000) + EVENT_RETENTION_SECONDS,
         },
         ConditionExpression: 'attribute_not_exists(eventKey)',
       }),

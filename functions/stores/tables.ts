@@ -11,6 +11,12 @@ export interface TableNames {
   approvals: string;
 }
 
+/**
+ * Every table has TTL enabled on this attribute (epoch seconds). Items that should expire
+ * (events, pending approvals) set it; items without it live forever.
+ */
+export const TTL_ATTRIBUTE = 'ttl';
+
 export interface KeyDef {
   name: string;
   type: 'S' | 'N';
@@ -38,8 +44,8 @@ export const MESSAGES_TABLE: TableSpec = {
 
 /**
  * Turn events (what SSE clients see), keyed `{turnId}/{seq}` so a turn's events read in order
- * and, since turn ids are time-ordered, a session's turns do too. Items expire (TTL on
- * `expiresAt`, epoch seconds): the message log, not this, is the durable record.
+ * and, since turn ids are time-ordered, a session's turns do too. Items expire (TTL_ATTRIBUTE):
+ * the message log, not this, is the durable record.
  */
 export const EVENTS_TABLE: TableSpec = {
   partitionKey: { name: 'sessionId', type: 'S' },
@@ -53,9 +59,6 @@ export const SCHEDULES_TABLE: TableSpec = {
     { name: 'byTenant', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
   ],
 };
-
-/** The attribute DynamoDB's TTL reads on tables whose items expire. */
-export const TTL_ATTRIBUTE = 'expiresAt';
 
 /** Approvals: tool calls waiting for a person's answer (durable ask), one item per tool_use. */
 export const APPROVALS_TABLE: TableSpec = {

@@ -1,0 +1,48 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { STSClient } from '@aws-sdk/client-sts';
+import { createStsWorkspaceCredentialSource } from '../runner-client/sts-credentials.ts';
+import { configFromEnv } from './config.ts';
+import { createDeps } from './create-deps.ts';
+import type { Deps } from './deps.ts';
+
+/**
+ * The composition root for Lambda. The environment (set by the CDK app) names tables, bucket,
+ * runner and secrets; the secrets themselves are read from Secrets Manager once, at cold start,
+ * and live as long as the container. Workspace credentials come from STS, scoped per workspace.
+ *
+ * Environment: everything `configFromEnv` reads except the two secrets, plus
+ * STRATUS_ANTHROPIC_KEY_SECRET (ARN, plain-text secret), STRATUS_API_TOKENS_SECRET (ARN,
+ * "token=tenant,..."), STRATUS_WORKSPACE_ROLE_ARN.
+ */
+export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
+  const region = required(env, 'AWS_REGION');
+  const secrets = new SecretsManagerClient({ region });
+  const tokensSecret = required(env, 'STRATUS_API_TOKENS_SECRET');
+  const [anthropicKey, apiTokens] = await Promise.all([
+    readSecret(secrets, required(env, 'STRATUS_ANTHROPIC_KEY_SECRET')),
+    readSecret(secrets, tokensSecret),
+  ]);
+  // Checked here so a malformed value (or the deploy-time placeholder) is reported without echoing it into the logs.
+  if (!apiTokens.split(',').every((pair) => pair.trim().lastIndexOf('=') > 0)) {
+    throw new Error(`The secret ${tokensSecret} must hold "token=tenant" pairs separated by commas (docs/deploy.md).`);
+  }
+  const config = configFromEnv({ ...env, ANTHROPIC_API_KEY: anthropicKey, STRATUS_API_TOKENS: apiTokens });
+  const workspaceCredentials = createStsWorkspaceCredentialSource({
+    sts: new STSClient({ region }),
+    roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'),
+    bucket: config.bucket,
+  });
+  return createDeps(config, { workspaceCredentials });
+}
+
+export async function readSecret(client: SecretsManagerClient, secretId: string): Promise<string> {
+  const out = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  if (out.SecretString === undefined) throw new Error(`Secret ${secretId} has no string value; store it as plain text.`);
+  return out.SecretString.trim();
+}
+
+function required(env: NodeJS.ProcessEnv, name: string): string {
+  const value = env[name];
+  if (!value) throw new Error(`${name} is not set; the CDK app sets it on every function.`);
+  return value;
+}

@@ -1,0 +1,37 @@
+import type { StreamifyHandler } from 'aws-lambda';
+import { streamHandle } from 'hono/aws-lambda';
+import { handleAsyncEvent } from '../agent/async-events.ts';
+import { createApp } from '../api/app.ts';
+import type { Deps } from '../deps/deps.ts';
+import { once } from './once.ts';
+
+export type StreamingHandler = StreamifyHandler<unknown, void>;
+
+/**
+ * The API function's handler: Function URL requests (RESPONSE_STREAM) go to the same Hono app
+ * the local stack serves; asynchronous self-invocations (events with a `kind`, e.g. a long
+ * turn's `continue_turn`) go to the engine with this invocation's deadline. Deps are built
+ * once per container, on the first event.
+ */
+export function createApiHandler(opts: { loadDeps: () => Promise<Deps> }): StreamingHandler {
+  const ready = once(async () => {
+    const deps = await opts.loadDeps();
+    // hono types the result as a plain Handler, but it is the streamified (event, stream, context) one.
+    return { deps, http: streamHandle(createApp(deps)) as unknown as StreamingHandler };
+  });
+
+  return awslambda.streamifyResponse(async (event, responseStream, context) => {
+    const { deps, http } = await ready();
+    if (!isAsyncEvent(event)) return http(event, responseStream, context);
+    try {
+      await handleAsyncEvent(deps, event, Date.now() + context.getRemainingTimeInMillis());
+    } finally {
+      responseStream.end();
+    }
+  });
+}
+
+/** Function URL events are HTTP requests; the harness's own asynchronous events carry a `kind`. */
+function isAsyncEvent(event: unknown): boolean {
+  return typeof event === 'object' && event !== null && 'kind' in event && !('requestContext' in event);
+}

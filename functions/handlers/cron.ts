@@ -1,0 +1,10 @@
+import type { Context } from 'aws-lambda';
+import { loadLambdaDeps } from '../deps/lambda-deps.ts';
+import { handleScheduledEvent } from '../schedules/run-schedule.ts';
+import { once } from './once.ts';
+
+const deps = once(() => loadLambdaDeps(process.env));
+
+/** Entry of the cron function, the target of every EventBridge Scheduler schedule. */
+export const handler = async (event: unknown, context: Context) =>
+  handleScheduledEvent(await deps(), event, Date.now() + context.getRemainingTimeInMillis());

@@ -1,0 +1,116 @@
+import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
+import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
+import { SystemError } from '../shared/errors.ts';
+import type { WorkspaceCredentialSource } from './runner-client.ts';
+
+/** Workspace objects live under this prefix; the runner protocol's `workspace.id` names the folder. */
+export const WORKSPACES_PREFIX = 'workspaces/';
+
+/**
+ * The same shape the runner protocol accepts. Checked again here because the id is pasted into
+ * an IAM policy: a `*` or `?` would widen the grant to other workspaces.
+ */
+const WORKSPACE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** STS refuses durations under 15 minutes. */
+const MIN_DURATION_SECONDS = 900;
+
+/** Credentials are reused for a workspace only while at least this much of their life remains. */
+const REUSE_MARGIN_MS = 5 * 60_000;
+
+export interface PolicyStatement {
+  Effect: 'Allow';
+  Action: string[];
+  Resource: string;
+  Condition?: Record<string, Record<string, string[]>>;
+}
+
+export interface PolicyDocument {
+  Version: '2012-10-17';
+  Statement: PolicyStatement[];
+}
+
+/**
+ * The inline session policy sent with AssumeRole. The effective permissions are the
+ * intersection of this and the workspace-access role's own policy, so the credentials reach
+ * one workspace's objects and nothing else, whatever the role allows.
+ */
+export function workspaceSessionPolicy(bucket: string, workspaceId: string, partition = 'aws'): PolicyDocument {
+  assertWorkspaceId(workspaceId);
+  const prefix = `${WORKSPACES_PREFIX}${workspaceId}/`;
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Action: ['s3:GetObject', 's3:PutObject'],
+        Resource: `arn:${partition}:s3:::${bucket}/${prefix}*`,
+      },
+      {
+        Effect: 'Allow',
+        Action: ['s3:ListBucket'],
+        Resource: `arn:${partition}:s3:::${bucket}`,
+        Condition: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+      },
+    ],
+  };
+}
+
+export function assertWorkspaceId(workspaceId: string): void {
+  if (!WORKSPACE_ID.test(workspaceId)) {
+    throw new SystemError(`Refusing to mint credentials for workspace id "${workspaceId}": expected [A-Za-z0-9_-]{1,128}.`, 'bad_workspace_id');
+  }
+}
+
+export interface StsWorkspaceCredentialOptions {
+  sts: STSClient;
+  /** The dedicated workspace-access role (its own policy: the bucket's `workspaces/*`). */
+  roleArn: string;
+  bucket: string;
+  partition?: string;
+  /** @default 900 (the STS minimum) */
+  durationSeconds?: number;
+  clock?: () => number;
+}
+
+/**
+ * Mints short-lived credentials for one workspace by assuming the workspace-access role with
+ * a session policy narrowed to that workspace's prefix. The runner receives these with each
+ * invocation; its own role has no S3 access. Credentials are cached per workspace while
+ * comfortably valid, which saves an STS round trip on every tool call of a turn.
+ */
+export function createStsWorkspaceCredentialSource(opts: StsWorkspaceCredentialOptions): WorkspaceCredentialSource {
+  const durationSeconds = Math.max(MIN_DURATION_SECONDS, opts.durationSeconds ?? MIN_DURATION_SECONDS);
+  const clock = opts.clock ?? Date.now;
+  const cache = new Map<string, { credentials: StorageCredentials; expiresAt: number }>();
+
+  return {
+    async forWorkspace(workspaceId) {
+      const policy = workspaceSessionPolicy(opts.bucket, workspaceId, opts.partition);
+      const cached = cache.get(workspaceId);
+      if (cached && cached.expiresAt - clock() > REUSE_MARGIN_MS) return cached.credentials;
+
+      const out = await opts.sts.send(
+        new AssumeRoleCommand({
+          RoleArn: opts.roleArn,
+          RoleSessionName: `ws-${workspaceId}`.slice(0, 64),
+          DurationSeconds: durationSeconds,
+          Policy: JSON.stringify(policy),
+        }),
+      );
+      const c = out.Credentials;
+      if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
+        throw new SystemError('STS AssumeRole returned no credentials for the workspace-access role.', 'credentials_unavailable');
+      }
+      const credentials: StorageCredentials = {
+        accessKeyId: c.AccessKeyId,
+        secretAccessKey: c.SecretAccessKey,
+        sessionToken: c.SessionToken,
+        expiration: c.Expiration.toISOString(),
+      };
+      if (cache.size >= 256) cache.clear();
+      cache.set(workspaceId, { credentials, expiresAt: c.Expiration.getTime() });
+      return credentials;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { Duration, IgnoreMode, Size } from 'aws-cdk-lib';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../bundle-options.ts';
+
+export interface SandboxRunnerFunctionProps {
+  readonly functionName: string;
+  /** Repo-relative Dockerfile; the build context is the repo root. */
+  readonly dockerfile: string;
+  readonly memoryMb: number;
+  /** @default 10240 */
+  readonly ephemeralStorageMb?: number;
+  readonly timeoutSeconds: number;
+  readonly logRetentionDays: logs.RetentionDays;
+}
+
+/**
+ * Files the runner image may see: the sources it runs and the lockfile it installs from.
+ * Everything else (node_modules, cdk.out, data folders) stays out of the build context and out
+ * of the asset hash.
+ */
+const IMAGE_CONTEXT = ['*', '!package.json', '!package-lock.json', '!tsconfig.json', '!sandbox-runner', '!functions'];
+
+/**
+ * The sandbox runner: a container-image function built from the runner's Dockerfile, arm64,
+ * with large ephemeral storage for warm workspace copies. Its role can write its logs and
+ * nothing else: no S3, no tables. Workspace access arrives with each request.
+ */
+export class SandboxRunnerFunction extends Construct {
+  readonly fn: lambda.DockerImageFunction;
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: SandboxRunnerFunctionProps) {
+    super(scope, id);
+    if (!existsSync(path.join(REPO_ROOT, props.dockerfile))) {
+      throw new Error(`The sandbox runner image needs ${props.dockerfile} (relative to ${REPO_ROOT}); it does not exist.`);
+    }
+    const storage = props.ephemeralStorageMb ?? 10_240;
+    if (storage < 512 || storage > 10_240) throw new Error(`ephemeralStorageMb must be 512–10240, got ${storage}.`);
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
+    });
+    this.fn = new lambda.DockerImageFunction(this, 'Function', {
+      functionName: props.functionName,
+      description: 'Stratus sandbox runner: runs one tool operation against a workspace synced with S3.',
+      code: lambda.DockerImageCode.fromImageAsset(REPO_ROOT, {
+        file: props.dockerfile,
+        platform: Platform.LINUX_ARM64,
+        exclude: IMAGE_CONTEXT,
+        ignoreMode: IgnoreMode.DOCKER,
+      }),
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memoryMb,
+      ephemeralStorageSize: Size.mebibytes(storage),
+      timeout: Duration.seconds(props.timeoutSeconds),
+      role: this.role,
+      logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays }),
+    });
+  }
+}

@@ -1,0 +1,49 @@
+import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { BUCKET_LAYOUT } from './config/bucket-layout.ts';
+import type { StratusStack } from './stratus-stack.ts';
+
+/**
+ * Every cdk-nag AwsSolutions finding the stack keeps, each acknowledged on the one construct it
+ * concerns, with the reason it is acceptable. Anything new fails `npm run synth`.
+ */
+export function acknowledgeNagFindings(stack: StratusStack): void {
+  const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
+  const ref = (element: IConstruct | undefined) => `<${(stack as Stack).getLogicalId(element as CfnElement)}.Arn>`;
+  // cdk-nag prints a pseudo parameter as <AWS::Region> when the stack is environment-agnostic, the value otherwise.
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+
+  ack(stack.data.bucket, 'S1',
+    'Server access logs would write a log object per workspace blob transfer; CloudTrail S3 data events are the audit trail to enable when an account needs one.');
+
+  for (const secret of stack.secrets.all()) {
+    ack(secret, 'SMG4',
+      'The values are issued by third parties (Anthropic, GitHub) or chosen by the operator (API tokens); no rotation Lambda can create them. Rotation is done by writing a new value (docs/deploy.md).');
+  }
+
+  for (const role of [stack.api.role, stack.cron.role, stack.runner.role]) {
+    ack(role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup/CreateLogStream/PutLogEvents, what every function needs to log.');
+  }
+
+  const bucket = ref(stack.data.bucket.node.defaultChild);
+  for (const engine of [stack.api, stack.cron]) {
+    const policy = engine.role.node.tryFindChild('DefaultPolicy')!;
+    ack(policy, 'IAM5[Resource::*]',
+      'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
+    for (const table of [stack.data.tables.sessions, stack.data.tables.schedules]) {
+      ack(policy, `IAM5[Resource::${ref(table.node.defaultChild)}/index/*]`,
+        'Queries through the table\'s own GSIs (byTenant); the wildcard covers only that table\'s indexes.');
+    }
+    ack(policy, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.toolResults}*]`,
+      'The harness writes persisted tool results under keys generated per session and tool_use id; the grant is limited to that prefix.');
+    ack(policy, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.spill}*]`,
+      'Payloads of oversized DynamoDB items, keyed per session and message; the grant is limited to that prefix.');
+  }
+  ack(stack.api.role.node.tryFindChild('DefaultPolicy')!,
+    `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
+    'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.');
+  ack(stack.workspaceAccess.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.workspaces}*]`,
+    'The ceiling of the workspace-access role. Nothing uses it as is: every AssumeRole carries a session policy narrowing it to workspaces/{id}/* of one session (functions/runner-client/sts-credentials.ts).');
+}

@@ -1,0 +1,155 @@
+import { ArnFormat, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { ENTRIES } from './bundle-options.ts';
+import { BUCKET_LAYOUT } from './config/bucket-layout.ts';
+import type { StageConfig } from './config/stages.ts';
+import { StratusAlarms } from './constructs/alarms.ts';
+import { AppSecrets } from './constructs/app-secrets.ts';
+import { DataStores } from './constructs/data-stores.ts';
+import { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
+import { Schedules } from './constructs/schedules.ts';
+import { TurnEngineFunction } from './constructs/turn-engine-function.ts';
+import { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
+import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
+
+export interface StratusStackProps extends StackProps {
+  readonly stage: StageConfig;
+}
+
+/**
+ * Stratus in one stack: the API function behind a streaming Function URL, the cron function
+ * EventBridge Scheduler calls, the sandbox runner image, the tables, the bucket and the
+ * secrets. Each role gets its own tables, prefixes and functions, named one by one.
+ */
+export class StratusStack extends Stack {
+  readonly data: DataStores;
+  readonly secrets: AppSecrets;
+  readonly runner: SandboxRunnerFunction;
+  readonly api: TurnEngineFunction;
+  readonly cron: TurnEngineFunction;
+  readonly schedules: Schedules;
+  readonly workspaceAccess: WorkspaceAccessRole;
+  readonly functionUrl: lambda.FunctionUrl;
+
+  constructor(scope: Construct, id: string, props: StratusStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+    const retention = stage.logRetentionDays as logs.RetentionDays;
+    this.data = new DataStores(this, 'Data', { stage });
+    this.secrets = new AppSecrets(this, 'Secrets', { stage });
+
+    this.runner = new SandboxRunnerFunction(this, 'Runner', {
+      functionName: `${stage.prefix}-runner`,
+      dockerfile: stage.runner.dockerfile,
+      memoryMb: stage.runner.memoryMb,
+      ephemeralStorageMb: stage.runner.ephemeralStorageMb,
+      timeoutSeconds: stage.runner.timeoutSeconds,
+      logRetentionDays: retention,
+    });
+
+    const { bucket } = this.data;
+    const apiFunctionName = `${stage.prefix}-api`;
+    const baseEnv: Record<string, string> = {
+      STRATUS_SESSIONS_TABLE: this.data.tableNames.sessions,
+      STRATUS_MESSAGES_TABLE: this.data.tableNames.messages,
+      STRATUS_EVENTS_TABLE: this.data.tableNames.events,
+      STRATUS_SCHEDULES_TABLE: this.data.tableNames.schedules,
+      STRATUS_APPROVALS_TABLE: this.data.tableNames.approvals,
+      // Long turns (from the API or a schedule) continue in an async invocation of the API function.
+      STRATUS_SELF_FUNCTION: apiFunctionName,
+      STRATUS_BUCKET: bucket.bucketName,
+      STRATUS_RUNNER_FUNCTION: this.runner.fn.functionName,
+      STRATUS_MODEL: stage.model,
+      STRATUS_LOG_LEVEL: stage.logLevel,
+      STRATUS_ANTHROPIC_KEY_SECRET: this.secrets.anthropicApiKey.secretArn,
+      STRATUS_API_TOKENS_SECRET: this.secrets.apiTokens.secretArn,
+    };
+
+    this.cron = new TurnEngineFunction(this, 'Cron', {
+      functionName: `${stage.prefix}-cron`,
+      description: 'Stratus cron: runs the turn a Scheduler schedule asks for.',
+      entry: ENTRIES.cron,
+      memoryMb: stage.api.memoryMb,
+      timeoutSeconds: stage.cron.timeoutSeconds,
+      environment: baseEnv,
+      logRetentionDays: retention,
+    });
+    this.schedules = new Schedules(this, 'Schedules', { groupName: stage.prefix, cronFunction: this.cron.fn });
+
+    this.api = new TurnEngineFunction(this, 'Api', {
+      functionName: apiFunctionName,
+      description: 'Stratus API: the Hono app behind a streaming Function URL; runs turns.',
+      entry: ENTRIES.api,
+      memoryMb: stage.api.memoryMb,
+      timeoutSeconds: stage.api.timeoutSeconds,
+      environment: {
+        ...baseEnv,
+        STRATUS_GITHUB_APP_KEY_SECRET: this.secrets.githubAppPrivateKey.secretArn,
+        STRATUS_GITHUB_WEBHOOK_SECRET: this.secrets.githubWebhookSecret.secretArn,
+        STRATUS_SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,
+        STRATUS_SCHEDULER_ROLE_ARN: this.schedules.schedulerRole.roleArn,
+        STRATUS_CRON_FUNCTION_ARN: this.cron.fn.functionArn,
+      },
+      logRetentionDays: retention,
+    });
+    // A continuation that fails is not retried blindly: the lease expires and the next turn repairs the log.
+    this.api.fn.configureAsyncInvoke({ retryAttempts: 0 });
+
+    this.workspaceAccess = new WorkspaceAccessRole(this, 'WorkspaceAccess', {
+      bucket,
+      roleName: `${stage.prefix}-workspace-access`,
+      trustedBy: [this.api.role, this.cron.role],
+    });
+
+    for (const engine of [this.api, this.cron]) {
+      engine.fn.addEnvironment('STRATUS_WORKSPACE_ROLE_ARN', this.workspaceAccess.role.roleArn);
+      const role = engine.role;
+      for (const table of Object.values(this.data.tables)) table.grantReadWriteData(role);
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['s3:GetObject', 's3:PutObject'],
+          resources: [bucket.arnForObjects(`${BUCKET_LAYOUT.toolResults}*`), bucket.arnForObjects(`${BUCKET_LAYOUT.spill}*`)],
+        }),
+      );
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.runner.fn.functionArn] }),
+      );
+      this.secrets.anthropicApiKey.grantRead(role);
+      this.secrets.apiTokens.grantRead(role);
+    }
+    this.secrets.githubAppPrivateKey.grantRead(this.api.role);
+    this.secrets.githubWebhookSecret.grantRead(this.api.role);
+    this.schedules.allowManageBy(this.api.role);
+    // Long turns continue in an async invocation of the API function, from the API itself or
+    // from a scheduled turn in the cron function. The ARN is built from the name: referencing
+    // the function from its own role's policy would be a circular dependency.
+    const continuationTarget = new iam.PolicyStatement({
+      actions: ['lambda:InvokeFunction'],
+      resources: [this.formatArn({ service: 'lambda', resource: 'function', resourceName: apiFunctionName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+    });
+    this.api.role.addToPrincipalPolicy(continuationTarget);
+    this.cron.role.addToPrincipalPolicy(continuationTarget);
+
+    this.functionUrl = this.api.fn.addFunctionUrl({
+      // The app authenticates every request with bearer tokens; IAM auth would shut out plain HTTP clients.
+      authType: lambda.FunctionUrlAuthType.NONE,
+      invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
+    });
+
+    new StratusAlarms(this, 'Alarms', {
+      prefix: stage.prefix,
+      functions: { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn },
+      scheduleGroup: this.schedules.group,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.functionUrl.url });
+    new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
+    new CfnOutput(this, 'ApiTokensSecret', { value: this.secrets.apiTokens.secretName });
+    new CfnOutput(this, 'AnthropicKeySecret', { value: this.secrets.anthropicApiKey.secretName });
+
+    acknowledgeNagFindings(this);
+  }
+}

@@ -1,0 +1,108 @@
+import { build } from 'esbuild';
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/bundle-options.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * The file Lambda runs is the esbuild bundle, not the TypeScript sources: ESM/CommonJS interop
+ * inside bundled dependencies only breaks at run time. This builds the API bundle with the CDK
+ * app's options and serves two Function URL events with it in a fresh node process, its
+ * secrets read from a Secrets Manager-protocol server.
+ */
+describe('the bundled API function', () => {
+  const tmp = makeTempDir();
+  let secrets: Server;
+  let secretsUrl: string;
+
+  beforeAll(async () => {
+    secrets = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        const { SecretId } = JSON.parse(body) as { SecretId: string };
+        res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+        res.end(JSON.stringify({ Name: SecretId, SecretString: SecretId === 'tokens' ? 'tok_bundle=tenant-b' : 'sk-ant-bundle' }));
+      });
+    });
+    await new Promise<void>((resolve) => secrets.listen(0, '127.0.0.1', resolve));
+    secretsUrl = `http://127.0.0.1:${(secrets.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => secrets.close(() => resolve()));
+    tmp.cleanup();
+  });
+
+  it('loads its deps from the environment and secrets, and answers through the streaming handler', async () => {
+    const bundle = path.join(tmp.dir, 'api', 'index.mjs');
+    await build({
+      ...LAMBDA_BUNDLE,
+      mainFields: [...LAMBDA_BUNDLE.mainFields],
+      banner: { js: LAMBDA_BUNDLE.banner },
+      entryPoints: [path.join(REPO_ROOT, ENTRIES.api)],
+      bundle: true,
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+    const script = path.join(tmp.dir, 'invoke.mjs');
+    writeFileSync(script, INVOKE_SCRIPT);
+    const { stdout } = await promisify(execFile)(process.execPath, [script, bundle], {
+      env: {
+        PATH: process.env.PATH,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        AWS_ENDPOINT_URL_SECRETS_MANAGER: secretsUrl,
+        AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'example',
+        AWS_REGION: 'eu-west-1',
+        STRATUS_SESSIONS_TABLE: 'stratus-test-sessions',
+        STRATUS_MESSAGES_TABLE: 'stratus-test-messages',
+        STRATUS_EVENTS_TABLE: 'stratus-test-events',
+        STRATUS_SCHEDULES_TABLE: 'stratus-test-schedules',
+        STRATUS_APPROVALS_TABLE: 'stratus-test-approvals',
+        STRATUS_SELF_FUNCTION: 'stratus-test-api',
+        STRATUS_BUCKET: 'stratus-test-bucket',
+        STRATUS_RUNNER_FUNCTION: 'stratus-test-runner',
+        STRATUS_ANTHROPIC_KEY_SECRET: 'anthropic',
+        STRATUS_API_TOKENS_SECRET: 'tokens',
+        STRATUS_WORKSPACE_ROLE_ARN: 'arn:aws:iam::123456789012:role/stratus-test-workspace-access',
+      },
+    });
+    expect(JSON.parse(stdout)).toEqual([
+      { status: 200, body: '{"ok":true}' },
+      {
+        status: 400,
+        body: JSON.stringify({ error: { code: 'invalid_request', message: 'Invalid body: "title": Invalid input: expected string, received number' } }),
+      },
+    ]);
+  }, 60_000);
+});
+
+/** Plays the Lambda runtime: defines its globals, imports the handler, sends Function URL events. */
+const INVOKE_SCRIPT = `
+import { Writable } from 'node:stream';
+let meta;
+globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s, m) => { meta = m; return s; } } };
+const { handler } = await import(process.argv[2]);
+const context = { getRemainingTimeInMillis: () => 60_000, awsRequestId: 'req' };
+const call = async (method, path, headers = {}, body) => {
+  const chunks = [];
+  const out = new Writable({ write(c, _e, cb) { chunks.push(String(c)); cb(); } });
+  const done = new Promise((r) => out.on('finish', r));
+  await handler({ version: '2.0', rawPath: path, rawQueryString: '', headers: { host: 'x.lambda-url.eu-west-1.on.aws', ...headers },
+    requestContext: { http: { method, path, sourceIp: '203.0.113.9' }, domainName: 'x.lambda-url.eu-west-1.on.aws' }, body, isBase64Encoded: false }, out, context);
+  await done;
+  return { status: meta.statusCode, body: chunks.join('') };
+};
+// The second request passes auth (tokens from the secret) and fails validation before any AWS call.
+const results = [
+  await call('GET', '/healthz'),
+  await call('POST', '/v1/sessions', { authorization: 'Bearer tok_bundle', 'content-type': 'application/json' }, '{"title":5}'),
+];
+process.stdout.write(JSON.stringify(results));
+process.exit(0);
+`;

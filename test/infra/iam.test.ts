@@ -1,0 +1,77 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { actionsOf, show, statementsOf, synthStage, type Synthesized } from './synth-stack.ts';
+
+describe('least privilege', () => {
+  let s: Synthesized;
+  let roles: { api: string; cron: string; runner: string; workspace: string; scheduler: string };
+  const bucketArn = () => ({ 'Fn::GetAtt': [s.id(s.stack.data.bucket), 'Arn'] });
+  const objects = (prefix: string) => ({ 'Fn::Join': ['', [bucketArn(), `/${prefix}*`]] });
+
+  beforeAll(() => {
+    s = synthStage('prod');
+    roles = {
+      api: s.id(s.stack.api.role),
+      cron: s.id(s.stack.cron.role),
+      runner: s.id(s.stack.runner.role),
+      workspace: s.id(s.stack.workspaceAccess.role),
+      scheduler: s.id(s.stack.schedules.schedulerRole),
+    };
+  });
+
+  it('gives the runner role nothing but its logs: no S3, no tables, no inline policy at all', () => {
+    expect(statementsOf(s.template, roles.runner)).toEqual([]);
+    const role = s.template.findResources('AWS::IAM::Role')[roles.runner]!.Properties;
+    expect(show(role.ManagedPolicyArns)).toBe(
+      show([{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }]),
+    );
+  });
+
+  it('lets only the workspace-access role reach workspace objects, and only under workspaces/', () => {
+    const s3Statements = statementsOf(s.template, roles.workspace).filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
+    expect(s3Statements).toEqual([
+      { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objects('workspaces/') },
+      { Effect: 'Allow', Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': ['workspaces/*'] } } },
+    ]);
+    for (const role of [roles.api, roles.cron, roles.scheduler]) {
+      for (const st of statementsOf(s.template, role).filter((x) => actionsOf(x).some((a) => a.startsWith('s3:')))) {
+        expect(show(st.Resource)).not.toContain('workspaces/');
+        expect(show(st.Resource)).not.toBe(show(objects('')));
+      }
+    }
+  });
+
+  it('trusts the workspace-access role to the API and cron roles by ARN, nobody else', () => {
+    const trust = s.template.findResources('AWS::IAM::Role')[roles.workspace]!.Properties.AssumeRolePolicyDocument.Statement;
+    expect(trust).toEqual([
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: { 'Fn::GetAtt': [roles.api, 'Arn'] } } },
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: { 'Fn::GetAtt': [roles.cron, 'Arn'] } } },
+    ]);
+  });
+
+  it('limits the turn functions to the harness prefixes of the bucket', () => {
+    for (const role of [roles.api, roles.cron]) {
+      const s3 = statementsOf(s.template, role).filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
+      expect(s3).toEqual([
+        { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [objects('tool-results/'), objects('spill/')] },
+      ]);
+    }
+  });
+
+  it('lets the API and cron functions invoke the runner and the API (long-turn continuations), nothing else', () => {
+    const invokes = (role: string) =>
+      statementsOf(s.template, role).filter((st) => actionsOf(st).includes('lambda:InvokeFunction')).map((st) => st.Resource);
+    const runnerArn = { 'Fn::GetAtt': [s.id(s.stack.runner.fn), 'Arn'] };
+    const apiArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-prod-api']] };
+    expect(invokes(roles.api)).toEqual([runnerArn, apiArn]);
+    expect(invokes(roles.cron)).toEqual([runnerArn, apiArn]);
+  });
+
+  it('grants no wildcard action anywhere, and Resource "*" only to X-Ray', () => {
+    for (const policy of Object.values(s.template.findResources('AWS::IAM::Policy'))) {
+      for (const st of policy.Properties.PolicyDocument.Statement) {
+        for (const action of actionsOf(st)) expect(action).not.toMatch(/(^\*$|:\*$)/);
+        if (st.Resource === '*') expect(actionsOf(st)).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
+      }
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { actionsOf, statementsOf, synthStage, type Synthesized } from './synth-stack.ts';
+
+describe('scheduler wiring and secrets', () => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthStage('dev');
+  });
+  const scheduleArns = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:eu-west-1:123456789012:schedule/stratus-dev/*']] };
+
+  it('keeps schedules in one group and lets Scheduler, for this account and group only, assume its role', () => {
+    s.template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'stratus-dev' });
+    const role = s.template.findResources('AWS::IAM::Role')[s.id(s.stack.schedules.schedulerRole)]!.Properties;
+    expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': '123456789012' }, ArnLike: { 'aws:SourceArn': scheduleArns } },
+      },
+    ]);
+  });
+
+  it('lets the scheduler role invoke the cron function and nothing else', () => {
+    expect(statementsOf(s.template, s.id(s.stack.schedules.schedulerRole))).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: { 'Fn::GetAtt': [s.id(s.stack.cron.fn), 'Arn'] } },
+    ]);
+  });
+
+  it('lets the API manage schedules in the group and pass the scheduler role to Scheduler only', () => {
+    const api = statementsOf(s.template, s.id(s.stack.api.role));
+    expect(api).toContainEqual({
+      Effect: 'Allow',
+      Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
+      Resource: scheduleArns,
+    });
+    expect(api.filter((st) => actionsOf(st).includes('iam:PassRole'))).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'iam:PassRole',
+        Resource: { 'Fn::GetAtt': [s.id(s.stack.schedules.schedulerRole), 'Arn'] },
+        Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      },
+    ]);
+    const env = s.template.findResources('AWS::Lambda::Function')[s.id(s.stack.api.fn)]!.Properties.Environment.Variables;
+    expect(env.STRATUS_SCHEDULE_GROUP).toBe('stratus-dev');
+    expect(env.STRATUS_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [s.id(s.stack.schedules.schedulerRole), 'Arn'] });
+    expect(env.STRATUS_CRON_FUNCTION_ARN).toEqual({ 'Fn::GetAtt': [s.id(s.stack.cron.fn), 'Arn'] });
+  });
+
+  it('keeps four secrets in Secrets Manager, readable by the roles that use them', () => {
+    const names = Object.values(s.template.findResources('AWS::SecretsManager::Secret')).map((r) => r.Properties.Name).sort();
+    expect(names).toEqual([
+      'stratus-dev/anthropic-api-key', 'stratus-dev/api-tokens', 'stratus-dev/github-app-private-key', 'stratus-dev/github-webhook-secret',
+    ]);
+    const readable = (role: string) =>
+      statementsOf(s.template, role).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue')).map((st) => st.Resource);
+    const ref = (secret: { node: { defaultChild?: unknown } }) => ({ Ref: s.id(secret) });
+    const { anthropicApiKey, apiTokens, githubAppPrivateKey, githubWebhookSecret } = s.stack.secrets;
+    expect(readable(s.id(s.stack.api.role))).toEqual([ref(anthropicApiKey), ref(apiTokens), ref(githubAppPrivateKey), ref(githubWebhookSecret)]);
+    expect(readable(s.id(s.stack.cron.role))).toEqual([ref(anthropicApiKey), ref(apiTokens)]);
+    expect(readable(s.id(s.stack.runner.role))).toEqual([]);
+  });
+});

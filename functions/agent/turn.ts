@@ -1,4 +1,7 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { createContextManager } from '../context/context-manager.ts';
+import { createPersistedResultReader } from '../context/persisted-output.ts';
+import { loadSessionContext } from '../context/session-context.ts';
 import type { Deps } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { EventFeed } from '../shared/event-feed.ts';
@@ -88,7 +91,10 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     });
   }, Math.max(1_000, Math.floor(deps.config.turn.leaseMs / 3)));
   try {
-    const log0 = await deps.messages.loadFrom(session.sessionId, 0);
+    // context: reload only what follows the last compact boundary, with the replacement decisions.
+    const loaded = await loadSessionContext(deps, session);
+    const log0 = loaded.conversation;
+    const context = createContextManager(deps, { session, owner, append, loaded, log });
     const dangling = danglingToolUses(log0);
     if (dangling.length > 0) {
       log.warn('repairing dangling tool_use blocks', { toolUseIds: dangling });
@@ -105,9 +111,14 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
       system: buildSystemPrompt(),
       messages: toApiMessages(log0),
       registry: deps.tools,
-      toolContext: { sessionId: session.sessionId, turnId, workspace, signal: abort.signal, log },
+      toolContext: {
+        sessionId: session.sessionId, turnId, workspace, signal: abort.signal, log,
+        persistedResults: createPersistedResultReader(deps.blobs, session.sessionId), // context: Read opens persisted results
+      },
       maxTurns: deps.config.turn.maxModelCalls,
       signal: abort.signal,
+      context, // context
+      retry: { maxRetries: deps.config.model.maxRetries, baseDelayMs: deps.config.model.retryBaseDelayMs, fallbackModel: deps.config.model.fallbackName },
     });
     for await (const event of loop) {
       switch (event.type) {
@@ -123,7 +134,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
           const stored = await append('assistant', 'assistant', response.content as ContentBlockParam[], {
             model: response.model,
             stopReason: response.stopReason,
-            usage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens },
+            usage: { ...response.usage },
           });
           events.push({ type: 'assistant_message', seq: stored.seq, content: response.content, stopReason: response.stopReason, usage: { ...turnUsage } });
           for (const block of response.content) {
@@ -139,6 +150,16 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
           });
           break;
         }
+        // context: durable records of a broken stream, retries and the max_tokens resume request.
+        case 'tombstone':
+          await append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
+          break;
+        case 'retry':
+          log.warn('model call failed; retrying', { attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
+          break;
+        case 'meta_user':
+          await append('synthetic', 'user', [{ type: 'text', text: event.text }]);
+          break;
         case 'done':
           stopReason = event.stopReason;
           error = event.error;

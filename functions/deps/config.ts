@@ -20,6 +20,14 @@ export const configSchema = z.object({
     baseURL: z.string().optional(),
     name: z.string().default('claude-sonnet-4-5'),
     maxTokens: z.number().int().positive().default(16_384),
+    /** Used when the primary model stays overloaded after its retries. */
+    fallbackName: z.string().optional(),
+    /** The model's context window in tokens: auto-compaction triggers below it. */
+    contextWindow: z.number().int().positive().default(200_000),
+    /** Attempts per model call beyond the first (ours are the only retries: the SDK's are off). */
+    maxRetries: z.number().int().nonnegative().default(10),
+    /** First backoff delay; it doubles per attempt up to 32 s (a retry-after header wins). */
+    retryBaseDelayMs: z.number().int().nonnegative().default(500),
   }),
   /** Bearer token → tenant id. */
   apiTokens: z.record(z.string(), z.string()),
@@ -30,6 +38,26 @@ export const configSchema = z.object({
       leaseMs: z.number().int().positive().default(60_000),
     })
     .default({ maxModelCalls: 50, leaseMs: 60_000 }),
+  /** The context economy: persisted results, the replacement budget, compaction. */
+  context: z
+    .object({
+      /** Global cap on an inline tool result (chars). */
+      defaultMaxResultSizeChars: z.number().int().positive().default(50_000),
+      /** Tool name → persistence threshold (chars); wins over the tool's value and the cap (never over Infinity). */
+      persistThresholdOverrides: z.record(z.string(), z.number().positive()).default({}),
+      /** Aggregate budget for the tool results of one API-level user message (chars). */
+      perMessageBudgetChars: z.number().int().positive().default(200_000),
+      autoCompact: z.boolean().default(true),
+      /** Auto-compaction triggers at this many tokens below the effective window. */
+      autoCompactBufferTokens: z.number().int().nonnegative().default(13_000),
+      /** Recent API messages kept verbatim after a compaction. */
+      keepRecentMessages: z.number().int().nonnegative().default(6),
+      /** Micro-compaction clears old tool results past this share of the auto-compact threshold. */
+      microCompactRatio: z.number().positive().max(1).default(0.8),
+      /** Most recent compactable tool results micro-compaction keeps. */
+      microCompactKeepRecent: z.number().int().positive().default(5),
+    })
+    .prefault({}),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });
 

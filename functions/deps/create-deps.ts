@@ -1,10 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
+import { BlobStore } from '../stores/blob-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
 import { createToolRegistry } from '../tools/registry.ts';
@@ -26,14 +28,25 @@ export function createDeps(
   const dynamo = new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb });
   const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const lambda = new LambdaClient({ ...aws, endpoint: config.endpoints.lambda });
+  // Checksums only when required: safe for S3, and the local S3 server needs it (LOCAL-STACK.md).
+  const s3 = new S3Client({
+    ...aws,
+    endpoint: config.endpoints.s3,
+    forcePathStyle: config.endpoints.s3 !== undefined,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const blobs = new BlobStore(s3, config.bucket);
   const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
   return {
     config,
     sessions: new SessionStore(db, config.tables.sessions),
-    messages: new MessageStore(db, config.tables.messages),
+    messages: new MessageStore(db, config.tables.messages, blobs),
+    blobs,
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
-    model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL }),
+    // maxRetries 0: the model-call layer retries (with its own backoff, fallback and tombstones).
+    model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 }),
     tools: createToolRegistry(),
     clock: Date.now,
     newId: createTimeOrderedId,

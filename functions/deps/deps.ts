@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { BlobStore } from '../stores/blob-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -12,6 +13,8 @@ export interface Deps {
   config: StratusConfig;
   sessions: SessionStore;
   messages: MessageStore;
+  /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
+  blobs: BlobStore;
   runner: RunnerClient;
   workspaceCredentials: WorkspaceCredentialSource;
   model: Anthropic;

@@ -42,9 +42,13 @@ export interface SessionRecord {
   turnCount: number;
   lastTurn?: TurnSummary;
   lease?: Lease;
+  /** Seq of the last compact boundary: turns reload the log from here, never before. */
+  compactBoundarySeq?: number;
+  /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */
+  autoCompactFailures?: number;
 }
 
-export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount'>>;
+export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'compactBoundarySeq' | 'autoCompactFailures'>>;
 
 export interface SessionPage {
   sessions: SessionRecord[];

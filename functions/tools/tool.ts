@@ -1,5 +1,6 @@
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { z } from 'zod';
+import type { PersistedResultReader } from '../context/persisted-output.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { WorkspaceSession } from './workspace-session.ts';
 
@@ -12,6 +13,8 @@ export interface ToolContext {
   workspace: WorkspaceSession;
   signal: AbortSignal;
   log: Logger;
+  /** Large results persisted by the harness (functions/context): Read opens them by their reserved path. */
+  persistedResults?: PersistedResultReader;
 }
 
 export interface ToolResult<Output> {

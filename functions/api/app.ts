@@ -3,6 +3,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Deps } from '../deps/deps.ts';
 import { StratusError } from '../shared/errors.ts';
 import { bearerAuth, type AuthVariables } from './auth.ts';
+import { contextRoutes } from './routes/context.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { turnRoutes } from './routes/turns.ts';
 
@@ -16,6 +17,7 @@ export function createApp(deps: Deps) {
   v1.use('*', bearerAuth(deps.config.apiTokens));
   v1.route('/sessions', sessionRoutes(deps));
   v1.route('/sessions', turnRoutes(deps));
+  v1.route('/sessions', contextRoutes(deps));
   app.route('/v1', v1);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));

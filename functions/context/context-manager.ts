@@ -67,6 +67,7 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
   const threshold = autoCompactThreshold(deps.config);
   let measured = input.loaded.measured;
   let failures = session.autoCompactFailures ?? 0;
+  let boundarySeq = session.compactBoundarySeq ?? null;
   const skipToolNames = new Set(deps.tools.tools.filter((t) => !Number.isFinite(t.maxResultSizeChars)).map((t) => t.name));
 
   const record = async (decisions: ReplacementDecisions) => {
@@ -83,7 +84,7 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
     // Write-ahead, in order: the boundary, the summary, the kept tail (as the model saw it), and
     // the kept results frozen. The session points at the boundary only once all of it is durable.
     const boundary = await append('compact_boundary', 'user', [], {
-      compact: { trigger, preTokens, messagesSummarized: result.summarizedCount, previousBoundarySeq: session.compactBoundarySeq ?? null },
+      compact: { trigger, preTokens, messagesSummarized: result.summarizedCount, previousBoundarySeq: boundarySeq },
     });
     const written: StoredMessage[] = [await append('compact_summary', 'user', [{ type: 'text', text: summaryMessageText(result.summary) }])];
     const keptIds: string[] = [];
@@ -97,6 +98,7 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
     for (const id of keptIds) state.seenIds.add(id);
     await deps.sessions.updateUnderLease(session.sessionId, owner, { compactBoundarySeq: boundary.seq, autoCompactFailures: 0 });
     failures = 0;
+    boundarySeq = boundary.seq;
     measured = undefined;
     log.info('conversation compacted', { trigger, preTokens, summarized: result.summarizedCount, kept: result.kept.length, boundarySeq: boundary.seq });
     // Exactly what a reload from the boundary produces, so the next request's bytes match it.

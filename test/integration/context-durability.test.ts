@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { apiClient } from '../support/api-client.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
+const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+
+describe('durable transcripts and the model call', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted, model: { retryBaseDelayMs: 1, fallbackName: 'claude-fallback' } });
+    api = apiClient(stack.apiUrl, stack.token);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    tmp.cleanup();
+  });
+
+  it('lets Read open a persisted result by the path the model was given', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_seq', name: 'Bash', input: { command: 'seq 1 40000' } }] },
+      {
+        content: [
+          { type: 'tool_use', id: 'toolu_r1', name: 'Read', input: { file_path: '/workspace/.stratus/tool-results/toolu_seq.txt', offset: 2, limit: 3 } },
+          { type: 'tool_use', id: 'toolu_r2', name: 'Read', input: { file_path: '/workspace/.stratus/tool-results/toolu_nope.txt' } },
+        ],
+      },
+      text('Read it.'),
+    );
+    const res = await api.turn(sessionId, 'big output then read it');
+    const results = res.json.events.filter((e: any) => e.type === 'tool_result');
+    expect(results[0].content).toMatch(/^<persisted-output>\nOutput too large \(29\.\dKB\)\. Full output saved to: \/workspace\/\.stratus\/tool-results\/toolu_seq\.txt\n/);
+    expect(results[1]).toMatchObject({ toolUseId: 'toolu_r1', isError: false, content: '     2→2\n     3→3\n     4→4' });
+    expect(results[2]).toMatchObject({ toolUseId: 'toolu_r2', isError: true });
+    expect(results[2].content).toContain('File does not exist.');
+  });
+
+  it('retries a 529 with backoff, then succeeds', async () => {
+    const sessionId = await api.createSession();
+    const before = stack.model!.requests.length;
+    stack.model!.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, text('Made it.'));
+    const res = await api.turn(sessionId, 'hello');
+    expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
+    expect(stack.model!.requests.length - before).toBe(2);
+    const messages = await api.messages(sessionId);
+    expect(messages.map((m) => [m.kind, m.content])).toEqual([
+      ['prompt', [{ type: 'text', text: 'hello' }]],
+      ['assistant', [{ type: 'text', text: 'Made it.' }]],
+    ]);
+  });
+
+  it('moves to the fallback model after three overloaded answers in a row', async () => {
+    const sessionId = await api.createSession();
+    const before = stack.model!.requests.length;
+    const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } };
+    stack.model!.enqueue(overloaded, overloaded, overloaded, text('From the fallback.'));
+    const res = await api.turn(sessionId, 'hello');
+    expect(res.json.stopReason).toBe('end_turn');
+    expect(stack.model!.requests.slice(before).map((r) => r.body.model)).toEqual(['claude-sonnet-4-5', 'claude-sonnet-4-5', 'claude-sonnet-4-5', 'claude-fallback']);
+  });
+
+  it('does not retry a 400: the error ends the turn once', async () => {
+    const sessionId = await api.createSession();
+    const before = stack.model!.requests.length;
+    stack.model!.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'bad request' } });
+    const res = await api.turn(sessionId, 'hello');
+    expect(res.json.stopReason).toBe('model_error');
+    expect(stack.model!.requests.length - before).toBe(1);
+  });
+
+  it('tombstones a message cut off by a broken stream and never sends it again', async () => {
+    const sessionId = await api.createSession();
+    const before = stack.model!.requests.length;
+    // message_start, block start, two text deltas … then the connection drops (the pause lets them flush).
+    stack.model!.enqueue(
+      { content: [{ type: 'text', text: 'This answer is going to be cut off half way through.' }], breakAfterEvents: 4, delayMs: 10 },
+      text('Second try, complete.'),
+    );
+    const res = await api.turn(sessionId, 'say something');
+    expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
+    const messages = await api.messages(sessionId);
+    expect(messages.map((m) => [m.kind, m.role])).toEqual([
+      ['prompt', 'user'],
+      ['tombstone', 'assistant'],
+      ['assistant', 'assistant'],
+    ]);
+    expect(messages[1].content).toEqual([{ type: 'text', text: 'This answer is going to be cut off half way thro', citations: null }]);
+
+    stack.model!.enqueue(text('Next turn.'));
+    await api.turn(sessionId, 'again');
+    const sent = stack.model!.requests.slice(before).map((r) => r.body.messages);
+    expect(sent).toHaveLength(3);
+    expect(sent[2]!.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(sent[2])).not.toContain('cut off');
+  });
+});

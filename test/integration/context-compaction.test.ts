@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSessionContext } from '../../functions/context/session-context.ts';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { apiClient } from '../support/api-client.ts';
+import { prefixProblem } from '../support/request-bodies.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
+const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+const bash = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command } });
+const chars = (n: number, c: string) => `head -c ${n} /dev/zero | tr "\\0" ${c}`;
+const SUMMARY_PREFIX = 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n';
+
+describe('compaction', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    // Auto-compaction at 40,000 − min(16,384, 20,000) − 13,000 = 10,616 tokens.
+    stack = await startLocalStack({
+      dataDir: tmp.dir, brain: unscripted,
+      model: { contextWindow: 40_000, retryBaseDelayMs: 1 },
+      context: { keepRecentMessages: 2, microCompactRatio: 1 },
+    });
+    api = apiClient(stack.apiUrl, stack.token);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    tmp.cleanup();
+  });
+
+  it('triggers over the threshold, writes a boundary, and the next turn reloads only after it', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue({ content: [bash('toolu_c1', chars(25_000, 'a'))] }, text('One.'));
+    await api.turn(sessionId, 'first output');
+    expect((await stack.deps.sessions.get(sessionId))!.compactBoundarySeq).toBeUndefined();
+
+    const before = stack.model!.requests.length;
+    stack.model!.enqueue({ content: [bash('toolu_c2', chars(25_000, 'b'))] }, text('SUMMARY: two 25,000-char outputs were made.'), text('Two.'));
+    expect((await api.turn(sessionId, 'second output')).json.stopReason).toBe('end_turn');
+    const turn2 = stack.model!.requests.slice(before);
+    expect(turn2).toHaveLength(3);
+    // The summary call: the conversation before the kept tail, then the instructions.
+    const summaryCall = turn2[1]!.body.messages;
+    expect(summaryCall.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(JSON.stringify(summaryCall.at(-1)!.content)).toContain('Your context is about to be compacted.');
+    // The request after it: the summary, then the kept tail (the tool call and its result).
+    const after = turn2[2]!.body.messages as any[];
+    expect(after.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(after[0].content).toEqual([{ type: 'text', text: `${SUMMARY_PREFIX}SUMMARY: two 25,000-char outputs were made.` }]);
+    expect(after[1].content[0]).toMatchObject({ type: 'tool_use', id: 'toolu_c2' });
+    expect(after[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_c2', content: 'b'.repeat(25_000) });
+
+    const session = (await stack.deps.sessions.get(sessionId))!;
+    const log = await stack.deps.messages.loadFrom(sessionId, 0);
+    const boundary = log.find((m) => m.kind === 'compact_boundary')!;
+    expect(session.compactBoundarySeq).toBe(boundary.seq);
+    expect(boundary.compact).toMatchObject({ trigger: 'auto', messagesSummarized: 5, previousBoundarySeq: null });
+    expect(log.slice(boundary.seq + 1, boundary.seq + 4).map((m) => m.kind)).toEqual(['compact_summary', 'assistant', 'tool_result']);
+
+    // The next turn reads the log from the boundary on, and sends the same bytes as before.
+    const loaded = await loadSessionContext(stack.deps, session);
+    expect(loaded.itemsRead).toBe(session.messageCount - boundary.seq);
+    expect(loaded.conversation[0]!.kind).toBe('compact_summary');
+    stack.model!.enqueue(text('Three.'));
+    await api.turn(sessionId, 'third');
+    const turn3 = stack.model!.requests.at(-1)!;
+    expect(turn3.body.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(JSON.stringify(turn3.body.messages)).not.toContain('first output');
+    expect(prefixProblem(turn2[2]!.raw, turn3.raw)).toBeUndefined();
+
+    // Compaction on demand: a second boundary after the first.
+    stack.model!.enqueue(text('SUMMARY 2'));
+    const res = await api.request('POST', `/v1/sessions/${sessionId}/compact`);
+    expect(res.status).toBe(200);
+    expect(res.json.compactBoundarySeq).toBeGreaterThan(boundary.seq);
+    const second = (await stack.deps.messages.loadFrom(sessionId, res.json.compactBoundarySeq))[0]!;
+    expect(second.compact).toMatchObject({ trigger: 'manual', previousBoundarySeq: boundary.seq });
+  });
+
+  it('refuses a manual compaction with nothing to summarise', async () => {
+    const sessionId = await api.createSession();
+    const res = await api.request('POST', `/v1/sessions/${sessionId}/compact`);
+    expect(res.status).toBe(400);
+    expect(res.json.error).toEqual({ code: 'not_enough_messages', message: 'Not enough messages to compact.' });
+  });
+
+  it('stops trying after three failed auto-compactions in a row', async () => {
+    const sessionId = await api.createSession();
+    const bad = { error: { status: 400, type: 'invalid_request_error', message: 'no summary today' } };
+    const before = stack.model!.requests.length;
+    stack.model!.enqueue(
+      { content: [bash('toolu_f1', chars(25_000, 'a')), bash('toolu_f2', chars(25_000, 'b'))] },
+      bad, { content: [bash('toolu_f3', 'echo hi')] },
+      bad, { content: [bash('toolu_f4', 'echo hi')] },
+      bad, text('Done.'),
+    );
+    expect((await api.turn(sessionId, 'fill it')).json.stopReason).toBe('end_turn');
+    expect(stack.model!.requests.length - before).toBe(7);
+    expect((await stack.deps.sessions.get(sessionId))!.autoCompactFailures).toBe(3);
+
+    stack.model!.enqueue(text('No more tries.'));
+    await api.turn(sessionId, 'again');
+    expect(stack.model!.requests.length - before).toBe(8);
+    expect(stack.model!.remaining()).toBe(0);
+  });
+});

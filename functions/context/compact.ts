@@ -23,11 +23,13 @@ export function summaryMessageText(summary: string): string {
 }
 
 /**
- * Where the kept tail starts: the last `keepRecent` messages, moved forward past any user
- * message carrying tool results (their tool_use would be summarised away and leave them orphaned).
+ * Where the kept tail starts: the last `keepRecent` messages (at most half, so a short
+ * conversation still has something to summarise), moved forward past any user message carrying
+ * tool results (their tool_use would be summarised away and leave them orphaned).
  */
 export function splitForCompaction(messages: readonly MessageParam[], keepRecent: number): number {
-  let start = Math.max(0, messages.length - keepRecent);
+  const keep = Math.min(keepRecent, Math.floor(messages.length / 2));
+  let start = messages.length - keep;
   while (start < messages.length && hasToolResult(messages[start]!)) start++;
   return start;
 }

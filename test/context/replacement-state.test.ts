@@ -18,8 +18,13 @@ const options = (limit: number, skip: string[] = []): BudgetOptions => ({
   skipToolNames: new Set(skip),
   persist: vi.fn(async (id: string) => `<persisted-output>${id}</persisted-output>`),
 });
-const contentOf = (messages: MessageParam[], id: string) =>
-  messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).find((b) => b.type === 'tool_result' && b.tool_use_id === id)?.content;
+const contentOf = (messages: MessageParam[], id: string) => {
+  for (const m of messages) {
+    if (typeof m.content === 'string') continue;
+    for (const b of m.content) if (b.type === 'tool_result' && b.tool_use_id === id) return b.content;
+  }
+  return undefined;
+};
 
 describe('enforceToolResultBudget', () => {
   it('replaces the largest fresh results of a message until it fits, and freezes the rest', async () => {

@@ -82,6 +82,13 @@ export function isRetryable(err: unknown): boolean {
   return err instanceof Error && err.name !== 'AbortError';
 }
 
+/** The request did not fit the context window: recoverable by compacting, not by retrying. */
+export function isPromptTooLong(err: unknown): boolean {
+  if (!(err instanceof APIError)) return false;
+  if (err.status === 413) return true;
+  return err.status === 400 && /prompt is too long/i.test(err.message);
+}
+
 function isOverloaded(err: unknown): boolean {
   return err instanceof OverloadedError || (err instanceof APIError && (err.status === 529 || err.type === 'overloaded_error'));
 }

@@ -5,7 +5,7 @@ import { errorMessage } from '../shared/errors.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { runToolUse } from '../tools/run-tool-use.ts';
 import type { ToolContext } from '../tools/tool.ts';
-import { callModel } from './model-call.ts';
+import { callModel, isPromptTooLong } from './model-call.ts';
 import type { AssistantResponse } from './model-stream.ts';
 import { MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_TEXT, truncatedToolUse, truncatedToolUseResult } from './output-recovery.ts';
 
@@ -50,19 +50,20 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
   let messages = [...params.messages];
   const tools = params.registry.toApiTools();
   let maxTokensRecoveries = 0;
+  let reactiveCompactTried = false;
+  const base = { model: params.model, max_tokens: params.maxTokens, system: params.system, tools };
 
   for (let call = 1; ; call++) {
     if (params.signal.aborted) return yield { type: 'done', stopReason: 'aborted' };
     let response: AssistantResponse | undefined;
+    // context: compaction, micro-compaction and the replacement budget, decided (and recorded) before the request.
+    let requestMessages = messages;
+    if (params.context) {
+      const prepared = await params.context.prepare(messages, base, params.signal);
+      messages = prepared.history;
+      requestMessages = prepared.messages;
+    }
     try {
-      // context: compaction, micro-compaction and the replacement budget, decided (and recorded) before the request.
-      const base = { model: params.model, max_tokens: params.maxTokens, system: params.system, tools };
-      let requestMessages = messages;
-      if (params.context) {
-        const prepared = await params.context.prepare(messages, base, params.signal);
-        messages = prepared.history;
-        requestMessages = prepared.messages;
-      }
       const stream = callModel({
         client: params.client,
         request: { ...base, messages: requestMessages },
@@ -78,6 +79,17 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
       }
     } catch (err) {
       if (params.signal.aborted) return yield { type: 'done', stopReason: 'aborted' };
+      // context: a prompt too long for the window is withheld while one compaction is tried.
+      if (params.context && !reactiveCompactTried && isPromptTooLong(err)) {
+        reactiveCompactTried = true;
+        try {
+          messages = await params.context.compactNow(messages, base, params.signal, 'auto');
+          call -= 1;
+          continue;
+        } catch {
+          // Fall through: the original error is the one to report.
+        }
+      }
       return yield { type: 'done', stopReason: 'model_error', error: errorMessage(err) };
     }
     if (!response) return yield { type: 'done', stopReason: 'model_error', error: 'The model stream ended without a message.' };

@@ -99,3 +99,65 @@ describe('durable transcripts and the model call', () => {
     expect(JSON.stringify(sent[2])).not.toContain('cut off');
   });
 });
+
+describe('responses cut off by max_tokens, and prompts too long', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted, model: { retryBaseDelayMs: 1 } });
+    api = apiClient(stack.apiUrl, stack.token);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    tmp.cleanup();
+  });
+
+  it('asks the model to resume instead of ending the turn on max_tokens', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'The first half of a long' }], stopReason: 'max_tokens' }, text(' answer, finished.'));
+    const res = await api.turn(sessionId, 'write a lot');
+    expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
+    const resumed = stack.model!.requests.at(-1)!.body.messages;
+    expect(resumed.at(-1)!.content).toEqual([{
+      type: 'text',
+      text: 'Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.',
+      cache_control: { type: 'ephemeral' },
+    }]);
+    expect((await api.messages(sessionId)).map((m) => m.kind)).toEqual(['prompt', 'assistant', 'synthetic', 'assistant']);
+  });
+
+  it('does not run a tool call cut off by max_tokens, and tells the model why', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_cut', name: 'Bash', input: { command: 'echo should-not-run > ran.txt' } }], stopReason: 'max_tokens' },
+      text('Understood.'),
+    );
+    const res = await api.turn(sessionId, 'do it');
+    const result = res.json.events.find((e: any) => e.type === 'tool_result');
+    expect(result).toMatchObject({
+      toolUseId: 'toolu_cut', isError: true,
+      content: '<tool_use_error>The output token limit was hit while this tool call was being written, so its input is incomplete and it was not run. Call the tool again, breaking large inputs into smaller pieces.</tool_use_error>',
+    });
+    expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json.workspace.version).toBe(0);
+  });
+
+  it('compacts once when the prompt is too long, then retries the call', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue(text('First answer.'));
+    await api.turn(sessionId, 'first');
+    const before = stack.model!.requests.length;
+    stack.model!.enqueue(
+      { error: { status: 400, type: 'invalid_request_error', message: 'prompt is too long: 210000 tokens > 200000 maximum' } },
+      text('SUMMARY: one exchange.'),
+      text('Answer after compaction.'),
+    );
+    const res = await api.turn(sessionId, 'second');
+    expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
+    const calls = stack.model!.requests.slice(before).map((r) => r.body.messages);
+    expect(calls).toHaveLength(3);
+    expect(JSON.stringify(calls[2]![0]!.content)).toContain('SUMMARY: one exchange.');
+    expect((await stack.deps.sessions.get(sessionId))!.compactBoundarySeq).toBeGreaterThan(0);
+  });
+});

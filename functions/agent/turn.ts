@@ -135,6 +135,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
             model: response.model,
             stopReason: response.stopReason,
             usage: { ...response.usage },
+            decisions: context.takeDecisions(), // context: the replacement decisions this request was sent with
           });
           events.push({ type: 'assistant_message', seq: stored.seq, content: response.content, stopReason: response.stopReason, usage: { ...turnUsage } });
           for (const block of response.content) {

@@ -30,16 +30,13 @@ export function toClaudeJsonl(sessionId: string, log: readonly StoredMessage[], 
   let parent: string | null = null;
   for (const m of log) {
     const uuid = uuidFrom(m.uuid);
+    const replaced = m.decisions?.replaced ?? [];
+    if (replaced.length > 0) {
+      lines.push(JSON.stringify({ type: 'content-replacement', sessionId: session, replacements: replaced.map((r) => ({ kind: 'tool-result', ...r })) }));
+    }
     switch (m.kind) {
       case 'tombstone':
         continue;
-      case 'replacements': {
-        const replaced = m.decisions?.replaced ?? [];
-        if (replaced.length > 0) {
-          lines.push(JSON.stringify({ type: 'content-replacement', sessionId: session, replacements: replaced.map((r) => ({ kind: 'tool-result', ...r })) }));
-        }
-        continue;
-      }
       case 'compact_boundary':
         lines.push(JSON.stringify({
           parentUuid: null, logicalParentUuid: parent, ...common, type: 'system', subtype: 'compact_boundary',

@@ -33,6 +33,12 @@ export interface ContextManager {
   prepare(history: MessageParam[], base: RequestBase, signal: AbortSignal): Promise<{ history: MessageParam[]; messages: MessageParam[]; compacted: boolean }>;
   processToolResult(block: ToolResultBlockParam, toolName: string): Promise<ToolResultBlockParam>;
   recordUsage(usage: UsageLike, historyLength: number): void;
+  /**
+   * Decisions made since the last call, to be stored on the message the request produces (the
+   * assistant message). If that message is never written, the next reload decides again from the
+   * same messages and settings, which gives the same answer.
+   */
+  takeDecisions(): ReplacementDecisions | undefined;
   /** Compacts now (the manual route); throws when it cannot. */
   compactNow(history: MessageParam[], base: RequestBase, signal: AbortSignal, trigger: 'auto' | 'manual'): Promise<MessageParam[]>;
 }
@@ -70,8 +76,15 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
   let boundarySeq = session.compactBoundarySeq ?? null;
   const skipToolNames = new Set(deps.tools.tools.filter((t) => !Number.isFinite(t.maxResultSizeChars)).map((t) => t.name));
 
-  const record = async (decisions: ReplacementDecisions) => {
-    if (!isEmptyDecisions(decisions)) await append('replacements', 'user', [], { decisions });
+  let pending: ReplacementDecisions = { seen: [], replaced: [] };
+  const record = (decisions: ReplacementDecisions) => {
+    pending.seen.push(...decisions.seen);
+    pending.replaced.push(...decisions.replaced);
+  };
+  const takeDecisions = () => {
+    const taken = pending;
+    pending = { seen: [], replaced: [] };
+    return isEmptyDecisions(taken) ? undefined : taken;
   };
 
   const compactNow: ContextManager['compactNow'] = async (history, base, signal, trigger) => {
@@ -81,21 +94,24 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
       client: deps.model, base, messages: visible, keepRecent: cfg.keepRecentMessages, signal,
       maxRetries: deps.config.model.maxRetries, retryBaseDelayMs: deps.config.model.retryBaseDelayMs, fallbackModel: deps.config.model.fallbackName,
     });
-    // Write-ahead, in order: the boundary, the summary, the kept tail (as the model saw it), and
-    // the kept results frozen. The session points at the boundary only once all of it is durable.
+    // Write-ahead, in order: the boundary (with any pending decisions), the summary (freezing the
+    // kept results), the kept tail as the model saw it. The session points at the boundary only
+    // once all of it is durable.
     const boundary = await append('compact_boundary', 'user', [], {
       compact: { trigger, preTokens, messagesSummarized: result.summarizedCount, previousBoundarySeq: boundarySeq },
+      decisions: takeDecisions(),
     });
-    const written: StoredMessage[] = [await append('compact_summary', 'user', [{ type: 'text', text: summaryMessageText(result.summary) }])];
-    const keptIds: string[] = [];
+    const keptIds = result.kept.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []))));
+    const freeze = { seen: keptIds.filter((id) => !state.seenIds.has(id)), replaced: [] };
+    for (const id of keptIds) state.seenIds.add(id);
+    const written: StoredMessage[] = [
+      await append('compact_summary', 'user', [{ type: 'text', text: summaryMessageText(result.summary) }], isEmptyDecisions(freeze) ? {} : { decisions: freeze }),
+    ];
     for (const m of result.kept) {
       const content: ContentBlockParam[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [...m.content];
-      for (const b of content) if (b.type === 'tool_result') keptIds.push(b.tool_use_id);
       const role = m.role === 'assistant' ? 'assistant' : 'user';
       written.push(await append(kindOf(role, content), role, content));
     }
-    await record({ seen: keptIds.filter((id) => !state.seenIds.has(id)), replaced: [] });
-    for (const id of keptIds) state.seenIds.add(id);
     await deps.sessions.updateUnderLease(session.sessionId, owner, { compactBoundarySeq: boundary.seq, autoCompactFailures: 0 });
     failures = 0;
     boundarySeq = boundary.seq;
@@ -124,7 +140,7 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
         // The estimate decided to look; spending a summary call waits for the exact count.
         const exact = await countTokensExactly(deps.model, { ...base, messages: visible }).catch(() => tokens);
         if (exact > threshold) {
-          await record(decisions);
+          record(decisions);
           decisions.replaced.length = 0;
           try {
             history = await compactNow(history, base, signal, 'auto');
@@ -147,7 +163,7 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
       });
       decisions.seen.push(...budgeted.decisions.seen);
       decisions.replaced.push(...budgeted.decisions.replaced);
-      await record(decisions);
+      record(decisions);
       return { history, messages: budgeted.messages, compacted };
     },
 
@@ -162,6 +178,7 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
     },
 
     compactNow,
+    takeDecisions,
   };
 }
 

@@ -8,7 +8,7 @@ import { contextTokensOf } from './tokens.ts';
 
 /** What a turn reloads of its conversation: only what follows the last compact boundary. */
 export interface LoadedContext {
-  /** Conversation messages in log order (no tombstones, no decision records, no boundary). */
+  /** Conversation messages in log order (no tombstones, no boundary). */
   conversation: StoredMessage[];
   replacementState: ContentReplacementState;
   /** The last response's measured context size and how many API messages it covered. */
@@ -26,8 +26,8 @@ export function contextFromLog(log: StoredMessage[]): LoadedContext {
   const state = createContentReplacementState();
   const conversation: StoredMessage[] = [];
   for (const item of log) {
-    if (item.kind === 'replacements' && item.decisions) applyDecisions(state, item.decisions);
-    else if (CONVERSATION_KINDS.has(item.kind)) conversation.push(item);
+    if (item.decisions) applyDecisions(state, item.decisions);
+    if (CONVERSATION_KINDS.has(item.kind)) conversation.push(item);
   }
   let measured: LoadedContext['measured'];
   for (let i = conversation.length - 1; i >= 0; i--) {

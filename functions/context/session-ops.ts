@@ -78,18 +78,29 @@ export async function importTranscript(deps: Deps, opts: { tenantId: string; jso
   if (!items.some((i) => i.kind === 'message')) throw new UserError('Invalid transcript: it has no user or assistant messages.');
   const created = await createSession(deps, { tenantId: opts.tenantId, title: opts.title ?? 'Imported from Claude Code' });
   await withSessionLease(deps, created.sessionId, opts.tenantId, async (_session, append, owner) => {
+    // Replacement records travel on the next item written, as the turn engine stores them.
+    let replaced: { toolUseId: string; replacement: string }[] = [];
+    const take = () => {
+      const decisions = replaced.length ? { decisions: { seen: [], replaced } } : {};
+      replaced = [];
+      return decisions;
+    };
+    let boundarySeq: number | null = null;
     for (const item of items) {
       if (item.kind === 'replacements') {
-        await append('replacements', 'user', [], { decisions: { seen: [], replaced: item.replaced } });
+        replaced.push(...item.replaced);
       } else if (item.kind === 'boundary') {
         const boundary = await append('compact_boundary', 'user', [], {
-          compact: { trigger: item.trigger, preTokens: item.preTokens, messagesSummarized: 0, previousBoundarySeq: null },
+          compact: { trigger: item.trigger, preTokens: item.preTokens, messagesSummarized: 0, previousBoundarySeq: boundarySeq },
+          ...take(),
         });
+        boundarySeq = boundary.seq;
         await deps.sessions.updateUnderLease(created.sessionId, owner, { compactBoundarySeq: boundary.seq });
       } else {
         await append(importedKind(item.role, item.content, item.compactSummary), item.role, item.content, {
           ...(item.model ? { model: item.model } : {}),
           ...(item.role === 'assistant' ? { stopReason: item.stopReason ?? null } : {}),
+          ...take(),
         });
       }
     }

@@ -17,7 +17,6 @@ export type MessageKind =
   | 'tool_result' // the result of one tool_use
   | 'synthetic' // written by the harness to keep the transcript valid (e.g. results for dangling tool_use)
   | 'tombstone' // an assistant message cut off by a broken stream: kept for the record, never sent again
-  | 'replacements' // ContentReplacementState decisions made before a model call (not a conversation message)
   | 'compact_boundary' // everything before it is summarised; turns reload from here
   | 'compact_summary'; // the summary the model sees in place of what came before the boundary
 
@@ -36,7 +35,11 @@ export interface StoredMessage {
   model?: string;
   stopReason?: string | null;
   usage?: { inputTokens: number; outputTokens: number; cacheReadInputTokens?: number; cacheCreationInputTokens?: number };
-  /** kind 'replacements': the decisions, in the order they were made. */
+  /**
+   * ContentReplacementState decisions made before the model call that produced this message (on
+   * an assistant message), or at a compaction (on its boundary and summary). A reload folds them
+   * in log order.
+   */
   decisions?: { seen: string[]; replaced: { toolUseId: string; replacement: string }[] };
   /** kind 'compact_boundary': what was summarised and why. */
   compact?: { trigger: 'auto' | 'manual'; preTokens: number; messagesSummarized: number; previousBoundarySeq: number | null };

@@ -26,19 +26,21 @@ describe('writing one', () => {
   const log: StoredMessage[] = [
     { ...base, seq: 0, uuid: 'm0', kind: 'prompt', role: 'user', content: [{ type: 'text', text: 'hi' }] },
     { ...base, seq: 1, uuid: 'm1', kind: 'tombstone', role: 'assistant', content: [{ type: 'text', text: 'cut' }] },
-    { ...base, seq: 2, uuid: 'm2', kind: 'assistant', role: 'assistant', content: [{ type: 'text', text: 'hello' }], model: 'm', stopReason: 'end_turn', usage: { inputTokens: 5, outputTokens: 2 } },
-    { ...base, seq: 3, uuid: 'm3', kind: 'replacements', role: 'user', content: [], decisions: { seen: ['a'], replaced: [{ toolUseId: 'b', replacement: 'R' }] } },
+    {
+      ...base, seq: 2, uuid: 'm2', kind: 'assistant', role: 'assistant', content: [{ type: 'text', text: 'hello' }], model: 'm', stopReason: 'end_turn',
+      usage: { inputTokens: 5, outputTokens: 2 }, decisions: { seen: ['a'], replaced: [{ toolUseId: 'b', replacement: 'R' }] },
+    },
   ];
   it('leaves tombstones out and round-trips through the reader', () => {
     const text = toClaudeJsonl('ses_1', log, '/p');
     const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(lines.map((l) => l.type)).toEqual(['user', 'assistant', 'content-replacement']);
-    expect(lines[1].parentUuid).toBe(uuidFrom('m0'));
-    expect(lines[2]).toEqual({ type: 'content-replacement', sessionId: uuidFrom('ses_1'), replacements: [{ kind: 'tool-result', toolUseId: 'b', replacement: 'R' }] });
+    expect(lines.map((l) => l.type)).toEqual(['user', 'content-replacement', 'assistant']);
+    expect(lines[2].parentUuid).toBe(uuidFrom('m0'));
+    expect(lines[1]).toEqual({ type: 'content-replacement', sessionId: uuidFrom('ses_1'), replacements: [{ kind: 'tool-result', toolUseId: 'b', replacement: 'R' }] });
     expect(parseClaudeJsonl(text)).toEqual([
       { kind: 'message', role: 'user', content: [{ type: 'text', text: 'hi' }], compactSummary: false },
-      { kind: 'message', role: 'assistant', content: [{ type: 'text', text: 'hello' }], compactSummary: false, model: 'm', stopReason: 'end_turn' },
       { kind: 'replacements', replaced: [{ toolUseId: 'b', replacement: 'R' }] },
+      { kind: 'message', role: 'assistant', content: [{ type: 'text', text: 'hello' }], compactSummary: false, model: 'm', stopReason: 'end_turn' },
     ]);
   });
 });

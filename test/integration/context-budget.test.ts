@@ -80,7 +80,8 @@ describe('the tool-result budget across turns and a restart', () => {
     // Decided once: one record per decision, none repeated by later turns or the restart. (The
     // persisted ones are no candidates: they already are previews.)
     const log = await stack.deps.messages.loadFrom(sessionId, 0);
-    const decisions = log.filter((m) => m.kind === 'replacements').map((m) => m.decisions);
+    const decisions = log.filter((m) => m.decisions).map((m) => m.decisions);
+    expect(log.filter((m) => m.decisions).map((m) => m.kind)).toEqual(['assistant']);
     expect(decisions.flatMap((d) => d!.replaced.map((r) => r.toolUseId))).toEqual(['toolu_b2']);
     expect(decisions.flatMap((d) => d!.seen)).toEqual(['toolu_b1', 'toolu_b3']);
   });

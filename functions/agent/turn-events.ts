@@ -8,6 +8,9 @@ export type TurnEvent =
   | { type: 'assistant_message'; seq: number; content: ContentBlock[]; stopReason: string | null; usage: UsageTotals }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; seq: number; toolUseId: string; toolName: string; isError: boolean; content: ToolResultBlockParam['content'] }
+  /** The streamed text since the last assistant_message was discarded (a broken stream); a retry follows. */
+  | { type: 'tombstone'; seq: number; error: string }
+  | { type: 'model_retry'; attempt: number; delayMs: number; status?: number; error: string }
   | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error'; usage: UsageTotals; error?: string };
 
 export interface UsageTotals {

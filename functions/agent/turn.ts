@@ -152,11 +152,14 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
           break;
         }
         // context: durable records of a broken stream, retries and the max_tokens resume request.
-        case 'tombstone':
-          await append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
+        case 'tombstone': {
+          const stored = await append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
+          events.push({ type: 'tombstone', seq: stored.seq, error: event.error });
           break;
+        }
         case 'retry':
           log.warn('model call failed; retrying', { attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
+          events.push({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
           break;
         case 'meta_user':
           await append('synthetic', 'user', [{ type: 'text', text: event.text }]);

@@ -106,3 +106,44 @@ describe('compaction', () => {
     expect(stack.model!.remaining()).toBe(0);
   });
 });
+
+describe('micro-compaction', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    // Micro-compaction past 30% of 10,616 tokens, keeping the newest result; no full compaction.
+    stack = await startLocalStack({
+      dataDir: tmp.dir, brain: unscripted,
+      model: { contextWindow: 40_000 },
+      context: { autoCompact: false, microCompactRatio: 0.3, microCompactKeepRecent: 1 },
+    });
+    api = apiClient(stack.apiUrl, stack.token);
+  });
+  afterAll(async () => {
+    await stack.stop();
+    tmp.cleanup();
+  });
+
+  it('clears old tool results with the marker and keeps clearing them the same way next turn', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue(
+      { content: [bash('toolu_m1', chars(6000, 'a'))] },
+      { content: [bash('toolu_m2', chars(6000, 'b'))] },
+      { content: [bash('toolu_m3', chars(6000, 'c'))] },
+      text('Done.'),
+    );
+    await api.turn(sessionId, 'three outputs');
+    const last = stack.model!.requests.at(-1)!;
+    const results = (last.body.messages as any[]).flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    expect(results.map((b) => [b.tool_use_id, b.content.length > 100 ? `${b.content[0]}×${b.content.length}` : b.content])).toEqual([
+      ['toolu_m1', '[Old tool result content cleared]'],
+      ['toolu_m2', '[Old tool result content cleared]'],
+      ['toolu_m3', 'c×6000'],
+    ]);
+    stack.model!.enqueue(text('Again.'));
+    await api.turn(sessionId, 'next');
+    expect(prefixProblem(last.raw, stack.model!.requests.at(-1)!.raw)).toBeUndefined();
+  });
+});

@@ -83,6 +83,7 @@ describe('durable transcripts and the model call', () => {
     );
     const res = await api.turn(sessionId, 'say something');
     expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
+    expect(res.json.events.map((e: any) => e.type)).toEqual(['turn_start', 'tombstone', 'model_retry', 'assistant_message', 'turn_end']);
     const messages = await api.messages(sessionId);
     expect(messages.map((m) => [m.kind, m.role])).toEqual([
       ['prompt', 'user'],

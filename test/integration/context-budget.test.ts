@@ -2,12 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
 import { largestToolResultTotal, prefixProblem } from '../support/request-bodies.ts';
+import { bash, chars, text, unscripted } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const BUDGET = 60_000;
-const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
-const bash = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command } });
-const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 
 describe('the tool-result budget across turns and a restart', () => {
   const tmp = makeTempDir();
@@ -34,9 +32,9 @@ describe('the tool-result budget across turns and a restart', () => {
     stack.model!.enqueue(
       {
         content: [
-          bash('toolu_b1', 'head -c 20000 /dev/zero | tr "\\0" a'),
-          bash('toolu_b2', 'head -c 28000 /dev/zero | tr "\\0" b'),
-          bash('toolu_b3', 'head -c 25000 /dev/zero | tr "\\0" c'),
+          bash('toolu_b1', chars(20_000, 'a')),
+          bash('toolu_b2', chars(28_000, 'b')),
+          bash('toolu_b3', chars(25_000, 'c')),
         ],
       },
       text('Three medium outputs.'),

@@ -1,36 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadSessionContext } from '../../functions/context/session-context.ts';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
 import { prefixProblem } from '../support/request-bodies.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
-
-const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
-const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
-const bash = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command } });
-const chars = (n: number, c: string) => `head -c ${n} /dev/zero | tr "\\0" ${c}`;
+import { bash, chars, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 const SUMMARY_PREFIX = 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n';
 
 describe('compaction', () => {
-  const tmp = makeTempDir();
-  let stack: LocalStack;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    // Auto-compaction at 40,000 − min(16,384, 20,000) − 13,000 = 10,616 tokens.
-    stack = await startLocalStack({
-      dataDir: tmp.dir, brain: unscripted,
-      model: { contextWindow: 40_000, retryBaseDelayMs: 1 },
-      context: { keepRecentMessages: 2, microCompactRatio: 1 },
-    });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
+  // Auto-compaction at 40,000 − min(16,384, 20,000) − 13,000 = 10,616 tokens.
+  const env = useLocalStack({
+    brain: unscripted,
+    model: { contextWindow: 40_000, retryBaseDelayMs: 1 },
+    context: { keepRecentMessages: 2, microCompactRatio: 1 },
   });
 
   it('triggers over the threshold, writes a boundary, and the next turn reloads only after it', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     stack.model!.enqueue({ content: [bash('toolu_c1', chars(25_000, 'a'))] }, text('One.'));
     await api.turn(sessionId, 'first output');
@@ -80,6 +63,7 @@ describe('compaction', () => {
   });
 
   it('refuses a manual compaction with nothing to summarise', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     const res = await api.request('POST', `/v1/sessions/${sessionId}/compact`);
     expect(res.status).toBe(400);
@@ -87,6 +71,7 @@ describe('compaction', () => {
   });
 
   it('stops trying after three failed auto-compactions in a row', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     const bad = { error: { status: 400, type: 'invalid_request_error', message: 'no summary today' } };
     const before = stack.model!.requests.length;
@@ -108,25 +93,15 @@ describe('compaction', () => {
 });
 
 describe('micro-compaction', () => {
-  const tmp = makeTempDir();
-  let stack: LocalStack;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    // Micro-compaction past 30% of 10,616 tokens, keeping the newest result; no full compaction.
-    stack = await startLocalStack({
-      dataDir: tmp.dir, brain: unscripted,
-      model: { contextWindow: 40_000 },
-      context: { autoCompact: false, microCompactRatio: 0.3, microCompactKeepRecent: 1 },
-    });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
+  // Micro-compaction past 30% of 10,616 tokens, keeping the newest result; no full compaction.
+  const env = useLocalStack({
+    brain: unscripted,
+    model: { contextWindow: 40_000 },
+    context: { autoCompact: false, microCompactRatio: 0.3, microCompactKeepRecent: 1 },
   });
 
   it('clears old tool results with the marker and keeps clearing them the same way next turn', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     stack.model!.enqueue(
       { content: [bash('toolu_m1', chars(6000, 'a'))] },

@@ -1,26 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
-
-const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
-const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+import { describe, expect, it } from 'vitest';
+import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 describe('durable transcripts and the model call', () => {
-  const tmp = makeTempDir();
-  let stack: LocalStack;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted, model: { retryBaseDelayMs: 1, fallbackName: 'claude-fallback' } });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
-  });
+  const env = useLocalStack({ brain: unscripted, model: { retryBaseDelayMs: 1, fallbackName: 'claude-fallback' } });
 
   it('lets Read open a persisted result by the path the model was given', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     stack.model!.enqueue(
       { content: [{ type: 'tool_use', id: 'toolu_seq', name: 'Bash', input: { command: 'seq 1 40000' } }] },
@@ -41,6 +26,7 @@ describe('durable transcripts and the model call', () => {
   });
 
   it('retries a 529 with backoff, then succeeds', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     const before = stack.model!.requests.length;
     stack.model!.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, text('Made it.'));
@@ -55,6 +41,7 @@ describe('durable transcripts and the model call', () => {
   });
 
   it('moves to the fallback model after three overloaded answers in a row', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     const before = stack.model!.requests.length;
     const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } };
@@ -65,6 +52,7 @@ describe('durable transcripts and the model call', () => {
   });
 
   it('does not retry a 400: the error ends the turn once', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     const before = stack.model!.requests.length;
     stack.model!.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'bad request' } });
@@ -74,6 +62,7 @@ describe('durable transcripts and the model call', () => {
   });
 
   it('tombstones a message cut off by a broken stream and never sends it again', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     const before = stack.model!.requests.length;
     // message_start, block start, two text deltas … then the connection drops (the pause lets them flush).
@@ -102,20 +91,10 @@ describe('durable transcripts and the model call', () => {
 });
 
 describe('responses cut off by max_tokens, and prompts too long', () => {
-  const tmp = makeTempDir();
-  let stack: LocalStack;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted, model: { retryBaseDelayMs: 1 } });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
-  });
+  const env = useLocalStack({ brain: unscripted, model: { retryBaseDelayMs: 1 } });
 
   it('asks the model to resume instead of ending the turn on max_tokens', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     stack.model!.enqueue({ content: [{ type: 'text', text: 'The first half of a long' }], stopReason: 'max_tokens' }, text(' answer, finished.'));
     const res = await api.turn(sessionId, 'write a lot');
@@ -130,6 +109,7 @@ describe('responses cut off by max_tokens, and prompts too long', () => {
   });
 
   it('does not run a tool call cut off by max_tokens, and tells the model why', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     stack.model!.enqueue(
       { content: [{ type: 'tool_use', id: 'toolu_cut', name: 'Bash', input: { command: 'echo should-not-run > ran.txt' } }], stopReason: 'max_tokens' },
@@ -145,6 +125,7 @@ describe('responses cut off by max_tokens, and prompts too long', () => {
   });
 
   it('compacts once when the prompt is too long, then retries the call', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     stack.model!.enqueue(text('First answer.'));
     await api.turn(sessionId, 'first');

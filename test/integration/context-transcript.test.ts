@@ -1,27 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uuidFrom } from '../../functions/context/claude-jsonl.ts';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
-
-const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
-const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 describe('transcripts in Claude Code JSONL', () => {
-  const tmp = makeTempDir();
-  let stack: LocalStack;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted, model: { retryBaseDelayMs: 1 } });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
-  });
+  const env = useLocalStack({ brain: unscripted, model: { retryBaseDelayMs: 1 } });
 
   it('exports a session as a chained transcript and imports it into a new session that continues it', async () => {
+    const { stack, api } = env;
     const sessionId = await api.createSession();
     stack.model!.enqueue(
       { content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_x1', name: 'Bash', input: { command: 'echo hi' } }] },
@@ -77,6 +62,7 @@ describe('transcripts in Claude Code JSONL', () => {
   });
 
   it('refuses a transcript that is not JSONL, naming the line', async () => {
+    const { stack, api } = env;
     const res = await fetch(`${stack.apiUrl}/v1/sessions/import`, {
       method: 'POST', headers: { authorization: `Bearer ${stack.token}` }, body: '{"type":"user","message":{"role":"user","content":"hi"}}\nnot json\n',
     });

@@ -8,7 +8,7 @@ import { makeTempDir } from '../test/support/temp-dir.ts';
 
 const SIZES = [100, 1_000, 5_000];
 const RUNS = 5;
-/** Messages after the boundary in the "with boundary" variant: a summary and a short tail. */
+/** Messages from the compaction on in the "with boundary" variant: a summary, its boundary and a short tail. */
 const TAIL = 20;
 
 /**
@@ -64,12 +64,16 @@ async function seed(deps: Deps, sessionId: string, size: number, withBoundary: b
   const boundaryAt = withBoundary ? size - TAIL : -1;
   for (let seq = 0; seq < size; seq++) {
     const uuid = `msg_seed_${seq}`;
+    // A compaction as the harness writes one: the summary, then its boundary (commit record).
     if (seq === boundaryAt) {
-      items.push({ ...base, seq, uuid, kind: 'compact_boundary', role: 'user', content: [], compact: { trigger: 'auto', preTokens: size * 300, messagesSummarized: seq, previousBoundarySeq: null } });
+      items.push({ ...base, seq, uuid, kind: 'compact_summary', role: 'user', compactionId: 'cmp_seed', content: [{ type: 'text', text: `Summary of the first ${boundaryAt} messages. ${'s'.repeat(2000)}` }] });
       continue;
     }
     if (seq === boundaryAt + 1) {
-      items.push({ ...base, seq, uuid, kind: 'compact_summary', role: 'user', content: [{ type: 'text', text: `Summary of the first ${boundaryAt} messages. ${'s'.repeat(2000)}` }] });
+      items.push({
+        ...base, seq, uuid, kind: 'compact_boundary', role: 'user', content: [], compactionId: 'cmp_seed',
+        compact: { trigger: 'auto', preTokens: size * 300, messagesSummarized: boundaryAt, startSeq: boundaryAt, previousStartSeq: null },
+      });
       continue;
     }
     const id = `toolu_seed_${Math.floor(seq / 4)}`;
@@ -94,7 +98,7 @@ async function seed(deps: Deps, sessionId: string, size: number, withBoundary: b
   const owner = `bench/${sessionId}`;
   const now = deps.clock();
   await deps.sessions.acquireLease(sessionId, { owner, turnId: 'turn_seed', expiresAt: now + 60_000 }, now);
-  await deps.sessions.releaseLease(sessionId, owner, { status: 'idle', messageCount: items.length, ...(withBoundary ? { compactBoundarySeq: boundaryAt } : {}) });
+  await deps.sessions.releaseLease(sessionId, owner, { status: 'idle', messageCount: items.length, ...(withBoundary ? { reloadFromSeq: boundaryAt } : {}) });
 }
 
 function median(xs: number[]): number {

@@ -28,26 +28,33 @@ export function toClaudeJsonl(sessionId: string, log: readonly StoredMessage[], 
   const common = { isSidechain: false, userType: 'external', cwd, sessionId: session, version: CLAUDE_CODE_VERSION };
   const lines: string[] = [];
   let parent: string | null = null;
+  // Completed compactions by their first item; the boundary entry goes right before it.
+  const boundaryAt = new Map<number, StoredMessage>();
+  const committed = new Set<string>();
   for (const m of log) {
-    const uuid = uuidFrom(m.uuid);
+    if (m.kind === 'compact_boundary' && m.compact) {
+      boundaryAt.set(m.compact.startSeq, m);
+      if (m.compactionId) committed.add(m.compactionId);
+    }
+  }
+  for (const m of log) {
+    if (m.compactionId && !committed.has(m.compactionId)) continue; // a compaction that never finished
     const replaced = m.decisions?.replaced ?? [];
     if (replaced.length > 0) {
       lines.push(JSON.stringify({ type: 'content-replacement', sessionId: session, replacements: replaced.map((r) => ({ kind: 'tool-result', ...r })) }));
     }
-    switch (m.kind) {
-      case 'tombstone':
-        continue;
-      case 'compact_boundary':
-        lines.push(JSON.stringify({
-          parentUuid: null, logicalParentUuid: parent, ...common, type: 'system', subtype: 'compact_boundary',
-          content: 'Conversation compacted', isMeta: false, timestamp: m.createdAt, uuid, level: 'info',
-          compactMetadata: { trigger: m.compact?.trigger ?? 'manual', preTokens: m.compact?.preTokens ?? 0, messagesSummarized: m.compact?.messagesSummarized },
-        }));
-        parent = uuid;
-        continue;
-      default:
-        break;
+    const boundary = boundaryAt.get(m.seq);
+    if (boundary) {
+      const uuid = uuidFrom(boundary.uuid);
+      lines.push(JSON.stringify({
+        parentUuid: null, logicalParentUuid: parent, ...common, type: 'system', subtype: 'compact_boundary',
+        content: 'Conversation compacted', isMeta: false, timestamp: boundary.createdAt, uuid, level: 'info',
+        compactMetadata: { trigger: boundary.compact!.trigger, preTokens: boundary.compact!.preTokens, messagesSummarized: boundary.compact!.messagesSummarized },
+      }));
+      parent = uuid;
     }
+    if (m.kind === 'tombstone' || m.kind === 'compact_boundary') continue;
+    const uuid = uuidFrom(m.uuid);
     if (m.role === 'assistant') {
       const usage = m.usage ?? { inputTokens: 0, outputTokens: 0 };
       lines.push(JSON.stringify({

@@ -73,7 +73,7 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
   const threshold = autoCompactThreshold(deps.config);
   let measured = input.loaded.measured;
   let failures = session.autoCompactFailures ?? 0;
-  let boundarySeq = session.compactBoundarySeq ?? null;
+  let reloadFrom = session.reloadFromSeq ?? null;
   const skipToolNames = new Set(deps.tools.tools.filter((t) => !Number.isFinite(t.maxResultSizeChars)).map((t) => t.name));
 
   let pending: ReplacementDecisions = { seen: [], replaced: [] };
@@ -94,29 +94,32 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
       client: deps.model, base, messages: visible, keepRecent: cfg.keepRecentMessages, signal,
       maxRetries: deps.config.model.maxRetries, retryBaseDelayMs: deps.config.model.retryBaseDelayMs, fallbackModel: deps.config.model.fallbackName,
     });
-    // Write-ahead, in order: the boundary (with any pending decisions), the summary (freezing the
-    // kept results), the kept tail as the model saw it. The session points at the boundary only
-    // once all of it is durable.
-    const boundary = await append('compact_boundary', 'user', [], {
-      compact: { trigger, preTokens, messagesSummarized: result.summarizedCount, previousBoundarySeq: boundarySeq },
-      decisions: takeDecisions(),
-    });
+    // Write-ahead, in order: the summary (freezing the kept results), the kept tail as the model
+    // saw it, then the boundary as the commit record (with any pending decisions). Until the
+    // boundary exists a reload skips the rest; the session's pointer moves last.
+    const compactionId = deps.newId('cmp');
     const keptIds = result.kept.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []))));
     const freeze = { seen: keptIds.filter((id) => !state.seenIds.has(id)), replaced: [] };
-    for (const id of keptIds) state.seenIds.add(id);
-    const written: StoredMessage[] = [
-      await append('compact_summary', 'user', [{ type: 'text', text: summaryMessageText(result.summary) }], isEmptyDecisions(freeze) ? {} : { decisions: freeze }),
-    ];
+    const summary = await append('compact_summary', 'user', [{ type: 'text', text: summaryMessageText(result.summary) }], {
+      compactionId, ...(isEmptyDecisions(freeze) ? {} : { decisions: freeze }),
+    });
+    const written: StoredMessage[] = [summary];
     for (const m of result.kept) {
       const content: ContentBlockParam[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [...m.content];
       const role = m.role === 'assistant' ? 'assistant' : 'user';
-      written.push(await append(kindOf(role, content), role, content));
+      written.push(await append(kindOf(role, content), role, content, { compactionId }));
     }
-    await deps.sessions.updateUnderLease(session.sessionId, owner, { compactBoundarySeq: boundary.seq, autoCompactFailures: 0 });
+    await append('compact_boundary', 'user', [], {
+      compactionId,
+      compact: { trigger, preTokens, messagesSummarized: result.summarizedCount, startSeq: summary.seq, previousStartSeq: reloadFrom },
+      decisions: takeDecisions(),
+    });
+    for (const id of keptIds) state.seenIds.add(id);
+    await deps.sessions.updateUnderLease(session.sessionId, owner, { reloadFromSeq: summary.seq, autoCompactFailures: 0 });
     failures = 0;
-    boundarySeq = boundary.seq;
+    reloadFrom = summary.seq;
     measured = undefined;
-    log.info('conversation compacted', { trigger, preTokens, summarized: result.summarizedCount, kept: result.kept.length, boundarySeq: boundary.seq });
+    log.info('conversation compacted', { trigger, preTokens, summarized: result.summarizedCount, kept: result.kept.length, reloadFromSeq: summary.seq });
     // Exactly what a reload from the boundary produces, so the next request's bytes match it.
     return toApiMessages(written);
   };

@@ -17,15 +17,25 @@ export interface LoadedContext {
   itemsRead: number;
 }
 
-export async function loadSessionContext(deps: Pick<Deps, 'messages'>, session: Pick<SessionRecord, 'sessionId' | 'compactBoundarySeq'>): Promise<LoadedContext> {
-  const log = await deps.messages.loadFrom(session.sessionId, session.compactBoundarySeq ?? 0);
+/**
+ * The conversation a turn continues: the log from `reloadFromSeq` on, restarted at any later
+ * completed compaction, without the items of a compaction that never completed.
+ */
+export async function loadSessionContext(deps: Pick<Deps, 'messages'>, session: Pick<SessionRecord, 'sessionId' | 'reloadFromSeq'>): Promise<LoadedContext> {
+  const log = await deps.messages.loadFrom(session.sessionId, session.reloadFromSeq ?? 0);
   return contextFromLog(log);
 }
 
 export function contextFromLog(log: StoredMessage[]): LoadedContext {
+  // Compactions whose boundary (their commit record) made it into the log, by id → first seq.
+  const committed = new Map<string, number>();
+  for (const item of log) if (item.kind === 'compact_boundary' && item.compactionId && item.compact) committed.set(item.compactionId, item.compact.startSeq);
+  const restarts = new Set(committed.values());
   const state = createContentReplacementState();
-  const conversation: StoredMessage[] = [];
+  let conversation: StoredMessage[] = [];
   for (const item of log) {
+    if (item.compactionId && !committed.has(item.compactionId)) continue; // a compaction that never finished
+    if (restarts.has(item.seq)) conversation = []; // a compaction finished after the session's pointer last moved
     if (item.decisions) applyDecisions(state, item.decisions);
     if (CONVERSATION_KINDS.has(item.kind)) conversation.push(item);
   }

@@ -48,7 +48,7 @@ export async function compactSession(deps: Deps, opts: { sessionId: string; tena
     try {
       const history = await manager.compactNow(toApiMessages(loaded.conversation), base, new AbortController().signal, 'manual');
       const after = await deps.sessions.get(session.sessionId);
-      return { sessionId: session.sessionId, compactBoundarySeq: after?.compactBoundarySeq ?? null, messagesAfterBoundary: history.length };
+      return { sessionId: session.sessionId, reloadFromSeq: after?.reloadFromSeq ?? null, messagesAfterBoundary: history.length };
     } catch (err) {
       if (errorMessage(err) === ERROR_NOT_ENOUGH_MESSAGES) throw new UserError(ERROR_NOT_ENOUGH_MESSAGES, 'not_enough_messages');
       throw err;
@@ -85,23 +85,32 @@ export async function importTranscript(deps: Deps, opts: { tenantId: string; jso
       replaced = [];
       return decisions;
     };
-    let boundarySeq: number | null = null;
+    // A boundary opens a compaction group with the message after it (the summary): that message
+    // is written first, then the boundary as the group's commit record, as compactions write them.
+    let openBoundary: { trigger: 'auto' | 'manual'; preTokens: number } | undefined;
+    let reloadFrom: number | null = null;
     for (const item of items) {
       if (item.kind === 'replacements') {
         replaced.push(...item.replaced);
       } else if (item.kind === 'boundary') {
-        const boundary = await append('compact_boundary', 'user', [], {
-          compact: { trigger: item.trigger, preTokens: item.preTokens, messagesSummarized: 0, previousBoundarySeq: boundarySeq },
-          ...take(),
-        });
-        boundarySeq = boundary.seq;
-        await deps.sessions.updateUnderLease(created.sessionId, owner, { compactBoundarySeq: boundary.seq });
+        openBoundary = { trigger: item.trigger, preTokens: item.preTokens };
       } else {
-        await append(importedKind(item.role, item.content, item.compactSummary), item.role, item.content, {
+        const compactionId = openBoundary ? deps.newId('cmp') : undefined;
+        const written = await append(importedKind(item.role, item.content, item.compactSummary), item.role, item.content, {
           ...(item.model ? { model: item.model } : {}),
           ...(item.role === 'assistant' ? { stopReason: item.stopReason ?? null } : {}),
+          ...(compactionId ? { compactionId } : {}),
           ...take(),
         });
+        if (openBoundary && compactionId) {
+          await append('compact_boundary', 'user', [], {
+            compactionId,
+            compact: { ...openBoundary, messagesSummarized: 0, startSeq: written.seq, previousStartSeq: reloadFrom },
+          });
+          reloadFrom = written.seq;
+          await deps.sessions.updateUnderLease(created.sessionId, owner, { reloadFromSeq: written.seq });
+          openBoundary = undefined;
+        }
       }
     }
   });

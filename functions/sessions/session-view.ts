@@ -18,7 +18,7 @@ export function sessionView(record: SessionRecord, now: number) {
     usage: record.usage,
     currentTurnId: running ? record.lease!.turnId : null,
     lastTurn: record.lastTurn ?? null,
-    compactBoundarySeq: record.compactBoundarySeq ?? null,
+    reloadFromSeq: record.reloadFromSeq ?? null,
   };
 }
 

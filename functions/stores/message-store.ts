@@ -17,8 +17,8 @@ export type MessageKind =
   | 'tool_result' // the result of one tool_use
   | 'synthetic' // written by the harness to keep the transcript valid (e.g. results for dangling tool_use)
   | 'tombstone' // an assistant message cut off by a broken stream: kept for the record, never sent again
-  | 'compact_boundary' // everything before it is summarised; turns reload from here
-  | 'compact_summary'; // the summary the model sees in place of what came before the boundary
+  | 'compact_boundary' // the commit record of a compaction, written after its summary and kept tail
+  | 'compact_summary'; // the summary the model sees in place of what came before
 
 /** Kinds that are conversation: sent to the model (after the last boundary). */
 export const CONVERSATION_KINDS: ReadonlySet<MessageKind> = new Set(['prompt', 'assistant', 'tool_result', 'synthetic', 'compact_summary']);
@@ -41,8 +41,16 @@ export interface StoredMessage {
    * in log order.
    */
   decisions?: { seen: string[]; replaced: { toolUseId: string; replacement: string }[] };
-  /** kind 'compact_boundary': what was summarised and why. */
-  compact?: { trigger: 'auto' | 'manual'; preTokens: number; messagesSummarized: number; previousBoundarySeq: number | null };
+  /**
+   * kind 'compact_boundary': what was summarised and why. `startSeq` is the compaction's first
+   * item (the summary): the conversation restarts there.
+   */
+  compact?: { trigger: 'auto' | 'manual'; preTokens: number; messagesSummarized: number; startSeq: number; previousStartSeq: number | null };
+  /**
+   * Items written by one compaction (summary, kept tail, boundary) share this id. The boundary is
+   * written last: a compaction cut short leaves items whose id has no boundary, and they are skipped.
+   */
+  compactionId?: string;
   /** kind 'tombstone': why the message was cut off. */
   error?: string;
   /** Where the payload went when the item would have passed DynamoDB's limit (content and decisions live there). */

@@ -42,13 +42,16 @@ export interface SessionRecord {
   turnCount: number;
   lastTurn?: TurnSummary;
   lease?: Lease;
-  /** Seq of the last compact boundary: turns reload the log from here, never before. */
-  compactBoundarySeq?: number;
+  /**
+   * Where turns reload the log from: the first item of the last completed compaction (its
+   * summary). Nothing before it is read again.
+   */
+  reloadFromSeq?: number;
   /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */
   autoCompactFailures?: number;
 }
 
-export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'compactBoundarySeq' | 'autoCompactFailures'>>;
+export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'reloadFromSeq' | 'autoCompactFailures'>>;
 
 export interface SessionPage {
   sessions: SessionRecord[];

@@ -17,7 +17,7 @@ describe('compaction', () => {
     const sessionId = await api.createSession();
     stack.model!.enqueue({ content: [bash('toolu_c1', chars(25_000, 'a'))] }, text('One.'));
     await api.turn(sessionId, 'first output');
-    expect((await stack.deps.sessions.get(sessionId))!.compactBoundarySeq).toBeUndefined();
+    expect((await stack.deps.sessions.get(sessionId))!.reloadFromSeq).toBeUndefined();
 
     const before = stack.model!.requests.length;
     stack.model!.enqueue({ content: [bash('toolu_c2', chars(25_000, 'b'))] }, text('SUMMARY: two 25,000-char outputs were made.'), text('Two.'));
@@ -38,13 +38,17 @@ describe('compaction', () => {
     const session = (await stack.deps.sessions.get(sessionId))!;
     const log = await stack.deps.messages.loadFrom(sessionId, 0);
     const boundary = log.find((m) => m.kind === 'compact_boundary')!;
-    expect(session.compactBoundarySeq).toBe(boundary.seq);
-    expect(boundary.compact).toMatchObject({ trigger: 'auto', messagesSummarized: 5, previousBoundarySeq: null });
-    expect(log.slice(boundary.seq + 1, boundary.seq + 4).map((m) => m.kind)).toEqual(['compact_summary', 'assistant', 'tool_result']);
+    const start = boundary.compact!.startSeq;
+    expect(session.reloadFromSeq).toBe(start);
+    expect(boundary.compact).toMatchObject({ trigger: 'auto', messagesSummarized: 5, previousStartSeq: null });
+    // Summary, kept tail, then the boundary as the commit record, all of one compaction.
+    expect(log.slice(start, boundary.seq + 1).map((m) => [m.kind, m.compactionId])).toEqual(
+      ['compact_summary', 'assistant', 'tool_result', 'compact_boundary'].map((k) => [k, boundary.compactionId]),
+    );
 
-    // The next turn reads the log from the boundary on, and sends the same bytes as before.
+    // The next turn reads the log from the compaction on, and sends the same bytes as before.
     const loaded = await loadSessionContext(stack.deps, session);
-    expect(loaded.itemsRead).toBe(session.messageCount - boundary.seq);
+    expect(loaded.itemsRead).toBe(session.messageCount - start);
     expect(loaded.conversation[0]!.kind).toBe('compact_summary');
     stack.model!.enqueue(text('Three.'));
     await api.turn(sessionId, 'third');
@@ -57,9 +61,9 @@ describe('compaction', () => {
     stack.model!.enqueue(text('SUMMARY 2'));
     const res = await api.request('POST', `/v1/sessions/${sessionId}/compact`);
     expect(res.status).toBe(200);
-    expect(res.json.compactBoundarySeq).toBeGreaterThan(boundary.seq);
-    const second = (await stack.deps.messages.loadFrom(sessionId, res.json.compactBoundarySeq))[0]!;
-    expect(second.compact).toMatchObject({ trigger: 'manual', previousBoundarySeq: boundary.seq });
+    expect(res.json.reloadFromSeq).toBeGreaterThan(boundary.seq);
+    const second = (await stack.deps.messages.loadFrom(sessionId, res.json.reloadFromSeq)).find((m) => m.kind === 'compact_boundary')!;
+    expect(second.compact).toMatchObject({ trigger: 'manual', startSeq: res.json.reloadFromSeq, previousStartSeq: start });
   });
 
   it('refuses a manual compaction with nothing to summarise', async () => {

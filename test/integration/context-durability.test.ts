@@ -140,6 +140,6 @@ describe('responses cut off by max_tokens, and prompts too long', () => {
     const calls = stack.model!.requests.slice(before).map((r) => r.body.messages);
     expect(calls).toHaveLength(3);
     expect(JSON.stringify(calls[2]![0]!.content)).toContain('SUMMARY: one exchange.');
-    expect((await stack.deps.sessions.get(sessionId))!.compactBoundarySeq).toBeGreaterThan(0);
+    expect((await stack.deps.sessions.get(sessionId))!.reloadFromSeq).toBeGreaterThan(0);
   });
 });

@@ -68,7 +68,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * Reads the configuration from environment variables:
  * STRATUS_SESSIONS_TABLE, STRATUS_MESSAGES_TABLE, STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
- * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS.
+ * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
+ * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -78,7 +79,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     endpoints: { dynamodb: env.STRATUS_DYNAMODB_ENDPOINT, s3: env.STRATUS_S3_ENDPOINT, lambda: env.STRATUS_LAMBDA_ENDPOINT },
-    model: { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL || undefined, name: env.STRATUS_MODEL || undefined },
+    model: {
+      apiKey: env.ANTHROPIC_API_KEY,
+      baseURL: env.ANTHROPIC_BASE_URL || undefined,
+      name: env.STRATUS_MODEL || undefined,
+      fallbackName: env.STRATUS_FALLBACK_MODEL || undefined,
+      contextWindow: num(env.STRATUS_CONTEXT_WINDOW),
+    },
     apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),
     turn: { maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS), leaseMs: num(env.STRATUS_LEASE_MS) },
     logLevel: env.STRATUS_LOG_LEVEL || undefined,

@@ -90,7 +90,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       localCredentials: { ...LOCAL_S3_CREDENTIALS },
       model: opts.anthropic
         ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
-        : { apiKey: 'scripted-model', baseURL: model!.url, ...opts.model },
+        : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
+          { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
       apiTokens,
       turn: { maxModelCalls: 50, leaseMs: 60_000, ...opts.turn },
       context: { ...opts.context },

@@ -99,7 +99,8 @@ export function createContextManager(deps: Deps, input: ContextManagerInput): Co
     // boundary exists a reload skips the rest; the session's pointer moves last.
     const compactionId = deps.newId('cmp');
     const keptIds = result.kept.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []))));
-    const freeze = { seen: keptIds.filter((id) => !state.seenIds.has(id)), replaced: [] };
+    // Every kept result is frozen anew: the decisions that froze them before sit before the reload point.
+    const freeze = { seen: keptIds, replaced: [] };
     const summary = await append('compact_summary', 'user', [{ type: 'text', text: summaryMessageText(result.summary) }], {
       compactionId, ...(isEmptyDecisions(freeze) ? {} : { decisions: freeze }),
     });

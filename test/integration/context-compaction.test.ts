@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { loadSessionContext } from '../../functions/context/session-context.ts';
+import { startLocalStack } from '../../local/stack.ts';
+import { apiClient } from '../support/api-client.ts';
 import { prefixProblem } from '../support/request-bodies.ts';
 import { bash, chars, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
 const SUMMARY_PREFIX = 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n';
 
 describe('compaction', () => {
@@ -124,5 +127,52 @@ describe('micro-compaction', () => {
     stack.model!.enqueue(text('Again.'));
     await api.turn(sessionId, 'next');
     expect(prefixProblem(last.raw, stack.model!.requests.at(-1)!.raw)).toBeUndefined();
+  });
+});
+
+describe('compaction and the replacement budget', () => {
+  it('keeps the kept tail frozen across a restart, even under a lower budget', async () => {
+    const tmp = makeTempDir();
+    const start = (budget: number, autoCompact: boolean) =>
+      startLocalStack({
+        dataDir: tmp.dir, brain: unscripted,
+        model: { contextWindow: 40_000 },
+        context: { keepRecentMessages: 4, microCompactRatio: 1, perMessageBudgetChars: budget, autoCompact },
+      });
+    let stack = await start(60_000, true);
+    try {
+      let api = apiClient(stack.apiUrl, stack.token);
+      const sessionId = await api.createSession();
+      stack.model!.enqueue(text('Hello.'), text('Hello again.'));
+      await api.turn(sessionId, 'hello');
+      await api.turn(sessionId, 'hello again');
+      // 36,000 chars of results stay under the 10,616-token threshold and pass the budget (seen,
+      // kept whole); the next result crosses the threshold, and compaction keeps them in its tail.
+      stack.model!.enqueue(
+        { content: [bash('toolu_k1', chars(18_000, 'a')), bash('toolu_k2', chars(18_000, 'b'))] },
+        { content: [bash('toolu_k3', chars(8_000, 'c'))] },
+        text('SUMMARY: three outputs.'),
+        text('Three outputs.'),
+      );
+      await api.turn(sessionId, 'three outputs');
+      const log = await stack.deps.messages.loadFrom(sessionId, 0);
+      expect(log.find((m) => m.kind === 'compact_boundary')).toBeDefined();
+      const before = stack.model!.requests.at(-1)!.raw;
+      expect(before).toContain('SUMMARY: three outputs.');
+      expect(before).toContain('a'.repeat(18_000));
+      expect(before).toContain('b'.repeat(18_000));
+
+      // Restarted with a 30,000 budget (and no auto-compaction): re-deciding the kept results
+      // would replace toolu_k1 and change bytes the model has already cached.
+      await stack.stop();
+      stack = await start(30_000, false);
+      api = apiClient(stack.apiUrl, stack.token);
+      stack.model!.enqueue(text('After restart.'));
+      await api.turn(sessionId, 'and again');
+      expect(prefixProblem(before, stack.model!.requests.at(-1)!.raw)).toBeUndefined();
+    } finally {
+      await stack.stop();
+      tmp.cleanup();
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { uuidFrom } from '../../functions/context/claude-jsonl.ts';
 import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
@@ -59,6 +61,23 @@ describe('transcripts in Claude Code JSONL', () => {
     const [original, copy] = stack.model!.requests.slice(-2);
     expect(copy!.body.messages).toEqual(original!.body.messages);
     expect(copy!.body.messages[0]!.content).toEqual([{ type: 'text', text: expect.stringContaining('SUMMARY: echo hi printed hi.') }]);
+  });
+
+  it('continues a transcript written by Claude Code 2.1.88 itself', async () => {
+    const { stack, api } = env;
+    const fixture = readFileSync(path.join(import.meta.dirname, '../context/fixtures/claude-2.1.88-bash-session.jsonl'), 'utf8');
+    const imported = await fetch(`${stack.apiUrl}/v1/sessions/import`, { method: 'POST', headers: { authorization: `Bearer ${stack.token}` }, body: fixture });
+    expect(imported.status).toBe(201);
+    const id = ((await imported.json()) as { id: string }).id;
+    stack.model!.enqueue(text('Continuing.'));
+    expect((await api.turn(id, 'and now?')).json.stopReason).toBe('end_turn');
+    expect(stack.model!.requests.at(-1)!.body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'run echo hi' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', id: 'toolu_01abc', name: 'Bash', input: { command: 'echo hi', description: 'say hi' } }] },
+      { role: 'user', content: [{ tool_use_id: 'toolu_01abc', type: 'tool_result', content: 'hi', is_error: false }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'It printed hi.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'and now?', cache_control: { type: 'ephemeral' } }] },
+    ]);
   });
 
   it('refuses a transcript that is not JSONL, naming the line', async () => {

@@ -39,6 +39,9 @@ export interface LocalStackOptions {
   apiTokens?: Record<string, string>;
   /** Overrides for turn settings (e.g. a short lease). */
   turn?: Partial<StratusConfig['turn']>;
+  /** Overrides for model-call and context-economy settings (e.g. a small context window). */
+  model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens'>>;
+  context?: Partial<StratusConfig['context']>;
   logLevel?: StratusConfig['logLevel'];
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
@@ -101,9 +104,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       localCredentials: { ...LOCAL_S3_CREDENTIALS },
       model: opts.anthropic
         ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
-        : { apiKey: 'scripted-model', baseURL: model!.url },
+        : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
+          { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
       apiTokens,
       turn: { maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
+      context: { ...opts.context },
       logLevel: opts.logLevel ?? 'warn',
     });
     const deps = createDeps(config);

@@ -15,6 +15,9 @@ export type TurnEvent =
   | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string }
   /** A call was refused; `suggestion` appears when the count suggests adding a rule. */
   | { type: 'permission_denied'; toolUseId: string; toolName: string; count: number; suggestion?: string }
+  /** The streamed text since the last assistant_message was discarded (a broken stream); a retry follows. */
+  | { type: 'tombstone'; seq: number; error: string }
+  | { type: 'model_retry'; attempt: number; delayMs: number; status?: number; error: string }
   | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error'; usage: UsageTotals; error?: string };
 
 export interface UsageTotals {

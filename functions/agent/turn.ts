@@ -1,4 +1,7 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { createContextManager } from '../context/context-manager.ts';
+import { createPersistedResultReader } from '../context/persisted-output.ts';
+import { loadSessionContext } from '../context/session-context.ts';
 import type { Deps } from '../deps/deps.ts';
 import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
 import { rulesFromLists } from '../permissions/rule-syntax.ts';
@@ -180,10 +183,13 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     });
   }, Math.max(1_000, Math.floor(deps.config.turn.leaseMs / 3)));
   try {
-    const log0 = await deps.messages.loadFrom(session.sessionId, 0);
+    // Reload only what follows the last compact boundary, with the replacement decisions.
+    const loaded = await loadSessionContext(deps, session);
+    const log0 = loaded.conversation;
     // The log, not the session's counter, is the truth: a crash between appending a message and
     // moving the counter leaves the counter one behind.
-    nextSeq = Math.max(nextSeq, (log0.at(-1)?.seq ?? -1) + 1);
+    nextSeq = Math.max(nextSeq, loaded.lastSeq + 1);
+    const context = createContextManager(deps, { session, owner, append, loaded, log });
     let resume: QueryParams['resume'];
     if (run.opts.resume) {
       const prepared = await prepareResume(deps, session.sessionId, log0, settings);
@@ -210,7 +216,10 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
       system: buildSystemPrompt(),
       messages: toApiMessages(log0),
       registry: assembleToolPool({ builtins: deps.tools.tools, rules: permissions.rules }),
-      toolContext: { sessionId: session.sessionId, turnId, workspace, signal: abort.signal, log },
+      toolContext: {
+        sessionId: session.sessionId, turnId, workspace, signal: abort.signal, log,
+        persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+      },
       permissions,
       hooks: [...(deps.hooks ?? []), ...hooksFor(settings)],
       maxToolConcurrency: deps.config.maxToolConcurrency,
@@ -218,6 +227,8 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
       signal: abort.signal,
       shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs,
       resume,
+      context,
+      retry: { maxRetries: deps.config.model.maxRetries, baseDelayMs: deps.config.model.retryBaseDelayMs, fallbackModel: deps.config.model.fallbackName },
     });
     for await (const event of loop) {
       switch (event.type) {
@@ -235,7 +246,9 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
           const stored = await append('assistant', 'assistant', response.content as ContentBlockParam[], {
             model: response.model,
             stopReason: response.stopReason,
-            usage: { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens },
+            usage: { ...response.usage },
+            // The replacement decisions this request was sent with: a reload re-applies exactly these.
+            decisions: context.takeDecisions(),
           });
           events.push({ type: 'assistant_message', seq: stored.seq, content: response.content, stopReason: response.stopReason, usage: { ...turnUsage } });
           for (const block of response.content) {
@@ -262,6 +275,19 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
           break;
         case 'tool_deferred':
           await waitFor('deferred', event.toolUseId, event.toolName, event.input);
+          break;
+        // Durable records of a broken stream, retries and the max_tokens resume request.
+        case 'tombstone': {
+          const stored = await append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
+          events.push({ type: 'tombstone', seq: stored.seq, error: event.error });
+          break;
+        }
+        case 'retry':
+          log.warn('model call failed; retrying', { attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
+          events.push({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
+          break;
+        case 'meta_user':
+          await append('synthetic', 'user', [{ type: 'text', text: event.text }]);
           break;
         case 'done':
           stopReason = event.stopReason;

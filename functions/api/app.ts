@@ -4,6 +4,7 @@ import type { Deps } from '../deps/deps.ts';
 import { StratusError } from '../shared/errors.ts';
 import { bearerAuth, type AuthVariables } from './auth.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
+import { contextRoutes } from './routes/context.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { permissionRoutes } from './routes/permissions.ts';
@@ -22,6 +23,7 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', turnEventRoutes(deps));
   v1.route('/schedules', scheduleRoutes(deps));
   v1.route('/sessions', permissionRoutes(deps));
+  v1.route('/sessions', contextRoutes(deps));
   app.route('/v1', v1);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));

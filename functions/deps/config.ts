@@ -25,6 +25,14 @@ export const configSchema = z.object({
     baseURL: z.string().optional(),
     name: z.string().default('claude-sonnet-5-5'),
     maxTokens: z.number().int().positive().default(16_384),
+    /** Used when the primary model stays overloaded after its retries. */
+    fallbackName: z.string().optional(),
+    /** The model's context window in tokens: auto-compaction triggers below it. */
+    contextWindow: z.number().int().positive().default(200_000),
+    /** Attempts per model call beyond the first (ours are the only retries: the SDK's are off). */
+    maxRetries: z.number().int().nonnegative().default(10),
+    /** First backoff delay; it doubles per attempt up to 32 s (a retry-after header wins). */
+    retryBaseDelayMs: z.number().int().nonnegative().default(500),
   }),
   /** Bearer token → tenant id. */
   apiTokens: z.record(z.string(), z.string()),
@@ -42,6 +50,26 @@ export const configSchema = z.object({
       invocationBudgetMs: z.number().int().positive().optional(),
     })
     .default({ maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 60_000 }),
+  /** The context economy: persisted results, the replacement budget, compaction. */
+  context: z
+    .object({
+      /** Global cap on an inline tool result (chars). */
+      defaultMaxResultSizeChars: z.number().int().positive().default(50_000),
+      /** Tool name → persistence threshold (chars); wins over the tool's value and the cap (never over Infinity). */
+      persistThresholdOverrides: z.record(z.string(), z.number().positive()).default({}),
+      /** Aggregate budget for the tool results of one API-level user message (chars). */
+      perMessageBudgetChars: z.number().int().positive().default(200_000),
+      autoCompact: z.boolean().default(true),
+      /** Auto-compaction triggers at this many tokens below the effective window. */
+      autoCompactBufferTokens: z.number().int().nonnegative().default(13_000),
+      /** Recent API messages kept verbatim after a compaction. */
+      keepRecentMessages: z.number().int().nonnegative().default(6),
+      /** Micro-compaction clears old tool results past this share of the auto-compact threshold. */
+      microCompactRatio: z.number().positive().max(1).default(0.8),
+      /** Most recent compactable tool results micro-compaction keeps. */
+      microCompactKeepRecent: z.number().int().positive().default(5),
+    })
+    .prefault({}),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   permissions: z
     .object({
@@ -68,7 +96,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
  * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
  * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
- * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler).
+ * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
+ * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -88,7 +117,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     scheduler: env.STRATUS_SCHEDULE_GROUP
       ? { groupName: env.STRATUS_SCHEDULE_GROUP, targetArn: env.STRATUS_CRON_FUNCTION_ARN, roleArn: env.STRATUS_SCHEDULER_ROLE_ARN }
       : undefined,
-    model: { apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL || undefined, name: env.STRATUS_MODEL || undefined },
+    model: {
+      apiKey: env.ANTHROPIC_API_KEY,
+      baseURL: env.ANTHROPIC_BASE_URL || undefined,
+      name: env.STRATUS_MODEL || undefined,
+      fallbackName: env.STRATUS_FALLBACK_MODEL || undefined,
+      contextWindow: num(env.STRATUS_CONTEXT_WINDOW),
+    },
     apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),
     turn: {
       maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS),

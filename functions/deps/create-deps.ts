@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLambdaContinuationScheduler } from '../agent/continuation.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
@@ -9,6 +10,7 @@ import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
 import { EventStore } from '../stores/event-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
+import { BlobStore } from '../stores/blob-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
 import { ScheduleStore } from '../stores/schedule-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
@@ -32,11 +34,21 @@ export function createDeps(
   const dynamo = new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb });
   const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const lambda = new LambdaClient({ ...aws, endpoint: config.endpoints.lambda });
+  // Checksums only when required: safe for S3, and the local S3 server needs it (LOCAL-STACK.md).
+  const s3 = new S3Client({
+    ...aws,
+    endpoint: config.endpoints.s3,
+    forcePathStyle: config.endpoints.s3 !== undefined,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const blobs = new BlobStore(s3, config.bucket);
   const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
   return {
     config,
     sessions: new SessionStore(db, config.tables.sessions),
-    messages: new MessageStore(db, config.tables.messages),
+    messages: new MessageStore(db, config.tables.messages, blobs),
+    blobs,
     events: new EventStore(db, config.tables.events),
     schedules: new ScheduleStore(db, config.tables.schedules),
     scheduleBackend: config.scheduler
@@ -46,7 +58,8 @@ export function createDeps(
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
-    model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL }),
+    // maxRetries 0: the model-call layer retries (with its own backoff, fallback and tombstones).
+    model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 }),
     tools: createToolRegistry(),
     clock: Date.now,
     newId: createTimeOrderedId,

@@ -5,6 +5,7 @@ import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
+import type { BlobStore } from '../stores/blob-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
 import type { ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
@@ -23,6 +24,8 @@ export interface Deps {
   scheduleBackend: ScheduleBackend;
   /** Tool calls waiting for a person's answer (durable ask). */
   approvals: ApprovalStore;
+  /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
+  blobs: BlobStore;
   runner: RunnerClient;
   continuations: ContinuationScheduler;
   workspaceCredentials: WorkspaceCredentialSource;

@@ -25,6 +25,7 @@ export function sessionView(record: SessionRecord, now: number) {
       hooks: (record.settings?.hooks ?? []).map((h) => ({ event: h.event, matcher: h.matcher ?? null, url: h.url, failMode: h.failMode })),
       denials: denialSummary(record.denials),
     },
+    reloadFromSeq: record.reloadFromSeq ?? null,
   };
 }
 

@@ -1,13 +1,27 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { BlobStore } from './blob-store.ts';
 import { decodeCursor, encodeCursor } from './session-store.ts';
+
+/**
+ * DynamoDB refuses items over 400 KB (names and values together). Past this many bytes of JSON
+ * a message's payload goes to S3 and the item keeps a pointer; the margin covers attribute
+ * names and the number encoding.
+ */
+export const SPILL_THRESHOLD_BYTES = 350_000;
 
 /** What a stored message is, beyond its role. */
 export type MessageKind =
   | 'prompt' // the user's prompt that starts a turn
   | 'assistant' // one complete model response
   | 'tool_result' // the result of one tool_use
-  | 'synthetic'; // written by the harness to keep the transcript valid (e.g. results for dangling tool_use)
+  | 'synthetic' // written by the harness to keep the transcript valid (e.g. results for dangling tool_use)
+  | 'tombstone' // an assistant message cut off by a broken stream: kept for the record, never sent again
+  | 'compact_boundary' // the commit record of a compaction, written after its summary and kept tail
+  | 'compact_summary'; // the summary the model sees in place of what came before
+
+/** Kinds that are conversation: sent to the model (after the last boundary). */
+export const CONVERSATION_KINDS: ReadonlySet<MessageKind> = new Set(['prompt', 'assistant', 'tool_result', 'synthetic', 'compact_summary']);
 
 export interface StoredMessage {
   sessionId: string;
@@ -20,7 +34,27 @@ export interface StoredMessage {
   createdAt: string;
   model?: string;
   stopReason?: string | null;
-  usage?: { inputTokens: number; outputTokens: number };
+  usage?: { inputTokens: number; outputTokens: number; cacheReadInputTokens?: number; cacheCreationInputTokens?: number };
+  /**
+   * ContentReplacementState decisions made before the model call that produced this message (on
+   * an assistant message), or at a compaction (on its boundary and summary). A reload folds them
+   * in log order.
+   */
+  decisions?: { seen: string[]; replaced: { toolUseId: string; replacement: string }[] };
+  /**
+   * kind 'compact_boundary': what was summarised and why. `startSeq` is the compaction's first
+   * item (the summary): the conversation restarts there.
+   */
+  compact?: { trigger: 'auto' | 'manual'; preTokens: number; messagesSummarized: number; startSeq: number; previousStartSeq: number | null };
+  /**
+   * Items written by one compaction (summary, kept tail, boundary) share this id. The boundary is
+   * written last: a compaction cut short leaves items whose id has no boundary, and they are skipped.
+   */
+  compactionId?: string;
+  /** kind 'tombstone': why the message was cut off. */
+  error?: string;
+  /** Where the payload went when the item would have passed DynamoDB's limit (content and decisions live there). */
+  spill?: { key: string; bytes: number };
 }
 
 export interface MessagePage {
@@ -37,12 +71,44 @@ export class MessageStore {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    private readonly blobs: BlobStore,
   ) {}
 
+  /**
+   * Appends one message, create-only on its seq. A payload too big for an item is written to S3
+   * first (create-only too, keyed by seq and uuid), so the item that makes it visible never
+   * points at something missing.
+   */
   async append(message: StoredMessage): Promise<void> {
+    let item: StoredMessage = message;
+    const bytes = Buffer.byteLength(JSON.stringify(message));
+    if (bytes > SPILL_THRESHOLD_BYTES) {
+      const key = `sessions/${message.sessionId}/messages/${String(message.seq).padStart(10, '0')}-${message.uuid}.json`;
+      const payload = JSON.stringify({ content: message.content, decisions: message.decisions });
+      await this.blobs.putIfAbsent(key, payload, 'application/json');
+      const { decisions: _decisions, ...rest } = message;
+      item = { ...rest, content: [], spill: { key, bytes: Buffer.byteLength(payload) } };
+    }
     await this.db.send(
-      new PutCommand({ TableName: this.table, Item: message, ConditionExpression: 'attribute_not_exists(seq)' }),
+      new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(seq)' }),
     );
+  }
+
+  /** Brings spilled payloads back from S3 (a few at a time). */
+  private async resolveSpills(messages: StoredMessage[]): Promise<StoredMessage[]> {
+    const spilled = messages.filter((m) => m.spill);
+    for (let i = 0; i < spilled.length; i += 8) {
+      await Promise.all(
+        spilled.slice(i, i + 8).map(async (m) => {
+          const text = await this.blobs.get(m.spill!.key);
+          if (text === undefined) throw new Error(`Message ${m.sessionId}#${m.seq}: its payload ${m.spill!.key} is missing from S3`);
+          const payload = JSON.parse(text) as Pick<StoredMessage, 'content' | 'decisions'>;
+          m.content = payload.content;
+          if (payload.decisions) m.decisions = payload.decisions;
+        }),
+      );
+    }
+    return messages;
   }
 
   async page(sessionId: string, opts: { limit: number; cursor?: string; fromSeq?: number }): Promise<MessagePage> {
@@ -57,7 +123,7 @@ export class MessageStore {
       }),
     );
     return {
-      messages: (out.Items ?? []) as StoredMessage[],
+      messages: await this.resolveSpills((out.Items ?? []) as StoredMessage[]),
       nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : undefined,
     };
   }

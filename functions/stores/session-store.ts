@@ -47,9 +47,21 @@ export interface SessionRecord {
   settings?: SessionSettings;
   /** Denied tool calls per tool name (denial tracking). */
   denials?: Record<string, number>;
+  /**
+   * Where turns reload the log from: the first item of the last completed compaction (its
+   * summary). Nothing before it is read again.
+   */
+  reloadFromSeq?: number;
+  /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */
+  autoCompactFailures?: number;
 }
 
-export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'settings' | 'denials'>>;
+export type SessionPatch = Partial<
+  Pick<
+    SessionRecord,
+    'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'settings' | 'denials' | 'reloadFromSeq' | 'autoCompactFailures'
+  >
+>;
 
 export interface SessionPage {
   sessions: SessionRecord[];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildTool, ToolError } from './tool.ts';
+import { buildTool, ToolError, type ToolContext } from './tool.ts';
 
 export const READ_TOOL_NAME = 'Read';
 const DEFAULT_LINE_LIMIT = 2000;
@@ -33,7 +33,9 @@ export const readTool = buildTool({
     return { ok: true };
   },
   async call(input, ctx) {
-    const file = await ctx.workspace.run({ type: 'read', path: input.file_path });
+    const file = ctx.persistedResults?.owns(input.file_path)
+      ? await readPersistedResult(ctx, input.file_path) // context: persisted results live in S3, not in the workspace
+      : await ctx.workspace.run({ type: 'read', path: input.file_path });
     const all = splitLines(file.content);
     const startLine = input.offset && input.offset > 0 ? input.offset : 1;
     if (all.length > 0 && startLine > all.length) {
@@ -50,6 +52,12 @@ export const readTool = buildTool({
     return { type: 'tool_result', tool_use_id: toolUseId, content };
   },
 });
+
+async function readPersistedResult(ctx: ToolContext, filePath: string): Promise<{ path: string; content: string }> {
+  const content = await ctx.persistedResults!.read(filePath);
+  if (content === undefined) throw new ToolError(`File does not exist. Current working directory: ${ctx.workspace.cwd}`);
+  return { path: filePath, content };
+}
 
 /** Lines as an editor shows them: a trailing newline does not start another line. */
 function splitLines(content: string): string[] {

@@ -1,6 +1,7 @@
 import type { ContentBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { z } from 'zod';
 import type { PermissionCheck } from '../permissions/types.ts';
+import type { PersistedResultReader } from '../context/persisted-output.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { WorkspaceSession } from './workspace-session.ts';
 
@@ -15,6 +16,8 @@ export interface ToolContext {
   log: Logger;
   /** Progress for clients while the call runs (forwarded at once by the executor). */
   onProgress?: (progress: unknown) => void;
+  /** Large results persisted by the harness (functions/context): Read opens them by their reserved path. */
+  persistedResults?: PersistedResultReader;
 }
 
 /** The part of the context that tools may change for the calls after them (contextModifier). */

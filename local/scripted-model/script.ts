@@ -1,7 +1,8 @@
 /** What the scripted model server can be told to answer. */
 export type ScriptedBlock =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id?: string; name: string; input: unknown };
+  /** `rawJson` streams these bytes as the input instead of `input` (e.g. JSON cut off by max_tokens). */
+  | { type: 'tool_use'; id?: string; name: string; input: unknown; rawJson?: string };
 
 export interface ScriptedMessage {
   content: ScriptedBlock[];

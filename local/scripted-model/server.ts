@@ -49,7 +49,7 @@ export async function startScriptedModelServer(opts: { brain?: Brain; port?: num
       if (isScriptedError(next)) return apiError(res, next.error.status, next.error.type, next.error.message);
       const message = buildMessage(body, next, estimateTokens(raw));
       if (body.stream) await streamMessage(res, message, next);
-      else json(res, 200, message);
+      else json(res, 200, { ...message, content: message.content.map((block) => ('rawJson' in block ? { ...block, rawJson: undefined } : block)) });
     } catch (err) {
       apiError(res, 400, 'invalid_request_error', `Scripted model server could not handle the request: ${String(err)}`);
     }
@@ -69,7 +69,7 @@ interface WireMessage {
   type: 'message';
   role: 'assistant';
   model: string;
-  content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown })[];
+  content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown; rawJson?: string })[];
   stop_reason: string;
   stop_sequence: null;
   usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
@@ -77,7 +77,7 @@ interface WireMessage {
 
 function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, inputTokens: number): WireMessage {
   const content = scripted.content.map((block) =>
-    block.type === 'text' ? { type: 'text' as const, text: block.text } : { type: 'tool_use' as const, id: block.id ?? `toolu_${randomBytes(12).toString('hex')}`, name: block.name, input: block.input },
+    block.type === 'text' ? { type: 'text' as const, text: block.text } : { type: 'tool_use' as const, id: block.id ?? `toolu_${randomBytes(12).toString('hex')}`, name: block.name, input: block.input, ...(block.rawJson !== undefined ? { rawJson: block.rawJson } : {}) },
   );
   const outputTokens = scripted.usage?.output_tokens ?? Math.max(1, Math.ceil(JSON.stringify(content).length / 4));
   return {
@@ -103,7 +103,7 @@ async function streamMessage(res: ServerResponse, message: WireMessage, scripted
       }
     } else {
       events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }]);
-      for (const piece of chunk(JSON.stringify(block.input), 32)) {
+      for (const piece of chunk(block.rawJson ?? JSON.stringify(block.input), 32)) {
         events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }]);
       }
     }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { withoutCacheControl } from '../support/request-bodies.ts';
 
 const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
 const ASK_BASH = "Claude requested permissions to use Bash, but you haven't granted it yet.";
@@ -71,7 +72,7 @@ describe('durable ask through the HTTP API', () => {
       ['toolu_r', false, '     1→edited'],
     ]);
     const sent = stack.model!.requests.at(-1)!.body.messages;
-    expect(sent.at(-1)!.content).toEqual([
+    expect(withoutCacheControl(sent.at(-1)!.content)).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_w', content: '(Bash completed with no output)' },
       { type: 'tool_result', tool_use_id: 'toolu_r', content: '     1→edited' },
     ]);
@@ -193,7 +194,7 @@ describe('session hooks through the HTTP API', () => {
       ['toolu_rm', 'PreToolUse:Bash hook error: no deleting in this repo'],
       ['toolu_echo', 'hi'],
     ]);
-    expect(stack.model!.requests.at(-1)!.body.messages.at(-1)!.content).toEqual([
+    expect(withoutCacheControl(stack.model!.requests.at(-1)!.body.messages.at(-1)!.content)).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_echo', content: 'hi' },
       { type: 'text', text: '<system-reminder>\nPreToolUse:Bash hook additional context: the repo uses pnpm\n</system-reminder>' },
     ]);

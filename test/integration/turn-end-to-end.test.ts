@@ -37,7 +37,8 @@ describe('a turn through the whole local stack', () => {
 
     // The model saw the results it was sent, and the cwd carried over to the session.
     const sent = stack.model!.requests.at(-1)!.body.messages;
-    expect(sent.at(-1)!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_read', content: '     1→new' }]);
+    // (The newest block carries the prompt-cache breakpoint.)
+    expect(sent.at(-1)!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_read', content: '     1→new', cache_control: { type: 'ephemeral' } }]);
     const session = await api.request('GET', `/v1/sessions/${sessionId}`);
     expect(session.json).toMatchObject({ status: 'idle', messageCount: 6, turnCount: 1, cwd: '/workspace/src', workspace: { version: 2 } });
   });

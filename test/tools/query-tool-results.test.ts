@@ -6,6 +6,7 @@ import { readTool } from '../../functions/tools/read-tool.ts';
 import { WorkspaceSession } from '../../functions/tools/workspace-session.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../local/scripted-model/server.ts';
 import { deferred, gatedTool, instantTool, open, testContext, type Deferred } from './support/fake-tools.ts';
+import { withoutCacheControl } from '../support/request-bodies.ts';
 
 /** Every tool_use in a yielded assistant message has exactly one yielded tool_result. */
 function expectOneResultPerToolUse(events: QueryEvent[]) {
@@ -75,7 +76,7 @@ describe('the query loop and its tool results', () => {
       }
     });
     expect(out.map((e) => e.type)).toEqual(['text_delta', 'assistant', 'tool_result', 'text_delta', 'assistant', 'done']);
-    expect(model.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'done a' }] });
+    expect(withoutCacheControl(model.requests.at(-1)!.body.messages.at(-1))).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'done a' }] });
   });
 
   it('forwards a running tool\'s progress before the model message has ended', async () => {

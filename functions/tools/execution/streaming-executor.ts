@@ -108,6 +108,12 @@ export class StreamingToolExecutor {
     this.processQueue();
   }
 
+  /** A call answered without running (its input was cut off): completes at once, in order. */
+  addSynthetic(block: Block, text: string): void {
+    this.calls.push({ block, status: 'completed', isConcurrencySafe: true, progress: [], outcome: syntheticOutcome(block.id, text) });
+    this.notify();
+  }
+
   /**
    * The model stream broke: calls that have not started never will (their result says so);
    * calls already running finish and keep their real results.

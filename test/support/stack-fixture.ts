@@ -1,0 +1,26 @@
+import { afterAll, beforeAll } from 'vitest';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack.ts';
+import { apiClient } from './api-client.ts';
+import { makeTempDir } from './temp-dir.ts';
+
+/** A local stack in a fresh temp dir for the enclosing describe block, with an API client. */
+export function useLocalStack(opts: Omit<LocalStackOptions, 'dataDir'>): { stack: LocalStack; api: ReturnType<typeof apiClient> } {
+  const tmp = makeTempDir();
+  const fixture = {} as { stack: LocalStack; api: ReturnType<typeof apiClient> };
+  beforeAll(async () => {
+    fixture.stack = await startLocalStack({ dataDir: tmp.dir, ...opts });
+    fixture.api = apiClient(fixture.stack.apiUrl, fixture.stack.token);
+  });
+  afterAll(async () => {
+    await fixture.stack?.stop();
+    tmp.cleanup();
+  });
+  return fixture;
+}
+
+/** A brain that fails loudly: every response a test needs must be queued. */
+export const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
+export const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+export const bash = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command } });
+/** A command printing exactly `n` copies of the character `c`. */
+export const chars = (n: number, c: string) => `head -c ${n} /dev/zero | tr "\\0" ${c}`;

@@ -61,6 +61,8 @@ export interface RunnerSuccess {
   version: number;
   changedFiles: number;
   bytesUploaded: number;
+  /** How the local copy reached the requested version: already there, by deltas, or from a snapshot. */
+  sync: { mode: 'warm' | 'incremental' | 'cold'; changedPaths: number };
 }
 
 export interface RunnerFailure {

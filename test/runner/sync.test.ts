@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bashOutput, expectOk, startRunnerFixture, type RunnerFixture } from './runner-fixture.ts';
+
+const bash = (command: string) => ({ type: 'bash' as const, command, timeoutMs: 20_000 });
+
+describe('workspace sync through S3', () => {
+  let fx: RunnerFixture;
+  beforeAll(async () => {
+    fx = await startRunnerFixture();
+  });
+  afterAll(async () => {
+    await fx?.stop();
+  });
+
+  async function seeded(files: Record<string, string | { base64: string }>) {
+    const id = fx.newWorkspaceId();
+    const created = expectOk(await fx.call(id, 0, { type: 'create_workspace', files }));
+    expect(created.version).toBe(1);
+    return id;
+  }
+
+  it('serves a call at the version it already holds without touching S3, and a no-change command uploads nothing', async () => {
+    const id = await seeded({ 'a.txt': 'alpha\n', 'src/b.txt': 'beta\n' });
+    const before = fx.s3.traffic().requests;
+    const read = expectOk(await fx.call(id, 1, { type: 'read', path: '/workspace/a.txt' }));
+    expect(read.sync).toEqual({ mode: 'warm', changedPaths: 0 });
+    const noop = expectOk(await fx.call(id, 1, bash('cat src/b.txt; ls >/dev/null')));
+    expect(noop.result).toMatchObject({ type: 'bash', output: 'beta\n', exitCode: 0 });
+    expect(noop.version).toBe(1);
+    expect(noop.bytesUploaded).toBe(0);
+    expect(fx.s3.traffic().requests - before).toBe(0);
+  });
+
+  it('rebuilds a workspace cold in another container byte for byte: binary, modes, symlinks, deletes', async () => {
+    const binary = randomBytes(300_000);
+    const id = await seeded({ 'bin/data.bin': { base64: binary.toString('base64') }, 'keep.txt': 'keep\n', 'gone/x.txt': 'x', 'old.txt': 'o' });
+    const changed = expectOk(
+      await fx.call(
+        id,
+        1,
+        bash('chmod 755 keep.txt && rm -r gone old.txt && ln -s keep.txt link && ln -s /etc/passwd escape && mkdir -p empty && chmod 700 empty'),
+      ),
+    );
+    expect(changed.version).toBe(2);
+    const cold = expectOk(await fx.call(id, 2, bash('stat -c "%a %F %n" keep.txt empty; readlink link escape; ls; sha256sum bin/data.bin'), { runner: 'fresh' }));
+    expect(cold.sync.mode).toBe('cold');
+    const sha = (await import('node:crypto')).createHash('sha256').update(binary).digest('hex');
+    expect(bashOutput(cold)).toBe(
+      `755 regular file keep.txt\n700 directory empty\nkeep.txt\n/etc/passwd\nbin\nempty\nescape\nkeep.txt\nlink\n${sha}  bin/data.bin\n`,
+    );
+    // The link pointing out is kept as a link, never followed: Read refuses it.
+    const refused = await fx.call(id, 2, { type: 'read', path: '/workspace/escape' }, { runner: 'fresh' });
+    expect(refused).toEqual({ ok: false, error: { kind: 'tool_error', message: 'File does not exist. /workspace/escape resolves outside /workspace.' } });
+  });
+
+  it('uploads only the edited file and a small delta, whatever the workspace size', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 300; i++) files[`pkg/f${i}.txt`] = `file ${i}\n`.repeat(50);
+    const id = await seeded(files);
+    const edit = expectOk(await fx.call(id, 1, bash('printf "new body\\n" > pkg/f7.txt')));
+    expect(edit.version).toBe(2);
+    expect(edit.changedFiles).toBe(1);
+    // 9 bytes of content plus a delta of a few hundred bytes; the 300-file manifest is not resent.
+    expect(edit.bytesUploaded).toBeGreaterThan(9);
+    expect(edit.bytesUploaded).toBeLessThan(600);
+  });
+
+  it('brings a warm copy forward by deltas when another container published newer versions', async () => {
+    const id = await seeded({ 'a.txt': 'one\n', 'b.txt': 'bee\n' });
+    expectOk(await fx.call(id, 1, bash('true'), { runner: 'b' }));
+    expectOk(await fx.call(id, 1, bash('echo two > a.txt'), { runner: 'c' }));
+    expectOk(await fx.call(id, 2, bash('rm b.txt; echo new > c.txt'), { runner: 'c' }));
+    const caught = expectOk(await fx.call(id, 3, bash('cat a.txt c.txt; ls'), { runner: 'b' }));
+    expect(caught.sync).toEqual({ mode: 'incremental', changedPaths: 3 });
+    expect(bashOutput(caught)).toBe('two\nnew\na.txt\nc.txt\n');
+  });
+
+  it('refuses a change based on a stale version with a conflict instead of overwriting', async () => {
+    const id = await seeded({ 'a.txt': 'base\n' });
+    expectOk(await fx.call(id, 1, bash('echo first > a.txt'), { runner: 'p' }));
+    const second = await fx.call(id, 1, bash('echo second > a.txt'), { runner: 'q' });
+    expect(second).toEqual({
+      ok: false,
+      error: { kind: 'conflict', message: `Workspace ${id} already has version 2: it changed concurrently. Reload and retry.` },
+    });
+    // The loser's copy is not trusted afterwards: at version 2 it shows the winner's content.
+    expect(bashOutput(await fx.call(id, 2, bash('cat a.txt'), { runner: 'q' }))).toBe('first\n');
+  });
+
+  it('detects a same-size rewrite by mtime and a mode-only change', async () => {
+    const id = await seeded({ 'same.txt': 'aaaa\n', 'run.sh': 'echo hi\n' });
+    const rewrite = expectOk(await fx.call(id, 1, bash('sleep 0.01; printf "bbbb\\n" > same.txt; chmod +x run.sh')));
+    expect(rewrite.changedFiles).toBe(2);
+    expect(bashOutput(await fx.call(id, 2, bash('cat same.txt; stat -c %a run.sh'), { runner: 'cold2' }))).toBe('bbbb\n755\n');
+  });
+});

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs, openSync, closeSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
+import { createCgroupLimiter, DEFAULT_PROCESS_LIMITS, type CgroupLimiter, type CommandCgroup, type ProcessLimits } from './cgroup-limits.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */
@@ -25,55 +27,87 @@ export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * read-only, a few /etc files, the workspace at /workspace, a private /tmp, nothing else.
  * Killing bwrap kills the pid namespace, so no process outlives its call.
  */
-export function createBwrapSandbox(opts: { runtimeDir: string; bwrapPath?: string }): Sandbox {
+export function createBwrapSandbox(opts: {
+  runtimeDir: string;
+  bwrapPath?: string;
+  /** pids/memory caps per command, enforced with cgroup v1 where writable. @default DEFAULT_PROCESS_LIMITS */
+  processLimits?: ProcessLimits;
+  /** Refuse to run commands when the caps cannot be enforced (instead of running uncapped). @default false */
+  requireProcessLimits?: boolean;
+}): Sandbox {
   const bwrap = opts.bwrapPath ?? 'bwrap';
   const etcDir = path.join(opts.runtimeDir, 'sandbox-etc');
   let etcReady: Promise<void> | undefined;
+  let limiterReady: Promise<CgroupLimiter | undefined> | undefined;
+  let counter = 0;
+  const instance = randomBytes(4).toString('hex');
 
   return {
     name: 'bwrap',
     async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
       etcReady ??= writeIdentityFiles(etcDir);
       await etcReady;
+      limiterReady ??= createCgroupLimiter(opts.processLimits ?? DEFAULT_PROCESS_LIMITS);
+      const limiter = await limiterReady;
+      if (!limiter && opts.requireProcessLimits) {
+        throw new Error('cgroup v1 pids/memory controllers are not writable here; refusing to run commands without process and memory limits.');
+      }
       await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
       await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
       const args = bwrapArgs(cmd, etcDir);
-      const started = Date.now();
-      const outFd = openSync(cmd.outputFile, 'w');
-      const child = spawn(bwrap, args, { stdio: ['ignore', outFd, outFd], detached: true, env: {} });
-      closeSync(outFd);
-
-      let timedOut = false;
-      let outputLimitHit = false;
-      const kill = () => {
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        kill();
-      }, cmd.timeoutMs);
-      const poll = setInterval(() => {
-        if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
-          outputLimitHit = true;
-          kill();
-        }
-      }, OUTPUT_POLL_MS);
-
-      const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
-        child.once('error', reject);
-        child.once('close', (c, s) => resolve({ code: c, signal: s }));
-      }).finally(() => {
-        clearTimeout(timer);
-        clearInterval(poll);
-      });
-      const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
-      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs: Date.now() - started };
+      const cgroup: CommandCgroup | undefined = await limiter?.create(`${instance}-${process.pid}-${++counter}`);
+      try {
+        return await runIn(cgroup, cmd, args);
+      } finally {
+        await cgroup?.destroy();
+      }
     },
   };
+
+  async function runIn(cgroup: CommandCgroup | undefined, cmd: SandboxCommand, args: string[]): Promise<SandboxOutcome> {
+    const started = Date.now();
+    const outFd = openSync(cmd.outputFile, 'w');
+    const [file, argv] = cgroup ? ['/bin/sh', ['-c', cgroup.joinScript, 'sh', bwrap, ...args]] : [bwrap, args];
+    // cwd '/' so not even the runner's own directory leaks into the sandbox's init (/proc/1/environ PWD).
+    const child = spawn(file, argv, { stdio: ['ignore', outFd, outFd], detached: true, env: {}, cwd: '/' });
+    closeSync(outFd);
+
+    let timedOut = false;
+    let outputLimitHit = false;
+    const kill = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, cmd.timeoutMs);
+    const poll = setInterval(() => {
+      if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
+        outputLimitHit = true;
+        kill();
+      }
+    }, OUTPUT_POLL_MS);
+
+    const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (c, s) => resolve({ code: c, signal: s }));
+    }).finally(() => {
+      clearTimeout(timer);
+      clearInterval(poll);
+    });
+    const durationMs = Date.now() - started;
+    // Whatever the shell left running (a `&` job, a daemon) dies with its call.
+    kill();
+    const hit = await cgroup?.limitHit();
+    const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
+    const limitHit = hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
+    const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
+    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}) };
+  }
 }
 
 function bwrapArgs(cmd: SandboxCommand, etcDir: string): string[] {

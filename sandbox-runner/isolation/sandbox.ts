@@ -30,6 +30,8 @@ export interface SandboxOutcome {
   /** The shell's working directory when it exited, if it could be read. */
   finalCwd?: string;
   durationMs: number;
+  /** A process or memory cap the command ran into (it may have been killed for it). */
+  limitHit?: { kind: 'memory' | 'processes'; limit: number };
 }
 
 export interface Sandbox {

@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { runnerOpSchema, type OpResult } from './ops/index.ts';
 export { runnerOpSchema };
-export type { BashResult, CreateWorkspaceResult, OpResult, ReadResult, RunnerOp } from './ops/index.ts';
+export type {
+  BashResult,
+  CreateWorkspaceResult,
+  ExportArchiveResult,
+  ExportFileResult,
+  ImportArchiveResult,
+  ImportGitResult,
+  ListFilesResult,
+  OpResult,
+  ReadResult,
+  RunnerOp,
+} from './ops/index.ts';
 
 /**
  * The wire contract between the harness and the runner (the Lambda Invoke payload). The runner

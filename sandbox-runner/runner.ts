@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Sandbox } from './isolation/sandbox.ts';
 import { RUNNER_OPS } from './ops/index.ts';
 import type { RunnerOpDefinition } from './ops/op.ts';
-import { ToolInputError, type OpContext, type RunnerLimits } from './ops/op-context.ts';
+import { ToolInputError, type GitImportOptions, type OpContext, type RunnerLimits } from './ops/op-context.ts';
 import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type RunnerResponse, type StorageCredentials } from './protocol.ts';
 import { createPathMapper } from './virtual-paths.ts';
 import { DEFAULT_WORKSPACE_LIMITS, WorkspaceLimitError, type WorkspaceLimits } from './workspace/limits.ts';
@@ -26,6 +26,8 @@ export interface RunnerDeps {
    * @default 1
    */
   maxWarmWorkspaces?: number;
+  /** @default { allowHttp: false, timeoutMs: 120_000 } */
+  git?: Partial<GitImportOptions>;
 }
 
 export const DEFAULT_RUNNER_LIMITS: RunnerLimits = {
@@ -84,7 +86,8 @@ export function createRunner(deps: RunnerDeps): Runner {
 async function execute(deps: RunnerDeps, dir: string, request: ParsedRunnerRequest): Promise<RunnerResponse> {
   const { workspace } = request;
   const remote = new RemoteWorkspace(deps.s3ForCredentials(workspace.credentials), workspace.bucket, workspace.id);
-  const local = new LocalCopy(dir, deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS);
+  const workspaceLimits = deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS;
+  const local = new LocalCopy(dir, workspaceLimits);
   const tmpDir = path.join(local.dir, 'tmp');
 
   try {
@@ -98,6 +101,8 @@ async function execute(deps: RunnerDeps, dir: string, request: ParsedRunnerReque
       limits: deps.limits,
       remote,
       local,
+      workspaceLimits,
+      git: { allowHttp: false, timeoutMs: 120_000, ...deps.git },
     };
     const definition = RUNNER_OPS[request.op.type] as RunnerOpDefinition;
     // Before anything may touch the tree, forget that it matches a version: a crash from here on

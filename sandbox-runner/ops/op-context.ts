@@ -1,6 +1,7 @@
 import type { Sandbox } from '../isolation/sandbox.ts';
 import type { ParsedRunnerRequest } from '../protocol.ts';
 import type { PathMapper } from '../virtual-paths.ts';
+import type { WorkspaceLimits } from '../workspace/limits.ts';
 import type { LocalCopy } from '../workspace/local-copy.ts';
 import type { RemoteWorkspace } from '../workspace/remote-workspace.ts';
 
@@ -16,6 +17,14 @@ export interface OpContext {
   remote: RemoteWorkspace;
   /** The warm copy, for ops that read its recorded entries. */
   local: LocalCopy;
+  workspaceLimits: WorkspaceLimits;
+  git: GitImportOptions;
+}
+
+export interface GitImportOptions {
+  /** Accept plain http:// remotes (a git server on a private network). */
+  allowHttp: boolean;
+  timeoutMs: number;
 }
 
 export interface RunnerLimits {

@@ -36,6 +36,7 @@ export async function startRunnerFixture(overrides: Partial<RunnerDeps> = {}) {
   return {
     dir: temp.dir,
     s3,
+    s3Client: s3ForCredentials({ ...LOCAL_S3_CREDENTIALS }),
     runnerAt,
     newWorkspaceId: () => `ws_test_${process.pid}_${++counter}`,
     /** Sends one op for workspace `id` at `version` to the runner called `runner` (default "a"). */

@@ -68,6 +68,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       s3ForCredentials: createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url }),
       sandbox: createBwrapSandbox({ runtimeDir: path.join(opts.dataDir, 'runner') }),
       limits: DEFAULT_RUNNER_LIMITS,
+      // One process serves every local session, so keep a few warm copies (Lambda keeps one).
+      maxWarmWorkspaces: 8,
+      // Self-hosted git servers on a private network often speak plain http.
+      git: { allowHttp: true },
     });
     const lambda = await startLambdaInvokeServer({ functions: { [RUNNER_FUNCTION]: runner } });
     stops.push(lambda.close);

@@ -5,6 +5,7 @@ import { StratusError } from '../shared/errors.ts';
 import { bearerAuth, type AuthVariables } from './auth.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { turnRoutes } from './routes/turns.ts';
+import { workspaceRoutes } from './routes/workspace.ts';
 
 /** The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack. */
 export function createApp(deps: Deps) {
@@ -16,6 +17,7 @@ export function createApp(deps: Deps) {
   v1.use('*', bearerAuth(deps.config.apiTokens));
   v1.route('/sessions', sessionRoutes(deps));
   v1.route('/sessions', turnRoutes(deps));
+  v1.route('/sessions', workspaceRoutes(deps));
   app.route('/v1', v1);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));

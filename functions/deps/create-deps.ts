@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
@@ -26,12 +27,21 @@ export function createDeps(
   const dynamo = new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb });
   const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const lambda = new LambdaClient({ ...aws, endpoint: config.endpoints.lambda });
+  // Checksums only when required: safe for S3 and needed by the local S3 server (LOCAL-STACK.md).
+  const s3 = new S3Client({
+    ...aws,
+    endpoint: config.endpoints.s3,
+    forcePathStyle: config.endpoints.s3 !== undefined,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
   const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
   return {
     config,
     sessions: new SessionStore(db, config.tables.sessions),
     messages: new MessageStore(db, config.tables.messages),
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
+    s3,
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL }),
     tools: createToolRegistry(),

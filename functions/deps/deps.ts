@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -13,6 +14,8 @@ export interface Deps {
   sessions: SessionStore;
   messages: MessageStore;
   runner: RunnerClient;
+  /** The API's own S3 access: staging workspace uploads, streaming exports back. */
+  s3: S3Client;
   workspaceCredentials: WorkspaceCredentialSource;
   model: Anthropic;
   tools: ToolRegistry;

@@ -8,7 +8,7 @@ import { ToolInputError, type GitImportOptions, type OpContext, type RunnerLimit
 import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type RunnerResponse, type StorageCredentials } from './protocol.ts';
 import { createPathMapper } from './virtual-paths.ts';
 import { DEFAULT_WORKSPACE_LIMITS, WorkspaceLimitError, type WorkspaceLimits } from './workspace/limits.ts';
-import { LocalCopy } from './workspace/local-copy.ts';
+import { LocalCopy, type LocalState } from './workspace/local-copy.ts';
 import { RemoteWorkspace, WorkspaceConflictError, WorkspaceMissingError } from './workspace/remote-workspace.ts';
 
 export interface RunnerDeps {
@@ -44,6 +44,7 @@ export type Runner = (event: unknown) => Promise<RunnerResponse>;
 export function createRunner(deps: RunnerDeps): Runner {
   const queues = new Map<string, Promise<unknown>>();
   const lastUsed = new Map<string, number>();
+  const stateCache = new Map<string, LocalState>();
   const workspacesDir = path.join(deps.rootDir, 'workspaces');
 
   /** Wipes the least recently used idle copies beyond the warm limit (never one in use). */
@@ -56,6 +57,7 @@ export function createRunner(deps: RunnerDeps): Runner {
     for (const id of idle.slice(0, Math.max(0, excess))) {
       await fs.rm(path.join(workspacesDir, id), { recursive: true, force: true });
       lastUsed.delete(id);
+      stateCache.delete(path.join(workspacesDir, id));
     }
   }
 
@@ -72,7 +74,7 @@ export function createRunner(deps: RunnerDeps): Runner {
       .then(async () => {
         lastUsed.set(key, Date.now());
         await evict(key);
-        return execute(deps, path.join(workspacesDir, key), request);
+        return execute(deps, new LocalCopy(path.join(workspacesDir, key), deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache), request);
       });
     queues.set(key, current);
     try {
@@ -83,11 +85,10 @@ export function createRunner(deps: RunnerDeps): Runner {
   };
 }
 
-async function execute(deps: RunnerDeps, dir: string, request: ParsedRunnerRequest): Promise<RunnerResponse> {
+async function execute(deps: RunnerDeps, local: LocalCopy, request: ParsedRunnerRequest): Promise<RunnerResponse> {
   const { workspace } = request;
   const remote = new RemoteWorkspace(deps.s3ForCredentials(workspace.credentials), workspace.bucket, workspace.id);
   const workspaceLimits = deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS;
-  const local = new LocalCopy(dir, workspaceLimits);
   const tmpDir = path.join(local.dir, 'tmp');
 
   try {

@@ -1,4 +1,4 @@
-import { createReadStream, promises as fs } from 'node:fs';
+import { copyFileSync, createReadStream, promises as fs, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Entries } from './manifest.ts';
@@ -43,6 +43,8 @@ export function packStream(tree: string, plan: PackPlan): Readable {
   return out;
 }
 
+const SMALL_BODY = 1024 * 1024;
+
 /** Writes every file of `entries` from a pack stream into `tree` (which holds the directories already). */
 export async function extractPack(source: Readable, tree: string, entries: Entries, index: Record<string, [number, number]>): Promise<void> {
   const pathsBySha = new Map<string, string[]>();
@@ -59,14 +61,24 @@ export async function extractPack(source: Readable, tree: string, entries: Entri
     const [offset, size] = index[sha]!;
     await reader.skip(offset - position);
     const [first, ...copies] = pathsBySha.get(sha)!;
-    const handle = await fs.open(path.join(tree, first!), 'w');
-    try {
-      await reader.read(size, (chunk) => handle.write(chunk).then(() => undefined));
-    } finally {
-      await handle.close();
+    const target = path.join(tree, first!);
+    if (size <= SMALL_BODY) {
+      // Synchronous writes: for thousands of small files, promise overhead dominates the I/O.
+      const parts: Buffer[] = [];
+      await reader.read(size, async (chunk) => {
+        parts.push(chunk);
+      });
+      writeFileSync(target, parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    } else {
+      const handle = await fs.open(target, 'w');
+      try {
+        await reader.read(size, (chunk) => handle.write(chunk).then(() => undefined));
+      } finally {
+        await handle.close();
+      }
     }
     position = offset + size;
-    for (const copy of copies) await fs.copyFile(path.join(tree, first!), path.join(tree, copy));
+    for (const copy of copies) copyFileSync(target, path.join(tree, copy));
   }
   source.destroy();
 }

@@ -46,6 +46,10 @@ export const runnerRequestSchema = z.object({
   cwd: z.string().default(VIRTUAL_ROOT),
   /** Session variables for commands; merged into a scrubbed environment. */
   env: z.record(z.string(), z.string()).default({}),
+  /** The session's network policy: hosts commands may reach over HTTP(S); none by default. */
+  network: z
+    .object({ allowedDomains: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$|^\[?[0-9a-fA-F:.]+\]?$/)).max(200) })
+    .default({ allowedDomains: [] }),
   op: runnerOpSchema,
 });
 

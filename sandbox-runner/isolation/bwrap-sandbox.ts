@@ -3,6 +3,7 @@ import { existsSync, promises as fs, openSync, closeSync, statSync } from 'node:
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
+import { startDomainProxy, type DomainProxy } from './domain-proxy.ts';
 import { createCgroupLimiter, DEFAULT_PROCESS_LIMITS, type CgroupLimiter, type CommandCgroup, type ProcessLimits } from './cgroup-limits.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 
@@ -17,6 +18,10 @@ const ETC_ALLOW = [
   'alternatives', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'hosts', 'resolv.conf', 'ssl',
   'ca-certificates', 'ca-certificates.conf', 'localtime', 'mime.types', 'bash.bashrc', 'inputrc', 'magic', 'magic.mime',
 ];
+
+const SOCAT = '/usr/bin/socat';
+const SANDBOX_PROXY_SOCKET = '/run/stratus-proxy.sock';
+export const SANDBOX_PROXY_PORT = 3128;
 
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -54,12 +59,22 @@ export function createBwrapSandbox(opts: {
       }
       await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
       await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-      const args = bwrapArgs(cmd, etcDir);
-      const cgroup: CommandCgroup | undefined = await limiter?.create(`${instance}-${process.pid}-${++counter}`);
+      const name = `${instance}-${process.pid}-${++counter}`;
+      let proxy: DomainProxy | undefined;
+      let proxySocket: string | undefined;
+      if (cmd.allowedDomains?.length) {
+        if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
+        proxySocket = path.join(opts.runtimeDir, 'proxy', `${counter}.sock`);
+        await fs.mkdir(path.dirname(proxySocket), { recursive: true });
+        proxy = await startDomainProxy(proxySocket, cmd.allowedDomains);
+      }
+      const args = bwrapArgs(cmd, etcDir, proxySocket);
+      const cgroup: CommandCgroup | undefined = await limiter?.create(name);
       try {
         return await runIn(cgroup, cmd, args);
       } finally {
         await cgroup?.destroy();
+        await proxy?.close();
       }
     },
   };
@@ -110,7 +125,7 @@ export function createBwrapSandbox(opts: {
   }
 }
 
-function bwrapArgs(cmd: SandboxCommand, etcDir: string): string[] {
+function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | undefined): string[] {
   const args = [
     '--unshare-all', '--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID),
     '--disable-userns', '--cap-drop', 'ALL', '--die-with-parent', '--new-session',
@@ -126,6 +141,7 @@ function bwrapArgs(cmd: SandboxCommand, etcDir: string): string[] {
   args.push('--ro-bind', path.join(etcDir, 'passwd'), '/etc/passwd', '--ro-bind', path.join(etcDir, 'group'), '/etc/group');
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--bind', cmd.tmpDir, '/tmp', '--bind', cmd.workspaceDir, VIRTUAL_ROOT);
+  if (proxySocket) args.push('--bind', proxySocket, SANDBOX_PROXY_SOCKET);
   args.push('--remount-ro', '/');
   args.push('--chdir', cmd.cwd, '--clearenv');
   const env: Record<string, string> = {
@@ -138,9 +154,21 @@ function bwrapArgs(cmd: SandboxCommand, etcDir: string): string[] {
     SHELL: '/bin/bash',
     TERM: 'dumb',
   };
+  if (proxySocket) {
+    const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+    Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url });
+  }
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
   // The EXIT trap records where the shell ended up even when the command calls `exit`.
-  const script = `trap 'pwd -P >| /tmp/${CWD_FILE} 2>/dev/null' EXIT\neval "$1"`;
+  const trap = `trap 'pwd -P >| /tmp/${CWD_FILE} 2>/dev/null' EXIT\n`;
+  // With a network policy, a loopback port inside the sandbox forwards to the proxy's socket. It
+  // starts in a subshell so it is no job of the command's shell (a `wait` does not wait for it),
+  // and the command starts once the port answers.
+  const relay = proxySocket
+    ? `(${SOCAT} TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_PROXY_SOCKET} </dev/null >/dev/null 2>&1 &)\n` +
+      `for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done\n`
+    : '';
+  const script = `${trap}${relay}eval "$1"`;
   args.push('/bin/bash', '-c', script, 'bash', cmd.command);
   return args;
 }

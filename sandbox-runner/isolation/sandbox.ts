@@ -20,6 +20,8 @@ export interface SandboxCommand {
   outputFile: string;
   /** The command is killed when its output passes this many bytes. */
   maxOutputBytes: number;
+  /** Hosts the command may reach over HTTP(S) through the sandbox's proxy; none when empty. */
+  allowedDomains?: string[];
 }
 
 export interface SandboxOutcome {

@@ -41,6 +41,7 @@ export const bashOp = defineOp({
         timeoutMs: op.timeoutMs,
         outputFile,
         maxOutputBytes: ctx.limits.maxOutputBytes,
+        allowedDomains: ctx.request.network.allowedDomains,
       });
       const { text, truncated } = await readCapped(outputFile, ctx.limits.maxOutputBytes);
       const resourceLimit = outcome.limitHit?.kind ?? (outcome.outputLimitHit ? 'output' : undefined);

@@ -72,6 +72,8 @@ export function createRunner(deps: RunnerDeps): Runner {
     const current = previous
       .catch(() => undefined)
       .then(async () => {
+        // Only the runner's own user may enter its directories (commands run in namespaces).
+        await fs.mkdir(workspacesDir, { recursive: true, mode: 0o700 });
         lastUsed.set(key, Date.now());
         await evict(key);
         return execute(deps, new LocalCopy(path.join(workspacesDir, key), deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache), request);

@@ -151,10 +151,10 @@ export class LocalCopy {
       if (entry.type === 'symlink') await fs.symlink(entry.target, real);
       else if (entry.type === 'file') await pipeline(await remote.getBlobStream(entry.sha256), createWriteStream(real));
     });
-    for (const [p, e] of upserts) if (e.type === 'file') chmodSync(path.join(this.tree, p), e.mode);
+    for (const [p, e] of upserts) if (e.type === 'file') chmodSync(path.join(this.tree, p), e.mode & 0o777);
     // Directories last and deepest first: a read-only directory must not block writing its children.
     const dirs = upserts.filter(([, e]) => e.type === 'dir').sort(([a], [b]) => b.length - a.length);
-    for (const [p, e] of dirs) await fs.chmod(path.join(this.tree, p), (e as { mode: number }).mode);
+    for (const [p, e] of dirs) await fs.chmod(path.join(this.tree, p), (e as { mode: number }).mode & 0o777);
   }
 
   /** Marks the copy as possibly diverged from its recorded version (called before anything may write). */
@@ -234,7 +234,10 @@ export class LocalCopy {
         const rel = relDir ? `${relDir}/${name}` : name;
         const real = path.join(this.tree, rel);
         const st = lstatSync(real);
-        const mode = st.mode & 0o7777;
+        // Commands create files as the runner's host user; a setuid/setgid bit must not survive
+        // on the host's disk or into the workspace's history.
+        const mode = st.mode & 0o777;
+        if (st.mode & 0o7000 && !st.isSymbolicLink()) chmodSync(real, mode);
         if (st.isSymbolicLink()) {
           entries[rel] = { type: 'symlink', target: readlinkSync(real) };
         } else if (st.isDirectory()) {
@@ -266,7 +269,7 @@ export class LocalCopy {
     for (const [p, e] of Object.entries(state.entries)) {
       if (e.type !== 'file') continue;
       const st = lstatSync(path.join(this.tree, p));
-      stats[p] = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o7777 };
+      stats[p] = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o777 };
     }
     await this.writeState({ ...state, stats });
   }

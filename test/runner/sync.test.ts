@@ -94,4 +94,12 @@ describe('workspace sync through S3', () => {
     expect(rewrite.changedFiles).toBe(2);
     expect(bashOutput(await fx.call(id, 2, bash('cat same.txt; stat -c %a run.sh'), { runner: 'cold2' }))).toBe('bbbb\n755\n');
   });
+
+  it('never keeps a setuid or setgid bit, on disk or in the history', async () => {
+    const id = await seeded({ 'tool': '#!/bin/sh\n' });
+    const changed = expectOk(await fx.call(id, 1, bash('chmod 6755 tool; mkdir d; chmod 2775 d')));
+    expect(changed.version).toBe(2);
+    expect(bashOutput(await fx.call(id, 2, bash('stat -c "%a %n" tool d')))).toBe('755 tool\n775 d\n');
+    expect(bashOutput(await fx.call(id, 2, bash('stat -c "%a %n" tool d'), { runner: 'suid-cold' }))).toBe('755 tool\n775 d\n');
+  });
 });

@@ -31,7 +31,8 @@ export interface RunnerDeps {
 }
 
 export const DEFAULT_RUNNER_LIMITS: RunnerLimits = {
-  maxOutputBytes: 8 * 1024 * 1024,
+  // Lambda answers at most 6 MB; the harness shows the model 30,000 characters of it anyway.
+  maxOutputBytes: 4 * 1024 * 1024,
   maxReadBytes: 64 * 1024 * 1024,
 };
 

@@ -8,7 +8,7 @@ import { ToolInputError, type GitImportOptions, type OpContext, type RunnerLimit
 import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type RunnerResponse, type StorageCredentials } from './protocol.ts';
 import { createPathMapper } from './virtual-paths.ts';
 import { DEFAULT_WORKSPACE_LIMITS, WorkspaceLimitError, type WorkspaceLimits } from './workspace/limits.ts';
-import { LocalCopy, type LocalState } from './workspace/local-copy.ts';
+import { LocalCopy, type LocalState, type SnapshotPolicy } from './workspace/local-copy.ts';
 import { RemoteWorkspace, WorkspaceConflictError, WorkspaceMissingError } from './workspace/remote-workspace.ts';
 
 export interface RunnerDeps {
@@ -28,6 +28,8 @@ export interface RunnerDeps {
   maxWarmWorkspaces?: number;
   /** @default { allowHttp: false, timeoutMs: 120_000 } */
   git?: Partial<GitImportOptions>;
+  /** When to write a full snapshot besides the delta. @default DEFAULT_SNAPSHOT_POLICY */
+  snapshots?: SnapshotPolicy;
 }
 
 export const DEFAULT_RUNNER_LIMITS: RunnerLimits = {
@@ -77,7 +79,7 @@ export function createRunner(deps: RunnerDeps): Runner {
         await fs.mkdir(workspacesDir, { recursive: true, mode: 0o700 });
         lastUsed.set(key, Date.now());
         await evict(key);
-        return execute(deps, new LocalCopy(path.join(workspacesDir, key), deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache), request);
+        return execute(deps, new LocalCopy(path.join(workspacesDir, key), deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache, deps.snapshots), request);
       });
     queues.set(key, current);
     try {

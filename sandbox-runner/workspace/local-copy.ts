@@ -39,8 +39,11 @@ const TRANSFER_CONCURRENCY = 16;
 /** A warm copy this many versions behind catches up by deltas; further behind it starts cold. */
 const MAX_DELTA_CATCH_UP = 64;
 /** A snapshot is written when this many versions, or delta entries, piled up since the last one. */
-const SNAPSHOT_EVERY_VERSIONS = 64;
-const SNAPSHOT_EVERY_ENTRIES = 4_000;
+export interface SnapshotPolicy {
+  everyVersions: number;
+  everyEntries: number;
+}
+export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyVersions: 64, everyEntries: 4_000 };
 
 /**
  * The runner's warm copy of one workspace: `{dir}/tree` is what commands see as /workspace,
@@ -61,6 +64,7 @@ export class LocalCopy {
     readonly dir: string,
     private readonly limits: WorkspaceLimits,
     private readonly cache: Map<string, LocalState> = new Map(),
+    private readonly snapshots: SnapshotPolicy = DEFAULT_SNAPSHOT_POLICY,
   ) {
     this.tree = path.join(dir, 'tree');
     this.stateFile = path.join(dir, 'state.json');
@@ -183,8 +187,8 @@ export class LocalCopy {
     const changed = upserts.length + deletes.length;
     const snapshotDue =
       base.version === 0 ||
-      version - base.snapshotVersion >= SNAPSHOT_EVERY_VERSIONS ||
-      base.entriesSinceSnapshot + changed >= SNAPSHOT_EVERY_ENTRIES;
+      version - base.snapshotVersion >= this.snapshots.everyVersions ||
+      base.entriesSinceSnapshot + changed >= this.snapshots.everyEntries;
     let bytesUploaded = 0;
     // A first version lives in its snapshot alone; later ones also keep per-file blobs, which warm
     // copies catching up by deltas fetch.

@@ -1,13 +1,15 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bashOutput, expectOk, startRunnerFixture, type RunnerFixture } from './runner-fixture.ts';
+import { BUCKET, bashOutput, expectOk, startRunnerFixture, type RunnerFixture } from './runner-fixture.ts';
 
 const bash = (command: string) => ({ type: 'bash' as const, command, timeoutMs: 20_000 });
 
 describe('workspace sync through S3', () => {
   let fx: RunnerFixture;
   beforeAll(async () => {
-    fx = await startRunnerFixture();
+    // Snapshots every 8 versions here (64 by default) so the cadence test stays short.
+    fx = await startRunnerFixture({ snapshots: { everyVersions: 8, everyEntries: 4_000 } });
   });
   afterAll(async () => {
     await fx?.stop();
@@ -101,5 +103,44 @@ describe('workspace sync through S3', () => {
     expect(changed.version).toBe(2);
     expect(bashOutput(await fx.call(id, 2, bash('stat -c "%a %n" tool d')))).toBe('755 tool\n775 d\n');
     expect(bashOutput(await fx.call(id, 2, bash('stat -c "%a %n" tool d'), { runner: 'suid-cold' }))).toBe('755 tool\n775 d\n');
+  });
+
+  it('follows a file becoming a directory and back when catching up by deltas', async () => {
+    const id = await seeded({ a: 'file a\n', 'd/inner.txt': 'inner\n' });
+    expectOk(await fx.call(id, 1, bash('true'), { runner: 'x' }));
+    expectOk(await fx.call(id, 1, bash('rm a && mkdir a && echo in > a/f && rm -r d && echo file > d'), { runner: 'y' }));
+    const caught = expectOk(await fx.call(id, 2, bash('cat a/f d; find . | sort'), { runner: 'x' }));
+    expect(caught.sync.mode).toBe('incremental');
+    expect(bashOutput(caught)).toBe('in\nfile\n.\n./a\n./a/f\n./d\n');
+  });
+
+  it('writes a fresh snapshot every N versions, so a cold start stays at 4 requests', async () => {
+    const id = await seeded({ 'log.txt': '' });
+    let version = 1;
+    for (let i = 0; i < 8; i++) version = expectOk(await fx.call(id, version, bash(`echo ${i} >> log.txt`))).version;
+    expect(version).toBe(9);
+    const listed = await fx.s3Client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `workspaces/${id}/snapshots/` }));
+    expect((listed.Contents ?? []).map((o) => o.Key!.replace(/\.[0-9a-f]{16}\./, '.N.').split('/').pop())).toEqual([
+      '0000000001.N.json',
+      '0000000001.N.pack',
+      '0000000009.N.json',
+      '0000000009.N.pack',
+    ]);
+    const before = fx.s3.traffic().requests;
+    const cold = expectOk(await fx.call(id, 9, bash('wc -l < log.txt; tail -1 log.txt'), { runner: 'cold9' }));
+    expect(cold.sync.mode).toBe('cold');
+    expect(fx.s3.traffic().requests - before).toBe(4);
+    expect(bashOutput(cold)).toBe('8\n7\n');
+  });
+
+  it("ignores the snapshot of a writer that lost the race for a version", async () => {
+    const id = fx.newWorkspaceId();
+    expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'who.txt': 'winner\n' } }, { runner: 'w1' }));
+    // The loser writes its snapshot for version 1 before it fails to claim version 1.
+    const lost = await fx.call(id, 0, { type: 'create_workspace', files: { 'who.txt': 'loser!\n' } }, { runner: 'w2' });
+    expect(lost).toEqual({ ok: false, error: { kind: 'conflict', message: `Workspace ${id} already has version 1: it changed concurrently. Reload and retry.` } });
+    const snapshots = await fx.s3Client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `workspaces/${id}/snapshots/` }));
+    expect(snapshots.Contents?.filter((o) => o.Key!.endsWith('.json'))).toHaveLength(2);
+    expect(bashOutput(await fx.call(id, 1, bash('cat who.txt'), { runner: 'w3' }))).toBe('winner\n');
   });
 });

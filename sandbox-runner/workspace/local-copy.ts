@@ -36,6 +36,12 @@ export interface PublishOutcome {
 }
 
 const TRANSFER_CONCURRENCY = 16;
+/**
+ * File timestamps advance in kernel ticks (4–10 ms). A file modified within this window of being
+ * recorded could change again in the same tick with the same size and be missed, so its stat is
+ * not trusted next time (as git does with "racily clean" entries): it gets hashed again.
+ */
+const RACY_WINDOW_MS = 25;
 /** A warm copy this many versions behind catches up by deltas; further behind it starts cold. */
 const MAX_DELTA_CATCH_UP = 64;
 /** A snapshot is written when this many versions, or delta entries, piled up since the last one. */
@@ -265,6 +271,7 @@ export class LocalCopy {
     await forEachConcurrent(candidates, TRANSFER_CONCURRENCY, async ([rel, stat, mode]) => {
       entries[rel] = { type: 'file', sha256: await hashFile(path.join(this.tree, rel), stat.size), size: stat.size, mode };
     });
+    distrustRecent(stats);
     return { entries, stats };
   }
 
@@ -275,6 +282,7 @@ export class LocalCopy {
       const st = lstatSync(path.join(this.tree, p));
       stats[p] = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o777 };
     }
+    distrustRecent(stats);
     await this.writeState({ ...state, stats });
   }
 
@@ -310,6 +318,12 @@ export class LocalCopy {
     await fs.rename(tmp, this.stateFile);
     await this.markClean(state);
   }
+}
+
+/** Marks stats of files modified too recently to be trusted (see RACY_WINDOW_MS). */
+function distrustRecent(stats: Record<string, FileStat>): void {
+  const now = Date.now();
+  for (const stat of Object.values(stats)) if (now - stat.mtimeMs < RACY_WINDOW_MS) stat.mtimeMs = -1;
 }
 
 function sameStats(a: Record<string, FileStat>, b: Record<string, FileStat>): boolean {

@@ -3,9 +3,9 @@ import { chmodSync, existsSync, createReadStream, createWriteStream, lstatSync, 
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { checkLimits, type WorkspaceLimits } from './limits.ts';
-import { applyDelta, diffManifests, type Delta, type Entries, type ManifestEntry } from './manifest.ts';
+import { applyDelta, assertWellFormed, diffManifests, type Delta, type Entries, type ManifestEntry } from './manifest.ts';
 import { extractPack, packStream, planPack } from './pack.ts';
-import type { RemoteWorkspace } from './remote-workspace.ts';
+import { WorkspaceMissingError, type RemoteWorkspace } from './remote-workspace.ts';
 
 interface FileStat {
   size: number;
@@ -97,6 +97,7 @@ export class LocalCopy {
       if (d.snapshot) [snapshotVersion, entriesSinceSnapshot] = [d.version, 0];
       else entriesSinceSnapshot += Object.keys(d.upserts).length + d.deletes.length;
     }
+    checkWellFormed(remote, version, entries);
     const { upserts, deletes } = diffManifests(known.entries, entries);
     for (const p of deletes.sort((a, b) => b.length - a.length)) await fs.rm(path.join(this.tree, p), { recursive: true, force: true });
     await this.writeEntries(remote, upserts, new Set());
@@ -120,6 +121,7 @@ export class LocalCopy {
       entries = applyDelta(entries, d);
       entriesSinceSnapshot += Object.keys(d.upserts).length + d.deletes.length;
     }
+    checkWellFormed(remote, version, entries);
     const all = Object.entries(entries);
     const fromPack = new Set<string>();
     if (snapshot) {
@@ -317,6 +319,14 @@ export class LocalCopy {
     await fs.writeFile(tmp, JSON.stringify(state));
     await fs.rename(tmp, this.stateFile);
     await this.markClean(state);
+  }
+}
+
+function checkWellFormed(remote: RemoteWorkspace, version: number, entries: Entries): void {
+  try {
+    assertWellFormed(entries);
+  } catch (err) {
+    throw new WorkspaceMissingError(`Workspace ${remote.id} version ${version} is malformed: ${(err as Error).message}.`);
   }
 }
 

@@ -77,3 +77,21 @@ export function totals(entries: Entries): { files: number; bytes: number } {
   }
   return { files, bytes };
 }
+
+/**
+ * Throws unless every path is a plain relative path whose every ancestor is a directory of the
+ * same version. Versions come from S3, where anyone holding the session's credentials could
+ * write; a crafted version must not make the runner write outside the tree or through a link.
+ */
+export function assertWellFormed(entries: Entries): void {
+  for (const p of Object.keys(entries)) {
+    const parts = p.split('/');
+    if (parts.some((s) => s === '' || s === '.' || s === '..') || p.includes('\0')) throw new Error(`invalid path "${p}"`);
+    const e = entries[p]!;
+    if (e.type === 'file' && !/^[0-9a-f]{64}$/.test(e.sha256)) throw new Error(`invalid content hash for "${p}"`);
+    for (let i = 1; i < parts.length; i++) {
+      const ancestor = parts.slice(0, i).join('/');
+      if (entries[ancestor]?.type !== 'dir') throw new Error(`"${p}" lies under "${ancestor}", which is not a directory of this version`);
+    }
+  }
+}

@@ -1,4 +1,4 @@
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKET, bashOutput, expectOk, startRunnerFixture, type RunnerFixture } from './runner-fixture.ts';
@@ -142,5 +142,20 @@ describe('workspace sync through S3', () => {
     const snapshots = await fx.s3Client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `workspaces/${id}/snapshots/` }));
     expect(snapshots.Contents?.filter((o) => o.Key!.endsWith('.json'))).toHaveLength(2);
     expect(bashOutput(await fx.call(id, 1, bash('cat who.txt'), { runner: 'w3' }))).toBe('winner\n');
+  });
+
+  it('refuses a crafted version that would write through a link or outside the tree', async () => {
+    const id = await seeded({ 'a.txt': 'a\n' });
+    const crafted = {
+      version: 2,
+      createdAt: new Date().toISOString(),
+      upserts: { out: { type: 'symlink', target: '/etc' }, 'out/passwd': { type: 'file', sha256: '0'.repeat(64), size: 1, mode: 0o644 } },
+      deletes: [],
+    };
+    await fx.s3Client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `workspaces/${id}/deltas/0000000002.json`, Body: JSON.stringify(crafted) }));
+    expect(await fx.call(id, 2, bash('true'), { runner: 'victim' })).toEqual({
+      ok: false,
+      error: { kind: 'bad_request', message: `Workspace ${id} version 2 is malformed: "out/passwd" lies under "out", which is not a directory of this version.` },
+    });
   });
 });

@@ -10,8 +10,6 @@ import { promises as fs } from 'node:fs';
  * outside the sandbox.
  */
 export interface DomainProxy {
-  /** Hosts refused, in order (for the command's result and logs). */
-  readonly denied: string[];
   close(): Promise<void>;
 }
 
@@ -27,7 +25,6 @@ export function isHostAllowed(host: string, allowed: string[]): boolean {
 export const DENIED_BODY = (host: string) => `Blocked by the sandbox: ${host} is not in this session's allowed network domains.\n`;
 
 export async function startDomainProxy(socketPath: string, allowedDomains: string[]): Promise<DomainProxy> {
-  const denied: string[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     let target: URL;
@@ -38,7 +35,6 @@ export async function startDomainProxy(socketPath: string, allowedDomains: strin
       return;
     }
     if (target.protocol !== 'http:' || !isHostAllowed(target.hostname, allowedDomains)) {
-      denied.push(target.hostname);
       res.writeHead(403, { 'content-type': 'text/plain' }).end(DENIED_BODY(target.hostname));
       return;
     }
@@ -65,7 +61,6 @@ export async function startDomainProxy(socketPath: string, allowedDomains: strin
     client.on('error', () => undefined);
     const [host = '', portText = '443'] = splitHostPort(req.url ?? '');
     if (!isHostAllowed(host, allowedDomains)) {
-      denied.push(host);
       const body = DENIED_BODY(host);
       client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
       return;
@@ -91,7 +86,6 @@ export async function startDomainProxy(socketPath: string, allowedDomains: strin
     server.listen(socketPath, () => resolve());
   });
   return {
-    denied,
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

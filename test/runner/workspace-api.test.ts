@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
@@ -75,6 +76,28 @@ describe('workspace API on the local stack', () => {
     expect(await bad.json()).toEqual({ error: { code: 'invalid_request', message: 'The upload is not a readable tar.gz archive: incorrect header check' } });
     const evil = await raw('PUT', `/v1/sessions/${id}/workspace/archive`, await makeTarGz([{ name: '../x', body: 'x' }]));
     expect(await evil.json()).toEqual({ error: { code: 'invalid_request', message: 'Archive entry "../x" points outside the workspace.' } });
+
+    // An upload declared larger than any workspace may hold is refused before its body is read.
+    const huge = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(`${stack.apiUrl}/v1/sessions/${id}/workspace/archive`);
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'PUT', headers: { authorization: `Bearer ${stack.token}`, 'content-length': String(3 * 1024 ** 3) } },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => {
+            req.destroy();
+            resolve({ status: res.statusCode ?? 0, body });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.write('x');
+    });
+    expect(huge.status).toBe(413);
+    expect(JSON.parse(huge.body)).toEqual({
+      error: { code: 'workspace_limit', message: `The archive is ${3 * 1024 ** 3} bytes; at most ${2 * 1024 ** 3} bytes are accepted.` },
+    });
 
     const missing = await api.request('GET', `/v1/sessions/${id}/workspace/files/nope.txt`);
     expect(missing.status).toBe(400);

@@ -5,12 +5,16 @@ import type { EmbeddedServer } from './dynamo-server.ts';
 export type LocalFunction = (event: unknown) => Promise<unknown>;
 
 const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+/** Lambda's cap on a synchronous invocation's request and response payloads (6 MB). */
+export const MAX_SYNC_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /**
  * Serves functions over the Lambda Invoke API so the harness calls them with the real
  * @aws-sdk/client-lambda, exactly as in AWS: RequestResponse (200 + payload), Event (202, run
  * in the background), DryRun (204), a handler error as 200 + `X-Amz-Function-Error: Unhandled`,
- * and an unknown function as 404 ResourceNotFoundException.
+ * an unknown function as 404 ResourceNotFoundException, and Lambda's 6 MB payload cap (a larger
+ * request is 413 RequestTooLargeException; a larger response, a Function.ResponseSizeTooLarge
+ * function error), so what works locally also fits in AWS.
  */
 export async function startLambdaInvokeServer(opts: {
   functions: Record<string, LocalFunction>;
@@ -38,6 +42,12 @@ export async function startLambdaInvokeServer(opts: {
       return send(res, 400, { 'x-amzn-errortype': 'InvalidRequestContentException' }, { message: 'Could not parse request body into json' });
     }
     const type = req.headers['x-amz-invocation-type'] ?? 'RequestResponse';
+    if (type !== 'Event' && body.length > MAX_SYNC_PAYLOAD_BYTES) {
+      return send(res, 413, { 'x-amzn-errortype': 'RequestTooLargeException' }, {
+        Type: 'User',
+        message: `${body.length} byte payload is too large for the RequestResponse invocation type (${MAX_SYNC_PAYLOAD_BYTES} byte limit)`,
+      });
+    }
     if (type === 'DryRun') return send(res, 204, {}, undefined);
     if (type === 'Event') {
       const run = fn(event).catch((err: unknown) => opts.onBackgroundError?.(name, err));
@@ -47,6 +57,13 @@ export async function startLambdaInvokeServer(opts: {
     }
     try {
       const result = await fn(event);
+      const size = Buffer.byteLength(JSON.stringify(result ?? null));
+      if (size > MAX_SYNC_PAYLOAD_BYTES) {
+        return send(res, 200, { 'x-amz-function-error': 'Unhandled' }, {
+          errorType: 'Function.ResponseSizeTooLarge',
+          errorMessage: `Response payload size (${size} bytes) exceeded maximum allowed payload size (${MAX_SYNC_PAYLOAD_BYTES} bytes).`,
+        });
+      }
       send(res, 200, { 'x-amz-executed-version': '$LATEST' }, result ?? null);
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));

@@ -13,14 +13,35 @@ export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S
  * → 412 when the ETag differs), serialised per key so two racing writers cannot both win.
  * s3rver alone silently overwrites (LOCAL-STACK.md). Requests must be path-style.
  */
-export async function startS3Server(opts: { dir: string; buckets: string[]; port?: number }): Promise<EmbeddedServer> {
+/** What clients sent to the server since it started (the figure the sync benchmark reports). */
+export interface S3Traffic {
+  requests: number;
+  /** Request body bytes received (uploads), as declared by Content-Length. */
+  bytesReceived: number;
+  /** Requests by method, e.g. { GET: 3, PUT: 1 }. */
+  byMethod: Record<string, number>;
+}
+
+export async function startS3Server(opts: {
+  dir: string;
+  buckets: string[];
+  port?: number;
+}): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
   mkdirSync(opts.dir, { recursive: true });
   const s3rver = new S3rver({ directory: opts.dir, silent: true, configureBuckets: opts.buckets.map((name) => ({ name })) });
   await s3rver.configureBuckets();
   const inner = s3rver.callback();
   const keyLocks = new Map<string, Promise<void>>();
 
+  const traffic: S3Traffic = { requests: 0, bytesReceived: 0, byMethod: {} };
+
   const server = createServer((req, res) => {
+    traffic.requests += 1;
+    const method = req.method ?? 'GET';
+    traffic.byMethod[method] = (traffic.byMethod[method] ?? 0) + 1;
+    // From the header, not a 'data' listener: listening would switch the body to flowing mode
+    // before s3rver reads it.
+    traffic.bytesReceived += Number(req.headers['content-length'] ?? 0) || 0;
     const ifNoneMatch = req.headers['if-none-match'];
     const ifMatch = req.headers['if-match'];
     const target = req.method === 'PUT' ? objectTarget(req) : undefined;
@@ -58,7 +79,7 @@ export async function startS3Server(opts: { dir: string; buckets: string[]; port
     });
   });
   const url = await listenOnLoopback(server, opts.port);
-  return { url, close: () => closeServer(server) };
+  return { url, close: () => closeServer(server), traffic: () => ({ ...traffic, byMethod: { ...traffic.byMethod } }) };
 }
 
 function objectTarget(req: IncomingMessage): { bucket: string; key: string } | undefined {

@@ -77,6 +77,10 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       s3ForCredentials: createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url }),
       sandbox: createBwrapSandbox({ runtimeDir: path.join(opts.dataDir, 'runner') }),
       limits: DEFAULT_RUNNER_LIMITS,
+      // One process serves every local session, so keep a few warm copies (Lambda keeps one).
+      maxWarmWorkspaces: 8,
+      // Self-hosted git servers on a private network often speak plain http.
+      git: { allowHttp: true },
     });
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.

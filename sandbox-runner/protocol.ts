@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { runnerOpSchema, type OpResult } from './ops/index.ts';
 export { runnerOpSchema };
-export type { BashResult, CreateWorkspaceResult, OpResult, ReadResult, RunnerOp } from './ops/index.ts';
+export type {
+  BashResult,
+  CreateWorkspaceResult,
+  ExportArchiveResult,
+  ExportFileResult,
+  ImportArchiveResult,
+  ImportGitResult,
+  ListFilesResult,
+  OpResult,
+  ReadResult,
+  RunnerOp,
+} from './ops/index.ts';
 
 /**
  * The wire contract between the harness and the runner (the Lambda Invoke payload). The runner
@@ -35,6 +46,10 @@ export const runnerRequestSchema = z.object({
   cwd: z.string().default(VIRTUAL_ROOT),
   /** Session variables for commands; merged into a scrubbed environment. */
   env: z.record(z.string(), z.string()).default({}),
+  /** The session's network policy: hosts commands may reach over HTTP(S); none by default. */
+  network: z
+    .object({ allowedDomains: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$|^\[?[0-9a-fA-F:.]+\]?$/)).max(200) })
+    .default({ allowedDomains: [] }),
   op: runnerOpSchema,
 });
 
@@ -61,6 +76,8 @@ export interface RunnerSuccess {
   version: number;
   changedFiles: number;
   bytesUploaded: number;
+  /** How the local copy reached the requested version: already there, by deltas, or from a snapshot. */
+  sync: { mode: 'warm' | 'incremental' | 'cold'; changedPaths: number };
 }
 
 export interface RunnerFailure {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Stratus needs on this machine, idempotently and quickly when nothing is missing:
-# npm packages (from the lockfile) and the system packages the sandbox runner uses (bubblewrap, git).
+# npm packages (from the lockfile) and the system packages the sandbox runner uses: bubblewrap
+# (isolation), git (clones), socat (relays an allow-listed command's proxy port into its sandbox).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quiet=false; [ "${1:-}" = "--quiet" ] && quiet=true
@@ -14,6 +15,7 @@ fi
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v git >/dev/null 2>&1 || missing+=(git)
+command -v socat >/dev/null 2>&1 || missing+=(socat)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing system packages: ${missing[*]}"

@@ -9,6 +9,7 @@ import { sessionRoutes } from './routes/sessions.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
+import { workspaceRoutes } from './routes/workspace.ts';
 
 /** The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack. */
 export function createApp(deps: Deps) {
@@ -24,6 +25,7 @@ export function createApp(deps: Deps) {
   v1.route('/schedules', scheduleRoutes(deps));
   v1.route('/sessions', permissionRoutes(deps));
   v1.route('/sessions', contextRoutes(deps));
+  v1.route('/sessions', workspaceRoutes(deps));
   app.route('/v1', v1);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));

@@ -4,6 +4,7 @@ import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createS3ClientFactory } from '../../sandbox-runner/s3-client.ts';
 import { createLambdaContinuationScheduler } from '../agent/continuation.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
@@ -57,6 +58,7 @@ export function createDeps(
     approvals: new ApprovalStore(db, config.tables.approvals),
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
+    workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     // maxRetries 0: the model-call layer retries (with its own backoff, fallback and tombstones).
     model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 }),

@@ -1,4 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import type { IdSource } from '../shared/ids.ts';
@@ -28,6 +30,11 @@ export interface Deps {
   blobs: BlobStore;
   runner: RunnerClient;
   continuations: ContinuationScheduler;
+  /**
+   * S3 access to one workspace's objects (staging uploads, streaming exports back), always
+   * through that workspace's minted credentials: the API's own role has no access to workspaces.
+   */
+  workspaceStorage: (credentials: StorageCredentials) => S3Client;
   workspaceCredentials: WorkspaceCredentialSource;
   model: Anthropic;
   tools: ToolRegistry;

@@ -1,5 +1,6 @@
 import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
+import { workspaceSessionPolicy } from '../../sandbox-runner/workspace/session-policy.ts';
 import { SystemError } from '../shared/errors.ts';
 import type { WorkspaceCredentialSource } from './runner-client.ts';
 
@@ -18,42 +19,15 @@ const MIN_DURATION_SECONDS = 900;
 /** Credentials are reused for a workspace only while at least this much of their life remains. */
 const REUSE_MARGIN_MS = 5 * 60_000;
 
-export interface PolicyStatement {
-  Effect: 'Allow';
-  Action: string[];
-  Resource: string;
-  Condition?: Record<string, Record<string, string[]>>;
-}
-
-export interface PolicyDocument {
-  Version: '2012-10-17';
-  Statement: PolicyStatement[];
-}
-
 /**
- * The inline session policy sent with AssumeRole. The effective permissions are the
- * intersection of this and the workspace-access role's own policy, so the credentials reach
- * one workspace's objects and nothing else, whatever the role allows.
+ * The inline session policy sent with AssumeRole: the runner's own definition of what one
+ * workspace needs (sandbox-runner/workspace/session-policy.ts). The effective permissions are
+ * the intersection of it and the workspace-access role's policy, so the credentials reach one
+ * workspace's objects and nothing else, whatever the role allows.
  */
-export function workspaceSessionPolicy(bucket: string, workspaceId: string, partition = 'aws'): PolicyDocument {
+export function sessionPolicyFor(bucket: string, workspaceId: string, partition = 'aws') {
   assertWorkspaceId(workspaceId);
-  const prefix = `${WORKSPACES_PREFIX}${workspaceId}/`;
-  return {
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Effect: 'Allow',
-        Action: ['s3:GetObject', 's3:PutObject'],
-        Resource: `arn:${partition}:s3:::${bucket}/${prefix}*`,
-      },
-      {
-        Effect: 'Allow',
-        Action: ['s3:ListBucket'],
-        Resource: `arn:${partition}:s3:::${bucket}`,
-        Condition: { StringLike: { 's3:prefix': [`${prefix}*`] } },
-      },
-    ],
-  };
+  return workspaceSessionPolicy({ bucket, workspaceId, partition });
 }
 
 export function assertWorkspaceId(workspaceId: string): void {
@@ -86,7 +60,7 @@ export function createStsWorkspaceCredentialSource(opts: StsWorkspaceCredentialO
 
   return {
     async forWorkspace(workspaceId) {
-      const policy = workspaceSessionPolicy(opts.bucket, workspaceId, opts.partition);
+      const policy = sessionPolicyFor(opts.bucket, workspaceId, opts.partition);
       const cached = cache.get(workspaceId);
       if (cached && cached.expiresAt - clock() > REUSE_MARGIN_MS) return cached.credentials;
 

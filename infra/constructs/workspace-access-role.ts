@@ -26,6 +26,10 @@ export class WorkspaceAccessRole extends Construct {
     this.role.addToPolicy(
       new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }),
     );
+    // Staged uploads are removed after import; nothing else in a workspace is ever deleted.
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects(`${prefix}*/uploads/*`)] }),
+    );
     this.role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['s3:ListBucket'],

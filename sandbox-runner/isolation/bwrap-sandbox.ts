@@ -1,7 +1,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, promises as fs, openSync, closeSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
+import { startDomainProxy, type DomainProxy } from './domain-proxy.ts';
+import { createCgroupLimiter, DEFAULT_PROCESS_LIMITS, type CgroupLimiter, type CommandCgroup, type ProcessLimits } from './cgroup-limits.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */
@@ -16,6 +19,10 @@ const ETC_ALLOW = [
   'ca-certificates', 'ca-certificates.conf', 'localtime', 'mime.types', 'bash.bashrc', 'inputrc', 'magic', 'magic.mime',
 ];
 
+const SOCAT = '/usr/bin/socat';
+const SANDBOX_PROXY_SOCKET = '/run/stratus-proxy.sock';
+export const SANDBOX_PROXY_PORT = 3128;
+
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
@@ -25,58 +32,100 @@ export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/
  * read-only, a few /etc files, the workspace at /workspace, a private /tmp, nothing else.
  * Killing bwrap kills the pid namespace, so no process outlives its call.
  */
-export function createBwrapSandbox(opts: { runtimeDir: string; bwrapPath?: string }): Sandbox {
+export function createBwrapSandbox(opts: {
+  runtimeDir: string;
+  bwrapPath?: string;
+  /** pids/memory caps per command, enforced with cgroup v1 where writable. @default DEFAULT_PROCESS_LIMITS */
+  processLimits?: ProcessLimits;
+  /** Refuse to run commands when the caps cannot be enforced (instead of running uncapped). @default false */
+  requireProcessLimits?: boolean;
+}): Sandbox {
   const bwrap = opts.bwrapPath ?? 'bwrap';
   const etcDir = path.join(opts.runtimeDir, 'sandbox-etc');
   let etcReady: Promise<void> | undefined;
+  let limiterReady: Promise<CgroupLimiter | undefined> | undefined;
+  let counter = 0;
+  const instance = randomBytes(4).toString('hex');
 
   return {
     name: 'bwrap',
     async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
       etcReady ??= writeIdentityFiles(etcDir);
       await etcReady;
+      limiterReady ??= createCgroupLimiter(opts.processLimits ?? DEFAULT_PROCESS_LIMITS);
+      const limiter = await limiterReady;
+      if (!limiter && opts.requireProcessLimits) {
+        throw new Error('cgroup v1 pids/memory controllers are not writable here; refusing to run commands without process and memory limits.');
+      }
       await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
       await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-      const args = bwrapArgs(cmd, etcDir);
-      const started = Date.now();
-      const outFd = openSync(cmd.outputFile, 'w');
-      const child = spawn(bwrap, args, { stdio: ['ignore', outFd, outFd], detached: true, env: {} });
-      closeSync(outFd);
-
-      let timedOut = false;
-      let outputLimitHit = false;
-      const kill = () => {
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        kill();
-      }, cmd.timeoutMs);
-      const poll = setInterval(() => {
-        if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
-          outputLimitHit = true;
-          kill();
-        }
-      }, OUTPUT_POLL_MS);
-
-      const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
-        child.once('error', reject);
-        child.once('close', (c, s) => resolve({ code: c, signal: s }));
-      }).finally(() => {
-        clearTimeout(timer);
-        clearInterval(poll);
-      });
-      const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
-      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs: Date.now() - started };
+      const name = `${instance}-${process.pid}-${++counter}`;
+      let proxy: DomainProxy | undefined;
+      let proxySocket: string | undefined;
+      if (cmd.allowedDomains?.length) {
+        if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
+        proxySocket = path.join(opts.runtimeDir, 'proxy', `${counter}.sock`);
+        await fs.mkdir(path.dirname(proxySocket), { recursive: true });
+        proxy = await startDomainProxy(proxySocket, cmd.allowedDomains);
+      }
+      const args = bwrapArgs(cmd, etcDir, proxySocket);
+      const cgroup: CommandCgroup | undefined = await limiter?.create(name);
+      try {
+        return await runIn(cgroup, cmd, args);
+      } finally {
+        await cgroup?.destroy();
+        await proxy?.close();
+      }
     },
   };
+
+  async function runIn(cgroup: CommandCgroup | undefined, cmd: SandboxCommand, args: string[]): Promise<SandboxOutcome> {
+    const started = Date.now();
+    const outFd = openSync(cmd.outputFile, 'w');
+    const [file, argv] = cgroup ? ['/bin/sh', ['-c', cgroup.joinScript, 'sh', bwrap, ...args]] : [bwrap, args];
+    // cwd '/' so not even the runner's own directory leaks into the sandbox's init (/proc/1/environ PWD).
+    const child = spawn(file, argv, { stdio: ['ignore', outFd, outFd], detached: true, env: {}, cwd: '/' });
+    closeSync(outFd);
+
+    let timedOut = false;
+    let outputLimitHit = false;
+    const kill = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, cmd.timeoutMs);
+    const poll = setInterval(() => {
+      if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
+        outputLimitHit = true;
+        kill();
+      }
+    }, OUTPUT_POLL_MS);
+
+    const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (c, s) => resolve({ code: c, signal: s }));
+    }).finally(() => {
+      clearTimeout(timer);
+      clearInterval(poll);
+    });
+    const durationMs = Date.now() - started;
+    // Whatever the shell left running (a `&` job, a daemon) dies with its call.
+    kill();
+    const hit = await cgroup?.limitHit();
+    const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
+    const limitHit = hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
+    const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
+    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}) };
+  }
 }
 
-function bwrapArgs(cmd: SandboxCommand, etcDir: string): string[] {
+function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | undefined): string[] {
   const args = [
     '--unshare-all', '--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID),
     '--disable-userns', '--cap-drop', 'ALL', '--die-with-parent', '--new-session',
@@ -92,6 +141,7 @@ function bwrapArgs(cmd: SandboxCommand, etcDir: string): string[] {
   args.push('--ro-bind', path.join(etcDir, 'passwd'), '/etc/passwd', '--ro-bind', path.join(etcDir, 'group'), '/etc/group');
   args.push('--proc', '/proc', '--dev', '/dev');
   args.push('--bind', cmd.tmpDir, '/tmp', '--bind', cmd.workspaceDir, VIRTUAL_ROOT);
+  if (proxySocket) args.push('--bind', proxySocket, SANDBOX_PROXY_SOCKET);
   args.push('--remount-ro', '/');
   args.push('--chdir', cmd.cwd, '--clearenv');
   const env: Record<string, string> = {
@@ -104,9 +154,21 @@ function bwrapArgs(cmd: SandboxCommand, etcDir: string): string[] {
     SHELL: '/bin/bash',
     TERM: 'dumb',
   };
+  if (proxySocket) {
+    const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+    Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url });
+  }
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
   // The EXIT trap records where the shell ended up even when the command calls `exit`.
-  const script = `trap 'pwd -P >| /tmp/${CWD_FILE} 2>/dev/null' EXIT\neval "$1"`;
+  const trap = `trap 'pwd -P >| /tmp/${CWD_FILE} 2>/dev/null' EXIT\n`;
+  // With a network policy, a loopback port inside the sandbox forwards to the proxy's socket. It
+  // starts in a subshell so it is no job of the command's shell (a `wait` does not wait for it),
+  // and the command starts once the port answers.
+  const relay = proxySocket
+    ? `(${SOCAT} TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_PROXY_SOCKET} </dev/null >/dev/null 2>&1 &)\n` +
+      `for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done\n`
+    : '';
+  const script = `${trap}${relay}eval "$1"`;
   args.push('/bin/bash', '-c', script, 'bash', cmd.command);
   return args;
 }

@@ -20,6 +20,8 @@ export interface SandboxCommand {
   outputFile: string;
   /** The command is killed when its output passes this many bytes. */
   maxOutputBytes: number;
+  /** Hosts the command may reach over HTTP(S) through the sandbox's proxy; none when empty. */
+  allowedDomains?: string[];
 }
 
 export interface SandboxOutcome {
@@ -30,6 +32,8 @@ export interface SandboxOutcome {
   /** The shell's working directory when it exited, if it could be read. */
   finalCwd?: string;
   durationMs: number;
+  /** A process or memory cap the command ran into (it may have been killed for it). */
+  limitHit?: { kind: 'memory' | 'processes'; limit: number };
 }
 
 export interface Sandbox {

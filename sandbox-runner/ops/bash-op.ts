@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
 import { defineOp } from './op.ts';
+import type { SandboxOutcome } from '../isolation/sandbox.ts';
 import type { OpContext } from './op-context.ts';
 
 export interface BashResult {
@@ -15,6 +16,8 @@ export interface BashResult {
   /** Set when output passed the runner's cap and was cut. */
   outputTruncated: boolean;
   durationMs: number;
+  /** A sandbox cap the command ran into; `output` ends with a sentence saying so. */
+  resourceLimit?: 'memory' | 'processes' | 'output';
 }
 
 /** Runs one command in a fresh sandboxed shell; returns merged output, exit status and the new cwd. */
@@ -38,16 +41,20 @@ export const bashOp = defineOp({
         timeoutMs: op.timeoutMs,
         outputFile,
         maxOutputBytes: ctx.limits.maxOutputBytes,
+        allowedDomains: ctx.request.network.allowedDomains,
       });
       const { text, truncated } = await readCapped(outputFile, ctx.limits.maxOutputBytes);
+      const resourceLimit = outcome.limitHit?.kind ?? (outcome.outputLimitHit ? 'output' : undefined);
+      const notice = limitNotice(outcome, ctx.limits.maxOutputBytes);
       const result: BashResult = {
         type: 'bash',
-        output: text,
+        output: notice ? `${text}${text && !text.endsWith('\n') ? '\n' : ''}${notice}\n` : text,
         exitCode: outcome.exitCode,
         signal: outcome.signal,
         timedOut: outcome.timedOut,
         outputTruncated: truncated || outcome.outputLimitHit,
         durationMs: outcome.durationMs,
+        ...(resourceLimit ? { resourceLimit } : {}),
       };
       return { result, cwd: outcome.finalCwd ?? startCwd };
     } finally {
@@ -55,6 +62,19 @@ export const bashOp = defineOp({
     }
   },
 });
+
+/** The sentence the model reads when a sandbox cap stopped its command. */
+function limitNotice(outcome: SandboxOutcome, maxOutputBytes: number): string | undefined {
+  const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
+  if (outcome.limitHit?.kind === 'memory') {
+    return `The command was killed: it used more than ${mib(outcome.limitHit.limit)} of memory, the sandbox limit.`;
+  }
+  if (outcome.limitHit?.kind === 'processes') {
+    return `The command hit the sandbox limit of ${outcome.limitHit.limit} processes; new processes could not be started.`;
+  }
+  if (outcome.outputLimitHit) return `The command was killed: its output passed ${mib(maxOutputBytes)}, the sandbox limit.`;
+  return undefined;
+}
 
 /** The requested cwd if it still exists as a directory in the workspace; otherwise the root. */
 async function existingCwd(ctx: OpContext, cwd: string): Promise<string> {

@@ -1,6 +1,9 @@
 import type { Sandbox } from '../isolation/sandbox.ts';
 import type { ParsedRunnerRequest } from '../protocol.ts';
 import type { PathMapper } from '../virtual-paths.ts';
+import type { WorkspaceLimits } from '../workspace/limits.ts';
+import type { LocalCopy } from '../workspace/local-copy.ts';
+import type { RemoteWorkspace } from '../workspace/remote-workspace.ts';
 
 /** What an operation gets: the materialised workspace and the means to run in it. */
 export interface OpContext {
@@ -10,6 +13,18 @@ export interface OpContext {
   tmpDir: string;
   sandbox: Sandbox;
   limits: RunnerLimits;
+  /** The workspace's S3 side (scoped to its prefix), for imports and exports. */
+  remote: RemoteWorkspace;
+  /** The warm copy, for ops that read its recorded entries. */
+  local: LocalCopy;
+  workspaceLimits: WorkspaceLimits;
+  git: GitImportOptions;
+}
+
+export interface GitImportOptions {
+  /** Accept plain http:// remotes (a git server on a private network). */
+  allowHttp: boolean;
+  timeoutMs: number;
 }
 
 export interface RunnerLimits {

@@ -1,8 +1,11 @@
-import { createHash } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, createReadStream, createWriteStream, lstatSync, promises as fs, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { diffManifests, type Manifest, type ManifestEntry } from './manifest.ts';
-import type { RemoteWorkspace } from './remote-workspace.ts';
+import { pipeline } from 'node:stream/promises';
+import { checkLimits, type WorkspaceLimits } from './limits.ts';
+import { applyDelta, assertWellFormed, diffManifests, type Delta, type Entries, type ManifestEntry } from './manifest.ts';
+import { extractPack, packStream, planPack } from './pack.ts';
+import { WorkspaceMissingError, type RemoteWorkspace } from './remote-workspace.ts';
 
 interface FileStat {
   size: number;
@@ -11,10 +14,19 @@ interface FileStat {
 }
 
 /** What the runner knows about its local copy: the version it matches and each file's stat. */
-interface LocalState {
+export interface LocalState {
   version: number;
-  entries: Record<string, ManifestEntry>;
+  entries: Entries;
   stats: Record<string, FileStat>;
+  /** The newest snapshot in this version's history, and delta entries written since it. */
+  snapshotVersion: number;
+  entriesSinceSnapshot: number;
+}
+
+export interface MaterializeOutcome {
+  mode: 'warm' | 'incremental' | 'cold';
+  /** Paths written or removed. */
+  changedPaths: number;
 }
 
 export interface PublishOutcome {
@@ -23,155 +35,333 @@ export interface PublishOutcome {
   bytesUploaded: number;
 }
 
-const DOWNLOAD_CONCURRENCY = 16;
+const TRANSFER_CONCURRENCY = 16;
+/**
+ * File timestamps advance in kernel ticks (4–10 ms). A file modified within this window of being
+ * recorded could change again in the same tick with the same size and be missed, so its stat is
+ * not trusted next time (as git does with "racily clean" entries): it gets hashed again.
+ */
+const RACY_WINDOW_MS = 25;
+/** A warm copy this many versions behind catches up by deltas; further behind it starts cold. */
+const MAX_DELTA_CATCH_UP = 64;
+/** A snapshot is written when this many versions, or delta entries, piled up since the last one. */
+export interface SnapshotPolicy {
+  everyVersions: number;
+  everyEntries: number;
+}
+export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyVersions: 64, everyEntries: 4_000 };
 
 /**
  * The runner's warm copy of one workspace: `{dir}/tree` is what commands see as /workspace,
- * `{dir}/state.json` records the version it matches. The state file is removed before any
- * command may touch the tree and rewritten only after a successful publish, so a crash or a
- * failed publish makes the next call rescan instead of trusting a stale record.
+ * `{dir}/state.json` records the version it matches. The state file is removed before anything
+ * may touch the tree and rewritten only once the tree is known to match a version, so a crash or
+ * a failed publish makes the next call rebuild instead of trusting a stale record.
  */
 export class LocalCopy {
   readonly tree: string;
   private readonly stateFile: string;
+  private readonly dirtyFile: string;
 
-  constructor(readonly dir: string) {
+  /**
+   * @param cache the parsed state of warm copies, kept by a long-lived runner so a warm call does
+   *   not re-read megabytes of JSON; safe to lose (the file is the record).
+   */
+  constructor(
+    readonly dir: string,
+    private readonly limits: WorkspaceLimits,
+    private readonly cache: Map<string, LocalState> = new Map(),
+    private readonly snapshots: SnapshotPolicy = DEFAULT_SNAPSHOT_POLICY,
+  ) {
     this.tree = path.join(dir, 'tree');
     this.stateFile = path.join(dir, 'state.json');
+    this.dirtyFile = path.join(dir, 'dirty');
   }
 
-  /** Brings the tree to `version`, moving only what differs. Returns the number of paths written or removed. */
-  async materialize(remote: RemoteWorkspace, version: number): Promise<number> {
+  /** Brings the tree to `version`: nothing moves when it is already there. */
+  async materialize(remote: RemoteWorkspace, version: number): Promise<MaterializeOutcome> {
     const known = await this.readState();
-    if (known && known.version === version) return 0;
-    await fs.mkdir(this.tree, { recursive: true });
-    const actual = await this.scan(known);
-    const target: Manifest = version === 0 ? { version: 0, createdAt: '', entries: {} } : await remote.getManifest(version);
-    const { upserts, deletes } = diffManifests(actual.entries, target.entries);
+    if (known && known.version === version) return { mode: 'warm', changedPaths: 0 };
+    await this.forgetState();
+    if (known && known.version >= 1 && version > known.version && version - known.version <= MAX_DELTA_CATCH_UP) {
+      return { mode: 'incremental', changedPaths: await this.catchUp(remote, known, version) };
+    }
+    return { mode: 'cold', changedPaths: await this.rebuild(remote, version) };
+  }
 
-    // Deepest first, so a directory is empty before it goes.
-    for (const p of deletes.sort((a, b) => b.length - a.length)) {
-      await fs.rm(path.join(this.tree, p), { recursive: true, force: true });
+  private async catchUp(remote: RemoteWorkspace, known: LocalState, version: number): Promise<number> {
+    const deltas = await fetchDeltas(remote, known.version + 1, version);
+    let entries = known.entries;
+    let { snapshotVersion, entriesSinceSnapshot } = known;
+    for (const d of deltas) {
+      entries = applyDelta(entries, d);
+      if (d.snapshot) [snapshotVersion, entriesSinceSnapshot] = [d.version, 0];
+      else entriesSinceSnapshot += Object.keys(d.upserts).length + d.deletes.length;
     }
-    const dirs = upserts.filter(([, e]) => e.type === 'dir').sort(([a], [b]) => a.length - b.length);
-    for (const [p, e] of dirs) {
-      await fs.mkdir(path.join(this.tree, p), { recursive: true });
-      await fs.chmod(path.join(this.tree, p), (e as { mode: number }).mode);
-    }
-    const others = upserts.filter(([, e]) => e.type !== 'dir');
-    await forEachConcurrent(others, DOWNLOAD_CONCURRENCY, async ([p, entry]) => {
-      const real = path.join(this.tree, p);
-      await fs.mkdir(path.dirname(real), { recursive: true });
-      await fs.rm(real, { recursive: true, force: true });
-      if (entry.type === 'symlink') {
-        await fs.symlink(entry.target, real);
-      } else if (entry.type === 'file') {
-        const body = await remote.getBlob(entry.sha256);
-        await fs.writeFile(real, body, { mode: entry.mode });
-        await fs.chmod(real, entry.mode);
-      }
-    });
-    const stats = await this.statEntries(target.entries);
-    await this.writeState({ version, entries: target.entries, stats });
+    checkWellFormed(remote, version, entries);
+    const { upserts, deletes } = diffManifests(known.entries, entries);
+    for (const p of deletes.sort((a, b) => b.length - a.length)) await fs.rm(path.join(this.tree, p), { recursive: true, force: true });
+    await this.writeEntries(remote, upserts, new Set());
+    await this.finish({ version, entries, snapshotVersion, entriesSinceSnapshot });
     return upserts.length + deletes.length;
   }
 
-  /** Marks the copy as possibly diverged from its recorded version (called before commands run). */
+  /** Cold path: the newest snapshot in one GET, then the few deltas after it. */
+  private async rebuild(remote: RemoteWorkspace, version: number): Promise<number> {
+    await fs.rm(this.tree, { recursive: true, force: true });
+    await fs.mkdir(this.tree, { recursive: true });
+    if (version === 0) {
+      await this.finish({ version, entries: {}, snapshotVersion: 0, entriesSinceSnapshot: 0 });
+      return 0;
+    }
+    const snapshot = await remote.latestSnapshot(version);
+    const from = snapshot?.version ?? 0;
+    let entries: Entries = snapshot?.entries ?? {};
+    let entriesSinceSnapshot = 0;
+    for (const d of await fetchDeltas(remote, from + 1, version)) {
+      entries = applyDelta(entries, d);
+      entriesSinceSnapshot += Object.keys(d.upserts).length + d.deletes.length;
+    }
+    checkWellFormed(remote, version, entries);
+    const all = Object.entries(entries);
+    const fromPack = new Set<string>();
+    if (snapshot) {
+      const packed: Entries = {};
+      for (const [p, e] of all) {
+        if (e.type === 'file' && snapshot.pack[e.sha256]) {
+          packed[p] = e;
+          fromPack.add(p);
+        }
+      }
+      await this.makeDirs(all);
+      if (fromPack.size > 0) await extractPack(await remote.getPackStream(snapshot), this.tree, packed, snapshot.pack);
+    }
+    await this.writeEntries(remote, all, fromPack);
+    await this.finish({ version, entries, snapshotVersion: from, entriesSinceSnapshot });
+    return all.length;
+  }
+
+  private async makeDirs(upserts: [string, ManifestEntry][]): Promise<void> {
+    const dirs = upserts.filter(([, e]) => e.type === 'dir').sort(([a], [b]) => a.length - b.length);
+    for (const [p] of dirs) {
+      const real = path.join(this.tree, p);
+      const st = await fs.lstat(real).catch(() => undefined);
+      if (st?.isDirectory()) continue;
+      // A file or link becoming a directory.
+      if (st) await fs.rm(real, { force: true });
+      await fs.mkdir(real, { recursive: true });
+    }
+  }
+
+  /** Writes directories, symlinks and files (except those already written from a pack), then modes. */
+  private async writeEntries(remote: RemoteWorkspace, upserts: [string, ManifestEntry][], written: Set<string>): Promise<void> {
+    await this.makeDirs(upserts);
+    const others = upserts.filter(([p, e]) => e.type !== 'dir' && !written.has(p));
+    await forEachConcurrent(others, TRANSFER_CONCURRENCY, async ([p, entry]) => {
+      const real = path.join(this.tree, p);
+      await fs.mkdir(path.dirname(real), { recursive: true });
+      await fs.rm(real, { recursive: true, force: true });
+      if (entry.type === 'symlink') await fs.symlink(entry.target, real);
+      else if (entry.type === 'file') await pipeline(await remote.getBlobStream(entry.sha256), createWriteStream(real));
+    });
+    for (const [p, e] of upserts) if (e.type === 'file') chmodSync(path.join(this.tree, p), e.mode & 0o777);
+    // Directories last and deepest first: a read-only directory must not block writing its children.
+    const dirs = upserts.filter(([, e]) => e.type === 'dir').sort(([a], [b]) => b.length - a.length);
+    for (const [p, e] of dirs) await fs.chmod(path.join(this.tree, p), (e as { mode: number }).mode & 0o777);
+  }
+
+  /** Marks the copy as possibly diverged from its recorded version (called before anything may write). */
   async markDirty(): Promise<LocalState | undefined> {
     const state = await this.readState();
-    await fs.rm(this.stateFile, { force: true });
+    await fs.writeFile(this.dirtyFile, '');
     return state;
   }
 
   /**
    * Finds what changed since `base` (size/mtime/mode first; only candidates are hashed) and, if
-   * anything did, uploads the new blobs and publishes version base+1. A concurrent publisher
-   * makes this throw WorkspaceConflictError.
+   * anything did, uploads the changed bodies and claims version base+1 with a delta. A concurrent
+   * publisher makes this throw WorkspaceConflictError; a passed limit, WorkspaceLimitError.
    */
   async publish(remote: RemoteWorkspace, base: LocalState): Promise<PublishOutcome> {
     const scanned = await this.scan(base);
     const { upserts, deletes } = diffManifests(base.entries, scanned.entries);
     if (upserts.length === 0 && deletes.length === 0) {
-      await this.writeState({ ...scanned, version: base.version });
+      // Nothing changed: only a touched file's new stat is worth rewriting the record for.
+      if (sameStats(base.stats, scanned.stats)) await this.markClean(base);
+      else await this.writeState({ ...base, stats: scanned.stats });
       return { version: base.version, changedPaths: 0, bytesUploaded: 0 };
     }
-    let bytesUploaded = 0;
-    await forEachConcurrent(upserts, DOWNLOAD_CONCURRENCY, async ([p, entry]) => {
-      if (entry.type !== 'file') return;
-      const body = await fs.readFile(path.join(this.tree, p));
-      bytesUploaded += await remote.putBlob(entry.sha256, body);
-    });
+    checkLimits(scanned.entries, this.limits);
     const version = base.version + 1;
-    bytesUploaded += await remote.putManifest({ version, createdAt: new Date().toISOString(), entries: scanned.entries });
-    await this.writeState({ ...scanned, version });
-    return { version, changedPaths: upserts.length + deletes.length, bytesUploaded };
+    const changed = upserts.length + deletes.length;
+    const snapshotDue =
+      base.version === 0 ||
+      version - base.snapshotVersion >= this.snapshots.everyVersions ||
+      base.entriesSinceSnapshot + changed >= this.snapshots.everyEntries;
+    let bytesUploaded = 0;
+    // A first version lives in its snapshot alone; later ones also keep per-file blobs, which warm
+    // copies catching up by deltas fetch.
+    if (base.version > 0) {
+      await forEachConcurrent(upserts, TRANSFER_CONCURRENCY, async ([p, e]) => {
+        if (e.type === 'file') bytesUploaded += await remote.putBlobFromFile(e.sha256, path.join(this.tree, p), e.size);
+      });
+    }
+    const delta: Delta = { version, createdAt: new Date().toISOString(), upserts: Object.fromEntries(upserts), deletes };
+    if (snapshotDue) {
+      delta.snapshot = randomBytes(8).toString('hex');
+      const plan = planPack(scanned.entries);
+      bytesUploaded += await remote.putSnapshot(
+        { version, nonce: delta.snapshot, createdAt: delta.createdAt, entries: scanned.entries, pack: plan.index },
+        packStream(this.tree, plan),
+        plan.size,
+      );
+    }
+    bytesUploaded += await remote.putDelta(delta);
+    await this.writeState({
+      version,
+      entries: scanned.entries,
+      stats: scanned.stats,
+      snapshotVersion: snapshotDue ? version : base.snapshotVersion,
+      entriesSinceSnapshot: snapshotDue ? 0 : base.entriesSinceSnapshot + changed,
+    });
+    return { version, changedPaths: changed, bytesUploaded };
   }
 
-  /** The tree as it is now, reusing known hashes where size, mtime and mode are unchanged. */
-  async scan(known?: LocalState): Promise<LocalState> {
-    const entries: Record<string, ManifestEntry> = {};
+  /**
+   * The tree as it is now, reusing known hashes where size, mtime and mode are unchanged; only
+   * the other files are read. The walk is synchronous on purpose: 10,000 lstat calls take ~70 ms
+   * that way and several times longer as 10,000 promises.
+   */
+  async scan(known?: Pick<LocalState, 'entries' | 'stats'>): Promise<{ entries: Entries; stats: Record<string, FileStat> }> {
+    const entries: Entries = {};
     const stats: Record<string, FileStat> = {};
-    const walk = async (relDir: string): Promise<void> => {
+    const candidates: [string, FileStat, number][] = [];
+    const walk = (relDir: string): void => {
       let names: string[];
       try {
-        names = await fs.readdir(path.join(this.tree, relDir));
+        names = readdirSync(path.join(this.tree, relDir));
       } catch {
         return;
       }
-      for (const name of names.sort()) {
+      for (const name of names) {
         const rel = relDir ? `${relDir}/${name}` : name;
         const real = path.join(this.tree, rel);
-        const st = await fs.lstat(real);
-        const mode = st.mode & 0o7777;
+        const st = lstatSync(real);
+        // Commands create files as the runner's host user; a setuid/setgid bit must not survive
+        // on the host's disk or into the workspace's history.
+        const mode = st.mode & 0o777;
+        if (st.mode & 0o7000 && !st.isSymbolicLink()) chmodSync(real, mode);
         if (st.isSymbolicLink()) {
-          entries[rel] = { type: 'symlink', target: await fs.readlink(real) };
+          entries[rel] = { type: 'symlink', target: readlinkSync(real) };
         } else if (st.isDirectory()) {
           entries[rel] = { type: 'dir', mode };
-          await walk(rel);
+          walk(rel);
         } else if (st.isFile()) {
           const stat = { size: st.size, mtimeMs: st.mtimeMs, mode };
           const prevStat = known?.stats[rel];
           const prevEntry = known?.entries[rel];
-          const unchanged =
-            prevEntry?.type === 'file' && prevStat && prevStat.size === stat.size && prevStat.mtimeMs === stat.mtimeMs && prevStat.mode === mode;
-          const sha256 = unchanged ? prevEntry.sha256 : await hashFile(real);
-          entries[rel] = { type: 'file', sha256, size: st.size, mode };
           stats[rel] = stat;
+          if (prevEntry?.type === 'file' && prevStat && prevStat.size === stat.size && prevStat.mtimeMs === stat.mtimeMs && prevStat.mode === mode) {
+            entries[rel] = { type: 'file', sha256: prevEntry.sha256, size: st.size, mode };
+          } else {
+            candidates.push([rel, stat, mode]);
+          }
         }
         // Sockets, fifos and devices are not workspace content.
       }
     };
-    await walk('');
-    return { version: known?.version ?? 0, entries, stats };
+    walk('');
+    await forEachConcurrent(candidates, TRANSFER_CONCURRENCY, async ([rel, stat, mode]) => {
+      entries[rel] = { type: 'file', sha256: await hashFile(path.join(this.tree, rel), stat.size), size: stat.size, mode };
+    });
+    distrustRecent(stats);
+    return { entries, stats };
   }
 
-  private async statEntries(entries: Record<string, ManifestEntry>): Promise<Record<string, FileStat>> {
+  private async finish(state: Omit<LocalState, 'stats'>): Promise<void> {
     const stats: Record<string, FileStat> = {};
-    for (const [p, e] of Object.entries(entries)) {
+    for (const [p, e] of Object.entries(state.entries)) {
       if (e.type !== 'file') continue;
-      const st = await fs.lstat(path.join(this.tree, p));
-      stats[p] = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o7777 };
+      const st = lstatSync(path.join(this.tree, p));
+      stats[p] = { size: st.size, mtimeMs: st.mtimeMs, mode: st.mode & 0o777 };
     }
-    return stats;
+    distrustRecent(stats);
+    await this.writeState({ ...state, stats });
   }
 
+  /** The version the tree matches, or undefined when that is not known (dirty, never recorded). */
   async readState(): Promise<LocalState | undefined> {
+    if (existsSync(this.dirtyFile)) return undefined;
+    const cached = this.cache.get(this.dir);
+    if (cached) return cached;
     try {
-      return JSON.parse(await fs.readFile(this.stateFile, 'utf8')) as LocalState;
+      const state = JSON.parse(await fs.readFile(this.stateFile, 'utf8')) as LocalState;
+      this.cache.set(this.dir, state);
+      return state;
     } catch {
       return undefined;
     }
   }
 
+  private async forgetState(): Promise<void> {
+    this.cache.delete(this.dir);
+    await fs.rm(this.stateFile, { force: true });
+    await fs.rm(this.dirtyFile, { force: true });
+  }
+
+  private async markClean(state: LocalState): Promise<void> {
+    this.cache.set(this.dir, state);
+    await fs.rm(this.dirtyFile, { force: true });
+  }
+
   private async writeState(state: LocalState): Promise<void> {
+    this.cache.delete(this.dir);
     const tmp = `${this.stateFile}.tmp`;
     await fs.writeFile(tmp, JSON.stringify(state));
     await fs.rename(tmp, this.stateFile);
+    await this.markClean(state);
   }
 }
 
-async function hashFile(file: string): Promise<string> {
-  return createHash('sha256').update(await fs.readFile(file)).digest('hex');
+function checkWellFormed(remote: RemoteWorkspace, version: number, entries: Entries): void {
+  try {
+    assertWellFormed(entries);
+  } catch (err) {
+    throw new WorkspaceMissingError(`Workspace ${remote.id} version ${version} is malformed: ${(err as Error).message}.`);
+  }
+}
+
+/** Marks stats of files modified too recently to be trusted (see RACY_WINDOW_MS). */
+function distrustRecent(stats: Record<string, FileStat>): void {
+  const now = Date.now();
+  for (const stat of Object.values(stats)) if (now - stat.mtimeMs < RACY_WINDOW_MS) stat.mtimeMs = -1;
+}
+
+function sameStats(a: Record<string, FileStat>, b: Record<string, FileStat>): boolean {
+  const keys = Object.keys(b);
+  if (Object.keys(a).length !== keys.length) return false;
+  for (const k of keys) {
+    const x = a[k];
+    const y = b[k]!;
+    if (!x || x.size !== y.size || x.mtimeMs !== y.mtimeMs || x.mode !== y.mode) return false;
+  }
+  return true;
+}
+
+async function fetchDeltas(remote: RemoteWorkspace, from: number, to: number): Promise<Delta[]> {
+  const versions = Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+  const deltas: Delta[] = new Array(versions.length);
+  await forEachConcurrent(versions, TRANSFER_CONCURRENCY, async (v) => {
+    deltas[v - from] = await remote.getDelta(v);
+  });
+  return deltas;
+}
+
+/** Small files in one read (most of a repository); large ones streamed. */
+async function hashFile(file: string, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  if (size <= 1024 * 1024) return hash.update(readFileSync(file)).digest('hex');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 async function forEachConcurrent<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {

@@ -1,7 +1,9 @@
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { Manifest } from './manifest.ts';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import type { Delta, SnapshotManifest } from './manifest.ts';
 
-/** Thrown when a manifest version already exists: someone else published from the same base. */
+/** Thrown when a version already exists: someone else published from the same base. */
 export class WorkspaceConflictError extends Error {
   constructor(id: string, version: number) {
     super(`Workspace ${id} already has version ${version}: it changed concurrently. Reload and retry.`);
@@ -9,84 +11,157 @@ export class WorkspaceConflictError extends Error {
   }
 }
 
+/** Thrown when a version cannot be reconstructed from what is stored. */
+export class WorkspaceMissingError extends Error {
+  override name = 'WorkspaceMissingError';
+}
+
+const pad = (v: number) => String(v).padStart(10, '0');
+const SNAPSHOT_KEY = /\/snapshots\/(\d{10})\.([A-Za-z0-9]+)\.json$/;
+
 /**
- * The S3 side of one workspace:
- *   workspaces/{id}/manifests/{version, 10 digits}.json   immutable, create-only
- *   workspaces/{id}/blobs/{sha256}                        content-addressed file bodies
+ * The S3 side of one workspace (every key under `workspaces/{id}/`, the prefix a session's
+ * scoped credentials allow):
+ *   deltas/{version}.json              version N's change from N-1; create-only (the conflict point)
+ *   blobs/{sha256}                     bodies of files changed by deltas
+ *   snapshots/{version}.{nonce}.json   full entries at a version, with offsets into ...
+ *   snapshots/{version}.{nonce}.pack   ... every distinct body, concatenated (one GET for a cold start)
+ *   uploads/…, exports/…               staged imports and produced archives
  */
 export class RemoteWorkspace {
+  readonly prefix: string;
+
   constructor(
     private readonly s3: S3Client,
-    private readonly bucket: string,
+    readonly bucket: string,
     readonly id: string,
-  ) {}
-
-  private manifestKey(version: number) {
-    return `workspaces/${this.id}/manifests/${String(version).padStart(10, '0')}.json`;
+  ) {
+    this.prefix = `workspaces/${id}/`;
   }
 
-  private blobKey(sha256: string) {
-    return `workspaces/${this.id}/blobs/${sha256}`;
+  key(rel: string): string {
+    return `${this.prefix}${rel}`;
   }
 
-  async getManifest(version: number): Promise<Manifest> {
-    const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.manifestKey(version) }));
-    return JSON.parse(await out.Body!.transformToString('utf8')) as Manifest;
+  async getDelta(version: number): Promise<Delta> {
+    const text = await this.getText(this.key(`deltas/${pad(version)}.json`)).catch((err: unknown) => {
+      if (httpStatus(err) === 404) throw new WorkspaceMissingError(`Workspace ${this.id} has no version ${version}.`);
+      throw err;
+    });
+    return JSON.parse(text) as Delta;
   }
 
-  /** Publishes a manifest; a version that already exists means a concurrent writer won. */
-  async putManifest(manifest: Manifest): Promise<number> {
-    const body = JSON.stringify(manifest);
+  /** Claims `delta.version`; a version that already exists means a concurrent writer won. */
+  async putDelta(delta: Delta): Promise<number> {
+    const body = JSON.stringify(delta);
     try {
-      await this.s3.send(
-        new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: this.manifestKey(manifest.version),
-          Body: body,
-          ContentType: 'application/json',
-          IfNoneMatch: '*',
-        }),
-      );
+      await this.put(this.key(`deltas/${pad(delta.version)}.json`), body, { create: true, contentType: 'application/json' });
     } catch (err) {
-      if (isPreconditionFailed(err)) throw new WorkspaceConflictError(this.id, manifest.version);
+      if (isPreconditionFailed(err)) throw new WorkspaceConflictError(this.id, delta.version);
       throw err;
     }
     return Buffer.byteLength(body);
   }
 
-  async getBlob(sha256: string): Promise<Uint8Array> {
-    const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.blobKey(sha256) }));
-    return out.Body!.transformToByteArray();
+  async getBlobStream(sha256: string): Promise<Readable> {
+    return this.getStream(this.key(`blobs/${sha256}`));
   }
 
-  /** Uploads a blob unless it is already there; returns the bytes sent. */
-  async putBlob(sha256: string, body: Uint8Array): Promise<number> {
-    if (await this.hasBlob(sha256)) return 0;
+  /** Uploads a file as a blob unless it is already there; returns the bytes sent. */
+  async putBlobFromFile(sha256: string, file: string, size: number): Promise<number> {
+    const key = this.key(`blobs/${sha256}`);
+    if (await this.exists(key)) return 0;
     try {
-      await this.s3.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.blobKey(sha256), Body: body, IfNoneMatch: '*' }));
+      await this.put(key, createReadStream(file), { create: true, contentLength: size });
     } catch (err) {
       // Same content, same key: another writer uploading it first is fine.
       if (!isPreconditionFailed(err)) throw err;
       return 0;
     }
-    return body.byteLength;
+    return size;
   }
 
-  private async hasBlob(sha256: string): Promise<boolean> {
+  /**
+   * The newest snapshot at or below `maxVersion` that belongs to the published history (its
+   * version's delta names its nonce; snapshots of a writer that lost a race are ignored).
+   */
+  async latestSnapshot(maxVersion: number): Promise<SnapshotManifest | undefined> {
+    const candidates: { version: number; nonce: string; key: string }[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key('snapshots/'), ContinuationToken: token }),
+      );
+      for (const o of page.Contents ?? []) {
+        const m = SNAPSHOT_KEY.exec(o.Key ?? '');
+        if (m && Number(m[1]) <= maxVersion) candidates.push({ version: Number(m[1]), nonce: m[2]!, key: o.Key! });
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    candidates.sort((a, b) => b.version - a.version);
+    for (const c of candidates) {
+      const delta = await this.getDelta(c.version).catch(() => undefined);
+      if (delta?.snapshot === c.nonce) return JSON.parse(await this.getText(c.key)) as SnapshotManifest;
+    }
+    return undefined;
+  }
+
+  /** Writes the pack first, then its manifest, so a manifest always has its pack. */
+  async putSnapshot(manifest: SnapshotManifest, pack: Readable, packSize: number): Promise<number> {
+    const base = `snapshots/${pad(manifest.version)}.${manifest.nonce}`;
+    await this.put(this.key(`${base}.pack`), pack, { contentLength: packSize });
+    const body = JSON.stringify(manifest);
+    await this.put(this.key(`${base}.json`), body, { contentType: 'application/json' });
+    return packSize + Buffer.byteLength(body);
+  }
+
+  async getPackStream(manifest: SnapshotManifest): Promise<Readable> {
+    return this.getStream(this.key(`snapshots/${pad(manifest.version)}.${manifest.nonce}.pack`));
+  }
+
+  async exists(key: string): Promise<boolean> {
     try {
-      await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.blobKey(sha256) }));
+      await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return true;
     } catch (err) {
       if (httpStatus(err) === 404) return false;
       throw err;
     }
   }
+
+  async getStream(key: string): Promise<Readable> {
+    const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return out.Body as Readable;
+  }
+
+  private async getText(key: string): Promise<string> {
+    const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return out.Body!.transformToString('utf8');
+  }
+
+  async put(
+    key: string,
+    body: string | Uint8Array | Readable,
+    opts: { create?: boolean; contentLength?: number; contentType?: string } = {},
+  ): Promise<void> {
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: body,
+        ...(opts.contentLength !== undefined ? { ContentLength: opts.contentLength } : {}),
+        ...(opts.contentType ? { ContentType: opts.contentType } : {}),
+        ...(opts.create ? { IfNoneMatch: '*' } : {}),
+      }),
+    );
+  }
 }
 
-function httpStatus(err: unknown): number | undefined {
+export function httpStatus(err: unknown): number | undefined {
   return (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
 }
 
 export function isPreconditionFailed(err: unknown): boolean {
   return httpStatus(err) === 412 || (err as { name?: string })?.name === 'PreconditionFailed';
 }
+

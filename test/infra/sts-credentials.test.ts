@@ -2,33 +2,20 @@ import { STSClient } from '@aws-sdk/client-sts';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStsWorkspaceCredentialSource, workspaceSessionPolicy } from '../../functions/runner-client/sts-credentials.ts';
+import { createStsWorkspaceCredentialSource, sessionPolicyFor } from '../../functions/runner-client/sts-credentials.ts';
+import { workspaceSessionPolicy } from '../../sandbox-runner/workspace/session-policy.ts';
 
 const ROLE_ARN = 'arn:aws:iam::123456789012:role/stratus-dev-workspace-access';
 const EXPIRATION = Date.parse('2026-11-29T20:00:00Z');
 
-describe('workspaceSessionPolicy', () => {
-  it('allows reads and writes under one workspace prefix and listing of that prefix only', () => {
-    expect(workspaceSessionPolicy('stratus-bucket', 'ws_01-A')).toEqual({
-      Version: '2012-10-17',
-      Statement: [
-        { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: 'arn:aws:s3:::stratus-bucket/workspaces/ws_01-A/*' },
-        {
-          Effect: 'Allow',
-          Action: ['s3:ListBucket'],
-          Resource: 'arn:aws:s3:::stratus-bucket',
-          Condition: { StringLike: { 's3:prefix': ['workspaces/ws_01-A/*'] } },
-        },
-      ],
-    });
-  });
-
-  it('uses the partition it is given', () => {
-    expect(workspaceSessionPolicy('b', 'w', 'aws-cn').Statement[0]!.Resource).toBe('arn:aws-cn:s3:::b/workspaces/w/*');
+describe('sessionPolicyFor', () => {
+  it('is the runner\'s workspace policy (one prefix), in the partition it is given', () => {
+    expect(sessionPolicyFor('stratus-bucket', 'ws_01-A')).toEqual(workspaceSessionPolicy({ bucket: 'stratus-bucket', workspaceId: 'ws_01-A' }));
+    expect(sessionPolicyFor('b', 'w', 'aws-cn').Statement[0].Resource).toEqual(['arn:aws-cn:s3:::b/workspaces/w/*']);
   });
 
   it.each(['*', 'ws*', 'ws?', 'a/b', '..', '', 'x'.repeat(129), 'ws 1'])('refuses the workspace id %j, which would widen or break the policy', (id) => {
-    expect(() => workspaceSessionPolicy('b', id)).toThrow(
+    expect(() => sessionPolicyFor('b', id)).toThrow(
       `Refusing to mint credentials for workspace id "${id}": expected [A-Za-z0-9_-]{1,128}.`,
     );
   });
@@ -84,7 +71,7 @@ describe('createStsWorkspaceCredentialSource', () => {
     expect(sent.get('RoleArn')).toBe(ROLE_ARN);
     expect(sent.get('RoleSessionName')).toBe('ws-ws_1');
     expect(sent.get('DurationSeconds')).toBe('900');
-    expect(JSON.parse(sent.get('Policy')!)).toEqual(workspaceSessionPolicy('stratus-bucket', 'ws_1'));
+    expect(JSON.parse(sent.get('Policy')!)).toEqual(sessionPolicyFor('stratus-bucket', 'ws_1'));
   });
 
   it('reuses credentials per workspace while they have more than five minutes left', async () => {

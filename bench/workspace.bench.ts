@@ -1,0 +1,96 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LOCAL_S3_CREDENTIALS, startS3Server } from '../local/s3-server.ts';
+import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
+import type { RunnerOp, RunnerSuccess } from '../sandbox-runner/protocol.ts';
+import { createRunner, DEFAULT_RUNNER_LIMITS, type Runner } from '../sandbox-runner/runner.ts';
+import { createS3ClientFactory } from '../sandbox-runner/s3-client.ts';
+
+const BUCKET = 'stratus-bench';
+const SIZES = [1_000, 10_000];
+const FILE_BYTES = 1_024;
+
+/**
+ * Workspace sync figures for 1,000 and 10,000 files of 1 KiB (100 per directory), through the
+ * real local S3 server: cold materialisation in a fresh "container", warm no-change Bash versus
+ * plain `bash -c true`, and the bytes sent to S3 after editing one file.
+ */
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'stratus-bench-ws-'));
+  const s3 = await startS3Server({ dir: path.join(dir, 's3'), buckets: [BUCKET] });
+  const s3ForCredentials = createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url });
+  const runner = (name: string): Runner =>
+    createRunner({
+      rootDir: path.join(dir, name),
+      s3ForCredentials,
+      sandbox: createBwrapSandbox({ runtimeDir: path.join(dir, 'rt') }),
+      limits: DEFAULT_RUNNER_LIMITS,
+    });
+  const call = async (r: Runner, id: string, version: number, op: RunnerOp): Promise<RunnerSuccess> => {
+    const res = await r({ sessionId: 'bench', workspace: { bucket: BUCKET, id, version, credentials: { ...LOCAL_S3_CREDENTIALS } }, op });
+    if (!res.ok) throw new Error(`${res.error.kind}: ${res.error.message}`);
+    return res;
+  };
+
+  const plain = median(Array.from({ length: 15 }, () => time(() => spawnSync('bash', ['-c', 'true']))));
+  console.log(`plain \`bash -c true\`: ${plain.toFixed(1)} ms (median of 15)`);
+  try {
+    for (const n of SIZES) {
+      const id = `bench-${n}`;
+      const files: Record<string, string> = {};
+      for (let i = 0; i < n; i++) files[`d${Math.floor(i / 100)}/f${i}.txt`] = `${i}`.padEnd(FILE_BYTES - 1, '.') + '\n';
+      const warm = runner(`warm-${n}`);
+      await call(warm, id, 0, { type: 'create_workspace', files });
+
+      const colds: number[] = [];
+      for (let k = 0; k < 3; k++) {
+        const fresh = runner(`cold-${n}-${k}`);
+        const before = s3.traffic().requests;
+        const t = await timeAsync(() => call(fresh, id, 1, { type: 'read', path: '/workspace/d0/f0.txt' }));
+        colds.push(t);
+        if (k === 0) console.log(`  [${n} files] cold materialisation: ${s3.traffic().requests - before} S3 requests`);
+        rmSync(path.join(dir, `cold-${n}-${k}`), { recursive: true, force: true });
+      }
+
+      await call(warm, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 });
+      const warmTimes: number[] = [];
+      const before = s3.traffic();
+      for (let k = 0; k < 10; k++) warmTimes.push(await timeAsync(() => call(warm, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 })));
+      const after = s3.traffic();
+      const warmMs = median(warmTimes);
+
+      const bytesBefore = s3.traffic().bytesReceived;
+      const edit = await call(warm, id, 1, { type: 'bash', command: 'echo edited >> d3/f345.txt', timeoutMs: 30_000 });
+      const sent = s3.traffic().bytesReceived - bytesBefore;
+
+      console.log(
+        `  [${n} files] cold materialisation: ${median(colds).toFixed(0)} ms (median of 3, fresh disk each)\n` +
+          `  [${n} files] warm no-change Bash: ${warmMs.toFixed(1)} ms vs plain bash ${plain.toFixed(1)} ms → overhead ${(warmMs - plain).toFixed(1)} ms; ` +
+          `S3 requests during 10 warm calls: ${after.requests - before.requests}\n` +
+          `  [${n} files] edit one file (${FILE_BYTES + 7} bytes after edit): ${sent} bytes sent to S3 (runner reports ${edit.bytesUploaded}), version ${edit.version}`,
+      );
+    }
+  } finally {
+    await s3.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function time(fn: () => unknown): number {
+  const t = performance.now();
+  fn();
+  return performance.now() - t;
+}
+
+async function timeAsync(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}

@@ -1,0 +1,40 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { createBwrapSandbox } from './isolation/bwrap-sandbox.ts';
+import { createProcessSandbox } from './isolation/process-sandbox.ts';
+import type { Sandbox } from './isolation/sandbox.ts';
+import { createRunner, DEFAULT_RUNNER_LIMITS, type Runner } from './runner.ts';
+import { createS3ClientFactory } from './s3-client.ts';
+
+/**
+ * The runner as the container-image Lambda builds it: everything from the environment, once per
+ * container. STRATUS_RUNNER_ROOT (default /tmp/stratus) holds the single warm workspace;
+ * STRATUS_SANDBOX is `bwrap`, `process` or `auto` (bwrap when user namespaces work, which they
+ * do not inside Lambda); STRATUS_S3_ENDPOINT points at a local S3 server outside AWS.
+ * The function's own credentials are never used for workspaces: each request carries its own.
+ */
+export function createContainerRunner(env: NodeJS.ProcessEnv): Runner {
+  const rootDir = env.STRATUS_RUNNER_ROOT || '/tmp/stratus';
+  return createRunner({
+    rootDir,
+    s3ForCredentials: createS3ClientFactory({ region: env.AWS_REGION || 'us-east-1', endpoint: env.STRATUS_S3_ENDPOINT || undefined }),
+    sandbox: chooseSandbox(env.STRATUS_SANDBOX || 'auto', rootDir, env.STRATUS_WORKSPACE_LINK || path.join(rootDir, 'current')),
+    limits: DEFAULT_RUNNER_LIMITS,
+    maxWarmWorkspaces: 1,
+  });
+}
+
+function chooseSandbox(kind: string, rootDir: string, linkPath: string): Sandbox {
+  if (kind === 'bwrap' || (kind === 'auto' && bwrapWorks())) return createBwrapSandbox({ runtimeDir: rootDir });
+  if (kind === 'process' || kind === 'auto') return createProcessSandbox({ linkPath, maxProcesses: 512 });
+  throw new Error(`STRATUS_SANDBOX must be bwrap, process or auto, not "${kind}".`);
+}
+
+function bwrapWorks(): boolean {
+  try {
+    execFileSync('bwrap', ['--unshare-all', '--unshare-user', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '/bin/true'], { stdio: 'ignore', timeout: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}

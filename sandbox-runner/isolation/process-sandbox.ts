@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { closeSync, promises as fs, openSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { VIRTUAL_ROOT } from '../virtual-paths.ts';
+import { SANDBOX_PATH } from './bwrap-sandbox.ts';
+import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
+
+const CWD_FILE = '.stratus-cwd';
+const OUTPUT_POLL_MS = 100;
+
+/**
+ * For AWS Lambda, where there are no namespaces to build a sandbox from. Isolation there comes
+ * from the function itself (one tenant's workspace per container, a role that grants nothing,
+ * scoped per-invocation credentials); this adds what a process can: a scrubbed environment, a
+ * per-user process cap (`ulimit -u`; it works because Lambda runs as a non-root user), the time
+ * and output limits, and killing the command's process group when the call ends.
+ *
+ * `/workspace` must be a symlink (made in the image) to `linkPath`, which this points at the
+ * current workspace before each command, so commands see the same paths as under bwrap.
+ */
+export function createProcessSandbox(opts: { linkPath: string; maxProcesses?: number }): Sandbox {
+  return {
+    name: 'process',
+    async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
+      if (cmd.allowedDomains?.length) {
+        throw new Error('The process sandbox cannot enforce a network allow-list; run commands with no network policy or under bwrap.');
+      }
+      await pointLink(opts.linkPath, cmd.workspaceDir);
+      await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
+      await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
+      const env: Record<string, string> = {
+        ...cmd.env,
+        PATH: SANDBOX_PATH,
+        HOME: path.join(cmd.tmpDir, 'home'),
+        TMPDIR: cmd.tmpDir,
+        LANG: 'C.UTF-8',
+        USER: 'agent',
+        SHELL: '/bin/bash',
+        TERM: 'dumb',
+      };
+      const limit = opts.maxProcesses ? `ulimit -u ${opts.maxProcesses} 2>/dev/null\n` : '';
+      const script = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\neval "$1"`;
+      const cwd = cmd.cwd === VIRTUAL_ROOT ? opts.linkPath : path.join(opts.linkPath, path.posix.relative(VIRTUAL_ROOT, cmd.cwd));
+      // bash trusts PWD when it names the same directory, so `pwd` shows the link, not the real path.
+      env.PWD = cwd;
+      const started = Date.now();
+      const outFd = openSync(cmd.outputFile, 'w');
+      const child = spawn('/bin/bash', ['-c', script, 'bash', cmd.command], { stdio: ['ignore', outFd, outFd], detached: true, env, cwd });
+      closeSync(outFd);
+      let timedOut = false;
+      let outputLimitHit = false;
+      const kill = () => {
+        try {
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, cmd.timeoutMs);
+      const poll = setInterval(() => {
+        if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
+          outputLimitHit = true;
+          kill();
+        }
+      }, OUTPUT_POLL_MS);
+      const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', (c, s) => resolve({ code: c, signal: s }));
+      }).finally(() => {
+        clearTimeout(timer);
+        clearInterval(poll);
+      });
+      kill();
+      const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
+      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started };
+    },
+  };
+}
+
+async function pointLink(linkPath: string, target: string): Promise<void> {
+  const current = await fs.readlink(linkPath).catch(() => undefined);
+  if (current === target) return;
+  const tmp = `${linkPath}.${process.pid}.tmp`;
+  await fs.rm(tmp, { force: true });
+  await fs.mkdir(path.dirname(linkPath), { recursive: true });
+  await fs.symlink(target, tmp);
+  await fs.rename(tmp, linkPath);
+}
+
+function toVirtual(logical: string, linkPath: string): string | undefined {
+  if (logical === VIRTUAL_ROOT || logical.startsWith(`${VIRTUAL_ROOT}/`)) return logical;
+  if (logical === linkPath) return VIRTUAL_ROOT;
+  if (logical.startsWith(`${linkPath}/`)) return path.posix.join(VIRTUAL_ROOT, logical.slice(linkPath.length + 1));
+  return logical || undefined;
+}

@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+export interface GitCloneOptions {
+  url: string;
+  /** Branch or tag; the remote's default branch when absent. */
+  ref?: string;
+  /** Commits of history; 0 clones everything. */
+  depth: number;
+  /** Sent as HTTP basic auth (x-access-token), never written to disk or argv. */
+  token?: string;
+  /** Plain http:// remotes (a self-hosted server on a private network); https only otherwise. */
+  allowHttp: boolean;
+  timeoutMs: number;
+  /** Scratch directory for git's HOME. */
+  scratchDir: string;
+}
+
+/** The clone failed for a reason the caller can fix (bad URL, no access, unknown ref). */
+export class GitCloneError extends Error {
+  override name = 'GitCloneError';
+}
+
+/**
+ * Clones into an empty directory. Runs in the runner, not the command sandbox (which has no
+ * network), so it is locked down instead: no hooks, no system or global config, only http(s)
+ * transports (no file://, ssh or ext:: that could reach the runner's own disk or run commands),
+ * no submodules, no prompts, a scrubbed environment and a time limit.
+ */
+export async function gitClone(dest: string, opts: GitCloneOptions): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(opts.url);
+  } catch {
+    throw new GitCloneError(`"${opts.url}" is not a URL; give an https:// clone URL.`);
+  }
+  const allowed = opts.allowHttp ? ['https:', 'http:'] : ['https:'];
+  if (!allowed.includes(url.protocol)) throw new GitCloneError(`Only ${allowed.map((p) => `${p}//`).join(' and ')} git URLs are allowed, not ${url.protocol}//.`);
+  if (url.username || url.password) throw new GitCloneError('Put credentials in "token", not in the URL.');
+  if (opts.ref !== undefined && !/^[A-Za-z0-9._/-]+$/.test(opts.ref)) throw new GitCloneError(`"${opts.ref}" is not a branch or tag name.`);
+
+  const home = path.join(opts.scratchDir, 'git-home');
+  await fs.mkdir(home, { recursive: true });
+  const config: [string, string][] = [
+    ['core.hooksPath', '/dev/null'],
+    ['protocol.allow', 'never'],
+    ['protocol.https.allow', 'always'],
+    ['protocol.http.allow', opts.allowHttp ? 'always' : 'never'],
+    ['submodule.recurse', 'false'],
+    ['core.symlinks', 'true'],
+  ];
+  if (opts.token) config.push(['http.extraHeader', `Authorization: Basic ${Buffer.from(`x-access-token:${opts.token}`).toString('base64')}`]);
+  const env: Record<string, string> = {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    LANG: 'C.UTF-8',
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_COUNT: String(config.length),
+  };
+  config.forEach(([k, v], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = k;
+    env[`GIT_CONFIG_VALUE_${i}`] = v;
+  });
+  const args = ['clone', '--quiet', '--no-tags', '--single-branch'];
+  if (opts.depth > 0) args.push('--depth', String(opts.depth));
+  if (opts.ref) args.push('--branch', opts.ref);
+  args.push('--', url.toString(), dest);
+
+  const { code, stderr, timedOut } = await run('git', args, env, opts.timeoutMs);
+  if (timedOut) throw new GitCloneError(`git clone did not finish within ${opts.timeoutMs / 1000}s.`);
+  if (code !== 0) {
+    const text = opts.token ? stderr.split(opts.token).join('***') : stderr;
+    throw new GitCloneError(`git clone failed: ${text.trim() || `exit code ${code}`}`);
+  }
+}
+
+function run(cmd: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stderr: string; timedOut: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, cwd: '/', stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    let timedOut = false;
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      if (stderr.length < 16_384) stderr += d;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr, timedOut });
+    });
+  });
+}

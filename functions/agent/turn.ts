@@ -58,6 +58,8 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     session.sessionId,
     session.workspace,
     session.cwd,
+    {},
+    session.fileState,
   );
   const leaseExpiry = () => deps.clock() + deps.config.turn.leaseMs;
 
@@ -71,7 +73,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     nextSeq += 1;
     await deps.sessions.updateUnderLease(
       session.sessionId, owner,
-      { messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, usage },
+      { messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState, usage },
       leaseExpiry(),
     );
     return message;
@@ -166,6 +168,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
       messageCount: nextSeq,
       workspace: workspace.workspace,
       cwd: workspace.cwd,
+      fileState: workspace.fileState,
       usage,
     });
   } catch (err) {

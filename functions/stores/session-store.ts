@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
 import { NotFoundError, SessionBusyError, UserError } from '../shared/errors.ts';
 
 export type SessionStatus = 'idle' | 'running' | 'failed';
@@ -38,13 +39,15 @@ export interface SessionRecord {
   workspace: WorkspaceRef;
   /** The Bash cwd as the model sees it (under /workspace). */
   cwd: string;
+  /** What the model has read or written, by virtual path (the read-file state), so "read in turn 1, edit in turn 3" works. */
+  fileState?: Record<string, FileStateEntry>;
   usage: { inputTokens: number; outputTokens: number };
   turnCount: number;
   lastTurn?: TurnSummary;
   lease?: Lease;
 }
 
-export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount'>>;
+export type SessionPatch = Partial<Pick<SessionRecord, 'status' | 'workspace' | 'cwd' | 'fileState' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount'>>;
 
 export interface SessionPage {
   sessions: SessionRecord[];

@@ -1,11 +1,22 @@
 import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { bashTool } from './bash-tool.ts';
+import { editTool } from './edit-tool.ts';
+import { globTool } from './glob-tool.ts';
+import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
+import { writeTool } from './write-tool.ts';
 import type { Tool } from './tool.ts';
 
 /** The built-in tools. This file only lists them. */
-export const BUILTIN_TOOLS: readonly Tool[] = [bashTool, readTool];
+export const BUILTIN_TOOLS: readonly Tool[] = [
+  bashTool,
+  readTool,
+  writeTool,
+  editTool,
+  globTool,
+  grepTool,
+];
 
 export interface ToolRegistry {
   readonly tools: readonly Tool[];

@@ -1,17 +1,28 @@
 import { z } from 'zod';
 import { bashOp, type BashResult } from './bash-op.ts';
 import { createWorkspaceOp, type CreateWorkspaceResult } from './create-workspace-op.ts';
+import { editOp, type EditResult } from './edit-op.ts';
+import { globOp, type GlobResult } from './glob-op.ts';
+import { grepOp, type GrepResult } from './grep-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
+import { writeOp, type WriteResult } from './write-op.ts';
 
 /** Every operation the runner performs. This file only lists them. */
 export const RUNNER_OPS = {
   bash: bashOp,
   read: readOp,
+  write: writeOp,
+  edit: editOp,
+  glob: globOp,
+  grep: grepOp,
   create_workspace: createWorkspaceOp,
 } as const;
 
-export const runnerOpSchema = z.discriminatedUnion('type', [bashOp.schema, readOp.schema, createWorkspaceOp.schema]);
+export const runnerOpSchema = z.discriminatedUnion('type', [
+  bashOp.schema, readOp.schema, writeOp.schema, editOp.schema, globOp.schema, grepOp.schema, createWorkspaceOp.schema,
+]);
 
-export type RunnerOp = z.infer<typeof runnerOpSchema>;
-export type OpResult = BashResult | ReadResult | CreateWorkspaceResult;
-export type { BashResult, CreateWorkspaceResult, ReadResult };
+export type RunnerOp = z.input<typeof runnerOpSchema>;
+export type OpResult = BashResult | ReadResult | WriteResult | EditResult | GlobResult | GrepResult | CreateWorkspaceResult;
+export type { BashResult, CreateWorkspaceResult, EditResult, GlobResult, GrepResult, ReadResult, WriteResult };
+export type { FileStateEntry } from './files/file-state.ts';

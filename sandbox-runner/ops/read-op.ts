@@ -3,47 +3,98 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineOp } from './op.ts';
 import { ToolInputError } from './op-context.ts';
+import { fileStateEntrySchema, hashText, type FileStateEntry } from './files/file-state.ts';
+import { decodeText, formatFileSize } from './files/file-text.ts';
+import { missingFileMessage, resolveWorkspacePath } from './files/workspace-path.ts';
 
-export interface ReadResult {
-  type: 'read';
-  /** Virtual path of the file. */
-  path: string;
-  content: string;
-  sizeBytes: number;
-  mtimeMs: number;
-}
+/** Whole-file reads past this size are refused unless the model pages with `limit`. */
+/** Widens one result to the op's result union. */
+const done = (result: ReadResult) => ({ result });
+
+export const READ_MAX_BYTES = 256 * 1024;
+export const READ_MAX_TOKENS = 25_000;
+const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+
+export type ReadResult =
+  | {
+      type: 'read';
+      kind: 'text';
+      /** Virtual path of the file. */
+      path: string;
+      /** The selected lines joined with LF. */
+      content: string;
+      startLine: number;
+      numLines: number;
+      totalLines: number;
+      fileState: FileStateEntry;
+    }
+  | { type: 'read'; kind: 'unchanged'; path: string }
+  | { type: 'read'; kind: 'image'; path: string; mediaType: string; base64: string; sizeBytes: number };
 
 /**
- * Reads one file of the workspace. The path is resolved through symlinks and must still land
- * inside the workspace: a link pointing out is refused, never followed.
+ * Reads one file of the workspace for the Read tool: the size gates, line selection, the
+ * unchanged-file shortcut (when the harness's file state says the model already has this exact
+ * range) and the file-state entry the harness stores afterwards.
  */
 export const readOp = defineOp({
   schema: z.object({
     type: z.literal('read'),
-    /** Absolute virtual path (under /workspace). */
+    /** Absolute virtual path, or relative to the cwd. */
     path: z.string(),
+    offset: z.number().int().nonnegative().default(1),
+    limit: z.number().int().positive().optional(),
+    /** What the harness recorded for this file, if anything. */
+    known: fileStateEntrySchema.optional(),
   }),
   mutatesWorkspace: false,
   async run(ctx, op) {
-    const virtualPath = op.path;
-    if (!ctx.paths.isInside(virtualPath)) {
-      throw new ToolInputError(`File does not exist. Only paths under /workspace can be read: ${virtualPath}`);
+    const resolved = await resolveWorkspacePath(ctx, op.path);
+    const st = resolved ? await fs.stat(resolved.real).catch(() => undefined) : undefined;
+    if (!resolved || !st) throw new ToolInputError(await missingFileMessage(ctx, resolved));
+    if (st.isDirectory()) throw new ToolInputError(`EISDIR: illegal operation on a directory, read '${resolved.virtual}'`);
+    if (!st.isFile()) throw new ToolInputError(`Cannot read '${op.path}': not a regular file.`);
+
+    const ext = path.extname(resolved.virtual).slice(1).toLowerCase();
+    const mediaType = IMAGE_TYPES[ext];
+    if (mediaType) {
+      if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
+      const bytes = await fs.readFile(resolved.real);
+      if (bytes.length === 0) throw new ToolInputError(`Image file is empty: ${resolved.virtual}`);
+      return done({ type: 'read', kind: 'image', path: resolved.virtual, mediaType, base64: bytes.toString('base64'), sizeBytes: bytes.length });
     }
-    const real = ctx.paths.toReal(virtualPath);
-    const resolved = await fs.realpath(real).catch(() => undefined);
-    if (!resolved) throw new ToolInputError(`File does not exist. Current working directory: ${ctx.request.cwd}`);
-    const root = await fs.realpath(ctx.paths.root);
-    if (resolved !== root && !resolved.startsWith(`${root}${path.sep}`)) {
-      throw new ToolInputError(`File does not exist. ${virtualPath} resolves outside /workspace.`);
+
+    if (op.limit === undefined && st.size > READ_MAX_BYTES) throw new ToolInputError(tooLargeMessage(st.size, READ_MAX_BYTES));
+    if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
+    const { content: text } = decodeText(await fs.readFile(resolved.real));
+    const hash = hashText(text);
+    const known = op.known;
+    if (known && !known.isPartialView && known.offset === op.offset && known.limit === op.limit && known.hash === hash) {
+      return done({ type: 'read', kind: 'unchanged', path: resolved.virtual });
     }
-    const st = await fs.stat(resolved);
-    if (st.isDirectory()) throw new ToolInputError(`EISDIR: illegal operation on a directory, read '${virtualPath}'`);
-    if (!st.isFile()) throw new ToolInputError(`Cannot read ${virtualPath}: not a regular file.`);
-    if (st.size > ctx.limits.maxReadBytes) {
-      throw new ToolInputError(`File ${virtualPath} is ${st.size} bytes, more than the ${ctx.limits.maxReadBytes} bytes the runner reads at once.`);
+    const lines = text.split('\n');
+    const from = op.offset === 0 ? 0 : op.offset - 1;
+    const selected = lines.slice(from, op.limit === undefined ? undefined : from + op.limit);
+    const content = selected.join('\n');
+    const tokens = estimateTokens(content, ext);
+    if (tokens > READ_MAX_TOKENS) {
+      throw new ToolInputError(
+        `File content (${tokens} tokens) exceeds maximum allowed tokens (${READ_MAX_TOKENS}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`,
+      );
     }
-    const content = await fs.readFile(resolved, 'utf8');
-    const result: ReadResult = { type: 'read', path: path.posix.normalize(virtualPath), content, sizeBytes: st.size, mtimeMs: st.mtimeMs };
+    const result: ReadResult = {
+      type: 'read', kind: 'text', path: resolved.virtual, content, startLine: op.offset,
+      numLines: selected.length, totalLines: lines.length,
+      fileState: { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) },
+    };
     return { result };
   },
 });
+
+function tooLargeMessage(size: number, max: number): string {
+  return `File content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(max)}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`;
+}
+
+/** A rough count (no tokenizer in the runner): JSON packs about two characters per token, prose about four. */
+function estimateTokens(content: string, ext: string): number {
+  return Math.ceil(content.length / (ext === 'json' ? 2 : 4));
+}

@@ -1,3 +1,4 @@
+import type { ImageBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../../sandbox-runner/protocol.ts';
 import { buildTool } from './tool.ts';
@@ -10,7 +11,8 @@ export const BASH_MAX_OUTPUT_CHARS = 30_000;
 
 const inputSchema = z.strictObject({
   command: z.string().describe('The command to execute'),
-  timeout: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS})`),
+  // Larger values are not refused: they are capped at the maximum, as the reference does.
+  timeout: z.number().int().positive().optional().describe(`Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS})`),
   description: z.string().optional().describe('Clear, concise description of what this command does in 5-10 words'),
 });
 
@@ -31,7 +33,7 @@ export const bashTool = buildTool({
     `Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s.`,
   maxResultSizeChars: 30_000,
   async call(input, ctx) {
-    const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
+    const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
     const result = await ctx.workspace.run({ type: 'bash', command: input.command, timeoutMs });
     // A command may cd anywhere it can see; the next call starts back inside the workspace.
     const cwd = ctx.workspace.cwd;
@@ -40,6 +42,8 @@ export const bashTool = buildTool({
     return { data: { output: result.output, exitCode: result.exitCode, timedOut: result.timedOut, timeoutMs, cwdReset } };
   },
   mapToolResultToToolResultBlockParam(out, toolUseId) {
+    const image = asImageOutput(out.output);
+    if (image && out.exitCode === 0) return { type: 'tool_result', tool_use_id: toolUseId, content: [image] };
     const parts: string[] = [];
     const output = truncateMiddle(out.output.replace(/\n+$/, ''));
     if (output) parts.push(output);
@@ -58,4 +62,13 @@ export function truncateMiddle(text: string, max = BASH_MAX_OUTPUT_CHARS): strin
   const head = text.slice(0, max);
   const droppedLines = text.slice(max).split('\n').length;
   return `${head}\n\n... [${droppedLines} lines truncated] ...`;
+}
+
+const IMAGE_DATA_URI = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=\s]+)$/;
+
+/** Output that is one `data:image/...;base64,` URI goes to the model as an image, not as text. */
+function asImageOutput(output: string): ImageBlockParam | undefined {
+  const match = IMAGE_DATA_URI.exec(output.trim());
+  if (!match) return undefined;
+  return { type: 'image', source: { type: 'base64', media_type: match[1] as 'image/png', data: match[2]!.replace(/\s/g, '') } };
 }

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { call, err, ok, useToolStack } from './tool-harness.ts';
+
+// Expected texts were observed from Claude Code 2.1.88 driven by the scripted model (docs/tools.md).
+describe('Read through the runner', () => {
+  const h = useToolStack();
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+  it('numbers lines with a tab, pages with offset/limit and warns about empty ranges', async () => {
+    const r = await h.run({ 'a.txt': 'hello\nworld\n', 'empty.txt': '', 'crlf.txt': 'x\r\ny\n', 'long.txt': 'l1\nl2\nl3\nl4\n' }, [[
+      call('t1', 'Read', { file_path: '/workspace/a.txt' }),
+      call('t2', 'Read', { file_path: '/workspace/empty.txt' }),
+      call('t3', 'Read', { file_path: '/workspace/a.txt', offset: 5 }),
+      call('t4', 'Read', { file_path: '/workspace/crlf.txt' }),
+      call('t5', 'Read', { file_path: '/workspace/long.txt', offset: 2, limit: 2 }),
+      call('t6', 'Read', { file_path: '/workspace/long.txt', offset: 0, limit: 1 }),
+    ]]);
+    expect(r.t1).toMatchObject(ok('1\thello\n2\tworld\n3\t'));
+    expect(r.t2).toMatchObject(ok('<system-reminder>Warning: the file exists but is shorter than the provided offset (1). The file has 1 lines.</system-reminder>'));
+    expect(r.t3).toMatchObject(ok('<system-reminder>Warning: the file exists but is shorter than the provided offset (5). The file has 3 lines.</system-reminder>'));
+    expect(r.t4).toMatchObject(ok('1\tx\n2\ty\n3\t'));
+    expect(r.t5).toMatchObject(ok('2\tl2\n3\tl3'));
+    // offset 0 reads from the top, but the reference numbers from 0 then.
+    expect(r.t6).toMatchObject(ok('0\tl1'));
+  });
+
+  it('reports missing files with the cwd and a similar name, and refuses directories', async () => {
+    const r = await h.run({ 'a.txt': 'x', 'sub/b.txt': 'y' }, [[
+      call('m1', 'Read', { file_path: '/workspace/a.tx' }),
+      call('m2', 'Read', { file_path: 'relative.txt' }),
+      call('m3', 'Read', { file_path: '/workspace/sub' }),
+      call('m4', 'Read', { file_path: '/etc/passwd' }),
+    ]]);
+    expect(r.m1).toMatchObject(err('File does not exist. Note: your current working directory is /workspace. Did you mean a.txt?'));
+    expect(r.m2).toMatchObject(err('File does not exist. Note: your current working directory is /workspace.'));
+    expect(r.m3).toMatchObject(err("EISDIR: illegal operation on a directory, read '/workspace/sub'"));
+    expect(r.m4).toMatchObject(err('File does not exist. Note: your current working directory is /workspace.'));
+  });
+
+  it('refuses binary files and device files before reading', async () => {
+    const r = await h.run({ 'tool.exe': 'MZ' }, [[
+      call('b1', 'Read', { file_path: '/workspace/tool.exe' }),
+      call('b2', 'Read', { file_path: '/dev/zero' }),
+      call('b3', 'Read', { file_path: '/proc/self/fd/0' }),
+    ]]);
+    expect(r.b1).toMatchObject(err('<tool_use_error>This tool cannot read binary files. The file appears to be a binary .exe file. Please use appropriate tools for binary file analysis.</tool_use_error>'));
+    expect(r.b2).toMatchObject(err("<tool_use_error>Cannot read '/dev/zero': this device file would block or produce infinite output.</tool_use_error>"));
+    expect(r.b3).toMatchObject(err("<tool_use_error>Cannot read '/proc/self/fd/0': this device file would block or produce infinite output.</tool_use_error>"));
+  });
+
+  it('refuses whole files over 256 KB unless a limit is given, and content over 25,000 tokens', async () => {
+    const big = `${'a'.repeat(99)}\n`.repeat(3000);
+    const r = await h.run({ 'big.txt': big, 'wide.txt': 'b'.repeat(120_000) }, [[
+      call('s1', 'Read', { file_path: '/workspace/big.txt' }),
+      call('s2', 'Read', { file_path: '/workspace/big.txt', limit: 2 }),
+      call('s3', 'Read', { file_path: '/workspace/wide.txt' }),
+    ]]);
+    expect(r.s1).toMatchObject(err('File content (293KB) exceeds maximum allowed size (256KB). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.'));
+    expect(r.s2).toMatchObject(ok(`1\t${'a'.repeat(99)}\n2\t${'a'.repeat(99)}`));
+    expect(r.s3).toMatchObject(err('File content (30000 tokens) exceeds maximum allowed tokens (25000). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.'));
+  });
+
+  it('answers a re-read of the same unchanged range with the unchanged note, and re-sends after a change', async () => {
+    const r = await h.run({ 'c.txt': 'c\n' }, [
+      [call('u1', 'Read', { file_path: '/workspace/c.txt' })],
+      [call('u2', 'Read', { file_path: '/workspace/c.txt' })],
+      [call('u3', 'Read', { file_path: '/workspace/c.txt', offset: 2 })],
+      [call('u4', 'Bash', { command: 'echo d >> c.txt' })],
+      [call('u5', 'Read', { file_path: '/workspace/c.txt', offset: 2 })],
+    ]);
+    expect(r.u2).toMatchObject(ok('File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.'));
+    expect(r.u3).toMatchObject(ok('<system-reminder>Warning: the file exists but is shorter than the provided offset (2). The file has 2 lines.</system-reminder>'));
+    expect(r.u5).toMatchObject(ok('2\td\n3\t'));
+  });
+
+  it('returns images as image blocks', async () => {
+    const r = await h.run({ 'dot.png': { base64: PNG } }, [[call('i1', 'Read', { file_path: '/workspace/dot.png' })]]);
+    expect(r.i1).toMatchObject(ok([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }]));
+  });
+});

@@ -1,9 +1,14 @@
 import type { ImageBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../../sandbox-runner/protocol.ts';
+import { isReadOnlyCommand } from './bash/classify-command.ts';
+import { loadShellParser } from './bash/shell-parser.ts';
 import { buildTool } from './tool.ts';
 
 export const BASH_TOOL_NAME = 'Bash';
+
+// Start loading the shell grammar now: until it is ready every command counts as not read-only.
+void loadShellParser();
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
 /** Output past this many characters is cut in the middle. */
@@ -32,6 +37,8 @@ export const bashTool = buildTool({
     'The working directory carries over between calls; stdin is closed; there is no network access unless the session allows it. ' +
     `Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s.`,
   maxResultSizeChars: 30_000,
+  isReadOnly: (input) => isReadOnlyCommand(input.command),
+  isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
   async call(input, ctx) {
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
     const result = await ctx.workspace.run({ type: 'bash', command: input.command, timeoutMs });

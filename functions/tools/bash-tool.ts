@@ -19,6 +19,7 @@ const inputSchema = z.strictObject({
   // Larger values are not refused: they are capped at the maximum, as the reference does.
   timeout: z.number().int().positive().optional().describe(`Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS})`),
   description: z.string().optional().describe('Clear, concise description of what this command does in 5-10 words'),
+  run_in_background: z.boolean().optional().describe('Start the command as a background task and return its id at once; read its output later with TaskOutput'),
 });
 
 export interface BashOutput {
@@ -27,6 +28,8 @@ export interface BashOutput {
   timedOut: boolean;
   timeoutMs: number;
   cwdReset: boolean;
+  backgroundTaskId?: string;
+  outputPath?: string;
 }
 
 export const bashTool = buildTool({
@@ -41,14 +44,27 @@ export const bashTool = buildTool({
   isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
   async call(input, ctx) {
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
-    const result = await ctx.workspace.run({ type: 'bash', command: input.command, timeoutMs });
+    const result = await ctx.workspace.run({
+      type: 'bash', command: input.command, timeoutMs, background: input.run_in_background ? 'now' : 'on_timeout',
+    });
     // A command may cd anywhere it can see; the next call starts back inside the workspace.
     const cwd = ctx.workspace.cwd;
     const cwdReset = cwd !== VIRTUAL_ROOT && !cwd.startsWith(`${VIRTUAL_ROOT}/`);
     if (cwdReset) ctx.workspace.setCwd(VIRTUAL_ROOT);
-    return { data: { output: result.output, exitCode: result.exitCode, timedOut: result.timedOut, timeoutMs, cwdReset } };
+    return {
+      data: {
+        output: result.output, exitCode: result.exitCode, timedOut: result.timedOut, timeoutMs, cwdReset,
+        ...(result.backgroundTaskId ? { backgroundTaskId: result.backgroundTaskId, outputPath: result.outputPath } : {}),
+      },
+    };
   },
   mapToolResultToToolResultBlockParam(out, toolUseId) {
+    if (out.backgroundTaskId) {
+      // Still running: what it printed so far, then where the rest goes.
+      const notice = `Command running in background with ID: ${out.backgroundTaskId}. Output is being written to: ${out.outputPath}`;
+      const sofar = out.output.replace(/^(\s*\n)+/, '').trimEnd();
+      return { type: 'tool_result', tool_use_id: toolUseId, content: [sofar, notice].filter(Boolean).join('\n') };
+    }
     const image = asImageOutput(out.output);
     if (image && out.exitCode === 0) return { type: 'tool_result', tool_use_id: toolUseId, content: [image] };
     const parts: string[] = [];

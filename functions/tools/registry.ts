@@ -5,6 +5,8 @@ import { editTool } from './edit-tool.ts';
 import { globTool } from './glob-tool.ts';
 import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
+import { taskOutputTool } from './task-output-tool.ts';
+import { taskStopTool } from './task-stop-tool.ts';
 import { writeTool } from './write-tool.ts';
 import type { Tool } from './tool.ts';
 
@@ -16,6 +18,8 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   editTool,
   globTool,
   grepTool,
+  taskOutputTool,
+  taskStopTool,
 ];
 
 export interface ToolRegistry {

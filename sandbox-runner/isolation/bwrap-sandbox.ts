@@ -52,10 +52,13 @@ export function createBwrapSandbox(opts: { runtimeDir: string; bwrapPath?: strin
           // already gone
         }
       };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        kill();
-      }, cmd.timeoutMs);
+      const timer =
+        cmd.detachAfterMs === undefined
+          ? setTimeout(() => {
+              timedOut = true;
+              kill();
+            }, cmd.timeoutMs)
+          : undefined;
       const poll = setInterval(() => {
         if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
           outputLimitHit = true;
@@ -63,15 +66,29 @@ export function createBwrapSandbox(opts: { runtimeDir: string; bwrapPath?: strin
         }
       }, OUTPUT_POLL_MS);
 
-      const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
+      const finished = new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
         child.once('error', reject);
         child.once('close', (c, s) => resolve({ code: c, signal: s }));
-      }).finally(() => {
-        clearTimeout(timer);
-        clearInterval(poll);
+      })
+        .finally(() => {
+          clearTimeout(timer);
+          clearInterval(poll);
+        })
+        .then(async ({ code, signal }): Promise<SandboxOutcome> => {
+          const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
+          return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs: Date.now() - started };
+        });
+      if (cmd.detachAfterMs === undefined) return finished;
+      // A command still running after detachAfterMs is left running (a background task): no
+      // kill timer from here on, only the output cap.
+      let detachTimer: NodeJS.Timeout | undefined;
+      const detached = new Promise<SandboxOutcome>((resolve) => {
+        detachTimer = setTimeout(() => {
+          clearTimeout(timer);
+          resolve({ exitCode: null, signal: null, timedOut: false, outputLimitHit: false, durationMs: Date.now() - started, detached: { done: finished, pid: child.pid! } });
+        }, cmd.detachAfterMs);
       });
-      const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
-      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs: Date.now() - started };
+      return Promise.race([finished.finally(() => clearTimeout(detachTimer)), detached]);
     },
   };
 }

@@ -20,6 +20,11 @@ export interface SandboxCommand {
   outputFile: string;
   /** The command is killed when its output passes this many bytes. */
   maxOutputBytes: number;
+  /**
+   * When set, a command still running after this many ms is not killed but left running in the
+   * background: run() resolves at once with `detached`, and timeoutMs no longer applies.
+   */
+  detachAfterMs?: number;
 }
 
 export interface SandboxOutcome {
@@ -30,6 +35,8 @@ export interface SandboxOutcome {
   /** The shell's working directory when it exited, if it could be read. */
   finalCwd?: string;
   durationMs: number;
+  /** Present when the command was left running (see detachAfterMs). */
+  detached?: { done: Promise<SandboxOutcome>; pid: number };
 }
 
 export interface Sandbox {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
 import { defineOp } from './op.ts';
+import { createTaskFiles } from './tasks/task-files.ts';
 import type { OpContext } from './op-context.ts';
 
 export interface BashResult {
@@ -15,19 +16,32 @@ export interface BashResult {
   /** Set when output passed the runner's cap and was cut. */
   outputTruncated: boolean;
   durationMs: number;
+  /** Set when the command was left running as a background task. */
+  backgroundTaskId?: string;
+  /** Where the background task's output goes, as commands see it. */
+  outputPath?: string;
 }
 
-/** Runs one command in a fresh sandboxed shell; returns merged output, exit status and the new cwd. */
+/**
+ * Runs one command in a fresh sandboxed shell; returns merged output, exit status and the new
+ * cwd. `background: 'now'` starts it as a background task; `'on_timeout'` (the default) moves a
+ * command that outlives its timeout to the background instead of killing it; `'never'` kills it.
+ */
 export const bashOp = defineOp({
   schema: z.object({
     type: z.literal('bash'),
     command: z.string(),
     timeoutMs: z.number().int().positive(),
+    background: z.enum(['never', 'on_timeout', 'now']).default('on_timeout'),
   }),
   mutatesWorkspace: true,
   async run(ctx, op) {
     const startCwd = await existingCwd(ctx, ctx.request.cwd);
-    const outputFile = path.join(path.dirname(ctx.tmpDir), `output-${process.pid}-${Date.now()}.log`);
+    const tasks = createTaskFiles(ctx.tmpDir);
+    await tasks.ensureDir();
+    const taskId = tasks.newTaskId();
+    const outputFile = tasks.outputFile(taskId);
+    let detached = false;
     try {
       const outcome = await ctx.sandbox.run({
         command: op.command,
@@ -38,7 +52,14 @@ export const bashOp = defineOp({
         timeoutMs: op.timeoutMs,
         outputFile,
         maxOutputBytes: ctx.limits.maxOutputBytes,
+        detachAfterMs: op.background === 'now' ? 0 : op.background === 'on_timeout' ? op.timeoutMs : undefined,
       });
+      if (outcome.detached) {
+        detached = true;
+        const record = { taskId, command: op.command, pid: outcome.detached.pid, status: 'running' as const };
+        await tasks.write(record);
+        tasks.track(record, outcome.detached.done);
+      }
       const { text, truncated } = await readCapped(outputFile, ctx.limits.maxOutputBytes);
       const result: BashResult = {
         type: 'bash',
@@ -48,10 +69,11 @@ export const bashOp = defineOp({
         timedOut: outcome.timedOut,
         outputTruncated: truncated || outcome.outputLimitHit,
         durationMs: outcome.durationMs,
+        ...(detached ? { backgroundTaskId: taskId, outputPath: tasks.virtualOutputPath(taskId) } : {}),
       };
       return { result, cwd: outcome.finalCwd ?? startCwd };
     } finally {
-      await fs.rm(outputFile, { force: true });
+      if (!detached) await fs.rm(outputFile, { force: true });
     }
   },
 });

@@ -5,6 +5,8 @@ import { editOp, type EditResult } from './edit-op.ts';
 import { globOp, type GlobResult } from './glob-op.ts';
 import { grepOp, type GrepResult } from './grep-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
+import { taskOutputOp, type TaskOutputResult } from './task-output-op.ts';
+import { taskStopOp, type TaskStopResult } from './task-stop-op.ts';
 import { writeOp, type WriteResult } from './write-op.ts';
 
 /** Every operation the runner performs. This file only lists them. */
@@ -15,14 +17,16 @@ export const RUNNER_OPS = {
   edit: editOp,
   glob: globOp,
   grep: grepOp,
+  task_output: taskOutputOp,
+  task_stop: taskStopOp,
   create_workspace: createWorkspaceOp,
 } as const;
 
 export const runnerOpSchema = z.discriminatedUnion('type', [
-  bashOp.schema, readOp.schema, writeOp.schema, editOp.schema, globOp.schema, grepOp.schema, createWorkspaceOp.schema,
+  bashOp.schema, readOp.schema, writeOp.schema, editOp.schema, globOp.schema, grepOp.schema, taskOutputOp.schema, taskStopOp.schema, createWorkspaceOp.schema,
 ]);
 
 export type RunnerOp = z.input<typeof runnerOpSchema>;
-export type OpResult = BashResult | ReadResult | WriteResult | EditResult | GlobResult | GrepResult | CreateWorkspaceResult;
-export type { BashResult, CreateWorkspaceResult, EditResult, GlobResult, GrepResult, ReadResult, WriteResult };
+export type OpResult = BashResult | ReadResult | WriteResult | EditResult | GlobResult | GrepResult | TaskOutputResult | TaskStopResult | CreateWorkspaceResult;
+export type { BashResult, CreateWorkspaceResult, EditResult, GlobResult, GrepResult, ReadResult, TaskOutputResult, TaskStopResult, WriteResult };
 export type { FileStateEntry } from './files/file-state.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { runnerOpSchema, type OpResult } from './ops/index.ts';
 export { runnerOpSchema };
-export type { BashResult, CreateWorkspaceResult, EditResult, FileStateEntry, GlobResult, GrepResult, OpResult, ReadResult, RunnerOp, TaskOutputResult, TaskStopResult, WriteResult } from './ops/index.ts';
+export type { BashResult, CreateWorkspaceResult, EditResult, FileStateEntry, GlobResult, GrepResult, NotebookCell, OpResult, ReadResult, RunnerOp, TaskOutputResult, TaskStopResult, WriteResult } from './ops/index.ts';
 
 /**
  * The wire contract between the harness and the runner (the Lambda Invoke payload). The runner

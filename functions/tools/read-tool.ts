@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
-import type { ReadResult } from '../../sandbox-runner/protocol.ts';
+import type { ImageBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { NotebookCell, ReadResult } from '../../sandbox-runner/protocol.ts';
 import { buildTool } from './tool.ts';
 
 export const READ_TOOL_NAME = 'Read';
@@ -49,7 +50,7 @@ export const readTool = buildTool({
   async call(input, ctx) {
     const ws = ctx.workspace;
     const result = await ws.run({ type: 'read', path: input.file_path, offset: input.offset ?? 1, limit: input.limit, known: ws.getFileState(input.file_path) });
-    if (result.kind === 'text') ws.setFileState(result.path, result.fileState);
+    if (result.kind === 'text' || result.kind === 'notebook') ws.setFileState(result.path, result.fileState);
     return { data: result };
   },
   mapToolResultToToolResultBlockParam(output: ReadResult, toolUseId) {
@@ -61,6 +62,8 @@ export const readTool = buildTool({
           type: 'tool_result', tool_use_id: toolUseId,
           content: [{ type: 'image', source: { type: 'base64', media_type: output.mediaType as 'image/png', data: output.base64 } }],
         };
+      case 'notebook':
+        return { type: 'tool_result', tool_use_id: toolUseId, content: notebookBlocks(output.cells) };
       case 'text': {
         const content = output.content
           ? formatWithLineNumbers(output.content, output.startLine)
@@ -83,4 +86,24 @@ export function formatWithLineNumbers(content: string, startLine: number): strin
 
 function isDeviceFile(filePath: string): boolean {
   return DEVICE_FILES.has(filePath) || /^\/proc\/(self|\d+)\/fd\/[0-2]$/.test(filePath);
+}
+
+/** Each cell as `<cell id="…">source</cell id="…">`, then its outputs; adjacent texts merged with a newline. */
+function notebookBlocks(cells: NotebookCell[]): (TextBlockParam | ImageBlockParam)[] {
+  const blocks: (TextBlockParam | ImageBlockParam)[] = [];
+  const push = (block: TextBlockParam | ImageBlockParam) => {
+    const last = blocks.at(-1);
+    if (last?.type === 'text' && block.type === 'text') last.text += `\n${block.text}`;
+    else blocks.push(block);
+  };
+  for (const cell of cells) {
+    const tags = (cell.cellType !== 'code' ? `<cell_type>${cell.cellType}</cell_type>` : '') +
+      (cell.cellType === 'code' && cell.language !== 'python' ? `<language>${cell.language}</language>` : '');
+    push({ type: 'text', text: `<cell id="${cell.cellId}">${tags}${cell.source}</cell id="${cell.cellId}">` });
+    for (const out of cell.outputs) {
+      if (out.text) push({ type: 'text', text: `\n${out.text}` });
+      if (out.image) push({ type: 'image', source: { type: 'base64', media_type: out.image.mediaType as 'image/png', data: out.image.data } });
+    }
+  }
+  return blocks;
 }

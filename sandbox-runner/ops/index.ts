@@ -30,3 +30,4 @@ export type RunnerOp = z.input<typeof runnerOpSchema>;
 export type OpResult = BashResult | ReadResult | WriteResult | EditResult | GlobResult | GrepResult | TaskOutputResult | TaskStopResult | CreateWorkspaceResult;
 export type { BashResult, CreateWorkspaceResult, EditResult, GlobResult, GrepResult, ReadResult, TaskOutputResult, TaskStopResult, WriteResult };
 export type { FileStateEntry } from './files/file-state.ts';
+export type { NotebookCell } from './files/notebook.ts';

@@ -6,6 +6,7 @@ import { ToolInputError } from './op-context.ts';
 import { fileStateEntrySchema, hashText, type FileStateEntry } from './files/file-state.ts';
 import { decodeText, formatFileSize } from './files/file-text.ts';
 import { missingFileMessage, resolveWorkspacePath } from './files/workspace-path.ts';
+import { parseNotebook, type NotebookCell } from './files/notebook.ts';
 
 /** Whole-file reads past this size are refused unless the model pages with `limit`. */
 /** Widens one result to the op's result union. */
@@ -29,6 +30,7 @@ export type ReadResult =
       fileState: FileStateEntry;
     }
   | { type: 'read'; kind: 'unchanged'; path: string }
+  | { type: 'read'; kind: 'notebook'; path: string; cells: NotebookCell[]; fileState: FileStateEntry }
   | { type: 'read'; kind: 'image'; path: string; mediaType: string; base64: string; sizeBytes: number };
 
 /**
@@ -70,6 +72,15 @@ export const readOp = defineOp({
     const known = op.known;
     if (known && !known.isPartialView && known.offset === op.offset && known.limit === op.limit && known.hash === hash) {
       return done({ type: 'read', kind: 'unchanged', path: resolved.virtual });
+    }
+    if (ext === 'ipynb') {
+      let cells: NotebookCell[];
+      try {
+        cells = parseNotebook(text);
+      } catch (err) {
+        throw new ToolInputError(`Cannot read ${resolved.virtual} as a notebook: ${(err as Error).message}`);
+      }
+      return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells, fileState: { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) } });
     }
     const lines = text.split('\n');
     const from = op.offset === 0 ? 0 : op.offset - 1;

@@ -77,4 +77,23 @@ describe('Read through the runner', () => {
     const r = await h.run({ 'dot.png': { base64: PNG } }, [[call('i1', 'Read', { file_path: '/workspace/dot.png' })]]);
     expect(r.i1).toMatchObject(ok([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }]));
   });
+
+  it('reads notebooks as cells with their outputs', async () => {
+    const nb = {
+      cells: [
+        { cell_type: 'markdown', metadata: {}, source: ['# Title\n', 'text'] },
+        { cell_type: 'code', execution_count: 1, metadata: {}, source: ["print('hi')\n", 'x=1'], outputs: [{ output_type: 'stream', name: 'stdout', text: ['hi\n'] }] },
+        { cell_type: 'code', execution_count: 2, metadata: {}, source: '1+1', outputs: [{ output_type: 'execute_result', execution_count: 2, data: { 'text/plain': ['2'], 'image/png': PNG }, metadata: {} }] },
+        { cell_type: 'code', execution_count: null, metadata: {}, source: [], outputs: [] },
+        { cell_type: 'code', execution_count: 3, metadata: {}, source: "raise ValueError('x')", outputs: [{ output_type: 'error', ename: 'ValueError', evalue: 'x', traceback: ['Traceback...', 'ValueError: x'] }] },
+      ],
+      metadata: { language_info: { name: 'python' } }, nbformat: 4, nbformat_minor: 5,
+    };
+    const r = await h.run({ 'n.ipynb': JSON.stringify(nb) }, [[call('n1', 'Read', { file_path: '/workspace/n.ipynb' })]]);
+    expect(r.n1).toMatchObject(ok([
+      { type: 'text', text: '<cell id="cell-0"><cell_type>markdown</cell_type># Title\ntext</cell id="cell-0">\n<cell id="cell-1">print(\'hi\')\nx=1</cell id="cell-1">\n\nhi\n\n<cell id="cell-2">1+1</cell id="cell-2">\n\n2' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } },
+      { type: 'text', text: '<cell id="cell-3"></cell id="cell-3">\n<cell id="cell-4">raise ValueError(\'x\')</cell id="cell-4">\n\nValueError: x\nTraceback...\nValueError: x' },
+    ]));
+  });
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ImageBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { formatFileSize } from '../../sandbox-runner/ops/files/file-text.ts';
 import type { NotebookCell, ReadResult } from '../../sandbox-runner/protocol.ts';
 import { buildTool } from './tool.ts';
 
@@ -25,7 +26,10 @@ const inputSchema = z.strictObject({
   file_path: z.string().describe('Absolute path of the file to read (the workspace is /workspace)'),
   offset: z.number().int().nonnegative().optional().describe('Line to start from (1-based); only for files too long to read at once'),
   limit: z.number().int().positive().optional().describe('How many lines to read; only for files too long to read at once'),
+  pages: z.string().optional().describe('PDF page range such as "1-5" or "3" (at most 20 pages); needs page rendering, not available yet'),
 });
+
+export const MAX_PDF_PAGES_PER_READ = 20;
 
 export const readTool = buildTool({
   name: READ_TOOL_NAME,
@@ -38,6 +42,16 @@ export const readTool = buildTool({
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   async validateInput(input) {
+    if (input.pages !== undefined) {
+      const range = parsePageRange(input.pages);
+      if (!range) return { ok: false, message: `Invalid pages parameter: "${input.pages}". Use formats like "1-5", "3", or "10-20". Pages are 1-indexed.` };
+      const count = range.last === Infinity ? MAX_PDF_PAGES_PER_READ + 1 : range.last - range.first + 1;
+      if (count > MAX_PDF_PAGES_PER_READ) {
+        return { ok: false, message: `Page range "${input.pages}" exceeds maximum of ${MAX_PDF_PAGES_PER_READ} pages per request. Please use a smaller range.` };
+      }
+      // Rendering single pages needs poppler in the runner image; until then say so rather than send the whole file.
+      return { ok: false, message: 'Reading PDF page ranges is not available in this workspace yet. Read the whole PDF without pages, or extract text with Bash.' };
+    }
     const ext = path.extname(input.file_path).toLowerCase();
     if (BINARY_EXTENSIONS.has(ext.slice(1))) {
       return { ok: false, message: `This tool cannot read binary files. The file appears to be a binary ${ext} file. Please use appropriate tools for binary file analysis.` };
@@ -61,6 +75,15 @@ export const readTool = buildTool({
         return {
           type: 'tool_result', tool_use_id: toolUseId,
           content: [{ type: 'image', source: { type: 'base64', media_type: output.mediaType as 'image/png', data: output.base64 } }],
+        };
+      case 'pdf':
+        // The reference sends the document in a separate user message; the tool_result can carry it directly.
+        return {
+          type: 'tool_result', tool_use_id: toolUseId,
+          content: [
+            { type: 'text', text: `PDF file read: ${output.path} (${formatFileSize(output.sizeBytes)})` },
+            { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: output.base64 } },
+          ],
         };
       case 'notebook':
         return { type: 'tool_result', tool_use_id: toolUseId, content: notebookBlocks(output.cells) };
@@ -106,4 +129,17 @@ function notebookBlocks(cells: NotebookCell[]): (TextBlockParam | ImageBlockPara
     }
   }
   return blocks;
+}
+
+/** "3", "1-5", "10-" (to the end); 1-based. */
+function parsePageRange(pages: string): { first: number; last: number } | undefined {
+  const text = pages.trim();
+  const single = /^(\d+)$/.exec(text);
+  if (single) return Number(single[1]) >= 1 ? { first: Number(single[1]), last: Number(single[1]) } : undefined;
+  const open = /^(\d+)-$/.exec(text);
+  if (open) return Number(open[1]) >= 1 ? { first: Number(open[1]), last: Infinity } : undefined;
+  const closed = /^(\d+)-(\d+)$/.exec(text);
+  if (!closed) return undefined;
+  const [first, last] = [Number(closed[1]), Number(closed[2])];
+  return first >= 1 && last >= first ? { first, last } : undefined;
 }

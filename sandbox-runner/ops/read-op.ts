@@ -14,6 +14,8 @@ const done = (result: ReadResult) => ({ result });
 
 export const READ_MAX_BYTES = 256 * 1024;
 export const READ_MAX_TOKENS = 25_000;
+/** Largest PDF sent whole as a document block. */
+export const PDF_MAX_BYTES = 20 * 1024 * 1024;
 const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
 
 export type ReadResult =
@@ -31,7 +33,8 @@ export type ReadResult =
     }
   | { type: 'read'; kind: 'unchanged'; path: string }
   | { type: 'read'; kind: 'notebook'; path: string; cells: NotebookCell[]; fileState: FileStateEntry }
-  | { type: 'read'; kind: 'image'; path: string; mediaType: string; base64: string; sizeBytes: number };
+  | { type: 'read'; kind: 'image'; path: string; mediaType: string; base64: string; sizeBytes: number }
+  | { type: 'read'; kind: 'pdf'; path: string; base64: string; sizeBytes: number };
 
 /**
  * Reads one file of the workspace for the Read tool: the size gates, line selection, the
@@ -65,6 +68,15 @@ export const readOp = defineOp({
       return done({ type: 'read', kind: 'image', path: resolved.virtual, mediaType, base64: bytes.toString('base64'), sizeBytes: bytes.length });
     }
 
+    if (ext === 'pdf') {
+      if (st.size === 0) throw new ToolInputError(`PDF file is empty: ${resolved.virtual}`);
+      if (st.size > PDF_MAX_BYTES) throw new ToolInputError(`PDF file exceeds maximum allowed size of ${formatFileSize(PDF_MAX_BYTES)}.`);
+      const bytes = await fs.readFile(resolved.real);
+      if (!bytes.subarray(0, 5).toString('ascii').startsWith('%PDF-')) {
+        throw new ToolInputError(`File is not a valid PDF (missing %PDF- header): ${resolved.virtual}`);
+      }
+      return done({ type: 'read', kind: 'pdf', path: resolved.virtual, base64: bytes.toString('base64'), sizeBytes: bytes.length });
+    }
     if (op.limit === undefined && st.size > READ_MAX_BYTES) throw new ToolInputError(tooLargeMessage(st.size, READ_MAX_BYTES));
     if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
     const { content: text } = decodeText(await fs.readFile(resolved.real));

@@ -96,4 +96,23 @@ describe('Read through the runner', () => {
       { type: 'text', text: '<cell id="cell-3"></cell id="cell-3">\n<cell id="cell-4">raise ValueError(\'x\')</cell id="cell-4">\n\nValueError: x\nTraceback...\nValueError: x' },
     ]));
   });
+
+  it('reads PDFs whole as a document block, and checks the pages parameter', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj 3 0 obj<</Type/Page/MediaBox[0 0 3 3]/Parent 2 0 R>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n');
+    const r = await h.run({ 'd.pdf': { base64: pdf.toString('base64') }, 'bad.pdf': 'hello', 'empty.pdf': '' }, [[
+      call('p1', 'Read', { file_path: '/workspace/d.pdf' }),
+      call('p2', 'Read', { file_path: '/workspace/bad.pdf' }),
+      call('p3', 'Read', { file_path: '/workspace/empty.pdf' }),
+      call('p4', 'Read', { file_path: '/workspace/d.pdf', pages: 'x' }),
+      call('p5', 'Read', { file_path: '/workspace/d.pdf', pages: '1-30' }),
+    ]]);
+    expect(r.p1).toMatchObject(ok([
+      { type: 'text', text: 'PDF file read: /workspace/d.pdf (189 bytes)' },
+      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: pdf.toString('base64') } },
+    ]));
+    expect(r.p2).toMatchObject(err('File is not a valid PDF (missing %PDF- header): /workspace/bad.pdf'));
+    expect(r.p3).toMatchObject(err('PDF file is empty: /workspace/empty.pdf'));
+    expect(r.p4).toMatchObject(err('<tool_use_error>Invalid pages parameter: "x". Use formats like "1-5", "3", or "10-20". Pages are 1-indexed.</tool_use_error>'));
+    expect(r.p5).toMatchObject(err('<tool_use_error>Page range "1-30" exceeds maximum of 20 pages per request. Please use a smaller range.</tool_use_error>'));
+  });
 });

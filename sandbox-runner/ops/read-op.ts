@@ -77,7 +77,7 @@ export const readOp = defineOp({
       }
       return done({ type: 'read', kind: 'pdf', path: resolved.virtual, base64: bytes.toString('base64'), sizeBytes: bytes.length });
     }
-    if (op.limit === undefined && st.size > READ_MAX_BYTES) throw new ToolInputError(tooLargeMessage(st.size, READ_MAX_BYTES));
+    if (op.limit === undefined && st.size > READ_MAX_BYTES && ext !== 'ipynb') throw new ToolInputError(tooLargeMessage(st.size, READ_MAX_BYTES));
     if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
     const { content: text } = decodeText(await fs.readFile(resolved.real));
     const hash = hashText(text);
@@ -91,6 +91,16 @@ export const readOp = defineOp({
         cells = parseNotebook(text);
       } catch (err) {
         throw new ToolInputError(`Cannot read ${resolved.virtual} as a notebook: ${(err as Error).message}`);
+      }
+      const size = Buffer.byteLength(JSON.stringify(cells));
+      if (size > READ_MAX_BYTES) {
+        throw new ToolInputError(
+          `Notebook content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(READ_MAX_BYTES)}). Use Bash with jq to read specific portions:\n` +
+            `  cat "${op.path}" | jq '.cells[:20]' # First 20 cells\n` +
+            `  cat "${op.path}" | jq '.cells[100:120]' # Cells 100-120\n` +
+            `  cat "${op.path}" | jq '.cells | length' # Count total cells\n` +
+            `  cat "${op.path}" | jq '.cells[] | select(.cell_type=="code") | .source' # All code sources`,
+        );
       }
       return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells, fileState: { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) } });
     }

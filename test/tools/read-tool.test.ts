@@ -115,4 +115,16 @@ describe('Read through the runner', () => {
     expect(r.p4).toMatchObject(err('<tool_use_error>Invalid pages parameter: "x". Use formats like "1-5", "3", or "10-20". Pages are 1-indexed.</tool_use_error>'));
     expect(r.p5).toMatchObject(err('<tool_use_error>Page range "1-30" exceeds maximum of 20 pages per request. Please use a smaller range.</tool_use_error>'));
   });
+
+  it('refuses notebooks whose cells pass 256 KB, pointing to jq', async () => {
+    const nb = { cells: [{ cell_type: 'markdown', metadata: {}, source: 'x'.repeat(300_000) }], metadata: {}, nbformat: 4, nbformat_minor: 5 };
+    const r = await h.run({ 'big.ipynb': JSON.stringify(nb) }, [[call('n1', 'Read', { file_path: '/workspace/big.ipynb' })]]);
+    expect(r.n1).toMatchObject(err(
+      'Notebook content (293KB) exceeds maximum allowed size (256KB). Use Bash with jq to read specific portions:\n' +
+        '  cat "/workspace/big.ipynb" | jq \'.cells[:20]\' # First 20 cells\n' +
+        '  cat "/workspace/big.ipynb" | jq \'.cells[100:120]\' # Cells 100-120\n' +
+        '  cat "/workspace/big.ipynb" | jq \'.cells | length\' # Count total cells\n' +
+        '  cat "/workspace/big.ipynb" | jq \'.cells[] | select(.cell_type=="code") | .source\' # All code sources',
+    ));
+  });
 });

@@ -6,6 +6,7 @@ import { ToolInputError } from './op-context.ts';
 import { fileStateEntrySchema, hashText, type FileStateEntry } from './files/file-state.ts';
 import { decodeText, formatFileSize } from './files/file-text.ts';
 import { missingFileMessage, resolveWorkspacePath } from './files/workspace-path.ts';
+import { prepareImage } from './files/image.ts';
 import { parseNotebook, type NotebookCell } from './files/notebook.ts';
 
 /** Whole-file reads past this size are refused unless the model pages with `limit`. */
@@ -16,7 +17,7 @@ export const READ_MAX_BYTES = 256 * 1024;
 export const READ_MAX_TOKENS = 25_000;
 /** Largest PDF sent whole as a document block. */
 export const PDF_MAX_BYTES = 20 * 1024 * 1024;
-const IMAGE_TYPES: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+const IMAGE_TYPES: Record<string, true> = { png: true, jpg: true, jpeg: true, gif: true, webp: true };
 
 export type ReadResult =
   | {
@@ -60,12 +61,12 @@ export const readOp = defineOp({
     if (!st.isFile()) throw new ToolInputError(`Cannot read '${op.path}': not a regular file.`);
 
     const ext = path.extname(resolved.virtual).slice(1).toLowerCase();
-    const mediaType = IMAGE_TYPES[ext];
-    if (mediaType) {
+    if (IMAGE_TYPES[ext]) {
       if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
       const bytes = await fs.readFile(resolved.real);
       if (bytes.length === 0) throw new ToolInputError(`Image file is empty: ${resolved.virtual}`);
-      return done({ type: 'read', kind: 'image', path: resolved.virtual, mediaType, base64: bytes.toString('base64'), sizeBytes: bytes.length });
+      const image = await prepareImage(bytes, ext, READ_MAX_TOKENS);
+      return done({ type: 'read', kind: 'image', path: resolved.virtual, mediaType: image.mediaType, base64: image.buffer.toString('base64'), sizeBytes: bytes.length });
     }
 
     if (ext === 'pdf') {

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { call, err, ok, useToolStack } from './tool-harness.ts';
 
@@ -126,5 +127,20 @@ describe('Read through the runner', () => {
         '  cat "/workspace/big.ipynb" | jq \'.cells | length\' # Count total cells\n' +
         '  cat "/workspace/big.ipynb" | jq \'.cells[] | select(.cell_type=="code") | .source\' # All code sources',
     ));
+  });
+
+  it('shrinks large images to fit the size and token limits, keeping the aspect ratio', async () => {
+    const noise = Buffer.alloc(3000 * 1000 * 3);
+    for (let i = 0; i < noise.length; i++) noise[i] = (i * 7919) % 251;
+    const png = await sharp(noise, { raw: { width: 3000, height: 1000, channels: 3 } }).png().toBuffer();
+    const r = await h.run({ 'wide.png': { base64: png.toString('base64') } }, [[call('i1', 'Read', { file_path: '/workspace/wide.png' })]]);
+    const [block] = r.i1!.content as { type: string; source: { media_type: string; data: string } }[];
+    expect(block!.type).toBe('image');
+    // Within the token budget the harness assumes for images (base64 characters / 8).
+    expect(block!.source.data.length / 8).toBeLessThanOrEqual(25_000);
+    const meta = await sharp(Buffer.from(block!.source.data, 'base64')).metadata();
+    expect(meta.width).toBeLessThanOrEqual(2000);
+    expect(Math.abs(meta.width! / meta.height! - 3)).toBeLessThan(0.05);
+    expect(`image/${meta.format}`).toBe(block!.source.media_type);
   });
 });

@@ -1,4 +1,3 @@
-import type { ImageBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../../sandbox-runner/protocol.ts';
 import { isReadOnlyCommand } from './bash/classify-command.ts';
@@ -30,6 +29,7 @@ export interface BashOutput {
   cwdReset: boolean;
   backgroundTaskId?: string;
   outputPath?: string;
+  image?: { mediaType: string; base64: string };
 }
 
 export const bashTool = buildTool({
@@ -55,6 +55,7 @@ export const bashTool = buildTool({
       data: {
         output: result.output, exitCode: result.exitCode, timedOut: result.timedOut, timeoutMs, cwdReset,
         ...(result.backgroundTaskId ? { backgroundTaskId: result.backgroundTaskId, outputPath: result.outputPath } : {}),
+        ...(result.image ? { image: result.image } : {}),
       },
     };
   },
@@ -65,8 +66,10 @@ export const bashTool = buildTool({
       const sofar = out.output.replace(/^(\s*\n)+/, '').trimEnd();
       return { type: 'tool_result', tool_use_id: toolUseId, content: [sofar, notice].filter(Boolean).join('\n') };
     }
-    const image = asImageOutput(out.output);
-    if (image && out.exitCode === 0) return { type: 'tool_result', tool_use_id: toolUseId, content: [image] };
+    if (out.image && out.exitCode === 0) {
+      const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: out.image.mediaType as 'image/png', data: out.image.base64 } };
+      return { type: 'tool_result', tool_use_id: toolUseId, content: [image] };
+    }
     const parts: string[] = [];
     const output = truncateMiddle(out.output.replace(/\n+$/, ''));
     if (output) parts.push(output);
@@ -87,11 +90,3 @@ export function truncateMiddle(text: string, max = BASH_MAX_OUTPUT_CHARS): strin
   return `${head}\n\n... [${droppedLines} lines truncated] ...`;
 }
 
-const IMAGE_DATA_URI = /^data:(image\/(?:png|jpeg|gif|webp));base64,([A-Za-z0-9+/=\s]+)$/;
-
-/** Output that is one `data:image/...;base64,` URI goes to the model as an image, not as text. */
-function asImageOutput(output: string): ImageBlockParam | undefined {
-  const match = IMAGE_DATA_URI.exec(output.trim());
-  if (!match) return undefined;
-  return { type: 'image', source: { type: 'base64', media_type: match[1] as 'image/png', data: match[2]!.replace(/\s/g, '') } };
-}

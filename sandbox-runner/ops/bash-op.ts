@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
 import { defineOp } from './op.ts';
 import { createTaskFiles } from './tasks/task-files.ts';
+import { prepareImage } from './files/image.ts';
+import { READ_MAX_TOKENS } from './read-op.ts';
 import type { OpContext } from './op-context.ts';
 
 export interface BashResult {
@@ -20,6 +22,8 @@ export interface BashResult {
   backgroundTaskId?: string;
   /** Where the background task's output goes, as commands see it. */
   outputPath?: string;
+  /** Set when the whole output was one `data:image/...;base64,` URI: the image, fitted to the model's limits. */
+  image?: { mediaType: string; base64: string };
 }
 
 /**
@@ -61,6 +65,7 @@ export const bashOp = defineOp({
         tasks.track(record, outcome.detached.done);
       }
       const { text, truncated } = await readCapped(outputFile, ctx.limits.maxOutputBytes);
+      const image = detached ? undefined : await imageOutput(text);
       const result: BashResult = {
         type: 'bash',
         output: text,
@@ -70,6 +75,7 @@ export const bashOp = defineOp({
         outputTruncated: truncated || outcome.outputLimitHit,
         durationMs: outcome.durationMs,
         ...(detached ? { backgroundTaskId: taskId, outputPath: tasks.virtualOutputPath(taskId) } : {}),
+        ...(image ? { image } : {}),
       };
       return { result, cwd: outcome.finalCwd ?? startCwd };
     } finally {
@@ -96,4 +102,15 @@ async function readCapped(file: string, maxBytes: number): Promise<{ text: strin
   } finally {
     await handle.close();
   }
+}
+
+const IMAGE_DATA_URI = /^data:image\/(png|jpeg|jpg|gif|webp);base64,([A-Za-z0-9+/=\s]+)$/;
+
+async function imageOutput(output: string): Promise<BashResult['image']> {
+  const match = IMAGE_DATA_URI.exec(output.trim());
+  if (!match) return undefined;
+  const bytes = Buffer.from(match[2]!.replace(/\s/g, ''), 'base64');
+  if (bytes.length === 0) return undefined;
+  const image = await prepareImage(bytes, match[1]!, READ_MAX_TOKENS);
+  return { mediaType: image.mediaType, base64: image.buffer.toString('base64') };
 }

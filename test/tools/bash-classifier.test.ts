@@ -3,22 +3,27 @@ import { isReadOnlyCommand } from '../../functions/tools/bash/classify-command.t
 import { loadShellParser } from '../../functions/tools/bash/shell-parser.ts';
 
 const READ_ONLY = [
-  'ls', 'ls -la', 'ls -la src/', 'pwd', 'cat README.md', 'cat a.txt b.txt', 'head -n 20 file.ts', 'tail -n 5 log.txt', 'wc -l *.ts',
-  'grep -rn "TODO" src', 'grep -c foo file', 'rg foo', 'rg -n "fn main" --type rust', 'echo hello', 'echo "$HOME"', 'printf "%s\\n" a b',
+  'ls', 'ls -la', 'ls -la src/', 'pwd', 'cat README.md', 'cat a.txt b.txt', 'head -n 20 file.ts', 'tail -n 5 log.txt', 
+  'grep -rn "TODO" src', 'grep -c foo file', 'rg foo', 'rg -n "fn main" --type rust', 'echo hello', 
   'which node', 'whoami', 'id -u', 'date', 'date +%s', 'uname -a', 'df -h', 'du -sh .', 'file image.png', 'stat package.json',
   'basename /a/b/c.txt', 'dirname /a/b/c.txt', 'realpath .', 'readlink -f link', 'tree -L 2', 'diff a.txt b.txt', 'cmp a b',
-  'cut -d: -f1 /etc/passwd', 'sort file.txt', 'sort -u -k2 file.txt', 'uniq -c', 'nl file', 'od -c file', 'xxd file', 'strings bin',
-  'jq .name package.json', 'true', 'test -f package.json', '[ -d src ]', 'seq 1 10', 'find . -name "*.ts"', 'find src -type f -newer x',
-  'sed -n 1,5p file', "sed 's/a/b/g' file", 'cd src', 'cd src && ls', 'ps aux', 'env', 'sha256sum file', 'base64 file',
+  'cut -d: -f1 /etc/passwd', 'sort file.txt', 'sort -rn file.txt', 'wc -l src/a.ts', 'echo "*.ts"', 'uniq -c', 'nl file', 'od -c file', 'strings bin',
+  'jq .name package.json', 'true', 'test -f package.json', 'seq 1 10', 'find . -name "*.ts"', 'find src -type f -newer x',
+  'sed -n 1,5p file', 'cd src', 'cd src && ls', 'ps aux', 'sha256sum file', 'base64 file',
   'git status', 'git log --oneline -n 5', 'git diff HEAD~1', 'git show HEAD:README.md', 'git branch -a', 'git branch --show-current',
   'git tag', 'git remote -v', 'git config --get user.name', 'git rev-parse HEAD', 'git ls-files', 'git blame file.ts',
-  'git stash list', 'git -C sub status', 'git --no-pager log', 'git grep foo', 'git describe --tags', 'git shortlog -s',
-  'ls | wc -l', 'cat file | grep foo | sort | uniq -c', 'ls && pwd', 'ls || echo none', 'ls; pwd', '(ls; pwd)', 'ls 2>&1',
-  'ls 2>/dev/null', 'grep foo < input.txt', 'cat <<EOF\nplain text\nEOF', "echo 'single $quoted'", 'ls # comment',
-  'tail -n 3 a | head -n 1', 'find . -maxdepth 1 -type d', 'wc -c < file', 'echo a && echo b || echo c',
+  'git stash list', 'git grep foo', 'git describe --tags', 'git shortlog -s',
+  'ls | wc -l', 'cat file | grep foo | sort | uniq -c', 'ls && pwd', 'ls || echo none', 'ls; pwd', 'ls 2>&1',
+  'ls 2>/dev/null', "echo 'single $quoted'", 
+  'tail -n 3 a | head -n 1', 'find . -maxdepth 1 -type d', 'echo a && echo b || echo c',
 ];
 
 const NOT_READ_ONLY = [
+  // Claude Code 2.1.88 asks before these (observed): globs, expansions, tests, subshells, input
+  // redirection, heredocs/newlines, comments, git global options, sed substitutions.
+  'wc -l *.ts', 'echo "$HOME"', 'printf "%s\\n" a b', 'sort -u -k2 file.txt', 'xxd file', '[ -d src ]', 'env',
+  'git -C sub status', 'git --no-pager log', '(ls; pwd)', 'grep foo < input.txt', 'cat <<EOF\nplain text\nEOF',
+  'ls # comment', 'wc -c < file', "sed 's/a/b/g' file",
   'rm -rf /', 'rm file', 'mv a b', 'cp a b', 'mkdir x', 'touch x', 'chmod +x f', 'tee out.txt', 'npm install', 'node script.js',
   'python3 -c "print(1)"', 'curl https://example.com', 'ls > out.txt', 'echo hi >> log.txt', 'cat a > b', 'ls &> all.log',
   'echo $(rm -rf /)', 'echo `whoami`', 'cat <(ls)', 'diff <(ls a) <(ls b)', 'FOO=bar ls', 'export FOO=bar', 'cd src && git status',

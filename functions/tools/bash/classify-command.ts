@@ -3,18 +3,21 @@ import { loadShellParser, shellParserIfReady } from './shell-parser.ts';
 import { READ_ONLY_COMMANDS } from './read-only-commands.ts';
 
 /** Syntax that only groups or sequences commands; everything else must be explicitly allowed below. */
-const STRUCTURAL = new Set(['program', 'list', 'pipeline', 'subshell', 'compound_statement', 'comment', '&&', '||', '|', ';', '(', ')', '{', '}', '\n']);
+const STRUCTURAL = new Set(['program', 'list', 'pipeline', '&&', '||', '|', ';']);
 /** Argument shapes that cannot run anything. */
-const ARGUMENT = new Set(['word', 'string', 'raw_string', 'string_content', 'number', 'concatenation', 'simple_expansion', 'expansion', 'variable_name', '"', '$', '${', '}', 'ansi_c_string', 'translated_string']);
-const RUNS_CODE = ['command_substitution', 'process_substitution', 'arithmetic_expansion', 'variable_assignment', 'file_redirect'];
+const ARGUMENT = new Set(['word', 'string', 'raw_string', 'string_content', 'number', 'concatenation', '"']);
+/** Unquoted glob characters: the shell, not the command, decides which files they name. */
+const UNQUOTED_GLOB = /[*?[\]]/;
 const SAFE_REDIRECT_TARGETS = new Set(['/dev/null']);
 
 /**
  * Whether a shell command only reads: parsed with the real bash grammar, every command must be
- * allow-listed with allowed arguments, and nothing may write or run code on the side —
- * no redirection into files, no command or process substitution, no assignments, no `cd`
- * combined with git (a directory's own git config can run programs). Anything that fails to
- * parse, or that this does not understand, is not read-only.
+ * allow-listed with allowed arguments, and nothing may write, run code or hide structure on the
+ * side — no redirection into files (or from them), no command, process or parameter substitution,
+ * no unquoted globs, no assignments, subshells, tests, comments or newlines, no `cd` combined with
+ * git (a directory's own git config can run programs). Anything that fails to parse, or that this
+ * does not understand, is not read-only. Checked against Claude Code 2.1.88's permission decisions
+ * (docs/tools.md).
  */
 export function isReadOnlyCommand(command: string): boolean {
   const parser = shellParserIfReady();
@@ -23,7 +26,8 @@ export function isReadOnlyCommand(command: string): boolean {
   if (!tree) return false;
   try {
     const root = tree.rootNode;
-    if (root.hasError || command.trim() === '') return false;
+    // Newlines could hide a second command from a reader; the reference asks about them too.
+    if (root.hasError || command.trim() === '' || command.includes('\n')) return false;
     const names: string[] = [];
     if (!checkNode(root, names)) return false;
     if (names.includes('cd') && names.includes('git')) return false;
@@ -41,15 +45,11 @@ export async function classifyCommand(command: string): Promise<boolean> {
 function checkNode(node: ShellNode, names: string[]): boolean {
   if (STRUCTURAL.has(node.type)) return node.children.every((c) => c !== null && checkNode(c, names));
   if (node.type === 'command') return checkCommand(node, names);
-  // `[ ... ]` / `[[ ... ]]` only evaluate, unless something inside runs a command.
-  if (node.type === 'test_command') return node.descendantsOfType(RUNS_CODE).length === 0;
   if (node.type === 'redirected_statement') {
     for (const child of node.children) {
       if (!child) return false;
       if (child.type === 'file_redirect') {
         if (!isSafeRedirect(child)) return false;
-      } else if (child.type === 'heredoc_redirect') {
-        if (!checkHeredoc(child)) return false;
       } else if (!checkNode(child, names)) return false;
     }
     return true;
@@ -67,6 +67,7 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
       words.push(inner.text);
     } else if (ARGUMENT.has(child.type)) {
       if (!isPlainArgument(child)) return false;
+      if (child.type === 'word' && UNQUOTED_GLOB.test(child.text)) return false;
       words.push(unquote(child));
     } else {
       return false;
@@ -85,19 +86,17 @@ function isPlainArgument(node: ShellNode): boolean {
   return node.children.every((c) => c !== null && isPlainArgument(c));
 }
 
-/** `2>&1`, `>&2`, `< file`, `> /dev/null`: reading input or discarding output. */
+/**
+ * `2>&1`, `>&2`, `> /dev/null`: moving or discarding output. Input redirection is not read-only
+ * either: like the reference, it is treated as a possible read of something sensitive.
+ */
 function isSafeRedirect(node: ShellNode): boolean {
   const op = node.children.find((c) => c && /^(<|>|>>|&>|&>>|>&|<&|>\||<>)$/.test(c.type));
   const target = node.childForFieldName('destination') ?? node.lastChild;
   if (!op || !target) return false;
-  if (op.type === '<') return isPlainArgument(target);
-  if (op.type === '>&' || op.type === '<&') return /^\d+$|^-$/.test(target.text);
-  return SAFE_REDIRECT_TARGETS.has(target.text);
-}
-
-function checkHeredoc(node: ShellNode): boolean {
-  // A heredoc body may hold substitutions unless its delimiter is quoted; only plain bodies pass.
-  return !node.descendantsOfType(['command_substitution', 'process_substitution', 'expansion', 'simple_expansion', 'file_redirect']).length;
+  if (op.type === '>&') return /^\d+$/.test(target.text);
+  if (op.type === '>' || op.type === '>>' || op.type === '&>') return SAFE_REDIRECT_TARGETS.has(target.text);
+  return false;
 }
 
 function unquote(node: ShellNode): string {

@@ -12,22 +12,22 @@ const without = (...banned: (string | RegExp)[]): ArgsRule => (args) =>
 const positionals = (args: string[]) => args.filter((a) => !a.startsWith('-'));
 
 export const READ_ONLY_COMMANDS: Record<string, ArgsRule> = {
-  cat: any, head: any, tail: without('-f', '-F', '--follow'), wc: any, ls: any, pwd: any, echo: any, printf: without('-v'),
+  cat: any, head: any, tail: without('-f', '-F', '--follow'), wc: any, ls: any, pwd: any, echo: any,
   grep: any, egrep: any, fgrep: any, rg: without('--pre', /^--pre=/, '--search-zip', '-z'), which: any, whoami: none, id: any,
   date: without('-s', '--set', /^-s/), uname: any, hostname: (args) => args.every((a) => a.startsWith('-')), df: any, du: any,
   file: without('-C', '--compile'), stat: any, basename: any, dirname: any, realpath: any, readlink: any, tree: without('-o', /^-o/),
   diff: without('--output', /^--output=/), cmp: any, comm: any, cut: any, tr: any, nl: any, od: any, hexdump: any, strings: any,
-  sort: without('-o', /^-o/, '--output', /^--output=/, '-T', '--temporary-directory'),
-  uniq: (args) => positionals(args).length <= 1, xxd: (args) => positionals(args).length <= 1 && !args.includes('-r'),
+  sort: (args) => args.every((a) => !a.startsWith('-') || /^-[rnufhbVMsdgiz]+$/.test(a)),
+  uniq: (args) => positionals(args).length <= 1,
   jq: without('--rawfile', '--slurpfile'), true: any, false: any, test: any, '[': any, printenv: any, seq: any, sleep: any,
   find: without('-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'),
-  sed: (args) => sedIsReadOnly(args), cd: any, ps: any, env: none, type: any, column: any, fold: any, expand: any, rev: any,
+  sed: (args) => sedIsReadOnly(args), cd: any, ps: any, type: any, column: any, fold: any, expand: any, rev: any,
   tac: any, paste: any, join: any, md5sum: without('-c'), sha1sum: any, sha256sum: any, base64: any, locale: none, nproc: any,
   free: any, uptime: any, groups: any, tty: none, arch: none, look: any, numfmt: any, cksum: any, fmt: any, pr: any,
   git: (args) => gitIsReadOnly(args),
 };
 
-/** sed only prints unless told to write: -i edits in place, the w/W commands and the e command write or run. */
+/** sed only prints unless told to write: -i edits in place, the w/W commands and the e command write or run; substitutions count as edits. */
 function sedIsReadOnly(args: string[]): boolean {
   if (args.some((a) => a === '-i' || a.startsWith('-i') || a.startsWith('--in-place') || a === '-s' || a === '--separate')) return false;
   const scripts: string[] = [];
@@ -41,13 +41,11 @@ function sedIsReadOnly(args: string[]): boolean {
 }
 
 /**
- * Only addresses, substitutions without the w/e flags, and printing/deleting commands; anything
- * else (w, W, e, r, R, and whatever is not understood) could write a file or run a program.
+ * Only addresses and printing/deleting commands; anything else (s, w, W, e, r, R, and whatever is
+ * not understood) could write a file or run a program.
  */
 function isPrintOnlySedScript(script: string): boolean {
-  const rest = script
-    .replace(/s([^\w\s\\])(?:\\.|(?!\1).)*\1(?:\\.|(?!\1).)*\1[gpiIm0-9]*/g, ' ')
-    .replace(/\/(?:\\.|[^/])*\//g, ' ');
+  const rest = script.replace(/\/(?:\\.|[^/])*\//g, ' ');
   return /^[\d\s,$;!{}pdnqPgGhHxlN=+~]*$/.test(rest);
 }
 
@@ -66,16 +64,9 @@ const GIT_READ_ONLY: Record<string, ArgsRule> = {
   worktree: (args) => args[0] === 'list',
 };
 
-/** `git [-C dir] [--no-pager] SUB args`: the subcommand and its arguments must be read-only. -c could set a pager or alias to run. */
+/** `git SUB args`: the subcommand and its arguments must be read-only. No global options: -c could set a pager or alias to run, -C points git at another repository. */
 function gitIsReadOnly(args: string[]): boolean {
-  let i = 0;
-  while (i < args.length && args[i]!.startsWith('-')) {
-    const a = args[i]!;
-    if (a === '-C') i += 2;
-    else if (a === '--no-pager' || a === '--no-optional-locks' || a === '-P') i += 1;
-    else return false;
-  }
-  const sub = args[i];
+  const [sub, ...rest] = args;
   const rule = sub === undefined ? undefined : GIT_READ_ONLY[sub];
-  return rule !== undefined && rule(args.slice(i + 1));
+  return rule !== undefined && rule(rest);
 }

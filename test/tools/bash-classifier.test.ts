@@ -7,7 +7,7 @@ const READ_ONLY = [
   'grep -rn "TODO" src', 'grep -c foo file', 'rg foo', 'rg -n "fn main" --type rust', 'echo hello', 
   'which node', 'whoami', 'id -u', 'date', 'date +%s', 'uname -a', 'df -h', 'du -sh .', 'file image.png', 'stat package.json',
   'basename /a/b/c.txt', 'dirname /a/b/c.txt', 'realpath .', 'readlink -f link', 'tree -L 2', 'diff a.txt b.txt', 'cmp a b',
-  'cut -d: -f1 /etc/passwd', 'sort file.txt', 'sort -rn file.txt', 'wc -l src/a.ts', 'echo "*.ts"', 'uniq -c', 'nl file', 'od -c file', 'strings bin',
+  'cut -d: -f1 /workspace/data.csv', 'sort file.txt', 'sort -rn file.txt', 'wc -l src/a.ts', 'echo "*.ts"', 'uniq -c', 'nl file', 'od -c file', 'strings bin',
   'jq .name package.json', 'true', 'test -f package.json', 'seq 1 10', 'find . -name "*.ts"', 'find src -type f -newer x',
   'sed -n 1,5p file', 'cd src', 'cd src && ls', 'ps aux', 'sha256sum file', 'base64 file',
   'git status', 'git log --oneline -n 5', 'git diff HEAD~1', 'git show HEAD:README.md', 'git branch -a', 'git branch --show-current',
@@ -24,6 +24,8 @@ const NOT_READ_ONLY = [
   'wc -l *.ts', 'echo "$HOME"', 'printf "%s\\n" a b', 'sort -u -k2 file.txt', 'xxd file', '[ -d src ]', 'env',
   'git -C sub status', 'git --no-pager log', '(ls; pwd)', 'grep foo < input.txt', 'cat <<EOF\nplain text\nEOF',
   'ls # comment', 'wc -c < file', "sed 's/a/b/g' file",
+  // Reading outside the workspace is not read-only here either.
+  'cut -d: -f1 /etc/passwd', 'cat ~/.ssh/id_rsa', 'ls /root',
   'rm -rf /', 'rm file', 'mv a b', 'cp a b', 'mkdir x', 'touch x', 'chmod +x f', 'tee out.txt', 'npm install', 'node script.js',
   'python3 -c "print(1)"', 'curl https://example.com', 'ls > out.txt', 'echo hi >> log.txt', 'cat a > b', 'ls &> all.log',
   'echo $(rm -rf /)', 'echo `whoami`', 'cat <(ls)', 'diff <(ls a) <(ls b)', 'FOO=bar ls', 'export FOO=bar', 'cd src && git status',

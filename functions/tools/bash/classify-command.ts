@@ -1,6 +1,6 @@
 import type { ShellNode } from './shell-parser.ts';
 import { loadShellParser, shellParserIfReady } from './shell-parser.ts';
-import { READ_ONLY_COMMANDS } from './read-only-commands.ts';
+import { FILE_READING_COMMANDS, isOutsideWorkspace, READ_ONLY_COMMANDS } from './read-only-commands.ts';
 
 /** Syntax that only groups or sequences commands; everything else must be explicitly allowed below. */
 const STRUCTURAL = new Set(['program', 'list', 'pipeline', '&&', '||', '|', ';']);
@@ -77,6 +77,7 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
   if (!name) return false;
   const rule = READ_ONLY_COMMANDS[name];
   names.push(name);
+  if (FILE_READING_COMMANDS.has(name) && args.some((a) => !a.startsWith('-') && isOutsideWorkspace(a))) return false;
   return rule !== undefined && rule(args);
 }
 

@@ -11,6 +11,23 @@ const without = (...banned: (string | RegExp)[]): ArgsRule => (args) =>
   !args.some((a) => banned.some((b) => (typeof b === 'string' ? a === b || a.startsWith(`${b}=`) : b.test(a))));
 const positionals = (args: string[]) => args.filter((a) => !a.startsWith('-'));
 
+/**
+ * Commands that open the files they are given: reading outside the workspace is not the quiet
+ * kind of read (the reference asks before it too). Others (echo, basename, …) only print words.
+ */
+export const FILE_READING_COMMANDS = new Set([
+  'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'ls', 'file', 'stat', 'tree', 'diff', 'cmp', 'comm', 'cut', 'tr', 'nl',
+  'od', 'hexdump', 'strings', 'sort', 'uniq', 'jq', 'find', 'sed', 'du', 'column', 'fold', 'expand', 'rev', 'tac', 'paste', 'join',
+  'md5sum', 'sha1sum', 'sha256sum', 'base64', 'look', 'cksum', 'fmt', 'pr', 'readlink', 'realpath',
+]);
+
+/** An operand naming a place outside the workspace: an absolute path not under /workspace, or the home directory. */
+export function isOutsideWorkspace(arg: string): boolean {
+  if (arg.startsWith('~')) return true;
+  if (!arg.startsWith('/')) return false;
+  return !(arg === '/workspace' || arg.startsWith('/workspace/'));
+}
+
 export const READ_ONLY_COMMANDS: Record<string, ArgsRule> = {
   cat: any, head: any, tail: without('-f', '-F', '--follow'), wc: any, ls: any, pwd: any, echo: any,
   grep: any, egrep: any, fgrep: any, rg: without('--pre', /^--pre=/, '--search-zip', '-z'), which: any, whoami: none, id: any,

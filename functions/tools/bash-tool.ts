@@ -5,13 +5,13 @@ import { loadShellParser } from './bash/shell-parser.ts';
 import { buildTool } from './tool.ts';
 
 export const BASH_TOOL_NAME = 'Bash';
-
-// Start loading the shell grammar now: until it is ready every command counts as not read-only.
-void loadShellParser();
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
 /** Output past this many characters is cut in the middle. */
 export const BASH_MAX_OUTPUT_CHARS = 30_000;
+
+// Start loading the shell grammar now: until it is ready every command counts as not read-only.
+void loadShellParser();
 
 const inputSchema = z.strictObject({
   command: z.string().describe('The command to execute'),
@@ -38,7 +38,8 @@ export const bashTool = buildTool({
   description:
     'Executes a bash command in a fresh shell in the workspace (/workspace) and returns its combined stdout and stderr. ' +
     'The working directory carries over between calls; stdin is closed; there is no network access unless the session allows it. ' +
-    `Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s.`,
+    `Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s; a command still running at its timeout ` +
+    'keeps running as a background task. Set run_in_background for long jobs; read their output with TaskOutput, stop them with TaskStop.',
   maxResultSizeChars: 30_000,
   isReadOnly: (input) => isReadOnlyCommand(input.command),
   isConcurrencySafe: (input) => isReadOnlyCommand(input.command),

@@ -21,7 +21,8 @@ const SAFE_REDIRECT_TARGETS = new Set(['/dev/null']);
  */
 export function isReadOnlyCommand(command: string): boolean {
   const parser = shellParserIfReady();
-  if (!parser) return false;
+  // Callers may ask before the input was validated.
+  if (!parser || typeof command !== 'string') return false;
   const tree = parser.parse(command);
   if (!tree) return false;
   try {

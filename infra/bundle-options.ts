@@ -1,3 +1,4 @@
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,3 +29,14 @@ export const ENTRIES = {
   api: 'functions/handlers/api.ts',
   cron: 'functions/handlers/cron.ts',
 } as const;
+
+/**
+ * Files the bundle loads at run time from its own folder: the bash grammar for the read-only
+ * command classifier and the tree-sitter runtime (web-tree-sitter looks beside its script).
+ */
+export const BUNDLE_ASSETS = ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'node_modules/tree-sitter-bash/tree-sitter-bash.wasm'] as const;
+
+/** Copies BUNDLE_ASSETS beside a bundle (for tests and the benchmark; the CDK app uses a bundling hook). */
+export function copyBundleAssets(outDir: string): void {
+  for (const asset of BUNDLE_ASSETS) copyFileSync(path.join(REPO_ROOT, asset), path.join(outDir, path.basename(asset)));
+}

@@ -4,14 +4,22 @@ export { runnerOpSchema };
 export type {
   BashResult,
   CreateWorkspaceResult,
+  EditResult,
   ExportArchiveResult,
   ExportFileResult,
+  FileStateEntry,
+  GlobResult,
+  GrepResult,
   ImportArchiveResult,
   ImportGitResult,
   ListFilesResult,
+  NotebookCell,
   OpResult,
   ReadResult,
   RunnerOp,
+  TaskOutputResult,
+  TaskStopResult,
+  WriteResult,
 } from './ops/index.ts';
 
 /**

@@ -149,9 +149,13 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     session.sessionId,
     session.workspace,
     session.cwd,
+    {},
+    session.fileState,
   );
   const leaseExpiry = () => deps.clock() + deps.config.turn.leaseMs;
-  const sessionPatch = (): SessionPatch => ({ messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, usage, denials });
+  const sessionPatch = (): SessionPatch => ({
+    messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState, usage, denials,
+  });
 
   /** Write-ahead: the message is durable before anyone sees it; the head moves with it. */
   const append = async (kind: MessageKind, role: 'user' | 'assistant', content: ContentBlockParam[], extra: Partial<StoredMessage> = {}) => {

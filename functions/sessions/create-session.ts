@@ -1,4 +1,4 @@
-import { VIRTUAL_ROOT } from '../../sandbox-runner/protocol.ts';
+import { VIRTUAL_ROOT } from '../../sandbox-runner/virtual-paths.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { SessionSettings } from '../permissions/session-settings.ts';
 import { UserError } from '../shared/errors.ts';

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SessionSettings } from '../permissions/session-settings.ts';
+import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
 import { NotFoundError, SessionBusyError, UserError } from '../shared/errors.ts';
 
 export type SessionStatus = 'idle' | 'running' | 'failed' | 'awaiting_permission';
@@ -39,6 +40,8 @@ export interface SessionRecord {
   workspace: WorkspaceRef;
   /** The Bash cwd as the model sees it (under /workspace). */
   cwd: string;
+  /** What the model has read or written, by virtual path (the read-file state), so "read in turn 1, edit in turn 3" works. */
+  fileState?: Record<string, FileStateEntry>;
   usage: { inputTokens: number; outputTokens: number };
   turnCount: number;
   lastTurn?: TurnSummary;
@@ -59,7 +62,7 @@ export interface SessionRecord {
 export type SessionPatch = Partial<
   Pick<
     SessionRecord,
-    'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'settings' | 'denials' | 'reloadFromSeq' | 'autoCompactFailures'
+    'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq' | 'autoCompactFailures'
   >
 >;
 

@@ -1,17 +1,22 @@
 import { z } from 'zod';
-import { VIRTUAL_ROOT } from '../../sandbox-runner/protocol.ts';
+import { VIRTUAL_ROOT } from '../../sandbox-runner/virtual-paths.ts';
+import { isReadOnlyCommand } from './bash/classify-command.ts';
+import { loadShellParser } from './bash/shell-parser.ts';
 import { buildTool } from './tool.ts';
 
 export const BASH_TOOL_NAME = 'Bash';
 export const DEFAULT_BASH_TIMEOUT_MS = 120_000;
 export const MAX_BASH_TIMEOUT_MS = 600_000;
-/** Output past this many characters is cut in the middle. */
-export const BASH_MAX_OUTPUT_CHARS = 30_000;
+
+// Start loading the shell grammar now: until it is ready every command counts as not read-only.
+void loadShellParser();
 
 const inputSchema = z.strictObject({
   command: z.string().describe('The command to execute'),
-  timeout: z.number().int().positive().max(MAX_BASH_TIMEOUT_MS).optional().describe(`Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS})`),
+  // Larger values are not refused: they are capped at the maximum, as the reference does.
+  timeout: z.number().int().positive().optional().describe(`Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS})`),
   description: z.string().optional().describe('Clear, concise description of what this command does in 5-10 words'),
+  run_in_background: z.boolean().optional().describe('Start the command as a background task and return its id at once; read its output later with TaskOutput'),
 });
 
 export interface BashOutput {
@@ -20,6 +25,9 @@ export interface BashOutput {
   timedOut: boolean;
   timeoutMs: number;
   cwdReset: boolean;
+  backgroundTaskId?: string;
+  outputPath?: string;
+  image?: { mediaType: string; base64: string };
 }
 
 export const bashTool = buildTool({
@@ -28,20 +36,43 @@ export const bashTool = buildTool({
   description:
     'Executes a bash command in a fresh shell in the workspace (/workspace) and returns its combined stdout and stderr. ' +
     'The working directory carries over between calls; stdin is closed; there is no network access unless the session allows it. ' +
-    `Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s.`,
+    `Default timeout ${DEFAULT_BASH_TIMEOUT_MS / 1000}s, at most ${MAX_BASH_TIMEOUT_MS / 1000}s; a command still running at its timeout ` +
+    'keeps running as a background task. Set run_in_background for long jobs; read their output with TaskOutput, stop them with TaskStop.',
   maxResultSizeChars: 30_000,
+  isReadOnly: (input) => isReadOnlyCommand(input.command),
+  isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
   async call(input, ctx) {
-    const timeoutMs = input.timeout ?? DEFAULT_BASH_TIMEOUT_MS;
-    const result = await ctx.workspace.run({ type: 'bash', command: input.command, timeoutMs });
+    const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
+    const result = await ctx.workspace.run({
+      type: 'bash', command: input.command, timeoutMs, background: input.run_in_background ? 'now' : 'on_timeout',
+    });
     // A command may cd anywhere it can see; the next call starts back inside the workspace.
     const cwd = ctx.workspace.cwd;
     const cwdReset = cwd !== VIRTUAL_ROOT && !cwd.startsWith(`${VIRTUAL_ROOT}/`);
     if (cwdReset) ctx.workspace.setCwd(VIRTUAL_ROOT);
-    return { data: { output: result.output, exitCode: result.exitCode, timedOut: result.timedOut, timeoutMs, cwdReset } };
+    return {
+      data: {
+        output: result.output, exitCode: result.exitCode, timedOut: result.timedOut, timeoutMs, cwdReset,
+        ...(result.backgroundTaskId ? { backgroundTaskId: result.backgroundTaskId, outputPath: result.outputPath } : {}),
+        ...(result.image ? { image: result.image } : {}),
+      },
+    };
   },
   mapToolResultToToolResultBlockParam(out, toolUseId) {
+    if (out.backgroundTaskId) {
+      // Still running: what it printed so far, then where the rest goes.
+      const notice = `Command running in background with ID: ${out.backgroundTaskId}. Output is being written to: ${out.outputPath}`;
+      const sofar = out.output.replace(/^(\s*\n)+/, '').trimEnd();
+      return { type: 'tool_result', tool_use_id: toolUseId, content: [sofar, notice].filter(Boolean).join('\n') };
+    }
+    if (out.image && out.exitCode === 0) {
+      const image = { type: 'image' as const, source: { type: 'base64' as const, media_type: out.image.mediaType as 'image/png', data: out.image.base64 } };
+      return { type: 'tool_result', tool_use_id: toolUseId, content: [image] };
+    }
     const parts: string[] = [];
-    const output = truncateMiddle(out.output.replace(/\n+$/, ''));
+    // Long output is not cut here: past maxResultSizeChars the harness persists the whole of it
+    // and the model gets a preview and a path it can Read (functions/context), as the reference does.
+    const output = out.output.replace(/\n+$/, '');
     if (output) parts.push(output);
     if (out.timedOut) parts.push(`Command timed out after ${out.timeoutMs / 1000}s`);
     if (out.cwdReset) parts.push(`Shell cwd was reset to ${VIRTUAL_ROOT}`);
@@ -51,11 +82,3 @@ export const bashTool = buildTool({
     return { type: 'tool_result', tool_use_id: toolUseId, content, is_error: failed || undefined };
   },
 });
-
-/** Keeps the head and the tail, noting how many lines were dropped between them. */
-export function truncateMiddle(text: string, max = BASH_MAX_OUTPUT_CHARS): string {
-  if (text.length <= max) return text;
-  const head = text.slice(0, max);
-  const droppedLines = text.slice(max).split('\n').length;
-  return `${head}\n\n... [${droppedLines} lines truncated] ...`;
-}

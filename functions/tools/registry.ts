@@ -3,11 +3,26 @@ import { z } from 'zod';
 import { isToolWhollyDenied } from '../permissions/rule-matching.ts';
 import type { PermissionRule } from '../permissions/types.ts';
 import { bashTool } from './bash-tool.ts';
+import { editTool } from './edit-tool.ts';
+import { globTool } from './glob-tool.ts';
+import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
+import { taskOutputTool } from './task-output-tool.ts';
+import { taskStopTool } from './task-stop-tool.ts';
+import { writeTool } from './write-tool.ts';
 import type { Tool } from './tool.ts';
 
 /** The built-in tools. This file only lists them (and assembles pools from them). */
-export const BUILTIN_TOOLS: readonly Tool[] = [bashTool, readTool];
+export const BUILTIN_TOOLS: readonly Tool[] = [
+  bashTool,
+  readTool,
+  writeTool,
+  editTool,
+  globTool,
+  grepTool,
+  taskOutputTool,
+  taskStopTool,
+];
 
 export interface ToolRegistry {
   readonly tools: readonly Tool[];

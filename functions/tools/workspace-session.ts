@@ -1,12 +1,18 @@
-import type { OpResult, RunnerOp } from '../../sandbox-runner/protocol.ts';
+import path from 'node:path';
+import type { FileStateEntry, OpResult, RunnerOp } from '../../sandbox-runner/protocol.ts';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import type { WorkspaceRef } from '../stores/session-store.ts';
 import { ToolError } from './tool.ts';
+
+/** Files remembered per session; the oldest are forgotten first (they would need a fresh Read anyway). */
+export const MAX_FILE_STATE_ENTRIES = 200;
 
 /**
  * One session's workspace as tools use it: every operation goes to the runner with the current
  * version and cwd, and the version and cwd the runner reports become current. The turn engine
  * persists them after each call, so the next turn (on any instance) starts where this one ended.
+ * The read-file state travels the same way: Read records what the model saw, Write and Edit
+ * check it in the runner and record what they wrote.
  */
 export class WorkspaceSession {
   constructor(
@@ -15,7 +21,33 @@ export class WorkspaceSession {
     private ref: WorkspaceRef,
     private currentCwd: string,
     private readonly env: Record<string, string> = {},
-  ) {}
+    fileState: Record<string, FileStateEntry> = {},
+  ) {
+    this.files = new Map(Object.entries(fileState));
+  }
+
+  private readonly files: Map<string, FileStateEntry>;
+
+  /** The read-file state as stored in the session record. */
+  get fileState(): Record<string, FileStateEntry> {
+    return Object.fromEntries(this.files);
+  }
+
+  /** The absolute virtual path a tool's path argument names (relative ones start at the cwd). */
+  resolvePath(filePath: string): string {
+    return path.posix.resolve(this.currentCwd, filePath);
+  }
+
+  getFileState(filePath: string): FileStateEntry | undefined {
+    return this.files.get(this.resolvePath(filePath));
+  }
+
+  setFileState(virtualPath: string, entry: FileStateEntry): void {
+    this.files.delete(virtualPath);
+    // Stored as DynamoDB attributes: no undefined members.
+    this.files.set(virtualPath, JSON.parse(JSON.stringify(entry)) as FileStateEntry);
+    while (this.files.size > MAX_FILE_STATE_ENTRIES) this.files.delete(this.files.keys().next().value!);
+  }
 
   get version(): number {
     return this.ref.version;

@@ -5,7 +5,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import path from 'node:path';
-import { LAMBDA_BUNDLE, REPO_ROOT } from '../bundle-options.ts';
+import { BUNDLE_ASSETS, LAMBDA_BUNDLE, REPO_ROOT } from '../bundle-options.ts';
 
 export interface TurnEngineFunctionProps {
   readonly functionName: string;
@@ -58,6 +58,11 @@ export class TurnEngineFunction extends Construct {
         mainFields: [...LAMBDA_BUNDLE.mainFields],
         banner: LAMBDA_BUNDLE.banner,
         externalModules: [],
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir, outputDir) => BUNDLE_ASSETS.map((asset) => `cp "${inputDir}/${asset}" "${outputDir}/"`),
+        },
       },
     });
   }

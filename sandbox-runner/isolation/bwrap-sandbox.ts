@@ -70,12 +70,21 @@ export function createBwrapSandbox(opts: {
       }
       const args = bwrapArgs(cmd, etcDir, proxySocket);
       const cgroup: CommandCgroup | undefined = await limiter?.create(name);
-      try {
-        return await runIn(cgroup, cmd, args);
-      } finally {
+      const cleanup = async () => {
         await cgroup?.destroy();
         await proxy?.close();
+      };
+      let outcome: SandboxOutcome;
+      try {
+        outcome = await runIn(cgroup, cmd, args);
+      } catch (err) {
+        await cleanup();
+        throw err;
       }
+      // A command left running in the background keeps its cgroup and proxy until it ends.
+      if (outcome.detached) return { ...outcome, detached: { ...outcome.detached, done: outcome.detached.done.finally(cleanup) } };
+      await cleanup();
+      return outcome;
     },
   };
 
@@ -96,10 +105,14 @@ export function createBwrapSandbox(opts: {
         // already gone
       }
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, cmd.timeoutMs);
+    // A command that may move to the background is never killed for time: it detaches instead.
+    const timer =
+      cmd.detachAfterMs === undefined
+        ? setTimeout(() => {
+            timedOut = true;
+            kill();
+          }, cmd.timeoutMs)
+        : undefined;
     const poll = setInterval(() => {
       if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
         outputLimitHit = true;
@@ -107,21 +120,34 @@ export function createBwrapSandbox(opts: {
       }
     }, OUTPUT_POLL_MS);
 
-    const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
+    const finished = new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', (c, s) => resolve({ code: c, signal: s }));
-    }).finally(() => {
-      clearTimeout(timer);
-      clearInterval(poll);
+    })
+      .finally(() => {
+        clearTimeout(timer);
+        clearInterval(poll);
+      })
+      .then(async ({ code, signal }): Promise<SandboxOutcome> => {
+        const durationMs = Date.now() - started;
+        // Whatever the shell left running (a `&` job, a daemon) dies with its call.
+        kill();
+        const hit = await cgroup?.limitHit();
+        const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
+        const limitHit = hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
+        const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
+        return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}) };
+      });
+    if (cmd.detachAfterMs === undefined) return finished;
+    // Still running after detachAfterMs: leave it running as a background task (only the output
+    // cap still applies) and answer now.
+    let detachTimer: NodeJS.Timeout | undefined;
+    const detached = new Promise<SandboxOutcome>((resolve) => {
+      detachTimer = setTimeout(() => {
+        resolve({ exitCode: null, signal: null, timedOut: false, outputLimitHit: false, durationMs: Date.now() - started, detached: { done: finished, pid: child.pid! } });
+      }, cmd.detachAfterMs);
     });
-    const durationMs = Date.now() - started;
-    // Whatever the shell left running (a `&` job, a daemon) dies with its call.
-    kill();
-    const hit = await cgroup?.limitHit();
-    const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
-    const limitHit = hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
-    const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
-    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}) };
+    return Promise.race([finished.finally(() => clearTimeout(detachTimer)), detached]);
   }
 }
 

@@ -22,6 +22,11 @@ export interface SandboxCommand {
   maxOutputBytes: number;
   /** Hosts the command may reach over HTTP(S) through the sandbox's proxy; none when empty. */
   allowedDomains?: string[];
+  /**
+   * When set, a command still running after this many ms is not killed but left running in the
+   * background: run() resolves at once with `detached`, and timeoutMs no longer applies.
+   */
+  detachAfterMs?: number;
 }
 
 export interface SandboxOutcome {
@@ -34,6 +39,8 @@ export interface SandboxOutcome {
   durationMs: number;
   /** A process or memory cap the command ran into (it may have been killed for it). */
   limitHit?: { kind: 'memory' | 'processes'; limit: number };
+  /** Present when the command was left running (see detachAfterMs). */
+  detached?: { done: Promise<SandboxOutcome>; pid: number };
 }
 
 export interface Sandbox {

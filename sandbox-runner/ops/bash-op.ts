@@ -4,6 +4,9 @@ import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
 import { defineOp } from './op.ts';
 import type { SandboxOutcome } from '../isolation/sandbox.ts';
+import { createTaskFiles } from './tasks/task-files.ts';
+import { prepareImage } from './files/image.ts';
+import { READ_MAX_TOKENS } from './read-op.ts';
 import type { OpContext } from './op-context.ts';
 
 export interface BashResult {
@@ -18,19 +21,34 @@ export interface BashResult {
   durationMs: number;
   /** A sandbox cap the command ran into; `output` ends with a sentence saying so. */
   resourceLimit?: 'memory' | 'processes' | 'output';
+  /** Set when the command was left running as a background task. */
+  backgroundTaskId?: string;
+  /** Where the background task's output goes, as commands see it. */
+  outputPath?: string;
+  /** Set when the whole output was one `data:image/...;base64,` URI: the image, fitted to the model's limits. */
+  image?: { mediaType: string; base64: string };
 }
 
-/** Runs one command in a fresh sandboxed shell; returns merged output, exit status and the new cwd. */
+/**
+ * Runs one command in a fresh sandboxed shell; returns merged output, exit status and the new
+ * cwd. `background: 'now'` starts it as a background task; `'on_timeout'` (the default) moves a
+ * command that outlives its timeout to the background instead of killing it; `'never'` kills it.
+ */
 export const bashOp = defineOp({
   schema: z.object({
     type: z.literal('bash'),
     command: z.string(),
     timeoutMs: z.number().int().positive(),
+    background: z.enum(['never', 'on_timeout', 'now']).default('on_timeout'),
   }),
   mutatesWorkspace: true,
   async run(ctx, op) {
     const startCwd = await existingCwd(ctx, ctx.request.cwd);
-    const outputFile = path.join(path.dirname(ctx.tmpDir), `output-${process.pid}-${Date.now()}.log`);
+    const tasks = createTaskFiles(ctx.tmpDir);
+    await tasks.ensureDir();
+    const taskId = tasks.newTaskId();
+    const outputFile = tasks.outputFile(taskId);
+    let detached = false;
     try {
       const outcome = await ctx.sandbox.run({
         command: op.command,
@@ -42,8 +60,16 @@ export const bashOp = defineOp({
         outputFile,
         maxOutputBytes: ctx.limits.maxOutputBytes,
         allowedDomains: ctx.request.network.allowedDomains,
+        detachAfterMs: op.background === 'now' ? 0 : op.background === 'on_timeout' ? op.timeoutMs : undefined,
       });
+      if (outcome.detached) {
+        detached = true;
+        const record = { taskId, command: op.command, pid: outcome.detached.pid, status: 'running' as const };
+        await tasks.write(record);
+        tasks.track(record, outcome.detached.done);
+      }
       const { text, truncated } = await readCapped(outputFile, ctx.limits.maxOutputBytes);
+      const image = detached ? undefined : await imageOutput(text);
       const resourceLimit = outcome.limitHit?.kind ?? (outcome.outputLimitHit ? 'output' : undefined);
       const notice = limitNotice(outcome, ctx.limits.maxOutputBytes);
       const result: BashResult = {
@@ -55,10 +81,12 @@ export const bashOp = defineOp({
         outputTruncated: truncated || outcome.outputLimitHit,
         durationMs: outcome.durationMs,
         ...(resourceLimit ? { resourceLimit } : {}),
+        ...(detached ? { backgroundTaskId: taskId, outputPath: tasks.virtualOutputPath(taskId) } : {}),
+        ...(image ? { image } : {}),
       };
       return { result, cwd: outcome.finalCwd ?? startCwd };
     } finally {
-      await fs.rm(outputFile, { force: true });
+      if (!detached) await fs.rm(outputFile, { force: true });
     }
   },
 });
@@ -94,4 +122,15 @@ async function readCapped(file: string, maxBytes: number): Promise<{ text: strin
   } finally {
     await handle.close();
   }
+}
+
+const IMAGE_DATA_URI = /^data:image\/(png|jpeg|jpg|gif|webp);base64,([A-Za-z0-9+/=\s]+)$/;
+
+async function imageOutput(output: string): Promise<BashResult['image']> {
+  const match = IMAGE_DATA_URI.exec(output.trim());
+  if (!match) return undefined;
+  const bytes = Buffer.from(match[2]!.replace(/\s/g, ''), 'base64');
+  if (bytes.length === 0) return undefined;
+  const image = await prepareImage(bytes, match[1]!, READ_MAX_TOKENS);
+  return { mediaType: image.mediaType, base64: image.buffer.toString('base64') };
 }

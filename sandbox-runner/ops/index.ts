@@ -6,12 +6,24 @@ import { exportFileOp, type ExportFileResult } from './export-file-op.ts';
 import { importArchiveOp, type ImportArchiveResult } from './import-archive-op.ts';
 import { importGitOp, type ImportGitResult } from './import-git-op.ts';
 import { listFilesOp, type ListFilesResult } from './list-files-op.ts';
+import { editOp, type EditResult } from './edit-op.ts';
+import { globOp, type GlobResult } from './glob-op.ts';
+import { grepOp, type GrepResult } from './grep-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
+import { taskOutputOp, type TaskOutputResult } from './task-output-op.ts';
+import { taskStopOp, type TaskStopResult } from './task-stop-op.ts';
+import { writeOp, type WriteResult } from './write-op.ts';
 
 /** Every operation the runner performs. This file only lists them. */
 export const RUNNER_OPS = {
   bash: bashOp,
   read: readOp,
+  write: writeOp,
+  edit: editOp,
+  glob: globOp,
+  grep: grepOp,
+  task_output: taskOutputOp,
+  task_stop: taskStopOp,
   create_workspace: createWorkspaceOp,
   import_archive: importArchiveOp,
   import_git: importGitOp,
@@ -23,6 +35,12 @@ export const RUNNER_OPS = {
 export const runnerOpSchema = z.discriminatedUnion('type', [
   bashOp.schema,
   readOp.schema,
+  writeOp.schema,
+  editOp.schema,
+  globOp.schema,
+  grepOp.schema,
+  taskOutputOp.schema,
+  taskStopOp.schema,
   createWorkspaceOp.schema,
   importArchiveOp.schema,
   importGitOp.schema,
@@ -35,6 +53,12 @@ export type RunnerOp = z.input<typeof runnerOpSchema>;
 export type OpResult =
   | BashResult
   | ReadResult
+  | WriteResult
+  | EditResult
+  | GlobResult
+  | GrepResult
+  | TaskOutputResult
+  | TaskStopResult
   | CreateWorkspaceResult
   | ImportArchiveResult
   | ImportGitResult
@@ -44,10 +68,18 @@ export type OpResult =
 export type {
   BashResult,
   CreateWorkspaceResult,
+  EditResult,
   ExportArchiveResult,
   ExportFileResult,
+  GlobResult,
+  GrepResult,
   ImportArchiveResult,
   ImportGitResult,
   ListFilesResult,
   ReadResult,
+  TaskOutputResult,
+  TaskStopResult,
+  WriteResult,
 };
+export type { FileStateEntry } from './files/file-state.ts';
+export type { NotebookCell } from './files/notebook.ts';

@@ -3,47 +3,132 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineOp } from './op.ts';
 import { ToolInputError } from './op-context.ts';
+import { fileStateEntrySchema, hashText, type FileStateEntry } from './files/file-state.ts';
+import { decodeText, formatFileSize } from './files/file-text.ts';
+import { missingFileMessage, resolveWorkspacePath } from './files/workspace-path.ts';
+import { prepareImage } from './files/image.ts';
+import { parseNotebook, type NotebookCell } from './files/notebook.ts';
 
-export interface ReadResult {
-  type: 'read';
-  /** Virtual path of the file. */
-  path: string;
-  content: string;
-  sizeBytes: number;
-  mtimeMs: number;
-}
+/** Whole-file reads past this size are refused unless the model pages with `limit`. */
+/** Widens one result to the op's result union. */
+const done = (result: ReadResult) => ({ result });
+
+export const READ_MAX_BYTES = 256 * 1024;
+export const READ_MAX_TOKENS = 25_000;
+/** Largest PDF sent whole as a document block. */
+export const PDF_MAX_BYTES = 20 * 1024 * 1024;
+const IMAGE_TYPES: Record<string, true> = { png: true, jpg: true, jpeg: true, gif: true, webp: true };
+
+export type ReadResult =
+  | {
+      type: 'read';
+      kind: 'text';
+      /** Virtual path of the file. */
+      path: string;
+      /** The selected lines joined with LF. */
+      content: string;
+      startLine: number;
+      numLines: number;
+      totalLines: number;
+      fileState: FileStateEntry;
+    }
+  | { type: 'read'; kind: 'unchanged'; path: string }
+  | { type: 'read'; kind: 'notebook'; path: string; cells: NotebookCell[]; fileState: FileStateEntry }
+  | { type: 'read'; kind: 'image'; path: string; mediaType: string; base64: string; sizeBytes: number }
+  | { type: 'read'; kind: 'pdf'; path: string; base64: string; sizeBytes: number };
 
 /**
- * Reads one file of the workspace. The path is resolved through symlinks and must still land
- * inside the workspace: a link pointing out is refused, never followed.
+ * Reads one file of the workspace for the Read tool: the size gates, line selection, the
+ * unchanged-file shortcut (when the harness's file state says the model already has this exact
+ * range) and the file-state entry the harness stores afterwards.
  */
 export const readOp = defineOp({
   schema: z.object({
     type: z.literal('read'),
-    /** Absolute virtual path (under /workspace). */
+    /** Absolute virtual path, or relative to the cwd. */
     path: z.string(),
+    offset: z.number().int().nonnegative().default(1),
+    limit: z.number().int().positive().optional(),
+    /** What the harness recorded for this file, if anything. */
+    known: fileStateEntrySchema.optional(),
   }),
   mutatesWorkspace: false,
   async run(ctx, op) {
-    const virtualPath = op.path;
-    if (!ctx.paths.isInside(virtualPath)) {
-      throw new ToolInputError(`File does not exist. Only paths under /workspace can be read: ${virtualPath}`);
+    const resolved = await resolveWorkspacePath(ctx, op.path);
+    const st = resolved ? await fs.stat(resolved.real).catch(() => undefined) : undefined;
+    if (!resolved || !st) throw new ToolInputError(await missingFileMessage(ctx, resolved));
+    if (st.isDirectory()) throw new ToolInputError(`EISDIR: illegal operation on a directory, read '${resolved.virtual}'`);
+    if (!st.isFile()) throw new ToolInputError(`Cannot read '${op.path}': not a regular file.`);
+
+    const ext = path.extname(resolved.virtual).slice(1).toLowerCase();
+    if (IMAGE_TYPES[ext]) {
+      if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
+      const bytes = await fs.readFile(resolved.real);
+      if (bytes.length === 0) throw new ToolInputError(`Image file is empty: ${resolved.virtual}`);
+      const image = await prepareImage(bytes, ext, READ_MAX_TOKENS);
+      return done({ type: 'read', kind: 'image', path: resolved.virtual, mediaType: image.mediaType, base64: image.buffer.toString('base64'), sizeBytes: bytes.length });
     }
-    const real = ctx.paths.toReal(virtualPath);
-    const resolved = await fs.realpath(real).catch(() => undefined);
-    if (!resolved) throw new ToolInputError(`File does not exist. Current working directory: ${ctx.request.cwd}`);
-    const root = await fs.realpath(ctx.paths.root);
-    if (resolved !== root && !resolved.startsWith(`${root}${path.sep}`)) {
-      throw new ToolInputError(`File does not exist. ${virtualPath} resolves outside /workspace.`);
+
+    if (ext === 'pdf') {
+      if (st.size === 0) throw new ToolInputError(`PDF file is empty: ${resolved.virtual}`);
+      if (st.size > PDF_MAX_BYTES) throw new ToolInputError(`PDF file exceeds maximum allowed size of ${formatFileSize(PDF_MAX_BYTES)}.`);
+      const bytes = await fs.readFile(resolved.real);
+      if (!bytes.subarray(0, 5).toString('ascii').startsWith('%PDF-')) {
+        throw new ToolInputError(`File is not a valid PDF (missing %PDF- header): ${resolved.virtual}`);
+      }
+      return done({ type: 'read', kind: 'pdf', path: resolved.virtual, base64: bytes.toString('base64'), sizeBytes: bytes.length });
     }
-    const st = await fs.stat(resolved);
-    if (st.isDirectory()) throw new ToolInputError(`EISDIR: illegal operation on a directory, read '${virtualPath}'`);
-    if (!st.isFile()) throw new ToolInputError(`Cannot read ${virtualPath}: not a regular file.`);
-    if (st.size > ctx.limits.maxReadBytes) {
-      throw new ToolInputError(`File ${virtualPath} is ${st.size} bytes, more than the ${ctx.limits.maxReadBytes} bytes the runner reads at once.`);
+    if (op.limit === undefined && st.size > READ_MAX_BYTES && ext !== 'ipynb') throw new ToolInputError(tooLargeMessage(st.size, READ_MAX_BYTES));
+    if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
+    const { content: text } = decodeText(await fs.readFile(resolved.real));
+    const hash = hashText(text);
+    const known = op.known;
+    if (known && !known.isPartialView && known.offset === op.offset && known.limit === op.limit && known.hash === hash) {
+      return done({ type: 'read', kind: 'unchanged', path: resolved.virtual });
     }
-    const content = await fs.readFile(resolved, 'utf8');
-    const result: ReadResult = { type: 'read', path: path.posix.normalize(virtualPath), content, sizeBytes: st.size, mtimeMs: st.mtimeMs };
+    if (ext === 'ipynb') {
+      let cells: NotebookCell[];
+      try {
+        cells = parseNotebook(text);
+      } catch (err) {
+        throw new ToolInputError(`Cannot read ${resolved.virtual} as a notebook: ${(err as Error).message}`);
+      }
+      const size = Buffer.byteLength(JSON.stringify(cells));
+      if (size > READ_MAX_BYTES) {
+        throw new ToolInputError(
+          `Notebook content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(READ_MAX_BYTES)}). Use Bash with jq to read specific portions:\n` +
+            `  cat "${op.path}" | jq '.cells[:20]' # First 20 cells\n` +
+            `  cat "${op.path}" | jq '.cells[100:120]' # Cells 100-120\n` +
+            `  cat "${op.path}" | jq '.cells | length' # Count total cells\n` +
+            `  cat "${op.path}" | jq '.cells[] | select(.cell_type=="code") | .source' # All code sources`,
+        );
+      }
+      return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells, fileState: { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) } });
+    }
+    const lines = text.split('\n');
+    const from = op.offset === 0 ? 0 : op.offset - 1;
+    const selected = lines.slice(from, op.limit === undefined ? undefined : from + op.limit);
+    const content = selected.join('\n');
+    const tokens = estimateTokens(content, ext);
+    if (tokens > READ_MAX_TOKENS) {
+      throw new ToolInputError(
+        `File content (${tokens} tokens) exceeds maximum allowed tokens (${READ_MAX_TOKENS}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`,
+      );
+    }
+    const result: ReadResult = {
+      type: 'read', kind: 'text', path: resolved.virtual, content, startLine: op.offset,
+      numLines: selected.length, totalLines: lines.length,
+      fileState: { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) },
+    };
     return { result };
   },
 });
+
+function tooLargeMessage(size: number, max: number): string {
+  return `File content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(max)}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`;
+}
+
+/** A rough count (no tokenizer in the runner): JSON packs about two characters per token, prose about four. */
+function estimateTokens(content: string, ext: string): number {
+  return Math.ceil(content.length / (ext === 'json' ? 2 : 4));
+}

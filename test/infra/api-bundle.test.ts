@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/bundle-options.ts';
+import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/bundle-options.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -49,6 +49,7 @@ describe('the bundled API function', () => {
       outfile: bundle,
       logLevel: 'silent',
     });
+    copyBundleAssets(path.dirname(bundle));
     const script = path.join(tmp.dir, 'invoke.mjs');
     writeFileSync(script, INVOKE_SCRIPT);
     const { stdout } = await promisify(execFile)(process.execPath, [script, bundle], {

@@ -71,7 +71,7 @@ describe('the tool-result budget across turns and a restart', () => {
         `Preview (first 2KB):\n${'b'.repeat(2000)}\n...\n</persisted-output>`,
     );
     for (const id of ['toolu_big1', 'toolu_big2', 'toolu_big3']) {
-      expect(results.get(id)).toMatch(new RegExp(`^<persisted-output>\\nOutput too large \\(29\\.\\dKB\\)\\. Full output saved to: /workspace/\\.stratus/tool-results/${id}\\.txt\\n\\nPreview \\(first 2KB\\):\\n`));
+      expect(results.get(id)).toMatch(new RegExp(`^<persisted-output>\\nOutput too large \\(223\\.5KB\\)\\. Full output saved to: /workspace/\\.stratus/tool-results/${id}\\.txt\\n\\nPreview \\(first 2KB\\):\\n`));
     }
     expect(results.get('toolu_big1')).toContain('Preview (first 2KB):\n1\n2\n3\n');
 

@@ -51,7 +51,7 @@ describe('turns longer than one invocation', () => {
     ]);
     expect(rest.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'end_turn' });
     const results = rest.filter((e) => e.type === 'tool_result');
-    expect(results.map((r) => (r.type === 'tool_result' ? r.content : ''))).toEqual(['one\n2', '     1→one']);
+    expect(results.map((r) => (r.type === 'tool_result' ? r.content : ''))).toEqual(['one\n2', '1\tone\n2\t']);
 
     const messages = await api.messages(sessionId);
     expect(messages.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'tool_result', 'assistant', 'tool_result', 'assistant', 'tool_result', 'assistant']);

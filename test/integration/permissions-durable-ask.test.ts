@@ -69,12 +69,12 @@ describe('durable ask through the HTTP API', () => {
     const results = resumed.json.events.filter((e: any) => e.type === 'tool_result');
     expect(results.map((r: any) => [r.toolUseId, r.isError, r.content])).toEqual([
       ['toolu_w', false, '(Bash completed with no output)'],
-      ['toolu_r', false, '     1→edited'],
+      ['toolu_r', false, '1\tedited\n2\t'],
     ]);
     const sent = stack.model!.requests.at(-1)!.body.messages;
     expect(withoutCacheControl(sent.at(-1)!.content)).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_w', content: '(Bash completed with no output)' },
-      { type: 'tool_result', tool_use_id: 'toolu_r', content: '     1→edited' },
+      { type: 'tool_result', tool_use_id: 'toolu_r', content: '1\tedited\n2\t' },
     ]);
     const after = await api.request('GET', `/v1/sessions/${sessionId}/permissions`);
     expect(after.json).toMatchObject({ pending: [], rules: { allow: ['Bash(echo edited > made.txt)'] } });
@@ -141,7 +141,7 @@ describe('durable ask through the HTTP API', () => {
       ['toolu_e', '<tool_use_error>Cancelled: parallel tool call Bash(git push origin main) errored</tool_use_error>'],
     ]);
     // A request-level deny of a whole tool hides it from the model for that turn.
-    expect(stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual(['Bash']);
+    expect(stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual(['Bash', 'Edit', 'Glob', 'Grep', 'TaskOutput', 'TaskStop', 'Write']);
   });
 });
 

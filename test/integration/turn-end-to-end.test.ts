@@ -32,13 +32,13 @@ describe('a turn through the whole local stack', () => {
     ]);
     const results = events.filter((e) => e.type === 'tool_result');
     expect(results[0]).toMatchObject({ toolUseId: 'toolu_bash', isError: false, content: 'hello.txt\nerr' });
-    expect(results[1]).toMatchObject({ toolUseId: 'toolu_read', isError: false, content: '     1→new' });
+    expect(results[1]).toMatchObject({ toolUseId: 'toolu_read', isError: false, content: '1\tnew\n2\t' });
     expect(events.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'end_turn' });
 
     // The model saw the results it was sent, and the cwd carried over to the session.
     const sent = stack.model!.requests.at(-1)!.body.messages;
     // (The newest block carries the prompt-cache breakpoint.)
-    expect(sent.at(-1)!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_read', content: '     1→new', cache_control: { type: 'ephemeral' } }]);
+    expect(sent.at(-1)!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_read', content: '1\tnew\n2\t', cache_control: { type: 'ephemeral' } }]);
     const session = await api.request('GET', `/v1/sessions/${sessionId}`);
     expect(session.json).toMatchObject({ status: 'idle', messageCount: 6, turnCount: 1, cwd: '/workspace/src', workspace: { version: 2 } });
   });

@@ -24,8 +24,11 @@ describe('escape attempts from a sandboxed command', () => {
     await fx?.stop();
   });
 
+  // background 'never': these tests are about the sandbox, so a slow command is killed at its
+  // timeout instead of moving to the background (the Bash tool's default).
   async function run(command: string, opts: { timeoutMs?: number; env?: Record<string, string> } = {}) {
-    const response = expectOk(await fx.call(id, version, { type: 'bash', command, timeoutMs: opts.timeoutMs ?? 10_000 }, { env: opts.env }));
+    const op = { type: 'bash' as const, command, timeoutMs: opts.timeoutMs ?? 10_000, background: 'never' as const };
+    const response = expectOk(await fx.call(id, version, op, { env: opts.env }));
     version = response.version;
     if (response.result.type !== 'bash') throw new Error('not bash');
     return response.result;
@@ -54,7 +57,8 @@ describe('escape attempts from a sandboxed command', () => {
     expect((await run('ls /root /home')).output).toBe("ls: cannot access '/root': No such file or directory\nls: cannot access '/home': No such file or directory\n");
     expect((await run(`cat ${otherTree}/secret.txt`)).output).toBe(`cat: ${otherTree}/secret.txt: No such file or directory\n`);
     expect((await run(`ls ${process.cwd()}`)).output).toBe(`ls: cannot access '${process.cwd()}': No such file or directory\n`);
-    expect((await run('ls /; ls -a /tmp')).output).toBe('bin\ndev\netc\nlib\nlib64\nproc\nsbin\ntmp\nusr\nworkspace\n.\n..\nhome\n');
+    // /tmp is the workspace's own scratch: HOME, and the output files of its commands.
+    expect((await run('ls /; ls -a /tmp')).output).toBe('bin\ndev\netc\nlib\nlib64\nproc\nsbin\ntmp\nusr\nworkspace\n.\n..\nhome\ntasks\n');
     expect((await run(`tr "\\0" "\\n" < /proc/1/environ; cat /proc/${process.pid}/environ 2>&1 | head -c 4`)).output).toBe('PWD=/\ncat:');
     expect((await run('env | sort', { env: { SESSION_VAR: 'mine' } })).output).toBe(
       'HOME=/tmp/home\nLANG=C.UTF-8\nPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nPWD=/workspace\n' +

@@ -53,7 +53,7 @@ describe('workspace sync through S3', () => {
     );
     // The link pointing out is kept as a link, never followed: Read refuses it.
     const refused = await fx.call(id, 2, { type: 'read', path: '/workspace/escape' }, { runner: 'fresh' });
-    expect(refused).toEqual({ ok: false, error: { kind: 'tool_error', message: 'File does not exist. /workspace/escape resolves outside /workspace.' } });
+    expect(refused).toEqual({ ok: false, error: { kind: 'tool_error', message: 'File does not exist. Note: your current working directory is /workspace.' } });
   });
 
   it('uploads only the edited file and a small delta, whatever the workspace size', async () => {

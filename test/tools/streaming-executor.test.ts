@@ -39,6 +39,20 @@ function contents(updates: ExecutorUpdate[]) {
 }
 
 describe('StreamingToolExecutor', () => {
+  it('waits without spinning while an earlier call runs and a later one has already finished', async () => {
+    const { executor, gates, add } = setup();
+    const slow = add('Safe', { key: 'slow' });
+    const quick = add('Safe', { key: 'quick' });
+    open(gates, 'quick');
+    await settle();
+    expect(executor.statusOf(quick)).toBe('completed');
+    // The earlier call finishes only from a timer: a results loop that wakes itself in
+    // microtasks would never let the timer fire, and this test would time out.
+    setTimeout(() => open(gates, 'slow'), 20);
+    const results = await collect(executor);
+    expect(contents(results)).toEqual([[slow, 'done slow'], [quick, 'done quick']]);
+  });
+
   it('runs concurrency-safe calls together, as soon as each arrives', async () => {
     const { executor, events, gates, add } = setup();
     const a = add('Safe', { key: 'a' });

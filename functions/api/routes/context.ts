@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { VIRTUAL_ROOT } from '../../../sandbox-runner/protocol.ts';
+import { VIRTUAL_ROOT } from '../../../sandbox-runner/virtual-paths.ts';
 import { uuidFrom } from '../../context/claude-jsonl.ts';
 import { compactSession, exportTranscript, importTranscript } from '../../context/session-ops.ts';
 import type { Deps } from '../../deps/deps.ts';

@@ -159,8 +159,15 @@ export class StreamingToolExecutor {
     }
   }
 
+  /**
+   * Whether getCompletedResults would yield something now: progress, or the next result in
+   * arrival order. A later call that completed early does not count — counting it made the
+   * results loop wake itself forever in microtasks while an earlier call still ran, starving
+   * the event loop that call needed to finish.
+   */
   private hasNewWork(): boolean {
-    return this.calls.some((c) => c.progress.length > 0) || this.calls.some((c) => c.status === 'completed');
+    if (this.calls.some((c) => c.progress.length > 0)) return true;
+    return this.calls.find((c) => c.status !== 'yielded')?.status === 'completed';
   }
 
   private notify(): void {

@@ -1,0 +1,52 @@
+import { promises as fs } from 'node:fs';
+
+export type TextEncoding = 'utf8' | 'utf16le';
+export type LineEndings = 'LF' | 'CRLF';
+
+export interface TextFile {
+  /** Decoded text with CRLF turned into LF (what Edit matches against). */
+  content: string;
+  encoding: TextEncoding;
+  lineEndings: LineEndings;
+}
+
+/** Decodes a file as an editor would: a UTF-16LE byte-order mark picks UTF-16LE, else UTF-8. */
+export function decodeText(bytes: Buffer): TextFile {
+  const encoding: TextEncoding = bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf16le' : 'utf8';
+  const raw = bytes.toString(encoding);
+  return { content: raw.replaceAll('\r\n', '\n'), encoding, lineEndings: detectLineEndings(raw) };
+}
+
+export async function readTextFile(realPath: string): Promise<TextFile> {
+  return decodeText(await fs.readFile(realPath));
+}
+
+/** The file's dominant line ending, so a local edit does not restyle the whole file. */
+function detectLineEndings(raw: string): LineEndings {
+  let crlf = 0;
+  let lf = 0;
+  for (let i = raw.indexOf('\n'); i !== -1; i = raw.indexOf('\n', i + 1)) {
+    if (i > 0 && raw[i - 1] === '\r') crlf++;
+    else lf++;
+  }
+  return crlf > lf ? 'CRLF' : 'LF';
+}
+
+export async function writeTextFile(realPath: string, content: string, encoding: TextEncoding, lineEndings: LineEndings): Promise<void> {
+  const text = lineEndings === 'CRLF' ? content.replace(/\r?\n/g, '\r\n') : content;
+  await fs.writeFile(realPath, Buffer.from(text, encoding));
+}
+
+/** Sizes as the reference prints them: `512 bytes`, `1.5KB`, `256KB`, `3.2MB`, `1GB`. */
+export function formatFileSize(bytes: number): string {
+  const kb = bytes / 1024;
+  if (kb < 1) return `${bytes} bytes`;
+  if (kb < 1024) return `${trimZero(kb.toFixed(1))}KB`;
+  const mb = kb / 1024;
+  if (mb < 1024) return `${trimZero(mb.toFixed(1))}MB`;
+  return `${trimZero((mb / 1024).toFixed(1))}GB`;
+}
+
+function trimZero(s: string): string {
+  return s.endsWith('.0') ? s.slice(0, -2) : s;
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { LocalStack } from '../local/stack.ts';
+import type { ScriptedBlock } from '../local/scripted-model/script.ts';
+
+/** A parity case: seed files, then one model response per step. Paths in inputs are under /workspace. */
+export const parityCaseSchema = z.object({
+  files: z.record(z.string(), z.union([z.string(), z.object({ base64: z.string() })])).default({}),
+  steps: z.array(
+    z.array(
+      z.union([
+        z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+        z.object({ type: z.literal('text'), text: z.string() }),
+      ]),
+    ),
+  ),
+});
+
+export type ParityCase = z.input<typeof parityCaseSchema>;
+export type ParityStep = ParityCase['steps'][number];
+
+export interface ParityLine {
+  id: string;
+  is_error: boolean;
+  content: unknown;
+}
+
+/** Creates a session seeded with the case's files; returns its id. */
+export async function createParitySession(stack: LocalStack, files: ParityCase['files'] = {}): Promise<string> {
+  const res = await fetch(`${stack.apiUrl}/v1/sessions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ files }),
+  });
+  if (res.status !== 201) throw new Error(`Could not create a session: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/**
+ * Runs one turn whose model answers are the given steps (then a closing text), through the real
+ * API, turn engine and runner; returns this turn's tool_results in the order the model was sent them.
+ */
+export async function runParityTurn(stack: LocalStack, sessionId: string, steps: ParityStep[]): Promise<ParityLine[]> {
+  const model = stack.model;
+  if (!model) throw new Error('Parity runs need the scripted model server.');
+  const before = model.requests.length;
+  model.enqueue(...steps.map((content) => ({ content: content as ScriptedBlock[] })), { content: [{ type: 'text', text: 'Done.' }] });
+  const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ prompt: 'Run the parity case.' }),
+  });
+  if (res.status !== 200) throw new Error(`The turn failed: ${res.status} ${await res.text()}`);
+  const requests = model.requests.slice(before);
+  const last = requests.at(-1);
+  if (!last) return [];
+  // Only this turn's results: the ones answering tool_use ids this turn's steps asked for.
+  const ids = new Set(steps.flatMap((s) => s.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))));
+  const lines: ParityLine[] = [];
+  for (const message of last.body.messages) {
+    if (message.role !== 'user' || typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type !== 'tool_result' || !ids.has(block.tool_use_id as string)) continue;
+      lines.push({ id: block.tool_use_id as string, is_error: block.is_error === true, content: block.content });
+    }
+  }
+  return lines;
+}

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startScriptedModelServer } from '../local/scripted-model/server.ts';
+import type { MessagesRequest, ScriptedBlock } from '../local/scripted-model/script.ts';
+import { parityCaseSchema } from './parity-case.ts';
+
+/**
+ * `npm run --silent parity-reference -- CASE.json /path/to/node_modules/.bin/claude`: runs the
+ * same case through Claude Code (installed separately, e.g. 2.1.88 in a scratch folder) against
+ * the scripted model server and prints its tool_results in `npm run parity`'s format, so the two
+ * can be diffed. The case's files go to a temp dir that stands in for /workspace.
+ */
+const [file, claude] = process.argv.slice(2);
+if (!file || !claude) {
+  console.error('usage: npm run --silent parity-reference -- CASE.json /path/to/claude');
+  process.exit(2);
+}
+const kase = parityCaseSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'parity-ref-ws-')));
+const home = mkdtempSync(path.join(tmpdir(), 'parity-ref-home-'));
+for (const [rel, content] of Object.entries(kase.files)) {
+  const target = path.join(dir, rel);
+  mkdirSync(path.dirname(target), { recursive: true });
+  writeFileSync(target, typeof content === 'string' ? content : Buffer.from(content.base64, 'base64'));
+}
+const swap = (value: unknown, from: string, to: string): unknown => {
+  if (typeof value === 'string') return value.split(from).join(to);
+  if (Array.isArray(value)) return value.map((v) => swap(v, from, to));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, swap(v, from, to)]));
+  return value;
+};
+const steps = swap(kase.steps, '/workspace', dir) as ScriptedBlock[][];
+let next = 0;
+let last: MessagesRequest | undefined;
+// Only the main loop's requests carry the tools; side requests (titles and such) get a short text.
+const server = await startScriptedModelServer({
+  brain: (request) => {
+    if (!(request.tools ?? []).some((t) => t.name === 'Bash')) return { content: [{ type: 'text', text: 'ok' }] };
+    last = request;
+    const step = steps[next++];
+    return { content: step ?? [{ type: 'text', text: 'Done.' }] };
+  },
+});
+try {
+  const child = spawn(claude, ['-p', 'Run the parity case.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'parity',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', IS_SANDBOX: '1',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await new Promise((resolve) => child.once('close', resolve));
+  for (const message of last?.messages ?? []) {
+    if (message.role !== 'user' || typeof message.content === 'string') continue;
+    for (const block of message.content) {
+      if (block.type !== 'tool_result') continue;
+      console.log(JSON.stringify(swap({ id: block.tool_use_id, is_error: block.is_error === true, content: block.content }, dir, '/workspace')));
+    }
+  }
+} finally {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(home, { recursive: true, force: true });
+}

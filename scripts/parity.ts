@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startLocalStack } from '../local/stack.ts';
+import { createParitySession, parityCaseSchema, runParityTurn } from './parity-case.ts';
+
+/**
+ * `npm run parity -- CASE.json`: runs a case's scripted tool calls through the real Stratus path
+ * (API → turn engine → runner, scripted model server) and prints one JSON line per tool_result.
+ */
+const file = process.argv[2];
+if (!file) {
+  console.error('usage: npm run parity -- CASE.json');
+  process.exit(2);
+}
+const kase = parityCaseSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+const dataDir = mkdtempSync(path.join(tmpdir(), 'stratus-parity-'));
+const stack = await startLocalStack({
+  dataDir,
+  brain: () => ({ error: { status: 500, type: 'api_error', message: 'parity case exhausted' } }),
+  turn: { maxModelCalls: kase.steps.length + 2 },
+  logLevel: 'error',
+});
+try {
+  const sessionId = await createParitySession(stack, kase.files);
+  for (const line of await runParityTurn(stack, sessionId, kase.steps)) console.log(JSON.stringify(line));
+} finally {
+  await stack.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+process.exit(0);

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { call, err, ok, useToolStack } from './tool-harness.ts';
+
+describe('Bash through the runner', () => {
+  const h = useToolStack();
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+  it('merges stdout and stderr in order, reports exit codes, trims blank edges and says when there was no output', async () => {
+    // One call per model response: an error from one Bash call cancels its siblings in the same response.
+    const r = await h.run({}, [
+
+      call('b1', 'Bash', { command: 'echo out; echo err >&2; echo out2' }),
+      call('b2', 'Bash', { command: 'exit 3' }),
+      call('b3', 'Bash', { command: 'echo partial; exit 2' }),
+      call('b4', 'Bash', { command: 'true' }),
+      call('b5', 'Bash', { command: "printf 'no newline'; printf '\\n\\n\\n'" }),
+      call('b6', 'Bash', { command: "echo '  leading'; echo" }),
+      call('b7', 'Bash', { command: 'cat; echo done' }),
+      call('b8', 'Bash', { command: 'echo x', timeout: 700_000 }),
+    ].map((c) => [c]));
+    expect(r.b1).toMatchObject(ok('out\nerr\nout2'));
+    expect(r.b2).toMatchObject(err('Exit code 3'));
+    expect(r.b3).toMatchObject(err('Exit code 2\npartial'));
+    expect(r.b4).toMatchObject(ok('(Bash completed with no output)'));
+    expect(r.b5).toMatchObject(ok('no newline'));
+    expect(r.b6).toMatchObject(ok('  leading'));
+    // stdin is closed: cat sees end of input at once.
+    expect(r.b7).toMatchObject(ok('done'));
+    // A timeout above the maximum is capped, not refused.
+    expect(r.b8).toMatchObject(ok('x'));
+  });
+
+  it('starts each call in a fresh shell, carries the cwd, and resets it when it leaves the workspace', async () => {
+    const r = await h.run({ 'd/x.txt': 'x' }, [
+      [call('c1', 'Bash', { command: 'cd d && pwd' })],
+      [call('c2', 'Bash', { command: 'pwd; export FOO=1' })],
+      [call('c3', 'Bash', { command: 'echo "[$FOO]"; cd /tmp' })],
+      [call('c4', 'Bash', { command: 'pwd' })],
+    ]);
+    expect(r.c1).toMatchObject(ok('/workspace/d'));
+    expect(r.c2).toMatchObject(ok('/workspace/d'));
+    expect(r.c3).toMatchObject(ok('[]\nShell cwd was reset to /workspace'));
+    expect(r.c4).toMatchObject(ok('/workspace'));
+  });
+
+  it('returns data:image output as an image block and truncates long output in the middle', async () => {
+    const r = await h.run({}, [[
+      call('i1', 'Bash', { command: `printf 'data:image/png;base64,${PNG}'` }),
+      call('t1', 'Bash', { command: 'seq 1 20000' }),
+    ]]);
+    expect(r.i1).toMatchObject(ok([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }]));
+    // Past 30,000 characters the whole output is persisted; the model gets a preview and a path to Read.
+    const text = String(r.t1!.content);
+    expect(text.startsWith('<persisted-output>\nOutput too large (106.3KB). Full output saved to: /workspace/.stratus/tool-results/t1.txt\n\nPreview (first 2KB):\n1\n2\n3\n')).toBe(true);
+  });
+});

@@ -1,26 +1,8 @@
 import { z } from 'zod';
 import { runnerOpSchema, type OpResult } from './ops/index.ts';
 export { runnerOpSchema };
-export type {
-  BashResult,
-  CreateWorkspaceResult,
-  EditResult,
-  ExportArchiveResult,
-  ExportFileResult,
-  FileStateEntry,
-  GlobResult,
-  GrepResult,
-  ImportArchiveResult,
-  ImportGitResult,
-  ListFilesResult,
-  NotebookCell,
-  OpResult,
-  ReadResult,
-  RunnerOp,
-  TaskOutputResult,
-  TaskStopResult,
-  WriteResult,
-} from './ops/index.ts';
+/** Every op's input and result types (ops/index.ts lists them). */
+export type * from './ops/index.ts';
 
 /**
  * The wire contract between the harness and the runner (the Lambda Invoke payload). The runner

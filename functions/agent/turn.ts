@@ -151,6 +151,7 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     session.cwd,
     {},
     session.fileState,
+    session.settings?.allowedDomains,
   );
   const leaseExpiry = () => deps.clock() + deps.config.turn.leaseMs;
   const sessionPatch = (): SessionPatch => ({

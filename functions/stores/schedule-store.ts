@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../shared/errors.ts';
-import { decodeCursor, encodeCursor } from './session-store.ts';
+import { queryByTenant } from './tenant-index.ts';
 
 export interface ScheduleRun {
   firedAt: string;
@@ -57,18 +57,8 @@ export class ScheduleStore {
   }
 
   async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<{ schedules: ScheduleRecord[]; nextCursor?: string }> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: 'byTenant',
-        KeyConditionExpression: 'tenantId = :t',
-        ExpressionAttributeValues: { ':t': tenantId },
-        ScanIndexForward: false,
-        Limit: opts.limit,
-        ExclusiveStartKey: opts.cursor ? decodeCursor(opts.cursor) : undefined,
-      }),
-    );
-    return { schedules: (out.Items ?? []) as ScheduleRecord[], nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : undefined };
+    const page = await queryByTenant<ScheduleRecord>(this.db, this.table, tenantId, opts);
+    return { schedules: page.items, nextCursor: page.nextCursor };
   }
 
   /** Enabled schedules due by `now`. Used by the local scheduler; in AWS, EventBridge fires instead. */

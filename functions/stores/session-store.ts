@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SessionSettings } from '../permissions/session-settings.ts';
 import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
 import { NotFoundError, SessionBusyError, UserError } from '../shared/errors.ts';
+import { queryByTenant } from './tenant-index.ts';
 
 export type SessionStatus = 'idle' | 'running' | 'failed' | 'awaiting_permission';
 
@@ -101,21 +102,8 @@ export class SessionStore {
   }
 
   async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<SessionPage> {
-    const out = await this.db.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: 'byTenant',
-        KeyConditionExpression: 'tenantId = :t',
-        ExpressionAttributeValues: { ':t': tenantId },
-        ScanIndexForward: false,
-        Limit: opts.limit,
-        ExclusiveStartKey: opts.cursor ? decodeCursor(opts.cursor) : undefined,
-      }),
-    );
-    return {
-      sessions: (out.Items ?? []) as SessionRecord[],
-      nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : undefined,
-    };
+    const page = await queryByTenant<SessionRecord>(this.db, this.table, tenantId, opts);
+    return { sessions: page.items, nextCursor: page.nextCursor };
   }
 
   /** Takes the session's lease if it is free or expired; otherwise SessionBusyError (HTTP 409). */

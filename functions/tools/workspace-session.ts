@@ -22,6 +22,8 @@ export class WorkspaceSession {
     private currentCwd: string,
     private readonly env: Record<string, string> = {},
     fileState: Record<string, FileStateEntry> = {},
+    /** Hosts the session's commands may reach over HTTP(S); none when empty. */
+    private readonly allowedDomains: readonly string[] = [],
   ) {
     this.files = new Map(Object.entries(fileState));
   }
@@ -72,6 +74,7 @@ export class WorkspaceSession {
       workspace: { bucket: this.deps.bucket, id: this.ref.id, version: this.ref.version, credentials },
       cwd: this.currentCwd,
       env: this.env,
+      ...(this.allowedDomains.length > 0 ? { network: { allowedDomains: [...this.allowedDomains] } } : {}),
       op,
     });
     if (!response.ok) {

@@ -3,6 +3,7 @@ import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
 
 describe('Bash runs isolated (through the API)', () => {
   const tmp = makeTempDir();
@@ -45,5 +46,23 @@ describe('Bash runs isolated (through the API)', () => {
     expect(out.content).toMatch(/Read-only file system|Permission denied/);
     expect(out.content).toMatch(/ls: cannot access '\/root': No such file or directory/);
     expect(out.content.trim().endsWith('0\ninside')).toBe(true);
+  });
+
+  it('reaches the network only where the session allow-lists it', async () => {
+    const server = createServer((req, res) => res.end(`hello ${req.url}\n`));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const open = await api.request('POST', '/v1/sessions', { settings: { allowedDomains: ['localhost'] } });
+      expect(open.status).toBe(201);
+      expect((await bash(open.json.id, `curl -sS http://localhost:${port}/ok`)).content).toBe(`hello /ok`);
+      const closed = await api.createSession();
+      expect((await bash(closed, `curl -sS http://localhost:${port}/ok 2>&1 | head -c 9`)).content).toBe('curl: (7)');
+      const bad = await api.request('POST', '/v1/sessions', { settings: { allowedDomains: ['http://x'] } });
+      expect(bad.status).toBe(400);
+      expect(bad.json.error.message).toContain('allowedDomains');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

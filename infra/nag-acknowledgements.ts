@@ -1,6 +1,6 @@
 import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import { BUCKET_LAYOUT } from './config/bucket-layout.ts';
+import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import type { StratusStack } from './stratus-stack.ts';
 
 /**

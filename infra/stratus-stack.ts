@@ -4,7 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENTRIES } from './bundle-options.ts';
-import { BUCKET_LAYOUT } from './config/bucket-layout.ts';
+import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import type { StageConfig } from './config/stages.ts';
 import { StratusAlarms } from './constructs/alarms.ts';
 import { AppSecrets } from './constructs/app-secrets.ts';

@@ -1,6 +1,7 @@
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BlobStore } from '../stores/blob-store.ts';
 import { formatFileSize, PREVIEW_SIZE_BYTES } from './limits.ts';
+import { toolResultKey } from '../stores/bucket-layout.ts';
 
 export const PERSISTED_OUTPUT_TAG = '<persisted-output>';
 export const PERSISTED_OUTPUT_CLOSING_TAG = '</persisted-output>';
@@ -23,7 +24,7 @@ export function persistedResultPath(toolUseId: string, isJson: boolean): string 
 }
 
 function objectKey(sessionId: string, fileName: string): string {
-  return `sessions/${sessionId}/tool-results/${fileName}`;
+  return toolResultKey(sessionId, fileName);
 }
 
 /**

@@ -2,6 +2,7 @@ import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BlobStore } from './blob-store.ts';
 import { decodeCursor, encodeCursor } from './session-store.ts';
+import { spilledMessageKey } from './bucket-layout.ts';
 
 /**
  * DynamoDB refuses items over 400 KB (names and values together). Past this many bytes of JSON
@@ -83,7 +84,7 @@ export class MessageStore {
     let item: StoredMessage = message;
     const bytes = Buffer.byteLength(JSON.stringify(message));
     if (bytes > SPILL_THRESHOLD_BYTES) {
-      const key = `sessions/${message.sessionId}/messages/${String(message.seq).padStart(10, '0')}-${message.uuid}.json`;
+      const key = spilledMessageKey(message.sessionId, message.seq, message.uuid);
       const payload = JSON.stringify({ content: message.content, decisions: message.decisions });
       await this.blobs.putIfAbsent(key, payload, 'application/json');
       const { decisions: _decisions, ...rest } = message;

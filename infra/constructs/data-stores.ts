@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { TTL_ATTRIBUTE, tableSpecs, type KeyDef, type TableNames } from '../../functions/stores/tables.ts';
-import { BUCKET_LAYOUT } from '../config/bucket-layout.ts';
+import { BUCKET_LAYOUT } from '../../functions/stores/bucket-layout.ts';
 import type { StageConfig } from '../config/stages.ts';
 
 export interface DataStoresProps {

@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { BUCKET_LAYOUT } from '../config/bucket-layout.ts';
+import { BUCKET_LAYOUT } from '../../functions/stores/bucket-layout.ts';
 
 /**
  * The only role whose policy reaches workspace objects. Nothing runs as it directly: the API

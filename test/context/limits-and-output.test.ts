@@ -38,7 +38,7 @@ describe('the persisted-output message', () => {
   it('only owns the reserved folder and refuses names that are not result files', async () => {
     const reader = createPersistedResultReader({ get: async (key: string) => `object ${key}` } as never, 'ses_1');
     expect(reader.owns('/workspace/src/a.txt')).toBe(false);
-    expect(await reader.read('/workspace/.stratus/tool-results/toolu_1.txt')).toBe('object sessions/ses_1/tool-results/toolu_1.txt');
+    expect(await reader.read('/workspace/.stratus/tool-results/toolu_1.txt')).toBe('object tool-results/ses_1/toolu_1.txt');
     expect(await reader.read('/workspace/.stratus/tool-results/../../x.txt')).toBeUndefined();
   });
 });

@@ -29,7 +29,7 @@ describe('messages too big for a DynamoDB item', () => {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: LOCAL_S3_CREDENTIALS }));
     const item = (await db.send(new GetCommand({ TableName: stack.deps.config.tables.messages, Key: { sessionId: 'ses_spill', seq: 0 } }))).Item!;
     expect(item.content).toEqual([]);
-    expect(item.spill).toEqual({ key: 'sessions/ses_spill/messages/0000000000-msg_big.json', bytes: expect.any(Number) });
+    expect(item.spill).toEqual({ key: 'spill/ses_spill/messages/0000000000-msg_big.json', bytes: expect.any(Number) });
     expect(item.spill.bytes).toBeGreaterThan(SPILL_THRESHOLD_BYTES);
 
     const loaded = await stack.deps.messages.loadFrom('ses_spill', 0);

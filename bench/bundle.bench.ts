@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
-import { ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../infra/bundle-options.ts';
+import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../infra/bundle-options.ts';
 
 const IMPORT_RUNS = 5;
 
@@ -32,6 +32,7 @@ export async function run(): Promise<void> {
         logLevel: 'silent',
       });
       const buildMs = performance.now() - started;
+      copyBundleAssets(path.dirname(outfile));
       const bytes = statSync(outfile).size;
       const gzip = gzipSync(readFileSync(outfile)).length;
       const inputs = Object.keys(result.metafile.inputs).length;

@@ -16,6 +16,8 @@ missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v socat >/dev/null 2>&1 || missing+=(socat)
+# The tests reach allow-listed hosts from inside the sandbox with curl.
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing system packages: ${missing[*]}"

@@ -8,6 +8,7 @@ import { rulesFromLists } from '../permissions/rule-syntax.ts';
 import { hooksFor, permissionContextFor, ruleToRemember, withRememberedRule, type SessionSettings, type TurnSettings } from '../permissions/session-settings.ts';
 import { errorMessage, SessionBusyError, StratusError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
+import { emitMetrics } from '../shared/metrics.ts';
 import type { PendingApproval } from '../stores/approval-store.ts';
 import type { MessageKind, StoredMessage } from '../stores/message-store.ts';
 import type { Lease, SessionPatch, SessionRecord, TurnSummary } from '../stores/session-store.ts';
@@ -328,6 +329,13 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     log.error('could not release the session lease; it will expire', { error: errorMessage(err) });
   }
   log.info('turn ended', { stopReason, error, usage: turnUsage });
+  emitMetrics(log, {
+    TurnDuration: { value: deps.clock() - run.startedAt, unit: 'Milliseconds' },
+    ModelCalls: { value: modelCalls, unit: 'Count' },
+    InputTokens: { value: turnUsage.inputTokens, unit: 'Count' },
+    OutputTokens: { value: turnUsage.outputTokens, unit: 'Count' },
+    TurnFailed: { value: stopReason === 'internal_error' || stopReason === 'model_error' ? 1 : 0, unit: 'Count' },
+  });
   events.push({ type: 'turn_end', turnId, stopReason, usage: turnUsage, ...(error ? { error } : {}) });
   await events.close();
   return summary;

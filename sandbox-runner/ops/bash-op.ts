@@ -68,7 +68,10 @@ export const bashOp = defineOp({
         await tasks.write(record);
         tasks.track(record, outcome.detached.done);
       }
-      const { text, truncated } = await readCapped(outputFile, ctx.limits.maxOutputBytes);
+      // Started in the background on request: the answer is only the notice, whatever the
+      // command managed to print in the moment before it (the reference's behaviour).
+      const { text, truncated } =
+        detached && op.background === 'now' ? { text: '', truncated: false } : await readCapped(outputFile, ctx.limits.maxOutputBytes);
       const image = detached ? undefined : await imageOutput(text);
       const resourceLimit = outcome.limitHit?.kind ?? (outcome.outputLimitHit ? 'output' : undefined);
       const notice = limitNotice(outcome, ctx.limits.maxOutputBytes);

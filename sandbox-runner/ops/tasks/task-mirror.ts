@@ -47,7 +47,11 @@ export function createTaskMirror(remote: RemoteWorkspace) {
     /** Output first, then the record: a record never claims more than the output stored. */
     async upload(record: TaskRecord, outputFile: string, opts: { forgotten?: boolean } = {}): Promise<void> {
       const output = await readTail(outputFile);
-      if (output !== undefined) await remote.put(outputKey(record.taskId), output, { contentType: 'text/plain; charset=utf-8' });
+      if (output !== undefined) {
+        const body = Buffer.from(output, 'utf8');
+        // An explicit length: the SDK warns about (and streams) bodies it cannot measure, such as an empty one.
+        await remote.put(outputKey(record.taskId), body, { contentLength: body.length, contentType: 'text/plain; charset=utf-8' });
+      }
       const mirrored: MirroredTask = {
         taskId: record.taskId,
         command: record.command,

@@ -32,6 +32,12 @@ export const taskOutputTool = buildTool({
       `<status>${out.status}</status>`,
     ];
     if (out.exitCode !== undefined && out.exitCode !== null) parts.push(`<exit_code>${out.exitCode}</exit_code>`);
+    if (out.ownerSilentMs !== undefined) {
+      parts.push(
+        `<note>The runner container that ran this task has not reported for ${Math.round(out.ownerSilentMs / 1000)} s: it has most likely ended, and the task with it. ` +
+          'The output below is the last copy it saved. Waiting will not change it; run the command again if you need its result.</note>',
+      );
+    }
     if (out.output.trim()) parts.push(`<output>\n${out.output.trimEnd()}\n</output>`);
     return { type: 'tool_result', tool_use_id: toolUseId, content: parts.join('\n\n') };
   },

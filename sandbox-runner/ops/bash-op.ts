@@ -5,6 +5,7 @@ import { VIRTUAL_ROOT } from '../virtual-paths.ts';
 import { defineOp } from './op.ts';
 import type { SandboxOutcome } from '../isolation/sandbox.ts';
 import { createTaskFiles } from './tasks/task-files.ts';
+import { createTaskMirror } from './tasks/task-mirror.ts';
 import { prepareImage } from './files/image.ts';
 import { READ_MAX_TOKENS } from './read-op.ts';
 import type { OpContext } from './op-context.ts';
@@ -49,6 +50,7 @@ export const bashOp = defineOp({
     const taskId = tasks.newTaskId();
     const outputFile = tasks.outputFile(taskId);
     let detached = false;
+    let firstCopy: Promise<void> | undefined;
     try {
       const outcome = await ctx.sandbox.run({
         command: op.command,
@@ -66,12 +68,14 @@ export const bashOp = defineOp({
         detached = true;
         const record = { taskId, command: op.command, pid: outcome.detached.pid, status: 'running' as const };
         await tasks.write(record);
-        tasks.track(record, outcome.detached.done);
+        // Its first S3 copy is stored before the model hears of the task (any runner can then answer).
+        firstCopy = tasks.track(record, outcome.detached.done, createTaskMirror(ctx.remote));
       }
       // Started in the background on request: the answer is only the notice, whatever the
       // command managed to print in the moment before it (the reference's behaviour).
       const { text, truncated } =
         detached && op.background === 'now' ? { text: '', truncated: false } : await readCapped(outputFile, ctx.limits.maxOutputBytes);
+      await firstCopy;
       const image = detached ? undefined : await imageOutput(text);
       const resourceLimit = outcome.limitHit?.kind ?? (outcome.outputLimitHit ? 'output' : undefined);
       const notice = limitNotice(outcome, ctx.limits.maxOutputBytes);

@@ -26,6 +26,7 @@ const SNAPSHOT_KEY = /\/snapshots\/(\d{10})\.([A-Za-z0-9]+)\.json$/;
  *   blobs/{sha256}                     bodies of files changed by deltas
  *   snapshots/{version}.{nonce}.json   full entries at a version, with offsets into ...
  *   snapshots/{version}.{nonce}.pack   ... every distinct body, concatenated (one GET for a cold start)
+ *   tasks/{taskId}.output|.json        background tasks, for runners that do not hold them (ops/tasks/task-mirror.ts)
  *   uploads/…, exports/…               staged imports and produced archives
  */
 export class RemoteWorkspace {

@@ -26,7 +26,7 @@ const inputSchema = z.strictObject({
   file_path: z.string().describe('Absolute path of the file to read (the workspace is /workspace)'),
   offset: z.number().int().nonnegative().optional().describe('Line to start from (1-based); only for files too long to read at once'),
   limit: z.number().int().positive().optional().describe('How many lines to read; only for files too long to read at once'),
-  pages: z.string().optional().describe('PDF page range such as "1-5" or "3" (at most 20 pages); needs page rendering, not available yet'),
+  pages: z.string().optional().describe('PDF page range such as "1-5" or "3" (at most 20 pages per request)'),
 });
 
 export const MAX_PDF_PAGES_PER_READ = 20;
@@ -49,8 +49,9 @@ export const readTool = buildTool({
       if (count > MAX_PDF_PAGES_PER_READ) {
         return { ok: false, message: `Page range "${input.pages}" exceeds maximum of ${MAX_PDF_PAGES_PER_READ} pages per request. Please use a smaller range.` };
       }
-      // Rendering single pages needs poppler in the runner image; until then say so rather than send the whole file.
-      return { ok: false, message: 'Reading PDF page ranges is not available in this workspace yet. Read the whole PDF without pages, or extract text with Bash.' };
+      if (path.extname(input.file_path).toLowerCase() !== '.pdf') {
+        return { ok: false, message: `The pages parameter is only for PDF files; ${input.file_path} is not one.` };
+      }
     }
     const ext = path.extname(input.file_path).toLowerCase();
     if (BINARY_EXTENSIONS.has(ext.slice(1))) {
@@ -65,7 +66,11 @@ export const readTool = buildTool({
     // Large tool results persisted by the harness live in S3 under a reserved path, not in the workspace.
     if (ctx.persistedResults?.owns(input.file_path)) return { data: await readPersistedResult(ctx, input) };
     const ws = ctx.workspace;
-    const result = await ws.run({ type: 'read', path: input.file_path, offset: input.offset ?? 1, limit: input.limit, known: ws.getFileState(input.file_path) });
+    const pages = input.pages === undefined ? undefined : parsePageRange(input.pages);
+    const result = await ws.run({
+      type: 'read', path: input.file_path, offset: input.offset ?? 1, limit: input.limit, known: ws.getFileState(input.file_path),
+      ...(pages ? { pages: { first: pages.first, last: pages.last === Infinity ? pages.first + MAX_PDF_PAGES_PER_READ - 1 : pages.last } } : {}),
+    });
     if (result.kind === 'text' || result.kind === 'notebook') ws.setFileState(result.path, result.fileState);
     return { data: result };
   },
@@ -83,7 +88,12 @@ export const readTool = buildTool({
         return {
           type: 'tool_result', tool_use_id: toolUseId,
           content: [
-            { type: 'text', text: `PDF file read: ${output.path} (${formatFileSize(output.sizeBytes)})` },
+            {
+              type: 'text',
+              text: output.pages
+                ? `PDF pages ${output.pages.first}-${output.pages.last} of ${output.pages.total} read: ${output.path} (${formatFileSize(output.sizeBytes)})`
+                : `PDF file read: ${output.path} (${formatFileSize(output.sizeBytes)})`,
+            },
             { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: output.base64 } },
           ],
         };

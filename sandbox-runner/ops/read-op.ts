@@ -8,6 +8,7 @@ import { decodeText, formatFileSize } from './files/file-text.ts';
 import { missingFileMessage, resolveWorkspacePath } from './files/workspace-path.ts';
 import { prepareImage } from './files/image.ts';
 import { parseNotebook, type NotebookCell } from './files/notebook.ts';
+import { extractPdfPages } from './files/pdf-pages.ts';
 
 /** Whole-file reads past this size are refused unless the model pages with `limit`. */
 /** Widens one result to the op's result union. */
@@ -35,7 +36,7 @@ export type ReadResult =
   | { type: 'read'; kind: 'unchanged'; path: string }
   | { type: 'read'; kind: 'notebook'; path: string; cells: NotebookCell[]; fileState: FileStateEntry }
   | { type: 'read'; kind: 'image'; path: string; mediaType: string; base64: string; sizeBytes: number }
-  | { type: 'read'; kind: 'pdf'; path: string; base64: string; sizeBytes: number };
+  | { type: 'read'; kind: 'pdf'; path: string; base64: string; sizeBytes: number; pages?: { first: number; last: number; total: number } };
 
 /**
  * Reads one file of the workspace for the Read tool: the size gates, line selection, the
@@ -51,6 +52,8 @@ export const readOp = defineOp({
     limit: z.number().int().positive().optional(),
     /** What the harness recorded for this file, if anything. */
     known: fileStateEntrySchema.optional(),
+    /** For PDFs: only these pages (1-based, inclusive; validated by the harness). */
+    pages: z.object({ first: z.number().int().positive(), last: z.number().positive() }).optional(),
   }),
   mutatesWorkspace: false,
   async run(ctx, op) {
@@ -75,6 +78,14 @@ export const readOp = defineOp({
       const bytes = await fs.readFile(resolved.real);
       if (!bytes.subarray(0, 5).toString('ascii').startsWith('%PDF-')) {
         throw new ToolInputError(`File is not a valid PDF (missing %PDF- header): ${resolved.virtual}`);
+      }
+      if (op.pages) {
+        const subset = await extractPdfPages(bytes, op.pages, resolved.virtual);
+        const { first, last, total } = subset;
+        return done({
+          type: 'read', kind: 'pdf', path: resolved.virtual, base64: Buffer.from(subset.bytes).toString('base64'),
+          sizeBytes: subset.bytes.length, pages: { first, last, total },
+        });
       }
       return done({ type: 'read', kind: 'pdf', path: resolved.virtual, base64: bytes.toString('base64'), sizeBytes: bytes.length });
     }

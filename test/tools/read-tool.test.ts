@@ -1,3 +1,4 @@
+import { PDFDocument } from 'pdf-lib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { call, err, ok, useToolStack } from './tool-harness.ts';
@@ -115,6 +116,24 @@ describe('Read through the runner', () => {
     expect(r.p3).toMatchObject(err('PDF file is empty: /workspace/empty.pdf'));
     expect(r.p4).toMatchObject(err('<tool_use_error>Invalid pages parameter: "x". Use formats like "1-5", "3", or "10-20". Pages are 1-indexed.</tool_use_error>'));
     expect(r.p5).toMatchObject(err('<tool_use_error>Page range "1-30" exceeds maximum of 20 pages per request. Please use a smaller range.</tool_use_error>'));
+  });
+
+  it('reads a PDF page range as a document of just those pages', async () => {
+    const doc = await PDFDocument.create();
+    for (let i = 0; i < 3; i++) doc.addPage([100 + i, 100]);
+    const pdf = Buffer.from(await doc.save());
+    const r = await h.run({ 'three.pdf': { base64: pdf.toString('base64') }, 'a.txt': 'x' }, [[
+      call('r1', 'Read', { file_path: '/workspace/three.pdf', pages: '2-3' }),
+      call('r2', 'Read', { file_path: '/workspace/three.pdf', pages: '5' }),
+      call('r3', 'Read', { file_path: '/workspace/a.txt', pages: '1' }),
+    ]]);
+    const [text, document] = r.r1!.content as [{ text: string }, { type: string; source: { data: string } }];
+    expect(text.text).toMatch(/^PDF pages 2-3 of 3 read: \/workspace\/three\.pdf \(\d+ bytes\)$/);
+    expect(document.type).toBe('document');
+    const subset = await PDFDocument.load(Buffer.from(document.source.data, 'base64'));
+    expect(subset.getPages().map((p) => p.getWidth())).toEqual([101, 102]);
+    expect(r.r2).toMatchObject(err('Page 5 is past the end of /workspace/three.pdf, which has 3 pages.'));
+    expect(r.r3).toMatchObject(err('<tool_use_error>The pages parameter is only for PDF files; /workspace/a.txt is not one.</tool_use_error>'));
   });
 
   it('refuses notebooks whose cells pass 256 KB, pointing to jq', async () => {

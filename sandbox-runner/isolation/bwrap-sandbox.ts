@@ -1,17 +1,16 @@
-import { spawn } from 'node:child_process';
-import { existsSync, promises as fs, openSync, closeSync, statSync } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
 import { startDomainProxy, type DomainProxy } from './domain-proxy.ts';
 import { createCgroupLimiter, DEFAULT_PROCESS_LIMITS, type CgroupLimiter, type CommandCgroup, type ProcessLimits } from './cgroup-limits.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
+import { spawnWatched } from './watched-process.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */
 const SANDBOX_UID = 1000;
 const SANDBOX_GID = 1000;
 const CWD_FILE = '.stratus-cwd';
-const OUTPUT_POLL_MS = 100;
 
 /** Host /etc entries a shell, git and TLS need; nothing else of /etc is visible (no shadow, no secrets). */
 const ETC_ALLOW = [
@@ -90,54 +89,23 @@ export function createBwrapSandbox(opts: {
 
   async function runIn(cgroup: CommandCgroup | undefined, cmd: SandboxCommand, args: string[]): Promise<SandboxOutcome> {
     const started = Date.now();
-    const outFd = openSync(cmd.outputFile, 'w');
     const [file, argv] = cgroup ? ['/bin/sh', ['-c', cgroup.joinScript, 'sh', bwrap, ...args]] : [bwrap, args];
     // cwd '/' so not even the runner's own directory leaks into the sandbox's init (/proc/1/environ PWD).
-    const child = spawn(file, argv, { stdio: ['ignore', outFd, outFd], detached: true, env: {}, cwd: '/' });
-    closeSync(outFd);
-
-    let timedOut = false;
-    let outputLimitHit = false;
-    const kill = () => {
-      try {
-        if (child.pid) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    };
     // A command that may move to the background is never killed for time: it detaches instead.
-    const timer =
-      cmd.detachAfterMs === undefined
-        ? setTimeout(() => {
-            timedOut = true;
-            kill();
-          }, cmd.timeoutMs)
-        : undefined;
-    const poll = setInterval(() => {
-      if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
-        outputLimitHit = true;
-        kill();
-      }
-    }, OUTPUT_POLL_MS);
-
-    const finished = new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (c, s) => resolve({ code: c, signal: s }));
-    })
-      .finally(() => {
-        clearTimeout(timer);
-        clearInterval(poll);
-      })
-      .then(async ({ code, signal }): Promise<SandboxOutcome> => {
-        const durationMs = Date.now() - started;
-        // Whatever the shell left running (a `&` job, a daemon) dies with its call.
-        kill();
-        const hit = await cgroup?.limitHit();
-        const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
-        const limitHit = hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
-        const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
-        return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}) };
-      });
+    const child = spawnWatched(file, argv, {
+      env: {}, cwd: '/', outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes,
+      timeoutMs: cmd.detachAfterMs === undefined ? cmd.timeoutMs : undefined,
+    });
+    const finished = child.finished.then(async ({ code, signal, timedOut, outputLimitHit }): Promise<SandboxOutcome> => {
+      const durationMs = Date.now() - started;
+      // Whatever the shell left running (a `&` job, a daemon) dies with its call.
+      child.kill();
+      const hit = await cgroup?.limitHit();
+      const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
+      const limitHit = hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
+      const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
+      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}) };
+    });
     if (cmd.detachAfterMs === undefined) return finished;
     // Still running after detachAfterMs: leave it running as a background task (only the output
     // cap still applies) and answer now.

@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
-import { closeSync, promises as fs, openSync, statSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
 import { SANDBOX_PATH } from './bwrap-sandbox.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
+import { spawnWatched } from './watched-process.ts';
 
 const CWD_FILE = '.stratus-cwd';
-const OUTPUT_POLL_MS = 100;
 
 /**
  * For AWS Lambda, where there are no namespaces to build a sandbox from. Isolation there comes
@@ -44,36 +43,11 @@ export function createProcessSandbox(opts: { linkPath: string; maxProcesses?: nu
       // bash trusts PWD when it names the same directory, so `pwd` shows the link, not the real path.
       env.PWD = cwd;
       const started = Date.now();
-      const outFd = openSync(cmd.outputFile, 'w');
-      const child = spawn('/bin/bash', ['-c', script, 'bash', cmd.command], { stdio: ['ignore', outFd, outFd], detached: true, env, cwd });
-      closeSync(outFd);
-      let timedOut = false;
-      let outputLimitHit = false;
-      const kill = () => {
-        try {
-          if (child.pid) process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      };
-      const timer = setTimeout(() => {
-        timedOut = true;
-        kill();
-      }, cmd.timeoutMs);
-      const poll = setInterval(() => {
-        if ((statSync(cmd.outputFile, { throwIfNoEntry: false })?.size ?? 0) > cmd.maxOutputBytes) {
-          outputLimitHit = true;
-          kill();
-        }
-      }, OUTPUT_POLL_MS);
-      const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
-        child.once('error', reject);
-        child.once('close', (c, s) => resolve({ code: c, signal: s }));
-      }).finally(() => {
-        clearTimeout(timer);
-        clearInterval(poll);
+      const child = spawnWatched('/bin/bash', ['-c', script, 'bash', cmd.command], {
+        env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs,
       });
-      kill();
+      const { code, signal, timedOut, outputLimitHit } = await child.finished;
+      child.kill();
       const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
       return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started };
     },

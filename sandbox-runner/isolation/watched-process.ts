@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, statSync } from 'node:fs';
+
+const OUTPUT_POLL_MS = 100;
+
+export interface WatchedProcess {
+  pid: number | undefined;
+  /** SIGKILL the whole process group. */
+  kill(): void;
+  /** Resolves when the process exits; says whether the time or output cap killed it. */
+  finished: Promise<{ code: number | null; signal: string | null; timedOut: boolean; outputLimitHit: boolean }>;
+}
+
+/**
+ * Starts a command in its own process group with stdout and stderr merged into one file, and
+ * kills the group when the output passes its cap or (unless `timeoutMs` is undefined) when
+ * time runs out. What both sandboxes share; what surrounds the process differs.
+ */
+export function spawnWatched(
+  file: string,
+  args: string[],
+  opts: { env: Record<string, string>; cwd: string; outputFile: string; maxOutputBytes: number; timeoutMs: number | undefined },
+): WatchedProcess {
+  const outFd = openSync(opts.outputFile, 'w');
+  const child = spawn(file, args, { stdio: ['ignore', outFd, outFd], detached: true, env: opts.env, cwd: opts.cwd });
+  closeSync(outFd);
+  let timedOut = false;
+  let outputLimitHit = false;
+  const kill = () => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const timer =
+    opts.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          kill();
+        }, opts.timeoutMs);
+  const poll = setInterval(() => {
+    if ((statSync(opts.outputFile, { throwIfNoEntry: false })?.size ?? 0) > opts.maxOutputBytes) {
+      outputLimitHit = true;
+      kill();
+    }
+  }, OUTPUT_POLL_MS);
+  const finished = new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  })
+    .finally(() => {
+      clearTimeout(timer);
+      clearInterval(poll);
+    })
+    .then(({ code, signal }) => ({ code, signal, timedOut, outputLimitHit }));
+  return { pid: child.pid, kill, finished };
+}

@@ -16,6 +16,7 @@ import { assembleToolPool } from '../tools/registry.ts';
 import type { UserDecision } from '../tools/run-tool-use.ts';
 import { WorkspaceSession } from '../tools/workspace-session.ts';
 import type { ContinueTurnEvent } from './continuation.ts';
+import { turnEventsUrl } from './follow-turn.ts';
 import { query, type QueryParams, type TurnStopReason } from './query.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from './transcript.ts';
@@ -354,7 +355,7 @@ async function handOff(deps: Deps, run: TurnRun, state: { modelCalls: number; pa
   try {
     await deps.sessions.handOffLease(session.sessionId, owner, { owner: handoffOwner, turnId, expiresAt: deps.clock() + deps.config.turn.leaseMs }, state.patch);
     currentOwner = handoffOwner;
-    events.push({ type: 'turn_continued', turnId, eventsUrl: `/v1/sessions/${session.sessionId}/turns/${turnId}/events` });
+    events.push({ type: 'turn_continued', turnId, eventsUrl: turnEventsUrl(session.sessionId, turnId) });
     const nextEventSeq = events.nextSeq;
     await events.close();
     await deps.continuations.schedule({

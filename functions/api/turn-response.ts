@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { followTurn, turnEventsUrl } from '../agent/follow-turn.ts';
 import type { TurnHandle } from '../agent/turn.ts';
 import type { TurnEvent } from '../agent/turn-events.ts';
 import type { Deps } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
-import { FOLLOW_POLL_MS } from './routes/turn-events.ts';
 
 /** A JSON caller following a continued turn stops this long before its own deadline. */
 const FOLLOW_MARGIN_MS = 5_000;
@@ -43,14 +43,13 @@ export async function respondWithTurn(c: Context, deps: Deps, turn: TurnHandle, 
   };
   for await (const { seq, event } of turn.events.live.read()) collect(seq, event);
   await turn.done;
-  let end = collected.find((e) => e.type === 'turn_end');
-  while (!end && (deadlineAt === undefined || deadlineAt - Date.now() > FOLLOW_MARGIN_MS)) {
-    const more = await deps.events.listAfter(turn.sessionId, turn.turnId, lastSeq);
-    for (const { seq, event } of more) collect(seq, event);
-    end = collected.find((e) => e.type === 'turn_end');
-    if (more.length === 0 && !end) await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
+  // A turn that moved to another invocation: follow its event log while this one may.
+  if (!collected.some((e) => e.type === 'turn_end')) {
+    const keepGoing = () => deadlineAt === undefined || deadlineAt - Date.now() > FOLLOW_MARGIN_MS;
+    for await (const { seq, event } of followTurn(deps.events, turn.sessionId, turn.turnId, lastSeq, keepGoing)) collect(seq, event);
   }
-  const eventsUrl = `/v1/sessions/${turn.sessionId}/turns/${turn.turnId}/events`;
+  const eventsUrl = turnEventsUrl(turn.sessionId, turn.turnId);
+  const end = collected.find((e) => e.type === 'turn_end');
   const ended = end?.type === 'turn_end' ? end : undefined;
   return c.json(
     {

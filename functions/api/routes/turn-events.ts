@@ -1,13 +1,11 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
+import { followTurn } from '../../agent/follow-turn.ts';
 import type { Deps } from '../../deps/deps.ts';
 import type { StoredTurnEvent } from '../../stores/event-store.ts';
 import type { AuthVariables } from '../auth.ts';
 import { parseWith } from '../validate.ts';
-
-/** How often a follower polls the event log for new events. */
-export const FOLLOW_POLL_MS = 200;
 
 const followQuery = z.object({
   after: z.coerce.number().int().min(-1).optional(),
@@ -29,7 +27,7 @@ export function turnEventRoutes(deps: Deps) {
     const q = parseWith(followQuery, c.req.query(), 'query');
     await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
     const lastEventId = c.req.header('last-event-id');
-    let after = q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1);
+    const after = q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1);
 
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
       const events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
@@ -42,14 +40,8 @@ export function turnEventRoutes(deps: Deps) {
       stream.onAbort(() => {
         open = false;
       });
-      while (open) {
-        const events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
-        for (const e of events) {
-          await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
-          after = e.seq;
-          if (e.event.type === 'turn_end') return;
-        }
-        if (events.length === 0) await stream.sleep(FOLLOW_POLL_MS);
+      for await (const e of followTurn(deps.events, sessionId, turnId, after, () => open, { limit: q.limit, sleep: (ms) => stream.sleep(ms) })) {
+        await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
       }
     });
   });

@@ -1,22 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { useLocalStack } from '../support/stack-fixture.ts';
 
 describe('API errors and auth', () => {
-  const tmp = makeTempDir();
+  const fx = useLocalStack({ apiTokens: { 'token-a': 'tenant-a', 'token-b': 'tenant-b' } });
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
   let other: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, apiTokens: { 'token-a': 'tenant-a', 'token-b': 'tenant-b' } });
+  beforeAll(() => {
+    ({ stack } = fx);
     api = apiClient(stack.apiUrl, 'token-a');
     other = apiClient(stack.apiUrl, 'token-b');
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
   });
 
   it('401 without a token or with a wrong one; health needs none', async () => {

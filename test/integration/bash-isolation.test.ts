@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { useLocalStack } from '../support/stack-fixture.ts';
 
 describe('Bash runs isolated (through the API)', () => {
-  const tmp = makeTempDir();
+  const fx = useLocalStack({});
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
+  beforeAll(() => {
+    ({ stack } = fx);
+    ({ api } = fx);
   });
 
   async function bash(sessionId: string, command: string): Promise<{ content: string; isError: boolean }> {

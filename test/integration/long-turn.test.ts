@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { continueTurn } from '../../functions/agent/turn.ts';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import type { LocalStack } from '../../local/stack.ts';
 import { apiClient, parseSse } from '../support/api-client.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
+import { useLocalStack } from '../support/stack-fixture.ts';
 
 /**
  * A turn longer than one invocation: with a 1 ms simulated invocation budget, the turn
@@ -10,17 +10,12 @@ import { makeTempDir } from '../support/temp-dir.ts';
  * invocation of the API function (through the Lambda Invoke API), as it would on Lambda.
  */
 describe('turns longer than one invocation', () => {
-  const tmp = makeTempDir();
+  const fx = useLocalStack({ turn: { invocationBudgetMs: 1, checkpointMarginMs: 0 } });
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, turn: { invocationBudgetMs: 1, checkpointMarginMs: 0 } });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
+  beforeAll(() => {
+    ({ stack } = fx);
+    ({ api } = fx);
   });
 
   const threeRounds = () =>

@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/stack.ts';
 import { runScheduledTask } from '../../functions/schedules/run-schedule.ts';
 import { apiClient } from '../support/api-client.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
+import { useLocalStack } from '../support/stack-fixture.ts';
 
 describe('scheduled tasks', () => {
-  const tmp = makeTempDir();
+  const fx = useLocalStack({ apiTokens: { a: 'tenant-a', b: 'tenant-b' }, schedulerTickMs: 3_600_000 });
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, apiTokens: { a: 'tenant-a', b: 'tenant-b' }, schedulerTickMs: 3_600_000 });
+  beforeAll(() => {
+    ({ stack } = fx);
     api = apiClient(stack.apiUrl, 'a');
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
   });
 
   it('creates, lists, validates and hides schedules per tenant', async () => {

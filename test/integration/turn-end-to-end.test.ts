@@ -1,20 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
+import { useLocalStack } from '../support/stack-fixture.ts';
 
 describe('a turn through the whole local stack', () => {
-  const tmp = makeTempDir();
+  const fx = useLocalStack({ brain: () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } }) });
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, brain: () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } }) });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
+  beforeAll(() => {
+    ({ stack } = fx);
+    ({ api } = fx);
   });
 
   it('runs Bash and Read in the workspace, then answers, streaming every step', async () => {

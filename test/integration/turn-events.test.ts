@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/stack.ts';
 import { apiClient, parseSse } from '../support/api-client.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
+import { useLocalStack } from '../support/stack-fixture.ts';
 
 /** Reads an SSE response until `stopAfter` events have arrived, then drops the connection. */
 async function readSome(res: Response, stopAfter: number): Promise<{ ids: number[]; types: string[] }> {
@@ -31,17 +31,12 @@ async function readSome(res: Response, stopAfter: number): Promise<{ ids: number
 }
 
 describe('turn events are durable: a client can drop and resume', () => {
-  const tmp = makeTempDir();
+  const fx = useLocalStack({});
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
+  beforeAll(() => {
+    ({ stack } = fx);
+    ({ api } = fx);
   });
 
   it('resumes after Last-Event-ID and sees every later event exactly once, through turn_end', async () => {

@@ -10,7 +10,8 @@ import { parityCaseSchema, parityFileLine } from './parity-case.ts';
  * `npm run --silent parity-reference -- CASE.json /path/to/node_modules/.bin/claude`: runs the
  * same case through Claude Code (installed separately, e.g. 2.1.88 in a scratch folder) against
  * the scripted model server and prints its tool_results in `npm run parity`'s format, so the two
- * can be diffed. The case's files go to a temp dir that stands in for /workspace.
+ * can be diffed (including the `filesAfter` bytes). The case's files go to a temp dir that stands
+ * in for /workspace.
  */
 const [file, claude] = process.argv.slice(2);
 if (!file || !claude) {

@@ -2,9 +2,13 @@ import { z } from 'zod';
 import type { LocalStack } from '../local/stack.ts';
 import type { ScriptedBlock } from '../local/scripted-model/script.ts';
 
-/** A parity case: seed files, then one model response per step. Paths in inputs are under /workspace. */
+/**
+ * A parity case: seed files, then one model response per step. Paths in inputs are under
+ * /workspace. `filesAfter` names files (relative) whose exact bytes are printed after the turn.
+ */
 export const parityCaseSchema = z.object({
   files: z.record(z.string(), z.union([z.string(), z.object({ base64: z.string() })])).default({}),
+  filesAfter: z.array(z.string()).default([]),
   steps: z.array(
     z.array(
       z.union([
@@ -22,6 +26,27 @@ export interface ParityLine {
   id: string;
   is_error: boolean;
   content: unknown;
+}
+
+/** A file's bytes after the turn: text when they are UTF-8 (so diffs read well), else base64; null when absent. */
+export interface ParityFileLine {
+  file: string;
+  content: string | { base64: string } | null;
+}
+
+export function parityFileLine(file: string, bytes: Buffer | undefined): ParityFileLine {
+  if (!bytes) return { file, content: null };
+  const text = bytes.toString('utf8');
+  return { file, content: Buffer.from(text, 'utf8').equals(bytes) ? text : { base64: bytes.toString('base64') } };
+}
+
+/** A workspace file's exact bytes through the API's download route; undefined when it does not exist. */
+export async function readParityFile(stack: LocalStack, sessionId: string, rel: string): Promise<Buffer | undefined> {
+  const url = `${stack.apiUrl}/v1/sessions/${sessionId}/workspace/files/${rel.split('/').map(encodeURIComponent).join('/')}`;
+  const res = await fetch(url, { headers: { authorization: `Bearer ${stack.token}` } });
+  if (res.status === 404) return undefined;
+  if (res.status !== 200) throw new Error(`Could not download ${rel}: ${res.status} ${await res.text()}`);
+  return Buffer.from(await res.arrayBuffer());
 }
 
 /** Creates a session seeded with the case's files; returns its id. */

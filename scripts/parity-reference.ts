@@ -1,16 +1,17 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import type { MessagesRequest, ScriptedBlock } from '../local/scripted-model/script.ts';
-import { parityCaseSchema } from './parity-case.ts';
+import { parityCaseSchema, parityFileLine } from './parity-case.ts';
 
 /**
  * `npm run --silent parity-reference -- CASE.json /path/to/node_modules/.bin/claude`: runs the
  * same case through Claude Code (installed separately, e.g. 2.1.88 in a scratch folder) against
  * the scripted model server and prints its tool_results in `npm run parity`'s format, so the two
- * can be diffed. The case's files go to a temp dir that stands in for /workspace.
+ * can be diffed (including the `filesAfter` bytes). The case's files go to a temp dir that stands
+ * in for /workspace.
  */
 const [file, claude] = process.argv.slice(2);
 if (!file || !claude) {
@@ -59,6 +60,10 @@ try {
       if (block.type !== 'tool_result') continue;
       console.log(JSON.stringify(swap({ id: block.tool_use_id, is_error: block.is_error === true, content: block.content }, dir, '/workspace')));
     }
+  }
+  for (const rel of kase.filesAfter) {
+    const target = path.join(dir, rel);
+    console.log(JSON.stringify(parityFileLine(rel, existsSync(target) ? readFileSync(target) : undefined)));
   }
 } finally {
   await server.close();

@@ -3,11 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startLocalStack } from '../local/stack.ts';
-import { createParitySession, parityCaseSchema, runParityTurn } from './parity-case.ts';
+import { createParitySession, parityCaseSchema, parityFileLine, readParityFile, runParityTurn } from './parity-case.ts';
 
 /**
  * `npm run parity -- CASE.json`: runs a case's scripted tool calls through the real Stratus path
- * (API → turn engine → runner, scripted model server) and prints one JSON line per tool_result.
+ * (API → turn engine → runner, scripted model server) and prints one JSON line per tool_result,
+ * then one per file named in `filesAfter` with its exact bytes.
  */
 const file = process.argv[2];
 if (!file) {
@@ -25,6 +26,7 @@ const stack = await startLocalStack({
 try {
   const sessionId = await createParitySession(stack, kase.files);
   for (const line of await runParityTurn(stack, sessionId, kase.steps)) console.log(JSON.stringify(line));
+  for (const rel of kase.filesAfter) console.log(JSON.stringify(parityFileLine(rel, await readParityFile(stack, sessionId, rel))));
 } finally {
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });

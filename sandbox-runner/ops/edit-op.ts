@@ -5,11 +5,15 @@ import { defineOp } from './op.ts';
 import { ToolInputError } from './op-context.ts';
 import { fileStateEntrySchema, hashText, type FileStateEntry } from './files/file-state.ts';
 import { formatFileSize, readTextFile, writeTextFile, type TextFile } from './files/file-text.ts';
+import { applyReplacement, normaliseEditStrings } from './files/input-normalise.ts';
 import { findActualString, preserveQuoteStyle } from './files/quotes.ts';
 import { stalenessRefusal, toolUseError, UNEXPECTEDLY_MODIFIED_MESSAGE } from './files/staleness.ts';
 import { missingFileMessage, resolveWorkspacePath } from './files/workspace-path.ts';
 
 export const MAX_EDIT_BYTES = 1024 * 1024 * 1024;
+
+/** The reference's words (a plain error, thrown while writing) for an edit that would change nothing. */
+export const EDIT_CHANGED_NOTHING_MESSAGE = 'String not found in file. Failed to apply edit.';
 
 export interface EditResult {
   type: 'edit';
@@ -18,9 +22,11 @@ export interface EditResult {
 }
 
 /**
- * One string replacement for the Edit tool, with the reference's checks in its order (codes 1–10
- * in the seeds). Validation refusals come back wrapped in <tool_use_error>; the last-moment
- * staleness check is a plain error, as in the reference. Encoding and line endings are kept.
+ * One string replacement for the Edit tool, with the reference's checks in its order (error
+ * codes 1–10). The strings are normalised first as the reference does (files/input-normalise.ts).
+ * Validation refusals come back wrapped in <tool_use_error>; the last-moment staleness check and
+ * an edit that changes nothing are plain errors, as in the reference. Encoding and line endings
+ * are kept.
  */
 export const editOp = defineOp({
   schema: z.object({
@@ -36,29 +42,33 @@ export const editOp = defineOp({
     const refuse = (message: string): never => {
       throw new ToolInputError(toolUseError(message));
     };
-    if (op.oldString === op.newString) refuse('No changes to make: old_string and new_string are exactly the same.');
     const resolved = await resolveWorkspacePath(ctx, op.path);
     const st = resolved ? await fs.stat(resolved.real).catch(() => undefined) : undefined;
+    // The reference rewrites the strings before it checks anything, so every check below (even
+    // "No changes to make") sees them normalised.
+    const readable = resolved && st?.isFile() && st.size <= MAX_EDIT_BYTES ? await readTextFile(resolved.real) : undefined;
+    const { oldString, newString } = normaliseEditStrings(op.path, op, readable?.content);
+    if (oldString === newString) refuse('No changes to make: old_string and new_string are exactly the same.');
     if (st && st.size > MAX_EDIT_BYTES) {
       refuse(`File is too large to edit (${formatFileSize(st.size)}). Maximum editable file size is ${formatFileSize(MAX_EDIT_BYTES)}.`);
     }
     let file: TextFile | undefined;
     if (st?.isDirectory()) refuse(`EISDIR: illegal operation on a directory, read '${resolved!.virtual}'`);
-    if (resolved && st) file = await readTextFile(resolved.real);
+    if (resolved && st) file = readable ?? (await readTextFile(resolved.real));
     if (!file) {
-      if (op.oldString !== '' || !resolved) refuse(await missingFileMessage(ctx, resolved));
-    } else if (op.oldString === '') {
+      if (oldString !== '' || !resolved) refuse(await missingFileMessage(ctx, resolved));
+    } else if (oldString === '') {
       if (file.content.trim() !== '') refuse('Cannot create new file - file already exists.');
     } else {
       if (resolved!.virtual.endsWith('.ipynb')) refuse('File is a Jupyter Notebook. Use the NotebookEdit to edit this file.');
       const stale = stalenessRefusal(op.known, hashText(file.content));
       if (stale) refuse(stale);
-      const actual = findActualString(file.content, op.oldString);
-      if (actual === undefined) refuse(`String to replace not found in file.\nString: ${op.oldString}`);
+      const actual = findActualString(file.content, oldString);
+      if (actual === undefined) refuse(`String to replace not found in file.\nString: ${oldString}`);
       const count = file.content.split(actual!).length - 1;
       if (count > 1 && !op.replaceAll) {
         refuse(
-          `Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${op.oldString}`,
+          `Found ${count} matches of the string to replace, but replace_all is false. To replace all occurrences, set replace_all to true. To replace only one occurrence, please provide more context to uniquely identify the instance.\nString: ${oldString}`,
         );
       }
     }
@@ -69,13 +79,15 @@ export const editOp = defineOp({
     if (current && (!op.known || op.known.hash !== hashText(current.content))) throw new ToolInputError(UNEXPECTEDLY_MODIFIED_MESSAGE);
     const original = current?.content ?? '';
     let updated: string;
-    if (op.oldString === '') {
-      updated = op.newString;
+    if (oldString === '') {
+      updated = newString;
     } else {
-      const actual = findActualString(original, op.oldString) ?? op.oldString;
-      const replacement = preserveQuoteStyle(op.oldString, actual, op.newString);
-      updated = op.replaceAll ? original.split(actual).join(replacement) : original.replace(actual, () => replacement);
+      const actual = findActualString(original, oldString) ?? oldString;
+      updated = applyReplacement(original, actual, preserveQuoteStyle(oldString, actual, newString), op.replaceAll);
     }
+    // Reached mainly when the strings differ only in curly versus straight quotes: matching
+    // straightens them and the replacement takes the file's style back, so nothing would change.
+    if (updated === original) throw new ToolInputError(EDIT_CHANGED_NOTHING_MESSAGE);
     await writeTextFile(target.real, updated, current?.encoding ?? 'utf8', current?.lineEndings ?? 'LF');
     const result: EditResult = { type: 'edit', path: target.virtual, fileState: { hash: hashText(updated) } };
     return { result };

@@ -5,6 +5,7 @@ import { defineOp } from './op.ts';
 import { ToolInputError } from './op-context.ts';
 import { fileStateEntrySchema, hashText, type FileStateEntry } from './files/file-state.ts';
 import { readTextFile, writeTextFile } from './files/file-text.ts';
+import { normaliseWriteContent } from './files/input-normalise.ts';
 import { stalenessRefusal, toolUseError, UNEXPECTEDLY_MODIFIED_MESSAGE } from './files/staleness.ts';
 import { resolveWorkspacePath } from './files/workspace-path.ts';
 
@@ -18,7 +19,9 @@ export interface WriteResult {
 /**
  * Writes a whole file for the Write tool. An existing file must have been read and be unchanged
  * since (checked against the harness's file state, then once more just before writing). The
- * content is written as given (LF stays LF); an existing UTF-16LE file keeps its encoding.
+ * content loses trailing whitespace on each line unless the file is Markdown (as in the
+ * reference); otherwise it is written as given (LF stays LF, CRLF stays CRLF); an existing
+ * UTF-16LE file keeps its encoding.
  */
 export const writeOp = defineOp({
   schema: z.object({
@@ -41,10 +44,11 @@ export const writeOp = defineOp({
     // The last look before writing: something may have changed the file since validation.
     const existing = await readTextFile(resolved.real).catch(() => undefined);
     if (existing && (!op.known || op.known.hash !== hashText(existing.content))) throw new ToolInputError(UNEXPECTEDLY_MODIFIED_MESSAGE);
-    await writeTextFile(resolved.real, op.content, existing?.encoding ?? 'utf8', 'LF');
+    const content = normaliseWriteContent(op.path, op.content);
+    await writeTextFile(resolved.real, content, existing?.encoding ?? 'utf8', 'LF');
     const result: WriteResult = {
       type: 'write', kind: existing ? 'update' : 'create', path: resolved.virtual,
-      fileState: { hash: hashText(op.content.replaceAll('\r\n', '\n')) },
+      fileState: { hash: hashText(content.replaceAll('\r\n', '\n')) },
     };
     return { result };
   },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { createParitySession, runParityTurn, type ParityCase, type ParityLine, type ParityStep } from '../../scripts/parity-case.ts';
+import { createParitySession, readParityFile, runParityTurn, type ParityCase, type ParityLine, type ParityStep } from '../../scripts/parity-case.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** One local stack per test file; `run` seeds a session and drives one turn of scripted tool calls. */
@@ -28,6 +28,14 @@ export function useToolStack() {
     async run(files: ParityCase['files'], steps: ParityStep[]): Promise<Record<string, ParityLine>> {
       const lines = await runParityTurn(stack, await createParitySession(stack, files), steps);
       return Object.fromEntries(lines.map((l) => [l.id, l]));
+    },
+    /** Like `run`, then the exact bytes of `paths` (relative) as the workspace holds them; undefined when absent. */
+    async runAndRead(files: ParityCase['files'], steps: ParityStep[], paths: string[]) {
+      const sessionId = await createParitySession(stack, files);
+      const lines = await runParityTurn(stack, sessionId, steps);
+      const bytes: Record<string, Buffer | undefined> = {};
+      for (const rel of paths) bytes[rel] = await readParityFile(stack, sessionId, rel);
+      return { results: Object.fromEntries(lines.map((l) => [l.id, l])) as Record<string, ParityLine>, bytes };
     },
   };
 }

@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { startTurn } from '../../agent/turn.ts';
 import type { Deps } from '../../deps/deps.ts';
+import { NotFoundError } from '../../shared/errors.ts';
+import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
 import type { PendingApproval } from '../../stores/approval-store.ts';
 import type { AuthVariables } from '../auth.ts';
@@ -41,8 +43,11 @@ export function permissionRoutes(deps: Deps) {
     const body = await parseJsonBody(c, answerBody);
     const sessionId = c.req.param('id');
     const tenantId = c.get('tenantId');
+    const toolUseId = c.req.param('toolUseId');
     await deps.sessions.getForTenant(sessionId, tenantId);
-    await deps.approvals.decide(sessionId, c.req.param('toolUseId'), {
+    // The model API's own rule for tool_use ids; anything else cannot be waiting (and must not reach the table as a key).
+    if (!/^[\w-]{1,256}$/.test(toolUseId)) throw new NotFoundError(`No tool call ${showId(toolUseId)} is waiting for permission in session ${sessionId}.`);
+    await deps.approvals.decide(sessionId, toolUseId, {
       decision: body.decision,
       ...(body.decision === 'allow' && body.updatedInput ? { updatedInput: body.updatedInput } : {}),
       remember: body.decision === 'allow' && body.remember === true,

@@ -5,14 +5,12 @@ import { assertValidRules, sessionSettingsSchema } from '../../permissions/sessi
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
 import type { AuthVariables } from '../auth.ts';
+import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { parseJsonBody, parseWith } from '../validate.ts';
 
 const createSessionBody = z.strictObject({
   title: z.string().max(200).optional(),
-  files: z
-    .record(z.string().min(1).max(1024), z.union([z.string(), z.strictObject({ base64: z.string() })]))
-    .optional()
-    .describe('Seed files: relative path → text, or { base64 } for binary'),
+  files: seedFilesSchema.optional(),
   /** Permission mode, rules, hooks and the unattended flag. */
   settings: sessionSettingsSchema.optional(),
 });
@@ -27,6 +25,7 @@ export function sessionRoutes(deps: Deps) {
 
   app.post('/', async (c) => {
     const body = await parseJsonBody(c, createSessionBody);
+    assertSeedFiles(body.files, 'files');
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings });

@@ -85,7 +85,8 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where:
     const field = issue.path.length ? issue.path.join('.') : where;
     return `"${cut(field)}": ${issue.message}`;
   });
-  throw new UserError(`Invalid ${where}: ${issues.join('; ')}`);
+  const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
+  throw new UserError(`Invalid ${where}: ${issues.slice(0, 5).join('; ')}${more}`);
 }
 
 /** A field path for a message: record keys come from the caller and may be kilobytes long. */

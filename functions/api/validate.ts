@@ -1,17 +1,81 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { UserError } from '../shared/errors.ts';
+import { hasLoneSurrogate } from '../../sandbox-runner/workspace/file-keys.ts';
+import { StratusError, UserError } from '../shared/errors.ts';
 
-/** Parses a JSON body with a zod schema; failures become 400s that name the field. */
+/**
+ * Largest JSON body read. Lambda refuses requests over 6 MB before they reach us; the local
+ * stack has no such front, so this keeps one request from filling the process's memory.
+ */
+export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Deepest nesting accepted. Bodies are stored as DynamoDB items, which allow 32 levels; a body
+ * past this could only fail there.
+ */
+export const MAX_JSON_DEPTH = 16;
+
+/**
+ * Parses a JSON body with a zod schema; failures become 400s that name the field. The body must
+ * be UTF-8 (no replacement characters slipped in) and every string well-formed Unicode.
+ */
 export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  const text = await readUtf8Body(c);
   let body: unknown;
   try {
-    const text = await c.req.text();
     body = text.trim() === '' ? {} : JSON.parse(text);
   } catch {
     throw new UserError('Request body must be valid JSON.');
   }
+  assertPlainJson(body);
   return parseWith(schema, body, 'body');
+}
+
+async function readUtf8Body(c: Context): Promise<string> {
+  const declared = Number(c.req.header('content-length'));
+  if (declared > MAX_JSON_BODY_BYTES) throw tooLarge(declared);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = c.req.raw.body?.getReader();
+  for (;;) {
+    if (!reader) break;
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_JSON_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge(size);
+    }
+    chunks.push(value);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new UserError('Request body must be UTF-8 encoded JSON.');
+  }
+}
+
+function tooLarge(bytes: number): StratusError {
+  return new StratusError(`The request body is at least ${bytes} bytes; at most ${MAX_JSON_BODY_BYTES} are accepted.`, 413, 'request_too_large');
+}
+
+/** Refuses strings with unpaired surrogates (valid JSON escapes, invalid text) and deep nesting. */
+function assertPlainJson(body: unknown): void {
+  const stack: [unknown, string, number][] = [[body, 'body', 0]];
+  while (stack.length > 0) {
+    const [value, where, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (hasLoneSurrogate(value)) throw new UserError(`Invalid body: "${cut(where)}" is not well-formed Unicode (an unpaired surrogate).`);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_JSON_DEPTH) throw new UserError(`Invalid body: it is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+    for (const [key, item] of Object.entries(value)) {
+      const path = where === 'body' ? key : `${where}.${key}`;
+      if (hasLoneSurrogate(key)) throw new UserError(`Invalid body: a key in "${cut(where)}" is not well-formed Unicode (an unpaired surrogate).`);
+      stack.push([item, path, depth + 1]);
+    }
+  }
 }
 
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
@@ -19,7 +83,13 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where:
   if (result.success) return result.data;
   const issues = result.error.issues.map((issue) => {
     const field = issue.path.length ? issue.path.join('.') : where;
-    return `"${field}": ${issue.message}`;
+    return `"${cut(field)}": ${issue.message}`;
   });
-  throw new UserError(`Invalid ${where}: ${issues.join('; ')}`);
+  const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
+  throw new UserError(`Invalid ${where}: ${issues.slice(0, 5).join('; ')}${more}`);
+}
+
+/** A field path for a message: record keys come from the caller and may be kilobytes long. */
+function cut(field: string): string {
+  return field.length > 120 ? `${field.slice(0, 120)}…` : field;
 }

@@ -15,7 +15,7 @@ export const sessionSettingsSchema = z.strictObject({
   /** Nobody will answer (cron, webhooks): `ask` becomes `deny`. */
   unattended: z.boolean().optional(),
   /** Hosts commands may reach over HTTP(S) (e.g. "registry.npmjs.org", "*.github.com"); no network otherwise. */
-  allowedDomains: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/, 'must be a host name such as "registry.npmjs.org" or "*.github.com"')).max(200).optional(),
+  allowedDomains: z.array(z.string().max(253).regex(/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/, 'must be a host name such as "registry.npmjs.org" or "*.github.com"')).max(200).optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;
 

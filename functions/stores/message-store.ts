@@ -1,7 +1,8 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BlobStore } from './blob-store.ts';
-import { decodeCursor, encodeCursor } from './session-store.ts';
+import { z } from 'zod';
+import { decodeCursor, encodeCursor, keyString } from './cursor.ts';
 import { spilledMessageKey } from './bucket-layout.ts';
 
 /**
@@ -57,6 +58,9 @@ export interface StoredMessage {
   /** Where the payload went when the item would have passed DynamoDB's limit (content and decisions live there). */
   spill?: { key: string; bytes: number };
 }
+
+/** A message log cursor: the last item's key. */
+const messageCursor = z.strictObject({ sessionId: keyString, seq: z.number().int().min(0) });
 
 export interface MessagePage {
   messages: StoredMessage[];
@@ -119,7 +123,7 @@ export class MessageStore {
         KeyConditionExpression: 'sessionId = :s AND seq >= :from',
         ExpressionAttributeValues: { ':s': sessionId, ':from': opts.fromSeq ?? 0 },
         Limit: opts.limit,
-        ExclusiveStartKey: opts.cursor ? decodeCursor(opts.cursor) : undefined,
+        ExclusiveStartKey: opts.cursor ? decodeCursor(opts.cursor, messageCursor, { sessionId }) : undefined,
         ConsistentRead: true,
       }),
     );

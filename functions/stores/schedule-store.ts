@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../shared/errors.ts';
+import { isId, showId } from '../shared/ids.ts';
 import { queryByTenant } from './tenant-index.ts';
 
 export interface ScheduleRun {
@@ -47,8 +48,8 @@ export class ScheduleStore {
   }
 
   async getForTenant(scheduleId: string, tenantId: string): Promise<ScheduleRecord> {
-    const record = await this.get(scheduleId);
-    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Schedule ${scheduleId} not found.`);
+    const record = isId('sch', scheduleId) ? await this.get(scheduleId) : undefined;
+    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Schedule ${showId(scheduleId)} not found.`);
     return record;
   }
 
@@ -57,7 +58,7 @@ export class ScheduleStore {
   }
 
   async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<{ schedules: ScheduleRecord[]; nextCursor?: string }> {
-    const page = await queryByTenant<ScheduleRecord>(this.db, this.table, tenantId, opts);
+    const page = await queryByTenant<ScheduleRecord>(this.db, this.table, 'scheduleId', tenantId, opts);
     return { schedules: page.items, nextCursor: page.nextCursor };
   }
 

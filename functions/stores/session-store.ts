@@ -2,7 +2,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SessionSettings } from '../permissions/session-settings.ts';
 import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
-import { NotFoundError, SessionBusyError, UserError } from '../shared/errors.ts';
+import { NotFoundError, SessionBusyError } from '../shared/errors.ts';
+import { isId, showId } from '../shared/ids.ts';
 import { queryByTenant } from './tenant-index.ts';
 
 export type SessionStatus = 'idle' | 'running' | 'failed' | 'awaiting_permission';
@@ -96,13 +97,13 @@ export class SessionStore {
 
   /** The session if it exists and belongs to the tenant; otherwise 404 (never reveal other tenants' ids). */
   async getForTenant(sessionId: string, tenantId: string): Promise<SessionRecord> {
-    const record = await this.get(sessionId);
-    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Session ${sessionId} not found.`);
+    const record = isId('ses', sessionId) ? await this.get(sessionId) : undefined;
+    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Session ${showId(sessionId)} not found.`);
     return record;
   }
 
   async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<SessionPage> {
-    const page = await queryByTenant<SessionRecord>(this.db, this.table, tenantId, opts);
+    const page = await queryByTenant<SessionRecord>(this.db, this.table, 'sessionId', tenantId, opts);
     return { sessions: page.items, nextCursor: page.nextCursor };
   }
 
@@ -215,18 +216,4 @@ function setExpression(patch: Record<string, unknown>) {
     parts.push(`#${key} = :${key}`);
   }
   return { expression: `SET ${parts.join(', ')}`, names, values };
-}
-
-export function encodeCursor(key: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // fall through
-  }
-  throw new UserError('Invalid "cursor": pass the nextCursor value from the previous page unchanged.');
 }

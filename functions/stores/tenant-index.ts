@@ -1,5 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { decodeCursor, encodeCursor } from './session-store.ts';
+import { z } from 'zod';
+import { decodeCursor, encodeCursor, keyString } from './cursor.ts';
 
 export interface TenantPage<T> {
   items: T[];
@@ -13,9 +14,12 @@ export interface TenantPage<T> {
 export async function queryByTenant<T>(
   db: DynamoDBDocumentClient,
   table: string,
+  /** The table's partition key (`sessionId`, `scheduleId`): with the index keys, what a cursor holds. */
+  idAttribute: string,
   tenantId: string,
   opts: { limit: number; cursor?: string },
 ): Promise<TenantPage<T>> {
+  const shape = z.strictObject({ tenantId: keyString, createdAt: keyString, [idAttribute]: keyString });
   const out = await db.send(
     new QueryCommand({
       TableName: table,
@@ -24,7 +28,7 @@ export async function queryByTenant<T>(
       ExpressionAttributeValues: { ':t': tenantId },
       ScanIndexForward: false,
       Limit: opts.limit,
-      ExclusiveStartKey: opts.cursor ? decodeCursor(opts.cursor) : undefined,
+      ExclusiveStartKey: opts.cursor ? decodeCursor(opts.cursor, shape, { tenantId }) : undefined,
     }),
   );
   return { items: (out.Items ?? []) as T[], nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : undefined };

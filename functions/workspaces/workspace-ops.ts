@@ -6,7 +6,7 @@ import { SessionBusyError, StratusError, SystemError, UserError } from '../share
 import type { SessionRecord } from '../stores/session-store.ts';
 
 /** The runner's refusal, as the HTTP caller should see it. */
-function failure(response: Extract<RunnerResponse, { ok: false }>): StratusError {
+function failure(deps: Deps, response: Extract<RunnerResponse, { ok: false }>): StratusError {
   switch (response.error.kind) {
     case 'tool_error':
       return new UserError(response.error.message);
@@ -15,7 +15,10 @@ function failure(response: Extract<RunnerResponse, { ok: false }>): StratusError
     case 'conflict':
       return new StratusError(response.error.message, 409, 'workspace_conflict');
     case 'bad_request':
-      return new SystemError(`The runner refused the request: ${response.error.message}`);
+      // Our request did not match the runner's protocol: a bug on this side, whose details (the
+      // runner's schema errors) are for the logs, not the caller.
+      deps.log.error('the runner refused a request', { error: response.error.message });
+      return new SystemError('The sandbox runner refused the request; see the server logs.');
   }
 }
 
@@ -32,7 +35,7 @@ export async function runWorkspaceOp<T extends OpResult['type']>(
     cwd: session.cwd,
     op,
   });
-  if (!response.ok) throw failure(response);
+  if (!response.ok) throw failure(deps, response);
   return response.result as Extract<OpResult, { type: T }>;
 }
 
@@ -68,7 +71,7 @@ export async function importIntoWorkspace<T extends 'import_archive' | 'import_g
       workspace: { bucket: deps.config.bucket, id: session.workspace.id, version: 0, credentials },
       op,
     });
-    if (!response.ok) throw failure(response);
+    if (!response.ok) throw failure(deps, response);
     version = response.version;
     return { version, result: response.result as Extract<OpResult, { type: T }> };
   } finally {

@@ -1,10 +1,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { seedFilesProblem } from '../workspace/file-keys.ts';
+import { WorkspaceLimitError } from '../workspace/limits.ts';
 import { defineOp } from './op.ts';
 import { ToolInputError } from './op-context.ts';
-
-export const MAX_SEED_FILES = 10_000;
 
 export interface CreateWorkspaceResult {
   type: 'create_workspace';
@@ -22,16 +22,14 @@ export const createWorkspaceOp = defineOp({
   mutatesWorkspace: true,
   async run(ctx, op) {
     if (ctx.request.workspace.version !== 0) throw new ToolInputError('create_workspace needs version 0 (an empty workspace).');
+    // The API checked the same rules; checking again keeps a direct caller from writing outside the tree.
+    const problem = seedFilesProblem(op.files);
+    if (problem) throw problem.kind === 'too_large' ? new WorkspaceLimitError(problem.message) : new ToolInputError(problem.message);
     const entries = Object.entries(op.files);
-    if (entries.length > MAX_SEED_FILES) throw new ToolInputError(`Too many files: ${entries.length} (at most ${MAX_SEED_FILES}).`);
     let totalBytes = 0;
     for (const [rel, content] of entries) {
-      const normalized = path.posix.normalize(rel);
-      if (rel === '' || path.posix.isAbsolute(rel) || normalized.startsWith('..') || normalized === '.') {
-        throw new ToolInputError(`Invalid file path "${rel}": use a relative path inside the workspace.`);
-      }
       const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.base64, 'base64');
-      const real = path.join(ctx.paths.root, normalized);
+      const real = path.join(ctx.paths.root, rel);
       await fs.mkdir(path.dirname(real), { recursive: true });
       await fs.writeFile(real, body);
       totalBytes += body.byteLength;

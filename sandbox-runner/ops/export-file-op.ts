@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { keyMessage, keyProblem, showKey } from '../workspace/file-keys.ts';
 import { defineOp } from './op.ts';
 import { ToolInputError } from './op-context.ts';
 
@@ -18,10 +19,12 @@ export const exportFileOp = defineOp({
   schema: z.object({ type: z.literal('export_file'), path: z.string().min(1) }),
   mutatesWorkspace: false,
   async run(ctx, op) {
-    const rel = path.posix.normalize(op.path.replace(/^\/workspace\/?/, '').replace(/^\/+/, ''));
+    const rel = op.path.replace(/^\/workspace\//, '');
+    const problem = keyProblem(rel);
+    if (problem) throw new ToolInputError(keyMessage(rel, problem));
     const entry = (await ctx.local.readState())?.entries[rel];
-    if (!entry || rel.startsWith('..')) throw new ToolInputError(`No file "${op.path}" in the workspace.`);
-    if (entry.type !== 'file') throw new ToolInputError(`"${op.path}" is a ${entry.type === 'dir' ? 'directory' : 'symbolic link'}, not a file.`);
+    if (!entry) throw new ToolInputError(`No file ${showKey(op.path)} in the workspace.`);
+    if (entry.type !== 'file') throw new ToolInputError(`${showKey(op.path)} is a ${entry.type === 'dir' ? 'directory' : 'symbolic link'}, not a file.`);
     const key = ctx.remote.key(`exports/files/${entry.sha256}`);
     if (!(await ctx.remote.exists(key))) {
       await ctx.remote.put(key, createReadStream(path.join(ctx.paths.root, rel)), { contentLength: entry.size });

@@ -1,3 +1,5 @@
+import { keySyntaxProblem, showKey } from './file-keys.ts';
+
 /**
  * A workspace version is described by its entries: every path with its kind, mode and (for
  * files) the SHA-256 of its content. Versions are stored as deltas (what changed from the
@@ -85,8 +87,8 @@ export function totals(entries: Entries): { files: number; bytes: number } {
  */
 export function assertWellFormed(entries: Entries): void {
   for (const p of Object.keys(entries)) {
+    if (keySyntaxProblem(p)) throw new Error(`invalid path ${showKey(p)}`);
     const parts = p.split('/');
-    if (parts.some((s) => s === '' || s === '.' || s === '..') || p.includes('\0')) throw new Error(`invalid path "${p}"`);
     const e = entries[p]!;
     if (e.type === 'file' && !/^[0-9a-f]{64}$/.test(e.sha256)) throw new Error(`invalid content hash for "${p}"`);
     for (let i = 1; i < parts.length; i++) {

@@ -41,7 +41,7 @@ describe('API errors and auth', () => {
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Request body must be valid JSON.');
     const badFile = await api.request('POST', '/v1/sessions', { files: { '../escape.txt': 'x' } });
     expect(badFile.status).toBe(400);
-    expect(badFile.json.error.message).toBe('Invalid "files": Invalid file path "../escape.txt": use a relative path inside the workspace.');
+    expect(badFile.json.error.message).toBe('Invalid body: "files": Invalid file path "../escape.txt": it contains a ".." component; use a path inside the workspace.');
     const badLimit = await api.request('GET', '/v1/sessions?limit=0');
     expect(badLimit.status).toBe(400);
     expect(badLimit.json.error.message).toContain('"limit"');

@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { startTurn } from '../../agent/turn.ts';
 import type { Deps } from '../../deps/deps.ts';
+import { NotFoundError, StratusError } from '../../shared/errors.ts';
+import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
 import type { PendingApproval } from '../../stores/approval-store.ts';
 import type { AuthVariables } from '../auth.ts';
@@ -16,6 +18,9 @@ const answerBody = z.strictObject({
   /** Keep allowing this call (Bash: this exact command; other tools: the tool) for the session. */
   remember: z.boolean().optional(),
 });
+
+/** An answer is stored in the approval's DynamoDB item (at most 400 KB) next to the call's own input. */
+export const MAX_UPDATED_INPUT_BYTES = 150_000;
 
 /**
  * Durable ask. GET lists what a session waits for; POST answers one call. When the last
@@ -39,10 +44,17 @@ export function permissionRoutes(deps: Deps) {
 
   app.post('/:id/permissions/:toolUseId', async (c) => {
     const body = await parseJsonBody(c, answerBody);
+    const inputBytes = Buffer.byteLength(JSON.stringify(body.updatedInput ?? {}));
+    if (inputBytes > MAX_UPDATED_INPUT_BYTES) {
+      throw new StratusError(`"updatedInput" takes ${inputBytes} bytes as JSON; at most ${MAX_UPDATED_INPUT_BYTES} are stored with an answer.`, 413, 'request_too_large');
+    }
     const sessionId = c.req.param('id');
     const tenantId = c.get('tenantId');
+    const toolUseId = c.req.param('toolUseId');
     await deps.sessions.getForTenant(sessionId, tenantId);
-    await deps.approvals.decide(sessionId, c.req.param('toolUseId'), {
+    // The model API's own rule for tool_use ids; anything else cannot be waiting (and must not reach the table as a key).
+    if (!/^[\w-]{1,256}$/.test(toolUseId)) throw new NotFoundError(`No tool call ${showId(toolUseId)} is waiting for permission in session ${sessionId}.`);
+    await deps.approvals.decide(sessionId, toolUseId, {
       decision: body.decision,
       ...(body.decision === 'allow' && body.updatedInput ? { updatedInput: body.updatedInput } : {}),
       remember: body.decision === 'allow' && body.remember === true,

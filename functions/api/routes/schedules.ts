@@ -1,29 +1,34 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../../deps/deps.ts';
-import { UserError } from '../../shared/errors.ts';
+import { StratusError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
 import { runScheduledTask } from '../../schedules/run-schedule.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
 import type { AuthVariables } from '../auth.ts';
+import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { parseJsonBody, parseWith } from '../validate.ts';
 
-const fileContent = z.union([z.string(), z.strictObject({ base64: z.string() })]);
+/**
+ * Largest schedule record, as JSON. A schedule is one DynamoDB item (at most 400 KB, names and
+ * values together) that also gets its last run's summary; its prompt and seed files must fit.
+ */
+export const MAX_SCHEDULE_BYTES = 350_000;
 
 const createBody = z.strictObject({
   name: z.string().min(1).max(200),
-  cron: z.string().min(1).describe('Five-field cron: minute hour day-of-month month day-of-week'),
-  timezone: z.string().default('UTC'),
+  cron: z.string().min(1).max(200).describe('Five-field cron: minute hour day-of-month month day-of-week'),
+  timezone: z.string().max(100).default('UTC'),
   prompt: z.string().min(1).max(200_000),
   sessionId: z.string().optional().describe('Run each time in this session; otherwise a new session per run'),
-  files: z.record(z.string().min(1), fileContent).optional().describe('Seed files for the new session of each run'),
+  files: seedFilesSchema.optional().describe('Seed files for the new session of each run'),
   enabled: z.boolean().default(true),
 });
 
 const patchBody = z.strictObject({
   name: z.string().min(1).max(200).optional(),
-  cron: z.string().min(1).optional(),
-  timezone: z.string().optional(),
+  cron: z.string().min(1).max(200).optional(),
+  timezone: z.string().max(100).optional(),
   prompt: z.string().min(1).max(200_000).optional(),
   enabled: z.boolean().optional(),
 });
@@ -39,6 +44,8 @@ export function scheduleRoutes(deps: Deps) {
     const tenantId = c.get('tenantId');
     validateSchedule(body.cron, body.timezone);
     if (body.sessionId && body.files) throw new UserError('Give either "sessionId" or "files", not both.');
+    // Checked now, with the runner's rules: a bad seed would otherwise fail only when the schedule fires.
+    assertSeedFiles(body.files, 'files');
     if (body.sessionId) await deps.sessions.getForTenant(body.sessionId, tenantId);
     const now = new Date(deps.clock());
     const record: ScheduleRecord = {
@@ -54,6 +61,7 @@ export function scheduleRoutes(deps: Deps) {
       updatedAt: now.toISOString(),
       nextRunAt: nextRunAt(body.cron, body.timezone, now)?.getTime(),
     };
+    assertFits(record);
     await deps.schedules.put(record);
     await deps.scheduleBackend.upsert(record);
     return c.json(scheduleView(record), 201);
@@ -73,6 +81,7 @@ export function scheduleRoutes(deps: Deps) {
     const updated: ScheduleRecord = { ...current, ...body, updatedAt: new Date(deps.clock()).toISOString() };
     validateSchedule(updated.cron, updated.timezone);
     updated.nextRunAt = nextRunAt(updated.cron, updated.timezone, new Date(deps.clock()))?.getTime();
+    assertFits(updated);
     await deps.schedules.put(updated);
     await deps.scheduleBackend.upsert(updated);
     return c.json(scheduleView(updated));
@@ -93,6 +102,17 @@ export function scheduleRoutes(deps: Deps) {
   });
 
   return app;
+}
+
+function assertFits(record: ScheduleRecord): void {
+  const bytes = Buffer.byteLength(JSON.stringify(record));
+  if (bytes > MAX_SCHEDULE_BYTES) {
+    throw new StratusError(
+      `The schedule would take ${bytes} bytes with its prompt and seed files; at most ${MAX_SCHEDULE_BYTES} are stored. Shorten the prompt, or seed fewer files (or run in an existing session with "sessionId").`,
+      413,
+      'request_too_large',
+    );
+  }
 }
 
 function scheduleView(r: ScheduleRecord) {

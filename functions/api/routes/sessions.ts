@@ -4,18 +4,23 @@ import type { Deps } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
+import { StratusError } from '../../shared/errors.ts';
 import type { AuthVariables } from '../auth.ts';
+import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { parseJsonBody, parseWith } from '../validate.ts';
 
 const createSessionBody = z.strictObject({
   title: z.string().max(200).optional(),
-  files: z
-    .record(z.string().min(1).max(1024), z.union([z.string(), z.strictObject({ base64: z.string() })]))
-    .optional()
-    .describe('Seed files: relative path → text, or { base64 } for binary'),
+  files: seedFilesSchema.optional(),
   /** Permission mode, rules, hooks and the unattended flag. */
   settings: sessionSettingsSchema.optional(),
 });
+
+/**
+ * Most bytes the settings may take as JSON. They are stored in the session's DynamoDB item (at
+ * most 400 KB) with everything else the session keeps, and grow as remembered answers add rules.
+ */
+export const MAX_SETTINGS_BYTES = 100_000;
 
 const pageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
@@ -27,6 +32,11 @@ export function sessionRoutes(deps: Deps) {
 
   app.post('/', async (c) => {
     const body = await parseJsonBody(c, createSessionBody);
+    assertSeedFiles(body.files, 'files');
+    const settingsBytes = Buffer.byteLength(JSON.stringify(body.settings ?? {}));
+    if (settingsBytes > MAX_SETTINGS_BYTES) {
+      throw new StratusError(`"settings" take ${settingsBytes} bytes as JSON; at most ${MAX_SETTINGS_BYTES} are stored with a session.`, 413, 'request_too_large');
+    }
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings });

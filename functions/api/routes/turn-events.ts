@@ -3,6 +3,8 @@ import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { followTurn } from '../../agent/follow-turn.ts';
 import type { Deps } from '../../deps/deps.ts';
+import { NotFoundError } from '../../shared/errors.ts';
+import { isId, showId } from '../../shared/ids.ts';
 import type { StoredTurnEvent } from '../../stores/event-store.ts';
 import type { AuthVariables } from '../auth.ts';
 import { parseWith } from '../validate.ts';
@@ -26,6 +28,7 @@ export function turnEventRoutes(deps: Deps) {
     const turnId = c.req.param('turnId');
     const q = parseWith(followQuery, c.req.query(), 'query');
     await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
+    if (!isId('turn', turnId)) throw new NotFoundError(`Turn ${showId(turnId)} not found in session ${sessionId}.`);
     const lastEventId = c.req.header('last-event-id');
     const after = q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1);
 

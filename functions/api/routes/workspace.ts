@@ -4,7 +4,8 @@ import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { z } from 'zod';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/workspace/limits.ts';
 import type { Deps } from '../../deps/deps.ts';
-import { StratusError } from '../../shared/errors.ts';
+import { keyMessage, keyProblem } from '../../../sandbox-runner/workspace/file-keys.ts';
+import { StratusError, UserError } from '../../shared/errors.ts';
 import { deleteObject, getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey } from '../../workspaces/workspace-ops.ts';
 import type { AuthVariables } from '../auth.ts';
 import { parseJsonBody } from '../validate.ts';
@@ -68,7 +69,7 @@ export function workspaceRoutes(deps: Deps) {
   app.get('/:id/workspace/files/*', async (c) => {
     const record = await session(c.req.param('id'), c.get('tenantId'));
     const prefix = `/v1/sessions/${record.sessionId}/workspace/files/`;
-    const filePath = decodeURIComponent(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
+    const filePath = filePathFromUrl(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
     const result = await runWorkspaceOp(deps, record, { type: 'export_file', path: filePath });
     return new Response(await getObjectStream(deps, record.workspace.id, result.key), {
       headers: { 'content-type': 'application/octet-stream', 'content-length': String(result.size), 'x-content-sha256': result.sha256 },
@@ -85,4 +86,18 @@ export function workspaceRoutes(deps: Deps) {
   });
 
   return app;
+}
+
+/** The relative file path in `…/workspace/files/<path>`, checked with the runner's rules. */
+function filePathFromUrl(encoded: string): string {
+  let filePath: string;
+  try {
+    filePath = decodeURIComponent(encoded);
+  } catch {
+    throw new UserError('The file path in the URL is not valid percent-encoded UTF-8.');
+  }
+  if (filePath === '') throw new UserError('Name a file after …/workspace/files/; GET …/workspace/files lists them.');
+  const problem = keyProblem(filePath);
+  if (problem) throw new UserError(keyMessage(filePath, problem));
+  return filePath;
 }

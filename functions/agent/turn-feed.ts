@@ -21,6 +21,8 @@ export class TurnFeed {
   private text = '';
   private timer: NodeJS.Timeout | undefined;
   private writes: Promise<void> = Promise.resolve();
+  /** Events numbered but not yet stored: while the store is behind, text keeps coalescing. */
+  private unstored = 0;
   /** Someone else wrote this turn's log (it found this turn dead): nothing more goes out. */
   private takenOver = false;
 
@@ -43,7 +45,7 @@ export class TurnFeed {
     if (event.type === 'text_delta') {
       this.text += event.text;
       if (this.text.length >= TEXT_COALESCE_MAX_CHARS) this.flushText();
-      else this.timer ??= setTimeout(() => this.flushText(), TEXT_COALESCE_MS);
+      else this.timer ??= setTimeout(() => this.textTimer(), TEXT_COALESCE_MS);
       return;
     }
     this.flushText();
@@ -65,13 +67,22 @@ export class TurnFeed {
   async end(event: TurnEvent, beforeSend: () => Promise<void>): Promise<void> {
     this.flushText();
     const stored = this.number(event);
+    this.unstored += 1;
     this.writes = this.writes.then(async () => {
       const ok = !this.takenOver && (await this.store(stored));
+      this.unstored -= 1;
       await beforeSend();
       if (ok) this.live.push(stored);
     });
     await this.writes;
     this.live.close();
+  }
+
+  /** Sending waits for storing, so text that would only queue behind a write waits for the next window. */
+  private textTimer(): void {
+    this.timer = undefined;
+    if (this.unstored > 0) this.timer = setTimeout(() => this.textTimer(), TEXT_COALESCE_MS);
+    else this.flushText();
   }
 
   private flushText(): void {
@@ -89,8 +100,11 @@ export class TurnFeed {
 
   private emit(event: TurnEvent): void {
     const stored = this.number(event);
+    this.unstored += 1;
     this.writes = this.writes.then(async () => {
-      if (!this.takenOver && (await this.store(stored))) this.live.push(stored);
+      const ok = !this.takenOver && (await this.store(stored));
+      this.unstored -= 1;
+      if (ok) this.live.push(stored);
     });
   }
 

@@ -1,4 +1,7 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Deps } from '../deps/deps.ts';
+import { errorMessage } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { Lease } from '../stores/session-store.ts';
 
 /** Missed heartbeats after which a turn's holder counts as dead and its session may be taken. */
@@ -29,4 +32,31 @@ export function turnLease(deps: Pick<Deps, 'config' | 'instanceId'>, turnId: str
  */
 export function handOffLease(deps: Pick<Deps, 'config'>, owner: string, turnId: string, startedAt: number, now: number): Lease {
   return { owner, turnId, kind: 'turn', startedAt, expiresAt: now + deps.config.turn.leaseMs };
+}
+
+/**
+ * Beats for a running turn until stopped: proof that its process is alive (when the beats stop,
+ * readers find the turn dead within a few intervals and free the session), and the lease kept
+ * through long tool calls that write nothing. A beat refused because the lease changed hands
+ * calls `onLost` and stops; any other failure is logged and the next beat tries again.
+ */
+export function startHeartbeat(
+  deps: Pick<Deps, 'config' | 'sessions' | 'clock'>,
+  sessionId: string,
+  owner: string,
+  log: Logger,
+  onLost: () => void,
+): { stop(): void } {
+  const timer = setInterval(() => {
+    deps.sessions.heartbeat(sessionId, owner, beatAt(deps, deps.clock())).catch((err: unknown) => {
+      if (!(err instanceof ConditionalCheckFailedException)) {
+        log.warn('a heartbeat failed; the next one may succeed', { error: errorMessage(err) });
+        return;
+      }
+      clearInterval(timer);
+      log.error('lost the session lease (it was taken over); stopping the turn', { error: errorMessage(err) });
+      onLost();
+    });
+  }, heartbeatEveryMs(deps.config.turn));
+  return { stop: () => clearInterval(timer) };
 }

@@ -6,7 +6,6 @@ import type { Deps } from '../deps/deps.ts';
 import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
 import { rulesFromLists } from '../permissions/rule-syntax.ts';
 import { hooksFor, permissionContextFor, ruleToRemember, withRememberedRule, type SessionSettings, type TurnSettings } from '../permissions/session-settings.ts';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { errorMessage, SessionBusyError, StratusError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { emitMetrics } from '../shared/metrics.ts';
@@ -24,7 +23,7 @@ import { buildSystemPrompt } from './system-prompt.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from './transcript.ts';
 import type { UsageTotals } from './turn-events.ts';
 import { TurnFeed } from './turn-feed.ts';
-import { beatAt, handOffLease, heartbeatEveryMs, turnLease } from './turn-lease.ts';
+import { handOffLease, startHeartbeat, turnLease } from './turn-lease.ts';
 
 export interface TurnHandle {
   sessionId: string;
@@ -183,19 +182,8 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
   log.info(run.continuation ? 'turn resumed in a new invocation' : 'turn started', { messageCount: session.messageCount, resume: run.opts.resume === true });
   const abort = new AbortController();
-  // The heartbeat says this process is alive: when it stops (the process died), readers see the
-  // turn as dead within a few beats and free the session. It also keeps the lease through long
-  // tool calls that write nothing.
-  const heartbeat = setInterval(() => {
-    deps.sessions.heartbeat(session.sessionId, owner, beatAt(deps, deps.clock())).catch((err: unknown) => {
-      if (!(err instanceof ConditionalCheckFailedException)) {
-        log.warn('a heartbeat failed; the next one may succeed', { error: errorMessage(err) });
-        return;
-      }
-      log.error('lost the session lease (it was taken over); stopping the turn', { error: errorMessage(err) });
-      abort.abort();
-    });
-  }, heartbeatEveryMs(deps.config.turn));
+  // Beats until the lease is released or handed off: also while the last events are stored.
+  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort());
   try {
     // Reload only what follows the last compact boundary, with the replacement decisions.
     const loaded = await loadSessionContext(deps, session);
@@ -316,11 +304,11 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     stopReason = 'internal_error';
     error = errorMessage(err);
     log.error('turn failed', { error, stack: err instanceof Error ? err.stack : undefined });
-  } finally {
-    clearInterval(heartbeat);
   }
 
-  if (stopReason === 'checkpoint') return handOff(deps, run, { modelCalls, patch: { ...sessionPatch(), ...(settings ? { settings } : {}) } });
+  if (stopReason === 'checkpoint') {
+    return handOff(deps, run, { modelCalls, patch: { ...sessionPatch(), ...(settings ? { settings } : {}) }, stopBeating: heartbeat.stop });
+  }
 
   const summary: TurnSummary = {
     turnId, stopReason, startedAt: new Date(run.startedAt).toISOString(), endedAt: new Date(deps.clock()).toISOString(),
@@ -328,7 +316,8 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   };
   // turn_end is in the log before the lease goes (a follower finding the session free finds the
   // end too), and reaches live clients after (one that reacts with a new prompt finds it free).
-  await events.end({ type: 'turn_end', turnId, stopReason, usage: turnUsage, ...(error ? { error } : {}) }, async () => {
+  const release = async () => {
+    heartbeat.stop();
     try {
       await deps.sessions.releaseLease(session.sessionId, owner, {
         ...sessionPatch(),
@@ -339,7 +328,13 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     } catch (err) {
       log.error('could not release the session lease; it will expire', { error: errorMessage(err) });
     }
-  });
+  };
+  try {
+    await events.end({ type: 'turn_end', turnId, stopReason, usage: turnUsage, ...(error ? { error } : {}) }, release);
+  } finally {
+    // Never beat for a turn that is over: a beating lease would hold the session for good.
+    heartbeat.stop();
+  }
   log.info('turn ended', { stopReason, error, usage: turnUsage });
   emitMetrics(log, {
     TurnDuration: { value: deps.clock() - run.startedAt, unit: 'Milliseconds' },
@@ -356,11 +351,13 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
  * for a fresh invocation. If that fails, the turn ends here with an error instead, and the
  * session is released so the next prompt can go on.
  */
-async function handOff(deps: Deps, run: TurnRun, state: { modelCalls: number; patch: SessionPatch }): Promise<TurnSummary> {
+async function handOff(deps: Deps, run: TurnRun, state: { modelCalls: number; patch: SessionPatch; stopBeating: () => void }): Promise<TurnSummary> {
   const { session, turnId, owner, events, log } = run;
   const handoffOwner = `continuation/${turnId}/${state.modelCalls}`;
   const startedAt = new Date(run.startedAt).toISOString();
   let currentOwner = owner;
+  // Nobody beats for a turn in hand-off: only the lease's expiry frees it if the continuation never starts.
+  state.stopBeating();
   try {
     await deps.sessions.handOffLease(session.sessionId, owner, handOffLease(deps, handoffOwner, turnId, run.startedAt, deps.clock()), state.patch);
     currentOwner = handoffOwner;

@@ -10,7 +10,8 @@ import { startLocalStack } from './stack.ts';
  *   ANTHROPIC_API_KEY    use the real model (else the bundled scripted model)
  *   ANTHROPIC_BASE_URL   a compatible endpoint; STRATUS_MODEL the model name
  *   STRATUS_LOG_LEVEL    debug | info | warn | error (default info)
- *   STRATUS_LEASE_MS     how long a crashed turn keeps its session locked (default 60000)
+ *   STRATUS_LEASE_MS     the longest a crashed turn keeps its session locked (default 60000)
+ *   STRATUS_HEARTBEAT_MS a running turn's heartbeat; three missed beats free the session (default 2000)
  */
 const env = process.env;
 const dataDir = path.resolve(env.STRATUS_DATA_DIR ?? '.stratus-data');
@@ -22,7 +23,10 @@ const stack = await startLocalStack({
     : undefined,
   apiTokens: env.STRATUS_API_TOKENS ? parseTokens(env.STRATUS_API_TOKENS) : undefined,
   logLevel: (env.STRATUS_LOG_LEVEL as 'info' | undefined) ?? 'info',
-  turn: env.STRATUS_LEASE_MS ? { leaseMs: Number(env.STRATUS_LEASE_MS) } : undefined,
+  turn: {
+    ...(env.STRATUS_LEASE_MS ? { leaseMs: Number(env.STRATUS_LEASE_MS) } : {}),
+    ...(env.STRATUS_HEARTBEAT_MS ? { heartbeatMs: Number(env.STRATUS_HEARTBEAT_MS) } : {}),
+  },
 });
 
 const line = '='.repeat(72);

@@ -1,7 +1,13 @@
-import type { EventStore, StoredTurnEvent } from '../stores/event-store.ts';
+import type { Deps } from '../deps/deps.ts';
+import type { StoredTurnEvent } from '../stores/event-store.ts';
+import { endTurnIfDead } from './crashed-turn.ts';
 
 /** How often a follower polls the event log for new events. */
 export const FOLLOW_POLL_MS = 200;
+/** While nothing new arrives, how often a follower checks that the turn is still alive. */
+export const LIVENESS_CHECK_MS = 1_000;
+
+export type FollowDeps = Pick<Deps, 'events' | 'sessions' | 'clock' | 'log'>;
 
 /** Where a client follows a turn's events (and reconnects with Last-Event-ID). */
 export function turnEventsUrl(sessionId: string, turnId: string): string {
@@ -10,10 +16,12 @@ export function turnEventsUrl(sessionId: string, turnId: string): string {
 
 /**
  * A turn's events from the durable log after `afterSeq`, in order, polling for new ones until
- * `turn_end` has been yielded or `keepGoing` says stop (a closed client, a near deadline).
+ * `turn_end` has been yielded or `keepGoing` says stop (a closed client, a near deadline). When
+ * the log goes quiet it checks the turn is alive: a turn whose process died gets its `crashed`
+ * turn_end written (by this follower, if nobody did yet), so no follower waits forever.
  */
 export async function* followTurn(
-  events: EventStore,
+  deps: FollowDeps,
   sessionId: string,
   turnId: string,
   afterSeq: number,
@@ -22,13 +30,19 @@ export async function* followTurn(
 ): AsyncGenerator<StoredTurnEvent> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
   let after = afterSeq;
+  let checkedAt = Number.NEGATIVE_INFINITY;
   while (keepGoing()) {
-    const batch = await events.listAfter(sessionId, turnId, after, opts.limit);
+    const batch = await deps.events.listAfter(sessionId, turnId, after, opts.limit);
     for (const stored of batch) {
       yield stored;
       after = stored.seq;
       if (stored.event.type === 'turn_end') return;
     }
-    if (batch.length === 0) await sleep(FOLLOW_POLL_MS);
+    if (batch.length > 0) continue;
+    if (deps.clock() - checkedAt >= LIVENESS_CHECK_MS) {
+      checkedAt = deps.clock();
+      if (await endTurnIfDead(deps, sessionId, turnId)) continue;
+    }
+    await sleep(FOLLOW_POLL_MS);
   }
 }

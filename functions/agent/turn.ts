@@ -11,17 +11,19 @@ import type { Logger } from '../shared/logger.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import type { PendingApproval } from '../stores/approval-store.ts';
 import type { MessageKind, StoredMessage } from '../stores/message-store.ts';
-import type { Lease, SessionPatch, SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import type { SessionPatch, SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { assembleToolPool } from '../tools/registry.ts';
 import type { UserDecision } from '../tools/run-tool-use.ts';
 import { WorkspaceSession } from '../tools/workspace-session.ts';
 import type { ContinueTurnEvent } from './continuation.ts';
+import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
 import { query, type QueryParams, type TurnStopReason } from './query.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from './transcript.ts';
 import type { UsageTotals } from './turn-events.ts';
 import { TurnFeed } from './turn-feed.ts';
+import { handOffLease, startHeartbeat, turnLease } from './turn-lease.ts';
 
 export interface TurnHandle {
   sessionId: string;
@@ -61,18 +63,20 @@ export interface StartTurnOptions {
 }
 
 /**
- * Starts one stateless turn: takes the session's lease (409 if another turn holds it), then
- * runs in the background — reload, repair, query loop — writing every message the moment it
- * exists. Callers stream `events` or await `done`; neither is needed for the turn to finish.
+ * Starts one stateless turn: frees the session first if the turn holding it died (missed
+ * heartbeats), takes the session's lease (409 if a live turn holds it), then runs in the
+ * background — reload, repair, query loop — writing every message the moment it exists.
+ * Callers stream `events` or await `done`; neither is needed for the turn to finish.
  */
 export async function startTurn(deps: Deps, opts: StartTurnOptions): Promise<TurnHandle> {
-  await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
+  const current = await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
+  await reapDeadLease(deps, current);
   const waiting = await deps.approvals.listForSession(opts.sessionId);
   if (!opts.resume && waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
   if (opts.resume && waiting.length === 0) throw new StratusError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 409, 'nothing_to_resume');
   const turnId = deps.newId('turn');
   const now = deps.clock();
-  const lease = leaseFor(deps, turnId, now);
+  const lease = turnLease(deps, turnId, now, now);
   const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
   const log = deps.log.child({ sessionId: opts.sessionId, turnId });
   const events = new TurnFeed(deps.events, opts.sessionId, turnId, log);
@@ -89,7 +93,7 @@ export async function startTurn(deps: Deps, opts: StartTurnOptions): Promise<Tur
  */
 export async function continueTurn(deps: Deps, event: ContinueTurnEvent, deadlineAt?: number): Promise<TurnSummary | undefined> {
   const now = deps.clock();
-  const lease = leaseFor(deps, event.turnId, now);
+  const lease = turnLease(deps, event.turnId, event.startedAt, now);
   const log = deps.log.child({ sessionId: event.sessionId, turnId: event.turnId });
   let session: SessionRecord;
   try {
@@ -108,10 +112,6 @@ export async function continueTurn(deps: Deps, event: ContinueTurnEvent, deadlin
     opts: { sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}) },
     deadlineAt: deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls, continuation: true,
   });
-}
-
-function leaseFor(deps: Deps, turnId: string, now: number): Lease {
-  return { owner: `${deps.instanceId}/${turnId}`, turnId, expiresAt: now + deps.config.turn.leaseMs };
 }
 
 /** Where the platform gives no deadline (the local stack), an optional simulated one. */
@@ -182,13 +182,8 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
   log.info(run.continuation ? 'turn resumed in a new invocation' : 'turn started', { messageCount: session.messageCount, resume: run.opts.resume === true });
   const abort = new AbortController();
-  // Long tool calls write no messages for a while; keep the lease alive between writes.
-  const heartbeat = setInterval(() => {
-    deps.sessions.updateUnderLease(session.sessionId, owner, {}, leaseExpiry()).catch((err: unknown) => {
-      log.error('lost the session lease; stopping the turn', { error: errorMessage(err) });
-      abort.abort();
-    });
-  }, Math.max(1_000, Math.floor(deps.config.turn.leaseMs / 3)));
+  // Beats until the lease is released or handed off: also while the last events are stored.
+  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort());
   try {
     // Reload only what follows the last compact boundary, with the replacement decisions.
     const loaded = await loadSessionContext(deps, session);
@@ -309,25 +304,36 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     stopReason = 'internal_error';
     error = errorMessage(err);
     log.error('turn failed', { error, stack: err instanceof Error ? err.stack : undefined });
-  } finally {
-    clearInterval(heartbeat);
   }
 
-  if (stopReason === 'checkpoint') return handOff(deps, run, { modelCalls, patch: { ...sessionPatch(), ...(settings ? { settings } : {}) } });
+  if (stopReason === 'checkpoint') {
+    return handOff(deps, run, { modelCalls, patch: { ...sessionPatch(), ...(settings ? { settings } : {}) }, stopBeating: heartbeat.stop });
+  }
 
   const summary: TurnSummary = {
     turnId, stopReason, startedAt: new Date(run.startedAt).toISOString(), endedAt: new Date(deps.clock()).toISOString(),
     ...(error ? { error } : {}),
   };
+  // turn_end is in the log before the lease goes (a follower finding the session free finds the
+  // end too), and reaches live clients after (one that reacts with a new prompt finds it free).
+  const release = async () => {
+    heartbeat.stop();
+    try {
+      await deps.sessions.releaseLease(session.sessionId, owner, {
+        ...sessionPatch(),
+        status: stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle',
+        lastTurn: summary,
+        turnCount: session.turnCount + 1,
+      });
+    } catch (err) {
+      log.error('could not release the session lease; it will expire', { error: errorMessage(err) });
+    }
+  };
   try {
-    await deps.sessions.releaseLease(session.sessionId, owner, {
-      ...sessionPatch(),
-      status: stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle',
-      lastTurn: summary,
-      turnCount: session.turnCount + 1,
-    });
-  } catch (err) {
-    log.error('could not release the session lease; it will expire', { error: errorMessage(err) });
+    await events.end({ type: 'turn_end', turnId, stopReason, usage: turnUsage, ...(error ? { error } : {}) }, release);
+  } finally {
+    // Never beat for a turn that is over: a beating lease would hold the session for good.
+    heartbeat.stop();
   }
   log.info('turn ended', { stopReason, error, usage: turnUsage });
   emitMetrics(log, {
@@ -337,8 +343,6 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
     OutputTokens: { value: turnUsage.outputTokens, unit: 'Count' },
     TurnFailed: { value: stopReason === 'internal_error' || stopReason === 'model_error' ? 1 : 0, unit: 'Count' },
   });
-  events.push({ type: 'turn_end', turnId, stopReason, usage: turnUsage, ...(error ? { error } : {}) });
-  await events.close();
   return summary;
 }
 
@@ -347,13 +351,15 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
  * for a fresh invocation. If that fails, the turn ends here with an error instead, and the
  * session is released so the next prompt can go on.
  */
-async function handOff(deps: Deps, run: TurnRun, state: { modelCalls: number; patch: SessionPatch }): Promise<TurnSummary> {
+async function handOff(deps: Deps, run: TurnRun, state: { modelCalls: number; patch: SessionPatch; stopBeating: () => void }): Promise<TurnSummary> {
   const { session, turnId, owner, events, log } = run;
   const handoffOwner = `continuation/${turnId}/${state.modelCalls}`;
   const startedAt = new Date(run.startedAt).toISOString();
   let currentOwner = owner;
+  // Nobody beats for a turn in hand-off: only the lease's expiry frees it if the continuation never starts.
+  state.stopBeating();
   try {
-    await deps.sessions.handOffLease(session.sessionId, owner, { owner: handoffOwner, turnId, expiresAt: deps.clock() + deps.config.turn.leaseMs }, state.patch);
+    await deps.sessions.handOffLease(session.sessionId, owner, handOffLease(deps, handoffOwner, turnId, run.startedAt, deps.clock()), state.patch);
     currentOwner = handoffOwner;
     events.push({ type: 'turn_continued', turnId, eventsUrl: turnEventsUrl(session.sessionId, turnId) });
     const nextEventSeq = events.nextSeq;
@@ -368,15 +374,12 @@ async function handOff(deps: Deps, run: TurnRun, state: { modelCalls: number; pa
     log.error('could not hand the turn to a continuation', { error: errorMessage(err) });
     const error = 'The turn reached its invocation deadline and could not be continued; send another prompt to go on.';
     const summary: TurnSummary = { turnId, stopReason: 'internal_error', startedAt, endedAt: new Date(deps.clock()).toISOString(), error };
-    await deps.sessions
-      .releaseLease(session.sessionId, currentOwner, { ...state.patch, status: 'failed', lastTurn: summary, turnCount: session.turnCount + 1 })
-      .catch((e: unknown) => log.error('could not release the session lease; it will expire', { error: errorMessage(e) }));
-    const end = { type: 'turn_end' as const, turnId, stopReason: 'internal_error' as const, usage: { inputTokens: 0, outputTokens: 0 }, error };
-    const feed = new TurnFeed(deps.events, session.sessionId, turnId, log, events.nextSeq);
-    feed.push(end);
-    await feed.close();
-    events.push(end);
-    await events.close();
+    // Stored after turn_continued if that went out (followers of eventsUrl see the end), and before the release.
+    await events.end({ type: 'turn_end', turnId, stopReason: 'internal_error', usage: { inputTokens: 0, outputTokens: 0 }, error }, () =>
+      deps.sessions
+        .releaseLease(session.sessionId, currentOwner, { ...state.patch, status: 'failed', lastTurn: summary, turnCount: session.turnCount + 1 })
+        .catch((e: unknown) => log.error('could not release the session lease; it will expire', { error: errorMessage(e) })),
+    );
     return summary;
   }
 }

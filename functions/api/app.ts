@@ -33,6 +33,7 @@ export function createApp(deps: Deps) {
   app.onError((err, c) => {
     if (err instanceof StratusError) {
       if (err.status >= 500) deps.log.error('request failed', { path: c.req.path, error: err.message, code: err.code });
+      if (err.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.retryAfterSeconds));
       return c.json({ error: { code: err.code, message: err.message } }, err.status as 400);
     }
     if (err instanceof HTTPException) {

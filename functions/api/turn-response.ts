@@ -46,7 +46,7 @@ export async function respondWithTurn(c: Context, deps: Deps, turn: TurnHandle, 
   // A turn that moved to another invocation: follow its event log while this one may.
   if (!collected.some((e) => e.type === 'turn_end')) {
     const keepGoing = () => deadlineAt === undefined || deadlineAt - Date.now() > FOLLOW_MARGIN_MS;
-    for await (const { seq, event } of followTurn(deps.events, turn.sessionId, turn.turnId, lastSeq, keepGoing)) collect(seq, event);
+    for await (const { seq, event } of followTurn(deps, turn.sessionId, turn.turnId, lastSeq, keepGoing)) collect(seq, event);
   }
   const eventsUrl = turnEventsUrl(turn.sessionId, turn.turnId);
   const end = collected.find((e) => e.type === 'turn_end');

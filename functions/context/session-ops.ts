@@ -1,4 +1,5 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { reapDeadLease } from '../agent/crashed-turn.ts';
 import { buildSystemPrompt } from '../agent/system-prompt.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from '../agent/transcript.ts';
 import type { Deps } from '../deps/deps.ts';
@@ -21,7 +22,8 @@ async function withSessionLease<T>(
   tenantId: string,
   work: (session: SessionRecord, append: LogAppender, owner: string) => Promise<T>,
 ): Promise<T> {
-  await deps.sessions.getForTenant(sessionId, tenantId);
+  // A turn whose process died is ended properly (crashed) before the operation takes its session.
+  await reapDeadLease(deps, await deps.sessions.getForTenant(sessionId, tenantId));
   const opId = deps.newId('op');
   const owner = `${deps.instanceId}/${opId}`;
   const now = deps.clock();

@@ -41,6 +41,11 @@ export const configSchema = z.object({
       maxModelCalls: z.number().int().positive().default(50),
       /** A lease not renewed for this long is free to take: a crashed turn blocks its session no longer. */
       leaseMs: z.number().int().positive().default(60_000),
+      /**
+       * A running turn's heartbeat interval (capped at a third of the lease). A turn that misses
+       * HEARTBEATS_BEFORE_DEAD beats is dead: its session is free again within seconds.
+       */
+      heartbeatMs: z.number().int().positive().default(2_000),
       /** A turn checkpoints and continues elsewhere when less than this remains before the deadline. */
       checkpointMarginMs: z.number().int().nonnegative().default(60_000),
       /**
@@ -49,7 +54,7 @@ export const configSchema = z.object({
        */
       invocationBudgetMs: z.number().int().positive().optional(),
     })
-    .default({ maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 60_000 }),
+    .default({ maxModelCalls: 50, leaseMs: 60_000, heartbeatMs: 2_000, checkpointMarginMs: 60_000 }),
   /** The context economy: persisted results, the replacement budget, compaction. */
   context: z
     .object({
@@ -128,6 +133,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     turn: {
       maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS),
       leaseMs: num(env.STRATUS_LEASE_MS),
+      heartbeatMs: num(env.STRATUS_HEARTBEAT_MS),
       checkpointMarginMs: num(env.STRATUS_CHECKPOINT_MARGIN_MS),
       invocationBudgetMs: num(env.STRATUS_INVOCATION_BUDGET_MS),
     },

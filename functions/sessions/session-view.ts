@@ -1,14 +1,15 @@
 import { denialSummary } from '../permissions/denial-tracking.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
-import type { SessionRecord } from '../stores/session-store.ts';
+import { leaseIsDead, type SessionRecord } from '../stores/session-store.ts';
 
 /** The public shape of a session: no lease internals, no tenant id. */
 export function sessionView(record: SessionRecord, now: number) {
-  const running = record.lease !== undefined && record.lease.expiresAt >= now;
+  const running = record.lease !== undefined && !leaseIsDead(record.lease, now);
   return {
     id: record.sessionId,
     title: record.title ?? null,
-    // A 'running' status whose lease lapsed means the turn's process died; the next turn repairs it.
+    // Readers free a dead holder's session first (idle, last turn `crashed`); 'interrupted' is
+    // what a dead lease that nobody could free yet looks like. The next turn repairs the log.
     status: running ? 'running' : record.status === 'running' ? 'interrupted' : record.status,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,

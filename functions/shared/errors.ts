@@ -7,6 +7,8 @@ export class StratusError extends Error {
     message: string,
     readonly status: number,
     readonly code: string,
+    /** Sent as `Retry-After` (seconds) where trying again later is expected to work. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = new.target.name;
@@ -32,10 +34,10 @@ export class UnauthorizedError extends StratusError {
   }
 }
 
-/** Another turn holds the session's lease. */
+/** Another turn holds the session's lease; `retryAfterSeconds` comes from that lease. */
 export class SessionBusyError extends StratusError {
-  constructor(sessionId: string) {
-    super(`Session ${sessionId} is running a turn; wait for it to end and retry.`, 409, 'session_busy');
+  constructor(sessionId: string, retryAfterSeconds = 1) {
+    super(`Session ${sessionId} is running a turn; wait for it to end and retry.`, 409, 'session_busy', retryAfterSeconds);
   }
 }
 

@@ -14,7 +14,8 @@ export const EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
 
 /**
  * The event log of turns: what lets a client reconnect to a running turn, and follow a turn
- * that continued in another Lambda invocation. Written in order by the turn's lease holder.
+ * that continued in another Lambda invocation. Written in order by the turn's lease holder, and
+ * ended with a `crashed` turn_end by whoever finds that holder dead.
  */
 export class EventStore {
   constructor(
@@ -23,6 +24,7 @@ export class EventStore {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** Create-only: a taken number fails with ConditionalCheckFailedException (each number is written once). */
   async append(sessionId: string, stored: StoredTurnEvent): Promise<void> {
     await this.db.send(
       new PutCommand({
@@ -52,12 +54,28 @@ export class EventStore {
         ConsistentRead: true,
       }),
     );
-    return (out.Items ?? []).map((item) => ({
-      turnId: item.turnId as string,
-      seq: item.seq as number,
-      event: JSON.parse(item.event as string) as TurnEvent,
-    }));
+    return (out.Items ?? []).map(fromItem);
   }
+
+  /** The newest stored event of one turn, if it has any. */
+  async last(sessionId: string, turnId: string): Promise<StoredTurnEvent | undefined> {
+    const out = await this.db.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'sessionId = :s AND eventKey BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':s': sessionId, ':from': eventKey(turnId, 0), ':to': `${turnId}/~` },
+        ScanIndexForward: false,
+        Limit: 1,
+        ConsistentRead: true,
+      }),
+    );
+    const item = out.Items?.[0];
+    return item ? fromItem(item) : undefined;
+  }
+}
+
+function fromItem(item: Record<string, unknown>): StoredTurnEvent {
+  return { turnId: item.turnId as string, seq: item.seq as number, event: JSON.parse(item.event as string) as TurnEvent };
 }
 
 function eventKey(turnId: string, seq: number): string {

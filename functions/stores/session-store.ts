@@ -26,7 +26,34 @@ export interface TurnSummary {
 export interface Lease {
   owner: string;
   turnId: string;
+  /** Not renewed by then, the lease is free whatever else it says (STRATUS_LEASE_MS after the last renewal). */
   expiresAt: number;
+  /** Present on a turn's lease (also while it is handed to a continuation): a dead one gets a `crashed` end. */
+  kind?: 'turn';
+  /** When the turn started (epoch ms), for the summary of a turn that crashed. */
+  startedAt?: number;
+  /** The holder's last heartbeat (epoch ms). Absent where nobody beats: a hand-off, session operations. */
+  heartbeatAt?: number;
+  /**
+   * When a missed heartbeat makes the lease dead: set by the holder at each beat (a few of its
+   * beat intervals ahead), so readers judge liveness without knowing the holder's settings.
+   */
+  staleAt?: number;
+}
+
+/** When the lease stops protecting its holder: its expiry, or sooner when its heartbeats stop. */
+export function leaseDeadAt(lease: Lease): number {
+  return lease.staleAt === undefined ? lease.expiresAt : Math.min(lease.expiresAt, lease.staleAt);
+}
+
+export function leaseIsDead(lease: Lease, now: number): boolean {
+  return now > leaseDeadAt(lease);
+}
+
+/** Whole seconds a caller refused by this lease should wait before trying again (at least 1, at most 60). */
+export function retryAfterSeconds(lease: Lease | undefined, now: number): number {
+  if (!lease) return 1;
+  return Math.min(60, Math.max(1, Math.ceil((leaseDeadAt(lease) - now) / 1000)));
 }
 
 /** Everything a stateless turn reloads, besides the messages. */
@@ -107,7 +134,10 @@ export class SessionStore {
     return { sessions: page.items, nextCursor: page.nextCursor };
   }
 
-  /** Takes the session's lease if it is free or expired; otherwise SessionBusyError (HTTP 409). */
+  /**
+   * Takes the session's lease if it is free, expired or its heartbeats stopped; otherwise
+   * SessionBusyError (HTTP 409, with how long to wait).
+   */
   async acquireLease(sessionId: string, lease: Lease, now: number): Promise<SessionRecord> {
     try {
       const out = await this.db.send(
@@ -115,7 +145,7 @@ export class SessionStore {
           TableName: this.table,
           Key: { sessionId },
           UpdateExpression: 'SET lease = :lease, #status = :running, updatedAt = :now',
-          ConditionExpression: 'attribute_exists(sessionId) AND (attribute_not_exists(lease) OR lease.expiresAt < :nowMs)',
+          ConditionExpression: 'attribute_exists(sessionId) AND (attribute_not_exists(lease) OR lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':lease': lease, ':running': 'running', ':now': new Date(now).toISOString(), ':nowMs': now },
           ReturnValues: 'ALL_NEW',
@@ -124,8 +154,9 @@ export class SessionStore {
       return out.Attributes as SessionRecord;
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
-      if (!(await this.get(sessionId))) throw new NotFoundError(`Session ${sessionId} not found.`);
-      throw new SessionBusyError(sessionId);
+      const current = await this.get(sessionId);
+      if (!current) throw new NotFoundError(`Session ${sessionId} not found.`);
+      throw new SessionBusyError(sessionId, retryAfterSeconds(current.lease, now));
     }
   }
 
@@ -187,6 +218,48 @@ export class SessionStore {
         },
       }),
     );
+  }
+
+  /**
+   * The holder's heartbeat: proves it is alive until `staleAt` and extends the lease. Fails
+   * (ConditionalCheckFailedException) if the lease was taken over.
+   */
+  async heartbeat(sessionId: string, owner: string, beat: { at: number; staleAt: number; expiresAt: number }): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId },
+        UpdateExpression: 'SET lease.heartbeatAt = :at, lease.staleAt = :staleAt, lease.expiresAt = :expiresAt',
+        ConditionExpression: 'lease.#owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner, ':at': beat.at, ':staleAt': beat.staleAt, ':expiresAt': beat.expiresAt },
+      }),
+    );
+  }
+
+  /**
+   * Frees a lease whose holder is dead (expired, or its heartbeats stopped), with the final
+   * patch. Conditional on that same owner still holding it and still being dead, so a holder that
+   * beats again keeps its lease and of two takers only one wins. Returns whether this one won.
+   */
+  async releaseDeadLease(sessionId: string, owner: string, now: number, patch: SessionPatch): Promise<boolean> {
+    const { expression, names, values } = setExpression({ ...patch, updatedAt: new Date(now).toISOString() });
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          UpdateExpression: `${expression} REMOVE lease`,
+          ConditionExpression: 'lease.#owner = :owner AND (lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)',
+          ExpressionAttributeNames: { ...names, '#owner': 'owner' },
+          ExpressionAttributeValues: { ...values, ':owner': owner, ':nowMs': now },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
   }
 
   /** Writes the final patch and gives the lease up in one conditional update. */

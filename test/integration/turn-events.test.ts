@@ -71,6 +71,51 @@ describe('turn events are durable: a client can drop and resume', () => {
     expect(text).toBe('Step one.Finished after a slow stream of words.');
   });
 
+  it('stores every event before a live client sees it', async () => {
+    const sessionId = await api.createSession();
+    // One response with many calls: the turn emits a burst of events at once, the hardest case
+    // for a feed that sends before its (ordered, one at a time) store writes land.
+    const calls = Array.from({ length: 12 }, (_, i) => ({ type: 'tool_use' as const, id: `toolu_burst_${i}`, name: 'NoSuchTool', input: { i } }));
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'Many calls at once.' }, ...calls] }, { content: [{ type: 'text', text: 'Done.' }] });
+    const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ prompt: 'go' }),
+    });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const live: { id: number; event: { type: string; turnId?: string } }[] = [];
+    let text = '';
+    let checks = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      const before = live.length;
+      let cut;
+      while ((cut = text.indexOf('\n\n')) >= 0) {
+        const chunk = text.slice(0, cut);
+        text = text.slice(cut + 2);
+        const id = /^id: (\d+)$/m.exec(chunk)?.[1];
+        const data = /^data: (.*)$/m.exec(chunk)?.[1];
+        if (id !== undefined && data) live.push({ id: Number(id), event: JSON.parse(data) });
+      }
+      if (live.length === before) continue;
+      // The moment the newest event arrives, the log already holds it.
+      const newest = live.at(-1)!;
+      const turnId = live[0]!.event.turnId!;
+      const stored = await api.request('GET', `/v1/sessions/${sessionId}/turns/${turnId}/events?after=${newest.id - 1}&limit=1`);
+      expect(stored.json.events).toEqual([newest]);
+      checks += 1;
+    }
+    expect(live.filter((e) => e.event.type === 'tool_use')).toHaveLength(12);
+    expect(live.at(-1)!.event).toMatchObject({ type: 'turn_end', stopReason: 'end_turn' });
+    expect(checks).toBeGreaterThan(1);
+    // And everything sent live is exactly the stored log.
+    const page = await api.request('GET', `/v1/sessions/${sessionId}/turns/${live[0]!.event.turnId}/events`);
+    expect(page.json.events).toEqual(live);
+  });
+
   it('404s another tenant and 400s a bad cursor', async () => {
     const sessionId = await api.createSession();
     const bad = await api.request('GET', `/v1/sessions/${sessionId}/turns/turn_x/events?after=abc`);

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
 import type { Deps } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
@@ -46,11 +47,12 @@ export function sessionRoutes(deps: Deps) {
   app.get('/', async (c) => {
     const q = parseWith(pageQuery, c.req.query(), 'query');
     const page = await deps.sessions.listForTenant(c.get('tenantId'), { limit: q.limit, cursor: q.cursor });
-    return c.json({ sessions: page.sessions.map((s) => sessionView(s, deps.clock())), nextCursor: page.nextCursor ?? null });
+    const sessions = await Promise.all(page.sessions.map((s) => withDeadLeaseFreed(deps, s)));
+    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock())), nextCursor: page.nextCursor ?? null });
   });
 
   app.get('/:id', async (c) => {
-    const record = await deps.sessions.getForTenant(c.req.param('id'), c.get('tenantId'));
+    const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(c.req.param('id'), c.get('tenantId')));
     return c.json(sessionView(record, deps.clock()));
   });
 

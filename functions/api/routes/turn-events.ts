@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
+import { endTurnIfDead } from '../../agent/crashed-turn.ts';
 import { followTurn } from '../../agent/follow-turn.ts';
 import type { Deps } from '../../deps/deps.ts';
 import { NotFoundError } from '../../shared/errors.ts';
@@ -18,7 +19,8 @@ const followQuery = z.object({
  * GET /v1/sessions/:id/turns/:turnId/events — a turn's events from the durable log.
  * With `Accept: text/event-stream` it follows the turn until `turn_end`, resuming after
  * `Last-Event-ID` (or `?after=`), which is how a client reconnects, and how it keeps watching a
- * turn that continued in another invocation. Without it, one JSON page.
+ * turn that continued in another invocation. Without it, one JSON page (`done` once it holds the
+ * turn_end). Either way a turn whose process died ends with a `crashed` turn_end.
  */
 export function turnEventRoutes(deps: Deps) {
   const app = new Hono<{ Variables: AuthVariables }>();
@@ -33,7 +35,12 @@ export function turnEventRoutes(deps: Deps) {
     const after = q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1);
 
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
-      const events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
+      let events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
+      // At the end of the log without a turn_end: if the turn died, end its log now, so a
+      // poller is never left waiting on a process that is gone.
+      if (events.length < q.limit && !events.some((e) => e.event.type === 'turn_end') && (await endTurnIfDead(deps, sessionId, turnId))) {
+        events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
+      }
       const done = events.some((e) => e.event.type === 'turn_end');
       return c.json({ events: events.map(view), next: events.at(-1)?.seq ?? after, done });
     }
@@ -43,7 +50,7 @@ export function turnEventRoutes(deps: Deps) {
       stream.onAbort(() => {
         open = false;
       });
-      for await (const e of followTurn(deps.events, sessionId, turnId, after, () => open, { limit: q.limit, sleep: (ms) => stream.sleep(ms) })) {
+      for await (const e of followTurn(deps, sessionId, turnId, after, () => open, { limit: q.limit, sleep: (ms) => stream.sleep(ms) })) {
         await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
       }
     });

@@ -38,7 +38,7 @@ export const DENIED_BODY = (host: string) => `Blocked by the sandbox: ${host} is
 const PORT_BODY = (host: string, port: number) =>
   `Blocked by the sandbox: port ${port} of ${host} is not allowed; only 80 and 443 are, unless an allowed network domain names the port (${host}:${port}).\n`;
 const ADDRESS_BODY = (host: string, address: string, range: string, honoured: boolean) =>
-  `Blocked by the sandbox: ${host} resolves to ${address}, a ${range} address${honoured ? `; list ${address} itself in the allowed network domains to reach it` : ''}.\n`;
+  `Blocked by the sandbox: ${host} resolves to ${address}, a ${range} address${honoured ? `; name ${address} itself to reach it` : ''}.\n`;
 
 type Verdict = { ok: true; address: string } | { ok: false; status: number; body: string; reason: string };
 
@@ -171,6 +171,23 @@ export async function startDomainProxy(socketPath: string, allowedDomains: strin
       destroyAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await fs.rm(socketPath, { force: true });
+    },
+  };
+}
+
+/** The same proxy on a loopback TCP port, for the runner's own clients (git). */
+export async function startLoopbackDomainProxy(allowedDomains: string[]): Promise<DomainProxy & { url: string }> {
+  const policy: ProxyPolicy = { entries: parseAllowList(allowedDomains), honourListedAddresses: true };
+  const { server, destroyAll } = createDomainProxyServer({ policyFor: () => policy });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    async close() {
+      destroyAll();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

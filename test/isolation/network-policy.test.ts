@@ -69,7 +69,7 @@ describe('network policy: allow-listed domains through the sandbox proxy', () =>
 
   it('refuses an allowed name that resolves to loopback unless that address is listed', async () => {
     seen.length = 0;
-    const refusal = `Blocked by the sandbox: localhost resolves to ${localhostFirst}, a loopback address; list ${localhostFirst} itself in the allowed network domains to reach it.\n`;
+    const refusal = `Blocked by the sandbox: localhost resolves to ${localhostFirst}, a loopback address; name ${localhostFirst} itself to reach it.\n`;
     expect(await run(`curl -sS http://localhost:${port}/plain`, [`localhost:${port}`])).toBe(refusal);
     expect(await run(rawConnect(`localhost:${port}`), [`localhost:${port}`])).toBe(`HTTP/1.1 403 Forbidden\n${refusal}`);
     // Listing another address does not help; listing this one (here in its IPv4-mapped form) does.

@@ -31,7 +31,7 @@ export interface StageConfig {
     readonly maxAzs: number;
     /**
      * The egress proxy for sessions with `allowedDomains` and for git imports: one ARM Fargate
-     * task (0.25 vCPU, 0.5 GB) with a public IPv4 address, about 11 USD a month at idle
+     * task (0.25 vCPU, 0.5 GB) with a public IPv4 address, about 12 USD a month at idle
      * (docs/deploy.md). Off: the runner has no internet at all, and the API refuses such
      * sessions and imports with `egress_unavailable`. @default false
      */

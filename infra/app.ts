@@ -6,13 +6,17 @@ import { StratusStack } from './stratus-stack.ts';
 /**
  * One stack per stage (`Stratus-dev`, `Stratus-prod`): synth checks both, deploy picks one by
  * name. cdk-nag's AwsSolutions pack runs on every synth; an unacknowledged finding fails it.
- * `-c runnerDockerfile=path` builds the runner image from another Dockerfile.
+ * `-c runnerDockerfile=path` builds the runner image from another Dockerfile; `-c egressProxy=true`
+ * (or `false`) overrides the stages' `network.egressProxy`.
  */
 const app = new App();
 const dockerfile = app.node.tryGetContext('runnerDockerfile') as string | undefined;
-for (const stage of Object.values(STAGES)) {
+const egressProxy = app.node.tryGetContext('egressProxy') as string | boolean | undefined;
+for (const base of Object.values(STAGES)) {
+  let stage = dockerfile ? { ...base, runner: { ...base.runner, dockerfile } } : base;
+  if (egressProxy !== undefined) stage = { ...stage, network: { ...stage.network, egressProxy: egressProxy === true || egressProxy === 'true' } };
   new StratusStack(app, `Stratus-${stage.name}`, {
-    stage: dockerfile ? { ...stage, runner: { ...stage.runner, dockerfile } } : stage,
+    stage,
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: `Stratus cloud coding agent (${stage.name})`,
   });

@@ -27,6 +27,18 @@ export function acknowledgeNagFindings(stack: StratusStack): void {
       'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup/CreateLogStream/PutLogEvents, what every function needs to log.');
   }
 
+  ack(stack.runner.role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+    'AWSLambdaVPCAccessExecutionRole is what Lambda needs to create and remove the function\'s network interfaces in the VPC (ec2 network-interface actions, which Lambda calls on * ) plus logging; the runner\'s subnets give commands no route to the EC2 API.');
+
+  if (stack.egressProxy) {
+    ack(stack.egressProxy.tokenKey, 'SMG4',
+      'A random HMAC key Stratus itself generated; rotating it means writing a new value and restarting the proxy service and the API/cron containers together (docs/deploy.md), which a rotation Lambda cannot coordinate.');
+    ack(stack.egressProxy.cluster, 'ECS4',
+      'One small proxy task; Container Insights would add per-metric charges to an optional component whose point is a low idle cost. The proxy logs every decision to CloudWatch Logs.');
+    ack(stack.egressProxy.taskDefinition.executionRole!.node.tryFindChild('DefaultPolicy')!, 'IAM5[Resource::*]',
+      'ecr:GetAuthorizationToken, which ECS needs to pull the proxy image, supports no resource-level permissions.');
+  }
+
   const bucket = ref(stack.data.bucket.node.defaultChild);
   for (const engine of [stack.api, stack.cron]) {
     const policy = engine.role.node.tryFindChild('DefaultPolicy')!;

@@ -9,6 +9,8 @@ import type { StageConfig } from './config/stages.ts';
 import { StratusAlarms } from './constructs/alarms.ts';
 import { AppSecrets } from './constructs/app-secrets.ts';
 import { DataStores } from './constructs/data-stores.ts';
+import { EgressProxy } from './constructs/egress-proxy.ts';
+import { RunnerNetwork } from './constructs/runner-network.ts';
 import { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { TurnEngineFunction } from './constructs/turn-engine-function.ts';
@@ -21,8 +23,8 @@ export interface StratusStackProps extends StackProps {
 
 /**
  * Stratus in one stack: the API function behind a streaming Function URL, the cron function
- * EventBridge Scheduler calls, the sandbox runner image, the tables, the bucket and the
- * secrets. Each role gets its own tables, prefixes and functions, named one by one.
+ * EventBridge Scheduler calls, the sandbox runner image in a VPC without internet (and, if the
+ * stage asks, the egress proxy), the tables, the bucket and the secrets. Each role gets its own tables, prefixes and functions, named one by one.
  */
 export class StratusStack extends Stack {
   readonly data: DataStores;
@@ -33,6 +35,9 @@ export class StratusStack extends Stack {
   readonly schedules: Schedules;
   readonly workspaceAccess: WorkspaceAccessRole;
   readonly functionUrl: lambda.FunctionUrl;
+  readonly network: RunnerNetwork;
+  /** Present when the stage enables `network.egressProxy`. */
+  readonly egressProxy?: EgressProxy;
 
   constructor(scope: Construct, id: string, props: StratusStackProps) {
     super(scope, id, props);
@@ -41,6 +46,13 @@ export class StratusStack extends Stack {
     this.data = new DataStores(this, 'Data', { stage });
     this.secrets = new AppSecrets(this, 'Secrets', { stage });
 
+    const { bucket } = this.data;
+    this.network = new RunnerNetwork(this, 'Network', {
+      bucket,
+      publicSubnets: stage.network.egressProxy,
+      maxAzs: stage.network.maxAzs,
+      logRetentionDays: retention,
+    });
     this.runner = new SandboxRunnerFunction(this, 'Runner', {
       functionName: `${stage.prefix}-runner`,
       dockerfile: stage.runner.dockerfile,
@@ -48,9 +60,23 @@ export class StratusStack extends Stack {
       ephemeralStorageMb: stage.runner.ephemeralStorageMb,
       timeoutSeconds: stage.runner.timeoutSeconds,
       logRetentionDays: retention,
+      network: { vpc: this.network.vpc, subnets: this.network.runnerSubnets, securityGroup: this.network.runnerSecurityGroup },
     });
+    if (stage.network.egressProxy) {
+      this.egressProxy = new EgressProxy(this, 'EgressProxy', {
+        prefix: stage.prefix,
+        vpc: this.network.vpc,
+        runnerSecurityGroup: this.network.runnerSecurityGroup,
+        dockerfile: stage.network.egressProxyDockerfile,
+        logRetentionDays: retention,
+        protectData: stage.protectData,
+      });
+      this.runner.fn.addEnvironment('STRATUS_EGRESS', 'proxy');
+      this.runner.fn.addEnvironment('STRATUS_EGRESS_PROXY', this.egressProxy.url);
+    } else {
+      this.runner.fn.addEnvironment('STRATUS_EGRESS', 'none');
+    }
 
-    const { bucket } = this.data;
     const apiFunctionName = `${stage.prefix}-api`;
     const baseEnv: Record<string, string> = {
       STRATUS_SESSIONS_TABLE: this.data.tableNames.sessions,
@@ -66,6 +92,8 @@ export class StratusStack extends Stack {
       STRATUS_LOG_LEVEL: stage.logLevel,
       STRATUS_ANTHROPIC_KEY_SECRET: this.secrets.anthropicApiKey.secretArn,
       STRATUS_API_TOKENS_SECRET: this.secrets.apiTokens.secretArn,
+      STRATUS_EGRESS: this.egressProxy ? 'proxy' : 'none',
+      ...(this.egressProxy ? { STRATUS_EGRESS_KEY_SECRET: this.egressProxy.tokenKey.secretArn } : {}),
     };
 
     this.cron = new TurnEngineFunction(this, 'Cron', {
@@ -119,6 +147,7 @@ export class StratusStack extends Stack {
       );
       this.secrets.anthropicApiKey.grantRead(role);
       this.secrets.apiTokens.grantRead(role);
+      this.egressProxy?.tokenKey.grantRead(role);
     }
     this.secrets.githubAppPrivateKey.grantRead(this.api.role);
     this.secrets.githubWebhookSecret.grantRead(this.api.role);

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { createBwrapSandbox } from './isolation/bwrap-sandbox.ts';
+import { egressModeFromEnv, type EgressMode } from './isolation/egress-mode.ts';
 import { createProcessSandbox } from './isolation/process-sandbox.ts';
 import type { Sandbox } from './isolation/sandbox.ts';
 import { createRunner, DEFAULT_RUNNER_LIMITS, type Runner } from './runner.ts';
@@ -10,23 +11,26 @@ import { createS3ClientFactory } from './s3-client.ts';
  * The runner as the container-image Lambda builds it: everything from the environment, once per
  * container. STRATUS_RUNNER_ROOT (default /tmp/stratus) holds the single warm workspace;
  * STRATUS_SANDBOX is `bwrap`, `process` or `auto` (bwrap when user namespaces work, which they
- * do not inside Lambda); STRATUS_S3_ENDPOINT points at a local S3 server outside AWS.
+ * do not inside Lambda); STRATUS_S3_ENDPOINT points at a local S3 server outside AWS;
+ * STRATUS_EGRESS / STRATUS_EGRESS_PROXY say how network use leaves (isolation/egress-mode.ts).
  * The function's own credentials are never used for workspaces: each request carries its own.
  */
 export function createContainerRunner(env: NodeJS.ProcessEnv): Runner {
   const rootDir = env.STRATUS_RUNNER_ROOT || '/tmp/stratus';
+  const egress = egressModeFromEnv(env.STRATUS_EGRESS, env.STRATUS_EGRESS_PROXY);
   return createRunner({
     rootDir,
     s3ForCredentials: createS3ClientFactory({ region: env.AWS_REGION || 'us-east-1', endpoint: env.STRATUS_S3_ENDPOINT || undefined }),
-    sandbox: chooseSandbox(env.STRATUS_SANDBOX || 'auto', rootDir, env.STRATUS_WORKSPACE_LINK || path.join(rootDir, 'current')),
+    sandbox: chooseSandbox(env.STRATUS_SANDBOX || 'auto', rootDir, env.STRATUS_WORKSPACE_LINK || path.join(rootDir, 'current'), egress),
     limits: DEFAULT_RUNNER_LIMITS,
     maxWarmWorkspaces: 1,
+    git: { egress },
   });
 }
 
-function chooseSandbox(kind: string, rootDir: string, linkPath: string): Sandbox {
+function chooseSandbox(kind: string, rootDir: string, linkPath: string, egress: EgressMode): Sandbox {
   if (kind === 'bwrap' || (kind === 'auto' && bwrapWorks())) return createBwrapSandbox({ runtimeDir: rootDir });
-  if (kind === 'process' || kind === 'auto') return createProcessSandbox({ linkPath, maxProcesses: 512 });
+  if (kind === 'process' || kind === 'auto') return createProcessSandbox({ linkPath, maxProcesses: 512, egress });
   throw new Error(`STRATUS_SANDBOX must be bwrap, process or auto, not "${kind}".`);
 }
 

@@ -11,6 +11,7 @@ export type * from './ops/index.ts';
  */
 
 import { VIRTUAL_ROOT } from './virtual-paths.ts';
+import { allowListSchema } from './isolation/network-allow-list.ts';
 export { VIRTUAL_ROOT };
 
 const credentialsSchema = z.object({
@@ -36,9 +37,13 @@ export const runnerRequestSchema = z.object({
   cwd: z.string().default(VIRTUAL_ROOT),
   /** Session variables for commands; merged into a scrubbed environment. */
   env: z.record(z.string(), z.string()).default({}),
-  /** The session's network policy: hosts commands may reach over HTTP(S); none by default. */
+  /**
+   * The session's network policy: hosts commands may reach over HTTP(S) (isolation/network-allow-list.ts);
+   * none by default. `egressToken` is the harness's signature of that list for the AWS egress
+   * proxy (egress/egress-token.ts); the local sandbox enforces the list itself and needs none.
+   */
   network: z
-    .object({ allowedDomains: z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$|^\[?[0-9a-fA-F:.]+\]?$/)).max(200) })
+    .object({ allowedDomains: allowListSchema, egressToken: z.string().max(16_384).optional() })
     .default({ allowedDomains: [] }),
   op: runnerOpSchema,
 });

@@ -87,6 +87,13 @@ export const configSchema = z.object({
       policy: ruleListsSchema.optional(),
     })
     .default({ defaultMode: 'bypassPermissions' }),
+  /**
+   * How the sandbox reaches allow-listed domains (sandbox-runner/isolation/egress-mode.ts):
+   * `direct` (local: the runner enforces the list itself), `proxy` (AWS with the egress proxy;
+   * requests carry signed tokens) or `none` (AWS default: sessions with allowedDomains and git
+   * imports are refused up front).
+   */
+  egress: z.enum(['direct', 'proxy', 'none']).default('direct'),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
 });
@@ -102,7 +109,7 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
  * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
  * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
- * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW.
+ * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -139,6 +146,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     },
     logLevel: env.STRATUS_LOG_LEVEL || undefined,
     maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
+    egress: env.STRATUS_EGRESS || undefined,
     permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,
   });
 }

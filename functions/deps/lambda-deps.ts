@@ -1,5 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { STSClient } from '@aws-sdk/client-sts';
+import { EGRESS_TOKEN_TTL_MS, withEgressTokens } from '../runner-client/egress-tokens.ts';
 import { createStsWorkspaceCredentialSource } from '../runner-client/sts-credentials.ts';
 import { configFromEnv } from './config.ts';
 import { createDeps } from './create-deps.ts';
@@ -12,7 +13,8 @@ import type { Deps } from './deps.ts';
  *
  * Environment: everything `configFromEnv` reads except the two secrets, plus
  * STRATUS_ANTHROPIC_KEY_SECRET (ARN, plain-text secret), STRATUS_API_TOKENS_SECRET (ARN,
- * "token=tenant,..."), STRATUS_WORKSPACE_ROLE_ARN.
+ * "token=tenant,..."), STRATUS_WORKSPACE_ROLE_ARN, and with STRATUS_EGRESS=proxy
+ * STRATUS_EGRESS_KEY_SECRET (ARN, the key egress tokens are signed with).
  */
 export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   const region = required(env, 'AWS_REGION');
@@ -32,7 +34,11 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
     roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'),
     bucket: config.bucket,
   });
-  return createDeps(config, { workspaceCredentials });
+  const deps = createDeps(config, { workspaceCredentials });
+  if (config.egress !== 'proxy') return deps;
+  // The egress proxy admits only what this key signed; the runner never sees the key.
+  const key = await readSecret(secrets, required(env, 'STRATUS_EGRESS_KEY_SECRET'));
+  return { ...deps, runner: withEgressTokens(deps.runner, { key, ttlMs: EGRESS_TOKEN_TTL_MS, clock: deps.clock }) };
 }
 
 export async function readSecret(client: SecretsManagerClient, secretId: string): Promise<string> {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { allowListSchema } from '../../sandbox-runner/isolation/network-allow-list.ts';
 import { createHttpHook, httpHookConfigSchema } from '../hooks/http-hook.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { UserError } from '../shared/errors.ts';
@@ -14,8 +15,12 @@ export const sessionSettingsSchema = z.strictObject({
   hooks: z.array(httpHookConfigSchema).max(20).optional(),
   /** Nobody will answer (cron, webhooks): `ask` becomes `deny`. */
   unattended: z.boolean().optional(),
-  /** Hosts commands may reach over HTTP(S) (e.g. "registry.npmjs.org", "*.github.com"); no network otherwise. */
-  allowedDomains: z.array(z.string().max(253).regex(/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$/, 'must be a host name such as "registry.npmjs.org" or "*.github.com"')).max(200).optional(),
+  /**
+   * Hosts commands may reach over HTTP(S) (e.g. "registry.npmjs.org", "*.github.com",
+   * "pypi.internal.example:8443"); no network otherwise. The runner's own rules, so what passes
+   * here is what the runner enforces (sandbox-runner/isolation/network-allow-list.ts).
+   */
+  allowedDomains: allowListSchema.optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;
 

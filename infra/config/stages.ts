@@ -25,6 +25,20 @@ export interface StageConfig {
     readonly dockerfile: string;
   };
   readonly cron: { readonly timeoutSeconds: number };
+  /** The runner's network (docs/security.md, "Network egress in AWS"). */
+  readonly network: {
+    /** Availability zones the runner's isolated subnets span. */
+    readonly maxAzs: number;
+    /**
+     * The egress proxy for sessions with `allowedDomains` and for git imports: one ARM Fargate
+     * task (0.25 vCPU, 0.5 GB) with a public IPv4 address, about 12 USD a month at idle
+     * (docs/deploy.md). Off: the runner has no internet at all, and the API refuses such
+     * sessions and imports with `egress_unavailable`. @default false
+     */
+    readonly egressProxy: boolean;
+    /** Repo-relative Dockerfile of the proxy image. */
+    readonly egressProxyDockerfile: string;
+  };
   readonly model: string;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly logRetentionDays: 7 | 30 | 90 | 365;
@@ -37,6 +51,7 @@ export interface StageConfig {
 }
 
 const RUNNER_DOCKERFILE = 'sandbox-runner/Dockerfile';
+const EGRESS_PROXY_DOCKERFILE = 'sandbox-runner/egress/Dockerfile';
 
 export const STAGES: Record<StageConfig['name'], StageConfig> = {
   dev: {
@@ -46,6 +61,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     api: { memoryMb: 1024, timeoutSeconds: 900 },
     runner: { memoryMb: 2048, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
     cron: { timeoutSeconds: 900 },
+    network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
     model: 'claude-sonnet-4-6',
     logLevel: 'debug',
     logRetentionDays: 7,
@@ -58,6 +74,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     api: { memoryMb: 1024, timeoutSeconds: 900 },
     runner: { memoryMb: 4096, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
     cron: { timeoutSeconds: 900 },
+    network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
     model: 'claude-sonnet-4-6',
     logLevel: 'info',
     logRetentionDays: 90,

@@ -1,4 +1,5 @@
 import { Duration, IgnoreMode, Size } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -17,6 +18,8 @@ export interface SandboxRunnerFunctionProps {
   readonly ephemeralStorageMb?: number;
   readonly timeoutSeconds: number;
   readonly logRetentionDays: logs.RetentionDays;
+  /** The VPC placement that denies commands the network (RunnerNetwork). */
+  readonly network: { vpc: ec2.IVpc; subnets: ec2.SubnetSelection; securityGroup: ec2.ISecurityGroup };
 }
 
 /**
@@ -28,8 +31,9 @@ const IMAGE_CONTEXT = ['*', '!package.json', '!package-lock.json', '!tsconfig.js
 
 /**
  * The sandbox runner: a container-image function built from the runner's Dockerfile, arm64,
- * with large ephemeral storage for warm workspace copies. Its role can write its logs and
- * nothing else: no S3, no tables. Workspace access arrives with each request.
+ * with large ephemeral storage for warm workspace copies, in isolated VPC subnets (no internet).
+ * Its role can write its logs and manage the function's network interfaces, nothing else: no
+ * S3, no tables. Workspace access arrives with each request.
  */
 export class SandboxRunnerFunction extends Construct {
   readonly fn: lambda.DockerImageFunction;
@@ -44,7 +48,11 @@ export class SandboxRunnerFunction extends Construct {
     if (storage < 512 || storage > 10_240) throw new Error(`ephemeralStorageMb must be 512–10240, got ${storage}.`);
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
+      managedPolicies: [
+        iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole'),
+        // Lambda creates the function's network interfaces in the VPC with its execution role.
+        iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
+      ],
     });
     this.fn = new lambda.DockerImageFunction(this, 'Function', {
       functionName: props.functionName,
@@ -60,6 +68,9 @@ export class SandboxRunnerFunction extends Construct {
       ephemeralStorageSize: Size.mebibytes(storage),
       timeout: Duration.seconds(props.timeoutSeconds),
       role: this.role,
+      vpc: props.network.vpc,
+      vpcSubnets: props.network.subnets,
+      securityGroups: [props.network.securityGroup],
       logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays }),
     });
   }

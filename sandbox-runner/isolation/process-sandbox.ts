@@ -1,7 +1,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { VIRTUAL_ROOT } from '../virtual-paths.ts';
+import { proxyUrlWithToken } from '../egress/egress-token.ts';
+import { ToolInputError } from '../ops/op-context.ts';
 import { SANDBOX_PATH } from './bwrap-sandbox.ts';
+import { NO_EGRESS, NO_EGRESS_TOKEN, type EgressMode } from './egress-mode.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 import { spawnWatched } from './watched-process.ts';
 
@@ -17,13 +20,20 @@ const CWD_FILE = '.stratus-cwd';
  * `/workspace` must be a symlink (made in the image) to `linkPath`, which this points at the
  * current workspace before each command, so commands see the same paths as under bwrap.
  */
-export function createProcessSandbox(opts: { linkPath: string; maxProcesses?: number }): Sandbox {
+export function createProcessSandbox(opts: {
+  linkPath: string;
+  maxProcesses?: number;
+  /**
+   * Where allow-listed requests go. Only `proxy` can serve them here: a command shares the
+   * runner's network, so the list must be enforced outside the function (the AWS egress proxy,
+   * the only destination the function's security group allows besides S3). @default direct
+   */
+  egress?: EgressMode;
+}): Sandbox {
   return {
     name: 'process',
     async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
-      if (cmd.allowedDomains?.length) {
-        throw new Error('The process sandbox cannot enforce a network allow-list; run commands with no network policy or under bwrap.');
-      }
+      const proxy = networkFor(cmd, opts.egress ?? { kind: 'direct' });
       await pointLink(opts.linkPath, cmd.workspaceDir);
       await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
       await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
@@ -36,6 +46,8 @@ export function createProcessSandbox(opts: { linkPath: string; maxProcesses?: nu
         USER: 'agent',
         SHELL: '/bin/bash',
         TERM: 'dumb',
+        // Both spellings: curl reads only the lower-case http_proxy, other tools the upper-case ones.
+        ...(proxy ? { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy } : {}),
       };
       const limit = opts.maxProcesses ? `ulimit -u ${opts.maxProcesses} 2>/dev/null\n` : '';
       const script = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\neval "$1"`;
@@ -52,6 +64,15 @@ export function createProcessSandbox(opts: { linkPath: string; maxProcesses?: nu
       return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started };
     },
   };
+}
+
+/** The proxy URL (with the request's token) for a command with an allow-list; undefined without one. */
+function networkFor(cmd: SandboxCommand, egress: EgressMode): string | undefined {
+  if (!cmd.allowedDomains?.length) return undefined;
+  if (egress.kind === 'none') throw new ToolInputError(NO_EGRESS);
+  if (egress.kind === 'direct') throw new ToolInputError('The process sandbox cannot enforce a network allow-list by itself; run commands under bwrap or through an egress proxy.');
+  if (!cmd.egressToken) throw new ToolInputError(NO_EGRESS_TOKEN);
+  return proxyUrlWithToken(egress.url, cmd.egressToken);
 }
 
 async function pointLink(linkPath: string, target: string): Promise<void> {

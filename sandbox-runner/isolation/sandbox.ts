@@ -22,6 +22,8 @@ export interface SandboxCommand {
   maxOutputBytes: number;
   /** Hosts the command may reach over HTTP(S) through the sandbox's proxy; none when empty. */
   allowedDomains?: string[];
+  /** The harness's signature of allowedDomains, for an external egress proxy (egress-mode.ts `proxy`). */
+  egressToken?: string;
   /**
    * When set, a command still running after this many ms is not killed but left running in the
    * background: run() resolves at once with `detached`, and timeoutMs no longer applies.

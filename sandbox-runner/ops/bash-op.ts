@@ -62,6 +62,7 @@ export const bashOp = defineOp({
         outputFile,
         maxOutputBytes: ctx.limits.maxOutputBytes,
         allowedDomains: ctx.request.network.allowedDomains,
+        egressToken: ctx.request.network.egressToken,
         detachAfterMs: op.background === 'now' ? 0 : op.background === 'on_timeout' ? op.timeoutMs : undefined,
       });
       if (outcome.detached) {

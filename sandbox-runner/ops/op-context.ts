@@ -1,3 +1,4 @@
+import type { EgressMode } from '../isolation/egress-mode.ts';
 import type { Sandbox } from '../isolation/sandbox.ts';
 import type { ParsedRunnerRequest } from '../protocol.ts';
 import type { PathMapper } from '../virtual-paths.ts';
@@ -25,6 +26,8 @@ export interface GitImportOptions {
   /** Accept plain http:// remotes (a git server on a private network). */
   allowHttp: boolean;
   timeoutMs: number;
+  /** How clones reach the remote; always through an allow-list proxy naming only the clone URL's host:port. @default direct */
+  egress?: EgressMode;
 }
 
 export interface RunnerLimits {

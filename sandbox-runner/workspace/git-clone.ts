@@ -15,6 +15,23 @@ export interface GitCloneOptions {
   timeoutMs: number;
   /** Scratch directory for git's HOME. */
   scratchDir: string;
+  /** The allow-list proxy every request of the clone goes through (`http://[user:token@]host:port`). */
+  proxy: string;
+}
+
+/**
+ * The one allow-list entry a clone may use: the URL's host and port. The harness signs the same
+ * entry for the AWS egress proxy, so both sides must compute it alike.
+ */
+export function cloneAllowListEntry(cloneUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(cloneUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
 }
 
 /** The clone failed for a reason the caller can fix (bad URL, no access, unknown ref). */
@@ -26,7 +43,9 @@ export class GitCloneError extends Error {
  * Clones into an empty directory. Runs in the runner, not the command sandbox (which has no
  * network), so it is locked down instead: no hooks, no system or global config, only http(s)
  * transports (no file://, ssh or ext:: that could reach the runner's own disk or run commands),
- * no submodules, no prompts, a scrubbed environment and a time limit.
+ * no submodules, no prompts, a scrubbed environment and a time limit. Its requests go through an
+ * allow-list proxy that admits only the clone URL's host and port (and, by the usual rules, no
+ * name resolving to a non-public address), so a clone URL cannot probe the runner's network.
  */
 export async function gitClone(dest: string, opts: GitCloneOptions): Promise<void> {
   let url: URL;
@@ -49,6 +68,7 @@ export async function gitClone(dest: string, opts: GitCloneOptions): Promise<voi
     ['protocol.http.allow', opts.allowHttp ? 'always' : 'never'],
     ['submodule.recurse', 'false'],
     ['core.symlinks', 'true'],
+    ['http.proxy', opts.proxy],
   ];
   if (opts.token) config.push(['http.extraHeader', `Authorization: Basic ${Buffer.from(`x-access-token:${opts.token}`).toString('base64')}`]);
   const env: Record<string, string> = {
@@ -72,7 +92,10 @@ export async function gitClone(dest: string, opts: GitCloneOptions): Promise<voi
   const { code, stderr, timedOut } = await run('git', args, env, opts.timeoutMs);
   if (timedOut) throw new GitCloneError(`git clone did not finish within ${opts.timeoutMs / 1000}s.`);
   if (code !== 0) {
-    const text = opts.token ? stderr.split(opts.token).join('***') : stderr;
+    let text = opts.token ? stderr.split(opts.token).join('***') : stderr;
+    // The proxy URL may carry an egress token as its password.
+    const secret = new URL(opts.proxy).password;
+    if (secret) text = text.split(secret).join('***');
     throw new GitCloneError(`git clone failed: ${text.trim() || `exit code ${code}`}`);
   }
 }

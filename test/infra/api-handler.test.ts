@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invocationDeadline } from '../../functions/api/invocation-deadline.ts';
 import { createApiHandler, type StreamingHandler } from '../../functions/handlers/create-api-handler.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { NO_EGRESS } from '../../sandbox-runner/isolation/egress-mode.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { functionUrlEvent, installAwsLambdaGlobals, lambdaContext, ResponseCapture } from './lambda-runtime.ts';
 
@@ -72,6 +73,27 @@ describe('the API Lambda handler', () => {
     expect(stack.model!.requests.length).toBe(before);
     await expect(invoke({ kind: 'continue_turn', sessionId: 'sess_1' })).rejects.toThrow(/Unknown asynchronous event for the API function/);
     await expect(invoke({ kind: 'mystery' })).rejects.toThrow(/Unknown asynchronous event/);
+  });
+
+  it('refuses allow-listed sessions and git imports up front where the deployment has no egress (the AWS default)', async () => {
+    const noEgress = createApiHandler({ loadDeps: async () => ({ ...stack.deps, config: { ...stack.deps.config, egress: 'none' } }) });
+    const call = async (event: unknown) => {
+      const out = new ResponseCapture();
+      await noEgress(event, out as never, lambdaContext(600_000));
+      await out.finished;
+      return { status: out.metadata?.statusCode, body: JSON.parse(out.text) as unknown };
+    };
+    const refusal = { error: { code: 'egress_unavailable', message: NO_EGRESS } };
+    const before = (await stack.deps.sessions.listForTenant('local', { limit: 200 })).sessions.length;
+    expect(await call(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: { settings: { allowedDomains: ['registry.npmjs.org'] } } }))).toEqual({ status: 400, body: refusal });
+    expect((await stack.deps.sessions.listForTenant('local', { limit: 200 })).sessions.length).toBe(before);
+    const plain = await call(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: {} }));
+    expect(plain.status).toBe(201);
+    expect((await stack.deps.sessions.listForTenant('local', { limit: 200 })).sessions.length).toBe(before + 1);
+    const id = (plain.body as { id: string }).id;
+    expect(await call(functionUrlEvent('POST', `/v1/sessions/${id}/workspace/git`, { headers: auth(), body: { url: 'https://github.com/octocat/Hello-World.git' } }))).toEqual({
+      status: 400, body: refusal,
+    });
   });
 
   it('builds deps once per container', () => {

@@ -18,11 +18,14 @@ describe('least privilege', () => {
     };
   });
 
-  it('gives the runner role nothing but its logs: no S3, no tables, no inline policy at all', () => {
+  it('gives the runner role nothing but its logs and its VPC network interfaces: no S3, no tables, no inline policy at all', () => {
     expect(statementsOf(s.template, roles.runner)).toEqual([]);
     const role = s.template.findResources('AWS::IAM::Role')[roles.runner]!.Properties;
     expect(show(role.ManagedPolicyArns)).toBe(
-      show([{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }]),
+      show([
+        { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] },
+        { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole']] },
+      ]),
     );
   });
 

@@ -10,7 +10,7 @@ describe('cdk-nag AwsSolutions', () => {
   it.each([
     ['with an account and region', { account: '123456789012', region: 'eu-west-1' }],
     ['environment-agnostic', {}],
-  ])('finds nothing unacknowledged in either stage, %s', (_label, env) => {
+  ])('finds nothing unacknowledged in either stage or with the egress proxy, %s', (_label, env) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     for (const stage of Object.values(STAGES)) {
       new StratusStack(app, `Stratus-${stage.name}`, {
@@ -18,6 +18,16 @@ describe('cdk-nag AwsSolutions', () => {
         env,
       });
     }
+    // And with the optional egress proxy, whose findings are acknowledged only when it exists.
+    const dev = STAGES.dev;
+    new StratusStack(app, 'Stratus-dev-egress', {
+      stage: {
+        ...dev,
+        runner: { ...dev.runner, dockerfile: 'test/infra/fixtures/runner.Dockerfile' },
+        network: { ...dev.network, egressProxy: true, egressProxyDockerfile: 'test/infra/fixtures/egress-proxy.Dockerfile' },
+      },
+      env,
+    });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     const errors: string[] = [];
     const original = console.error;

@@ -13,10 +13,10 @@ export interface Synthesized {
   id(construct: { node: { defaultChild?: unknown } }): string;
 }
 
-/** Synthesizes one stage's stack without bundling (the template is what these tests read). */
-export function synthStage(name: StageConfig['name']): Synthesized {
+/** Synthesizes one stage's stack (optionally changed) without bundling (the template is what these tests read). */
+export function synthStage(name: StageConfig['name'], change: (stage: StageConfig) => StageConfig = (s) => s): Synthesized {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stage = STAGES[name];
+  const stage = change(STAGES[name]);
   const stack = new StratusStack(app, `Stratus-${name}`, {
     stage: { ...stage, runner: { ...stage.runner, dockerfile: 'test/infra/fixtures/runner.Dockerfile' } },
     env: { account: '123456789012', region: 'eu-west-1' },

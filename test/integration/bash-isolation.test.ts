@@ -48,14 +48,23 @@ describe('Bash runs isolated (through the API)', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as { port: number }).port;
     try {
-      const open = await api.request('POST', '/v1/sessions', { settings: { allowedDomains: ['localhost'] } });
+      // The port is named (80/443 otherwise) and loopback addresses are listed (a name resolving to one is refused otherwise).
+      const open = await api.request('POST', '/v1/sessions', { settings: { allowedDomains: [`localhost:${port}`, '127.0.0.1', '::1'] } });
       expect(open.status).toBe(201);
       expect((await bash(open.json.id, `curl -sS http://localhost:${port}/ok`)).content).toBe(`hello /ok`);
+      const unlisted = await api.request('POST', '/v1/sessions', { settings: { allowedDomains: ['localhost'] } });
+      expect((await bash(unlisted.json.id, `curl -sS http://localhost:${port}/ok`)).content).toContain(`port ${port} of localhost is not allowed`);
       const closed = await api.createSession();
       expect((await bash(closed, `curl -sS http://localhost:${port}/ok 2>&1 | head -c 9`)).content).toBe('curl: (7)');
       const bad = await api.request('POST', '/v1/sessions', { settings: { allowedDomains: ['http://x'] } });
       expect(bad.status).toBe(400);
       expect(bad.json.error.message).toContain('allowedDomains');
+      for (const entry of ['x:0', 'x:99999', '[nothost]:80', '1.2.3']) {
+        const refused = await api.request('POST', '/v1/sessions', { settings: { allowedDomains: [entry] } });
+        expect([entry, refused.status]).toEqual([entry, 400]);
+      }
+      const withPort = await api.request('POST', '/v1/sessions', { settings: { allowedDomains: ['pypi.internal.example:8443', '[2001:db8::1]:443'] } });
+      expect(withPort.status).toBe(201);
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }

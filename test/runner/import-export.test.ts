@@ -153,6 +153,20 @@ describe('workspace import and export', () => {
         'two\n1\nsecond\n0\n',
       );
 
+      // Clones go through the allow-list proxy too: a name that resolves to a loopback address is refused there.
+      const before = server.requests.length;
+      const byName = await fx.call(fx.newWorkspaceId(), 0, { type: 'import_git', url: `${server.url.replace('127.0.0.1', 'localhost')}/repo.git`, token: 'tok-123' });
+      expect(byName).toEqual({
+        ok: false,
+        error: {
+          kind: 'tool_error',
+          message:
+            'git clone failed: remote: Blocked by the sandbox: localhost resolves to 127.0.0.1, a loopback address; name 127.0.0.1 itself to reach it.\n' +
+            `fatal: unable to access '${server.url.replace('127.0.0.1', 'localhost')}/repo.git/': The requested URL returned error: 403`,
+        },
+      });
+      expect(server.requests.length).toBe(before);
+
       const denied = await fx.call(fx.newWorkspaceId(), 0, { type: 'import_git', url: `${server.url}/repo.git`, token: 'wrong' });
       expect(denied).toEqual({
         ok: false,

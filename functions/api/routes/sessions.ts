@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
+import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
 import type { Deps } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
-import { StratusError } from '../../shared/errors.ts';
+import { StratusError, UserError } from '../../shared/errors.ts';
 import type { AuthVariables } from '../auth.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { parseJsonBody, parseWith } from '../validate.ts';
@@ -40,6 +41,7 @@ export function sessionRoutes(deps: Deps) {
     }
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
+    if (body.settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
     const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings });
     return c.json(sessionView(record, deps.clock()), 201);
   });

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { z } from 'zod';
+import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/workspace/limits.ts';
 import type { Deps } from '../../deps/deps.ts';
 import { keyMessage, keyProblem } from '../../../sandbox-runner/workspace/file-keys.ts';
@@ -56,6 +57,7 @@ export function workspaceRoutes(deps: Deps) {
   app.post('/:id/workspace/git', async (c) => {
     const body = await parseJsonBody(c, gitBody);
     const record = await session(c.req.param('id'), c.get('tenantId'));
+    if (deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
     const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_git', ...body });
     return c.json({ workspace: { id: record.workspace.id, version }, url: result.url, ref: result.ref ?? null, depth: result.depth }, 201);
   });

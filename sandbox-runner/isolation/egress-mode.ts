@@ -1,0 +1,31 @@
+/**
+ * How the runner's own network use leaves it: a sandboxed command's allow-listed requests and
+ * git imports. Every path goes through an allow-list proxy; what differs is where it runs.
+ *
+ * - `direct` (local stack, CI): the runner has the host's network and runs the proxy itself,
+ *   per command (bwrap: on a unix socket, the sandbox's only way out) and per clone.
+ * - `proxy` (AWS with the egress component): the runner has no route but to S3 and the egress
+ *   proxy (egress/egress-proxy.ts), which enforces the token the harness signed for the request.
+ * - `none` (AWS by default): no network at all; a request that needs it fails with `NO_EGRESS`.
+ */
+export type EgressMode = { kind: 'direct' } | { kind: 'proxy'; url: string } | { kind: 'none' };
+
+export const NO_EGRESS =
+  'This Stratus deployment gives the sandbox no network access: allowed network domains and git imports need its egress proxy, which is off (docs/deploy.md, "Network egress").';
+
+export const NO_EGRESS_TOKEN = 'The request carries no egress token for the egress proxy; the harness signs one for every session with allowed network domains.';
+
+/** STRATUS_EGRESS (`direct`, `none` or `proxy`) and, for `proxy`, STRATUS_EGRESS_PROXY (`http://host:port`). */
+export function egressModeFromEnv(kind: string | undefined, proxyUrl: string | undefined): EgressMode {
+  switch (kind || 'direct') {
+    case 'direct':
+      return { kind: 'direct' };
+    case 'none':
+      return { kind: 'none' };
+    case 'proxy':
+      if (!proxyUrl || !/^http:\/\/[^/@]+:\d+$/.test(proxyUrl)) throw new Error(`STRATUS_EGRESS=proxy needs STRATUS_EGRESS_PROXY=http://host:port, not "${proxyUrl ?? ''}".`);
+      return { kind: 'proxy', url: proxyUrl };
+    default:
+      throw new Error(`STRATUS_EGRESS must be direct, none or proxy, not "${kind}".`);
+  }
+}

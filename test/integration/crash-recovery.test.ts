@@ -148,13 +148,14 @@ describe('what a killed process leaves behind, staged in the stores', () => {
     const sessionId = await api.createSession();
     // A turn that started 10 s ago and beat once: three 2-second beats missed, the minute's lease still running.
     const then = Date.now() - 10_000;
-    await stack.deps.sessions.acquireLease(sessionId, turnLease(stack.deps, 'turn_dead', then, then), then);
-    await stack.deps.events.append(sessionId, { turnId: 'turn_dead', seq: 0, event: { type: 'turn_start', sessionId, turnId: 'turn_dead' } });
+    const deadTurn = stack.deps.newId('turn');
+    await stack.deps.sessions.acquireLease(sessionId, turnLease(stack.deps, deadTurn, then, then), then);
+    await stack.deps.events.append(sessionId, { turnId: deadTurn, seq: 0, event: { type: 'turn_start', sessionId, turnId: deadTurn } });
 
     stack.model!.enqueue({ content: [{ type: 'text', text: 'fine' }] });
     const res = await api.turn(sessionId, 'next');
     expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
-    const dead = (await api.request('GET', `/v1/sessions/${sessionId}/turns/turn_dead/events`)).json;
+    const dead = (await api.request('GET', `/v1/sessions/${sessionId}/turns/${deadTurn}/events`)).json;
     expect(dead.events.map((e: { id: number; event: { type: string; stopReason?: string } }) => [e.id, e.event.type, e.event.stopReason])).toEqual([
       [0, 'turn_start', undefined],
       [1, 'turn_end', 'crashed'],

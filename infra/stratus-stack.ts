@@ -42,7 +42,9 @@ export class StratusStack extends Stack {
     this.secrets = new AppSecrets(this, 'Secrets', { stage });
 
     this.runner = new SandboxRunnerFunction(this, 'Runner', {
-      functionName: `${stage.prefix}-runner`,
+      // A new name for the tenant-isolated runner: its tenancy mode can only be set when a
+      // function is created, and CloudFormation cannot replace a resource under the same name.
+      functionName: `${stage.prefix}-tenant-runner`,
       dockerfile: stage.runner.dockerfile,
       memoryMb: stage.runner.memoryMb,
       ephemeralStorageMb: stage.runner.ephemeralStorageMb,

@@ -30,6 +30,12 @@ const IMAGE_CONTEXT = ['*', '!package.json', '!package-lock.json', '!tsconfig.js
  * The sandbox runner: a container-image function built from the runner's Dockerfile, arm64,
  * with large ephemeral storage for warm workspace copies. Its role can write its logs and
  * nothing else: no S3, no tables. Workspace access arrives with each request.
+ *
+ * Tenant isolation mode (PER_TENANT): every invoke names a tenant id (the workspace id,
+ * functions/runner-client/runner-tenant.ts) and Lambda never lets an execution environment
+ * serve two tenant ids, so nothing a command leaves running can meet another workspace. The
+ * mode is fixed when the function is created (changing it replaces the function) and rules out
+ * Function URLs, provisioned concurrency and SnapStart; the runner uses none of them.
  */
 export class SandboxRunnerFunction extends Construct {
   readonly fn: lambda.DockerImageFunction;
@@ -61,6 +67,7 @@ export class SandboxRunnerFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds),
       role: this.role,
       logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays }),
+      tenancyConfig: lambda.TenancyConfig.PER_TENANT,
     });
   }
 }

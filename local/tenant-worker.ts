@@ -16,7 +16,8 @@ export type ChildMessage =
   | { type: 'result'; id: number; ok: false; error: { name: string; message: string; stack?: string } };
 
 export function serveTenantWorker(build: (payload: unknown, tenantId: string) => WorkerHandler): void {
-  const send = (message: ChildMessage) => process.send?.(message);
+  // A send can fail only when the pool is gone; nobody wants the answer then, and 'disconnect' ends the process.
+  const send = (message: ChildMessage) => process.send?.(message, undefined, undefined, () => undefined);
   let handler: WorkerHandler | undefined;
   process.on('message', (message: ParentMessage) => {
     if (message.type === 'init') {

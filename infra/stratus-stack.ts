@@ -54,7 +54,9 @@ export class StratusStack extends Stack {
       logRetentionDays: retention,
     });
     this.runner = new SandboxRunnerFunction(this, 'Runner', {
-      functionName: `${stage.prefix}-runner`,
+      // A new name for the tenant-isolated runner: its tenancy mode can only be set when a
+      // function is created, and CloudFormation cannot replace a resource under the same name.
+      functionName: `${stage.prefix}-tenant-runner`,
       dockerfile: stage.runner.dockerfile,
       memoryMb: stage.runner.memoryMb,
       ephemeralStorageMb: stage.runner.ephemeralStorageMb,

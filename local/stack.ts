@@ -1,9 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { handleAsyncEvent } from '../functions/agent/async-events.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
@@ -11,11 +13,10 @@ import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
 import { createDeps } from '../functions/deps/create-deps.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
-import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
-import { createRunner, DEFAULT_RUNNER_LIMITS } from '../sandbox-runner/runner.ts';
-import { createS3ClientFactory } from '../sandbox-runner/s3-client.ts';
 import { startDynamoServer } from './dynamo-server.ts';
-import { startLambdaInvokeServer } from './lambda-invoke-server.ts';
+import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
+import type { RunnerWorkerInit } from './runner-worker.ts';
+import { createTenantWorkerPool, type TenantIsolatedFunction } from './tenant-worker-pool.ts';
 import { closeServer } from './listen.ts';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from './s3-server.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
@@ -45,6 +46,8 @@ export interface LocalStackOptions {
   logLevel?: StratusConfig['logLevel'];
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
+  /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
+  runnerProcesses?: { max?: number; idleMs?: number };
 }
 
 export interface LocalStack {
@@ -72,19 +75,25 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const s3 = await startS3Server({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] });
     stops.push(s3.close);
 
-    const runner = createRunner({
-      rootDir: path.join(opts.dataDir, 'runner'),
-      s3ForCredentials: createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url }),
-      sandbox: createBwrapSandbox({ runtimeDir: path.join(opts.dataDir, 'runner') }),
-      limits: DEFAULT_RUNNER_LIMITS,
-      // One process serves every local session, so keep a few warm copies (Lambda keeps one).
-      maxWarmWorkspaces: 8,
-      // Self-hosted git servers on a private network often speak plain http.
-      git: { allowHttp: true },
+    // The runner function is tenant-isolated, as in AWS: one process per tenant id (= workspace
+    // id, functions/runner-client/runner-tenant.ts), each with its own folder, removed when the
+    // process ends as Lambda discards an environment's /tmp. Leftovers of a previous run go too.
+    const tenantsDir = path.join(opts.dataDir, 'runner', 'tenants');
+    rmSync(tenantsDir, { recursive: true, force: true });
+    const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
+    const runner = createTenantWorkerPool({
+      entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
+      init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint: s3.url, region: 'us-east-1' }),
+      maxWorkers: opts.runnerProcesses?.max,
+      idleMs: opts.runnerProcesses?.idleMs,
+      onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
+      onCrash: (info) =>
+        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'runner process exited', tenant: info.tenantId, pid: info.pid, code: info.code, signal: info.signal })}\n`),
     });
+    stops.push(runner.close);
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
-    const functions: Record<string, (event: unknown) => Promise<unknown>> = { [RUNNER_FUNCTION]: runner };
+    const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
     const lambda = await startLambdaInvokeServer({
       functions,
       onBackgroundError: (name, err) =>
@@ -148,6 +157,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {
   for (const stop of stops.reverse()) await stop().catch(() => undefined);
   stops.length = 0;
+}
+
+/** A folder name for a tenant id: the id itself when it is a plain name (workspace ids are), else a hash. */
+function tenantFolder(tenantId: string): string {
+  return /^[A-Za-z0-9_-]{1,128}$/.test(tenantId) ? tenantId : `t-${createHash('sha256').update(tenantId).digest('hex').slice(0, 32)}`;
 }
 
 /** A token generated once per data folder, so the printed token keeps working across restarts. */

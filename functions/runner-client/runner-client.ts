@@ -1,6 +1,8 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { RunnerRequest, RunnerResponse, StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import { SystemError } from '../shared/errors.ts';
+import { isConnectionReset, isRetryableOnReset, RUNNER_RESET_RETRIES } from './runner-retry.ts';
+import { runnerTenantId } from './runner-tenant.ts';
 
 /** The harness's view of the sandbox runner: one request, one response. */
 export interface RunnerClient {
@@ -19,28 +21,49 @@ export class RunnerFailedError extends SystemError {
   }
 }
 
-/** Calls the runner through the Lambda Invoke API, locally and in AWS alike. */
+/** Pause before sending a retryable op again after a reset (doubled each time). */
+const RETRY_PAUSE_MS = 50;
+
+/**
+ * Calls the runner through the Lambda Invoke API, locally and in AWS alike. Every call carries
+ * the workspace's tenant id (the runner function is tenant-isolated: see runner-tenant.ts). An
+ * op that is safe to repeat (runner-retry.ts) is sent again when the call failed on a reset
+ * connection, on the way to the runner or inside it.
+ */
 export function createLambdaRunnerClient(lambda: LambdaClient, functionName: string): RunnerClient {
+  async function invokeOnce(request: RunnerRequest, tenantId: string): Promise<RunnerResponse> {
+    const out = await lambda.send(
+      new InvokeCommand({ FunctionName: functionName, TenantId: tenantId, Payload: Buffer.from(JSON.stringify(request)) }),
+    );
+    const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
+    if (out.FunctionError) {
+      let detail = text;
+      try {
+        const parsed = JSON.parse(text) as { errorType?: string; errorMessage?: string };
+        detail = `${parsed.errorType ?? 'Error'}: ${parsed.errorMessage ?? ''}`;
+      } catch {
+        // keep raw text
+      }
+      throw new RunnerFailedError(`The sandbox runner failed: ${detail}`);
+    }
+    try {
+      return JSON.parse(text) as RunnerResponse;
+    } catch {
+      throw new RunnerFailedError(`The sandbox runner returned an unreadable response (${text.length} bytes).`);
+    }
+  }
+
   return {
     async invoke(request) {
-      const out = await lambda.send(
-        new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(request)) }),
-      );
-      const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
-      if (out.FunctionError) {
-        let detail = text;
+      const tenantId = runnerTenantId(request.workspace.id);
+      const retries = isRetryableOnReset(request.op) ? RUNNER_RESET_RETRIES : 0;
+      for (let attempt = 0; ; attempt++) {
         try {
-          const parsed = JSON.parse(text) as { errorType?: string; errorMessage?: string };
-          detail = `${parsed.errorType ?? 'Error'}: ${parsed.errorMessage ?? ''}`;
-        } catch {
-          // keep raw text
+          return await invokeOnce(request, tenantId);
+        } catch (err) {
+          if (attempt >= retries || !isConnectionReset(err)) throw err;
+          await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS * 2 ** attempt));
         }
-        throw new RunnerFailedError(`The sandbox runner failed: ${detail}`);
-      }
-      try {
-        return JSON.parse(text) as RunnerResponse;
-      } catch {
-        throw new RunnerFailedError(`The sandbox runner returned an unreadable response (${text.length} bytes).`);
       }
     },
   };

@@ -34,6 +34,12 @@ const IMAGE_CONTEXT = ['*', '!package.json', '!package-lock.json', '!tsconfig.js
  * with large ephemeral storage for warm workspace copies, in isolated VPC subnets (no internet).
  * Its role can write its logs and manage the function's network interfaces, nothing else: no
  * S3, no tables. Workspace access arrives with each request.
+ *
+ * Tenant isolation mode (PER_TENANT): every invoke names a tenant id (the workspace id,
+ * functions/runner-client/runner-tenant.ts) and Lambda never lets an execution environment
+ * serve two tenant ids, so nothing a command leaves running can meet another workspace. The
+ * mode is fixed when the function is created (changing it replaces the function) and rules out
+ * Function URLs, provisioned concurrency and SnapStart; the runner uses none of them.
  */
 export class SandboxRunnerFunction extends Construct {
   readonly fn: lambda.DockerImageFunction;
@@ -72,6 +78,7 @@ export class SandboxRunnerFunction extends Construct {
       vpcSubnets: props.network.subnets,
       securityGroups: [props.network.securityGroup],
       logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays }),
+      tenancyConfig: lambda.TenancyConfig.PER_TENANT,
     });
   }
 }

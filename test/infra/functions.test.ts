@@ -52,6 +52,28 @@ describe('Lambda functions', () => {
     }
   });
 
+  it('runs the runner in per-tenant isolation mode, and only the runner', () => {
+    for (const s of [dev, prod]) {
+      const functions = s.template.findResources('AWS::Lambda::Function');
+      const runner = functions[s.id(s.stack.runner.fn)]!.Properties;
+      expect(runner.TenancyConfig).toEqual({ TenantIsolationMode: 'PER_TENANT' });
+      // A new function name: the mode can only be set when a function is created.
+      expect(runner.FunctionName).toBe(`stratus-${s === dev ? 'dev' : 'prod'}-tenant-runner`);
+      const isolated = Object.entries(functions).filter(([, f]) => f.Properties.TenancyConfig).map(([id]) => id);
+      expect(isolated).toEqual([s.id(s.stack.runner.fn)]);
+    }
+    // Lambda refuses tenant isolation together with a Function URL, provisioned concurrency or SnapStart.
+    const runnerRef = { Ref: dev.id(dev.stack.runner.fn) };
+    const runnerArn = { 'Fn::GetAtt': [dev.id(dev.stack.runner.fn), 'Arn'] };
+    for (const url of Object.values(dev.template.findResources('AWS::Lambda::Url'))) {
+      expect([runnerRef, runnerArn]).not.toContainEqual(url.Properties.TargetFunctionArn);
+    }
+    const runner = dev.template.findResources('AWS::Lambda::Function')[dev.id(dev.stack.runner.fn)]!.Properties;
+    expect(runner.SnapStart).toBeUndefined();
+    const provisioned = Object.values(dev.template.findResources('AWS::Lambda::Alias')).filter((a) => a.Properties.ProvisionedConcurrencyConfig);
+    expect(provisioned).toEqual([]);
+  });
+
   it('does not retry a failed asynchronous continuation of the API function', () => {
     dev.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: dev.id(dev.stack.api.fn) },

@@ -1,4 +1,14 @@
-import sharp from 'sharp';
+import type sharpModule from 'sharp';
+
+/**
+ * sharp (native, ~0.8 s to load here) is loaded on the first image, not when the runner starts:
+ * most runner processes never read an image, and every new one is a cold start.
+ */
+let sharpLoaded: Promise<typeof sharpModule> | undefined;
+function loadSharp(): Promise<typeof sharpModule> {
+  sharpLoaded ??= import('sharp').then((m) => m.default);
+  return sharpLoaded;
+}
 
 /** What the Messages API takes comfortably: at most 2000×2000 pixels and 3.75 MB per image. */
 export const IMAGE_MAX_SIDE = 2000;
@@ -33,6 +43,7 @@ export async function prepareImage(bytes: Buffer, format: string, maxTokens: num
 }
 
 async function fitLimits(bytes: Buffer, format: string): Promise<PreparedImage> {
+  const sharp = await loadSharp();
   const meta = await sharp(bytes).metadata();
   const kind = normalise(meta.format ?? format);
   const { width, height } = meta;
@@ -57,6 +68,7 @@ async function fitLimits(bytes: Buffer, format: string): Promise<PreparedImage> 
 }
 
 async function squeeze(bytes: Buffer, format: string, maxBytes: number): Promise<PreparedImage> {
+  const sharp = await loadSharp();
   const meta = await sharp(bytes).metadata();
   const kind = normalise(meta.format ?? format);
   // Start from the size limits, not the original: squeezing never makes an image larger than fitLimits would.

@@ -1,4 +1,4 @@
-import { PDFDocument } from 'pdf-lib';
+import type { PDFDocument } from 'pdf-lib';
 import { ToolInputError } from '../op-context.ts';
 
 /**
@@ -6,6 +6,8 @@ import { ToolInputError } from '../op-context.ts';
  * page range reaches the model as a document block of just those pages.
  */
 export async function extractPdfPages(bytes: Uint8Array, range: { first: number; last: number }, virtualPath: string): Promise<{ bytes: Uint8Array; first: number; last: number; total: number }> {
+  // Loaded on use (~1 s here): every new runner process is a cold start, and few read page ranges.
+  const { PDFDocument } = await import('pdf-lib');
   let source: PDFDocument;
   try {
     source = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });

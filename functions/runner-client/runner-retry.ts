@@ -1,0 +1,53 @@
+import type { RunnerRequest } from '../../sandbox-runner/protocol.ts';
+
+/**
+ * Runner ops that may be sent again when a call failed on a reset connection. A reset can come
+ * from the connection to the runner (a keep-alive socket the server had just closed) or from
+ * inside the runner (its own connection to S3); either way the harness cannot tell whether the
+ * op ran, so only ops whose second run cannot double an effect are repeated:
+ *
+ * - read-only ops change nothing;
+ * - `task_stop` of a stopped task changes nothing;
+ * - ops that change the workspace publish version N+1 create-only (`If-None-Match: *`), so if the
+ *   first attempt got as far as publishing, the second one's publish conflicts and the model
+ *   gets a conflict error to reload from, never a doubled edit; `create_workspace` only runs on
+ *   version 0, so it is conditional the same way;
+ * - `bash` is not repeated: a command's effects reach beyond the workspace (a background task it
+ *   started, a request through an allow-listed domain), and those are not create-only.
+ */
+const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
+  read: true,
+  glob: true,
+  grep: true,
+  list_files: true,
+  export_file: true,
+  export_archive: true,
+  task_output: true,
+  task_stop: true,
+  create_workspace: true,
+  write: true,
+  edit: true,
+  import_archive: true,
+  import_git: true,
+  bash: false,
+};
+
+/** Attempts after the first for a retryable op (each after a short pause). */
+export const RUNNER_RESET_RETRIES = 2;
+
+export function isRetryableOnReset(op: RunnerRequest['op']): boolean {
+  return RETRYABLE_OPS[op.type] === true;
+}
+
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+const RESET_TEXT = /socket hang up|ECONNRESET|EPIPE/;
+
+/** Whether an error (or the text of a runner's function error) is a connection reset. */
+export function isConnectionReset(err: unknown): boolean {
+  if (typeof err === 'string') return RESET_TEXT.test(err);
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.code === 'string' && RESET_CODES.has(e.code)) return true;
+    if (typeof e.message === 'string' && RESET_TEXT.test(e.message)) return true;
+  }
+  return false;
+}

@@ -10,7 +10,7 @@ export interface EmbeddedServer {
 /**
  * An in-process DynamoDB-protocol server (dynalite, LevelDB on disk) so the real DynamoDB client
  * runs against real conditional writes, pagination and the 400 KB item limit. Our table design
- * needs no transactions, which dynalite lacks (see LOCAL-STACK.md).
+ * needs no transactions, which dynalite lacks (docs/local-stack.md).
  */
 export async function startDynamoServer(opts: { dir: string; port?: number }): Promise<EmbeddedServer> {
   mkdirSync(opts.dir, { recursive: true });

@@ -11,7 +11,7 @@ export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S
  * An in-process S3-protocol server: s3rver behind a small front that gives PutObject the
  * conditional semantics of real S3 (`If-None-Match: *` → 412 when the key exists, `If-Match`
  * → 412 when the ETag differs), serialised per key so two racing writers cannot both win.
- * s3rver alone silently overwrites (LOCAL-STACK.md). Requests must be path-style.
+ * s3rver alone silently overwrites (docs/local-stack.md). Requests must be path-style.
  */
 /** What clients sent to the server since it started (the figure the sync benchmark reports). */
 export interface S3Traffic {

@@ -4,7 +4,7 @@ import type { StorageCredentials } from './protocol.ts';
 /**
  * S3 clients for the credentials each request carries (cached by access key, so a warm
  * container reuses connections). Checksums only when required: safe for real S3, and needed by
- * the local S3 server, which would otherwise store aws-chunked framing (LOCAL-STACK.md).
+ * the local S3 server, which would otherwise store aws-chunked framing (docs/local-stack.md).
  */
 export function createS3ClientFactory(opts: { region: string; endpoint?: string }): (credentials: StorageCredentials) => S3Client {
   const cache = new Map<string, S3Client>();

@@ -35,7 +35,7 @@ export function createDeps(
   const dynamo = new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb });
   const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const lambda = new LambdaClient({ ...aws, endpoint: config.endpoints.lambda });
-  // Checksums only when required: safe for S3, and the local S3 server needs it (LOCAL-STACK.md).
+  // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
   const s3 = new S3Client({
     ...aws,
     endpoint: config.endpoints.s3,

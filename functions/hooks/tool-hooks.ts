@@ -3,7 +3,7 @@ import { runHooks } from './run-hooks.ts';
 import type { HookDefinition, HookInput } from './types.ts';
 
 /**
- * The result kinds of the PreToolUse phase (seed 002 §9.4.2), folded into one value: a
+ * The result kinds of the PreToolUse phase (docs/tool-pipeline.md, "Hooks"), folded into one value: a
  * permission verdict, a replaced input, context for the model, and a request to stop the turn.
  */
 export interface PreToolUseResult {

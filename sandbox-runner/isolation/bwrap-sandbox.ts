@@ -25,7 +25,7 @@ export const SANDBOX_PROXY_PORT = 3128;
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
- * Hardened bubblewrap. As root, plain bwrap is escapable (LOCAL-STACK.md); these flags close
+ * Hardened bubblewrap. As root, plain bwrap is escapable (docs/local-stack.md); these flags close
  * that: a new user namespace mapping an unprivileged uid, no nested user namespaces, every
  * capability dropped, fresh pid/net/ipc/uts namespaces, and a root built from scratch: /usr
  * read-only, a few /etc files, the workspace at /workspace, a private /tmp, nothing else.

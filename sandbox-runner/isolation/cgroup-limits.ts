@@ -27,7 +27,7 @@ export interface CgroupLimiter {
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
 /**
- * cgroup v1 `pids` and `memory` controllers (LOCAL-STACK.md: writable here as root; `prlimit
+ * cgroup v1 `pids` and `memory` controllers (docs/local-stack.md: writable here as root; `prlimit
  * --nproc` does nothing for uid 0). Returns undefined where they are not writable (Lambda,
  * non-root), and the caller decides whether that is acceptable.
  */

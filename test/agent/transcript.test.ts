@@ -54,7 +54,7 @@ describe('danglingToolUses', () => {
     expect(danglingToolUses([{ role: 'assistant', content: [use('a')] }, { role: 'user', content: [result('a')] }])).toEqual([]);
   });
 
-  it('builds one error result per id', () => {
+  it('syntheticResults builds one error result per dangling id', () => {
     expect(syntheticResults(['x'])).toEqual([{ type: 'tool_result', tool_use_id: 'x', content: MISSING_RESULT_TEXT, is_error: true }]);
   });
 });

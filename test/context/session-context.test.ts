@@ -13,7 +13,7 @@ const seqs = (log: StoredMessage[]) => contextFromLog(log).conversation.map((m) 
 describe('what a reload continues from', () => {
   const before = [msg(0, 'prompt'), msg(1, 'assistant'), msg(2, 'tombstone'), msg(3, 'prompt'), msg(4, 'assistant')];
 
-  it('leaves out tombstones and boundaries', () => {
+  it('leaves tombstones out of the conversation', () => {
     expect(seqs(before)).toEqual([0, 1, 3, 4]);
   });
 

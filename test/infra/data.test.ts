@@ -45,11 +45,14 @@ describe('tables and bucket', () => {
   });
 
   it('protects production tables from deletion, and not dev ones', () => {
-    for (const table of Object.values(prod.template.findResources('AWS::DynamoDB::GlobalTable'))) {
+    const prodTables = Object.values(prod.template.findResources('AWS::DynamoDB::GlobalTable'));
+    const devTables = Object.values(dev.template.findResources('AWS::DynamoDB::GlobalTable'));
+    expect([prodTables.length, devTables.length]).toEqual([5, 5]);
+    for (const table of prodTables) {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);
     }
-    for (const table of Object.values(dev.template.findResources('AWS::DynamoDB::GlobalTable'))) {
+    for (const table of devTables) {
       expect(table.DeletionPolicy).toBe('Delete');
       expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(false);
     }

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 
 /**
  * What the Node.js Lambda runtime provides to a streaming handler, for running handlers in
- * tests: the `awslambda` globals (LOCAL-STACK.md: define them before importing a streaming
+ * tests: the `awslambda` globals (docs/local-stack.md: define them before importing a streaming
  * handler), a Function URL event (payload format 2.0), a context and a response stream.
  */
 export function installAwsLambdaGlobals(): void {

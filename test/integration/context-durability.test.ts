@@ -25,7 +25,7 @@ describe('durable transcripts and the model call', () => {
     expect(results[2].content).toContain('File does not exist.');
   });
 
-  it('retries a 529 with backoff, then succeeds', async () => {
+  it('retries a 529 and succeeds on the next attempt', async () => {
     const { stack, api } = env;
     const sessionId = await api.createSession();
     const before = stack.model!.requests.length;

@@ -116,7 +116,7 @@ describe('turn events are durable: a client can drop and resume', () => {
     expect(page.json.events).toEqual(live);
   });
 
-  it('404s another tenant and 400s a bad cursor', async () => {
+  it('404s an unknown session and 400s a bad cursor', async () => {
     const sessionId = await api.createSession();
     const bad = await api.request('GET', `/v1/sessions/${sessionId}/turns/turn_x/events?after=abc`);
     expect(bad.status).toBe(400);

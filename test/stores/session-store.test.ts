@@ -48,7 +48,7 @@ describe('SessionStore leases and MessageStore appends (against the DynamoDB pro
     messageCount: 0, workspace: { id: 'ws', version: 0 }, cwd: '/workspace', usage: { inputTokens: 0, outputTokens: 0 }, turnCount: 0,
   });
 
-  it('grants one lease at a time and frees it when it expires', async () => {
+  it('grants one lease at a time, hands it to another owner once it expires, and refuses the old owner\'s writes', async () => {
     await sessions.create(record('s1'));
     await sessions.acquireLease('s1', { owner: 'a', turnId: 't1', expiresAt: 1_000 }, 0);
     await expect(sessions.acquireLease('s1', { owner: 'b', turnId: 't2', expiresAt: 2_000 }, 500)).rejects.toBeInstanceOf(SessionBusyError);

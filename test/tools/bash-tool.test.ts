@@ -43,7 +43,7 @@ describe('Bash through the runner', () => {
     expect(r.c4).toMatchObject(ok('/workspace'));
   });
 
-  it('returns data:image output as an image block and truncates long output in the middle', async () => {
+  it('returns data:image output as an image block, and persists output over 30,000 characters behind a preview and a path to Read', async () => {
     const r = await h.run({}, [[
       call('i1', 'Bash', { command: `printf 'data:image/png;base64,${PNG}'` }),
       call('t1', 'Bash', { command: 'seq 1 20000' }),

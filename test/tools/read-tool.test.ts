@@ -26,7 +26,7 @@ describe('Read through the runner', () => {
     expect(r.t6).toMatchObject(ok('0\tl1'));
   });
 
-  it('reports missing files with the cwd and a similar name, and refuses directories', async () => {
+  it('reports missing files with the cwd and a similar name, refuses directories, and reports paths outside the workspace as missing', async () => {
     const r = await h.run({ 'a.txt': 'x', 'sub/b.txt': 'y' }, [[
       call('m1', 'Read', { file_path: '/workspace/a.tx' }),
       call('m2', 'Read', { file_path: 'relative.txt' }),

@@ -12,7 +12,7 @@ import { createDeps } from '../functions/deps/create-deps.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
 import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
-import { createRunner, DEFAULT_RUNNER_LIMITS } from '../sandbox-runner/runner.ts';
+import { createRunner, DEFAULT_RUNNER_LIMITS, type RunnerWithCopies } from '../sandbox-runner/runner.ts';
 import { createS3ClientFactory } from '../sandbox-runner/s3-client.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer } from './lambda-invoke-server.ts';
@@ -25,6 +25,8 @@ import type { Brain } from './scripted-model/script.ts';
 export const LOCAL_BUCKET = 'stratus-local';
 export const RUNNER_FUNCTION = 'stratus-sandbox-runner';
 export const API_FUNCTION = 'stratus-api';
+/** What `npm start` keeps of the scripted model's request log (`GET /_requests`). */
+export const LOCAL_MODEL_REQUESTS_KEPT = 200;
 
 export interface LocalStackOptions {
   /** Where DynamoDB, S3 and the runner keep their files; a restart on the same folder keeps everything. */
@@ -35,6 +37,8 @@ export interface LocalStackOptions {
   anthropic?: { apiKey: string; baseURL?: string; model?: string };
   /** The scripted model's brain when no queue entry is waiting (default: the demo brain). */
   brain?: Brain;
+  /** How many requests the scripted model keeps for inspection (default: all; see its server). */
+  keepModelRequests?: number;
   /** Bearer token → tenant. Default: one token kept in `{dataDir}/api-token` for tenant "local". */
   apiTokens?: Record<string, string>;
   /** Overrides for turn settings (e.g. a short lease). */
@@ -54,6 +58,8 @@ export interface LocalStack {
   /** Present when the scripted model is in use. */
   model?: ScriptedModelServer;
   scheduler: LocalScheduler;
+  /** The sandbox runner behind the local Invoke server (its warm copies can be inspected). */
+  runner: RunnerWithCopies;
   urls: { dynamodb: string; s3: string; lambda: string; model: string };
   stop(): Promise<void>;
 }
@@ -94,7 +100,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     let model: ScriptedModelServer | undefined;
     if (!opts.anthropic) {
-      model = await startScriptedModelServer({ brain: opts.brain ?? demoBrain });
+      model = await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests });
       stops.push(model.close);
     }
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
@@ -136,6 +142,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       deps,
       model,
       scheduler,
+      runner,
       urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: config.model.baseURL ?? 'https://api.anthropic.com' },
       stop: () => stopAll(stops),
     };

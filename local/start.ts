@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseTokens } from '../functions/deps/config.ts';
-import { startLocalStack } from './stack.ts';
+import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
 
 /**
  * `npm start`: the whole product on this machine. Configuration (all optional):
@@ -23,6 +23,8 @@ const stack = await startLocalStack({
   apiTokens: env.STRATUS_API_TOKENS ? parseTokens(env.STRATUS_API_TOKENS) : undefined,
   logLevel: (env.STRATUS_LOG_LEVEL as 'info' | undefined) ?? 'info',
   turn: env.STRATUS_LEASE_MS ? { leaseMs: Number(env.STRATUS_LEASE_MS) } : undefined,
+  // A server that runs for days must not keep every model request it answered.
+  keepModelRequests: LOCAL_MODEL_REQUESTS_KEPT,
 });
 
 const line = '='.repeat(72);

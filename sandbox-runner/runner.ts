@@ -142,7 +142,11 @@ async function execute(
  */
 async function conflict(local: LocalCopy, remote: RemoteWorkspace, err: WorkspaceConflictError, log: (message: string, err: unknown) => void): Promise<RunnerResponse> {
   await local.forget().catch((e: unknown) => log(`could not mark workspace ${remote.id} dirty after a conflict`, e));
-  const latestVersion = await remote.latestVersion(err.version);
+  // The version that beat this one exists for sure; a failed listing falls back to it.
+  const latestVersion = await remote.latestVersion(err.version).catch((e: unknown) => {
+    log(`could not list the versions of workspace ${remote.id}`, e);
+    return err.version;
+  });
   return {
     ok: false,
     error: {

@@ -26,6 +26,8 @@ import type { Brain } from './scripted-model/script.ts';
 export const LOCAL_BUCKET = 'stratus-local';
 export const RUNNER_FUNCTION = 'stratus-sandbox-runner';
 export const API_FUNCTION = 'stratus-api';
+/** What `npm start` keeps of the scripted model's request log (`GET /_requests`). */
+export const LOCAL_MODEL_REQUESTS_KEPT = 200;
 
 export interface LocalStackOptions {
   /** Where DynamoDB, S3 and the runner keep their files; a restart on the same folder keeps everything. */
@@ -36,6 +38,8 @@ export interface LocalStackOptions {
   anthropic?: { apiKey: string; baseURL?: string; model?: string };
   /** The scripted model's brain when no queue entry is waiting (default: the demo brain). */
   brain?: Brain;
+  /** How many requests the scripted model keeps for inspection (default: all; see its server). */
+  keepModelRequests?: number;
   /** Bearer token → tenant. Default: one token kept in `{dataDir}/api-token` for tenant "local". */
   apiTokens?: Record<string, string>;
   /** Overrides for turn settings (e.g. a short lease). */
@@ -103,7 +107,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 
     let model: ScriptedModelServer | undefined;
     if (!opts.anthropic) {
-      model = await startScriptedModelServer({ brain: opts.brain ?? demoBrain });
+      model = await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests });
       stops.push(model.close);
     }
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { parseTokens } from '../functions/deps/config.ts';
-import { startLocalStack } from './stack.ts';
+import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
 
 /**
  * `npm start`: the whole product on this machine. Configuration (all optional):
@@ -27,6 +27,8 @@ const stack = await startLocalStack({
     ...(env.STRATUS_LEASE_MS ? { leaseMs: Number(env.STRATUS_LEASE_MS) } : {}),
     ...(env.STRATUS_HEARTBEAT_MS ? { heartbeatMs: Number(env.STRATUS_HEARTBEAT_MS) } : {}),
   },
+  // A server that runs for days must not keep every model request it answered.
+  keepModelRequests: LOCAL_MODEL_REQUESTS_KEPT,
 });
 
 const line = '='.repeat(72);

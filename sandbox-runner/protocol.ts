@@ -56,7 +56,7 @@ export type StorageCredentials = z.infer<typeof credentialsSchema>;
 export type RunnerErrorKind =
   /** The operation's input was wrong in a way the model can fix (missing file, path outside). */
   | 'tool_error'
-  /** The workspace changed under us (a stale version); retry from the newer version. */
+  /** The workspace changed under us (a stale version): nothing was saved; move to `latestVersion`. */
   | 'conflict'
   /** A workspace limit was hit (size, file count). */
   | 'limit'
@@ -77,7 +77,12 @@ export interface RunnerSuccess {
 
 export interface RunnerFailure {
   ok: false;
-  error: { kind: RunnerErrorKind; message: string };
+  error: {
+    kind: RunnerErrorKind;
+    message: string;
+    /** With `conflict`: the workspace's newest version, which the caller should move to. */
+    latestVersion?: number;
+  };
 }
 
 export type RunnerResponse = RunnerSuccess | RunnerFailure;

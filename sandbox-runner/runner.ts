@@ -9,6 +9,7 @@ import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type Runn
 import { createPathMapper } from './virtual-paths.ts';
 import { DEFAULT_WORKSPACE_LIMITS, WorkspaceLimitError, type WorkspaceLimits } from './workspace/limits.ts';
 import { LocalCopy, type LocalState, type SnapshotPolicy } from './workspace/local-copy.ts';
+import { createWarmCopies, type WarmCopies } from './workspace/warm-copies.ts';
 import { RemoteWorkspace, WorkspaceConflictError, WorkspaceMissingError } from './workspace/remote-workspace.ts';
 
 export interface RunnerDeps {
@@ -23,6 +24,7 @@ export interface RunnerDeps {
   /**
    * Warm copies kept on disk. In Lambda this is 1: a container holds one tenant's workspace and
    * wipes it when another arrives. A local runner serving many sessions may keep a few (LRU).
+   * Copies in use are never removed, so while more workspaces than this are busy, more stay.
    * @default 1
    */
   maxWarmWorkspaces?: number;
@@ -30,6 +32,8 @@ export interface RunnerDeps {
   git?: Partial<GitImportOptions>;
   /** When to write a full snapshot besides the delta. @default DEFAULT_SNAPSHOT_POLICY */
   snapshots?: SnapshotPolicy;
+  /** Where failures that no caller waits for go (a background eviction). @default a JSON line on stderr */
+  log?: (message: string, err: unknown) => void;
 }
 
 export const DEFAULT_RUNNER_LIMITS: RunnerLimits = {
@@ -40,57 +44,53 @@ export const DEFAULT_RUNNER_LIMITS: RunnerLimits = {
 
 export type Runner = (event: unknown) => Promise<RunnerResponse>;
 
+/** The runner with its warm copies exposed (their sizes show that nothing grows per workspace). */
+export type RunnerWithCopies = Runner & { warmCopies: WarmCopies };
+
 /**
  * The runner's one entry point, shared by the container-image Lambda and the local Invoke
- * server. Operations on one workspace run one at a time; different workspaces in parallel.
+ * server. Everything that touches one workspace's copy (materialising, the op, publishing,
+ * evicting it) runs on that workspace's queue, one at a time; different workspaces run in
+ * parallel (workspace/warm-copies.ts).
  */
-export function createRunner(deps: RunnerDeps): Runner {
-  const queues = new Map<string, Promise<unknown>>();
-  const lastUsed = new Map<string, number>();
+export function createRunner(deps: RunnerDeps): RunnerWithCopies {
   const stateCache = new Map<string, LocalState>();
   const workspacesDir = path.join(deps.rootDir, 'workspaces');
+  const log = deps.log ?? logToStderr;
+  const copies = createWarmCopies({
+    workspacesDir,
+    maxWarm: deps.maxWarmWorkspaces ?? 1,
+    states: stateCache,
+    onError: (message, err) => log(message, err),
+  });
 
-  /** Wipes the least recently used idle copies beyond the warm limit (never one in use). */
-  async function evict(current: string): Promise<void> {
-    const max = Math.max(1, deps.maxWarmWorkspaces ?? 1);
-    const present = await fs.readdir(workspacesDir).catch(() => [] as string[]);
-    const idle = present.filter((id) => id !== current && !queues.has(id)).sort((a, b) => (lastUsed.get(a) ?? 0) - (lastUsed.get(b) ?? 0));
-    const busy = present.filter((id) => id !== current && queues.has(id)).length;
-    const excess = idle.length + busy + 1 - max;
-    for (const id of idle.slice(0, Math.max(0, excess))) {
-      await fs.rm(path.join(workspacesDir, id), { recursive: true, force: true });
-      lastUsed.delete(id);
-      stateCache.delete(path.join(workspacesDir, id));
-    }
-  }
-
-  return async (event) => {
+  const runner: Runner = async (event) => {
     const parsed = runnerRequestSchema.safeParse(event);
     if (!parsed.success) {
       return { ok: false, error: { kind: 'bad_request', message: `Invalid runner request: ${parsed.error.message}` } };
     }
     const request = parsed.data;
-    const key = request.workspace.id;
-    const previous = queues.get(key) ?? Promise.resolve();
-    const current = previous
-      .catch(() => undefined)
-      .then(async () => {
-        // Only the runner's own user may enter its directories (commands run in namespaces).
-        await fs.mkdir(workspacesDir, { recursive: true, mode: 0o700 });
-        lastUsed.set(key, Date.now());
-        await evict(key);
-        return execute(deps, new LocalCopy(path.join(workspacesDir, key), deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache, deps.snapshots), request);
-      });
-    queues.set(key, current);
-    try {
-      return await current;
-    } finally {
-      if (queues.get(key) === current) queues.delete(key);
-    }
+    return copies.use(request.workspace.id, async (dir) => {
+      // Only the runner's own user may enter its directories (commands run in namespaces).
+      await fs.mkdir(workspacesDir, { recursive: true, mode: 0o700 });
+      const local = new LocalCopy(dir, deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache, deps.snapshots);
+      return execute(deps, local, request, (until) => copies.retain(request.workspace.id, until), log);
+    });
   };
+  return Object.assign(runner, { warmCopies: copies });
 }
 
-async function execute(deps: RunnerDeps, local: LocalCopy, request: ParsedRunnerRequest): Promise<RunnerResponse> {
+function logToStderr(message: string, err: unknown): void {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, error: String(err) })}\n`);
+}
+
+async function execute(
+  deps: RunnerDeps,
+  local: LocalCopy,
+  request: ParsedRunnerRequest,
+  retain: (until: Promise<unknown>) => void,
+  log: (message: string, err: unknown) => void,
+): Promise<RunnerResponse> {
   const { workspace } = request;
   const remote = new RemoteWorkspace(deps.s3ForCredentials(workspace.credentials), workspace.bucket, workspace.id);
   const workspaceLimits = deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS;
@@ -109,13 +109,14 @@ async function execute(deps: RunnerDeps, local: LocalCopy, request: ParsedRunner
       local,
       workspaceLimits,
       git: { allowHttp: false, timeoutMs: 120_000, ...deps.git },
+      retain,
     };
     const definition = RUNNER_OPS[request.op.type] as RunnerOpDefinition;
     // Before anything may touch the tree, forget that it matches a version: a crash from here on
     // makes the next call rebuild instead of trusting the record.
     const base = definition.mutatesWorkspace ? await local.markDirty() : undefined;
     const outcome = await definition.run(ctx, request.op);
-    const published = base ? await local.publish(remote, base) : { version: workspace.version, changedPaths: 0, bytesUploaded: 0 };
+    const published = base ? await local.publish(remote, base, log) : { version: workspace.version, changedPaths: 0, bytesUploaded: 0 };
     return {
       ok: true,
       result: outcome.result as OpResult,
@@ -127,9 +128,31 @@ async function execute(deps: RunnerDeps, local: LocalCopy, request: ParsedRunner
     };
   } catch (err) {
     if (err instanceof ToolInputError) return { ok: false, error: { kind: 'tool_error', message: err.message } };
-    if (err instanceof WorkspaceConflictError) return { ok: false, error: { kind: 'conflict', message: err.message } };
+    if (err instanceof WorkspaceConflictError) return conflict(local, remote, err, log);
     if (err instanceof WorkspaceLimitError) return { ok: false, error: { kind: 'limit', message: err.message } };
     if (err instanceof WorkspaceMissingError) return { ok: false, error: { kind: 'bad_request', message: err.message } };
     throw err;
   }
+}
+
+/**
+ * Someone else published the version this op's change claimed. The change is dropped (the copy
+ * stays dirty, so the next call rebuilds it from S3) and the caller learns the newest version,
+ * so it moves on to it instead of retrying from a version that can never be published again.
+ */
+async function conflict(local: LocalCopy, remote: RemoteWorkspace, err: WorkspaceConflictError, log: (message: string, err: unknown) => void): Promise<RunnerResponse> {
+  await local.forget().catch((e: unknown) => log(`could not mark workspace ${remote.id} dirty after a conflict`, e));
+  // The version that beat this one exists for sure; a failed listing falls back to it.
+  const latestVersion = await remote.latestVersion(err.version).catch((e: unknown) => {
+    log(`could not list the versions of workspace ${remote.id}`, e);
+    return err.version;
+  });
+  return {
+    ok: false,
+    error: {
+      kind: 'conflict',
+      message: `Your change was not saved: workspace ${remote.id} changed concurrently and is now at version ${latestVersion}. Re-read the files you need and retry.`,
+      latestVersion,
+    },
+  };
 }

@@ -80,6 +80,11 @@ export class WorkspaceSession {
     if (!response.ok) {
       // bad_request is a harness bug; the rest are conditions the model can be told about.
       if (response.error.kind === 'bad_request') throw new Error(response.error.message);
+      // Someone else published meanwhile and this change was dropped: move to their version, so
+      // the next call reloads it instead of conflicting with it forever.
+      if (response.error.kind === 'conflict' && response.error.latestVersion !== undefined) {
+        this.ref = { ...this.ref, version: Math.max(this.ref.version, response.error.latestVersion) };
+      }
       throw new ToolError(response.error.message);
     }
     this.ref = { ...this.ref, version: response.version };

@@ -5,7 +5,7 @@ import { isScriptedError, type Brain, type MessagesRequest, type ScriptedMessage
 
 export interface ScriptedModelServer {
   url: string;
-  /** Every Messages request body received, raw and parsed, in order. */
+  /** Every Messages request body received (or the last `keepRequests`), raw and parsed, in order. */
   requests: { raw: string; body: MessagesRequest }[];
   /** Queue responses; while the queue is non-empty it wins over the brain. */
   enqueue(...responses: ScriptedResponse[]): void;
@@ -22,7 +22,18 @@ export interface ScriptedModelServer {
  * neither, it answers 500 "script exhausted" so a test that runs dry fails loudly.
  * `POST /_script` (a JSON array) enqueues over HTTP; `GET /_requests` returns what was received.
  */
-export async function startScriptedModelServer(opts: { brain?: Brain; port?: number } = {}): Promise<ScriptedModelServer> {
+export async function startScriptedModelServer(
+  opts: {
+    brain?: Brain;
+    port?: number;
+    /**
+     * How many received requests `requests` keeps, oldest dropped first. Default: all (tests
+     * count and slice them); a long-running server should bound it, as each is kept twice (raw
+     * and parsed, tens of KB with the tool definitions).
+     */
+    keepRequests?: number;
+  } = {},
+): Promise<ScriptedModelServer> {
   const queue: ScriptedResponse[] = [];
   const requests: { raw: string; body: MessagesRequest }[] = [];
 
@@ -44,6 +55,7 @@ export async function startScriptedModelServer(opts: { brain?: Brain; port?: num
       }
       const body = JSON.parse(raw) as MessagesRequest;
       requests.push({ raw, body });
+      if (opts.keepRequests !== undefined && requests.length > opts.keepRequests) requests.splice(0, requests.length - opts.keepRequests);
       const next = queue.shift() ?? opts.brain?.(body);
       if (!next) return apiError(res, 500, 'api_error', 'Scripted model server: script exhausted (no response queued).');
       if (isScriptedError(next)) return apiError(res, next.error.status, next.error.type, next.error.message);

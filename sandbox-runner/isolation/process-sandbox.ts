@@ -30,40 +30,50 @@ export function createProcessSandbox(opts: {
    */
   egress?: EgressMode;
 }): Sandbox {
+  // The link is one per process: a second command re-pointing it at another workspace would
+  // show the first command that workspace's files. Commands therefore run one at a time (Lambda
+  // sends a container one invocation at a time anyway; this holds for any other host too).
+  let previous: Promise<unknown> = Promise.resolve();
   return {
     name: 'process',
-    async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
-      const proxy = networkFor(cmd, opts.egress ?? { kind: 'direct' });
-      await pointLink(opts.linkPath, cmd.workspaceDir);
-      await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
-      await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-      const env: Record<string, string> = {
-        ...cmd.env,
-        PATH: SANDBOX_PATH,
-        HOME: path.join(cmd.tmpDir, 'home'),
-        TMPDIR: cmd.tmpDir,
-        LANG: 'C.UTF-8',
-        USER: 'agent',
-        SHELL: '/bin/bash',
-        TERM: 'dumb',
-        // Both spellings: curl reads only the lower-case http_proxy, other tools the upper-case ones.
-        ...(proxy ? { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy } : {}),
-      };
-      const limit = opts.maxProcesses ? `ulimit -u ${opts.maxProcesses} 2>/dev/null\n` : '';
-      const script = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\neval "$1"`;
-      const cwd = cmd.cwd === VIRTUAL_ROOT ? opts.linkPath : path.join(opts.linkPath, path.posix.relative(VIRTUAL_ROOT, cmd.cwd));
-      // bash trusts PWD when it names the same directory, so `pwd` shows the link, not the real path.
-      env.PWD = cwd;
-      const started = Date.now();
-      const child = spawnWatched('/bin/bash', ['-c', script, 'bash', cmd.command], {
-        env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs,
-      });
-      const { code, signal, timedOut, outputLimitHit } = await child.finished;
-      child.kill();
-      const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
-      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started };
+    run(cmd: SandboxCommand): Promise<SandboxOutcome> {
+      const turn = previous.then(() => runOne(cmd), () => runOne(cmd));
+      previous = turn.catch(() => undefined);
+      return turn;
     },
   };
+
+  async function runOne(cmd: SandboxCommand): Promise<SandboxOutcome> {
+    const proxy = networkFor(cmd, opts.egress ?? { kind: 'direct' });
+    await pointLink(opts.linkPath, cmd.workspaceDir);
+    await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
+    await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
+    const env: Record<string, string> = {
+      ...cmd.env,
+      PATH: SANDBOX_PATH,
+      HOME: path.join(cmd.tmpDir, 'home'),
+      TMPDIR: cmd.tmpDir,
+      LANG: 'C.UTF-8',
+      USER: 'agent',
+      SHELL: '/bin/bash',
+      TERM: 'dumb',
+      // Both spellings: curl reads only the lower-case http_proxy, other tools the upper-case ones.
+      ...(proxy ? { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy } : {}),
+    };
+    const limit = opts.maxProcesses ? `ulimit -u ${opts.maxProcesses} 2>/dev/null\n` : '';
+    const script = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\neval "$1"`;
+    const cwd = cmd.cwd === VIRTUAL_ROOT ? opts.linkPath : path.join(opts.linkPath, path.posix.relative(VIRTUAL_ROOT, cmd.cwd));
+    // bash trusts PWD when it names the same directory, so `pwd` shows the link, not the real path.
+    env.PWD = cwd;
+    const started = Date.now();
+    const child = spawnWatched('/bin/bash', ['-c', script, 'bash', cmd.command], {
+      env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs,
+    });
+    const { code, signal, timedOut, outputLimitHit } = await child.finished;
+    child.kill();
+    const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
+    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started };
+  }
 }
 
 /** The proxy URL (with the request's token) for a command with an allow-list; undefined without one. */

@@ -67,6 +67,8 @@ export const bashOp = defineOp({
       });
       if (outcome.detached) {
         detached = true;
+        // The command keeps writing to the tree: the copy must outlive this call.
+        ctx.retain(outcome.detached.done);
         const record = { taskId, command: op.command, pid: outcome.detached.pid, status: 'running' as const };
         await tasks.write(record);
         // Its first S3 copy is stored before the model hears of the task (any runner can then answer).

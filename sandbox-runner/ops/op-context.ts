@@ -20,6 +20,8 @@ export interface OpContext {
   local: LocalCopy;
   workspaceLimits: WorkspaceLimits;
   git: GitImportOptions;
+  /** Keeps this workspace's copy from eviction until `until` settles (a background command uses it). */
+  retain(until: Promise<unknown>): void;
 }
 
 export interface GitImportOptions {

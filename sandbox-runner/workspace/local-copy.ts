@@ -176,12 +176,18 @@ export class LocalCopy {
     return state;
   }
 
+  /** Forgets which version the tree matches (it may have diverged): the next call rebuilds it. */
+  async forget(): Promise<void> {
+    this.cache.delete(this.dir);
+    await fs.writeFile(this.dirtyFile, '');
+  }
+
   /**
    * Finds what changed since `base` (size/mtime/mode first; only candidates are hashed) and, if
    * anything did, uploads the changed bodies and claims version base+1 with a delta. A concurrent
    * publisher makes this throw WorkspaceConflictError; a passed limit, WorkspaceLimitError.
    */
-  async publish(remote: RemoteWorkspace, base: LocalState): Promise<PublishOutcome> {
+  async publish(remote: RemoteWorkspace, base: LocalState, log: (message: string, err: unknown) => void = () => undefined): Promise<PublishOutcome> {
     const scanned = await this.scan(base);
     const { upserts, deletes } = diffManifests(base.entries, scanned.entries);
     if (upserts.length === 0 && deletes.length === 0) {
@@ -216,13 +222,20 @@ export class LocalCopy {
       );
     }
     bytesUploaded += await remote.putDelta(delta);
-    await this.writeState({
-      version,
-      entries: scanned.entries,
-      stats: scanned.stats,
-      snapshotVersion: snapshotDue ? version : base.snapshotVersion,
-      entriesSinceSnapshot: snapshotDue ? 0 : base.entriesSinceSnapshot + changed,
-    });
+    // The version is published: whatever happens to the local record now, the caller must learn
+    // it, or every later call would start from the old version and conflict with this one.
+    try {
+      await this.writeState({
+        version,
+        entries: scanned.entries,
+        stats: scanned.stats,
+        snapshotVersion: snapshotDue ? version : base.snapshotVersion,
+        entriesSinceSnapshot: snapshotDue ? 0 : base.entriesSinceSnapshot + changed,
+      });
+    } catch (err) {
+      log(`published version ${version} of workspace ${remote.id} but could not record it locally; the next call rebuilds`, err);
+      await this.forget().catch(() => undefined);
+    }
     return { version, changedPaths: changed, bytesUploaded };
   }
 

@@ -35,12 +35,26 @@ export function packStream(tree: string, plan: PackPlan): Readable {
   void (async () => {
     for (const [, rel] of plan.order) {
       for await (const chunk of createReadStream(path.join(tree, rel))) {
-        if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+        if (out.destroyed) return;
+        if (!out.write(chunk)) await drained(out);
       }
     }
     out.end();
   })().catch((err: unknown) => out.destroy(err as Error));
   return out;
+}
+
+/** Waits for the reader, or for the stream's end: a request that failed never drains. */
+function drained(out: PassThrough): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+  });
 }
 
 const SMALL_BODY = 1024 * 1024;

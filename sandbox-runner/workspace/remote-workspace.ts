@@ -1,11 +1,14 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createReadStream } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Delta, SnapshotManifest } from './manifest.ts';
 
 /** Thrown when a version already exists: someone else published from the same base. */
 export class WorkspaceConflictError extends Error {
-  constructor(id: string, version: number) {
+  constructor(
+    id: string,
+    readonly version: number,
+  ) {
     super(`Workspace ${id} already has version ${version}: it changed concurrently. Reload and retry.`);
     this.name = 'WorkspaceConflictError';
   }
@@ -17,6 +20,7 @@ export class WorkspaceMissingError extends Error {
 }
 
 const pad = (v: number) => String(v).padStart(10, '0');
+const DELTA_KEY = /\/deltas\/(\d{10})\.json$/;
 const SNAPSHOT_KEY = /\/snapshots\/(\d{10})\.([A-Za-z0-9]+)\.json$/;
 
 /**
@@ -50,6 +54,31 @@ export class RemoteWorkspace {
       throw err;
     });
     return JSON.parse(text) as Delta;
+  }
+
+  /**
+   * The newest published version, knowing `known` exists: lists only the delta keys after it
+   * (the names are zero-padded, so S3's order is version order).
+   */
+  async latestVersion(known: number): Promise<number> {
+    let latest = known;
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.key('deltas/'),
+          StartAfter: this.key(`deltas/${pad(known)}.json`),
+          ContinuationToken: token,
+        }),
+      );
+      for (const o of page.Contents ?? []) {
+        const m = DELTA_KEY.exec(o.Key ?? '');
+        if (m) latest = Math.max(latest, Number(m[1]));
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return latest;
   }
 
   /** Claims `delta.version`; a version that already exists means a concurrent writer won. */
@@ -140,21 +169,41 @@ export class RemoteWorkspace {
     return out.Body!.transformToString('utf8');
   }
 
+  /**
+   * A stream body is piped into the request by the SDK, which does not listen for the stream's
+   * errors: a file that cannot be read would be an unhandled 'error' event (the end of the
+   * process). Here its error aborts the request and becomes this call's error instead.
+   */
   async put(
     key: string,
     body: string | Uint8Array | Readable,
     opts: { create?: boolean; contentLength?: number; contentType?: string } = {},
   ): Promise<void> {
-    await this.s3.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: key,
-        Body: body,
-        ...(opts.contentLength !== undefined ? { ContentLength: opts.contentLength } : {}),
-        ...(opts.contentType ? { ContentType: opts.contentType } : {}),
-        ...(opts.create ? { IfNoneMatch: '*' } : {}),
-      }),
-    );
+    const abort = new AbortController();
+    let bodyError: unknown;
+    const onBodyError = (err: unknown) => {
+      bodyError ??= err;
+      abort.abort();
+    };
+    if (body instanceof Readable) body.on('error', onBodyError);
+    try {
+      await this.s3.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ...(opts.contentLength !== undefined ? { ContentLength: opts.contentLength } : {}),
+          ...(opts.contentType ? { ContentType: opts.contentType } : {}),
+          ...(opts.create ? { IfNoneMatch: '*' } : {}),
+        }),
+        { abortSignal: abort.signal },
+      );
+    } catch (err) {
+      throw bodyError ?? err;
+    } finally {
+      // A body the request never finished reading would keep its file open.
+      if (body instanceof Readable && !body.destroyed) body.destroy();
+    }
   }
 }
 

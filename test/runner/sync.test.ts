@@ -84,7 +84,11 @@ describe('workspace sync through S3', () => {
     const second = await fx.call(id, 1, bash('echo second > a.txt'), { runner: 'q' });
     expect(second).toEqual({
       ok: false,
-      error: { kind: 'conflict', message: `Workspace ${id} already has version 2: it changed concurrently. Reload and retry.` },
+      error: {
+        kind: 'conflict',
+        message: `Your change was not saved: workspace ${id} changed concurrently and is now at version 2. Re-read the files you need and retry.`,
+        latestVersion: 2,
+      },
     });
     // The loser's copy is not trusted afterwards: at version 2 it shows the winner's content.
     expect(bashOutput(await fx.call(id, 2, bash('cat a.txt'), { runner: 'q' }))).toBe('first\n');
@@ -138,7 +142,7 @@ describe('workspace sync through S3', () => {
     expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'who.txt': 'winner\n' } }, { runner: 'w1' }));
     // The loser writes its snapshot for version 1 before it fails to claim version 1.
     const lost = await fx.call(id, 0, { type: 'create_workspace', files: { 'who.txt': 'loser!\n' } }, { runner: 'w2' });
-    expect(lost).toEqual({ ok: false, error: { kind: 'conflict', message: `Workspace ${id} already has version 1: it changed concurrently. Reload and retry.` } });
+    expect(lost).toMatchObject({ ok: false, error: { kind: 'conflict', latestVersion: 1 } });
     const snapshots = await fx.s3Client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `workspaces/${id}/snapshots/` }));
     expect(snapshots.Contents?.filter((o) => o.Key!.endsWith('.json'))).toHaveLength(2);
     expect(bashOutput(await fx.call(id, 1, bash('cat who.txt'), { runner: 'w3' }))).toBe('winner\n');

@@ -25,5 +25,5 @@ describe('concurrent sessions writing to their workspaces', () => {
       const file = await fx.api.request('GET', `/v1/sessions/${session.id}/workspace/files/log.txt`);
       expect(file.text).toBe(`${session.expected.join('\n')}\n`);
     }
-  }, 60_000);
+  }, 120_000);
 });

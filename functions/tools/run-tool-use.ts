@@ -14,9 +14,16 @@ import type { Tool, ToolContext, ToolResult, ToolUseContext } from './tool.ts';
 /** Longest error text passed to the model; longer ones keep their head and tail. */
 export const MAX_ERROR_CHARS = 10_000;
 
-/** The result of a call that was not run because the turn was stopped before it started. */
-export const CANCEL_MESSAGE =
-  "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.";
+/**
+ * The result of a call that was not started because the turn was stopped first, wherever that
+ * is noticed (queued in the executor, or between the permission decision and the call): the
+ * reference's text for an interrupted call (its streaming executor's REJECT_MESSAGE).
+ */
+export const INTERRUPTED_MESSAGE = USER_REJECTED_MESSAGE;
+
+export function noSuchToolMessage(name: string): string {
+  return `<tool_use_error>Error: No such tool available: ${name}</tool_use_error>`;
+}
 
 /** What a person answered to a durable ask. */
 export type UserDecision = { behavior: 'allow'; updatedInput?: unknown } | { behavior: 'deny' };
@@ -55,8 +62,8 @@ type Block = Pick<ToolUseBlock, 'id' | 'name' | 'input'>;
  */
 export async function runToolUse(block: Block, ctx: ToolUseContext, env: ToolUseEnv): Promise<ToolUseOutcome> {
   const tool = env.pool.find(block.name);
-  if (!tool) return errorOutcome(block.id, `<tool_use_error>Error: No such tool available: ${block.name}</tool_use_error>`);
-  if (ctx.signal.aborted) return errorOutcome(block.id, CANCEL_MESSAGE);
+  if (!tool) return errorOutcome(block.id, noSuchToolMessage(block.name));
+  if (ctx.signal.aborted) return errorOutcome(block.id, INTERRUPTED_MESSAGE);
   const callCtx: ToolContext = { ...ctx, toolUseId: block.id };
   try {
     return await runFoundTool(tool, block, callCtx, env);
@@ -102,7 +109,7 @@ async function runFoundTool(tool: Tool, block: Block, ctx: ToolContext, env: Too
     if (!reparsed.success) return errorOutcome(block.id, inputError(tool, reparsed.error));
     input = reparsed.data;
   }
-  if (ctx.signal.aborted) return errorOutcome(block.id, CANCEL_MESSAGE);
+  if (ctx.signal.aborted) return errorOutcome(block.id, INTERRUPTED_MESSAGE);
 
   let output: ToolResult<unknown>;
   try {
@@ -152,7 +159,8 @@ export function errorResult(toolUseId: string, content: string): ToolResultBlock
   return { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true };
 }
 
-function errorOutcome(toolUseId: string, content: string): Extract<ToolUseOutcome, { kind: 'result' }> {
+/** An error result for a call that did not run to the end (nothing else: no extra content, no modifier). */
+export function errorOutcome(toolUseId: string, content: string): Extract<ToolUseOutcome, { kind: 'result' }> {
   return { kind: 'result', result: errorResult(toolUseId, content), extra: [] };
 }
 

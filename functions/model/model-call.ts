@@ -56,6 +56,8 @@ export async function* callModel(opts: ModelCallOptions): AsyncGenerator<ModelCa
       return;
     } catch (err) {
       if (opts.signal.aborted || err instanceof APIUserAbortError) {
+        // The SDK (1.14) ends an aborted stream quietly, so what arrived usually comes back as the
+        // message; should an abort be thrown mid-stream, calls that started still need their blocks.
         if (partial.started) yield { type: 'aborted', content: partial.content() };
         throw err;
       }

@@ -4,7 +4,7 @@ import type { ContextManager, RequestBase } from '../context/context-manager.ts'
 import type { ReplacementDecisions } from '../context/replacement-state.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import type { PermissionContext } from '../permissions/types.ts';
-import { callModel, isPromptTooLong } from '../model/model-call.ts';
+import { callModel, isPromptTooLong, type ModelCallOptions } from '../model/model-call.ts';
 import type { AssistantResponse } from '../model/model-stream.ts';
 import { partialAssistantResponse } from '../model/partial-response.ts';
 import { assertNever } from '../shared/assert-never.ts';
@@ -156,15 +156,7 @@ async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor,
   let partial: ContentBlock[] = [];
   let response: AssistantResponse | undefined;
   try {
-    const stream = callModel({
-      client: params.client,
-      request: { ...loop.base, messages },
-      signal: params.signal,
-      maxRetries: params.retry?.maxRetries ?? 0,
-      baseDelayMs: params.retry?.baseDelayMs ?? 0,
-      fallbackModel: params.retry?.fallbackModel,
-    });
-    for await (const event of stream) {
+    for await (const event of callModel(modelCallOptions(loop, messages))) {
       switch (event.type) {
         case 'text_delta':
           yield { type: 'text_delta', text: event.text };
@@ -203,6 +195,18 @@ async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor,
     return { kind: 'failed', error: errorMessage(err), partial };
   }
   return response ? { kind: 'response', response } : { kind: 'failed', error: 'The model stream ended without a message.', partial };
+}
+
+function modelCallOptions(loop: LoopState, messages: MessageParam[]): ModelCallOptions {
+  const { params } = loop;
+  return {
+    client: params.client,
+    request: { ...loop.base, messages },
+    signal: params.signal,
+    maxRetries: params.retry?.maxRetries ?? 0,
+    baseDelayMs: params.retry?.baseDelayMs ?? 0,
+    fallbackModel: params.retry?.fallbackModel,
+  };
 }
 
 /** A prompt too long for the window is withheld while one compaction is tried; the original error stands if that fails. */

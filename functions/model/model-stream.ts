@@ -1,5 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { ContentBlock, MessageCreateParamsBase, ToolUseBlock, Usage } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, MessageCreateParamsBase, RawMessageStreamEvent, ToolUseBlock, Usage } from '@anthropic-ai/sdk/resources/messages';
 
 /** A completed model response, assembled from the stream. */
 export interface AssistantResponse {
@@ -25,64 +25,73 @@ export type ModelRequest = Omit<MessageCreateParamsBase, 'stream'>;
  */
 export async function* streamModel(client: Anthropic, request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
   const stream = await client.messages.create({ ...request, stream: true }, { signal });
-  const blocks: ContentBlock[] = [];
-  const partialJson = new Map<number, string>();
-  let id = '';
-  let model = request.model;
-  let stopReason: string | null = null;
-  let usage: Partial<Usage> = {};
-
+  const state: StreamState = { blocks: [], partialJson: new Map(), id: '', model: request.model, stopReason: null, usage: {} };
   for await (const event of stream) {
-    switch (event.type) {
-      case 'message_start':
-        id = event.message.id;
-        model = event.message.model;
-        usage = { ...event.message.usage };
-        break;
-      case 'content_block_start':
-        blocks[event.index] = structuredClone(event.content_block) as ContentBlock;
-        if (event.content_block.type === 'tool_use') partialJson.set(event.index, '');
-        break;
-      case 'content_block_delta': {
-        const block = blocks[event.index];
-        if (event.delta.type === 'text_delta' && block?.type === 'text') {
-          block.text += event.delta.text;
-          yield { type: 'text_delta', index: event.index, text: event.delta.text };
-        } else if (event.delta.type === 'input_json_delta') {
-          partialJson.set(event.index, (partialJson.get(event.index) ?? '') + event.delta.partial_json);
-        }
-        break;
-      }
-      case 'content_block_stop': {
-        const block = blocks[event.index];
-        if (block?.type === 'tool_use') {
-          block.input = parseToolInput(partialJson.get(event.index) ?? '');
-          yield { type: 'tool_use', block };
-        }
-        break;
-      }
-      case 'message_delta':
-        stopReason = event.delta.stop_reason;
-        usage = { ...usage, output_tokens: event.usage.output_tokens };
-        if (event.usage.input_tokens != null) usage.input_tokens = event.usage.input_tokens;
-        break;
-      case 'message_stop':
-        break;
-    }
+    const out = onStreamEvent(state, event);
+    if (out) yield out;
   }
-  yield {
-    type: 'message',
-    response: {
-      id,
-      model,
-      content: blocks.filter(Boolean),
-      stopReason,
-      usage: {
-        inputTokens: usage.input_tokens ?? 0,
-        outputTokens: usage.output_tokens ?? 0,
-        cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
-        cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
-      },
+  yield { type: 'message', response: responseOf(state) };
+}
+
+/** The message as it streams in. */
+interface StreamState {
+  blocks: ContentBlock[];
+  partialJson: Map<number, string>;
+  id: string;
+  model: string;
+  stopReason: string | null;
+  usage: Partial<Usage>;
+}
+
+/** Folds one SSE event into the message; returns what to yield at once (text, a complete tool_use). */
+function onStreamEvent(state: StreamState, event: RawMessageStreamEvent): ModelStreamEvent | undefined {
+  switch (event.type) {
+    case 'message_start':
+      state.id = event.message.id;
+      state.model = event.message.model;
+      state.usage = { ...event.message.usage };
+      return undefined;
+    case 'content_block_start':
+      state.blocks[event.index] = structuredClone(event.content_block) as ContentBlock;
+      if (event.content_block.type === 'tool_use') state.partialJson.set(event.index, '');
+      return undefined;
+    case 'content_block_delta': {
+      const block = state.blocks[event.index];
+      if (event.delta.type === 'text_delta' && block?.type === 'text') {
+        block.text += event.delta.text;
+        return { type: 'text_delta', index: event.index, text: event.delta.text };
+      }
+      if (event.delta.type === 'input_json_delta') state.partialJson.set(event.index, (state.partialJson.get(event.index) ?? '') + event.delta.partial_json);
+      return undefined;
+    }
+    case 'content_block_stop': {
+      const block = state.blocks[event.index];
+      if (block?.type !== 'tool_use') return undefined;
+      block.input = parseToolInput(state.partialJson.get(event.index) ?? '');
+      return { type: 'tool_use', block };
+    }
+    case 'message_delta':
+      state.stopReason = event.delta.stop_reason;
+      state.usage = { ...state.usage, output_tokens: event.usage.output_tokens };
+      if (event.usage.input_tokens != null) state.usage.input_tokens = event.usage.input_tokens;
+      return undefined;
+    case 'message_stop':
+      return undefined;
+  }
+}
+
+function responseOf(state: StreamState): AssistantResponse {
+  const { usage } = state;
+  return {
+    id: state.id,
+    model: state.model,
+    content: state.blocks.filter(Boolean),
+    stopReason: state.stopReason,
+    usage: {
+      inputTokens: usage.input_tokens ?? 0,
+      outputTokens: usage.output_tokens ?? 0,
+      cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
+      cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
     },
   };
 }

@@ -1,10 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { Deps } from '../deps/deps.ts';
+import type { TurnDeps } from './turn-deps.ts';
 import type { StoredTurnEvent } from '../stores/event-store.ts';
 import { leaseIsDead, type Lease, type SessionRecord, type TurnSummary } from '../stores/session-store.ts';
 import type { TurnEvent, UsageTotals } from './turn-events.ts';
 
-type CrashDeps = Pick<Deps, 'sessions' | 'events' | 'clock' | 'log'>;
+type CrashDeps = Pick<TurnDeps, 'sessions' | 'events' | 'clock' | 'log'>;
 
 /** Attempts to find the next free number of a turn's log while its dead holder's last writes land. */
 const END_ATTEMPTS = 10;

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps/deps.ts';
+import type { TurnDeps } from './turn-deps.ts';
 import type { StoredTurnEvent } from '../stores/event-store.ts';
 import { endTurnIfDead } from './crashed-turn.ts';
 
@@ -7,7 +7,7 @@ export const FOLLOW_POLL_MS = 200;
 /** While nothing new arrives, how often a follower checks that the turn is still alive. */
 export const LIVENESS_CHECK_MS = 1_000;
 
-export type FollowDeps = Pick<Deps, 'events' | 'sessions' | 'clock' | 'log'>;
+export type FollowDeps = Pick<TurnDeps, 'events' | 'sessions' | 'clock' | 'log'>;
 
 /** Where a client follows a turn's events (and reconnects with Last-Event-ID). */
 export function turnEventsUrl(sessionId: string, turnId: string): string {

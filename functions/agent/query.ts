@@ -1,17 +1,19 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlock, ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
-import type { ContextManager } from '../context/context-manager.ts';
+import type { ContextManager, RequestBase } from '../context/context-manager.ts';
+import type { ReplacementDecisions } from '../context/replacement-state.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import type { PermissionContext } from '../permissions/types.ts';
+import { callModel, isPromptTooLong, type ModelCallOptions } from '../model/model-call.ts';
+import type { AssistantResponse } from '../model/model-stream.ts';
+import { partialAssistantResponse } from '../model/partial-response.ts';
+import { assertNever } from '../shared/assert-never.ts';
 import { errorMessage } from '../shared/errors.ts';
-import { StreamingToolExecutor } from '../tools/execution/streaming-executor.ts';
+import { StreamingToolExecutor, type ExecutorUpdate } from '../tools/execution/streaming-executor.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import type { ToolUseEnv, UserDecision } from '../tools/run-tool-use.ts';
+import type { ToolUseEnv, ToolUseOutcome, UserDecision } from '../tools/run-tool-use.ts';
 import type { ToolUseContext } from '../tools/tool.ts';
-import { callModel, isPromptTooLong } from './model-call.ts';
-import type { AssistantResponse } from './model-stream.ts';
 import { MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_TEXT, TRUNCATED_TOOL_USE_TEXT, truncatedToolUse } from './output-recovery.ts';
-import { PartialResponse } from './partial-response.ts';
 
 export type TurnStopReason =
   | 'end_turn'
@@ -31,7 +33,8 @@ export type TurnStopReason =
 
 export type QueryEvent =
   | { type: 'text_delta'; text: string }
-  | { type: 'assistant'; response: AssistantResponse }
+  /** A model response (or what streamed of one whose calls had started), with the replacement decisions its request was sent with. */
+  | { type: 'assistant'; response: AssistantResponse; decisions?: ReplacementDecisions }
   | { type: 'tool_progress'; toolUseId: string; toolName: string; progress: unknown }
   /** `extra` goes to the model after the result (hook context, the tool's newMessages). */
   | { type: 'tool_result'; toolName: string; block: ToolResultBlockParam; extra: ContentBlockParam[]; denied: boolean }
@@ -40,6 +43,8 @@ export type QueryEvent =
   /** A partial response voided by a broken stream before any tool started (recorded, never sent again); a retry follows. */
   | { type: 'tombstone'; content: ContentBlock[]; error: string }
   | { type: 'retry'; attempt: number; delayMs: number; status?: number; error: string }
+  /** The primary model stayed overloaded: this call and the rest of the turn's calls in this invocation use `to`. */
+  | { type: 'fallback'; from: string; to: string }
   /** A user message the loop added (the max_tokens resume request). */
   | { type: 'meta_user'; text: string }
   | { type: 'done'; stopReason: TurnStopReason; error?: string };
@@ -74,6 +79,27 @@ export interface QueryParams {
   retry?: { maxRetries: number; baseDelayMs: number; fallbackModel?: string };
 }
 
+/** What the loop carries from one model call to the next. */
+interface LoopState {
+  params: QueryParams;
+  /** The conversation as the next request continues it (before the context economy's replacements). */
+  messages: MessageParam[];
+  env: ToolUseEnv;
+  /** The fixed parts of each request; `model` becomes the fallback once the primary stayed overloaded. */
+  base: RequestBase & { model: string; max_tokens: number };
+  toolContext: ToolUseContext;
+  maxTokensRecoveries: number;
+  reactiveCompactTried: boolean;
+}
+
+/** How one model call's stream ended. */
+type Streamed =
+  | { kind: 'response'; response: AssistantResponse }
+  /** No whole message: `partial` is what streamed of it (it matters only when calls had started). */
+  | { kind: 'failed'; error: string | undefined; partial: ContentBlock[] }
+  /** The prompt was too long and a compaction made it fit: make the call again. */
+  | { kind: 'compacted' };
+
 /**
  * The query loop: call the model, run the tools it asks for while it streams, feed the results
  * back, until it stops asking or a bound is hit. It only yields; persisting, streaming to
@@ -82,149 +108,183 @@ export interface QueryParams {
  * a permission_request / tool_deferred that the resumed turn answers.
  */
 export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
-  let messages = [...params.messages];
-  const tools = params.registry.toApiTools();
-  const env: ToolUseEnv = { pool: params.registry, permissions: params.permissions, hooks: params.hooks ?? [] };
-  const base = { model: params.model, max_tokens: params.maxTokens, system: params.system, tools };
-  let context = params.toolContext;
-  let maxTokensRecoveries = 0;
-  let reactiveCompactTried = false;
-
+  const loop: LoopState = {
+    params,
+    messages: [...params.messages],
+    env: { pool: params.registry, permissions: params.permissions, hooks: params.hooks ?? [] },
+    base: { model: params.model, max_tokens: params.maxTokens, system: params.system, tools: params.registry.toApiTools() },
+    toolContext: params.toolContext,
+    maxTokensRecoveries: 0,
+    reactiveCompactTried: false,
+  };
   if (params.resume && params.resume.blocks.length > 0) {
-    const executor = new StreamingToolExecutor({ ...env, decisions: params.resume.decisions }, context, { maxConcurrency: params.maxToolConcurrency });
+    const executor = newExecutor(loop, params.resume.decisions);
     for (const block of params.resume.blocks) executor.addTool(block);
-    const outcome = yield* collectToolResults(executor, messages, params.context);
-    context = executor.currentContext;
+    const outcome = yield* collectToolResults(loop, executor);
     if (outcome) return yield { type: 'done', stopReason: outcome };
   }
-
   for (let call = 1; ; call++) {
     if (params.signal.aborted) return yield { type: 'done', stopReason: 'aborted' };
-
     // Compaction, micro-compaction and the replacement budget, decided (and recorded) before the request.
-    let requestMessages = messages;
+    let requestMessages = loop.messages;
     if (params.context) {
-      const prepared = await params.context.prepare(messages, base, params.signal);
-      messages = prepared.history;
+      const prepared = await params.context.prepare(loop.messages, loop.base, params.signal);
+      loop.messages = prepared.history;
       requestMessages = prepared.messages;
     }
-
     // Tools start at their content_block_stop, while the rest of the response streams.
-    const executor = new StreamingToolExecutor(env, context, { maxConcurrency: params.maxToolConcurrency });
-    let partial = new PartialResponse();
-    let response: AssistantResponse | undefined;
-    let streamError: string | undefined;
-    try {
-      const stream = callModel({
-        client: params.client,
-        request: { ...base, messages: requestMessages },
-        signal: params.signal,
-        maxRetries: params.retry?.maxRetries ?? 0,
-        baseDelayMs: params.retry?.baseDelayMs ?? 0,
-        fallbackModel: params.retry?.fallbackModel,
-      });
-      for await (const event of stream) {
-        if (event.type === 'text_delta') {
-          partial.text(event.index, event.text);
+    const executor = newExecutor(loop);
+    const streamed = yield* streamResponse(loop, executor, requestMessages);
+    if (streamed.kind === 'compacted') {
+      call -= 1;
+      continue;
+    }
+    if (streamed.kind === 'failed') return yield* endWithoutResponse(loop, executor, streamed);
+    const next = yield* afterResponse(loop, executor, streamed.response, call);
+    if (next !== 'next_call') return yield { type: 'done', stopReason: next };
+  }
+}
+
+function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecision>): StreamingToolExecutor {
+  const env = decisions ? { ...loop.env, decisions } : loop.env;
+  return new StreamingToolExecutor(env, loop.toolContext, { maxConcurrency: loop.params.maxToolConcurrency });
+}
+
+/** One model call, streamed: text goes out as it comes, each complete tool_use starts at once. */
+async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor, messages: MessageParam[]): AsyncGenerator<QueryEvent, Streamed> {
+  const { params } = loop;
+  let partial: ContentBlock[] = [];
+  let response: AssistantResponse | undefined;
+  try {
+    for await (const event of callModel(modelCallOptions(loop, messages))) {
+      switch (event.type) {
+        case 'text_delta':
           yield { type: 'text_delta', text: event.text };
-        } else if (event.type === 'tool_use') {
-          partial.toolUse(event.block);
+          break;
+        case 'tool_use':
           // Input that did not parse waits for the whole message: cut off by max_tokens, it is not run.
           if (!hasUnparsableInput(event.block)) executor.addTool(event.block);
-        } else if (event.type === 'message') {
+          break;
+        case 'message':
           response = event.response;
-        } else if (event.type === 'tombstone') {
+          break;
+        case 'tombstone':
           // Tools already started have effects: keep what streamed as a real message instead of
-          // retrying (below). Nothing started: void the partial response and let the retry run.
-          if (executor.size > 0) {
-            streamError = event.error;
-            break;
-          }
+          // retrying. Nothing started: the partial response is void and the retry runs.
+          if (executor.size > 0) return { kind: 'failed', error: event.error, partial: event.content };
           yield event;
-          partial = new PartialResponse();
-        } else if (event.type === 'retry') {
+          break;
+        case 'aborted':
+          partial = event.content;
+          break;
+        case 'retry':
           yield event;
-        }
-        for (const p of executor.takeProgress()) yield { type: 'tool_progress', toolUseId: p.toolUseId, toolName: p.toolName, progress: p.progress };
+          break;
+        case 'fallback':
+          // The reference stays on the fallback for the rest of the turn: the primary is overloaded.
+          loop.base = { ...loop.base, model: event.to };
+          yield event;
+          break;
+        default:
+          assertNever(event, 'model call event');
       }
-      if (!response) streamError ??= 'The model stream ended without a message.';
-    } catch (err) {
-      streamError = errorMessage(err);
-      // A prompt too long for the window is withheld while one compaction is tried.
-      if (params.context && executor.size === 0 && !params.signal.aborted && !reactiveCompactTried && isPromptTooLong(err)) {
-        reactiveCompactTried = true;
-        try {
-          messages = await params.context.compactNow(messages, base, params.signal, 'auto');
-          call -= 1;
-          continue;
-        } catch {
-          // Fall through: the original error is the one to report.
-        }
-      }
+      for (const p of executor.takeProgress()) yield { type: 'tool_progress', toolUseId: p.toolUseId, toolName: p.toolName, progress: p.progress };
     }
-
-    if (!response) {
-      const stopReason = params.signal.aborted ? 'aborted' : 'model_error';
-      if (executor.size > 0) {
-        // Calls already started have effects: record them with the text that preceded them.
-        executor.discard();
-        yield { type: 'assistant', response: partial.toResponse(params.model) };
-        for await (const event of drain(executor, params.context)) yield event;
-      }
-      return yield { type: 'done', stopReason, ...(stopReason === 'model_error' ? { error: streamError } : {}) };
-    }
-
-    yield { type: 'assistant', response };
-    messages.push({ role: 'assistant', content: response.content });
-    params.context?.recordUsage(response.usage, messages.length);
-    const toolUses = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
-    const truncated = truncatedToolUse(response.content, response.stopReason);
-    for (const block of toolUses) {
-      if (executor.statusOf(block.id) !== undefined) continue;
-      if (block === truncated) executor.addSynthetic(block, TRUNCATED_TOOL_USE_TEXT);
-      else executor.addTool(block);
-    }
-    if (toolUses.length === 0) {
-      // A response cut off by max_tokens is withheld and resumed, up to the limit.
-      if (response.stopReason === 'max_tokens' && maxTokensRecoveries < MAX_OUTPUT_TOKENS_RECOVERY_LIMIT && call < params.maxTurns) {
-        maxTokensRecoveries += 1;
-        yield { type: 'meta_user', text: MAX_OUTPUT_TOKENS_RECOVERY_TEXT };
-        messages.push({ role: 'user', content: [{ type: 'text', text: MAX_OUTPUT_TOKENS_RECOVERY_TEXT }] });
-        continue;
-      }
-      return yield { type: 'done', stopReason: stopReasonOf(response) };
-    }
-
-    const outcome = yield* collectToolResults(executor, messages, params.context);
-    context = executor.currentContext;
-    if (outcome) return yield { type: 'done', stopReason: outcome };
-    if (params.signal.aborted) return yield { type: 'done', stopReason: 'aborted' };
-    if (call >= params.maxTurns) return yield { type: 'done', stopReason: 'max_turns' };
-    if (params.shouldCheckpoint?.()) return yield { type: 'done', stopReason: 'checkpoint' };
+  } catch (err) {
+    if (await compactedAfterTooLong(loop, executor, err)) return { kind: 'compacted' };
+    return { kind: 'failed', error: errorMessage(err), partial };
   }
+  return response ? { kind: 'response', response } : { kind: 'failed', error: 'The model stream ended without a message.', partial };
+}
+
+function modelCallOptions(loop: LoopState, messages: MessageParam[]): ModelCallOptions {
+  const { params } = loop;
+  return {
+    client: params.client,
+    request: { ...loop.base, messages },
+    signal: params.signal,
+    maxRetries: params.retry?.maxRetries ?? 0,
+    baseDelayMs: params.retry?.baseDelayMs ?? 0,
+    fallbackModel: params.retry?.fallbackModel,
+  };
+}
+
+/** A prompt too long for the window is withheld while one compaction is tried; the original error stands if that fails. */
+async function compactedAfterTooLong(loop: LoopState, executor: StreamingToolExecutor, err: unknown): Promise<boolean> {
+  const { params } = loop;
+  if (!params.context || executor.size > 0 || params.signal.aborted || loop.reactiveCompactTried || !isPromptTooLong(err)) return false;
+  loop.reactiveCompactTried = true;
+  try {
+    loop.messages = await params.context.compactNow(loop.messages, loop.base, params.signal, 'auto');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The call produced no whole message: calls it had started are recorded with what streamed before them. */
+async function* endWithoutResponse(loop: LoopState, executor: StreamingToolExecutor, failed: Extract<Streamed, { kind: 'failed' }>): AsyncGenerator<QueryEvent> {
+  const stopReason = loop.params.signal.aborted ? 'aborted' : 'model_error';
+  if (executor.size > 0) {
+    executor.discard();
+    yield assistantEvent(loop, partialAssistantResponse(failed.partial, loop.base.model));
+    for await (const event of drain(executor, loop.params.context)) yield event;
+  }
+  yield { type: 'done', stopReason, ...(stopReason === 'model_error' ? { error: failed.error } : {}) };
+}
+
+/** Records the response, runs what it asked for, and says whether the loop goes on or why it stops. */
+async function* afterResponse(loop: LoopState, executor: StreamingToolExecutor, response: AssistantResponse, call: number): AsyncGenerator<QueryEvent, TurnStopReason | 'next_call'> {
+  const { params } = loop;
+  yield assistantEvent(loop, response);
+  loop.messages.push({ role: 'assistant', content: response.content });
+  params.context?.recordUsage(response.usage, loop.messages.length);
+  const toolUses = response.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
+  const truncated = truncatedToolUse(response.content, response.stopReason);
+  for (const block of toolUses) {
+    if (executor.statusOf(block.id) !== undefined) continue;
+    if (block === truncated) executor.addSynthetic(block, TRUNCATED_TOOL_USE_TEXT);
+    else executor.addTool(block);
+  }
+  if (toolUses.length === 0) {
+    // A response cut off by max_tokens is withheld and resumed, up to the limit.
+    if (response.stopReason !== 'max_tokens' || loop.maxTokensRecoveries >= MAX_OUTPUT_TOKENS_RECOVERY_LIMIT || call >= params.maxTurns) return stopReasonOf(response);
+    loop.maxTokensRecoveries += 1;
+    yield { type: 'meta_user', text: MAX_OUTPUT_TOKENS_RECOVERY_TEXT };
+    loop.messages.push({ role: 'user', content: [{ type: 'text', text: MAX_OUTPUT_TOKENS_RECOVERY_TEXT }] });
+    return 'next_call';
+  }
+  const outcome = yield* collectToolResults(loop, executor);
+  if (outcome) return outcome;
+  if (params.signal.aborted) return 'aborted';
+  if (call >= params.maxTurns) return 'max_turns';
+  if (params.shouldCheckpoint?.()) return 'checkpoint';
+  return 'next_call';
+}
+
+/** The assistant event, carrying the replacement decisions its request was sent with (a reload re-applies exactly these). */
+function assistantEvent(loop: LoopState, response: AssistantResponse): QueryEvent {
+  return { type: 'assistant', response, decisions: loop.params.context?.takeDecisions() };
 }
 
 /**
  * Yields every result of the executor's calls and appends them to the conversation. Returns a
  * reason to end the turn, if any: a call waits for a person, or a hook asked to stop.
  */
-async function* collectToolResults(
-  executor: StreamingToolExecutor,
-  messages: MessageParam[],
-  contextManager: ContextManager | undefined,
-): AsyncGenerator<QueryEvent, TurnStopReason | undefined> {
+async function* collectToolResults(loop: LoopState, executor: StreamingToolExecutor): AsyncGenerator<QueryEvent, TurnStopReason | undefined> {
   const results: ContentBlockParam[] = [];
   const extras: ContentBlockParam[] = [];
   let waiting = false;
-  for await (const event of drain(executor, contextManager)) {
+  for await (const event of drain(executor, loop.params.context)) {
     yield event;
     if (event.type === 'tool_result') {
       results.push(event.block);
       extras.push(...event.extra);
     } else if (event.type === 'permission_request' || event.type === 'tool_deferred') waiting = true;
   }
+  loop.toolContext = executor.currentContext;
   if (waiting) return 'awaiting_permission';
-  appendUserContent(messages, [...results, ...extras]);
+  appendUserContent(loop.messages, [...results, ...extras]);
   return executor.stopRequested ? 'hook_stopped' : undefined;
 }
 
@@ -242,19 +302,32 @@ function appendUserContent(messages: MessageParam[], content: ContentBlockParam[
 
 /** The executor's updates as query events, in call order; large results are persisted on the way. */
 async function* drain(executor: StreamingToolExecutor, contextManager: ContextManager | undefined): AsyncGenerator<QueryEvent> {
-  for await (const update of executor.getRemainingResults()) {
-    if (update.type === 'progress') {
-      yield { type: 'tool_progress', toolUseId: update.toolUseId, toolName: update.toolName, progress: update.progress };
-    } else if (update.type === 'deferred') {
-      yield { type: 'tool_deferred', toolUseId: update.block.id, toolName: update.block.name, input: update.block.input };
-    } else if (update.outcome.kind === 'ask') {
-      const o = update.outcome;
-      yield { type: 'permission_request', toolUseId: o.toolUseId, toolName: o.toolName, input: o.input, message: o.message };
-    } else {
-      const o = update.outcome;
-      const block = contextManager ? await contextManager.processToolResult(o.result, update.block.name) : o.result;
-      yield { type: 'tool_result', toolName: update.block.name, block, extra: o.extra, denied: o.denied !== undefined };
+  for await (const update of executor.getRemainingResults()) yield await queryEventOf(update, contextManager);
+}
+
+async function queryEventOf(update: ExecutorUpdate, contextManager: ContextManager | undefined): Promise<QueryEvent> {
+  switch (update.type) {
+    case 'progress':
+      return { type: 'tool_progress', toolUseId: update.toolUseId, toolName: update.toolName, progress: update.progress };
+    case 'deferred':
+      return { type: 'tool_deferred', toolUseId: update.block.id, toolName: update.block.name, input: update.block.input };
+    case 'outcome':
+      return outcomeEvent(update.block.name, update.outcome, contextManager);
+    default:
+      return assertNever(update, 'executor update');
+  }
+}
+
+async function outcomeEvent(toolName: string, outcome: ToolUseOutcome, contextManager: ContextManager | undefined): Promise<QueryEvent> {
+  switch (outcome.kind) {
+    case 'ask':
+      return { type: 'permission_request', toolUseId: outcome.toolUseId, toolName: outcome.toolName, input: outcome.input, message: outcome.message };
+    case 'result': {
+      const block = contextManager ? await contextManager.processToolResult(outcome.result, toolName) : outcome.result;
+      return { type: 'tool_result', toolName, block, extra: outcome.extra, denied: outcome.denied !== undefined };
     }
+    default:
+      return assertNever(outcome, 'tool use outcome');
   }
 }
 

@@ -18,6 +18,8 @@ export type TurnEvent =
   /** The streamed text since the last assistant_message was discarded (a broken stream); a retry follows. */
   | { type: 'tombstone'; seq: number; error: string }
   | { type: 'model_retry'; attempt: number; delayMs: number; status?: number; error: string }
+  /** The primary model stayed overloaded: the rest of this invocation's calls go to `to`. */
+  | { type: 'model_fallback'; from: string; to: string }
   /** The last event of every turn. `crashed`: the turn's process died; a reader that noticed wrote this. */
   | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string };
 

@@ -25,18 +25,10 @@ export function uuidFrom(id: string): string {
  */
 export function toClaudeJsonl(sessionId: string, log: readonly StoredMessage[], cwd: string): string {
   const session = uuidFrom(sessionId);
-  const common = { isSidechain: false, userType: 'external', cwd, sessionId: session, version: CLAUDE_CODE_VERSION };
+  const common: EntryCommon = { isSidechain: false, userType: 'external', cwd, sessionId: session, version: CLAUDE_CODE_VERSION };
   const lines: string[] = [];
   let parent: string | null = null;
-  // Completed compactions by their first item; the boundary entry goes right before it.
-  const boundaryAt = new Map<number, StoredMessage>();
-  const committed = new Set<string>();
-  for (const m of log) {
-    if (m.kind === 'compact_boundary' && m.compact) {
-      boundaryAt.set(m.compact.startSeq, m);
-      if (m.compactionId) committed.add(m.compactionId);
-    }
-  }
+  const { boundaryAt, committed } = completedCompactions(log);
   for (const m of log) {
     if (m.compactionId && !committed.has(m.compactionId)) continue; // a compaction that never finished
     const replaced = m.decisions?.replaced ?? [];
@@ -55,30 +47,49 @@ export function toClaudeJsonl(sessionId: string, log: readonly StoredMessage[], 
     }
     if (m.kind === 'tombstone' || m.kind === 'compact_boundary') continue;
     const uuid = uuidFrom(m.uuid);
-    if (m.role === 'assistant') {
-      const usage = m.usage ?? { inputTokens: 0, outputTokens: 0 };
-      lines.push(JSON.stringify({
-        parentUuid: parent, ...common, type: 'assistant', uuid, timestamp: m.createdAt,
-        message: {
-          id: `msg_${uuid.replace(/-/g, '').slice(0, 24)}`, type: 'message', role: 'assistant', model: m.model ?? 'unknown',
-          content: m.content, stop_reason: m.stopReason ?? null, stop_sequence: null,
-          usage: {
-            input_tokens: usage.inputTokens, output_tokens: usage.outputTokens,
-            cache_creation_input_tokens: usage.cacheCreationInputTokens ?? 0, cache_read_input_tokens: usage.cacheReadInputTokens ?? 0,
-          },
-        },
-      }));
-    } else {
-      lines.push(JSON.stringify({
-        parentUuid: parent, ...common, type: 'user', uuid, timestamp: m.createdAt,
-        message: { role: 'user', content: userContent(m.content) },
-        ...(m.kind === 'compact_summary' ? { isCompactSummary: true, isVisibleInTranscriptOnly: true } : {}),
-        ...(m.kind === 'synthetic' && !m.content.some((b) => b.type === 'tool_result') ? { isMeta: true } : {}),
-      }));
-    }
+    lines.push(JSON.stringify(m.role === 'assistant' ? assistantEntry(m, uuid, parent, common) : userEntry(m, uuid, parent, common)));
     parent = uuid;
   }
   return lines.map((l) => `${l}\n`).join('');
+}
+
+type EntryCommon = { isSidechain: boolean; userType: string; cwd: string; sessionId: string; version: string };
+
+/** Completed compactions by their first item (the boundary entry goes right before it), and their ids. */
+function completedCompactions(log: readonly StoredMessage[]): { boundaryAt: Map<number, StoredMessage>; committed: Set<string> } {
+  const boundaryAt = new Map<number, StoredMessage>();
+  const committed = new Set<string>();
+  for (const m of log) {
+    if (m.kind === 'compact_boundary' && m.compact) {
+      boundaryAt.set(m.compact.startSeq, m);
+      if (m.compactionId) committed.add(m.compactionId);
+    }
+  }
+  return { boundaryAt, committed };
+}
+
+function assistantEntry(m: StoredMessage, uuid: string, parent: string | null, common: EntryCommon) {
+  const usage = m.usage ?? { inputTokens: 0, outputTokens: 0 };
+  return {
+    parentUuid: parent, ...common, type: 'assistant', uuid, timestamp: m.createdAt,
+    message: {
+      id: `msg_${uuid.replace(/-/g, '').slice(0, 24)}`, type: 'message', role: 'assistant', model: m.model ?? 'unknown',
+      content: m.content, stop_reason: m.stopReason ?? null, stop_sequence: null,
+      usage: {
+        input_tokens: usage.inputTokens, output_tokens: usage.outputTokens,
+        cache_creation_input_tokens: usage.cacheCreationInputTokens ?? 0, cache_read_input_tokens: usage.cacheReadInputTokens ?? 0,
+      },
+    },
+  };
+}
+
+function userEntry(m: StoredMessage, uuid: string, parent: string | null, common: EntryCommon) {
+  return {
+    parentUuid: parent, ...common, type: 'user', uuid, timestamp: m.createdAt,
+    message: { role: 'user', content: userContent(m.content) },
+    ...(m.kind === 'compact_summary' ? { isCompactSummary: true, isVisibleInTranscriptOnly: true } : {}),
+    ...(m.kind === 'synthetic' && !m.content.some((b) => b.type === 'tool_result') ? { isMeta: true } : {}),
+  };
 }
 
 /** A prompt that is one text block is written as a string, as Claude Code writes prompts. */

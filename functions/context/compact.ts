@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { callModel } from '../agent/model-call.ts';
-import type { ModelRequest } from '../agent/model-stream.ts';
+import { callModel } from '../model/model-call.ts';
+import type { ModelRequest } from '../model/model-stream.ts';
 
 export const ERROR_NOT_ENOUGH_MESSAGES = 'Not enough messages to compact.';
 /** Most output tokens a summary may take (the reference's reserve for it). */

@@ -1,7 +1,6 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { toApiMessages } from '../agent/transcript.ts';
-import type { Deps } from '../deps/deps.ts';
-import { CONVERSATION_KINDS, type MessageKind, type StoredMessage } from '../stores/message-store.ts';
+import { toApiMessages } from './transcript.ts';
+import { CONVERSATION_KINDS, type MessageKind, type MessageStore, type StoredMessage } from '../stores/message-store.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 import { applyDecisions, createContentReplacementState, type ContentReplacementState } from './replacement-state.ts';
 import { contextTokensOf } from './tokens.ts';
@@ -23,7 +22,7 @@ export interface LoadedContext {
  * The conversation a turn continues: the log from `reloadFromSeq` on, restarted at any later
  * completed compaction, without the items of a compaction that never completed.
  */
-export async function loadSessionContext(deps: Pick<Deps, 'messages'>, session: Pick<SessionRecord, 'sessionId' | 'reloadFromSeq'>): Promise<LoadedContext> {
+export async function loadSessionContext(deps: { messages: Pick<MessageStore, 'loadFrom'> }, session: Pick<SessionRecord, 'sessionId' | 'reloadFromSeq'>): Promise<LoadedContext> {
   const log = await deps.messages.loadFrom(session.sessionId, session.reloadFromSeq ?? 0);
   return contextFromLog(log);
 }
@@ -52,29 +51,10 @@ export function contextFromLog(log: StoredMessage[]): LoadedContext {
   return { conversation, replacementState: state, measured, itemsRead: log.length, lastSeq: log.at(-1)?.seq ?? -1 };
 }
 
-/** Appends one item to the session's log under the caller's lease (the turn's write-ahead append). */
+/** Appends one item to the session's log under the caller's lease (the write-ahead append of `agent/turn-recorder.ts`). */
 export type LogAppender = (
   kind: MessageKind,
   role: 'user' | 'assistant',
   content: ContentBlockParam[],
   extra?: Partial<StoredMessage>,
 ) => Promise<StoredMessage>;
-
-/**
- * A write-ahead appender for work that runs outside a turn (manual compaction, import): each
- * item is durable before the session's head moves past it, all under the caller's lease.
- */
-export function createLogAppender(deps: Deps, session: SessionRecord, owner: string, turnId: string): { append: LogAppender; nextSeq: () => number } {
-  let nextSeq = session.messageCount;
-  const append: LogAppender = async (kind, role, content, extra = {}) => {
-    const message: StoredMessage = {
-      sessionId: session.sessionId, seq: nextSeq, uuid: deps.newId('msg'), turnId, kind, role, content,
-      createdAt: new Date(deps.clock()).toISOString(), ...extra,
-    };
-    await deps.messages.append(message);
-    nextSeq += 1;
-    await deps.sessions.updateUnderLease(session.sessionId, owner, { messageCount: nextSeq }, deps.clock() + deps.config.turn.leaseMs);
-    return message;
-  };
-  return { append, nextSeq: () => nextSeq };
-}

@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import type { ModelRequest } from '../agent/model-stream.ts';
+import type { ModelRequest } from '../model/model-stream.ts';
 import { BYTES_PER_TOKEN } from './limits.ts';
 
 /** Usage as a response reports it: every token of the request plus the output. */

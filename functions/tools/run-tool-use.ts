@@ -14,9 +14,16 @@ import type { Tool, ToolContext, ToolResult, ToolUseContext } from './tool.ts';
 /** Longest error text passed to the model; longer ones keep their head and tail. */
 export const MAX_ERROR_CHARS = 10_000;
 
-/** The result of a call that was not run because the turn was stopped before it started. */
-export const CANCEL_MESSAGE =
-  "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed.";
+/**
+ * The result of a call that was not started because the turn was stopped first, wherever that
+ * is noticed (queued in the executor, or between the permission decision and the call): the
+ * reference's text for an interrupted call (its streaming executor's REJECT_MESSAGE).
+ */
+export const INTERRUPTED_MESSAGE = USER_REJECTED_MESSAGE;
+
+export function noSuchToolMessage(name: string): string {
+  return `<tool_use_error>Error: No such tool available: ${name}</tool_use_error>`;
+}
 
 /** What a person answered to a durable ask. */
 export type UserDecision = { behavior: 'allow'; updatedInput?: unknown } | { behavior: 'deny' };
@@ -55,8 +62,8 @@ type Block = Pick<ToolUseBlock, 'id' | 'name' | 'input'>;
  */
 export async function runToolUse(block: Block, ctx: ToolUseContext, env: ToolUseEnv): Promise<ToolUseOutcome> {
   const tool = env.pool.find(block.name);
-  if (!tool) return errorOutcome(block.id, `<tool_use_error>Error: No such tool available: ${block.name}</tool_use_error>`);
-  if (ctx.signal.aborted) return errorOutcome(block.id, CANCEL_MESSAGE);
+  if (!tool) return errorOutcome(block.id, noSuchToolMessage(block.name));
+  if (ctx.signal.aborted) return errorOutcome(block.id, INTERRUPTED_MESSAGE);
   const callCtx: ToolContext = { ...ctx, toolUseId: block.id };
   try {
     return await runFoundTool(tool, block, callCtx, env);
@@ -69,55 +76,76 @@ export async function runToolUse(block: Block, ctx: ToolUseContext, env: ToolUse
 async function runFoundTool(tool: Tool, block: Block, ctx: ToolContext, env: ToolUseEnv): Promise<ToolUseOutcome> {
   const parsed = tool.inputSchema.safeParse(block.input);
   if (!parsed.success) return errorOutcome(block.id, inputError(tool, parsed.error));
-  let input: unknown = parsed.data;
-  const validation = await tool.validateInput(input, ctx);
+  const validation = await tool.validateInput(parsed.data, ctx);
   if (!validation.ok) return errorOutcome(block.id, `<tool_use_error>${validation.message}</tool_use_error>`);
-
-  const extra: ContentBlockParam[] = [];
-  let stop: { reason?: string } | undefined;
-  const hookInput = { sessionId: ctx.sessionId, turnId: ctx.turnId, toolName: tool.name, toolUseId: block.id, permissionMode: env.permissions.mode };
-  const hookOpts = { signal: ctx.signal, log: ctx.log };
-
-  let decision: PermissionDecision;
-  const answered = env.decisions?.get(block.id);
-  if (answered) {
-    if (answered.behavior === 'deny') return { ...errorOutcome(block.id, USER_REJECTED_MESSAGE), denied: { toolName: tool.name } };
-    decision = { behavior: 'allow', updatedInput: answered.updatedInput, reason: { type: 'user', remember: false } };
-  } else {
-    const pre = await runPreToolUseHooks(env.hooks, { ...hookInput, toolInput: input }, hookOpts);
-    for (const text of pre.additionalContext) extra.push({ type: 'text', text });
-    if (pre.preventContinuation) stop = { reason: pre.stopReason };
-    if (pre.updatedInput) {
-      const reparsed = tool.inputSchema.safeParse(pre.updatedInput);
-      if (!reparsed.success) return errorOutcome(block.id, inputError(tool, reparsed.error));
-      input = reparsed.data;
-    }
-    decision = pre.permission ? withHookVerdict(pre.permission, tool, input, env.permissions) : await decidePermission(tool, input, ctx, env.permissions);
-  }
-
-  if (decision.behavior === 'deny') return { kind: 'result', result: errorResult(block.id, decision.message), extra, denied: { toolName: tool.name }, stop };
-  if (decision.behavior === 'ask') return { kind: 'ask', toolUseId: block.id, toolName: tool.name, input, message: decision.message };
+  const call: CallState = {
+    input: parsed.data,
+    extra: [],
+    hookInput: { sessionId: ctx.sessionId, turnId: ctx.turnId, toolName: tool.name, toolUseId: block.id, permissionMode: env.permissions.mode },
+  };
+  const decided = await decide(tool, block, ctx, env, call);
+  if (decided.kind !== 'allow') return decided.outcome;
+  const { decision } = decided;
   if (decision.updatedInput !== undefined) {
     const reparsed = tool.inputSchema.safeParse(decision.updatedInput);
     if (!reparsed.success) return errorOutcome(block.id, inputError(tool, reparsed.error));
-    input = reparsed.data;
+    call.input = reparsed.data;
   }
-  if (ctx.signal.aborted) return errorOutcome(block.id, CANCEL_MESSAGE);
+  if (ctx.signal.aborted) return errorOutcome(block.id, INTERRUPTED_MESSAGE);
+  return callTool(tool, block, ctx, env, call);
+}
 
+/** A call on its way through the pipeline: its input so far, the content for after its result, a hook's stop. */
+interface CallState {
+  input: unknown;
+  extra: ContentBlockParam[];
+  stop?: { reason?: string };
+  hookInput: { sessionId: string; turnId: string; toolName: string; toolUseId: string; permissionMode: PermissionContext['mode'] };
+}
+
+/** The permission decision: a person's answer to a durable ask, else PreToolUse hooks, rules and mode. */
+async function decide(
+  tool: Tool,
+  block: Block,
+  ctx: ToolContext,
+  env: ToolUseEnv,
+  call: CallState,
+): Promise<{ kind: 'allow'; decision: Extract<PermissionDecision, { behavior: 'allow' }> } | { kind: 'done'; outcome: ToolUseOutcome }> {
+  const answered = env.decisions?.get(block.id);
+  if (answered?.behavior === 'deny') return { kind: 'done', outcome: { ...errorOutcome(block.id, USER_REJECTED_MESSAGE), denied: { toolName: tool.name } } };
+  if (answered) return { kind: 'allow', decision: { behavior: 'allow', updatedInput: answered.updatedInput, reason: { type: 'user', remember: false } } };
+  const pre = await runPreToolUseHooks(env.hooks, { ...call.hookInput, toolInput: call.input }, { signal: ctx.signal, log: ctx.log });
+  for (const text of pre.additionalContext) call.extra.push({ type: 'text', text });
+  if (pre.preventContinuation) call.stop = { reason: pre.stopReason };
+  if (pre.updatedInput) {
+    const reparsed = tool.inputSchema.safeParse(pre.updatedInput);
+    if (!reparsed.success) return { kind: 'done', outcome: errorOutcome(block.id, inputError(tool, reparsed.error)) };
+    call.input = reparsed.data;
+  }
+  const decision = pre.permission ? withHookVerdict(pre.permission, tool, call.input, env.permissions) : await decidePermission(tool, call.input, ctx, env.permissions);
+  if (decision.behavior === 'deny') return { kind: 'done', outcome: { kind: 'result', result: errorResult(block.id, decision.message), extra: call.extra, denied: { toolName: tool.name }, stop: call.stop } };
+  if (decision.behavior === 'ask') return { kind: 'done', outcome: { kind: 'ask', toolUseId: block.id, toolName: tool.name, input: call.input, message: decision.message } };
+  return { kind: 'allow', decision };
+}
+
+/** `call`, then the PostToolUse (or PostToolUseFailure) hooks, then the mapping to a tool_result. */
+async function callTool(tool: Tool, block: Block, ctx: ToolContext, env: ToolUseEnv, call: CallState): Promise<ToolUseOutcome> {
+  const { extra, input } = call;
+  let stop = call.stop;
+  const hookOpts = { signal: ctx.signal, log: ctx.log };
   let output: ToolResult<unknown>;
   try {
     output = await tool.call(input, ctx);
   } catch (err) {
     const text = truncateMiddle(errorMessage(err) || 'Command failed with no output', MAX_ERROR_CHARS);
     ctx.log.warn('tool call failed', { tool: tool.name, toolUseId: block.id, error: text.slice(0, 500) });
-    const post = await runPostToolUseHooks(env.hooks, { ...hookInput, toolInput: input, error: text }, true, hookOpts);
+    const post = await runPostToolUseHooks(env.hooks, { ...call.hookInput, toolInput: input, error: text }, true, hookOpts);
     for (const t of post.additionalContext) extra.push({ type: 'text', text: t });
     if (post.preventContinuation) stop ??= { reason: post.stopReason };
     return { kind: 'result', result: errorResult(block.id, text), extra, stop };
   }
-
   let result = tool.mapToolResultToToolResultBlockParam(output.data, block.id);
-  const post = await runPostToolUseHooks(env.hooks, { ...hookInput, toolInput: input, toolResponse: result.content }, result.is_error === true, hookOpts);
+  const post = await runPostToolUseHooks(env.hooks, { ...call.hookInput, toolInput: input, toolResponse: result.content }, result.is_error === true, hookOpts);
   // Only an external tool's output may be rewritten: built-in results are ours to vouch for.
   if (post.updatedOutput !== undefined && tool.isExternal) result = { ...result, content: asResultContent(post.updatedOutput) };
   for (const t of post.additionalContext) extra.push({ type: 'text', text: t });
@@ -152,7 +180,8 @@ export function errorResult(toolUseId: string, content: string): ToolResultBlock
   return { type: 'tool_result', tool_use_id: toolUseId, content, is_error: true };
 }
 
-function errorOutcome(toolUseId: string, content: string): Extract<ToolUseOutcome, { kind: 'result' }> {
+/** An error result for a call that did not run to the end (nothing else: no extra content, no modifier). */
+export function errorOutcome(toolUseId: string, content: string): Extract<ToolUseOutcome, { kind: 'result' }> {
   return { kind: 'result', result: errorResult(toolUseId, content), extra: [] };
 }
 

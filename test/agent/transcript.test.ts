@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { danglingToolUses, MISSING_RESULT_TEXT, syntheticResults, toApiMessages } from '../../functions/agent/transcript.ts';
+import { danglingToolUses, MISSING_RESULT_TEXT, syntheticResults, toApiMessages } from '../../functions/context/transcript.ts';
 
 const text = (t: string) => ({ type: 'text' as const, text: t });
 const use = (id: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: {} });

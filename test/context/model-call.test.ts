@@ -1,7 +1,7 @@
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { callModel, isRetryable, retryDelayMs, withCacheBreakpoints, type ModelCallEvent } from '../../functions/agent/model-call.ts';
-import type { ModelRequest } from '../../functions/agent/model-stream.ts';
+import { callModel, isRetryable, retryDelayMs, withCacheBreakpoints, type ModelCallEvent } from '../../functions/model/model-call.ts';
+import type { ModelRequest } from '../../functions/model/model-stream.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../local/scripted-model/server.ts';
 
 const apiError = (status: number, type: string, headers: Record<string, string> = {}) =>

@@ -51,6 +51,38 @@ describe('durable transcripts and the model call', () => {
     expect(stack.model!.requests.slice(before).map((r) => r.body.model)).toEqual(['claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-fallback']);
   });
 
+  it('stays on the fallback model for the rest of the turn, says so, and records the model that answered', async () => {
+    const { stack, api } = env;
+    const sessionId = await api.createSession();
+    const before = stack.model!.requests.length;
+    const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } };
+    stack.model!.enqueue(overloaded, overloaded, overloaded, { content: [{ type: 'tool_use', id: 'toolu_fb', name: 'Bash', input: { command: 'echo hi' } }] }, text('Done on the fallback.'));
+    const res = await api.turn(sessionId, 'hello');
+    expect(res.json.stopReason).toBe('end_turn');
+    expect(stack.model!.requests.slice(before).map((r) => r.body.model)).toEqual([
+      'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-fallback', 'claude-fallback',
+    ]);
+    expect(res.json.events.filter((e: any) => e.type === 'model_fallback')).toEqual([{ type: 'model_fallback', from: 'claude-sonnet-5-5', to: 'claude-fallback' }]);
+    const stored = await stack.deps.messages.loadFrom(sessionId, 0);
+    expect(stored.filter((m) => m.kind === 'assistant').map((m) => m.model)).toEqual(['claude-fallback', 'claude-fallback']);
+  });
+
+  it('records a partial response after a fallback under the fallback model', async () => {
+    const { stack, api } = env;
+    const sessionId = await api.createSession();
+    const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } };
+    // The tool_use block closes (event 3) and its call starts, then the connection drops: the
+    // partial response is recorded as the assistant message so the call gets its result.
+    const cut = { content: [{ type: 'tool_use' as const, id: 'toolu_cut', name: 'Bash', input: { command: 'echo cut' } }], breakAfterEvents: 4, delayMs: 10 };
+    stack.model!.enqueue(overloaded, overloaded, overloaded, cut);
+    const res = await api.turn(sessionId, 'hello');
+    expect(res.json.stopReason).toBe('model_error');
+    const stored = await stack.deps.messages.loadFrom(sessionId, 0);
+    const assistant = stored.filter((m) => m.kind === 'assistant');
+    expect(assistant.map((m) => [m.model, m.content.map((b) => b.type)])).toEqual([['claude-fallback', ['tool_use']]]);
+    expect(stored.find((m) => m.kind === 'tool_result')?.content).toMatchObject([{ type: 'tool_result', tool_use_id: 'toolu_cut' }]);
+  });
+
   it('does not retry a 400: the error ends the turn once', async () => {
     const { stack, api } = env;
     const sessionId = await api.createSession();

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api-client.ts';
 import { startStackProcess, type StackProcess } from '../support/stack-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
-import { MISSING_RESULT_TEXT } from '../../functions/agent/transcript.ts';
+import { MISSING_RESULT_TEXT } from '../../functions/context/transcript.ts';
 import { withoutCacheControl } from '../support/request-bodies.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 import { turnLease } from '../../functions/agent/turn-lease.ts';

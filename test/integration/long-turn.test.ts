@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { continueTurn } from '../../functions/agent/turn.ts';
+import { continueTurn, startTurn } from '../../functions/agent/turn.ts';
 import type { LocalStack } from '../../local/stack.ts';
 import { apiClient, parseSse } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
@@ -76,5 +76,20 @@ describe('turns longer than one invocation', () => {
     expect(outcome).toBeUndefined();
     expect(stack.model!.requests.length).toBe(before);
     expect((await api.messages(sessionId)).map((m) => m.kind)).toEqual(['prompt', 'assistant']);
+  });
+
+  it('ends the turn once, after turn_continued, when the continuation cannot be scheduled', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_h', name: 'Bash', input: { command: 'echo 1' } }] });
+    const refusing = { ...stack.deps, continuations: { schedule: async () => Promise.reject(new Error('invoke refused')) } };
+    const turn = await startTurn(refusing, { sessionId, tenantId: 'local', prompt: 'one round' });
+    const summary = await turn.done;
+    expect(summary).toMatchObject({ stopReason: 'internal_error', error: expect.stringContaining('could not be continued') });
+    const log = await stack.deps.events.listAfter(sessionId, turn.turnId, -1);
+    expect(log.map((e) => e.event.type)).toEqual(['turn_start', 'assistant_message', 'tool_use', 'tool_result', 'turn_continued', 'turn_end']);
+    expect(log.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+    const session = await stack.deps.sessions.get(sessionId);
+    expect(session).toMatchObject({ status: 'failed', lastTurn: { stopReason: 'internal_error' } });
+    expect(session?.lease).toBeUndefined();
   });
 });

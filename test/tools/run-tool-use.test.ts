@@ -5,7 +5,7 @@ import { rulesFromLists } from '../../functions/permissions/rule-syntax.ts';
 import type { PermissionContext } from '../../functions/permissions/types.ts';
 import { createExternalTool } from '../../functions/tools/external-tool.ts';
 import { assembleToolPool } from '../../functions/tools/registry.ts';
-import { CANCEL_MESSAGE, runToolUse, type ToolUseEnv } from '../../functions/tools/run-tool-use.ts';
+import { INTERRUPTED_MESSAGE, runToolUse, type ToolUseEnv } from '../../functions/tools/run-tool-use.ts';
 import { buildTool, type Tool } from '../../functions/tools/tool.ts';
 import { testContext } from './support/fake-tools.ts';
 
@@ -85,7 +85,7 @@ describe('runToolUse', () => {
   it('does not start a call once the turn was stopped', async () => {
     const controller = new AbortController();
     controller.abort();
-    expect(await runToolUse(use('Echo', { text: 'hi' }), testContext(controller.signal), env())).toMatchObject({ result: { is_error: true, content: CANCEL_MESSAGE } });
+    expect(await runToolUse(use('Echo', { text: 'hi' }), testContext(controller.signal), env())).toMatchObject({ result: { is_error: true, content: INTERRUPTED_MESSAGE } });
   });
 
   it('refuses a call a deny rule covers, and marks it for denial tracking', async () => {

@@ -1,9 +1,10 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../../../sandbox-runner/virtual-paths.ts';
+import { compactSession, exportTranscript, importTranscript, parseTranscriptForImport } from '../../agent/session-ops.ts';
 import { uuidFrom } from '../../context/claude-jsonl.ts';
-import { compactSession, exportTranscript, importTranscript } from '../../context/session-ops.ts';
 import type { Deps } from '../../deps/deps.ts';
+import { createSession } from '../../sessions/create-session.ts';
 import { sessionView } from '../../sessions/session-view.ts';
 import type { AuthVariables } from '../auth.ts';
 import { parseWith } from '../validate.ts';
@@ -35,7 +36,10 @@ export function contextRoutes(deps: Deps) {
 
   app.post('/import', async (c) => {
     const q = parseWith(importQuery, c.req.query(), 'query');
-    const record = await importTranscript(deps, { tenantId: c.get('tenantId'), jsonl: await c.req.text(), title: q.title });
+    const tenantId = c.get('tenantId');
+    const items = parseTranscriptForImport(await c.req.text());
+    const created = await createSession(deps, { tenantId, title: q.title ?? 'Imported from Claude Code' });
+    const record = await importTranscript(deps, { sessionId: created.sessionId, tenantId, items });
     return c.json(sessionView(record, deps.clock()), 201);
   });
 

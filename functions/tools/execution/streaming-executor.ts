@@ -1,15 +1,9 @@
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { BASH_TOOL_NAME } from '../bash-tool.ts';
-import { runToolUse, type ToolUseEnv, type ToolUseOutcome } from '../run-tool-use.ts';
+import { errorOutcome, INTERRUPTED_MESSAGE, noSuchToolMessage, runToolUse, type ToolUseEnv, type ToolUseOutcome } from '../run-tool-use.ts';
 import type { ToolUseContext } from '../tool.ts';
 import { DEFAULT_MAX_TOOL_CONCURRENCY, isCallConcurrencySafe } from './concurrency.ts';
-import {
-  describeToolCall,
-  siblingErrorMessage,
-  STREAM_DISCARDED_MESSAGE,
-  syntheticOutcome,
-  USER_INTERRUPTED_MESSAGE,
-} from './synthetic-results.ts';
+import { describeToolCall, siblingErrorMessage, STREAM_DISCARDED_MESSAGE } from './synthetic-results.ts';
 
 export type ToolCallStatus = 'queued' | 'executing' | 'completed' | 'yielded';
 
@@ -98,19 +92,15 @@ export class StreamingToolExecutor {
   }
 
   addTool(block: Block): void {
-    if (!this.env.pool.find(block.name)) {
-      // Unknown tools fail at once and never hold up the queue.
-      this.calls.push({ block, status: 'completed', isConcurrencySafe: true, progress: [], outcome: syntheticOutcome(block.id, `<tool_use_error>Error: No such tool available: ${block.name}</tool_use_error>`) });
-      this.notify();
-      return;
-    }
+    // Unknown tools fail at once (with runToolUse's text) and never hold up the queue.
+    if (!this.env.pool.find(block.name)) return this.addSynthetic(block, noSuchToolMessage(block.name));
     this.calls.push({ block, status: 'queued', isConcurrencySafe: isCallConcurrencySafe(this.env.pool, block), progress: [] });
     this.processQueue();
   }
 
-  /** A call answered without running (its input was cut off): completes at once, in order. */
+  /** A call answered without running (an unknown tool, input that was cut off): completes at once, in order. */
   addSynthetic(block: Block, text: string): void {
-    this.calls.push({ block, status: 'completed', isConcurrencySafe: true, progress: [], outcome: syntheticOutcome(block.id, text) });
+    this.calls.push({ block, status: 'completed', isConcurrencySafe: true, progress: [], outcome: errorOutcome(block.id, text) });
     this.notify();
   }
 
@@ -202,9 +192,9 @@ export class StreamingToolExecutor {
   }
 
   private abortOutcome(call: TrackedCall): ToolUseOutcome | undefined {
-    if (this.context.signal.aborted) return syntheticOutcome(call.block.id, USER_INTERRUPTED_MESSAGE);
-    if (this.discarded) return syntheticOutcome(call.block.id, STREAM_DISCARDED_MESSAGE);
-    if (this.hasErrored) return syntheticOutcome(call.block.id, siblingErrorMessage(this.erroredDescription));
+    if (this.context.signal.aborted) return errorOutcome(call.block.id, INTERRUPTED_MESSAGE);
+    if (this.discarded) return errorOutcome(call.block.id, STREAM_DISCARDED_MESSAGE);
+    if (this.hasErrored) return errorOutcome(call.block.id, siblingErrorMessage(this.erroredDescription));
     return undefined;
   }
 
@@ -219,7 +209,7 @@ export class StreamingToolExecutor {
       },
     };
     call.promise = this.run(call.block, ctx, this.env)
-      .catch((err: unknown) => syntheticOutcome(call.block.id, `<tool_use_error>Error: ${String(err)}</tool_use_error>`))
+      .catch((err: unknown) => errorOutcome(call.block.id, `<tool_use_error>Error: ${String(err)}</tool_use_error>`))
       .then((outcome) => this.onFinished(call, outcome));
   }
 
@@ -227,7 +217,7 @@ export class StreamingToolExecutor {
     const isError = outcome.kind === 'result' && outcome.result.is_error === true;
     if (this.hasErrored) {
       // A sibling Bash call errored while this one ran (and was told to stop): say so.
-      outcome = syntheticOutcome(call.block.id, siblingErrorMessage(this.erroredDescription));
+      outcome = errorOutcome(call.block.id, siblingErrorMessage(this.erroredDescription));
     } else if (isError && call.block.name === BASH_TOOL_NAME) {
       this.hasErrored = true;
       this.erroredDescription = describeToolCall(call.block);

@@ -1,9 +1,9 @@
-import { USER_REJECTED_MESSAGE } from '../../permissions/messages.ts';
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
-import { errorResult, type ToolUseOutcome } from '../run-tool-use.ts';
 
-/** The texts of results the executor makes up for calls that did not run to the end. */
-export const USER_INTERRUPTED_MESSAGE = USER_REJECTED_MESSAGE;
+/**
+ * The texts of results the executor makes up for calls that did not run to the end. The
+ * unknown-tool and interrupted texts belong to every call and live with `runToolUse`.
+ */
 export const STREAM_DISCARDED_MESSAGE = '<tool_use_error>Error: Streaming fallback - tool execution discarded</tool_use_error>';
 
 export function siblingErrorMessage(erroredDescription: string): string {
@@ -19,8 +19,4 @@ export function describeToolCall(block: Pick<ToolUseBlock, 'name' | 'input'>): s
     return `${block.name}(${summary.length > 40 ? `${summary.slice(0, 40)}…` : summary})`;
   }
   return block.name;
-}
-
-export function syntheticOutcome(toolUseId: string, content: string): ToolUseOutcome {
-  return { kind: 'result', result: errorResult(toolUseId, content), extra: [] };
 }

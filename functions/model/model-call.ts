@@ -3,6 +3,7 @@ import { APIConnectionError, APIError, APIUserAbortError, InternalServerError, O
 import type { ContentBlock, MessageParam, TextBlockParam, Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { errorMessage } from '../shared/errors.ts';
 import { streamModel, type ModelRequest, type ModelStreamEvent } from './model-stream.ts';
+import { PartialResponse } from './partial-response.ts';
 
 /** Consecutive overloaded answers after which a configured fallback model takes over. */
 export const MAX_OVERLOADED_BEFORE_FALLBACK = 3;
@@ -14,6 +15,8 @@ export type ModelCallEvent =
   | { type: 'retry'; attempt: number; delayMs: number; status?: number; error: string }
   /** A stream broke after part of a message arrived: that part is void (record it as a tombstone, never send it again). */
   | { type: 'tombstone'; content: ContentBlock[]; error: string }
+  /** The caller's signal stopped the call after part of a message arrived: that part (the call throws next). */
+  | { type: 'aborted'; content: ContentBlock[] }
   /** The primary model stayed overloaded; the rest of the call uses `to`. */
   | { type: 'fallback'; from: string; to: string };
 
@@ -34,7 +37,8 @@ export interface ModelCallOptions {
  * One model call as the query loop wants it: streamed, with prompt-cache breakpoints, retried
  * with exponential backoff on overloaded / rate-limit / 5xx / connection errors, moving to the
  * fallback model when the primary stays overloaded. A stream that breaks mid-message yields a
- * tombstone for what had arrived before the retry. Errors that cannot be retried (or that are
+ * tombstone for what had arrived before the retry; one stopped by the caller's signal yields
+ * what had arrived as `aborted` before the abort error is thrown. Errors that cannot be retried (or that are
  * still failing when the retries run out) are thrown, once, after recovery was tried.
  */
 export async function* callModel(opts: ModelCallOptions): AsyncGenerator<ModelCallEvent> {
@@ -43,7 +47,7 @@ export async function* callModel(opts: ModelCallOptions): AsyncGenerator<ModelCa
   let overloadedInARow = 0;
   for (let attempt = 1; ; attempt++) {
     const request = opts.cache === false ? { ...opts.request, model } : withCacheBreakpoints({ ...opts.request, model });
-    const partial = new PartialMessage();
+    const partial = new PartialResponse();
     try {
       for await (const event of streamModel(opts.client, request, opts.signal)) {
         partial.add(event);
@@ -51,7 +55,12 @@ export async function* callModel(opts: ModelCallOptions): AsyncGenerator<ModelCa
       }
       return;
     } catch (err) {
-      if (opts.signal.aborted || err instanceof APIUserAbortError) throw err;
+      if (opts.signal.aborted || err instanceof APIUserAbortError) {
+        // The SDK (1.14) ends an aborted stream quietly, so what arrived usually comes back as the
+        // message; should an abort be thrown mid-stream, calls that started still need their blocks.
+        if (partial.started) yield { type: 'aborted', content: partial.content() };
+        throw err;
+      }
       if (partial.started) yield { type: 'tombstone', content: partial.content(), error: errorMessage(err) };
       if (!isRetryable(err) || attempt > opts.maxRetries) throw err;
       overloadedInARow = isOverloaded(err) ? overloadedInARow + 1 : 0;
@@ -129,30 +138,6 @@ function withLastBlockCached(message: MessageParam): MessageParam {
   const last = blocks[lastIndex];
   if (!last || last.type === 'thinking' || last.type === 'redacted_thinking') return message;
   return { ...message, content: blocks.map((b, i) => (i === lastIndex ? { ...b, cache_control: EPHEMERAL } : b)) } as MessageParam;
-}
-
-/** What a stream delivered before it broke, for the tombstone. */
-class PartialMessage {
-  private readonly texts = new Map<number, string>();
-  private readonly toolUses: ContentBlock[] = [];
-  started = false;
-
-  add(event: ModelStreamEvent): void {
-    if (event.type === 'text_delta') {
-      this.started = true;
-      this.texts.set(event.index, (this.texts.get(event.index) ?? '') + event.text);
-    } else if (event.type === 'tool_use') {
-      this.started = true;
-      this.toolUses.push(event.block);
-    }
-  }
-
-  content(): ContentBlock[] {
-    const texts = [...this.texts.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, text]) => ({ type: 'text', text, citations: null }) as ContentBlock);
-    return [...texts, ...this.toolUses];
-  }
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,0 +1,80 @@
+import { createContextManager, type ContextManager } from '../context/context-manager.ts';
+import { createPersistedResultReader } from '../context/persisted-output.ts';
+import { loadSessionContext } from '../context/session-context.ts';
+import { danglingToolUses, syntheticResults, toApiMessages } from '../context/transcript.ts';
+import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
+import type { StoredMessage } from '../stores/message-store.ts';
+import { assembleToolPool } from '../tools/registry.ts';
+import type { ToolUseContext } from '../tools/tool.ts';
+import { query, type QueryEvent, type QueryParams } from './query.ts';
+import { prepareResume, type ResumeCalls } from './resume.ts';
+import { buildSystemPrompt } from './system-prompt.ts';
+import type { TurnDeps } from './turn-deps.ts';
+import type { TurnRecorder } from './turn-recorder.ts';
+import type { TurnRun } from './turn-run.ts';
+
+/**
+ * The start of a turn's loop: reload the conversation (only what follows the last compact
+ * boundary, with the replacement decisions), take the answers of a resume, repair dangling
+ * tool_uses, append the prompt, and start the query loop on it.
+ */
+export async function openTurnLoop(
+  deps: TurnDeps,
+  run: TurnRun,
+  recorder: TurnRecorder,
+  tools: { workspace: ToolUseContext['workspace']; signal: AbortSignal },
+): Promise<AsyncGenerator<QueryEvent>> {
+  const { session, log } = run;
+  const loaded = await loadSessionContext(deps, session);
+  const conversation = loaded.conversation;
+  // The log, not the session's counter, is the truth: a crash between appending a message and
+  // moving the counter leaves the counter one behind.
+  recorder.writer.skipTo(loaded.lastSeq + 1);
+  const context = createContextManager(deps, { session, owner: run.owner, append: recorder.append, loaded, log });
+  let resume: ResumeCalls | undefined;
+  if (run.opts.resume) {
+    const prepared = await prepareResume(deps.approvals, session.sessionId, conversation, recorder.settings);
+    resume = prepared.resume;
+    if (prepared.settings !== recorder.settings) await recorder.saveSettings(prepared.settings);
+  }
+  const waiting = new Set(resume?.blocks.map((b) => b.id) ?? []);
+  const dangling = danglingToolUses(conversation).filter((id) => !waiting.has(id));
+  if (dangling.length > 0) {
+    log.warn('repairing dangling tool_use blocks', { toolUseIds: dangling });
+    conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));
+  }
+  if (run.opts.prompt !== undefined) conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }]));
+  return query(queryParams(deps, run, recorder, { conversation, resume, context, ...tools }));
+}
+
+function queryParams(
+  deps: TurnDeps,
+  run: TurnRun,
+  recorder: TurnRecorder,
+  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; workspace: ToolUseContext['workspace']; signal: AbortSignal },
+): QueryParams {
+  const { config } = deps;
+  const { session, turnId, log, deadlineAt } = run;
+  const permissions = permissionContextFor(recorder.settings, { defaultMode: config.permissions.defaultMode, policy: config.permissions.policy, turn: run.opts.settings });
+  return {
+    client: deps.model,
+    model: config.model.name,
+    maxTokens: config.model.maxTokens,
+    system: buildSystemPrompt(),
+    messages: toApiMessages(loop.conversation),
+    registry: assembleToolPool({ builtins: deps.tools.tools, rules: permissions.rules }),
+    toolContext: {
+      sessionId: session.sessionId, turnId, workspace: loop.workspace, signal: loop.signal, log,
+      persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+    },
+    permissions,
+    hooks: [...(deps.hooks ?? []), ...hooksFor(recorder.settings)],
+    maxToolConcurrency: config.maxToolConcurrency,
+    maxTurns: Math.max(1, config.turn.maxModelCalls - run.modelCallsBefore),
+    signal: loop.signal,
+    shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= config.turn.checkpointMarginMs,
+    resume: loop.resume,
+    context: loop.context,
+    retry: { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName },
+  };
+}

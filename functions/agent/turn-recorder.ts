@@ -1,0 +1,198 @@
+import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { LogAppender } from '../context/session-context.ts';
+import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
+import type { SessionSettings } from '../permissions/session-settings.ts';
+import { assertNever } from '../shared/assert-never.ts';
+import type { IdSource } from '../shared/ids.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts';
+import type { MessageStore, StoredMessage } from '../stores/message-store.ts';
+import type { SessionPatch, SessionRecord, SessionStore } from '../stores/session-store.ts';
+import type { QueryEvent, TurnStopReason } from './query.ts';
+import type { UsageTotals } from './turn-events.ts';
+import type { TurnFeed } from './turn-feed.ts';
+
+/** What the write-ahead append writes to: the log, then the session's head under the lease. */
+export interface AppendDeps {
+  messages: Pick<MessageStore, 'append'>;
+  sessions: Pick<SessionStore, 'updateUnderLease'>;
+  newId: IdSource;
+  clock: () => number;
+  config: { turn: { leaseMs: number } };
+}
+
+export interface LogWriter {
+  append: LogAppender;
+  /** The seq the next item gets (the session's `messageCount` after the last append). */
+  nextSeq(): number;
+  /** Moves the head past items already in the log (a crash between an append and the counter move leaves the counter behind). */
+  skipTo(seq: number): void;
+}
+
+/**
+ * The one write-ahead append, for turns and for work under a session's lease outside a turn
+ * (compaction, import): each item gets the next seq and is durable before the session's head
+ * (`messageCount`, plus whatever `patch` adds) moves past it, under the caller's lease.
+ */
+export function createLogWriter(
+  deps: AppendDeps,
+  at: { sessionId: string; owner: string; turnId: string; firstSeq: number; patch?: () => SessionPatch },
+): LogWriter {
+  let nextSeq = at.firstSeq;
+  const append: LogAppender = async (kind, role, content, extra = {}) => {
+    const message: StoredMessage = {
+      sessionId: at.sessionId, seq: nextSeq, uuid: deps.newId('msg'), turnId: at.turnId, kind, role, content,
+      createdAt: new Date(deps.clock()).toISOString(), ...extra,
+    };
+    await deps.messages.append(message);
+    nextSeq += 1;
+    await deps.sessions.updateUnderLease(at.sessionId, at.owner, { ...at.patch?.(), messageCount: nextSeq }, deps.clock() + deps.config.turn.leaseMs);
+    return message;
+  };
+  return { append, nextSeq: () => nextSeq, skipTo: (seq) => void (nextSeq = Math.max(nextSeq, seq)) };
+}
+
+export interface RecorderDeps extends AppendDeps {
+  approvals: Pick<ApprovalStore, 'put'>;
+}
+
+/** The workspace as the session record keeps it (moves with every append). */
+export type WorkspaceState = () => Pick<SessionPatch, 'workspace' | 'cwd' | 'fileState'>;
+
+export interface TurnOutcome {
+  stopReason: TurnStopReason | 'internal_error';
+  error?: string;
+}
+
+/**
+ * Everything a turn writes while its loop runs: the log (through the write-ahead append), the
+ * session's patch (head, workspace, usage, denials, settings), the calls left waiting, and the
+ * events clients see. `record` is the one mapping from what the query loop yields to stored
+ * messages and turn events.
+ */
+export class TurnRecorder {
+  readonly writer: LogWriter;
+  readonly usage: UsageTotals;
+  readonly turnUsage: UsageTotals = { inputTokens: 0, outputTokens: 0 };
+  modelCalls: number;
+  settings: SessionSettings | undefined;
+  private denials: DenialCounts;
+  private pendingOrder = 0;
+  private done: TurnOutcome = { stopReason: 'internal_error' };
+
+  constructor(
+    private readonly deps: RecorderDeps,
+    private readonly turn: { session: SessionRecord; turnId: string; owner: string; events: TurnFeed; log: Logger; workspace: WorkspaceState; modelCallsBefore: number },
+  ) {
+    const { session } = turn;
+    this.usage = { ...session.usage };
+    this.denials = { ...session.denials };
+    this.settings = session.settings;
+    this.modelCalls = turn.modelCallsBefore;
+    this.writer = createLogWriter(deps, { sessionId: session.sessionId, owner: turn.owner, turnId: turn.turnId, firstSeq: session.messageCount, patch: () => this.patchWithoutHead() });
+  }
+
+  get append(): LogAppender {
+    return this.writer.append;
+  }
+
+  /** The session as this turn leaves it so far (every append writes it; the release and the hand-off too). */
+  patch(): SessionPatch {
+    return { ...this.patchWithoutHead(), messageCount: this.writer.nextSeq() };
+  }
+
+  /** Settings changed for the rest of the session (a remembered answer): written now, under the lease. */
+  async saveSettings(settings: SessionSettings | undefined): Promise<void> {
+    this.settings = settings;
+    await this.deps.sessions.updateUnderLease(this.turn.session.sessionId, this.turn.owner, { settings }, this.deps.clock() + this.deps.config.turn.leaseMs);
+  }
+
+  /** How the loop ended. Calls can be left waiting even when it ended otherwise (a stream that broke mid-way). */
+  outcome(): TurnOutcome {
+    if (this.pendingOrder > 0 && this.done.stopReason !== 'internal_error') return { ...this.done, stopReason: 'awaiting_permission' };
+    return this.done;
+  }
+
+  /** Stores and sends what one event of the query loop means; every kind is handled. */
+  async record(event: QueryEvent): Promise<void> {
+    const { events, log } = this.turn;
+    switch (event.type) {
+      case 'text_delta':
+      case 'tool_progress':
+        return events.push(event);
+      case 'assistant':
+        return this.recordAssistant(event);
+      case 'tool_result':
+        return this.recordToolResult(event);
+      case 'permission_request':
+        await this.waitFor('ask', event.toolUseId, event.toolName, event.input, event.message);
+        return events.push(event);
+      case 'tool_deferred':
+        return this.waitFor('deferred', event.toolUseId, event.toolName, event.input);
+      // Durable records of a broken stream, retries, the fallback and the max_tokens resume request.
+      case 'tombstone': {
+        const stored = await this.append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
+        return events.push({ type: 'tombstone', seq: stored.seq, error: event.error });
+      }
+      case 'retry':
+        log.warn('model call failed; retrying', { attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
+        return events.push({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
+      case 'fallback':
+        log.warn('primary model stayed overloaded; moving to the fallback model', { from: event.from, to: event.to });
+        return events.push({ type: 'model_fallback', from: event.from, to: event.to });
+      case 'meta_user':
+        await this.append('synthetic', 'user', [{ type: 'text', text: event.text }]);
+        return;
+      case 'done':
+        this.done = { stopReason: event.stopReason, ...(event.error !== undefined ? { error: event.error } : {}) };
+        return;
+      default:
+        return assertNever(event, 'query event');
+    }
+  }
+
+  private async recordAssistant(event: Extract<QueryEvent, { type: 'assistant' }>): Promise<void> {
+    const { response } = event;
+    this.modelCalls += 1;
+    for (const totals of [this.turnUsage, this.usage]) {
+      totals.inputTokens += response.usage.inputTokens;
+      totals.outputTokens += response.usage.outputTokens;
+    }
+    // `model` is the model that answered (the fallback after one); `decisions` are the replacement
+    // decisions the request was sent with: a reload re-applies exactly these.
+    const stored = await this.append('assistant', 'assistant', response.content as ContentBlockParam[], {
+      model: response.model, stopReason: response.stopReason, usage: { ...response.usage }, decisions: event.decisions,
+    });
+    const { events } = this.turn;
+    events.push({ type: 'assistant_message', seq: stored.seq, content: response.content, stopReason: response.stopReason, usage: { ...this.turnUsage } });
+    for (const block of response.content) {
+      if (block.type === 'tool_use') events.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+    }
+  }
+
+  private async recordToolResult(event: Extract<QueryEvent, { type: 'tool_result' }>): Promise<void> {
+    const { events } = this.turn;
+    if (event.denied) {
+      const tracked = recordDenial(this.denials, event.toolName);
+      this.denials = tracked.counts;
+      events.push({ type: 'permission_denied', toolUseId: event.block.tool_use_id, toolName: event.toolName, count: tracked.count, ...(tracked.suggestion ? { suggestion: tracked.suggestion } : {}) });
+    }
+    const stored = await this.append('tool_result', 'user', [event.block, ...event.extra]);
+    events.push({
+      type: 'tool_result', seq: stored.seq, toolUseId: event.block.tool_use_id, toolName: event.toolName,
+      isError: event.block.is_error === true, content: event.block.content,
+    });
+  }
+
+  /** A call that waits for a person (ask) or behind one (deferred), in call order. */
+  private async waitFor(kind: PendingApproval['kind'], toolUseId: string, toolName: string, input: unknown, message?: string): Promise<void> {
+    await this.deps.approvals.put({
+      sessionId: this.turn.session.sessionId, toolUseId, turnId: this.turn.turnId, order: this.pendingOrder++, toolName, input, kind,
+      ...(message ? { message } : {}), createdAt: new Date(this.deps.clock()).toISOString(),
+    });
+  }
+
+  private patchWithoutHead(): SessionPatch {
+    return { ...this.turn.workspace(), usage: this.usage, denials: this.denials };
+  }
+}

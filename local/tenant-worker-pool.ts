@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { bundleWorker } from './bundle-worker.ts';
 import type { ChildMessage, ParentMessage } from './tenant-worker.ts';
 
@@ -52,8 +53,14 @@ interface Worker {
 
 const DEFAULT_IDLE_MS = 10 * 60_000;
 const DEFAULT_MAX_WORKERS = 32;
-/** A worker that has not said `ready` by then is treated as crashed. */
+/** A worker that has not said `ready` by then (counted from its fork) is treated as crashed. */
 const START_TIMEOUT_MS = 60_000;
+/**
+ * Workers starting at once. A start is CPU-bound (~0.6 s of loading modules); fifty started
+ * together on two cores each took the whole burst's time, past the start timeout, and were
+ * killed. Starting them a few at a time makes every start quick and the burst no slower.
+ */
+const MAX_CONCURRENT_STARTS = Math.max(2, availableParallelism());
 
 /**
  * One child process per tenant id, the local counterpart of Lambda's tenant isolation mode: the
@@ -74,6 +81,8 @@ export function createTenantWorkerPool(opts: TenantWorkerPoolOptions): TenantWor
   /** Clean-ups of ended workers; a tenant's next worker starts after its previous one's. */
   const gone = new Map<string, Promise<void>>();
   const slotWaiters: (() => void)[] = [];
+  const startWaiters: (() => void)[] = [];
+  let starts = 0;
   let reserved = 0;
   let nextId = 1;
   let closed = false;
@@ -102,6 +111,19 @@ export function createTenantWorkerPool(opts: TenantWorkerPoolOptions): TenantWor
       }
       await new Promise<void>((resolve) => slotWaiters.push(resolve));
     }
+  }
+
+  /** Waits for a start slot; the returned function gives it back (once the worker is ready or gone). */
+  async function startSlot(): Promise<() => void> {
+    while (starts >= MAX_CONCURRENT_STARTS && !closed) await new Promise<void>((resolve) => startWaiters.push(resolve));
+    starts += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      starts -= 1;
+      startWaiters.shift()?.();
+    };
   }
 
   function stop(w: Worker): void {
@@ -219,8 +241,13 @@ export function createTenantWorkerPool(opts: TenantWorkerPoolOptions): TenantWor
           }
           const file = await bundle;
           await gone.get(tenantId);
-          if (closed) throw new Error('The local Lambda runtime is stopped.');
+          const release = await startSlot();
+          if (closed) {
+            release();
+            throw new Error('The local Lambda runtime is stopped.');
+          }
           const w = spawn(tenantId, file);
+          void w.ready.then(release, release);
           workers.set(tenantId, w);
           return w;
         } finally {
@@ -269,6 +296,7 @@ export function createTenantWorkerPool(opts: TenantWorkerPoolOptions): TenantWor
     async close() {
       closed = true;
       for (const wake of slotWaiters.splice(0)) wake();
+      for (const wake of startWaiters.splice(0)) wake();
       const all = [...workers.values()];
       for (const w of all) stop(w);
       await Promise.all(all.map((w) => w.exited));

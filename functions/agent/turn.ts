@@ -14,7 +14,7 @@ import type { MessageKind, StoredMessage } from '../stores/message-store.ts';
 import type { SessionPatch, SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { assembleToolPool } from '../tools/registry.ts';
 import type { UserDecision } from '../tools/run-tool-use.ts';
-import { WorkspaceSession } from '../tools/workspace-session.ts';
+import { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { ContinueTurnEvent } from './continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
@@ -146,15 +146,9 @@ async function runTurn(deps: Deps, run: TurnRun): Promise<TurnSummary> {
   let settings: SessionSettings | undefined = session.settings;
   let denials: DenialCounts = { ...session.denials };
   let pendingOrder = 0;
-  const workspace = new WorkspaceSession(
-    { runner: deps.runner, credentials: deps.workspaceCredentials, bucket: deps.config.bucket },
-    session.sessionId,
-    session.workspace,
-    session.cwd,
-    {},
-    session.fileState,
-    session.settings?.allowedDomains,
-  );
+  const workspace = new WorkspaceSession({
+    deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd, fileState: session.fileState, allowedDomains: session.settings?.allowedDomains,
+  });
   const leaseExpiry = () => deps.clock() + deps.config.turn.leaseMs;
   const sessionPatch = (): SessionPatch => ({
     messageCount: nextSeq, workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState, usage, denials,

@@ -38,7 +38,7 @@ export interface OpOutcome<R> {
 
 export type ResultOf<T extends OpResult['type']> = Extract<OpResult, { type: T }>;
 
-export async function buildRunnerRequest(deps: WorkspaceClientDeps, target: OpTarget, op: RunnerOp): Promise<RunnerRequest> {
+async function buildRunnerRequest(deps: WorkspaceClientDeps, target: OpTarget, op: RunnerOp): Promise<RunnerRequest> {
   const credentials = await deps.workspaceCredentials.forWorkspace(target.workspace.id);
   return {
     sessionId: target.sessionId,

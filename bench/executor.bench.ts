@@ -4,7 +4,7 @@ import { StreamingToolExecutor } from '../functions/tools/execution/streaming-ex
 import { assembleToolPool } from '../functions/tools/registry.ts';
 import type { ToolUseEnv } from '../functions/tools/run-tool-use.ts';
 import { buildTool, type ToolUseContext } from '../functions/tools/tool.ts';
-import { WorkspaceSession } from '../functions/tools/workspace-session.ts';
+import { WorkspaceSession } from '../functions/runner-client/workspace-session.ts';
 
 /**
  * The executor's own overhead per tool call: fake tools that return at once, so everything
@@ -27,11 +27,12 @@ export async function run(): Promise<void> {
     permissions: { mode: 'default', rules: [], unattended: false },
     hooks: [],
   };
-  const workspace = new WorkspaceSession(
-    { runner: { invoke: async () => Promise.reject(new Error('unused')) }, credentials: { forWorkspace: async () => Promise.reject(new Error('unused')) }, bucket: 'b' },
-    's', { id: 'w', version: 0 }, '/workspace',
-  );
-  const context: ToolUseContext = { sessionId: 's', turnId: 't', workspace, signal: new AbortController().signal, log: createLogger({ level: 'error', write: () => {} }) };
+  const log = createLogger({ level: 'error', write: () => {} });
+  const workspace = new WorkspaceSession({
+    deps: { runner: { invoke: async () => Promise.reject(new Error('unused')) }, workspaceCredentials: { forWorkspace: async () => Promise.reject(new Error('unused')) }, config: { bucket: 'b' }, log },
+    sessionId: 's', workspace: { id: 'w', version: 0 }, cwd: '/workspace',
+  });
+  const context: ToolUseContext = { sessionId: 's', turnId: 't', workspace, signal: new AbortController().signal, log };
 
   async function measure(label: string, name: string, callsPerBatch: number, batches: number): Promise<void> {
     const once = async () => {

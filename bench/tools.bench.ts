@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runToolUse } from '../functions/tools/run-tool-use.ts';
-import { WorkspaceSession } from '../functions/tools/workspace-session.ts';
+import { WorkspaceSession } from '../functions/runner-client/workspace-session.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { createParitySession } from '../scripts/parity-case.ts';
 
@@ -21,10 +21,7 @@ export async function run(): Promise<void> {
     for (let i = 0; i < 200; i++) files[`src/mod${i}.ts`] = `export function f${i}() {\n  return ${i};\n}\n`.repeat(20);
     const sessionId = await createParitySession(stack, files);
     const session = (await stack.deps.sessions.get(sessionId))!;
-    const workspace = new WorkspaceSession(
-      { runner: stack.deps.runner, credentials: stack.deps.workspaceCredentials, bucket: stack.deps.config.bucket },
-      sessionId, session.workspace, session.cwd,
-    );
+    const workspace = new WorkspaceSession({ deps: stack.deps, sessionId, workspace: session.workspace, cwd: session.cwd });
     const ctx = { sessionId, turnId: 'bench', workspace, signal: new AbortController().signal, log: stack.deps.log };
     // The full per-call pipeline (validation, permissions in bypass mode, hooks: none) around the runner.
     const env = { pool: stack.deps.tools, permissions: { mode: 'bypassPermissions' as const, rules: [], unattended: false }, hooks: [] };

@@ -5,14 +5,17 @@ export { runnerOpSchema };
 export type * from './ops/index.ts';
 
 /**
- * The wire contract between the harness and the runner (the Lambda Invoke payload). The runner
+ * The wire contract between the harness and the runner (the Lambda Invoke payload), the one
+ * copy both sides import: the runner parses requests with these schemas, the harness builds
+ * them (functions/runner-client/workspace-client.ts) with these types, importing types only so
+ * its bundle does not load the runner's ops. The model's view of paths (/workspace and the one
+ * "inside /workspace" test) lives next to it in virtual-paths.ts, for both sides too. The runner
  * is a stateless executor: everything it needs arrives in the request, everything it changed
  * goes back in the response.
  */
 
 import { VIRTUAL_ROOT } from './virtual-paths.ts';
 import { allowListSchema } from './isolation/network-allow-list.ts';
-export { VIRTUAL_ROOT };
 
 const credentialsSchema = z.object({
   accessKeyId: z.string(),

@@ -1,7 +1,7 @@
 import { errorMessage, SessionBusyError, StratusError } from '../shared/errors.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
-import { WorkspaceSession } from '../tools/workspace-session.ts';
+import { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { ContinueTurnEvent } from './continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
@@ -111,15 +111,10 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
 }
 
 function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
-  return new WorkspaceSession(
-    { runner: deps.runner, credentials: deps.workspaceCredentials, bucket: deps.config.bucket },
-    session.sessionId,
-    session.workspace,
-    session.cwd,
-    {},
-    session.fileState,
-    session.settings?.allowedDomains,
-  );
+  return new WorkspaceSession({
+    deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd,
+    fileState: session.fileState, allowedDomains: session.settings?.allowedDomains,
+  });
 }
 
 /**

@@ -1,8 +1,7 @@
 import { Hono } from 'hono';
-import { HTTPException } from 'hono/http-exception';
 import type { Deps } from '../deps/deps.ts';
-import { StratusError } from '../shared/errors.ts';
 import { bearerAuth, type AuthVariables } from './auth.ts';
+import { errorResponse } from './error-response.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { contextRoutes } from './routes/context.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -30,18 +29,7 @@ export function createApp(deps: Deps) {
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));
 
-  app.onError((err, c) => {
-    if (err instanceof StratusError) {
-      if (err.status >= 500) deps.log.error('request failed', { path: c.req.path, error: err.message, code: err.code });
-      if (err.retryAfterSeconds !== undefined) c.header('Retry-After', String(err.retryAfterSeconds));
-      return c.json({ error: { code: err.code, message: err.message } }, err.status as 400);
-    }
-    if (err instanceof HTTPException) {
-      return c.json({ error: { code: 'http_error', message: err.message } }, err.status);
-    }
-    deps.log.error('unhandled error', { path: c.req.path, error: err.message, stack: err.stack });
-    return c.json({ error: { code: 'internal_error', message: 'Internal error; see the server logs.' } }, 500);
-  });
+  app.onError((err, c) => errorResponse(err, c, deps.log));
 
   return app;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { seedFilesProblem, type SeedContent } from '../../sandbox-runner/workspace/file-keys.ts';
-import { StratusError, UserError } from '../shared/errors.ts';
+import { LimitError, UserError } from '../shared/errors.ts';
 
 /** Seed files in a body: relative path → UTF-8 text, or `{ base64 }` for binary. */
 export const seedFilesSchema = z
@@ -15,6 +15,6 @@ export function assertSeedFiles(files: Record<string, SeedContent> | undefined, 
   if (!files) return;
   const problem = seedFilesProblem(files);
   if (!problem) return;
-  if (problem.kind === 'too_large') throw new StratusError(problem.message, 413, 'request_too_large');
+  if (problem.kind === 'too_large') throw new LimitError(problem.message, 'request_too_large');
   throw new UserError(`Invalid body: "${field}": ${problem.message}`);
 }

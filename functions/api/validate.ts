@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { hasLoneSurrogate } from '../../sandbox-runner/workspace/file-keys.ts';
-import { StratusError, UserError } from '../shared/errors.ts';
+import { LimitError, UserError } from '../shared/errors.ts';
 
 /**
  * Largest JSON body read. Lambda refuses requests over 6 MB before they reach us; the local
@@ -55,8 +55,8 @@ async function readUtf8Body(c: Context): Promise<string> {
   }
 }
 
-function tooLarge(bytes: number): StratusError {
-  return new StratusError(`The request body is at least ${bytes} bytes; at most ${MAX_JSON_BODY_BYTES} are accepted.`, 413, 'request_too_large');
+function tooLarge(bytes: number): LimitError {
+  return new LimitError(`The request body is at least ${bytes} bytes; at most ${MAX_JSON_BODY_BYTES} are accepted.`, 'request_too_large');
 }
 
 /** Refuses strings with unpaired surrogates (valid JSON escapes, invalid text) and deep nesting. */

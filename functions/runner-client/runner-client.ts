@@ -1,6 +1,6 @@
 import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { RunnerRequest, RunnerResponse, StorageCredentials } from '../../sandbox-runner/protocol.ts';
-import { SystemError } from '../shared/errors.ts';
+import { RunnerFailedError } from './runner-errors.ts';
 import { isConnectionReset, isRetryableOnReset, RUNNER_RESET_RETRIES } from './runner-retry.ts';
 import { runnerTenantId } from './runner-tenant.ts';
 
@@ -12,13 +12,6 @@ export interface RunnerClient {
 /** Mints the short-lived, workspace-scoped storage credentials sent with each runner call. */
 export interface WorkspaceCredentialSource {
   forWorkspace(workspaceId: string): Promise<StorageCredentials>;
-}
-
-/** Thrown when the runner itself failed (crashed, timed out, unreachable): an infrastructure error. */
-export class RunnerFailedError extends SystemError {
-  constructor(message: string) {
-    super(message, 'runner_failed');
-  }
 }
 
 /** Pause before sending a retryable op again after a reset (doubled each time). */

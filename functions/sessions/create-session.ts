@@ -1,9 +1,10 @@
 import { VIRTUAL_ROOT } from '../../sandbox-runner/virtual-paths.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { SessionSettings } from '../permissions/session-settings.ts';
+import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
+import { runOp, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { UserError } from '../shared/errors.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
-import { WorkspaceSession } from '../tools/workspace-session.ts';
 
 export interface CreateSessionInput {
   tenantId: string;
@@ -13,22 +14,20 @@ export interface CreateSessionInput {
   settings?: SessionSettings;
 }
 
+/** What creating a session uses: ids, the clock, the session store, a log and the workspace client. */
+export type CreateSessionDeps = Pick<Deps, 'newId' | 'clock' | 'sessions' | 'log'> & WorkspaceClientDeps;
+
 /** Creates a session and its workspace (seeded through the runner, which owns the S3 layout). */
-export async function createSession(deps: Deps, input: CreateSessionInput): Promise<SessionRecord> {
+export async function createSession(deps: CreateSessionDeps, input: CreateSessionInput): Promise<SessionRecord> {
   const sessionId = deps.newId('ses');
-  const workspaceId = deps.newId('ws');
-  const workspace = new WorkspaceSession(
-    { runner: deps.runner, credentials: deps.workspaceCredentials, bucket: deps.config.bucket },
-    sessionId,
-    { id: workspaceId, version: 0 },
-    VIRTUAL_ROOT,
-  );
+  const workspace = { id: deps.newId('ws'), version: 0 };
   if (input.files && Object.keys(input.files).length > 0) {
     try {
-      await workspace.run({ type: 'create_workspace', files: input.files });
+      const seeded = await runOp(deps, { sessionId, workspace, cwd: VIRTUAL_ROOT }, { type: 'create_workspace', files: input.files });
+      workspace.version = seeded.version;
     } catch (err) {
-      // The runner refuses bad seeds (paths outside, too many files) with a message for the caller.
-      if (err instanceof Error && err.name === 'ToolError') throw new UserError(`Invalid "files": ${err.message}`);
+      // The runner refuses bad seeds (a path outside, a file where a folder is) with a message for the caller.
+      if (err instanceof WorkspaceInputError) throw new UserError(`Invalid "files": ${err.message}`);
       throw err;
     }
   }
@@ -41,13 +40,13 @@ export async function createSession(deps: Deps, input: CreateSessionInput): Prom
     status: 'idle',
     ...(input.title ? { title: input.title } : {}),
     messageCount: 0,
-    workspace: workspace.workspace,
+    workspace,
     cwd: VIRTUAL_ROOT,
     usage: { inputTokens: 0, outputTokens: 0 },
     turnCount: 0,
     ...(input.settings ? { settings: input.settings } : {}),
   };
   await deps.sessions.create(record);
-  deps.log.info('session created', { sessionId, workspaceId, files: Object.keys(input.files ?? {}).length });
+  deps.log.info('session created', { sessionId, workspaceId: workspace.id, files: Object.keys(input.files ?? {}).length });
   return record;
 }

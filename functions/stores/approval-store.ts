@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { NotFoundError, StratusError } from '../shared/errors.ts';
+import { ConflictError, NotFoundError } from '../shared/errors.ts';
 
 /**
  * A tool call left waiting when its turn ended: either it asked for permission (`ask`) or it
@@ -24,9 +24,9 @@ export interface PendingApproval {
   decidedAt?: string;
 }
 
-export class ApprovalAlreadyDecidedError extends StratusError {
+export class ApprovalAlreadyDecidedError extends ConflictError {
   constructor(toolUseId: string) {
-    super(`Tool call ${toolUseId} already has an answer.`, 409, 'already_decided');
+    super(`Tool call ${toolUseId} already has an answer.`, 'already_decided');
   }
 }
 

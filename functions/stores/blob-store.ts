@@ -36,6 +36,7 @@ export class BlobStore {
   }
 }
 
+/** S3 answers a failed `If-None-Match`/`If-Match` with 412 PreconditionFailed, whatever the message. */
 function isPreconditionFailed(err: unknown): boolean {
-  return err instanceof S3ServiceException && (err.$metadata.httpStatusCode === 412 || err.name === 'PreconditionFailed');
+  return err instanceof S3ServiceException && err.$metadata.httpStatusCode === 412;
 }

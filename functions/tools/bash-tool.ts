@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VIRTUAL_ROOT } from '../../sandbox-runner/virtual-paths.ts';
+import { isInsideWorkspace, VIRTUAL_ROOT } from '../../sandbox-runner/virtual-paths.ts';
 import { isReadOnlyCommand } from './bash/classify-command.ts';
 import { loadShellParser } from './bash/shell-parser.ts';
 import { buildTool } from './tool.ts';
@@ -48,7 +48,7 @@ export const bashTool = buildTool({
     });
     // A command may cd anywhere it can see; the next call starts back inside the workspace.
     const cwd = ctx.workspace.cwd;
-    const cwdReset = cwd !== VIRTUAL_ROOT && !cwd.startsWith(`${VIRTUAL_ROOT}/`);
+    const cwdReset = !isInsideWorkspace(cwd);
     if (cwdReset) ctx.workspace.setCwd(VIRTUAL_ROOT);
     return {
       data: {

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { PermissionCheck } from '../permissions/types.ts';
 import type { PersistedResultReader } from '../context/persisted-output.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { WorkspaceSession } from './workspace-session.ts';
+import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 
 /** What a tool call can see and use. Built per call by the executor. */
 export interface ToolContext {

@@ -1,43 +1,25 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import type { OpResult, RunnerOp, RunnerResponse } from '../../sandbox-runner/protocol.ts';
+import type { RunnerOp } from '../../sandbox-runner/protocol.ts';
 import type { Deps } from '../deps/deps.ts';
-import { SessionBusyError, StratusError, SystemError, UserError } from '../shared/errors.ts';
+import { runOp, type ResultOf, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
+import { ConflictError, SessionBusyError } from '../shared/errors.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 
-/** The runner's refusal, as the HTTP caller should see it. */
-function failure(deps: Deps, response: Extract<RunnerResponse, { ok: false }>): StratusError {
-  switch (response.error.kind) {
-    case 'tool_error':
-      return new UserError(response.error.message);
-    case 'limit':
-      return new StratusError(response.error.message, 413, 'workspace_limit');
-    case 'conflict':
-      return new StratusError(response.error.message, 409, 'workspace_conflict');
-    case 'bad_request':
-      // Our request did not match the runner's protocol: a bug on this side, whose details (the
-      // runner's schema errors) are for the logs, not the caller.
-      deps.log.error('the runner refused a request', { error: response.error.message });
-      return new SystemError('The sandbox runner refused the request; see the server logs.');
-  }
-}
-
-/** Runs one op on the session's workspace at its current version (read-only ops). */
-export async function runWorkspaceOp<T extends OpResult['type']>(
-  deps: Deps,
+/**
+ * Runs one op on the session's workspace at its current version (read-only ops). A refusal
+ * arrives as the workspace client's typed error, which the API answers with its status.
+ */
+export async function runWorkspaceOp<T extends RunnerOp['type']>(
+  deps: WorkspaceClientDeps,
   session: SessionRecord,
   op: RunnerOp & { type: T },
-): Promise<Extract<OpResult, { type: T }>> {
-  const credentials = await deps.workspaceCredentials.forWorkspace(session.workspace.id);
-  const response = await deps.runner.invoke({
-    sessionId: session.sessionId,
-    workspace: { bucket: deps.config.bucket, id: session.workspace.id, version: session.workspace.version, credentials },
-    cwd: session.cwd,
-    op,
-  });
-  if (!response.ok) throw failure(deps, response);
-  return response.result as Extract<OpResult, { type: T }>;
+): Promise<ResultOf<T>> {
+  return (await runOp<T>(deps, { sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd }, op)).result;
 }
+
+/** What an import uses: the workspace client, plus the session lease and the ids that name its owner. */
+export type ImportDeps = WorkspaceClientDeps & Pick<Deps, 'sessions' | 'clock' | 'instanceId' | 'newId'>;
 
 /**
  * Fills a session's empty workspace (an archive import or a git clone). Holds the session's
@@ -45,14 +27,13 @@ export async function runWorkspaceOp<T extends OpResult['type']>(
  * version when it releases it.
  */
 export async function importIntoWorkspace<T extends 'import_archive' | 'import_git'>(
-  deps: Deps,
+  deps: ImportDeps,
   session: SessionRecord,
   op: RunnerOp & { type: T },
-): Promise<{ version: number; result: Extract<OpResult, { type: T }> }> {
+): Promise<{ version: number; result: ResultOf<T> }> {
   if (session.workspace.version !== 0) {
-    throw new StratusError(
+    throw new ConflictError(
       `Session ${session.sessionId} already has workspace content (version ${session.workspace.version}); import into a new session.`,
-      409,
       'workspace_not_empty',
     );
   }
@@ -65,15 +46,9 @@ export async function importIntoWorkspace<T extends 'import_archive' | 'import_g
   }
   let version = 0;
   try {
-    const credentials = await deps.workspaceCredentials.forWorkspace(session.workspace.id);
-    const response = await deps.runner.invoke({
-      sessionId: session.sessionId,
-      workspace: { bucket: deps.config.bucket, id: session.workspace.id, version: 0, credentials },
-      op,
-    });
-    if (!response.ok) throw failure(deps, response);
-    version = response.version;
-    return { version, result: response.result as Extract<OpResult, { type: T }> };
+    const outcome = await runOp<T>(deps, { sessionId: session.sessionId, workspace: { id: session.workspace.id, version: 0 } }, op);
+    version = outcome.version;
+    return { version, result: outcome.result };
   } finally {
     await deps.sessions.releaseLease(session.sessionId, owner, { status: 'idle', ...(version ? { workspace: { ...session.workspace, version } } : {}) });
   }
@@ -84,22 +59,25 @@ export function uploadKey(workspaceId: string, name: string): { full: string; re
   return { full: `workspaces/${workspaceId}/${relative}`, relative };
 }
 
+/** What the upload and download helpers use: the bucket, the credential source and an S3 client factory. */
+type StorageDeps = Pick<Deps, 'workspaceCredentials' | 'workspaceStorage'> & { config: { bucket: string } };
+
 /** A client holding only this workspace's minted credentials (the API's role has no workspace access). */
-async function workspaceS3(deps: Deps, workspaceId: string) {
+async function workspaceS3(deps: StorageDeps, workspaceId: string) {
   return deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
 }
 
-export async function putUpload(deps: Deps, workspaceId: string, key: string, body: Readable, length: number): Promise<void> {
+export async function putUpload(deps: StorageDeps, workspaceId: string, key: string, body: Readable, length: number): Promise<void> {
   const s3 = await workspaceS3(deps, workspaceId);
   await s3.send(new PutObjectCommand({ Bucket: deps.config.bucket, Key: key, Body: body, ContentLength: length }));
 }
 
-export async function deleteObject(deps: Deps, workspaceId: string, key: string): Promise<void> {
+export async function deleteObject(deps: StorageDeps, workspaceId: string, key: string): Promise<void> {
   const s3 = await workspaceS3(deps, workspaceId);
   await s3.send(new DeleteObjectCommand({ Bucket: deps.config.bucket, Key: key }));
 }
 
-export async function getObjectStream(deps: Deps, workspaceId: string, key: string): Promise<ReadableStream> {
+export async function getObjectStream(deps: StorageDeps, workspaceId: string, key: string): Promise<ReadableStream> {
   const s3 = await workspaceS3(deps, workspaceId);
   const out = await s3.send(new GetObjectCommand({ Bucket: deps.config.bucket, Key: key }));
   return out.Body!.transformToWebStream();

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { VIRTUAL_ROOT } from '../virtual-paths.ts';
+import { isInsideWorkspace, VIRTUAL_ROOT } from '../virtual-paths.ts';
 import { proxyUrlWithToken } from '../egress/egress-token.ts';
 import { ToolInputError } from '../ops/op-context.ts';
 import { SANDBOX_PATH } from './bwrap-sandbox.ts';
@@ -96,7 +96,7 @@ async function pointLink(linkPath: string, target: string): Promise<void> {
 }
 
 function toVirtual(logical: string, linkPath: string): string | undefined {
-  if (logical === VIRTUAL_ROOT || logical.startsWith(`${VIRTUAL_ROOT}/`)) return logical;
+  if (logical.startsWith('/') && isInsideWorkspace(logical)) return logical;
   if (logical === linkPath) return VIRTUAL_ROOT;
   if (logical.startsWith(`${linkPath}/`)) return path.posix.join(VIRTUAL_ROOT, logical.slice(linkPath.length + 1));
   return logical || undefined;

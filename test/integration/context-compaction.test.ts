@@ -77,6 +77,22 @@ describe('compaction', () => {
     expect(res.json.error).toEqual({ code: 'not_enough_messages', message: 'Not enough messages to compact.' });
   });
 
+  it('answers a manual compaction whose summary call the model refuses with 502 model_error, and writes no boundary', async () => {
+    const { stack, api } = env;
+    const sessionId = await api.createSession();
+    stack.model!.enqueue(text('One.'));
+    await api.turn(sessionId, 'first');
+    stack.model!.enqueue(text('Two.'));
+    await api.turn(sessionId, 'second');
+    stack.model!.enqueue({ error: { status: 400, type: 'invalid_request_error', message: 'no summary today' } });
+    const res = await api.request('POST', `/v1/sessions/${sessionId}/compact`);
+    expect(res.status).toBe(502);
+    expect(res.json.error.code).toBe('model_error');
+    expect(res.json.error.message).toMatch(/^The model API failed: 400 .*no summary today/);
+    expect((await stack.deps.messages.loadFrom(sessionId, 0)).some((m) => m.kind === 'compact_boundary')).toBe(false);
+    expect(stack.model!.remaining()).toBe(0);
+  });
+
   it('stops trying after three failed auto-compactions in a row', async () => {
     const { stack, api } = env;
     const sessionId = await api.createSession();

@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkspaceSession } from '../../functions/tools/workspace-session.ts';
+import { WorkspaceSession } from '../../functions/runner-client/workspace-session.ts';
+import { createLogger } from '../../functions/shared/logger.ts';
 import { LOCAL_S3_CREDENTIALS } from '../../local/s3-server.ts';
 import type { RunnerResponse } from '../../sandbox-runner/protocol.ts';
 import type { RunnerWithCopies } from '../../sandbox-runner/runner.ts';
@@ -85,12 +86,17 @@ describe('a version the caller never heard of', () => {
 
   it('is reported once as a conflict naming the newest version, which the session adopts and then works from', async () => {
     const runner = fx.runnerAt('a');
-    const session = new WorkspaceSession(
-      { runner: { invoke: (request) => runner(request) }, credentials: { forWorkspace: async () => ({ ...LOCAL_S3_CREDENTIALS }) }, bucket: BUCKET },
-      'ses_conflict',
-      { id: fx.newWorkspaceId(), version: 0 },
-      '/workspace',
-    );
+    const session = new WorkspaceSession({
+      deps: {
+        runner: { invoke: (request) => runner(request) },
+        workspaceCredentials: { forWorkspace: async () => ({ ...LOCAL_S3_CREDENTIALS }) },
+        config: { bucket: BUCKET },
+        log: createLogger({ level: 'error', write: () => {} }),
+      },
+      sessionId: 'ses_conflict',
+      workspace: { id: fx.newWorkspaceId(), version: 0 },
+      cwd: '/workspace',
+    });
     await session.run({ type: 'create_workspace', files: { 'f.txt': 'seed\n' } });
     expect(session.version).toBe(1);
 

@@ -1,7 +1,8 @@
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLambdaRunnerClient, RunnerFailedError } from '../../functions/runner-client/runner-client.ts';
+import { createLambdaRunnerClient } from '../../functions/runner-client/runner-client.ts';
+import { RunnerFailedError } from '../../functions/runner-client/runner-errors.ts';
 import { runnerTenantId } from '../../functions/runner-client/runner-tenant.ts';
 import type { RunnerRequest, RunnerResponse } from '../../sandbox-runner/protocol.ts';
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server.ts';

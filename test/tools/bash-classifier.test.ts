@@ -25,7 +25,7 @@ const NOT_READ_ONLY = [
   'git -C sub status', 'git --no-pager log', '(ls; pwd)', 'grep foo < input.txt', 'cat <<EOF\nplain text\nEOF',
   'ls # comment', 'wc -c < file', "sed 's/a/b/g' file",
   // Reading outside the workspace is not read-only here either.
-  'cut -d: -f1 /etc/passwd', 'cat ~/.ssh/id_rsa', 'ls /root',
+  'cut -d: -f1 /etc/passwd', 'cat ~/.ssh/id_rsa', 'ls /root', 'cat /workspace/../etc/passwd', 'ls /workspace2',
   'rm -rf /', 'rm file', 'mv a b', 'cp a b', 'mkdir x', 'touch x', 'chmod +x f', 'tee out.txt', 'npm install', 'node script.js',
   'python3 -c "print(1)"', 'curl https://example.com', 'ls > out.txt', 'echo hi >> log.txt', 'cat a > b', 'ls &> all.log',
   'echo $(rm -rf /)', 'echo `whoami`', 'cat <(ls)', 'diff <(ls a) <(ls b)', 'FOO=bar ls', 'export FOO=bar', 'cd src && git status',

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { query, type QueryEvent, type QueryParams } from '../../functions/agent/query.ts';
 import { assembleToolPool } from '../../functions/tools/registry.ts';
 import { readTool } from '../../functions/tools/read-tool.ts';
-import { WorkspaceSession } from '../../functions/tools/workspace-session.ts';
+import { WorkspaceSession } from '../../functions/runner-client/workspace-session.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../local/scripted-model/server.ts';
-import { deferred, gatedTool, instantTool, open, testContext, type Deferred } from './support/fake-tools.ts';
+import { deferred, gatedTool, instantTool, memoryLogger, open, testContext, type Deferred } from './support/fake-tools.ts';
 import { withoutCacheControl } from '../support/request-bodies.ts';
 
 /** Every tool_use in a yielded assistant message has exactly one yielded tool_result. */
@@ -121,10 +121,15 @@ describe('the query loop and its tool results', () => {
   });
 
   it('turns a runner failure into an error result and carries on', async () => {
-    const failingRunner = new WorkspaceSession(
-      { runner: { invoke: async () => Promise.reject(new Error('Runner invocation timed out after 900s')) }, credentials: { forWorkspace: async () => ({ accessKeyId: 'a', secretAccessKey: 'b' }) }, bucket: 'b' },
-      'ses', { id: 'ws', version: 0 }, '/workspace',
-    );
+    const failingRunner = new WorkspaceSession({
+      deps: {
+        runner: { invoke: async () => Promise.reject(new Error('Runner invocation timed out after 900s')) },
+        workspaceCredentials: { forWorkspace: async () => ({ accessKeyId: 'a', secretAccessKey: 'b' }) },
+        config: { bucket: 'b' },
+        log: memoryLogger().log,
+      },
+      sessionId: 'ses', workspace: { id: 'ws', version: 0 }, cwd: '/workspace',
+    });
     model.enqueue(
       { content: [{ type: 'tool_use', id: 'toolu_r', name: 'Read', input: { file_path: '/workspace/a.txt' } }] },
       { content: [{ type: 'text', text: 'ok' }] },

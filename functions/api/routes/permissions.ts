@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { startTurn } from '../../agent/turn.ts';
 import type { Deps } from '../../deps/deps.ts';
-import { NotFoundError, StratusError } from '../../shared/errors.ts';
+import { LimitError, NotFoundError } from '../../shared/errors.ts';
 import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
 import type { PendingApproval } from '../../stores/approval-store.ts';
@@ -46,7 +46,7 @@ export function permissionRoutes(deps: Deps) {
     const body = await parseJsonBody(c, answerBody);
     const inputBytes = Buffer.byteLength(JSON.stringify(body.updatedInput ?? {}));
     if (inputBytes > MAX_UPDATED_INPUT_BYTES) {
-      throw new StratusError(`"updatedInput" takes ${inputBytes} bytes as JSON; at most ${MAX_UPDATED_INPUT_BYTES} are stored with an answer.`, 413, 'request_too_large');
+      throw new LimitError(`"updatedInput" takes ${inputBytes} bytes as JSON; at most ${MAX_UPDATED_INPUT_BYTES} are stored with an answer.`, 'request_too_large');
     }
     const sessionId = c.req.param('id');
     const tenantId = c.get('tenantId');

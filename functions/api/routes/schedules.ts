@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Deps } from '../../deps/deps.ts';
-import { StratusError, UserError } from '../../shared/errors.ts';
+import { LimitError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
 import { runScheduledTask } from '../../schedules/run-schedule.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
@@ -107,9 +107,8 @@ export function scheduleRoutes(deps: Deps) {
 function assertFits(record: ScheduleRecord): void {
   const bytes = Buffer.byteLength(JSON.stringify(record));
   if (bytes > MAX_SCHEDULE_BYTES) {
-    throw new StratusError(
+    throw new LimitError(
       `The schedule would take ${bytes} bytes with its prompt and seed files; at most ${MAX_SCHEDULE_BYTES} are stored. Shorten the prompt, or seed fewer files (or run in an existing session with "sessionId").`,
-      413,
       'request_too_large',
     );
   }

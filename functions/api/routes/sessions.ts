@@ -6,7 +6,7 @@ import type { Deps } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
-import { StratusError, UserError } from '../../shared/errors.ts';
+import { LimitError, UserError } from '../../shared/errors.ts';
 import type { AuthVariables } from '../auth.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { parseJsonBody, parseWith } from '../validate.ts';
@@ -37,7 +37,7 @@ export function sessionRoutes(deps: Deps) {
     assertSeedFiles(body.files, 'files');
     const settingsBytes = Buffer.byteLength(JSON.stringify(body.settings ?? {}));
     if (settingsBytes > MAX_SETTINGS_BYTES) {
-      throw new StratusError(`"settings" take ${settingsBytes} bytes as JSON; at most ${MAX_SETTINGS_BYTES} are stored with a session.`, 413, 'request_too_large');
+      throw new LimitError(`"settings" take ${settingsBytes} bytes as JSON; at most ${MAX_SETTINGS_BYTES} are stored with a session.`, 'request_too_large');
     }
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');

@@ -6,7 +6,7 @@ import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/workspace/limits.ts';
 import type { Deps } from '../../deps/deps.ts';
 import { keyMessage, keyProblem } from '../../../sandbox-runner/workspace/file-keys.ts';
-import { StratusError, UserError } from '../../shared/errors.ts';
+import { LimitError, UserError } from '../../shared/errors.ts';
 import { deleteObject, getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey } from '../../workspaces/workspace-ops.ts';
 import type { AuthVariables } from '../auth.ts';
 import { parseJsonBody } from '../validate.ts';
@@ -37,13 +37,13 @@ export function workspaceRoutes(deps: Deps) {
     const record = await session(c.req.param('id'), c.get('tenantId'));
     const length = Number(c.req.header('content-length'));
     if (!Number.isInteger(length) || length <= 0) {
-      throw new StratusError('Send the tar.gz as the request body with a Content-Length header.', 411, 'length_required');
+      throw new UserError('Send the tar.gz as the request body with a Content-Length header.', 'length_required', 411);
     }
     if (length > MAX_ARCHIVE_UPLOAD_BYTES) {
-      throw new StratusError(`The archive is ${length} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 413, 'workspace_limit');
+      throw new LimitError(`The archive is ${length} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
     }
     const body = c.req.raw.body;
-    if (!body) throw new StratusError('Send the tar.gz as the request body.', 411, 'length_required');
+    if (!body) throw new UserError('Send the tar.gz as the request body.', 'length_required', 411);
     const key = uploadKey(record.workspace.id, deps.newId('up'));
     await putUpload(deps, record.workspace.id, key.full, Readable.fromWeb(body as unknown as NodeWebStream), length);
     try {

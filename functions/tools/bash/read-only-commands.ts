@@ -1,3 +1,5 @@
+import { isInsideWorkspace } from '../../../sandbox-runner/virtual-paths.ts';
+
 /**
  * Which commands may run without changing anything, and with which arguments. A command that
  * is not listed, or that uses an argument its rule rejects, is not read-only. Rules look at
@@ -21,11 +23,14 @@ export const FILE_READING_COMMANDS = new Set([
   'md5sum', 'sha1sum', 'sha256sum', 'base64', 'look', 'cksum', 'fmt', 'pr', 'readlink', 'realpath',
 ]);
 
-/** An operand naming a place outside the workspace: an absolute path not under /workspace, or the home directory. */
+/**
+ * An operand naming a place outside the workspace: an absolute path not under /workspace (after
+ * `..` is resolved), or the home directory.
+ */
 export function isOutsideWorkspace(arg: string): boolean {
   if (arg.startsWith('~')) return true;
   if (!arg.startsWith('/')) return false;
-  return !(arg === '/workspace' || arg.startsWith('/workspace/'));
+  return !isInsideWorkspace(arg);
 }
 
 export const READ_ONLY_COMMANDS: Record<string, ArgsRule> = {

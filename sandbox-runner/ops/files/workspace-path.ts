@@ -1,6 +1,5 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { VIRTUAL_ROOT } from '../../virtual-paths.ts';
 import type { OpContext } from '../op-context.ts';
 
 export interface ResolvedPath {
@@ -48,8 +47,4 @@ async function similarSibling(real: string): Promise<string | undefined> {
   const stem = path.basename(real, path.extname(real));
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   return names.find((name) => path.basename(name, path.extname(name)) === stem && path.join(dir, name) !== real);
-}
-
-export function isUnderRoot(virtual: string): boolean {
-  return virtual === VIRTUAL_ROOT || virtual.startsWith(`${VIRTUAL_ROOT}/`);
 }

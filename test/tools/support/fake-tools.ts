@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { createLogger, type Logger } from '../../../functions/shared/logger.ts';
 import { buildTool, type Tool, type ToolContext, type ToolResult, type ToolUseContext } from '../../../functions/tools/tool.ts';
-import { WorkspaceSession } from '../../../functions/tools/workspace-session.ts';
+import { WorkspaceSession } from '../../../functions/runner-client/workspace-session.ts';
 
 export interface Deferred<T = void> {
   promise: Promise<T>;
@@ -32,16 +32,17 @@ export function memoryLogger(): { log: Logger; lines: Record<string, unknown>[] 
 
 /** A tool context for tools that never touch the workspace: any runner call fails loudly. */
 export function testContext(signal: AbortSignal = new AbortController().signal, log: Logger = memoryLogger().log): ToolUseContext {
-  const workspace = new WorkspaceSession(
-    {
+  const workspace = new WorkspaceSession({
+    deps: {
       runner: { invoke: async () => Promise.reject(new Error('no runner in this test')) },
-      credentials: { forWorkspace: async () => Promise.reject(new Error('no credentials in this test')) },
-      bucket: 'none',
+      workspaceCredentials: { forWorkspace: async () => Promise.reject(new Error('no credentials in this test')) },
+      config: { bucket: 'none' },
+      log,
     },
-    'ses_test',
-    { id: 'ws_test', version: 0 },
-    '/workspace',
-  );
+    sessionId: 'ses_test',
+    workspace: { id: 'ws_test', version: 0 },
+    cwd: '/workspace',
+  });
   return { sessionId: 'ses_test', turnId: 'turn_test', workspace, signal, log };
 }
 

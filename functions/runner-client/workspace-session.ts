@@ -1,0 +1,106 @@
+import path from 'node:path';
+import type { FileStateEntry, OpResult, RunnerOp } from '../../sandbox-runner/protocol.ts';
+import { WorkspaceConflictError } from './runner-errors.ts';
+import { runOp, type ResultOf, type WorkspaceClientDeps } from './workspace-client.ts';
+
+/** Files remembered per session; the oldest are forgotten first (they would need a fresh Read anyway). */
+export const MAX_FILE_STATE_ENTRIES = 200;
+
+export interface WorkspaceSessionOptions {
+  deps: WorkspaceClientDeps;
+  sessionId: string;
+  /** The workspace and the version the first op starts from. */
+  workspace: { id: string; version: number };
+  cwd: string;
+  /** Session variables for commands. */
+  env?: Record<string, string>;
+  /** The read-file state as stored in the session record. */
+  fileState?: Record<string, FileStateEntry>;
+  /** Hosts the session's commands may reach over HTTP(S); none when absent or empty. */
+  allowedDomains?: readonly string[];
+}
+
+/**
+ * One session's workspace as tools use it: every operation goes to the runner with the current
+ * version and cwd, and the version and cwd the runner reports become current. The turn engine
+ * persists them after each call, so the next turn (on any instance) starts where this one ended.
+ * The read-file state travels the same way: Read records what the model saw, Write and Edit
+ * check it in the runner and record what they wrote.
+ */
+export class WorkspaceSession {
+  readonly sessionId: string;
+  private readonly deps: WorkspaceClientDeps;
+  private ref: { id: string; version: number };
+  private currentCwd: string;
+  private readonly env: Record<string, string>;
+  private readonly allowedDomains: readonly string[];
+  private readonly files: Map<string, FileStateEntry>;
+
+  constructor(opts: WorkspaceSessionOptions) {
+    this.deps = opts.deps;
+    this.sessionId = opts.sessionId;
+    this.ref = { ...opts.workspace };
+    this.currentCwd = opts.cwd;
+    this.env = opts.env ?? {};
+    this.allowedDomains = opts.allowedDomains ?? [];
+    this.files = new Map(Object.entries(opts.fileState ?? {}));
+  }
+
+  /** The read-file state as stored in the session record. */
+  get fileState(): Record<string, FileStateEntry> {
+    return Object.fromEntries(this.files);
+  }
+
+  /** The absolute virtual path a tool's path argument names (relative ones start at the cwd). */
+  resolvePath(filePath: string): string {
+    return path.posix.resolve(this.currentCwd, filePath);
+  }
+
+  getFileState(filePath: string): FileStateEntry | undefined {
+    return this.files.get(this.resolvePath(filePath));
+  }
+
+  setFileState(virtualPath: string, entry: FileStateEntry): void {
+    this.files.delete(virtualPath);
+    // Stored as DynamoDB attributes: no undefined members.
+    this.files.set(virtualPath, JSON.parse(JSON.stringify(entry)) as FileStateEntry);
+    while (this.files.size > MAX_FILE_STATE_ENTRIES) this.files.delete(this.files.keys().next().value!);
+  }
+
+  get version(): number {
+    return this.ref.version;
+  }
+
+  get workspace(): { id: string; version: number } {
+    return { ...this.ref };
+  }
+
+  get cwd(): string {
+    return this.currentCwd;
+  }
+
+  setCwd(cwd: string): void {
+    this.currentCwd = cwd;
+  }
+
+  /**
+   * Runs an op at the current version and cwd. A refusal is thrown as the typed error
+   * runner-errors.ts decodes (the tool pipeline gives its message to the model).
+   */
+  async run<T extends OpResult['type']>(op: RunnerOp & { type: T }): Promise<ResultOf<T>> {
+    const target = { sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains: this.allowedDomains };
+    try {
+      const outcome = await runOp<T>(this.deps, target, op);
+      this.ref = { ...this.ref, version: outcome.version };
+      this.currentCwd = outcome.cwd;
+      return outcome.result;
+    } catch (err) {
+      // Someone else published meanwhile and this change was dropped: move to their version, so
+      // the next call reloads it instead of conflicting with it forever.
+      if (err instanceof WorkspaceConflictError && err.latestVersion !== undefined) {
+        this.ref = { ...this.ref, version: Math.max(this.ref.version, err.latestVersion) };
+      }
+      throw err;
+    }
+  }
+}

@@ -12,22 +12,10 @@ import { callModel, isPromptTooLong } from './model-call.ts';
 import type { AssistantResponse } from './model-stream.ts';
 import { MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_TEXT, TRUNCATED_TOOL_USE_TEXT, truncatedToolUse } from './output-recovery.ts';
 import { PartialResponse } from './partial-response.ts';
+import type { TurnStopReason } from '../stores/turn-event.ts';
 
-export type TurnStopReason =
-  | 'end_turn'
-  | 'max_turns'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'refusal'
-  | 'pause_turn'
-  | 'aborted'
-  | 'model_error'
-  /** A call needs a person's answer; the turn resumes when it arrives. */
-  | 'awaiting_permission'
-  /** A hook asked to end the turn. */
-  | 'hook_stopped'
-  /** The invocation nears its deadline; the turn continues in a fresh one. */
-  | 'checkpoint';
+/** Defined with the stored turn events, which record it in `turn_end`. */
+export type { TurnStopReason };
 
 export type QueryEvent =
   | { type: 'text_delta'; text: string }

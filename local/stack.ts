@@ -10,7 +10,7 @@ import { handleAsyncEvent } from '../functions/agent/async-events.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
 import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
-import { createDeps } from '../functions/deps/create-deps.ts';
+import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';

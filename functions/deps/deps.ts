@@ -9,11 +9,10 @@ import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { BlobStore } from '../stores/blob-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
-import type { ScheduleStore } from '../stores/schedule-store.ts';
+import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
-import type { ScheduleBackend } from '../schedules/schedule-backend.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import type { ContinuationScheduler } from '../agent/continuation.ts';
+import type { ContinuationScheduler } from './continuation.ts';
 import type { StratusConfig } from './config.ts';
 
 /** Everything the app needs, built once per home (Lambda container, local process). */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadLambdaDeps } from '../../functions/deps/lambda-deps.ts';
+import { loadLambdaDeps } from '../../functions/handlers/lambda-deps.ts';
 import { EGRESS_TOKEN_TTL_MS } from '../../functions/runner-client/egress-tokens.ts';
 import { verifyEgressToken } from '../../sandbox-runner/egress/egress-token.ts';
 import type { RunnerRequest } from '../../sandbox-runner/protocol.ts';

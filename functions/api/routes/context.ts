@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../../../sandbox-runner/virtual-paths.ts';
 import { uuidFrom } from '../../context/claude-jsonl.ts';
 import { compactSession, exportTranscript, importTranscript } from '../../context/session-ops.ts';
-import type { Deps } from '../../deps/deps.ts';
+import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { sessionView } from '../../sessions/session-view.ts';
 import type { AuthVariables } from '../auth.ts';
 import { parseWith } from '../validate.ts';
@@ -14,7 +14,9 @@ const exportQuery = z.object({
 const importQuery = z.object({ title: z.string().max(200).optional() });
 
 /** Compaction on demand, and moving sessions between Stratus and a local Claude Code. */
-export function contextRoutes(deps: Deps) {
+export function contextRoutes(
+  deps: Pick<Deps, 'clock'> & DepsOf<typeof compactSession> & DepsOf<typeof exportTranscript> & DepsOf<typeof importTranscript>,
+) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.post('/:id/compact', async (c) => {

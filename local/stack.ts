@@ -13,6 +13,7 @@ import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
+import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
@@ -109,7 +110,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
     const config = configSchema.parse({
       region: 'us-east-1',
-      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages', events: 'stratus-events', schedules: 'stratus-schedules', approvals: 'stratus-approvals' },
+      tables: tableNames('stratus'),
       bucket: LOCAL_BUCKET,
       runnerFunction: RUNNER_FUNCTION,
       selfFunction: API_FUNCTION,

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ENTRIES } from './bundle-options.ts';
+import { ENTRIES } from './constructs/bundle-options.ts';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import { tableEnvironment } from '../functions/stores/tables.ts';
 import type { StageConfig } from './config/stages.ts';

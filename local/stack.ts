@@ -18,7 +18,7 @@ import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction } from './tenant-worker-pool.ts';
-import { closeServer } from './listen.ts';
+import { closeServer } from './net/listen.ts';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from './s3-server.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';

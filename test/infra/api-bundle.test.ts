@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/bundle-options.ts';
+import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/constructs/bundle-options.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { tableEnvironment, tableNames } from '../../functions/stores/tables.ts';
 

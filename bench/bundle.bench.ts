@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
-import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../infra/bundle-options.ts';
+import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../infra/constructs/bundle-options.ts';
 
 const IMPORT_RUNS = 5;
 
 /**
- * Builds the API and cron functions exactly as the CDK app bundles them (infra/bundle-options.ts)
+ * Builds the API and cron functions exactly as the CDK app bundles them (infra/constructs/bundle-options.ts)
  * and reports the bundle size and the time a fresh `node` process takes to import the built
  * file: the part of a cold start the code controls. The Lambda runtime's `awslambda` globals are
  * defined first, as the runtime does.

@@ -3,8 +3,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ENTRIES } from './bundle-options.ts';
+import { ENTRIES } from './constructs/bundle-options.ts';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
+import { tableEnvironment } from '../functions/stores/tables.ts';
 import type { StageConfig } from './config/stages.ts';
 import { StratusAlarms } from './constructs/alarms.ts';
 import { AppSecrets } from './constructs/app-secrets.ts';
@@ -81,11 +82,7 @@ export class StratusStack extends Stack {
 
     const apiFunctionName = `${stage.prefix}-api`;
     const baseEnv: Record<string, string> = {
-      STRATUS_SESSIONS_TABLE: this.data.tableNames.sessions,
-      STRATUS_MESSAGES_TABLE: this.data.tableNames.messages,
-      STRATUS_EVENTS_TABLE: this.data.tableNames.events,
-      STRATUS_SCHEDULES_TABLE: this.data.tableNames.schedules,
-      STRATUS_APPROVALS_TABLE: this.data.tableNames.approvals,
+      ...tableEnvironment(this.data.tableNames),
       // Long turns (from the API or a schedule) continue in an async invocation of the API function.
       STRATUS_SELF_FUNCTION: apiFunctionName,
       STRATUS_BUCKET: bucket.bucketName,

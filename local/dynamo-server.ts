@@ -1,6 +1,6 @@
 import dynalite from 'dynalite';
 import { mkdirSync } from 'node:fs';
-import { closeServer, listenOnLoopback } from './listen.ts';
+import { closeServer, listenOnLoopback } from './net/listen.ts';
 
 export interface EmbeddedServer {
   url: string;

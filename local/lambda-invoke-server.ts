@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { closeServer, listenOnLoopback } from './listen.ts';
+import { closeServer, listenOnLoopback } from './net/listen.ts';
 import type { EmbeddedServer } from './dynamo-server.ts';
 import type { TenantIsolatedFunction } from './tenant-worker-pool.ts';
 

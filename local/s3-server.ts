@@ -1,7 +1,7 @@
 import S3rver from 's3rver';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdirSync } from 'node:fs';
-import { closeServer, listenOnLoopback } from './listen.ts';
+import { closeServer, listenOnLoopback } from './net/listen.ts';
 import type { EmbeddedServer } from './dynamo-server.ts';
 
 /** s3rver only accepts this access key id. */

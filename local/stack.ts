@@ -10,14 +10,15 @@ import { handleAsyncEvent } from '../functions/agent/async-events.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
 import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
-import { createDeps } from '../functions/deps/create-deps.ts';
+import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
+import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction } from './tenant-worker-pool.ts';
-import { closeServer } from './listen.ts';
+import { closeServer } from './net/listen.ts';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from './s3-server.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
@@ -113,7 +114,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
     const config = configSchema.parse({
       region: 'us-east-1',
-      tables: { sessions: 'stratus-sessions', messages: 'stratus-messages', events: 'stratus-events', schedules: 'stratus-schedules', approvals: 'stratus-approvals' },
+      tables: tableNames('stratus'),
       bucket: LOCAL_BUCKET,
       runnerFunction: RUNNER_FUNCTION,
       selfFunction: API_FUNCTION,

@@ -14,7 +14,7 @@ export type * from './ops/index.ts';
  * goes back in the response.
  */
 
-import { VIRTUAL_ROOT } from './virtual-paths.ts';
+import { VIRTUAL_ROOT } from './workspace/virtual-paths.ts';
 import { allowListSchema } from './isolation/network-allow-list.ts';
 
 const credentialsSchema = z.object({

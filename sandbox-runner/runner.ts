@@ -6,7 +6,7 @@ import { RUNNER_OPS } from './ops/index.ts';
 import type { RunnerOpDefinition } from './ops/op.ts';
 import { ToolInputError, type GitImportOptions, type OpContext, type RunnerLimits } from './ops/op-context.ts';
 import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type RunnerResponse, type StorageCredentials } from './protocol.ts';
-import { createPathMapper } from './virtual-paths.ts';
+import { createPathMapper } from './workspace/virtual-paths.ts';
 import { DEFAULT_WORKSPACE_LIMITS, WorkspaceLimitError, type WorkspaceLimits } from './workspace/limits.ts';
 import { LocalCopy, type LocalState, type SnapshotPolicy } from './workspace/local-copy.ts';
 import { createWarmCopies, type WarmCopies } from './workspace/warm-copies.ts';

@@ -14,22 +14,10 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import type { ToolUseEnv, ToolUseOutcome, UserDecision } from '../tools/run-tool-use.ts';
 import type { ToolUseContext } from '../tools/tool.ts';
 import { MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_TEXT, TRUNCATED_TOOL_USE_TEXT, truncatedToolUse } from './output-recovery.ts';
+import type { TurnStopReason } from '../stores/turn-event.ts';
 
-export type TurnStopReason =
-  | 'end_turn'
-  | 'max_turns'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'refusal'
-  | 'pause_turn'
-  | 'aborted'
-  | 'model_error'
-  /** A call needs a person's answer; the turn resumes when it arrives. */
-  | 'awaiting_permission'
-  /** A hook asked to end the turn. */
-  | 'hook_stopped'
-  /** The invocation nears its deadline; the turn continues in a fresh one. */
-  | 'checkpoint';
+/** Defined with the stored turn events, which record it in `turn_end`. */
+export type { TurnStopReason };
 
 export type QueryEvent =
   | { type: 'text_delta'; text: string }

@@ -3,8 +3,11 @@ import { streamSSE } from 'hono/streaming';
 import { followTurn, turnEventsUrl } from '../agent/follow-turn.ts';
 import type { TurnHandle } from '../agent/turn.ts';
 import type { TurnEvent } from '../agent/turn-events.ts';
-import type { Deps } from '../deps/deps.ts';
+import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
+
+/** What answering with a turn uses: a log, and the event log a continued turn is followed through. */
+export type TurnResponseDeps = Pick<Deps, 'log'> & DepsOf<typeof followTurn>;
 
 /** A JSON caller following a continued turn stops this long before its own deadline. */
 const FOLLOW_MARGIN_MS = 5_000;
@@ -15,7 +18,7 @@ const FOLLOW_MARGIN_MS = 5_000;
  * the event log if the turn continued in another invocation, while this one lasts. Either way
  * the turn runs to its end even if the client leaves.
  */
-export async function respondWithTurn(c: Context, deps: Deps, turn: TurnHandle, deadlineAt?: number) {
+export async function respondWithTurn(c: Context, deps: TurnResponseDeps, turn: TurnHandle, deadlineAt?: number) {
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
     return streamSSE(c, async (stream) => {
       let clientGone = false;

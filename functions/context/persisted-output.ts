@@ -2,6 +2,7 @@ import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages'
 import type { BlobStore } from '../stores/blob-store.ts';
 import { formatFileSize, PREVIEW_SIZE_BYTES } from './limits.ts';
 import { toolResultKey } from '../stores/bucket-layout.ts';
+import type { PersistedResultReader } from '../tools/tool.ts';
 
 export const PERSISTED_OUTPUT_TAG = '<persisted-output>';
 export const PERSISTED_OUTPUT_CLOSING_TAG = '</persisted-output>';
@@ -72,13 +73,8 @@ export function generatePreview(content: string, maxChars: number): { preview: s
   return { preview: content.slice(0, cut), hasMore: true };
 }
 
-/** Lets the Read tool open persisted results: the hook it calls for paths in the reserved folder. */
-export interface PersistedResultReader {
-  /** True when `path` is in the reserved folder (Read must not send it to the runner). */
-  owns(path: string): boolean;
-  /** The stored text, or undefined when there is no such result. */
-  read(path: string): Promise<string | undefined>;
-}
+/** The Read tool's hook for paths in the reserved folder (its contract is the tools' own). */
+export type { PersistedResultReader };
 
 export function createPersistedResultReader(blobs: BlobStore, sessionId: string): PersistedResultReader {
   const prefix = `${PERSISTED_RESULTS_DIR}/`;

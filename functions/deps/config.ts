@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
+import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -7,7 +8,8 @@ import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
  */
 export const configSchema = z.object({
   region: z.string().default('us-east-1'),
-  tables: z.object({ sessions: z.string(), messages: z.string(), events: z.string(), schedules: z.string(), approvals: z.string() }),
+  /** Every table's name, by its key in functions/stores/tables.ts (all required). */
+  tables: z.record(z.enum(TABLE_KEYS), z.string()),
   bucket: z.string(),
   runnerFunction: z.string(),
   /** The API function itself: long turns continue in an asynchronous invocation of it. */
@@ -103,8 +105,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
 
 /**
  * Reads the configuration from environment variables:
- * STRATUS_SESSIONS_TABLE, STRATUS_MESSAGES_TABLE, STRATUS_EVENTS_TABLE, STRATUS_SCHEDULES_TABLE,
- * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
+ * STRATUS_{SESSIONS,MESSAGES,EVENTS,SCHEDULES,APPROVALS}_TABLE (one per table in
+ * functions/stores/tables.ts), STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
  * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
  * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
@@ -115,13 +117,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
   return configSchema.parse({
     region: env.AWS_REGION,
-    tables: {
-      sessions: env.STRATUS_SESSIONS_TABLE,
-      messages: env.STRATUS_MESSAGES_TABLE,
-      events: env.STRATUS_EVENTS_TABLE,
-      schedules: env.STRATUS_SCHEDULES_TABLE,
-      approvals: env.STRATUS_APPROVALS_TABLE,
-    },
+    tables: tableNamesFromEnv(env),
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     selfFunction: env.STRATUS_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME,

@@ -9,14 +9,23 @@ import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { BlobStore } from '../stores/blob-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
-import type { ScheduleStore } from '../stores/schedule-store.ts';
+import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
-import type { ScheduleBackend } from '../schedules/schedule-backend.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import type { ContinuationScheduler } from '../agent/continuation.ts';
+import type { ContinuationScheduler } from './continuation.ts';
 import type { StratusConfig } from './config.ts';
 
-/** Everything the app needs, built once per home (Lambda container, local process). */
+/**
+ * The deps a function asks for (its first parameter). A module names what it uses itself
+ * (`Pick<Deps, ...>`) and adds `DepsOf<typeof f>` for each function it passes its deps on to.
+ */
+export type DepsOf<F extends (deps: never, ...rest: never[]) => unknown> = F extends (deps: infer D, ...rest: never[]) => unknown ? D : never;
+
+/**
+ * Everything the app needs, built once per home (Lambda container, local process). Only the
+ * composition roots (functions/handlers, the local stack) hold all of it; every other module
+ * asks for the part it uses. This file imports types only from the layers below it.
+ */
 export interface Deps {
   config: StratusConfig;
   sessions: SessionStore;

@@ -1,4 +1,4 @@
-import { loadLambdaDeps } from '../deps/lambda-deps.ts';
+import { loadLambdaDeps } from './lambda-deps.ts';
 import { createApiHandler } from './create-api-handler.ts';
 
 /** Entry of the API function (Function URL, response streaming, and its own async continuations). */

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { loadLambdaDeps } from '../deps/lambda-deps.ts';
+import { loadLambdaDeps } from './lambda-deps.ts';
 import { handleScheduledEvent } from '../schedules/run-schedule.ts';
 import { once } from './once.ts';
 

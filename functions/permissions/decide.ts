@@ -1,7 +1,12 @@
-import type { Tool, ToolContext } from '../tools/tool.ts';
 import { askByRuleMessage, askMessage, deniedByRuleMessage, deniedInPlanModeMessage, deniedNoOneToAskMessage } from './messages.ts';
 import { firstMatching } from './rule-matching.ts';
-import type { PermissionCheck, PermissionContext, PermissionDecision } from './types.ts';
+import type { PermissionCheck, PermissionContext, PermissionDecision, PermissionSubject } from './types.ts';
+import type { Logger } from '../shared/logger.ts';
+
+/** What the decision needs of a call's context: somewhere to report a tool that could not decide. */
+export interface PermissionCallContext {
+  log: Pick<Logger, 'warn'>;
+}
 
 /** Tools `acceptEdits` lets through without asking: they only change files in the workspace. */
 export const EDIT_TOOL_NAMES: ReadonlySet<string> = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
@@ -11,11 +16,21 @@ export const EDIT_TOOL_NAMES: ReadonlySet<string> = new Set(['Edit', 'Write', 'N
  * allow rules and the mode. `ask` becomes `deny` when nobody can answer (dontAsk, unattended).
  * A hook's verdict, when there is one, is folded in by `applyHookVerdict`.
  */
-export async function decidePermission(tool: Tool, input: unknown, ctx: ToolContext, permissions: PermissionContext): Promise<PermissionDecision> {
+export async function decidePermission<Ctx extends PermissionCallContext>(
+  tool: PermissionSubject<Ctx>,
+  input: unknown,
+  ctx: Ctx,
+  permissions: PermissionContext,
+): Promise<PermissionDecision> {
   return finalizeAsk(await decideBeforeAsk(tool, input, ctx, permissions), tool, permissions);
 }
 
-async function decideBeforeAsk(tool: Tool, input: unknown, ctx: ToolContext, permissions: PermissionContext): Promise<PermissionDecision> {
+async function decideBeforeAsk<Ctx extends PermissionCallContext>(
+  tool: PermissionSubject<Ctx>,
+  input: unknown,
+  ctx: Ctx,
+  permissions: PermissionContext,
+): Promise<PermissionDecision> {
   const { rules, mode } = permissions;
   const deny = firstMatching(rules, 'deny', tool.name, input);
   if (deny) return { behavior: 'deny', message: deniedByRuleMessage(tool.name, input, deny), reason: { type: 'rule', rule: deny } };
@@ -51,7 +66,7 @@ async function decideBeforeAsk(tool: Tool, input: unknown, ctx: ToolContext, per
 }
 
 /** `ask` with nobody to answer is `deny`, with a message that says so. */
-export function finalizeAsk(decision: PermissionDecision, tool: Pick<Tool, 'name'>, permissions: PermissionContext): PermissionDecision {
+export function finalizeAsk(decision: PermissionDecision, tool: { name: string }, permissions: PermissionContext): PermissionDecision {
   if (decision.behavior !== 'ask') return decision;
   if (permissions.mode === 'dontAsk' || permissions.unattended) {
     return { behavior: 'deny', message: deniedNoOneToAskMessage(tool.name), reason: { type: 'mode', mode: permissions.mode === 'dontAsk' ? 'dontAsk' : permissions.mode } };

@@ -44,6 +44,16 @@ export type PermissionCheck =
   | { behavior: 'deny'; message: string }
   | { behavior: 'ask'; message?: string };
 
+/**
+ * What a permission decision reads of a tool: the tools/ contract satisfies it, so permissions
+ * stay below tools (tools ask permissions, never the other way round).
+ */
+export interface PermissionSubject<Ctx> {
+  readonly name: string;
+  isReadOnly(input: unknown): boolean;
+  checkPermissions(input: unknown, ctx: Ctx): Promise<PermissionCheck>;
+}
+
 export type DecisionReason =
   | { type: 'rule'; rule: PermissionRule }
   | { type: 'tool' }

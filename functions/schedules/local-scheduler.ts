@@ -1,6 +1,6 @@
 import type { Deps } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
-import { runScheduledTask } from './run-schedule.ts';
+import { runScheduledTask, type ScheduleRunDeps } from './run-schedule.ts';
 
 export interface LocalScheduler {
   /** Fires every schedule due now; what each tick does. Resolves when their runs end. */
@@ -13,7 +13,7 @@ export interface LocalScheduler {
  * through the same `runScheduledTask` the cron Lambda calls. Firings are claimed with a
  * conditional write, so two local processes on one data folder cannot double-run a schedule.
  */
-export function startLocalScheduler(deps: Deps, opts: { tickMs: number }): LocalScheduler {
+export function startLocalScheduler(deps: Pick<Deps, 'schedules' | 'clock' | 'log'> & ScheduleRunDeps, opts: { tickMs: number }): LocalScheduler {
   const running = new Set<Promise<unknown>>();
   let ticking: Promise<void> | undefined;
 

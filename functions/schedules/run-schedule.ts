@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { startTurn } from '../agent/turn.ts';
-import type { Deps } from '../deps/deps.ts';
+import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage, SessionBusyError } from '../shared/errors.ts';
 import { createSession } from '../sessions/create-session.ts';
 import type { ScheduleRun } from '../stores/schedule-store.ts';
@@ -15,8 +15,11 @@ export const scheduledTaskEventSchema = z.object({
 
 export type ScheduledTaskEvent = z.infer<typeof scheduledTaskEventSchema>;
 
+/** What a firing uses: the schedule records and a log, plus what session creation and the turn need. */
+export type ScheduleRunDeps = Pick<Deps, 'schedules' | 'log'> & DepsOf<typeof createSession> & DepsOf<typeof startTurn>;
+
 /** What the cron function does with the event its EventBridge schedule delivers. */
-export async function handleScheduledEvent(deps: Deps, event: unknown, deadlineAt?: number): Promise<ScheduleRun | undefined> {
+export async function handleScheduledEvent(deps: ScheduleRunDeps, event: unknown, deadlineAt?: number): Promise<ScheduleRun | undefined> {
   const parsed = scheduledTaskEventSchema.safeParse(event);
   if (!parsed.success) throw new Error(`Not a scheduled task event: ${parsed.error.message}`);
   return runScheduledTask(deps, parsed.data, deadlineAt);
@@ -26,7 +29,7 @@ export async function handleScheduledEvent(deps: Deps, event: unknown, deadlineA
  * Runs one firing of a schedule: claims it (a duplicate delivery does nothing), opens or
  * reuses the session, runs the prompt as an unattended turn to its end, and records the run.
  */
-export async function runScheduledTask(deps: Deps, event: ScheduledTaskEvent, deadlineAt?: number): Promise<ScheduleRun | undefined> {
+export async function runScheduledTask(deps: ScheduleRunDeps, event: ScheduledTaskEvent, deadlineAt?: number): Promise<ScheduleRun | undefined> {
   const log = deps.log.child({ scheduleId: event.scheduleId, firedAt: event.firedAt });
   const schedule = await deps.schedules.get(event.scheduleId);
   if (!schedule) {

@@ -6,19 +6,10 @@ import {
   type CreateScheduleCommandInput,
   type SchedulerClient,
 } from '@aws-sdk/client-scheduler';
-import type { ScheduleRecord } from '../stores/schedule-store.ts';
+import type { ScheduleBackend, ScheduleRecord } from '../stores/schedule-store.ts';
 import { toEventBridgeExpression } from './cron.ts';
 
-/**
- * Where schedules fire from. In AWS each schedule record becomes an EventBridge Scheduler
- * schedule that invokes the cron function; locally the in-process scheduler polls the same
- * records, so there is nothing to mirror.
- */
-export interface ScheduleBackend {
-  upsert(record: ScheduleRecord): Promise<void>;
-  remove(scheduleId: string): Promise<void>;
-}
-
+/** Locally the in-process scheduler polls the records: nothing to mirror. */
 export const POLLING_SCHEDULE_BACKEND: ScheduleBackend = {
   async upsert() {},
   async remove() {},

@@ -1,5 +1,5 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { TurnEvent } from '../agent/turn-events.ts';
+import type { TurnEvent } from './turn-event.ts';
 import { TTL_ATTRIBUTE } from './tables.ts';
 
 /** One stored turn event; `seq` counts from 0 within its turn and is the SSE event id. */

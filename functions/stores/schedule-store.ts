@@ -31,6 +31,16 @@ export interface ScheduleRecord {
   lastRun?: ScheduleRun;
 }
 
+/**
+ * Where schedules fire from: the armed copy of the records. In AWS each record becomes an
+ * EventBridge Scheduler schedule that invokes the cron function (functions/schedules); locally
+ * the in-process scheduler polls this store's records, so there is nothing to mirror.
+ */
+export interface ScheduleBackend {
+  upsert(record: ScheduleRecord): Promise<void>;
+  remove(scheduleId: string): Promise<void>;
+}
+
 /** Schedules in DynamoDB, the same records locally and in AWS. */
 export class ScheduleStore {
   constructor(

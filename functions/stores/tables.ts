@@ -1,19 +1,17 @@
 /**
- * The DynamoDB tables, described once: the local stack creates them from this, and the CDK app
- * declares the same keys. No table needs transactions: messages are appended under a sequence
- * number with a create-only write while the turn holds the session's lease.
+ * The DynamoDB tables, described once. Everything that names a table reads this list: the CDK
+ * app declares them (infra/constructs/data-stores.ts) and hands their names to the functions
+ * (`tableEnvironment`), the Lambda config reads them back (`tableNamesFromEnv`), the local stack
+ * names them (`tableNames`) and creates them (`ensureTables`). Adding a table is one entry here
+ * plus the store that uses it.
+ *
+ * No table needs transactions: messages are appended under a sequence number with a
+ * create-only write while the turn holds the session's lease.
  */
-export interface TableNames {
-  sessions: string;
-  messages: string;
-  events: string;
-  schedules: string;
-  approvals: string;
-}
 
 /**
- * Every table has TTL enabled on this attribute (epoch seconds). Items that should expire
- * (events, pending approvals) set it; items without it live forever.
+ * The TTL attribute (epoch seconds). Items that should expire (events, pending approvals) set
+ * it; items without it live forever.
  */
 export const TTL_ATTRIBUTE = 'ttl';
 
@@ -25,53 +23,77 @@ export interface KeyDef {
 export interface TableSpec {
   partitionKey: KeyDef;
   sortKey?: KeyDef;
-  indexes?: { name: string; partitionKey: KeyDef; sortKey?: KeyDef }[];
+  indexes?: readonly { name: string; partitionKey: KeyDef; sortKey?: KeyDef }[];
+  /** The attribute DynamoDB expires items by (only items that carry it expire). */
+  ttlAttribute: string;
 }
 
-/** Sessions: one item per session; `byTenant` lists a tenant's sessions newest first. */
-export const SESSIONS_TABLE: TableSpec = {
-  partitionKey: { name: 'sessionId', type: 'S' },
-  indexes: [
-    { name: 'byTenant', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
-  ],
-};
+const BY_TENANT = { name: 'byTenant', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } } as const;
 
-/** Messages: the append-only log of a session, ordered by `seq`. */
-export const MESSAGES_TABLE: TableSpec = {
-  partitionKey: { name: 'sessionId', type: 'S' },
-  sortKey: { name: 'seq', type: 'N' },
-};
+/** Every table, by the key the config, the stores and the CDK app call it. */
+export const TABLES = {
+  /** One item per session; `byTenant` lists a tenant's sessions newest first. */
+  sessions: {
+    partitionKey: { name: 'sessionId', type: 'S' },
+    indexes: [BY_TENANT],
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /** The append-only log of a session, ordered by `seq`. */
+  messages: {
+    partitionKey: { name: 'sessionId', type: 'S' },
+    sortKey: { name: 'seq', type: 'N' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /**
+   * Turn events (what SSE clients see), keyed `{turnId}/{seq}` so a turn's events read in order
+   * and, since turn ids are time-ordered, a session's turns do too. Items expire: the message
+   * log, not this, is the durable record.
+   */
+  events: {
+    partitionKey: { name: 'sessionId', type: 'S' },
+    sortKey: { name: 'eventKey', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /** Scheduled tasks; `byTenant` lists a tenant's schedules. */
+  schedules: {
+    partitionKey: { name: 'scheduleId', type: 'S' },
+    indexes: [BY_TENANT],
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /** Tool calls waiting for a person's answer (durable ask), one item per tool_use. */
+  approvals: {
+    partitionKey: { name: 'sessionId', type: 'S' },
+    sortKey: { name: 'toolUseId', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+} as const satisfies Record<string, TableSpec>;
 
-/**
- * Turn events (what SSE clients see), keyed `{turnId}/{seq}` so a turn's events read in order
- * and, since turn ids are time-ordered, a session's turns do too. Items expire (TTL_ATTRIBUTE):
- * the message log, not this, is the durable record.
- */
-export const EVENTS_TABLE: TableSpec = {
-  partitionKey: { name: 'sessionId', type: 'S' },
-  sortKey: { name: 'eventKey', type: 'S' },
-};
+export type TableKey = keyof typeof TABLES;
+export type TableNames = Record<TableKey, string>;
 
-/** Scheduled tasks; `byTenant` lists a tenant's schedules. */
-export const SCHEDULES_TABLE: TableSpec = {
-  partitionKey: { name: 'scheduleId', type: 'S' },
-  indexes: [
-    { name: 'byTenant', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } },
-  ],
-};
+export const TABLE_KEYS = Object.keys(TABLES) as [TableKey, ...TableKey[]];
 
-/** Approvals: tool calls waiting for a person's answer (durable ask), one item per tool_use. */
-export const APPROVALS_TABLE: TableSpec = {
-  partitionKey: { name: 'sessionId', type: 'S' },
-  sortKey: { name: 'toolUseId', type: 'S' },
-};
+/** `{prefix}-{key}` for every table: `stratus-dev-sessions`, `stratus-sessions` (local). */
+export function tableNames(prefix: string): TableNames {
+  return Object.fromEntries(TABLE_KEYS.map((key) => [key, `${prefix}-${key}`])) as TableNames;
+}
 
+/** The environment variable that carries a table's name to the functions: STRATUS_SESSIONS_TABLE, ... */
+export function tableEnvVar(key: TableKey): string {
+  return `STRATUS_${key.toUpperCase()}_TABLE`;
+}
+
+/** The functions' environment entries for the tables (what the CDK app sets). */
+export function tableEnvironment(names: TableNames): Record<string, string> {
+  return Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), names[key]]));
+}
+
+/** The table names as the environment gives them (the config schema reports any that is missing). */
+export function tableNamesFromEnv(env: NodeJS.ProcessEnv): Record<TableKey, string | undefined> {
+  return Object.fromEntries(TABLE_KEYS.map((key) => [key, env[tableEnvVar(key)]])) as Record<TableKey, string | undefined>;
+}
+
+/** Each table's name and description, in the order of TABLES. */
 export function tableSpecs(names: TableNames): [string, TableSpec][] {
-  return [
-    [names.sessions, SESSIONS_TABLE],
-    [names.messages, MESSAGES_TABLE],
-    [names.events, EVENTS_TABLE],
-    [names.schedules, SCHEDULES_TABLE],
-    [names.approvals, APPROVALS_TABLE],
-  ];
+  return TABLE_KEYS.map((key) => [names[key], TABLES[key]]);
 }

@@ -1,7 +1,6 @@
 import type { ContentBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { z } from 'zod';
 import type { PermissionCheck } from '../permissions/types.ts';
-import type { PersistedResultReader } from '../context/persisted-output.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 
@@ -18,6 +17,18 @@ export interface ToolContext {
   onProgress?: (progress: unknown) => void;
   /** Large results persisted by the harness (functions/context): Read opens them by their reserved path. */
   persistedResults?: PersistedResultReader;
+}
+
+/**
+ * Lets the Read tool open results the harness persisted (functions/context): the hook it calls
+ * for paths in the reserved folder. Declared here, where it is used, so tools need nothing of
+ * the context layer.
+ */
+export interface PersistedResultReader {
+  /** True when `path` is in the reserved folder (Read must not send it to the runner). */
+  owns(path: string): boolean;
+  /** The stored text, or undefined when there is no such result. */
+  read(path: string): Promise<string | undefined>;
 }
 
 /** The part of the context that tools may change for the calls after them (contextModifier). */

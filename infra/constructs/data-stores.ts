@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { TTL_ATTRIBUTE, tableSpecs, type KeyDef, type TableNames } from '../../functions/stores/tables.ts';
+import { TABLE_KEYS, TABLES, tableNames, type KeyDef, type TableKey, type TableNames, type TableSpec } from '../../functions/stores/tables.ts';
 import { BUCKET_LAYOUT } from '../../functions/stores/bucket-layout.ts';
 import type { StageConfig } from '../config/stages.ts';
 
@@ -11,34 +11,28 @@ export interface DataStoresProps {
 }
 
 /**
- * The tables (declared from functions/stores/tables.ts, the same description the local stack
- * creates) and the bucket. On-demand billing, point-in-time recovery, and a TTL attribute on
- * every table: items that should expire (events, pending approvals) carry it, others never do.
+ * The tables (declared from the list in functions/stores/tables.ts, the same one the local stack
+ * creates) and the bucket. On-demand billing, point-in-time recovery, and each table's TTL
+ * attribute: items that should expire (events, pending approvals) carry it, others never do.
  */
 export class DataStores extends Construct {
-  readonly tables: Record<keyof TableNames, dynamodb.TableV2>;
+  readonly tables: Record<TableKey, dynamodb.TableV2>;
   readonly tableNames: TableNames;
   readonly bucket: s3.Bucket;
 
   constructor(scope: Construct, id: string, props: DataStoresProps) {
     super(scope, id);
     const { stage } = props;
-    this.tableNames = {
-      sessions: `${stage.prefix}-sessions`,
-      messages: `${stage.prefix}-messages`,
-      events: `${stage.prefix}-events`,
-      schedules: `${stage.prefix}-schedules`,
-      approvals: `${stage.prefix}-approvals`,
-    };
-    const byName = new Map<string, dynamodb.TableV2>();
-    for (const [tableName, spec] of tableSpecs(this.tableNames)) {
-      const table = new dynamodb.TableV2(this, logicalId(tableName, stage.prefix), {
-        tableName,
+    this.tableNames = tableNames(stage.prefix);
+    const declare = (key: TableKey): dynamodb.TableV2 => {
+      const spec: TableSpec = TABLES[key];
+      return new dynamodb.TableV2(this, logicalId(key), {
+        tableName: this.tableNames[key],
         partitionKey: attribute(spec.partitionKey),
         sortKey: spec.sortKey && attribute(spec.sortKey),
         billing: dynamodb.Billing.onDemand(),
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-        timeToLiveAttribute: TTL_ATTRIBUTE,
+        timeToLiveAttribute: spec.ttlAttribute,
         deletionProtection: stage.protectData,
         removalPolicy: stage.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
         globalSecondaryIndexes: spec.indexes?.map((index) => ({
@@ -47,16 +41,8 @@ export class DataStores extends Construct {
           sortKey: index.sortKey && attribute(index.sortKey),
         })),
       });
-      byName.set(tableName, table);
-    }
-    const table = (key: keyof TableNames) => byName.get(this.tableNames[key])!;
-    this.tables = {
-      sessions: table('sessions'),
-      messages: table('messages'),
-      events: table('events'),
-      schedules: table('schedules'),
-      approvals: table('approvals'),
     };
+    this.tables = Object.fromEntries(TABLE_KEYS.map((key) => [key, declare(key)])) as Record<TableKey, dynamodb.TableV2>;
 
     this.bucket = new s3.Bucket(this, 'Bucket', {
       encryption: s3.BucketEncryption.S3_MANAGED,
@@ -81,8 +67,7 @@ function attribute(key: KeyDef): dynamodb.Attribute {
   return { name: key.name, type: key.type === 'S' ? dynamodb.AttributeType.STRING : dynamodb.AttributeType.NUMBER };
 }
 
-/** `stratus-dev-sessions` → `SessionsTable`: stable logical ids whatever the stage. */
-function logicalId(tableName: string, prefix: string): string {
-  const base = tableName.slice(prefix.length + 1);
-  return `${base.charAt(0).toUpperCase()}${base.slice(1)}Table`;
+/** `sessions` → `SessionsTable`: stable logical ids whatever the stage. */
+function logicalId(key: TableKey): string {
+  return `${key.charAt(0).toUpperCase()}${key.slice(1)}Table`;
 }

@@ -8,7 +8,7 @@ import * as servicediscovery from 'aws-cdk-lib/aws-servicediscovery';
 import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../bundle-options.ts';
+import { REPO_ROOT } from './bundle-options.ts';
 
 export interface EgressProxyProps {
   readonly prefix: string;

@@ -7,7 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from '../bundle-options.ts';
+import { REPO_ROOT } from './bundle-options.ts';
 
 export interface SandboxRunnerFunctionProps {
   readonly functionName: string;

@@ -5,7 +5,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import path from 'node:path';
-import { BUNDLE_ASSETS, LAMBDA_BUNDLE, REPO_ROOT } from '../bundle-options.ts';
+import { BUNDLE_ASSETS, LAMBDA_BUNDLE, REPO_ROOT } from './bundle-options.ts';
 
 export interface TurnEngineFunctionProps {
   readonly functionName: string;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { closeServer, listenOnLoopback } from '../listen.ts';
+import { closeServer, listenOnLoopback } from '../net/listen.ts';
 import { isScriptedError, type Brain, type MessagesRequest, type ScriptedMessage, type ScriptedResponse } from './script.ts';
 
 export interface ScriptedModelServer {

@@ -43,13 +43,8 @@ export function verifyEgressToken(key: string, token: string, now: number): Egre
   return { ok: true, grant: { allowedDomains: parsed.d, sessionId: parsed.s, expiresAt: parsed.e } };
 }
 
-/** The proxy URL a client uses: the token is the password (curl, git, pip and npm all send it as Proxy-Authorization). */
-export function proxyUrlWithToken(proxyUrl: string, token: string): string {
-  const url = new URL(proxyUrl);
-  url.username = 'stratus';
-  url.password = token;
-  return url.toString().replace(/\/$/, '');
-}
+/** The client side (how a sandboxed command presents the token) is isolation's. */
+export { proxyUrlWithToken } from '../isolation/egress-mode.ts';
 
 function mac(key: string, payload: string): string {
   return createHmac('sha256', key).update(payload).digest('base64url');

@@ -29,3 +29,14 @@ export function egressModeFromEnv(kind: string | undefined, proxyUrl: string | u
       throw new Error(`STRATUS_EGRESS must be direct, none or proxy, not "${kind}".`);
   }
 }
+
+/**
+ * The proxy URL a sandboxed client uses in `proxy` mode: the egress token is the password (curl,
+ * git, pip and npm all send it as Proxy-Authorization; egress/egress-token.ts verifies it).
+ */
+export function proxyUrlWithToken(proxyUrl: string, token: string): string {
+  const url = new URL(proxyUrl);
+  url.username = 'stratus';
+  url.password = token;
+  return url.toString().replace(/\/$/, '');
+}

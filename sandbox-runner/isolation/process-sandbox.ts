@@ -1,10 +1,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { isInsideWorkspace, VIRTUAL_ROOT } from '../virtual-paths.ts';
-import { proxyUrlWithToken } from '../egress/egress-token.ts';
-import { ToolInputError } from '../ops/op-context.ts';
+import { isInsideWorkspace, VIRTUAL_ROOT } from '../workspace/virtual-paths.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { SANDBOX_PATH } from './bwrap-sandbox.ts';
-import { NO_EGRESS, NO_EGRESS_TOKEN, type EgressMode } from './egress-mode.ts';
+import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken, type EgressMode } from './egress-mode.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 import { spawnWatched } from './watched-process.ts';
 

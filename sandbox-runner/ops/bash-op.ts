@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { VIRTUAL_ROOT } from '../virtual-paths.ts';
+import { VIRTUAL_ROOT } from '../workspace/virtual-paths.ts';
 import { defineOp } from './op.ts';
 import type { SandboxOutcome } from '../isolation/sandbox.ts';
 import { createTaskFiles } from './tasks/task-files.ts';

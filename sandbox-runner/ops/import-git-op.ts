@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { proxyUrlWithToken } from '../egress/egress-token.ts';
 import { startLoopbackDomainProxy } from '../isolation/domain-proxy.ts';
-import { NO_EGRESS, NO_EGRESS_TOKEN } from '../isolation/egress-mode.ts';
+import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../isolation/egress-mode.ts';
 import { cloneAllowListEntry, GitCloneError, gitClone } from '../workspace/git-clone.ts';
 import { defineOp } from './op.ts';
 import { ToolInputError } from './op-context.ts';

@@ -1,14 +1,26 @@
 import type { EgressMode } from '../isolation/egress-mode.ts';
 import type { Sandbox } from '../isolation/sandbox.ts';
-import type { ParsedRunnerRequest } from '../protocol.ts';
-import type { PathMapper } from '../virtual-paths.ts';
+import type { PathMapper } from '../workspace/virtual-paths.ts';
 import type { WorkspaceLimits } from '../workspace/limits.ts';
 import type { LocalCopy } from '../workspace/local-copy.ts';
 import type { RemoteWorkspace } from '../workspace/remote-workspace.ts';
 
+/**
+ * What ops read of the runner request (protocol.ts builds the request schema from the ops, so
+ * the ops name only these fields and never import it; the parsed request satisfies this).
+ */
+export interface OpRequest {
+  /** The Bash cwd as the model sees it. */
+  cwd: string;
+  /** Session variables for commands. */
+  env: Record<string, string>;
+  network: { allowedDomains: string[]; egressToken?: string };
+  workspace: { version: number };
+}
+
 /** What an operation gets: the materialised workspace and the means to run in it. */
 export interface OpContext {
-  request: ParsedRunnerRequest;
+  request: OpRequest;
   paths: PathMapper;
   /** Per-workspace scratch directory, mounted at /tmp for commands. */
   tmpDir: string;
@@ -39,7 +51,5 @@ export interface RunnerLimits {
   maxReadBytes: number;
 }
 
-/** A failure the model can act on; becomes `{ ok: false, error: { kind: 'tool_error' } }`. */
-export class ToolInputError extends Error {
-  override name = 'ToolInputError';
-}
+/** Ops raise it from here; it lives at the runner's bottom layer, which the sandboxes raise it from too. */
+export { ToolInputError } from '../workspace/tool-input-error.ts';

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { defineOp } from './op.ts';
 import { ToolInputError, type OpContext } from './op-context.ts';
 import { toolUseError } from './files/staleness.ts';
-import { createTaskFiles, type TaskStatus } from './tasks/task-files.ts';
+import { createTaskFiles } from './tasks/task-files.ts';
 import { createTaskMirror, readTail, TASK_STALE_AFTER_MS, type MirroredTask } from './tasks/task-mirror.ts';
+import type { TaskStatus } from './tasks/task-record.ts';
 
 const POLL_MS = 100;
 /** Waiting on another runner's task means reading S3; a slower pace keeps the requests few. */

@@ -2,6 +2,7 @@ import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCom
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Delta, SnapshotManifest } from './manifest.ts';
+import { workspacePrefix } from './workspace-prefix.ts';
 
 /** Thrown when a version already exists: someone else published from the same base. */
 export class WorkspaceConflictError extends Error {
@@ -41,7 +42,7 @@ export class RemoteWorkspace {
     readonly bucket: string,
     readonly id: string,
   ) {
-    this.prefix = `workspaces/${id}/`;
+    this.prefix = workspacePrefix(id);
   }
 
   key(rel: string): string {

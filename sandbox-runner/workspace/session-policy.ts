@@ -1,3 +1,5 @@
+import { workspacePrefix } from './workspace-prefix.ts';
+
 /**
  * The IAM session policy for one runner invocation: exactly what RemoteWorkspace needs on one
  * workspace's prefix and nothing else. The API function passes it to STS AssumeRole (with a role
@@ -11,7 +13,7 @@
 export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: string; partition?: string }) {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(opts.workspaceId)) throw new Error(`Invalid workspace id "${opts.workspaceId}"`);
   const bucketArn = `arn:${opts.partition ?? 'aws'}:s3:::${opts.bucket}`;
-  const prefix = `workspaces/${opts.workspaceId}/`;
+  const prefix = workspacePrefix(opts.workspaceId);
   return {
     Version: '2012-10-17',
     Statement: [

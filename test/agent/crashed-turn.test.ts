@@ -8,12 +8,13 @@ import { configSchema } from '../../functions/deps/config.ts';
 import { createLogger } from '../../functions/shared/logger.ts';
 import { SessionBusyError } from '../../functions/shared/errors.ts';
 import { ensureTables } from '../../functions/stores/ensure-tables.ts';
+import { tableNames } from '../../functions/stores/tables.ts';
 import { EventStore, type StoredTurnEvent } from '../../functions/stores/event-store.ts';
 import { SessionStore, type SessionRecord } from '../../functions/stores/session-store.ts';
 import { startDynamoServer, type EmbeddedServer } from '../../local/dynamo-server.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
-const TABLES = { sessions: 'sessions', messages: 'messages', events: 'events', schedules: 'schedules', approvals: 'approvals' };
+const TABLES = tableNames('test');
 const T0 = 1_800_000_000_000;
 
 /**

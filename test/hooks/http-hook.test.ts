@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeServer, listenOnLoopback } from '../../local/listen.ts';
+import { closeServer, listenOnLoopback } from '../../local/net/listen.ts';
 import { createHttpHook, httpHookConfigSchema, SIGNATURE_HEADER, signHookRequest, TIMESTAMP_HEADER } from '../../functions/hooks/http-hook.ts';
 import { runHooks } from '../../functions/hooks/run-hooks.ts';
 import { runPreToolUseHooks } from '../../functions/hooks/tool-hooks.ts';

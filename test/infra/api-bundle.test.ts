@@ -6,8 +6,9 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/bundle-options.ts';
+import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/constructs/bundle-options.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { tableEnvironment, tableNames } from '../../functions/stores/tables.ts';
 
 /**
  * The file Lambda runs is the esbuild bundle, not the TypeScript sources: ESM/CommonJS interop
@@ -60,11 +61,7 @@ describe('the bundled API function', () => {
         AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
         AWS_SECRET_ACCESS_KEY: 'example',
         AWS_REGION: 'eu-west-1',
-        STRATUS_SESSIONS_TABLE: 'stratus-test-sessions',
-        STRATUS_MESSAGES_TABLE: 'stratus-test-messages',
-        STRATUS_EVENTS_TABLE: 'stratus-test-events',
-        STRATUS_SCHEDULES_TABLE: 'stratus-test-schedules',
-        STRATUS_APPROVALS_TABLE: 'stratus-test-approvals',
+        ...tableEnvironment(tableNames('stratus-test')),
         STRATUS_SELF_FUNCTION: 'stratus-test-api',
         STRATUS_BUCKET: 'stratus-test-bucket',
         STRATUS_RUNNER_FUNCTION: 'stratus-test-runner',

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MESSAGES_TABLE, SESSIONS_TABLE, TTL_ATTRIBUTE } from '../../functions/stores/tables.ts';
+import { TABLE_KEYS, TABLES, TTL_ATTRIBUTE, tableEnvVar, tableNamesFromEnv } from '../../functions/stores/tables.ts';
 import { synthStage, type Synthesized } from './synth-stack.ts';
 
 describe('tables and bucket', () => {
@@ -15,7 +15,7 @@ describe('tables and bucket', () => {
     const tables = prod.template.findResources('AWS::DynamoDB::GlobalTable');
     const sessions = tables[prod.id(prod.stack.data.tables.sessions)]!.Properties;
     expect(sessions.TableName).toBe('stratus-prod-sessions');
-    expect(sessions.KeySchema).toEqual([{ AttributeName: SESSIONS_TABLE.partitionKey.name, KeyType: 'HASH' }]);
+    expect(sessions.KeySchema).toEqual([{ AttributeName: TABLES.sessions.partitionKey.name, KeyType: 'HASH' }]);
     expect(sessions.GlobalSecondaryIndexes).toEqual([
       {
         IndexName: 'byTenant',
@@ -25,15 +25,26 @@ describe('tables and bucket', () => {
     ]);
     const messages = tables[prod.id(prod.stack.data.tables.messages)]!.Properties;
     expect(messages.KeySchema).toEqual([
-      { AttributeName: MESSAGES_TABLE.partitionKey.name, KeyType: 'HASH' },
-      { AttributeName: MESSAGES_TABLE.sortKey!.name, KeyType: 'RANGE' },
+      { AttributeName: TABLES.messages.partitionKey.name, KeyType: 'HASH' },
+      { AttributeName: TABLES.messages.sortKey!.name, KeyType: 'RANGE' },
     ]);
+  });
+
+  it('declares every table of the list and hands each name to the API and cron functions, where the config reads it back', () => {
+    const declared = Object.values(prod.template.findResources('AWS::DynamoDB::GlobalTable')).map((t) => t.Properties.TableName);
+    expect(declared.sort()).toEqual(TABLE_KEYS.map((key) => `stratus-prod-${key}`).sort());
+    const functions = Object.values(prod.template.findResources('AWS::Lambda::Function'));
+    for (const name of ['stratus-prod-api', 'stratus-prod-cron']) {
+      const env = functions.find((f) => f.Properties.FunctionName === name)!.Properties.Environment.Variables as Record<string, string>;
+      for (const key of TABLE_KEYS) expect(env[tableEnvVar(key)]).toBe(`stratus-prod-${key}`);
+      expect(tableNamesFromEnv(env)).toEqual(Object.fromEntries(TABLE_KEYS.map((key) => [key, `stratus-prod-${key}`])));
+    }
   });
 
   it('bills on demand, keeps point-in-time recovery and expires items by the TTL attribute', () => {
     for (const s of [dev, prod]) {
       const tables = Object.values(s.template.findResources('AWS::DynamoDB::GlobalTable'));
-      expect(tables).toHaveLength(5);
+      expect(tables).toHaveLength(TABLE_KEYS.length);
       for (const table of tables) {
         expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
         expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: TTL_ATTRIBUTE, Enabled: true });

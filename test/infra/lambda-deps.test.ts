@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadLambdaDeps } from '../../functions/deps/lambda-deps.ts';
+import { loadLambdaDeps } from '../../functions/handlers/lambda-deps.ts';
 import { EGRESS_TOKEN_TTL_MS } from '../../functions/runner-client/egress-tokens.ts';
 import { verifyEgressToken } from '../../sandbox-runner/egress/egress-token.ts';
 import type { RunnerRequest } from '../../sandbox-runner/protocol.ts';
+import { tableEnvironment, tableNames } from '../../functions/stores/tables.ts';
 
 const ANTHROPIC_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stratus-dev/anthropic-api-key-AbCdEf';
 const TOKENS_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stratus-dev/api-tokens-AbCdEf';
@@ -42,11 +43,7 @@ describe('loadLambdaDeps', () => {
 
   const env = {
     AWS_REGION: 'eu-west-1',
-    STRATUS_SESSIONS_TABLE: 'stratus-dev-sessions',
-    STRATUS_MESSAGES_TABLE: 'stratus-dev-messages',
-    STRATUS_EVENTS_TABLE: 'stratus-dev-events',
-    STRATUS_SCHEDULES_TABLE: 'stratus-dev-schedules',
-    STRATUS_APPROVALS_TABLE: 'stratus-dev-approvals',
+    ...tableEnvironment(tableNames('stratus-dev')),
     STRATUS_SELF_FUNCTION: 'stratus-dev-api',
     STRATUS_BUCKET: 'stratus-dev-bucket',
     STRATUS_RUNNER_FUNCTION: 'stratus-dev-runner',

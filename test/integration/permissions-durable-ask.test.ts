@@ -156,7 +156,7 @@ describe('session hooks through the HTTP API', () => {
 
   beforeAll(async () => {
     const { createServer } = await import('node:http');
-    const { listenOnLoopback } = await import('../../local/listen.ts');
+    const { listenOnLoopback } = await import('../../local/net/listen.ts');
     const { signHookRequest } = await import('../../functions/hooks/http-hook.ts');
     hookServer = createServer(async (req, res) => {
       const chunks: Buffer[] = [];
@@ -173,7 +173,7 @@ describe('session hooks through the HTTP API', () => {
   });
   afterAll(async () => {
     await stack.stop();
-    const { closeServer } = await import('../../local/listen.ts');
+    const { closeServer } = await import('../../local/net/listen.ts');
     await closeServer(hookServer);
     tmp.cleanup();
   });

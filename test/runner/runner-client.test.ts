@@ -6,7 +6,7 @@ import { RunnerFailedError } from '../../functions/runner-client/runner-errors.t
 import { runnerTenantId } from '../../functions/runner-client/runner-tenant.ts';
 import type { RunnerRequest, RunnerResponse } from '../../sandbox-runner/protocol.ts';
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server.ts';
-import { closeServer, listenOnLoopback } from '../../local/listen.ts';
+import { closeServer, listenOnLoopback } from '../../local/net/listen.ts';
 
 const OK: RunnerResponse = {
   ok: true,

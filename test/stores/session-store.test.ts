@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoServer, type EmbeddedServer } from '../../local/dynamo-server.ts';
 import { ensureTables } from '../../functions/stores/ensure-tables.ts';
+import { tableNames } from '../../functions/stores/tables.ts';
 import { SessionStore, type SessionRecord } from '../../functions/stores/session-store.ts';
 import { MessageStore } from '../../functions/stores/message-store.ts';
 import { BlobStore } from '../../functions/stores/blob-store.ts';
@@ -11,7 +12,7 @@ import { LOCAL_S3_CREDENTIALS, startS3Server } from '../../local/s3-server.ts';
 import { SessionBusyError, NotFoundError } from '../../functions/shared/errors.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
-const TABLES = { sessions: 'sessions', messages: 'messages', events: 'events', schedules: 'schedules', approvals: 'approvals' };
+const TABLES = tableNames('test');
 
 describe('SessionStore leases and MessageStore appends (against the DynamoDB protocol server)', () => {
   const tmp = makeTempDir();

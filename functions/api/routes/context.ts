@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { VIRTUAL_ROOT } from '../../../sandbox-runner/virtual-paths.ts';
+import { VIRTUAL_ROOT } from '../../../sandbox-runner/workspace/virtual-paths.ts';
 import { compactSession, exportTranscript, importTranscript, parseTranscriptForImport } from '../../agent/session-ops.ts';
 import { uuidFrom } from '../../context/claude-jsonl.ts';
-import type { Deps } from '../../deps/deps.ts';
+import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { createSession } from '../../sessions/create-session.ts';
 import { sessionView } from '../../sessions/session-view.ts';
 import type { AuthVariables } from '../auth.ts';
@@ -15,7 +15,9 @@ const exportQuery = z.object({
 const importQuery = z.object({ title: z.string().max(200).optional() });
 
 /** Compaction on demand, and moving sessions between Stratus and a local Claude Code. */
-export function contextRoutes(deps: Deps) {
+export function contextRoutes(
+  deps: Pick<Deps, 'clock'> & DepsOf<typeof compactSession> & DepsOf<typeof exportTranscript> & DepsOf<typeof importTranscript> & DepsOf<typeof createSession>,
+) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.post('/:id/compact', async (c) => {

@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { startTurn } from '../../agent/turn.ts';
-import type { Deps } from '../../deps/deps.ts';
+import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, NotFoundError } from '../../shared/errors.ts';
 import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
 import type { PendingApproval } from '../../stores/approval-store.ts';
 import type { AuthVariables } from '../auth.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
-import { respondWithTurn } from '../turn-response.ts';
+import { respondWithTurn, type TurnResponseDeps } from '../turn-response.ts';
 import { parseJsonBody } from '../validate.ts';
 
 const answerBody = z.strictObject({
@@ -27,7 +27,7 @@ export const MAX_UPDATED_INPUT_BYTES = 150_000;
  * waiting call has its answer, the turn resumes right here, on whichever instance got the
  * request, and the response is that turn (JSON or SSE, as for POST /turns).
  */
-export function permissionRoutes(deps: Deps) {
+export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'config' | 'clock'> & DepsOf<typeof startTurn> & TurnResponseDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.get('/:id/permissions', async (c) => {

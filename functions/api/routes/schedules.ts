@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Deps } from '../../deps/deps.ts';
+import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
-import { runScheduledTask } from '../../schedules/run-schedule.ts';
+import { runScheduledTask, type ScheduleRunDeps } from '../../schedules/run-schedule.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
 import type { AuthVariables } from '../auth.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
@@ -36,7 +36,7 @@ const patchBody = z.strictObject({
 const pageQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() });
 
 /** Scheduled tasks: a prompt run unattended on a cron schedule. */
-export function scheduleRoutes(deps: Deps) {
+export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'scheduleBackend' | 'clock' | 'newId'> & ScheduleRunDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.post('/', async (c) => {

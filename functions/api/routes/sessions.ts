@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
-import type { Deps } from '../../deps/deps.ts';
+import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
@@ -29,7 +29,9 @@ const pageQuery = z.object({
   cursor: z.string().optional(),
 });
 
-export function sessionRoutes(deps: Deps) {
+export function sessionRoutes(
+  deps: Pick<Deps, 'config' | 'clock' | 'sessions' | 'messages'> & DepsOf<typeof createSession> & DepsOf<typeof withDeadLeaseFreed>,
+) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.post('/', async (c) => {

@@ -3,7 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import { endTurnIfDead } from '../../agent/crashed-turn.ts';
 import { followTurn } from '../../agent/follow-turn.ts';
-import type { Deps } from '../../deps/deps.ts';
+import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { isId, showId } from '../../shared/ids.ts';
 import type { StoredTurnEvent } from '../../stores/event-store.ts';
@@ -22,7 +22,7 @@ const followQuery = z.object({
  * turn that continued in another invocation. Without it, one JSON page (`done` once it holds the
  * turn_end). Either way a turn whose process died ends with a `crashed` turn_end.
  */
-export function turnEventRoutes(deps: Deps) {
+export function turnEventRoutes(deps: Pick<Deps, 'sessions' | 'events'> & DepsOf<typeof endTurnIfDead> & DepsOf<typeof followTurn>) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.get('/:id/turns/:turnId/events', async (c) => {

@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { startTurn } from '../../agent/turn.ts';
-import type { Deps } from '../../deps/deps.ts';
+import type { DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, turnSettingsSchema } from '../../permissions/session-settings.ts';
 import type { AuthVariables } from '../auth.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
-import { respondWithTurn } from '../turn-response.ts';
+import { respondWithTurn, type TurnResponseDeps } from '../turn-response.ts';
 import { parseJsonBody } from '../validate.ts';
 
 const turnBody = z.strictObject({
@@ -20,7 +20,7 @@ const turnBody = z.strictObject({
  * invocation: follow its `eventsUrl`); otherwise the response is JSON once it ends. Either way
  * the turn runs to its end even if the client disconnects.
  */
-export function turnRoutes(deps: Deps) {
+export function turnRoutes(deps: DepsOf<typeof startTurn> & TurnResponseDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.post('/:id/turns', async (c) => {

@@ -4,7 +4,7 @@ import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { z } from 'zod';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/workspace/limits.ts';
-import type { Deps } from '../../deps/deps.ts';
+import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { keyMessage, keyProblem } from '../../../sandbox-runner/workspace/file-keys.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { deleteObject, getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey } from '../../workspaces/workspace-ops.ts';
@@ -21,6 +21,14 @@ const gitBody = z.strictObject({
   token: z.string().min(1).max(4096).optional().describe('Access token sent as HTTP basic auth; never stored'),
 });
 
+/** What the workspace routes use: sessions, ids and the egress setting, plus the workspace operations' needs. */
+type WorkspaceRouteDeps = Pick<Deps, 'sessions' | 'newId' | 'config'> &
+  DepsOf<typeof putUpload> &
+  DepsOf<typeof importIntoWorkspace> &
+  DepsOf<typeof runWorkspaceOp> &
+  DepsOf<typeof getObjectStream> &
+  DepsOf<typeof deleteObject>;
+
 /**
  * A session's workspace over HTTP:
  *   PUT  /:id/workspace/archive   body: tar.gz → fills an empty workspace
@@ -29,7 +37,7 @@ const gitBody = z.strictObject({
  *   GET  /:id/workspace/files/*   one file's exact bytes
  *   GET  /:id/workspace/archive   the whole workspace as tar.gz
  */
-export function workspaceRoutes(deps: Deps) {
+export function workspaceRoutes(deps: WorkspaceRouteDeps) {
   const app = new Hono<{ Variables: AuthVariables }>();
   const session = (id: string, tenantId: string) => deps.sessions.getForTenant(id, tenantId);
 

@@ -1,4 +1,4 @@
-import { isInsideWorkspace } from '../../../sandbox-runner/virtual-paths.ts';
+import { isInsideWorkspace } from '../../../sandbox-runner/workspace/virtual-paths.ts';
 
 /**
  * Which commands may run without changing anything, and with which arguments. A command that

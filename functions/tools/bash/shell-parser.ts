@@ -32,7 +32,7 @@ export function shellParserIfReady(): Parser | undefined {
 }
 
 /**
- * A bundled Lambda ships the grammar beside the bundle (infra/bundle-options.ts copies it
+ * A bundled Lambda ships the grammar beside the bundle (infra/constructs/bundle-options.ts copies it
  * there, as web-tree-sitter expects its own wasm beside its script); from source it comes from
  * node_modules.
  */

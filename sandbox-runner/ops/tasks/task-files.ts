@@ -3,17 +3,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SandboxOutcome } from '../../isolation/sandbox.ts';
 import { TASK_SYNC_INTERVAL_MS, type TaskMirror } from './task-mirror.ts';
+import type { TaskRecord } from './task-record.ts';
 
-export type TaskStatus = 'running' | 'completed' | 'failed' | 'killed';
-
-export interface TaskRecord {
-  taskId: string;
-  command: string;
-  /** Process group of the sandbox running it. */
-  pid: number;
-  status: TaskStatus;
-  exitCode?: number | null;
-}
 
 /**
  * Background commands, kept as files in the workspace's private tmp dir (mounted at /tmp for

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import { httpStatus, type RemoteWorkspace } from '../../workspace/remote-workspace.ts';
-import type { TaskRecord, TaskStatus } from './task-files.ts';
+import type { TaskRecord, TaskStatus } from './task-record.ts';
 
 /** How often the runner that owns a running task refreshes its S3 copy. */
 export const TASK_SYNC_INTERVAL_MS = 5_000;

@@ -2,9 +2,9 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { STSClient } from '@aws-sdk/client-sts';
 import { EGRESS_TOKEN_TTL_MS, withEgressTokens } from '../runner-client/egress-tokens.ts';
 import { createStsWorkspaceCredentialSource } from '../runner-client/sts-credentials.ts';
-import { configFromEnv } from './config.ts';
+import { configFromEnv } from '../deps/config.ts';
+import type { Deps } from '../deps/deps.ts';
 import { createDeps } from './create-deps.ts';
-import type { Deps } from './deps.ts';
 
 /**
  * The composition root for Lambda. The environment (set by the CDK app) names tables, bucket,

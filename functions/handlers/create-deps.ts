@@ -5,7 +5,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createS3ClientFactory } from '../../sandbox-runner/s3-client.ts';
-import { createLambdaContinuationScheduler } from '../agent/continuation.ts';
+import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -17,11 +17,11 @@ import { ScheduleStore } from '../stores/schedule-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
 import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../schedules/schedule-backend.ts';
 import { createToolRegistry } from '../tools/registry.ts';
-import type { StratusConfig } from './config.ts';
-import type { Deps } from './deps.ts';
+import type { StratusConfig } from '../deps/config.ts';
+import type { Deps } from '../deps/deps.ts';
 
 /**
- * The composition root: the only place AWS and Anthropic clients are constructed. The same
+ * The composition root (above every layer it wires): the only place AWS and Anthropic clients are constructed. The same
  * function serves Lambda and the local stack; only endpoints and credentials in the config differ.
  */
 export function createDeps(

@@ -1,0 +1,51 @@
+import type { ContentBlock, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+
+/**
+ * The records of a turn as the event log stores them and clients read them. They live with the
+ * stores (the bottom layer) so that the event store names its records without importing the
+ * engine that writes them; functions/agent re-exports them under their old names.
+ */
+
+/** Why a turn stopped, as the query loop reports it. */
+export type TurnStopReason =
+  | 'end_turn'
+  | 'max_turns'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'refusal'
+  | 'pause_turn'
+  | 'aborted'
+  | 'model_error'
+  /** A call needs a person's answer; the turn resumes when it arrives. */
+  | 'awaiting_permission'
+  /** A hook asked to end the turn. */
+  | 'hook_stopped'
+  /** The invocation nears its deadline; the turn continues in a fresh one. */
+  | 'checkpoint';
+
+/** What clients see of a turn (the SSE event names are the `type`s). */
+export type TurnEvent =
+  | { type: 'turn_start'; sessionId: string; turnId: string }
+  | { type: 'text_delta'; text: string }
+  | { type: 'assistant_message'; seq: number; content: ContentBlock[]; stopReason: string | null; usage: UsageTotals }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_progress'; toolUseId: string; toolName: string; progress: unknown }
+  | { type: 'tool_result'; seq: number; toolUseId: string; toolName: string; isError: boolean; content: ToolResultBlockParam['content'] }
+  /** This invocation is near its deadline; the turn goes on in another. Follow `eventsUrl`. */
+  | { type: 'turn_continued'; turnId: string; eventsUrl: string }
+  /** A call waits for an answer: POST /v1/sessions/:id/permissions/:toolUseId. */
+  | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string }
+  /** A call was refused; `suggestion` appears when the count suggests adding a rule. */
+  | { type: 'permission_denied'; toolUseId: string; toolName: string; count: number; suggestion?: string }
+  /** The streamed text since the last assistant_message was discarded (a broken stream); a retry follows. */
+  | { type: 'tombstone'; seq: number; error: string }
+  | { type: 'model_retry'; attempt: number; delayMs: number; status?: number; error: string }
+  /** The primary model stayed overloaded: the rest of this invocation's calls go to `to`. */
+  | { type: 'model_fallback'; from: string; to: string }
+  /** The last event of every turn. `crashed`: the turn's process died; a reader that noticed wrote this. */
+  | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string };
+
+export interface UsageTotals {
+  inputTokens: number;
+  outputTokens: number;
+}

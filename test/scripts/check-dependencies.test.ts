@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { check, importsOf } from '../../scripts/check-dependencies.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+type Rules = Parameters<typeof check>[1];
+
+const RULES: Rules = {
+  roots: ['app'],
+  forbidFileCycles: true,
+  forbidFolderCycles: true,
+  forbidden: [{ from: '^app/low/', to: '^app/high/', why: 'low must not know high' }],
+};
+
+/** Writes `files` (path → source) under a fresh directory. */
+function fixture(files: Record<string, string>): string {
+  const tmp = makeTempDir('stratus-deps-');
+  cleanups.push(tmp.cleanup);
+  for (const [file, source] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(tmp.dir, file)), { recursive: true });
+    writeFileSync(path.join(tmp.dir, file), source);
+  }
+  return tmp.dir;
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
+
+/** A layered tree: high → mid → low, nothing upward. */
+const LAYERED = {
+  'app/high/top.ts': "import { mid } from '../mid/mid.ts';\nexport const top = mid;\n",
+  'app/mid/mid.ts': "import type { Low } from '../low/low.ts';\nexport const mid: Low = 1;\n",
+  'app/low/low.ts': 'export type Low = number;\n',
+};
+
+describe('check-dependencies', () => {
+  it('reads static imports and re-exports, type-only and multi-line ones included', () => {
+    const source = [
+      "import type { A } from './a.ts';",
+      'import {',
+      '  b,',
+      '  c,',
+      "} from '../b.ts';",
+      "export * from './c.ts';",
+      "export type { D } from './d.ts';",
+      "import './side-effect.ts';",
+      'const x = 1;',
+    ].join('\n');
+    expect(importsOf(source)).toEqual(['./a.ts', '../b.ts', './c.ts', './d.ts', './side-effect.ts']);
+  });
+
+  it('finds nothing wrong in a layered tree, and still reports its folder graph', () => {
+    const { problems, folders } = check(fixture(LAYERED), RULES);
+    expect(problems).toEqual([]);
+    expect(Object.fromEntries([...folders].map(([from, to]) => [from, [...to]]))).toEqual({
+      'app/high': ['app/mid'],
+      'app/mid': ['app/low'],
+      'app/low': [],
+    });
+  });
+
+  it('reports a cycle between two files (through a type-only import too)', () => {
+    const root = fixture({
+      'app/mid/a.ts': "import type { B } from './b.ts';\nexport type A = B[];\n",
+      'app/mid/b.ts': "import type { A } from './a.ts';\nexport type B = A | 1;\n",
+    });
+    expect(check(root, RULES).problems).toEqual(['file cycle: app/mid/a.ts ↔ app/mid/b.ts']);
+  });
+
+  it('reports a cycle between folders even when no file cycle closes it', () => {
+    const root = fixture({
+      'app/one/a.ts': "import { b } from '../two/b.ts';\nexport const a = b;\n",
+      'app/two/b.ts': 'export const b = 1;\n',
+      'app/two/c.ts': "import { d } from '../one/d.ts';\nexport const c = d;\n",
+      'app/one/d.ts': 'export const d = 2;\n',
+    });
+    expect(check(root, RULES).problems).toEqual(['folder cycle: app/one ↔ app/two']);
+  });
+
+  it('reports a forbidden edge with its reason, and an import of a missing file', () => {
+    const root = fixture({
+      ...LAYERED,
+      'app/low/peek.ts': "import { top } from '../high/top.ts';\nimport { gone } from './gone.ts';\nexport const peek = [top, gone];\n",
+    });
+    const { problems } = check(root, RULES);
+    expect(problems).toContain('app/low/peek.ts → app/high/top.ts: low must not know high');
+    expect(problems).toContain('app/low/peek.ts imports app/low/gone.ts, which does not exist');
+    // low → high closes high → mid → low into a folder cycle as well.
+    expect(problems).toContain('folder cycle: app/high ↔ app/low ↔ app/mid');
+    expect(problems).toHaveLength(3);
+  });
+
+  it('fails the command (so npm test fails) and prints the graph with --graph', async () => {
+    const root = fixture({
+      ...LAYERED,
+      'app/low/peek.ts': "import { top } from '../high/top.ts';\nexport const peek = top;\n",
+      'dependency-rules.json': JSON.stringify(RULES),
+    });
+    const script = path.resolve('scripts/check-dependencies.ts');
+    const tsx = path.resolve('node_modules/.bin/tsx');
+    const err = (await promisify(execFile)(tsx, [script, '--graph'], { cwd: root }).catch((e: unknown) => e)) as { code: number; stdout: string; stderr: string };
+    expect(err.code).toBe(1);
+    expect(err.stdout).toContain('app/low → app/high');
+    expect(err.stderr).toContain('app/low/peek.ts → app/high/top.ts: low must not know high');
+  });
+});

@@ -6,7 +6,7 @@ import { useLocalStack } from '../support/stack-fixture.ts';
 /**
  * Sixteen sessions writing at once through the whole stack: sixteen runner processes (one per
  * workspace tenant) started together, every acknowledged write read back. The runner's own
- * lock/eviction races are driven directly in test/runner/concurrency.test.ts;
+ * lock/eviction races are driven directly in test/sandbox-runner/concurrency.test.ts;
  * `npm run bench -- soak` is the long version. The bound is generous because each new workspace
  * starts a runner process (~0.7 s of CPU), which a loaded 2-core machine serialises.
  */

@@ -65,7 +65,7 @@ describe('transcripts in Claude Code JSONL', () => {
 
   it('continues a transcript written by Claude Code 2.1.88 itself', async () => {
     const { stack, api } = env;
-    const fixture = readFileSync(path.join(import.meta.dirname, '../context/fixtures/claude-2.1.88-bash-session.jsonl'), 'utf8');
+    const fixture = readFileSync(path.join(import.meta.dirname, '../support/fixtures/claude-2.1.88-bash-session.jsonl'), 'utf8');
     const imported = await fetch(`${stack.apiUrl}/v1/sessions/import`, { method: 'POST', headers: { authorization: `Bearer ${stack.token}` }, body: fixture });
     expect(imported.status).toBe(201);
     const id = ((await imported.json()) as { id: string }).id;

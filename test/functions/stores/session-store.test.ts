@@ -1,0 +1,92 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynamoServer, type EmbeddedServer } from '../../../local/dynamo-server.ts';
+import { ensureTables } from '../../../functions/stores/ensure-tables.ts';
+import { tableNames } from '../../../functions/stores/tables.ts';
+import { SessionStore, type SessionRecord } from '../../../functions/stores/session-store.ts';
+import { MessageStore } from '../../../functions/stores/message-store.ts';
+import { BlobStore } from '../../../functions/stores/blob-store.ts';
+import { LOCAL_S3_CREDENTIALS, startS3Server } from '../../../local/s3-server.ts';
+import { SessionBusyError, NotFoundError } from '../../../functions/shared/errors.ts';
+import { makeTempDir } from '../../support/temp-dir.ts';
+
+const TABLES = tableNames('test');
+
+describe('SessionStore leases and MessageStore appends (against the DynamoDB protocol server)', () => {
+  const tmp = makeTempDir();
+  let server: EmbeddedServer;
+  let s3Server: EmbeddedServer;
+  let s3: S3Client;
+  let client: DynamoDBClient;
+  let sessions: SessionStore;
+  let messages: MessageStore;
+
+  beforeAll(async () => {
+    server = await startDynamoServer({ dir: `${tmp.dir}/dynamodb` });
+    s3Server = await startS3Server({ dir: `${tmp.dir}/s3`, buckets: ['b'] });
+    s3 = new S3Client({
+      region: 'us-east-1', endpoint: s3Server.url, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+    await ensureTables(client, TABLES);
+    const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    sessions = new SessionStore(db, TABLES.sessions);
+    messages = new MessageStore(db, TABLES.messages, new BlobStore(s3, 'b'));
+  });
+  afterAll(async () => {
+    client.destroy();
+    s3.destroy();
+    await server.close();
+    await s3Server.close();
+    tmp.cleanup();
+  });
+
+  const record = (sessionId: string): SessionRecord => ({
+    sessionId, tenantId: 't', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status: 'idle',
+    messageCount: 0, workspace: { id: 'ws', version: 0 }, cwd: '/workspace', usage: { inputTokens: 0, outputTokens: 0 }, turnCount: 0,
+  });
+
+  it('grants one lease at a time, hands it to another owner once it expires, and refuses the old owner\'s writes', async () => {
+    await sessions.create(record('s1'));
+    await sessions.acquireLease('s1', { owner: 'a', turnId: 't1', expiresAt: 1_000 }, 0);
+    await expect(sessions.acquireLease('s1', { owner: 'b', turnId: 't2', expiresAt: 2_000 }, 500)).rejects.toBeInstanceOf(SessionBusyError);
+    // Past expiry, another owner takes over, and the old owner's writes are refused.
+    await sessions.acquireLease('s1', { owner: 'b', turnId: 't2', expiresAt: 5_000 }, 1_001);
+    await expect(sessions.updateUnderLease('s1', 'a', { cwd: '/workspace/x' })).rejects.toThrow();
+    await sessions.updateUnderLease('s1', 'b', { cwd: '/workspace/y' }, 9_000);
+    expect(await sessions.get('s1')).toMatchObject({ cwd: '/workspace/y', lease: { owner: 'b', expiresAt: 9_000 } });
+    await sessions.releaseLease('s1', 'b', { status: 'idle' });
+    expect((await sessions.get('s1'))!.lease).toBeUndefined();
+  });
+
+  it('404s a lease on a missing session and hides other tenants', async () => {
+    await expect(sessions.acquireLease('missing', { owner: 'a', turnId: 't', expiresAt: 1 }, 0)).rejects.toBeInstanceOf(NotFoundError);
+    await sessions.create(record('s2'));
+    await expect(sessions.getForTenant('s2', 'other')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('never overwrites a message sequence number', async () => {
+    const m = { sessionId: 's3', seq: 0, uuid: 'u', turnId: 't', kind: 'prompt' as const, role: 'user' as const, content: [{ type: 'text' as const, text: 'a' }], createdAt: 'now' };
+    await messages.append(m);
+    await expect(messages.append({ ...m, content: [{ type: 'text', text: 'b' }] })).rejects.toThrow();
+    expect((await messages.loadFrom('s3')).map((x) => x.content)).toEqual([[{ type: 'text', text: 'a' }]]);
+  });
+
+  it('pages through a long log in order', async () => {
+    for (let seq = 0; seq < 25; seq++) {
+      await messages.append({ sessionId: 's4', seq, uuid: `u${seq}`, turnId: 't', kind: 'prompt', role: 'user', content: [], createdAt: 'now' });
+    }
+    const seqs: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await messages.page('s4', { limit: 10, cursor });
+      seqs.push(...page.messages.map((m) => m.seq));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seqs).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    expect((await messages.loadFrom('s4', 20)).map((m) => m.seq)).toEqual([20, 21, 22, 23, 24]);
+  });
+});

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiClient } from '../support/api-client.ts';
+import { apiClient, readLive, type LiveEvent } from '../support/api-client.ts';
 import { startStackProcess, type StackProcess } from '../support/stack-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { MISSING_RESULT_TEXT } from '../../functions/context/transcript.ts';
@@ -12,28 +12,6 @@ async function script(modelUrl: string, responses: unknown[]) {
   expect(res.status).toBe(200);
 }
 
-/** Reads an SSE response as it arrives, until `until` says stop or the stream ends. */
-async function readLive(res: Response, until: (events: LiveEvent[]) => boolean): Promise<LiveEvent[]> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: LiveEvent[] = [];
-  let text = '';
-  while (!until(events)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = text.indexOf('\n\n')) >= 0) {
-      const chunk = text.slice(0, cut);
-      text = text.slice(cut + 2);
-      const id = /^id: (\d+)$/m.exec(chunk)?.[1];
-      const data = /^data: (.*)$/m.exec(chunk)?.[1];
-      if (id !== undefined && data) events.push({ id: Number(id), event: JSON.parse(data) });
-    }
-  }
-  return events;
-}
-type LiveEvent = { id: number; event: { type: string; [key: string]: unknown } };
 
 describe('a process killed mid-turn', () => {
   const tmp = makeTempDir();

@@ -1,33 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
-import { apiClient, parseSse } from '../support/api-client.ts';
+import { apiClient, parseSse, readLive } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 
 /** Reads an SSE response until `stopAfter` events have arrived, then drops the connection. */
 async function readSome(res: Response, stopAfter: number): Promise<{ ids: number[]; types: string[] }> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  const ids: number[] = [];
-  const types: string[] = [];
-  while (ids.length < stopAfter) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    text += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = text.indexOf('\n\n')) >= 0) {
-      const chunk = text.slice(0, cut);
-      text = text.slice(cut + 2);
-      const id = /^id: (\d+)$/m.exec(chunk)?.[1];
-      const type = /^event: (\w+)$/m.exec(chunk)?.[1];
-      if (id !== undefined && type) {
-        ids.push(Number(id));
-        types.push(type);
-      }
-    }
-  }
-  await reader.cancel();
-  return { ids, types };
+  const events = await readLive(res, (seen) => seen.length >= stopAfter, { cancel: true });
+  return { ids: events.map((e) => e.id), types: events.map((e) => e.event.type) };
 }
 
 describe('turn events are durable: a client can drop and resume', () => {

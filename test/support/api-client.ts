@@ -48,6 +48,35 @@ export function apiClient(baseUrl: string, token: string) {
   };
 }
 
+/** One SSE event as it arrived: its id and parsed data. */
+export type LiveEvent = { id: number; event: { type: string; [key: string]: unknown } };
+
+/**
+ * Reads an SSE response as it arrives, until `until` says stop or the stream ends; with
+ * `cancel`, the connection is dropped afterwards (a client going away).
+ */
+export async function readLive(res: Response, until: (events: LiveEvent[]) => boolean, opts: { cancel?: boolean } = {}): Promise<LiveEvent[]> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: LiveEvent[] = [];
+  let text = '';
+  while (!until(events)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = text.indexOf('\n\n')) >= 0) {
+      const chunk = text.slice(0, cut);
+      text = text.slice(cut + 2);
+      const id = /^id: (\d+)$/m.exec(chunk)?.[1];
+      const data = /^data: (.*)$/m.exec(chunk)?.[1];
+      if (id !== undefined && data) events.push({ id: Number(id), event: JSON.parse(data) });
+    }
+  }
+  if (opts.cancel) await reader.cancel();
+  return events;
+}
+
 export function parseSse(text: string): TurnEvent[] {
   const events: TurnEvent[] = [];
   for (const chunk of text.split('\n\n')) {

@@ -36,8 +36,8 @@ export async function run(): Promise<void> {
   try {
     const idleRss = await settledMemory(gc);
     console.log(`RSS before the first round: ${mb(idleRss.rss)} MB (heap used ${mb(idleRss.heapUsed)} MB)`);
-    console.log('| round | turns | failed turns | error tool_results | lost writes | wedged sessions | seconds | RSS MB | heap used MB | RSS vs round 1 |');
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('| round | turns | failed turns | error tool_results | lost writes | wedged sessions | seconds | RSS MB | heap used MB | external MB | array buffers MB | RSS vs round 1 |');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (let round = 0; round < ROUNDS; round++) {
       const started = Date.now();
       const sessions = await createWriterSessions(api, SESSIONS);
@@ -63,7 +63,7 @@ export async function run(): Promise<void> {
         failed: totals.failed + report.failedTurns.length,
       };
       console.log(
-        `| ${round + 1} | ${report.turns} | ${report.failedTurns.length} | ${report.errorResults.length} | ${report.lostWrites.length} | ${report.wedged.length} | ${seconds.toFixed(0)} | ${mb(memory.rss)} | ${mb(memory.heapUsed)} | ${round === 0 ? '-' : `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)} %`} |`,
+        `| ${round + 1} | ${report.turns} | ${report.failedTurns.length} | ${report.errorResults.length} | ${report.lostWrites.length} | ${report.wedged.length} | ${seconds.toFixed(0)} | ${mb(memory.rss)} | ${mb(memory.heapUsed)} | ${mb(memory.external)} | ${mb(memory.arrayBuffers)} | ${round === 0 ? '-' : `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(0)} %`} |`,
       );
     }
     for (const row of rows) console.log(`  ${row}`);

@@ -61,32 +61,19 @@ describe('turn events are durable: a client can drop and resume', () => {
       headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ prompt: 'go' }),
     });
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    const live: { id: number; event: { type: string; turnId?: string } }[] = [];
-    let text = '';
     let checks = 0;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-      const before = live.length;
-      let cut;
-      while ((cut = text.indexOf('\n\n')) >= 0) {
-        const chunk = text.slice(0, cut);
-        text = text.slice(cut + 2);
-        const id = /^id: (\d+)$/m.exec(chunk)?.[1];
-        const data = /^data: (.*)$/m.exec(chunk)?.[1];
-        if (id !== undefined && data) live.push({ id: Number(id), event: JSON.parse(data) });
-      }
-      if (live.length === before) continue;
+    let seen = 0;
+    const live = await readLive(res, async (events) => {
+      if (events.length === seen) return false;
+      seen = events.length;
       // The moment the newest event arrives, the log already holds it.
-      const newest = live.at(-1)!;
-      const turnId = live[0]!.event.turnId!;
+      const newest = events.at(-1)!;
+      const turnId = events[0]!.event.turnId as string;
       const stored = await api.request('GET', `/v1/sessions/${sessionId}/turns/${turnId}/events?after=${newest.id - 1}&limit=1`);
       expect(stored.json.events).toEqual([newest]);
       checks += 1;
-    }
+      return false;
+    });
     expect(live.filter((e) => e.event.type === 'tool_use')).toHaveLength(12);
     expect(live.at(-1)!.event).toMatchObject({ type: 'turn_end', stopReason: 'end_turn' });
     expect(checks).toBeGreaterThan(1);

@@ -52,15 +52,20 @@ export function apiClient(baseUrl: string, token: string) {
 export type LiveEvent = { id: number; event: { type: string; [key: string]: unknown } };
 
 /**
- * Reads an SSE response as it arrives, until `until` says stop or the stream ends; with
- * `cancel`, the connection is dropped afterwards (a client going away).
+ * Reads an SSE response as it arrives, until `until` says stop or the stream ends; `until` is
+ * asked before each read, so it can also check each batch as it lands. With `cancel`, the
+ * connection is dropped afterwards (a client going away).
  */
-export async function readLive(res: Response, until: (events: LiveEvent[]) => boolean, opts: { cancel?: boolean } = {}): Promise<LiveEvent[]> {
+export async function readLive(
+  res: Response,
+  until: (events: LiveEvent[]) => boolean | Promise<boolean>,
+  opts: { cancel?: boolean } = {},
+): Promise<LiveEvent[]> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   const events: LiveEvent[] = [];
   let text = '';
-  while (!until(events)) {
+  while (!(await until(events))) {
     const { value, done } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });

@@ -13,7 +13,7 @@ const ROUNDS = 3;
 const RSS_TOLERANCE = 0.2;
 
 /**
- * Soak: the whole local stack in this process (the scripted demo model runs each prompt's
+ * Soak: the local stack as `npm start` runs it (the scripted demo model runs each prompt's
  * command with Bash), 50 new sessions per round × 5 turns that each append a unique line to a
  * file, 3 rounds. After each round every file is read back through the workspace files API.
  * Prints runner errors, lost writes, wedged sessions and the process's memory after each round

@@ -32,12 +32,19 @@ export async function startScriptedModelServer(
      * and parsed, tens of KB with the tool definitions).
      */
     keepRequests?: number;
+    /**
+     * Called when a Messages response has been sent in full, with when its request arrived and
+     * when the response ended (performance.now()): what a client's round-trip overhead is
+     * measured from (bench/roundtrip.bench.ts).
+     */
+    onExchange?: (exchange: { body: MessagesRequest; receivedAt: number; respondedAt: number }) => void;
   } = {},
 ): Promise<ScriptedModelServer> {
   const queue: ScriptedResponse[] = [];
   const requests: { raw: string; body: MessagesRequest }[] = [];
 
   const server = createServer(async (req, res) => {
+    const receivedAt = performance.now();
     const url = new URL(req.url ?? '/', 'http://local');
     const raw = (await readBody(req)).toString('utf8');
     try {
@@ -62,6 +69,7 @@ export async function startScriptedModelServer(
       const message = buildMessage(body, next, estimateTokens(raw));
       if (body.stream) await streamMessage(res, message, next);
       else json(res, 200, { ...message, content: message.content.map((block) => ('rawJson' in block ? { ...block, rawJson: undefined } : block)) });
+      opts.onExchange?.({ body, receivedAt, respondedAt: performance.now() });
     } catch (err) {
       apiError(res, 400, 'invalid_request_error', `Scripted model server could not handle the request: ${String(err)}`);
     }

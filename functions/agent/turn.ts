@@ -1,11 +1,14 @@
 import { errorMessage, SessionBusyError, StratusError } from '../shared/errors.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import { putStopMarker } from '../runner-client/stop-marker.ts';
 import { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { ContinueTurnEvent } from './continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
 import { AwaitingPermissionError } from './resume.ts';
+import { BudgetExceededError, checkBudgets } from './budget.ts';
+import { budgetsFor, INTERRUPT_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TurnStop } from './turn-stop.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import { TurnFeed } from './turn-feed.ts';
 import { handOffLease, startHeartbeat, turnLease } from './turn-lease.ts';
@@ -39,6 +42,9 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
   if (opts.resume && waiting.length === 0) throw new StratusError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 409, 'nothing_to_resume');
   const turnId = deps.newId('turn');
   const now = deps.clock();
+  // Session-wide budgets already spent: refuse before anything is written (fail-closed).
+  const exceeded = checkBudgets(budgetsFor(deps.config, opts.tenantId, current), { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 }, 'turn_start');
+  if (exceeded) throw new BudgetExceededError(exceeded);
   const lease = turnLease(deps, turnId, now, now);
   const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
   const log = deps.log.child({ sessionId: opts.sessionId, turnId });
@@ -88,19 +94,26 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   const { session, turnId, owner, events, log } = run;
   const workspace = workspaceOf(deps, session);
   const recorder = new TurnRecorder(deps, {
-    session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore,
+    session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
     workspace: () => ({ workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState }),
   });
   if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
   log.info(run.continuation ? 'turn resumed in a new invocation' : 'turn started', { messageCount: session.messageCount, resume: run.opts.resume === true });
   const abort = new AbortController();
+  const stop = new TurnStop(abort, deps.config, { turnId, tenantId: session.tenantId, startedAt: run.startedAt, session }, () => ({
+    modelCallsThisTurn: recorder.modelCalls, turns: session.turnCount, usage: recorder.usage,
+  }), deps.clock);
   // Beats until the lease is released or handed off: also while the last events are stored.
-  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort());
+  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort('lease_lost'), (now) => stop.onSession(now));
   let outcome: TurnOutcome;
   try {
-    const loop = await openTurnLoop(deps, run, recorder, { workspace, signal: abort.signal });
+    const loop = await openTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
     for await (const event of loop) await recorder.record(event);
-    outcome = recorder.outcome();
+    outcome = withStop(recorder.outcome(), stop);
+    if (outcome.stopReason === 'interrupted') {
+      // The reference's note for the model: the next turn knows its last response was cut short.
+      await recorder.append('synthetic', 'user', [{ type: 'text', text: recorder.endedInToolUse ? INTERRUPT_MESSAGE_FOR_TOOL_USE : INTERRUPT_MESSAGE }]);
+    }
   } catch (err) {
     abort.abort();
     outcome = { stopReason: 'internal_error', error: errorMessage(err) };
@@ -110,10 +123,18 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   return endTurn(deps, run, recorder, outcome, heartbeat.stop);
 }
 
+/** A loop that ended because it was stopped from outside (aborted, or cut short) ends with the stop's reason. */
+function withStop(outcome: TurnOutcome, stop: TurnStop): TurnOutcome {
+  const stopped = stop.outcome();
+  if (!stopped || outcome.stopReason === 'awaiting_permission' || outcome.stopReason === 'internal_error') return outcome;
+  return stopped;
+}
+
 function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
   return new WorkspaceSession({
     deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd,
     fileState: session.fileState, allowedDomains: session.settings?.allowedDomains,
+    requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
   });
 }
 
@@ -123,10 +144,10 @@ function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
  */
 async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, outcome: TurnOutcome, stopBeating: () => void): Promise<TurnSummary> {
   const { session, turnId, log } = run;
-  const { stopReason, error } = outcome;
+  const { stopReason, error, budget } = outcome;
   const summary: TurnSummary = {
     turnId, stopReason, startedAt: new Date(run.startedAt).toISOString(), endedAt: new Date(deps.clock()).toISOString(),
-    ...(error ? { error } : {}),
+    ...(error ? { error } : {}), ...(budget ? { budget } : {}),
   };
   const status = stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle';
   const release = async () => {
@@ -134,7 +155,7 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
     await releaseLease(deps, run, run.owner, { ...recorder.patch(), status, lastTurn: summary, turnCount: session.turnCount + 1 });
   };
   try {
-    await run.events.end({ type: 'turn_end', turnId, stopReason, usage: recorder.turnUsage, ...(error ? { error } : {}) }, release);
+    await run.events.end({ type: 'turn_end', turnId, stopReason, usage: recorder.turnUsage, ...(error ? { error } : {}), ...(budget ? { budget } : {}) }, release);
   } finally {
     // Never beat for a turn that is over: a beating lease would hold the session for good.
     stopBeating();

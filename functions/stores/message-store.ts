@@ -36,7 +36,8 @@ export interface StoredMessage {
   createdAt: string;
   model?: string;
   stopReason?: string | null;
-  usage?: { inputTokens: number; outputTokens: number; cacheReadInputTokens?: number; cacheCreationInputTokens?: number };
+  /** This model call's own usage and cost (events carry the turn's running total instead). */
+  usage?: { inputTokens: number; outputTokens: number; cacheReadInputTokens?: number; cacheCreationInputTokens?: number; costUsd?: number };
   /**
    * ContentReplacementState decisions made before the model call that produced this message (on
    * an assistant message), or at a compaction (on its boundary and summary). A reload folds them

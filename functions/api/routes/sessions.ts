@@ -45,19 +45,19 @@ export function sessionRoutes(
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     if (body.settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
     const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings });
-    return c.json(sessionView(record, deps.clock()), 201);
+    return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });
 
   app.get('/', async (c) => {
     const q = parseWith(pageQuery, c.req.query(), 'query');
     const page = await deps.sessions.listForTenant(c.get('tenantId'), { limit: q.limit, cursor: q.cursor });
     const sessions = await Promise.all(page.sessions.map((s) => withDeadLeaseFreed(deps, s)));
-    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock())), nextCursor: page.nextCursor ?? null });
+    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock(), deps.config)), nextCursor: page.nextCursor ?? null });
   });
 
   app.get('/:id', async (c) => {
     const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(c.req.param('id'), c.get('tenantId')));
-    return c.json(sessionView(record, deps.clock()));
+    return c.json(sessionView(record, deps.clock(), deps.config));
   });
 
   app.get('/:id/messages', async (c) => {

@@ -57,6 +57,39 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
 }
 
 /**
+ * Starts a turn that runs in another invocation (`Prefer: respond-async`): the lease is taken
+ * here (409 as for any turn), handed at once to a continuation that runs the whole turn, and the
+ * turn id is known before anything runs. On Lambda the request's own invocation ends with its
+ * response, so the work cannot stay in it; locally the continuation goes through the same
+ * Lambda Invoke API.
+ */
+export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { prompt: string }): Promise<{ sessionId: string; turnId: string }> {
+  const current = await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
+  await reapDeadLease(deps, current);
+  const waiting = await deps.approvals.listForSession(opts.sessionId);
+  if (waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
+  const turnId = deps.newId('turn');
+  const now = deps.clock();
+  const exceeded = checkBudgets(budgetsFor(deps.config, opts.tenantId, current), { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 }, 'turn_start');
+  if (exceeded) throw new BudgetExceededError(exceeded);
+  const lease = turnLease(deps, turnId, now, now);
+  await deps.sessions.acquireLease(opts.sessionId, lease, now);
+  const handoffOwner = `continuation/${turnId}/start`;
+  try {
+    await deps.sessions.handOffLease(opts.sessionId, lease.owner, handOffLease(deps, handoffOwner, turnId, now, deps.clock()), {});
+    await deps.continuations.schedule({
+      kind: 'continue_turn', sessionId: opts.sessionId, turnId, handoffOwner, nextEventSeq: 0, modelCalls: 0, startedAt: now,
+      ...(opts.settings ? { settings: opts.settings } : {}), start: { prompt: opts.prompt },
+    });
+  } catch (err) {
+    // Nothing ran: give the session back as it was.
+    await deps.sessions.releaseLease(opts.sessionId, handoffOwner, { status: current.status }).catch(() => deps.sessions.releaseLease(opts.sessionId, lease.owner, { status: current.status }));
+    throw err;
+  }
+  return { sessionId: opts.sessionId, turnId };
+}
+
+/**
  * Carries on a turn that checkpointed near its invocation's deadline. Only the exact hand-off
  * qualifies: a duplicate or late delivery finds the lease taken and does nothing.
  */
@@ -74,12 +107,15 @@ export async function continueTurn(deps: TurnDeps, event: ContinueTurnEvent, dea
     }
     throw err;
   }
-  log.info('turn continues in a new invocation', { nextEventSeq: event.nextEventSeq, modelCalls: event.modelCalls });
+  log.info(event.start ? 'asynchronous turn starts' : 'turn continues in a new invocation', { nextEventSeq: event.nextEventSeq, modelCalls: event.modelCalls });
   const events = new TurnFeed(deps.events, event.sessionId, event.turnId, log, event.nextEventSeq);
   return runTurn(deps, {
     session, turnId: event.turnId, owner: lease.owner, events, log, startedAt: event.startedAt,
-    opts: { sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}) },
-    deadlineAt: deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls, continuation: true,
+    opts: {
+      sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}),
+      ...(event.start ? { prompt: event.start.prompt } : {}),
+    },
+    deadlineAt: deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls, continuation: event.start === undefined,
   });
 }
 

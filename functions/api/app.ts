@@ -8,6 +8,7 @@ import { sessionRoutes } from './routes/sessions.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
+import { turnControlRoutes } from './routes/turn-control.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
 
 /** The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack. */
@@ -21,6 +22,7 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', sessionRoutes(deps));
   v1.route('/sessions', turnRoutes(deps));
   v1.route('/sessions', turnEventRoutes(deps));
+  v1.route('/sessions', turnControlRoutes(deps));
   v1.route('/schedules', scheduleRoutes(deps));
   v1.route('/sessions', permissionRoutes(deps));
   v1.route('/sessions', contextRoutes(deps));

@@ -20,6 +20,11 @@ export const continueTurnEventSchema = z.object({
   startedAt: z.number(),
   /** The turn's own permission mode and request rules, which last for the whole turn. */
   settings: turnSettingsSchema.optional(),
+  /**
+   * Present when the turn has not started yet (`Prefer: respond-async`): the request that took
+   * the lease answered 202 at once and this invocation runs the whole turn, prompt first.
+   */
+  start: z.object({ prompt: z.string() }).optional(),
 });
 
 export type ContinueTurnEvent = z.infer<typeof continueTurnEventSchema>;

@@ -17,5 +17,5 @@ export interface StopMarkerDeps {
  */
 export async function putStopMarker(deps: StopMarkerDeps, workspaceId: string, key: string): Promise<void> {
   const s3 = deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
-  await s3.send(new PutObjectCommand({ Bucket: deps.config.bucket, Key: `${workspacePrefix(workspaceId)}${stopMarkerKey(key)}`, Body: '' }));
+  await s3.send(new PutObjectCommand({ Bucket: deps.config.bucket, Key: `${workspacePrefix(workspaceId)}${stopMarkerKey(key)}`, Body: new Uint8Array(0), ContentLength: 0 }));
 }

@@ -6,6 +6,7 @@ import { idempotency } from './idempotency.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { contextRoutes } from './routes/context.ts';
 import { sessionRoutes } from './routes/sessions.ts';
+import { sessionAdminRoutes } from './routes/session-admin.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
@@ -25,6 +26,7 @@ export function createApp(deps: Deps) {
     followStream: async (c, url) => app.fetch(new Request(new URL(url, c.req.url), { headers: { authorization: c.req.header('authorization') ?? '', accept: 'text/event-stream' } }), c.env),
   }));
   v1.route('/sessions', sessionRoutes(deps));
+  v1.route('/sessions', sessionAdminRoutes(deps));
   v1.route('/sessions', turnRoutes(deps));
   v1.route('/sessions', turnEventRoutes(deps));
   v1.route('/sessions', turnControlRoutes(deps));

@@ -29,8 +29,18 @@ export const continueTurnEventSchema = z.object({
 
 export type ContinueTurnEvent = z.infer<typeof continueTurnEventSchema>;
 
+/** Removes a deleted session's data (DELETE /v1/sessions/:id answers before it is done). */
+export const purgeSessionEventSchema = z.object({ kind: z.literal('purge_session'), sessionId: z.string() });
+
+export type PurgeSessionEvent = z.infer<typeof purgeSessionEventSchema>;
+
+/** Everything the API function is asked to do asynchronously. */
+export const asyncEventSchema = z.discriminatedUnion('kind', [continueTurnEventSchema, purgeSessionEventSchema]);
+
+export type AsyncEvent = z.infer<typeof asyncEventSchema>;
+
 export interface ContinuationScheduler {
-  schedule(event: ContinueTurnEvent): Promise<void>;
+  schedule(event: AsyncEvent): Promise<void>;
 }
 
 /** Schedules continuations with an asynchronous (Event) Lambda invoke of the API function. */

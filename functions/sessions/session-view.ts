@@ -10,7 +10,7 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
   const turnSpend = running && record.turnSpend?.turnId === record.lease!.turnId ? record.turnSpend : undefined;
   return {
     id: record.sessionId,
-    title: record.title ?? null,
+    title: record.title || null,
     // Readers free a dead holder's session first (idle, last turn `crashed`); 'interrupted' is
     // what a dead lease that nobody could free yet looks like. The next turn repairs the log.
     status: running ? 'running' : record.status === 'running' ? 'interrupted' : record.status,

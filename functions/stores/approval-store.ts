@@ -1,4 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { deletePartition } from './delete-partition.ts';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../shared/errors.ts';
 
@@ -48,6 +49,11 @@ export class ApprovalStore {
       // A replayed write of the same call is harmless.
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
     }
+  }
+
+  /** Every waiting call of a session (DELETE). */
+  async deleteAll(sessionId: string): Promise<number> {
+    return deletePartition(this.db, this.table, { partition: 'sessionId', sort: 'toolUseId' }, sessionId);
   }
 
   async listForSession(sessionId: string): Promise<PendingApproval[]> {

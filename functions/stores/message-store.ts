@@ -1,4 +1,5 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { deletePartition } from './delete-partition.ts';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BlobStore } from './blob-store.ts';
 import { z } from 'zod';
@@ -74,6 +75,11 @@ export interface MessagePage {
  * overwrite history.
  */
 export class MessageStore {
+  /** Every message of a session (DELETE); spilled payloads are removed with the session's `spill/` prefix. */
+  async deleteAll(sessionId: string): Promise<number> {
+    return deletePartition(this.db, this.table, { partition: 'sessionId', sort: 'seq' }, sessionId);
+  }
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,

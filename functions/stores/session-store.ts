@@ -144,7 +144,8 @@ export class SessionStore {
 
   async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<SessionPage> {
     const page = await queryByTenant<SessionRecord>(this.db, this.table, 'sessionId', tenantId, opts);
-    return { sessions: page.items, nextCursor: page.nextCursor };
+    // A deleted session's record lives only until its data is gone; it is never listed.
+    return { sessions: page.items.filter((s) => s.deletedAt === undefined), nextCursor: page.nextCursor };
   }
 
   /**

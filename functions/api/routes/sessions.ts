@@ -7,6 +7,7 @@ import { assertValidRules, sessionSettingsSchema } from '../../permissions/sessi
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
+import { budgetsSchema } from '../../stores/budgets.ts';
 import type { AuthVariables } from '../auth.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { parseJsonBody, parseWith } from '../validate.ts';
@@ -16,6 +17,8 @@ const createSessionBody = z.strictObject({
   files: seedFilesSchema.optional(),
   /** Permission mode, rules, hooks and the unattended flag. */
   settings: sessionSettingsSchema.optional(),
+  /** maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn (functions/agent/budget.ts). */
+  budgets: budgetsSchema.optional(),
 });
 
 /**
@@ -44,7 +47,7 @@ export function sessionRoutes(
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     if (body.settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
-    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings });
+    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings, budgets: body.budgets });
     return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });
 

@@ -22,6 +22,8 @@ export interface PendingApproval {
   decision?: 'allow' | 'deny';
   updatedInput?: unknown;
   remember?: boolean;
+  /** With a deny: what the person told the model (deny-with-feedback). */
+  feedback?: string;
   decidedAt?: string;
 }
 
@@ -79,14 +81,14 @@ export class ApprovalStore {
   async decide(
     sessionId: string,
     toolUseId: string,
-    answer: { decision: 'allow' | 'deny'; updatedInput?: unknown; remember?: boolean; decidedAt: string },
+    answer: { decision: 'allow' | 'deny'; updatedInput?: unknown; remember?: boolean; feedback?: string; decidedAt: string },
   ): Promise<PendingApproval> {
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { sessionId, toolUseId },
-          UpdateExpression: `SET decision = :d, decidedAt = :at, remember = :r${answer.updatedInput === undefined ? '' : ', updatedInput = :u'}`,
+          UpdateExpression: `SET decision = :d, decidedAt = :at, remember = :r${answer.updatedInput === undefined ? '' : ', updatedInput = :u'}${answer.feedback === undefined ? '' : ', feedback = :f'}`,
           ConditionExpression: 'attribute_exists(toolUseId) AND kind = :ask AND attribute_not_exists(decision)',
           ExpressionAttributeValues: {
             ':d': answer.decision,
@@ -94,6 +96,7 @@ export class ApprovalStore {
             ':r': answer.remember ?? false,
             ':ask': 'ask',
             ...(answer.updatedInput === undefined ? {} : { ':u': answer.updatedInput }),
+            ...(answer.feedback === undefined ? {} : { ':f': answer.feedback }),
           },
           ReturnValues: 'ALL_NEW',
         }),

@@ -183,7 +183,7 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
   const { stopReason, error, budget } = outcome;
   const summary: TurnSummary = {
     turnId, stopReason, startedAt: new Date(run.startedAt).toISOString(), endedAt: new Date(deps.clock()).toISOString(),
-    ...(error ? { error } : {}), ...(budget ? { budget } : {}),
+    ...(error ? { error } : {}), ...(budget ? { budget } : {}), usage: { ...recorder.turnUsage },
   };
   const status = stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle';
   const release = async () => {

@@ -24,6 +24,8 @@ export interface TurnSummary {
   error?: string;
   /** With stopReason `budget_exceeded`: which budget. */
   budget?: string;
+  /** The turn's tokens and cost. */
+  usage?: UsageRecord;
 }
 
 export interface Lease {

@@ -162,6 +162,17 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   });
 }
 
+/**
+ * The budget and price settings alone (STRATUS_BUDGETS, STRATUS_TENANT_BUDGETS,
+ * STRATUS_MODEL_PRICES), for the local stack's options; the prices are the overrides only.
+ */
+export function budgetSettingsFromEnv(env: NodeJS.ProcessEnv): { budgets: StratusConfig['budgets']; modelPrices: Record<string, z.output<typeof modelPriceSchema>> } {
+  return {
+    budgets: configSchema.shape.budgets.parse({ defaults: jsonVar(env, 'STRATUS_BUDGETS'), tenants: jsonVar(env, 'STRATUS_TENANT_BUDGETS') }),
+    modelPrices: z.record(z.string(), modelPriceSchema).default({}).parse(jsonVar(env, 'STRATUS_MODEL_PRICES')),
+  };
+}
+
 /** A JSON-valued variable; a value that does not parse is a start-up error naming it. */
 function jsonVar(env: NodeJS.ProcessEnv, name: string): unknown {
   const raw = env[name];

@@ -82,8 +82,11 @@ export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { 
       ...(opts.settings ? { settings: opts.settings } : {}), start: { prompt: opts.prompt },
     });
   } catch (err) {
-    // Nothing ran: give the session back as it was.
-    await deps.sessions.releaseLease(opts.sessionId, handoffOwner, { status: current.status }).catch(() => deps.sessions.releaseLease(opts.sessionId, lease.owner, { status: current.status }));
+    // Nothing ran: give the session back (held by the hand-off owner, or still by us if the hand-off failed).
+    const release = (owner: string) => deps.sessions.releaseLease(opts.sessionId, owner, { status: 'idle' });
+    await release(handoffOwner).catch(() => release(lease.owner)).catch((releaseErr: unknown) => {
+      deps.log.error('could not release the lease of an asynchronous turn that never started; it will expire', { sessionId: opts.sessionId, turnId, error: errorMessage(releaseErr) });
+    });
     throw err;
   }
   return { sessionId: opts.sessionId, turnId };

@@ -4,6 +4,7 @@ import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
 import { runScheduledTask, type ScheduleRunDeps } from '../../schedules/run-schedule.ts';
+import { patchedTarget } from '../../schedules/schedule-target.ts';
 import { budgetsSchema } from '../../stores/budgets.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
 import type { AuthVariables } from '../auth.ts';
@@ -87,6 +88,7 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
     const body = await parseJsonBody(c, patchBody);
     const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
     const { sessionId, files, ...fields } = body;
+    assertSeedFiles(files, 'files');
     const updated: ScheduleRecord = { ...current, ...fields, target: await patchedTarget(deps, c.get('tenantId'), current.target, { sessionId, files }), updatedAt: new Date(deps.clock()).toISOString() };
     validateSchedule(updated.cron, updated.timezone);
     updated.nextRunAt = nextRunAt(updated.cron, updated.timezone, new Date(deps.clock()))?.getTime();
@@ -111,26 +113,6 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
   });
 
   return app;
-}
-
-/** The target after a PATCH: `sessionId` moves it to that session (or, null, to a new session per run); `files` reseed new sessions. */
-async function patchedTarget(
-  deps: Pick<Deps, 'sessions'>,
-  tenantId: string,
-  current: ScheduleRecord['target'],
-  change: { sessionId?: string | null; files?: Record<string, string | { base64: string }> },
-): Promise<ScheduleRecord['target']> {
-  if (change.sessionId && change.files) throw new UserError('Give either "sessionId" or "files", not both.');
-  assertSeedFiles(change.files, 'files');
-  if (change.sessionId) {
-    await deps.sessions.getForTenant(change.sessionId, tenantId);
-    return { sessionId: change.sessionId };
-  }
-  if (change.sessionId === null || change.files) {
-    const files = change.files ?? ('newSession' in current ? current.newSession.files : undefined);
-    return { newSession: { ...(files ? { files } : {}) } };
-  }
-  return current;
 }
 
 function assertFits(record: ScheduleRecord): void {

@@ -49,6 +49,9 @@ export interface LocalStackOptions {
   model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens'>>;
   context?: Partial<StratusConfig['context']>;
   logLevel?: StratusConfig['logLevel'];
+  /** Budgets of sessions that set none (config `budgets`), and model price overrides. */
+  budgets?: StratusConfig['budgets'];
+  modelPrices?: Record<string, StratusConfig['modelPrices'][string]>;
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
   /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
@@ -125,7 +128,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
         : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
           { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
       apiTokens,
-      turn: { maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
+      turn: { leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
+      ...(opts.budgets ? { budgets: opts.budgets } : {}),
+      ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
       context: { ...opts.context },
       logLevel: opts.logLevel ?? 'warn',
     });

@@ -56,7 +56,7 @@ export async function prepareResume(
 }
 
 function decisionOf(item: PendingApproval): UserDecision | undefined {
-  if (item.decision === 'deny') return { behavior: 'deny' };
+  if (item.decision === 'deny') return { behavior: 'deny', ...(item.feedback ? { feedback: item.feedback } : {}) };
   if (item.decision === 'allow') return { behavior: 'allow', ...(item.updatedInput !== undefined ? { updatedInput: item.updatedInput } : {}) };
   return undefined;
 }

@@ -19,6 +19,8 @@ const FOLLOW_MARGIN_MS = 5_000;
  * the turn runs to its end even if the client leaves.
  */
 export async function respondWithTurn(c: Context, deps: TurnResponseDeps, turn: TurnHandle, deadlineAt?: number) {
+  // Where this turn's events are: a client (or an idempotent retry) can follow them from there.
+  c.header('Content-Location', turnEventsUrl(turn.sessionId, turn.turnId));
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
     return streamSSE(c, async (stream) => {
       let clientGone = false;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
+import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budgets.ts';
+import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 
 /**
@@ -40,7 +42,8 @@ export const configSchema = z.object({
   apiTokens: z.record(z.string(), z.string()),
   turn: z
     .object({
-      maxModelCalls: z.number().int().positive().default(50),
+      /** The per-turn model-call cap (budget `maxModelCallsPerTurn`) where no tenant default or session budget sets one. */
+      maxModelCalls: z.number().int().positive().default(DEFAULT_MAX_MODEL_CALLS_PER_TURN),
       /** A lease not renewed for this long is free to take: a crashed turn blocks its session no longer. */
       leaseMs: z.number().int().positive().default(60_000),
       /**
@@ -56,7 +59,7 @@ export const configSchema = z.object({
        */
       invocationBudgetMs: z.number().int().positive().optional(),
     })
-    .default({ maxModelCalls: 50, leaseMs: 60_000, heartbeatMs: 2_000, checkpointMarginMs: 60_000 }),
+    .default({ maxModelCalls: DEFAULT_MAX_MODEL_CALLS_PER_TURN, leaseMs: 60_000, heartbeatMs: 2_000, checkpointMarginMs: 60_000 }),
   /** The context economy: persisted results, the replacement budget, compaction. */
   context: z
     .object({
@@ -96,6 +99,15 @@ export const configSchema = z.object({
    * imports are refused up front).
    */
   egress: z.enum(['direct', 'proxy', 'none']).default('direct'),
+  /** Budgets of sessions that set none: for every tenant, then per tenant id (functions/agent/budget.ts). */
+  budgets: z
+    .object({ defaults: budgetsSchema.default({}), tenants: z.record(z.string(), budgetsSchema).default({}) })
+    .default({ defaults: {}, tenants: {} }),
+  /** Model-name prefix → USD per million tokens; entries replace the built-in table's (functions/model/pricing.ts). */
+  modelPrices: z
+    .record(z.string(), modelPriceSchema)
+    .default({})
+    .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
 });
@@ -111,7 +123,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
  * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
  * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
- * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS.
+ * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS, STRATUS_BUDGETS and
+ * STRATUS_TENANT_BUDGETS (JSON budgets), STRATUS_MODEL_PRICES (JSON price entries).
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -143,8 +156,32 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     logLevel: env.STRATUS_LOG_LEVEL || undefined,
     maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
     egress: env.STRATUS_EGRESS || undefined,
+    budgets: { defaults: jsonVar(env, 'STRATUS_BUDGETS'), tenants: jsonVar(env, 'STRATUS_TENANT_BUDGETS') },
+    modelPrices: jsonVar(env, 'STRATUS_MODEL_PRICES'),
     permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,
   });
+}
+
+/**
+ * The budget and price settings alone (STRATUS_BUDGETS, STRATUS_TENANT_BUDGETS,
+ * STRATUS_MODEL_PRICES), for the local stack's options; the prices are the overrides only.
+ */
+export function budgetSettingsFromEnv(env: NodeJS.ProcessEnv): { budgets: StratusConfig['budgets']; modelPrices: Record<string, z.output<typeof modelPriceSchema>> } {
+  return {
+    budgets: configSchema.shape.budgets.parse({ defaults: jsonVar(env, 'STRATUS_BUDGETS'), tenants: jsonVar(env, 'STRATUS_TENANT_BUDGETS') }),
+    modelPrices: z.record(z.string(), modelPriceSchema).default({}).parse(jsonVar(env, 'STRATUS_MODEL_PRICES')),
+  };
+}
+
+/** A JSON-valued variable; a value that does not parse is a start-up error naming it. */
+function jsonVar(env: NodeJS.ProcessEnv, name: string): unknown {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch (err) {
+    throw new Error(`${name}: not valid JSON (${(err as Error).message})`);
+  }
 }
 
 export function parseTokens(spec: string): Record<string, string> {

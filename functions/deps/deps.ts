@@ -9,6 +9,7 @@ import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { BlobStore } from '../stores/blob-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
+import type { IdempotencyStore } from '../stores/idempotency-store.ts';
 import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -35,6 +36,8 @@ export interface Deps {
   scheduleBackend: ScheduleBackend;
   /** Tool calls waiting for a person's answer (durable ask). */
   approvals: ApprovalStore;
+  /** Idempotency keys of creating POSTs and their first responses. */
+  idempotency: IdempotencyStore;
   /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
   blobs: BlobStore;
   runner: RunnerClient;

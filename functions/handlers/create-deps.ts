@@ -10,6 +10,7 @@ import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../run
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
 import { EventStore } from '../stores/event-store.ts';
+import { IdempotencyStore } from '../stores/idempotency-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
@@ -56,6 +57,7 @@ export function createDeps(
       ? createEventBridgeScheduleBackend(new SchedulerClient({ ...aws }), config.scheduler)
       : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
+    idempotency: new IdempotencyStore(db, config.tables.idempotency),
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),

@@ -9,9 +9,12 @@ export interface RunnerClient {
   invoke(request: RunnerRequest): Promise<RunnerResponse>;
 }
 
+export type WorkspacePurpose = 'run' | 'delete';
+
 /** Mints the short-lived, workspace-scoped storage credentials sent with each runner call. */
 export interface WorkspaceCredentialSource {
-  forWorkspace(workspaceId: string): Promise<StorageCredentials>;
+  /** `delete`: for removing a deleted session's workspace (never handed to the runner). */
+  forWorkspace(workspaceId: string, purpose?: WorkspacePurpose): Promise<StorageCredentials>;
 }
 
 /** Pause before sending a retryable op again after a reset (doubled each time). */

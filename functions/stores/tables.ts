@@ -66,6 +66,14 @@ export const TABLES = {
     sortKey: { name: 'toolUseId', type: 'S' },
     ttlAttribute: TTL_ATTRIBUTE,
   },
+  /**
+   * Idempotency keys of creating POSTs, one item per tenant and key: the claim, then the first
+   * response, replayed to retries. Items expire 24 h after the first request (TTL).
+   */
+  idempotency: {
+    partitionKey: { name: 'scopedKey', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableKey = keyof typeof TABLES;

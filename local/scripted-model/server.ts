@@ -108,7 +108,7 @@ function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, input
     content,
     stop_reason: scripted.stopReason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'),
     stop_sequence: null,
-    usage: { input_tokens: scripted.usage?.input_tokens ?? inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    usage: { input_tokens: scripted.usage?.input_tokens ?? inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: scripted.usage?.cache_creation_input_tokens ?? 0, cache_read_input_tokens: scripted.usage?.cache_read_input_tokens ?? 0 },
   };
 }
 

@@ -94,9 +94,9 @@ export function createBwrapSandbox(opts: {
     // A command that may move to the background is never killed for time: it detaches instead.
     const child = spawnWatched(file, argv, {
       env: {}, cwd: '/', outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes,
-      timeoutMs: cmd.detachAfterMs === undefined ? cmd.timeoutMs : undefined,
+      timeoutMs: cmd.detachAfterMs === undefined ? cmd.timeoutMs : undefined, stop: cmd.stop,
     });
-    const finished = child.finished.then(async ({ code, signal, timedOut, outputLimitHit }): Promise<SandboxOutcome> => {
+    const finished = child.finished.then(async ({ code, signal, timedOut, outputLimitHit, interrupted }): Promise<SandboxOutcome> => {
       const durationMs = Date.now() - started;
       // Whatever the shell left running (a `&` job, a daemon) dies with its call.
       child.kill();
@@ -104,7 +104,7 @@ export function createBwrapSandbox(opts: {
       const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
       const limitHit = hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
       const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
-      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}) };
+      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}), ...(interrupted ? { interrupted } : {}) };
     });
     if (cmd.detachAfterMs === undefined) return finished;
     // Still running after detachAfterMs: leave it running as a background task (only the output

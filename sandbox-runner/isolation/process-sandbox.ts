@@ -66,12 +66,12 @@ export function createProcessSandbox(opts: {
     env.PWD = cwd;
     const started = Date.now();
     const child = spawnWatched('/bin/bash', ['-c', script, 'bash', cmd.command], {
-      env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs,
+      env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs, stop: cmd.stop,
     });
-    const { code, signal, timedOut, outputLimitHit } = await child.finished;
+    const { code, signal, timedOut, outputLimitHit, interrupted } = await child.finished;
     child.kill();
     const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
-    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started };
+    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started, ...(interrupted ? { interrupted } : {}) };
   }
 }
 

@@ -17,6 +17,8 @@ export interface BashResult {
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
+  /** Killed because the harness asked to stop it (its turn was interrupted). */
+  interrupted?: boolean;
   /** Set when output passed the runner's cap and was cut. */
   outputTruncated: boolean;
   durationMs: number;
@@ -41,6 +43,13 @@ export const bashOp = defineOp({
     command: z.string(),
     timeoutMs: z.number().int().positive(),
     background: z.enum(['never', 'on_timeout', 'now']).default('on_timeout'),
+    /**
+     * Names this command's stop marker, `stops/{stopKey}` under the workspace's prefix. While the
+     * command runs the runner looks for it every STOP_POLL_MS and kills the command when it
+     * appears: the harness that was asked to interrupt the turn may be on another machine, and
+     * S3 is the one place both can reach.
+     */
+    stopKey: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional(),
   }),
   mutatesWorkspace: true,
   async run(ctx, op) {
@@ -51,6 +60,7 @@ export const bashOp = defineOp({
     const outputFile = tasks.outputFile(taskId);
     let detached = false;
     let firstCopy: Promise<void> | undefined;
+    const stop = op.stopKey ? watchStopMarker(ctx, stopMarkerKey(op.stopKey)) : undefined;
     try {
       const outcome = await ctx.sandbox.run({
         command: op.command,
@@ -64,7 +74,10 @@ export const bashOp = defineOp({
         allowedDomains: ctx.request.network.allowedDomains,
         egressToken: ctx.request.network.egressToken,
         detachAfterMs: op.background === 'now' ? 0 : op.background === 'on_timeout' ? op.timeoutMs : undefined,
+        ...(stop ? { stop: stop.signal } : {}),
       });
+      // A detached command is a background task: from now on only TaskStop ends it.
+      stop?.end();
       if (outcome.detached) {
         detached = true;
         // The command keeps writing to the tree: the copy must outlive this call.
@@ -88,6 +101,7 @@ export const bashOp = defineOp({
         exitCode: outcome.exitCode,
         signal: outcome.signal,
         timedOut: outcome.timedOut,
+        ...(outcome.interrupted ? { interrupted: true } : {}),
         outputTruncated: truncated || outcome.outputLimitHit,
         durationMs: outcome.durationMs,
         ...(resourceLimit ? { resourceLimit } : {}),
@@ -96,10 +110,40 @@ export const bashOp = defineOp({
       };
       return { result, cwd: outcome.finalCwd ?? startCwd };
     } finally {
+      stop?.end();
       if (!detached) await fs.rm(outputFile, { force: true });
     }
   },
 });
+
+/** How often a running command's stop marker is looked for (a HEAD request each time). */
+export const STOP_POLL_MS = 500;
+
+/** Where, under a workspace's prefix, the harness puts a command's stop marker. */
+export function stopMarkerKey(stopKey: string): string {
+  return `stops/${stopKey}`;
+}
+
+/** Aborts `signal` once the marker exists; `end` stops looking. A failed look is retried at the next tick. */
+function watchStopMarker(ctx: OpContext, relKey: string): { signal: AbortSignal; end(): void } {
+  const abort = new AbortController();
+  let ended = false;
+  const tick = async () => {
+    if (ended) return;
+    const found = await ctx.remote.exists(ctx.remote.key(relKey)).catch(() => false);
+    if (ended) return;
+    if (found) abort.abort();
+    else timer = setTimeout(() => void tick(), STOP_POLL_MS);
+  };
+  let timer = setTimeout(() => void tick(), STOP_POLL_MS);
+  return {
+    signal: abort.signal,
+    end() {
+      ended = true;
+      clearTimeout(timer);
+    },
+  };
+}
 
 /** The sentence the model reads when a sandbox cap stopped its command. */
 function limitNotice(outcome: SandboxOutcome, maxOutputBytes: number): string | undefined {

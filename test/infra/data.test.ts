@@ -58,7 +58,7 @@ describe('tables and bucket', () => {
   it('protects production tables from deletion, and not dev ones', () => {
     const prodTables = Object.values(prod.template.findResources('AWS::DynamoDB::GlobalTable'));
     const devTables = Object.values(dev.template.findResources('AWS::DynamoDB::GlobalTable'));
-    expect([prodTables.length, devTables.length]).toEqual([5, 5]);
+    expect([prodTables.length, devTables.length]).toEqual([6, 6]);
     for (const table of prodTables) {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);

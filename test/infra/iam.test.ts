@@ -33,7 +33,7 @@ describe('least privilege', () => {
     const s3Statements = statementsOf(s.template, roles.workspace).filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
     expect(s3Statements).toEqual([
       { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objects('workspaces/') },
-      { Effect: 'Allow', Action: 's3:DeleteObject', Resource: objects('workspaces/*/uploads/') },
+      { Effect: 'Allow', Action: 's3:DeleteObject', Resource: objects('workspaces/') },
       { Effect: 'Allow', Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': ['workspaces/*'] } } },
     ]);
     const others = [roles.api, roles.cron, roles.scheduler].flatMap((role) =>

@@ -17,6 +17,8 @@ const answerBody = z.strictObject({
   updatedInput: z.record(z.string(), z.unknown()).optional(),
   /** Keep allowing this call (Bash: this exact command; other tools: the tool) for the session. */
   remember: z.boolean().optional(),
+  /** Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on. */
+  message: z.string().min(1).max(10_000).optional(),
 });
 
 /** An answer is stored in the approval's DynamoDB item (at most 400 KB) next to the call's own input. */
@@ -58,6 +60,7 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
       decision: body.decision,
       ...(body.decision === 'allow' && body.updatedInput ? { updatedInput: body.updatedInput } : {}),
       remember: body.decision === 'allow' && body.remember === true,
+      ...(body.decision === 'deny' && body.message ? { feedback: body.message } : {}),
       decidedAt: new Date(deps.clock()).toISOString(),
     });
     const pending = await deps.approvals.listForSession(sessionId);

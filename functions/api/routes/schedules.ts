@@ -4,6 +4,8 @@ import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
 import { runScheduledTask, type ScheduleRunDeps } from '../../schedules/run-schedule.ts';
+import { patchedTarget } from '../../schedules/schedule-target.ts';
+import { budgetsSchema } from '../../stores/budgets.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
 import type { AuthVariables } from '../auth.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
@@ -23,6 +25,8 @@ const createBody = z.strictObject({
   sessionId: z.string().optional().describe('Run each time in this session; otherwise a new session per run'),
   files: seedFilesSchema.optional().describe('Seed files for the new session of each run'),
   enabled: z.boolean().default(true),
+  /** Budgets of the sessions this schedule creates (functions/agent/budget.ts). */
+  budgets: budgetsSchema.optional(),
 });
 
 const patchBody = z.strictObject({
@@ -31,6 +35,10 @@ const patchBody = z.strictObject({
   timezone: z.string().max(100).optional(),
   prompt: z.string().min(1).max(200_000).optional(),
   enabled: z.boolean().optional(),
+  /** Another target: a session id, or null for a new session per run (seeded with `files`). */
+  sessionId: z.string().nullable().optional(),
+  files: seedFilesSchema.optional(),
+  budgets: budgetsSchema.optional(),
 });
 
 const pageQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() });
@@ -60,6 +68,7 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       nextRunAt: nextRunAt(body.cron, body.timezone, now)?.getTime(),
+      ...(body.budgets ? { budgets: body.budgets } : {}),
     };
     assertFits(record);
     await deps.schedules.put(record);
@@ -78,7 +87,9 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
   app.patch('/:id', async (c) => {
     const body = await parseJsonBody(c, patchBody);
     const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
-    const updated: ScheduleRecord = { ...current, ...body, updatedAt: new Date(deps.clock()).toISOString() };
+    const { sessionId, files, ...fields } = body;
+    assertSeedFiles(files, 'files');
+    const updated: ScheduleRecord = { ...current, ...fields, target: await patchedTarget(deps, c.get('tenantId'), current.target, { sessionId, files }), updatedAt: new Date(deps.clock()).toISOString() };
     validateSchedule(updated.cron, updated.timezone);
     updated.nextRunAt = nextRunAt(updated.cron, updated.timezone, new Date(deps.clock()))?.getTime();
     assertFits(updated);
@@ -127,5 +138,8 @@ function scheduleView(r: ScheduleRecord) {
     updatedAt: r.updatedAt,
     nextRunAt: r.enabled && r.nextRunAt ? new Date(r.nextRunAt).toISOString() : null,
     lastRun: r.lastRun ?? null,
+    /** Firings, newest first: outcome, session, turn, cost. */
+    runs: [...(r.runs ?? [])].reverse(),
+    budgets: r.budgets ?? null,
   };
 }

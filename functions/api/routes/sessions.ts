@@ -7,6 +7,7 @@ import { assertValidRules, sessionSettingsSchema } from '../../permissions/sessi
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
+import { budgetsSchema } from '../../stores/budgets.ts';
 import type { AuthVariables } from '../auth.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { parseJsonBody, parseWith } from '../validate.ts';
@@ -16,6 +17,8 @@ const createSessionBody = z.strictObject({
   files: seedFilesSchema.optional(),
   /** Permission mode, rules, hooks and the unattended flag. */
   settings: sessionSettingsSchema.optional(),
+  /** maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn (functions/agent/budget.ts). */
+  budgets: budgetsSchema.optional(),
 });
 
 /**
@@ -44,20 +47,20 @@ export function sessionRoutes(
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     if (body.settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
-    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings });
-    return c.json(sessionView(record, deps.clock()), 201);
+    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings, budgets: body.budgets });
+    return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });
 
   app.get('/', async (c) => {
     const q = parseWith(pageQuery, c.req.query(), 'query');
     const page = await deps.sessions.listForTenant(c.get('tenantId'), { limit: q.limit, cursor: q.cursor });
     const sessions = await Promise.all(page.sessions.map((s) => withDeadLeaseFreed(deps, s)));
-    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock())), nextCursor: page.nextCursor ?? null });
+    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock(), deps.config)), nextCursor: page.nextCursor ?? null });
   });
 
   app.get('/:id', async (c) => {
     const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(c.req.param('id'), c.get('tenantId')));
-    return c.json(sessionView(record, deps.clock()));
+    return c.json(sessionView(record, deps.clock(), deps.config));
   });
 
   app.get('/:id/messages', async (c) => {

@@ -1,0 +1,88 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
+import { deleteSession } from '../../agent/delete-session.ts';
+import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
+import type { Deps, DepsOf } from '../../deps/deps.ts';
+import { assertValidRules, sessionSettingsSchema, type SessionSettings } from '../../permissions/session-settings.ts';
+import { sessionView } from '../../sessions/session-view.ts';
+import { LimitError, SessionBusyError, UserError } from '../../shared/errors.ts';
+import { BUDGET_NAMES, budgetsSchema, type Budgets } from '../../stores/budgets.ts';
+import { leaseIsDead, retryAfterSeconds } from '../../stores/session-store.ts';
+import type { AuthVariables } from '../auth.ts';
+import { parseJsonBody } from '../validate.ts';
+import { MAX_SETTINGS_BYTES } from './sessions.ts';
+
+/** A budget set to null is removed (the tenant's default, if any, applies again). */
+const budgetsPatchSchema = z.strictObject(
+  Object.fromEntries(BUDGET_NAMES.map((name) => [name, budgetsSchema.shape[name].unwrap().nullable().optional()])) as {
+    [K in (typeof BUDGET_NAMES)[number]]: z.ZodOptional<z.ZodNullable<ReturnType<(typeof budgetsSchema.shape)[K]['unwrap']>>>;
+  },
+);
+
+/**
+ * PATCH /v1/sessions/:id: what may change after creation. Fields present replace; absent ones stay.
+ * `settings` members replace the session's members of the same name (permission mode, rules,
+ * allowed domains, ...); `budgets` members replace, `null` removes one.
+ */
+export const patchSessionBody = z.strictObject({
+  title: z.string().max(200).nullable().optional(),
+  settings: sessionSettingsSchema.optional(),
+  budgets: budgetsPatchSchema.optional(),
+});
+
+export type PatchSessionBody = z.infer<typeof patchSessionBody>;
+
+/**
+ * DELETE and PATCH of a session. DELETE answers 202 at once (the session is 404 from then on;
+ * its data goes asynchronously). PATCH of `settings` is refused while a turn runs (409
+ * `session_busy`: the turn writes the settings it works with); title and budgets change any time,
+ * and a running turn sees new budgets at its next heartbeat.
+ */
+export function sessionAdminRoutes(deps: Pick<Deps, 'config' | 'clock' | 'sessions'> & DepsOf<typeof deleteSession> & DepsOf<typeof withDeadLeaseFreed>) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.delete('/:id', async (c) => {
+    const sessionId = c.req.param('id');
+    await deleteSession(deps, { sessionId, tenantId: c.get('tenantId') });
+    return c.json({ id: sessionId, deleted: true }, 202);
+  });
+
+  app.patch('/:id', async (c) => {
+    const body = await parseJsonBody(c, patchSessionBody);
+    const sessionId = c.req.param('id');
+    const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(sessionId, c.get('tenantId')));
+    const patch: Parameters<typeof deps.sessions.updateSettings>[1] = {};
+    if (body.title !== undefined) patch.title = body.title ?? '';
+    if (body.settings) {
+      const now = deps.clock();
+      if (record.lease && !leaseIsDead(record.lease, now)) throw new SessionBusyError(sessionId, retryAfterSeconds(record.lease, now));
+      patch.settings = mergeSettings(deps.config, record.settings, body.settings);
+    }
+    if (body.budgets) patch.budgets = mergeBudgets(record.budgets, body.budgets);
+    const updated = Object.keys(patch).length > 0 ? await deps.sessions.updateSettings(sessionId, patch) : record;
+    return c.json(sessionView(updated, deps.clock(), deps.config));
+  });
+
+  return app;
+}
+
+function mergeSettings(config: Pick<Deps['config'], 'egress'>, current: SessionSettings | undefined, change: SessionSettings): SessionSettings {
+  assertValidRules(change.rules, 'settings.rules');
+  assertValidRules(change.projectRules, 'settings.projectRules');
+  if (change.allowedDomains?.length && config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
+  const merged = { ...current, ...change };
+  const bytes = Buffer.byteLength(JSON.stringify(merged));
+  if (bytes > MAX_SETTINGS_BYTES) throw new LimitError(`"settings" would take ${bytes} bytes as JSON; at most ${MAX_SETTINGS_BYTES} are stored with a session.`, 'request_too_large');
+  return merged;
+}
+
+function mergeBudgets(current: Budgets | undefined, change: z.infer<typeof budgetsPatchSchema>): Budgets {
+  const merged: Budgets = { ...current };
+  for (const name of BUDGET_NAMES) {
+    const value = change[name];
+    if (value === null) delete merged[name];
+    else if (value !== undefined) merged[name] = value;
+  }
+  return merged;
+}

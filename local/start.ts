@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { parseTokens } from '../functions/deps/config.ts';
+import { githubConfigFromEnv, parseTokens } from '../functions/deps/config.ts';
 import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
 
 /**
@@ -12,6 +12,7 @@ import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
  *   STRATUS_LOG_LEVEL    debug | info | warn | error (default info)
  *   STRATUS_LEASE_MS     the longest a crashed turn keeps its session locked (default 60000)
  *   STRATUS_HEARTBEAT_MS a running turn's heartbeat; three missed beats free the session (default 2000)
+ *   STRATUS_GITHUB_*     GitHub issue fixing (README, "Fix GitHub issues")
  */
 const env = process.env;
 const dataDir = path.resolve(env.STRATUS_DATA_DIR ?? '.stratus-data');
@@ -27,6 +28,7 @@ const stack = await startLocalStack({
     ...(env.STRATUS_LEASE_MS ? { leaseMs: Number(env.STRATUS_LEASE_MS) } : {}),
     ...(env.STRATUS_HEARTBEAT_MS ? { heartbeatMs: Number(env.STRATUS_HEARTBEAT_MS) } : {}),
   },
+  github: githubConfigFromEnv(env),
   // A server that runs for days must not keep every model request it answered.
   keepModelRequests: LOCAL_MODEL_REQUESTS_KEPT,
 });

@@ -70,7 +70,7 @@ function queryParams(
     permissions,
     hooks: [...(deps.hooks ?? []), ...hooksFor(recorder.settings)],
     maxToolConcurrency: config.maxToolConcurrency,
-    maxTurns: Math.max(1, config.turn.maxModelCalls - run.modelCallsBefore),
+    maxTurns: Math.max(1, Math.min(config.turn.maxModelCalls, run.opts.maxModelCalls ?? Infinity) - run.modelCallsBefore),
     signal: loop.signal,
     shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= config.turn.checkpointMarginMs,
     resume: loop.resume,

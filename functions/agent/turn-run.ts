@@ -17,6 +17,8 @@ export interface StartTurnOptions {
    * and continues in a fresh invocation. Without one, the configured simulated budget applies.
    */
   deadlineAt?: number;
+  /** A lower bound than the configured `turn.maxModelCalls` for this turn (a GitHub repository's budget). */
+  maxModelCalls?: number;
 }
 
 /** One invocation's part of a turn, as `runTurn` gets it from `startTurn` or `continueTurn`. */

@@ -72,7 +72,10 @@ export async function continueTurn(deps: TurnDeps, event: ContinueTurnEvent, dea
   const events = new TurnFeed(deps.events, event.sessionId, event.turnId, log, event.nextEventSeq);
   return runTurn(deps, {
     session, turnId: event.turnId, owner: lease.owner, events, log, startedAt: event.startedAt,
-    opts: { sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}) },
+    opts: {
+      sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}),
+      ...(event.maxModelCalls !== undefined ? { maxModelCalls: event.maxModelCalls } : {}),
+    },
     deadlineAt: deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls, continuation: true,
   });
 }
@@ -182,6 +185,7 @@ async function handOff(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, sto
     await deps.continuations.schedule({
       kind: 'continue_turn', sessionId: session.sessionId, turnId, handoffOwner, nextEventSeq, modelCalls: recorder.modelCalls, startedAt: run.startedAt,
       ...(run.opts.settings ? { settings: run.opts.settings } : {}),
+      ...(run.opts.maxModelCalls !== undefined ? { maxModelCalls: run.opts.maxModelCalls } : {}),
     });
     log.info('turn checkpointed; continuing in a new invocation', { modelCalls: recorder.modelCalls });
     return { turnId, stopReason: 'checkpoint', startedAt, endedAt: new Date(deps.clock()).toISOString() };

@@ -2,6 +2,43 @@ import { z } from 'zod';
 import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 
+/** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
+export const githubConfigSchema = z.object({
+  /** The webhook's HMAC secret (`X-Hub-Signature-256`). */
+  webhookSecret: z.string().min(1).optional(),
+  /** A GitHub App (preferred: installation tokens narrowed to one repository per run)... */
+  appId: z.string().min(1).optional(),
+  privateKey: z.string().min(1).optional(),
+  /** ...or one token for small setups. */
+  token: z.string().min(1).optional(),
+  /** REST API root: GitHub Enterprise and the tests point it elsewhere. */
+  apiUrl: z.string().url().default('https://api.github.com'),
+  /** The function webhook deliveries are handed to with an asynchronous invocation. */
+  workerFunction: z.string().min(1).optional(),
+  /** Author and committer of the commits the harness makes. */
+  commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
+});
+
+export type GithubConfig = z.output<typeof githubConfigSchema>;
+
+/**
+ * The GitHub settings from the environment: STRATUS_GITHUB_WEBHOOK_SECRET, STRATUS_GITHUB_APP_ID
+ * + STRATUS_GITHUB_APP_PRIVATE_KEY (PEM) or STRATUS_GITHUB_TOKEN, STRATUS_GITHUB_API_URL,
+ * STRATUS_GITHUB_WORKER_FUNCTION, STRATUS_GITHUB_COMMIT_AUTHOR ("Name <email>").
+ */
+export function githubConfigFromEnv(env: NodeJS.ProcessEnv): z.input<typeof githubConfigSchema> {
+  const author = /^(.+?)\s*<([^>]+)>$/.exec(env.STRATUS_GITHUB_COMMIT_AUTHOR ?? '');
+  return {
+    webhookSecret: env.STRATUS_GITHUB_WEBHOOK_SECRET || undefined,
+    appId: env.STRATUS_GITHUB_APP_ID || undefined,
+    privateKey: env.STRATUS_GITHUB_APP_PRIVATE_KEY || undefined,
+    token: env.STRATUS_GITHUB_TOKEN || undefined,
+    apiUrl: env.STRATUS_GITHUB_API_URL || undefined,
+    workerFunction: env.STRATUS_GITHUB_WORKER_FUNCTION || undefined,
+    ...(author ? { commitAuthor: { name: author[1]!, email: author[2]! } } : {}),
+  };
+}
+
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
  * endpoints and credentials differ between AWS and the local stack.
@@ -98,6 +135,8 @@ export const configSchema = z.object({
   egress: z.enum(['direct', 'proxy', 'none']).default('direct'),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
+  /** GitHub issue fixing (functions/github); without a webhook secret the webhook route answers 404. */
+  github: githubConfigSchema.prefault({}),
 });
 
 export type StratusConfig = z.output<typeof configSchema>;
@@ -111,7 +150,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
  * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
  * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
- * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS.
+ * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS, and the STRATUS_GITHUB_* settings
+ * (`githubConfigFromEnv`).
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -144,6 +184,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
     egress: env.STRATUS_EGRESS || undefined,
     permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,
+    github: githubConfigFromEnv(env),
   });
 }
 

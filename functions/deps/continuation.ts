@@ -20,6 +20,8 @@ export const continueTurnEventSchema = z.object({
   startedAt: z.number(),
   /** The turn's own permission mode and request rules, which last for the whole turn. */
   settings: turnSettingsSchema.optional(),
+  /** The turn's own model-call budget, when lower than the configured one. */
+  maxModelCalls: z.number().int().positive().optional(),
 });
 
 export type ContinueTurnEvent = z.infer<typeof continueTurnEventSchema>;

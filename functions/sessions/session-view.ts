@@ -27,6 +27,7 @@ export function sessionView(record: SessionRecord, now: number) {
       denials: denialSummary(record.denials),
     },
     reloadFromSeq: record.reloadFromSeq ?? null,
+    source: record.source ?? null,
   };
 }
 

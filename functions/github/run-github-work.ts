@@ -287,7 +287,8 @@ async function issueText(gh: Octokit, trigger: GithubTrigger, branch: string) {
   const issue = (await gh.rest.issues.get(where)).data;
   const comments = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
   const human = comments.filter((c) => !c.body?.includes('<!-- stratus-progress -->') && c.user?.type !== 'Bot');
-  const request = trigger.commentId !== undefined ? comments.find((c) => c.id === trigger.commentId) : undefined;
+  // The comment that asked (it may be past the comments listed, or not listed yet).
+  const request = trigger.commentId !== undefined ? (await gh.rest.issues.getComment({ owner: trigger.owner, repo: trigger.name, comment_id: trigger.commentId })).data : undefined;
   return {
     repository: trigger.repository,
     number: trigger.number,

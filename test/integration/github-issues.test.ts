@@ -84,7 +84,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
 
   it('a labelled issue becomes a pushed branch, a pull request and one updated progress comment; the token never reaches the sandbox', async () => {
     const probe =
-      'echo PROBE-START; env; cat .git/config; ls -a /proc; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr "\\0" "\\n"; grep -rlE 'gh[s]_' /workspace /tmp 2>/dev/null; echo PROBE-END';
+      'echo PROBE-START; env; cat .git/config; ls -a /proc; cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr "\\0" "\\n"; grep -rlE "gh[s]_" /workspace /tmp 2>/dev/null; echo PROBE-END';
     stack.model!.enqueue(
       { content: [bash('t1', `${FIX} && ${probe}`)], stopReason: 'tool_use' },
       text('Fixed add(): it subtracted instead of adding. `node test.js` passes now.'),
@@ -191,6 +191,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
 
   it('refuses a mention by a reader and a bot sender, without a session or a comment', async () => {
     gh.addIssue('acme/calc', 4, { title: 'Another bug', body: 'b', user: { login: 'reporter', type: 'User' } });
+    gh.addComment('acme/calc', 4, { id: 41, body: '@stratus fix this', login: 'reader' });
     const reader = await sendDelivery(stack.apiUrl, SECRET, 'issue_comment', commentPayload(repo, { number: 4, title: 'Another bug' }, { id: 41, body: '@stratus fix this' }, { login: 'reader' }));
     const bot = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 4, title: 'Another bug' }, 'stratus', { login: 'renovate[bot]', type: 'Bot' }));
     expect([reader.status, bot.status]).toEqual([202, 202]);
@@ -209,6 +210,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
       title: 'Make add work', body: 'From a fork', user: { login: 'contributor', type: 'User' },
       pull: { head: { ref: 'patch-1', repoFullName: 'contributor/calc' }, base: { ref: 'main' } },
     });
+    gh.addComment('acme/calc', 7, { id: 71, body: '@stratus please fix the failing test', login: 'maintainer' });
     stack.model!.enqueue({ content: [bash('f1', `grep -c fork add.js && ${FIX}`)], stopReason: 'tool_use' }, text('Fixed the fork change.'));
     const sent = await sendDelivery(stack.apiUrl, SECRET, 'issue_comment', commentPayload(repo, { number: 7, title: 'Make add work', pullRequest: true }, { id: 71, body: '@stratus please fix the failing test' }, { login: 'maintainer' }));
     const run = await runFor(sent.deliveryId);
@@ -253,6 +255,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   });
 
   it('a follow-up mention on the Stratus PR continues the same session and pushes a new commit to the same branch', async () => {
+    gh.addComment('acme/calc', first.prNumber, { id: 91, body: '@stratus please document add()', login: 'maintainer' });
     stack.model!.enqueue({ content: [bash('u1', "printf '// adds two numbers\\n' >> add.js")], stopReason: 'tool_use' }, text('Added a comment to add.js.'));
     const sent = await sendDelivery(
       stack.apiUrl, SECRET, 'issue_comment',

@@ -20,6 +20,8 @@ export interface RecordedCall {
   path: string;
   body: unknown;
   auth?: string;
+  /** When the call arrived (epoch ms). */
+  at: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
     const raw = await readBody(req);
     const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
     const auth = req.headers.authorization;
-    calls.push({ method: req.method ?? 'GET', path: url.pathname, body, auth });
+    calls.push({ method: req.method ?? 'GET', path: url.pathname, body, auth, at: Date.now() });
     const failure = failures.findIndex((f) => f.method === req.method && f.path.test(url.pathname));
     if (failure >= 0) {
       const [f] = failures.splice(failure, 1);
@@ -71,10 +73,10 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       const permission = permissions.get(decodeURIComponent(m[3]!)) ?? 'none';
       return json(res, 200, { permission: permission === 'maintain' ? 'write' : permission, role_name: permission, user: { login: m[3] } });
     }
-    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(p)) && req.method === 'PATCH') {
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(p))) {
       const comment = comments.get(Number(m[3]));
       if (!comment) return json(res, 404, { message: 'Not Found' });
-      comment.body = String(body?.body ?? '');
+      if (req.method === 'PATCH') comment.body = String(body?.body ?? '');
       return json(res, 200, commentJson(comment, m[1]!, m[2]!));
     }
     if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(p))) {
@@ -161,9 +163,14 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
     addIssue(repository: string, number: number, issue: StandInIssue) {
       issues.set(`${repository}#${number}`.toLowerCase(), issue);
     },
+    /** A comment someone wrote on GitHub (what a mention delivery reports). */
+    addComment(repository: string, number: number, comment: { id: number; body: string; login: string }) {
+      comments.set(comment.id, { id: comment.id, issue: `${repository}#${number}`.toLowerCase(), body: comment.body, user: { login: comment.login, type: 'User' } });
+    },
+    /** Comments Stratus wrote (the bot's), in order. */
     commentsOn(repository: string, number: number): StandInComment[] {
       const key = `${repository}#${number}`.toLowerCase();
-      return [...comments.values()].filter((c) => c.issue === key);
+      return [...comments.values()].filter((c) => c.issue === key && c.user.type === 'Bot');
     },
     pulls(repository: string) {
       return [...issues.entries()]

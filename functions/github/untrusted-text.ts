@@ -60,12 +60,18 @@ export function taskPrompt(t: IssueText): string {
 
 /** `stratus/issue-<number>-<slug>`: the slug is the title's first words, lower case, [a-z0-9-]. */
 export function branchName(number: number, title: string): string {
-  const slug = title
+  const words = title
     .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  let slug = '';
+  // Whole words, up to 40 characters.
+  for (const word of words) {
+    const next = slug ? `${slug}-${word}` : word.slice(0, 40);
+    if (next.length > 40) break;
+    slug = next;
+  }
   return `stratus/issue-${number}${slug ? `-${slug}` : ''}`;
 }

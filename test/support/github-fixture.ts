@@ -30,7 +30,8 @@ export function makeBareRepo(
       mkdirSync(path.dirname(path.join(work, name)), { recursive: true });
       writeFileSync(path.join(work, name), text);
     }
-    git(work, 'add', '-A');
+    // Every file given is tracked, even one its .gitignore names.
+    git(work, 'add', '-A', '-f');
     git(work, 'commit', '-qm', 'initial');
     const dir = path.join(root, `${fullName}.git`);
     mkdirSync(path.dirname(dir), { recursive: true });

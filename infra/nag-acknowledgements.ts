@@ -19,6 +19,7 @@ export type NagSubjects = Stack & {
   readonly runner: Pick<SandboxRunnerFunction, 'role'>;
   readonly api: Pick<TurnEngineFunction, 'role'>;
   readonly cron: Pick<TurnEngineFunction, 'role'>;
+  readonly githubWorker: Pick<TurnEngineFunction, 'role'>;
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
@@ -43,7 +44,7 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
       'The values are issued by third parties (Anthropic, GitHub) or chosen by the operator (API tokens); no rotation Lambda can create them. Rotation is done by writing a new value (docs/deploy.md).');
   }
 
-  for (const role of [stack.api.role, stack.cron.role, stack.runner.role]) {
+  for (const role of [stack.api.role, stack.cron.role, stack.githubWorker.role, stack.runner.role]) {
     ack(role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup/CreateLogStream/PutLogEvents, what every function needs to log.');
   }
@@ -61,11 +62,11 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
   }
 
   const bucket = ref(stack.data.bucket.node.defaultChild);
-  for (const engine of [stack.api, stack.cron]) {
+  for (const engine of [stack.api, stack.cron, stack.githubWorker]) {
     const policy = engine.role.node.tryFindChild('DefaultPolicy')!;
     ack(policy, 'IAM5[Resource::*]',
       'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
-    for (const table of [stack.data.tables.sessions, stack.data.tables.schedules]) {
+    for (const table of [stack.data.tables.sessions, stack.data.tables.schedules, stack.data.tables.githubRepos, stack.data.tables.githubRuns]) {
       ack(policy, `IAM5[Resource::${ref(table.node.defaultChild)}/index/*]`,
         'Queries through the table\'s own GSIs (byTenant); the wildcard covers only that table\'s indexes.');
     }

@@ -33,6 +33,8 @@ export class StratusStack extends Stack {
   readonly runner: SandboxRunnerFunction;
   readonly api: TurnEngineFunction;
   readonly cron: TurnEngineFunction;
+  /** Runs the GitHub triggers the webhook route accepts (invoked asynchronously by the API function). */
+  readonly githubWorker: TurnEngineFunction;
   readonly schedules: Schedules;
   readonly workspaceAccess: WorkspaceAccessRole;
   readonly functionUrl: lambda.FunctionUrl;
@@ -81,6 +83,7 @@ export class StratusStack extends Stack {
     }
 
     const apiFunctionName = `${stage.prefix}-api`;
+    const githubWorkerName = `${stage.prefix}-github-worker`;
     const baseEnv: Record<string, string> = {
       ...tableEnvironment(this.data.tableNames),
       // Long turns (from the API or a schedule) continue in an async invocation of the API function.
@@ -114,8 +117,9 @@ export class StratusStack extends Stack {
       timeoutSeconds: stage.api.timeoutSeconds,
       environment: {
         ...baseEnv,
-        STRATUS_GITHUB_APP_KEY_SECRET: this.secrets.githubAppPrivateKey.secretArn,
-        STRATUS_GITHUB_WEBHOOK_SECRET: this.secrets.githubWebhookSecret.secretArn,
+        // The API verifies webhooks and hands them on; only the worker reads the App's private key.
+        STRATUS_GITHUB_WEBHOOK_SECRET_ARN: this.secrets.githubWebhookSecret.secretArn,
+        STRATUS_GITHUB_WORKER_FUNCTION: githubWorkerName,
         STRATUS_SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,
         STRATUS_SCHEDULER_ROLE_ARN: this.schedules.schedulerRole.roleArn,
         STRATUS_CRON_FUNCTION_ARN: this.cron.fn.functionArn,
@@ -125,13 +129,31 @@ export class StratusStack extends Stack {
     // A continuation that fails is not retried blindly: the lease expires and the next turn repairs the log.
     this.api.fn.configureAsyncInvoke({ retryAttempts: 0 });
 
+    const githubAppId = (this.node.tryGetContext('githubAppId') as string | undefined) ?? stage.github.appId;
+    this.githubWorker = new TurnEngineFunction(this, 'GithubWorker', {
+      functionName: githubWorkerName,
+      description: 'Stratus GitHub worker: runs an accepted webhook trigger to a pull request or an explaining comment.',
+      entry: ENTRIES.githubWorker,
+      memoryMb: stage.api.memoryMb,
+      timeoutSeconds: stage.github.workerTimeoutSeconds,
+      environment: {
+        ...baseEnv,
+        STRATUS_GITHUB_APP_KEY_SECRET: this.secrets.githubAppPrivateKey.secretArn,
+        ...(githubAppId ? { STRATUS_GITHUB_APP_ID: githubAppId } : {}),
+        ...(stage.github.apiUrl ? { STRATUS_GITHUB_API_URL: stage.github.apiUrl } : {}),
+      },
+      logRetentionDays: retention,
+    });
+    // A run is not retried blindly (it may have pushed or commented): the delivery is recorded, and the issue's hold expires.
+    this.githubWorker.fn.configureAsyncInvoke({ retryAttempts: 0 });
+
     this.workspaceAccess = new WorkspaceAccessRole(this, 'WorkspaceAccess', {
       bucket,
       roleName: `${stage.prefix}-workspace-access`,
-      trustedBy: [this.api.role, this.cron.role],
+      trustedBy: [this.api.role, this.cron.role, this.githubWorker.role],
     });
 
-    for (const engine of [this.api, this.cron]) {
+    for (const engine of [this.api, this.cron, this.githubWorker]) {
       engine.fn.addEnvironment('STRATUS_WORKSPACE_ROLE_ARN', this.workspaceAccess.role.roleArn);
       const role = engine.role;
       for (const table of Object.values(this.data.tables)) table.grantReadWriteData(role);
@@ -148,8 +170,15 @@ export class StratusStack extends Stack {
       this.secrets.apiTokens.grantRead(role);
       this.egressProxy?.tokenKey.grantRead(role);
     }
-    this.secrets.githubAppPrivateKey.grantRead(this.api.role);
     this.secrets.githubWebhookSecret.grantRead(this.api.role);
+    this.secrets.githubAppPrivateKey.grantRead(this.githubWorker.role);
+    // The webhook route hands accepted deliveries to the worker (an asynchronous invoke).
+    this.api.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['lambda:InvokeFunction'],
+        resources: [this.formatArn({ service: 'lambda', resource: 'function', resourceName: githubWorkerName, arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+      }),
+    );
     this.schedules.allowManageBy(this.api.role);
     // Long turns continue in an async invocation of the API function, from the API itself or
     // from a scheduled turn in the cron function. The ARN is built from the name: referencing
@@ -160,6 +189,7 @@ export class StratusStack extends Stack {
     });
     this.api.role.addToPrincipalPolicy(continuationTarget);
     this.cron.role.addToPrincipalPolicy(continuationTarget);
+    this.githubWorker.role.addToPrincipalPolicy(continuationTarget);
 
     this.functionUrl = this.api.fn.addFunctionUrl({
       // The app authenticates every request with bearer tokens; IAM auth would shut out plain HTTP clients.
@@ -169,7 +199,7 @@ export class StratusStack extends Stack {
 
     new StratusAlarms(this, 'Alarms', {
       prefix: stage.prefix,
-      functions: { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn },
+      functions: { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn, githubWorker: this.githubWorker.fn },
       scheduleGroup: this.schedules.group,
     });
 

@@ -7,9 +7,10 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handleAsyncEvent } from '../functions/agent/async-events.ts';
+import { handleGithubWorkEvent } from '../functions/github/run-github-work.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
-import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
+import { configSchema, type StratusConfig, type StratusConfigInput } from '../functions/deps/config.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
@@ -27,6 +28,7 @@ import type { Brain } from './scripted-model/script.ts';
 export const LOCAL_BUCKET = 'stratus-local';
 export const RUNNER_FUNCTION = 'stratus-sandbox-runner';
 export const API_FUNCTION = 'stratus-api';
+export const GITHUB_WORKER_FUNCTION = 'stratus-github-worker';
 /** What `npm start` keeps of the scripted model's request log (`GET /_requests`). */
 export const LOCAL_MODEL_REQUESTS_KEPT = 200;
 
@@ -54,6 +56,8 @@ export interface LocalStackOptions {
   modelPrices?: Record<string, StratusConfig['modelPrices'][string]>;
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
+  /** GitHub issue fixing: webhook secret, App or token, API URL (functions/deps/config.ts). */
+  github?: StratusConfigInput['github'];
   /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
   runnerProcesses?: { max?: number; idleMs?: number };
 }
@@ -133,9 +137,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
       context: { ...opts.context },
       logLevel: opts.logLevel ?? 'warn',
+      github: { workerFunction: GITHUB_WORKER_FUNCTION, ...opts.github },
     });
     const deps = createDeps(config);
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
+    // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
+    functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
 
     const server = serve({ fetch: createApp(deps).fetch, port: opts.port ?? 0, hostname: '127.0.0.1' }) as Server;

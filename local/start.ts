@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { budgetSettingsFromEnv, parseTokens } from '../functions/deps/config.ts';
+import { budgetSettingsFromEnv, githubConfigFromEnv, parseTokens } from '../functions/deps/config.ts';
 import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
 
 /**
@@ -13,6 +13,7 @@ import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
  *   STRATUS_LEASE_MS     the longest a crashed turn keeps its session locked (default 60000)
  *   STRATUS_HEARTBEAT_MS a running turn's heartbeat; three missed beats free the session (default 2000)
  *   STRATUS_MAX_MODEL_CALLS, STRATUS_BUDGETS, STRATUS_TENANT_BUDGETS, STRATUS_MODEL_PRICES budgets and prices (README)
+ *   STRATUS_GITHUB_*     GitHub issue fixing (README, "Fix GitHub issues")
  */
 const env = process.env;
 const dataDir = path.resolve(env.STRATUS_DATA_DIR ?? '.stratus-data');
@@ -30,6 +31,7 @@ const stack = await startLocalStack({
     ...(env.STRATUS_MAX_MODEL_CALLS ? { maxModelCalls: Number(env.STRATUS_MAX_MODEL_CALLS) } : {}),
   },
   ...budgetSettingsFromEnv(env),
+  github: githubConfigFromEnv(env),
   // A server that runs for days must not keep every model request it answered.
   keepModelRequests: LOCAL_MODEL_REQUESTS_KEPT,
 });

@@ -3,6 +3,7 @@ import type { Deps } from '../deps/deps.ts';
 import { bearerAuth, type AuthVariables } from './auth.ts';
 import { errorResponse } from './error-response.ts';
 import { idempotency } from './idempotency.ts';
+import { githubRoutes, githubWebhookRoutes } from './routes/github.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { contextRoutes } from './routes/context.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -18,6 +19,8 @@ export function createApp(deps: Deps) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  // Signed by GitHub, not bearer-authenticated: registered before the /v1 middleware runs.
+  app.route('/', githubWebhookRoutes(deps));
 
   const v1 = new Hono<{ Variables: AuthVariables }>();
   v1.use('*', bearerAuth(deps.config.apiTokens));
@@ -31,6 +34,7 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', turnEventRoutes(deps));
   v1.route('/sessions', turnControlRoutes(deps));
   v1.route('/schedules', scheduleRoutes(deps));
+  v1.route('/github', githubRoutes(deps));
   v1.route('/sessions', permissionRoutes(deps));
   v1.route('/sessions', contextRoutes(deps));
   v1.route('/sessions', workspaceRoutes(deps));

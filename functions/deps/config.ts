@@ -4,6 +4,43 @@ import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budge
 import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 
+/** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
+export const githubConfigSchema = z.object({
+  /** The webhook's HMAC secret (`X-Hub-Signature-256`). */
+  webhookSecret: z.string().min(1).optional(),
+  /** A GitHub App (preferred: installation tokens narrowed to one repository per run)... */
+  appId: z.string().min(1).optional(),
+  privateKey: z.string().min(1).optional(),
+  /** ...or one token for small setups. */
+  token: z.string().min(1).optional(),
+  /** REST API root: GitHub Enterprise and the tests point it elsewhere. */
+  apiUrl: z.string().url().default('https://api.github.com'),
+  /** The function webhook deliveries are handed to with an asynchronous invocation. */
+  workerFunction: z.string().min(1).optional(),
+  /** Author and committer of the commits the harness makes. */
+  commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
+});
+
+export type GithubConfig = z.output<typeof githubConfigSchema>;
+
+/**
+ * The GitHub settings from the environment: STRATUS_GITHUB_WEBHOOK_SECRET, STRATUS_GITHUB_APP_ID
+ * + STRATUS_GITHUB_APP_PRIVATE_KEY (PEM) or STRATUS_GITHUB_TOKEN, STRATUS_GITHUB_API_URL,
+ * STRATUS_GITHUB_WORKER_FUNCTION, STRATUS_GITHUB_COMMIT_AUTHOR ("Name <email>").
+ */
+export function githubConfigFromEnv(env: NodeJS.ProcessEnv): z.input<typeof githubConfigSchema> {
+  const author = /^(.+?)\s*<([^>]+)>$/.exec(env.STRATUS_GITHUB_COMMIT_AUTHOR ?? '');
+  return {
+    webhookSecret: env.STRATUS_GITHUB_WEBHOOK_SECRET || undefined,
+    appId: env.STRATUS_GITHUB_APP_ID || undefined,
+    privateKey: env.STRATUS_GITHUB_APP_PRIVATE_KEY || undefined,
+    token: env.STRATUS_GITHUB_TOKEN || undefined,
+    apiUrl: env.STRATUS_GITHUB_API_URL || undefined,
+    workerFunction: env.STRATUS_GITHUB_WORKER_FUNCTION || undefined,
+    ...(author ? { commitAuthor: { name: author[1]!, email: author[2]! } } : {}),
+  };
+}
+
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
  * endpoints and credentials differ between AWS and the local stack.
@@ -110,6 +147,8 @@ export const configSchema = z.object({
     .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
+  /** GitHub issue fixing (functions/github); without a webhook secret the webhook route answers 404. */
+  github: githubConfigSchema.prefault({}),
 });
 
 export type StratusConfig = z.output<typeof configSchema>;
@@ -124,7 +163,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
  * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
  * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS, STRATUS_BUDGETS and
- * STRATUS_TENANT_BUDGETS (JSON budgets), STRATUS_MODEL_PRICES (JSON price entries).
+ * STRATUS_TENANT_BUDGETS (JSON budgets), STRATUS_MODEL_PRICES (JSON price entries), and the
+ * STRATUS_GITHUB_* settings (`githubConfigFromEnv`).
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -159,6 +199,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     budgets: { defaults: jsonVar(env, 'STRATUS_BUDGETS'), tenants: jsonVar(env, 'STRATUS_TENANT_BUDGETS') },
     modelPrices: jsonVar(env, 'STRATUS_MODEL_PRICES'),
     permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,
+    github: githubConfigFromEnv(env),
   });
 }
 

@@ -5,7 +5,7 @@ import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import { runOp, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { UserError } from '../shared/errors.ts';
 import type { Budgets } from '../stores/budgets.ts';
-import type { SessionRecord } from '../stores/session-store.ts';
+import type { SessionRecord, SessionSource } from '../stores/session-store.ts';
 
 export interface CreateSessionInput {
   tenantId: string;
@@ -15,6 +15,7 @@ export interface CreateSessionInput {
   settings?: SessionSettings;
   /** The session's own budgets (over the tenant's defaults). */
   budgets?: Budgets;
+  source?: SessionSource;
 }
 
 /** What creating a session uses: ids, the clock, the session store, a log and the workspace client. */
@@ -49,6 +50,7 @@ export async function createSession(deps: CreateSessionDeps, input: CreateSessio
     turnCount: 0,
     ...(input.settings ? { settings: input.settings } : {}),
     ...(input.budgets && Object.keys(input.budgets).length > 0 ? { budgets: input.budgets } : {}),
+    ...(input.source ? { source: input.source } : {}),
   };
   await deps.sessions.create(record);
   deps.log.info('session created', { sessionId, workspaceId: workspace.id, files: Object.keys(input.files ?? {}).length });

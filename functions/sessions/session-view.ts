@@ -39,6 +39,7 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
       denials: denialSummary(record.denials),
     },
     reloadFromSeq: record.reloadFromSeq ?? null,
+    source: record.source ?? null,
   };
 }
 

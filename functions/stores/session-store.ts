@@ -62,6 +62,15 @@ export function retryAfterSeconds(lease: Lease | undefined, now: number): number
 }
 
 /** Everything a stateless turn reloads, besides the messages. */
+export interface SessionSource {
+  kind: 'github';
+  repository: string;
+  /** The issue or pull request number, and which of the two it is. */
+  number: number;
+  type: 'issue' | 'pull_request';
+  url: string;
+}
+
 export interface SessionRecord {
   sessionId: string;
   tenantId: string;
@@ -91,6 +100,8 @@ export interface SessionRecord {
   lease?: Lease;
   /** Permission mode, rules, hooks, unattended flag. */
   settings?: SessionSettings;
+  /** What created the session when it was not a person (a GitHub issue or pull request). */
+  source?: SessionSource;
   /** Denied tool calls per tool name (denial tracking). */
   denials?: Record<string, number>;
   /**

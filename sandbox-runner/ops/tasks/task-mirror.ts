@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import { httpStatus, type RemoteWorkspace } from '../../workspace/remote-workspace.ts';
+import { isNotFound, type RemoteWorkspace } from '../../workspace/remote-workspace.ts';
 import type { TaskRecord, TaskStatus } from './task-record.ts';
 
 /** How often the runner that owns a running task refreshes its S3 copy. */
@@ -38,7 +38,7 @@ export function createTaskMirror(remote: RemoteWorkspace) {
       for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
       return Buffer.concat(chunks).toString('utf8');
     } catch (err) {
-      if (httpStatus(err) === 404 || (err as { name?: string })?.name === 'NoSuchKey') return undefined;
+      if (isNotFound(err)) return undefined;
       throw err;
     }
   }

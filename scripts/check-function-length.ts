@@ -53,8 +53,8 @@ function nameOf(node: Node, file: SourceFile): string {
   const own = (node as { name?: Node }).name;
   if (own) return own.getText(file);
   const parent = node.parent as Node & { name?: Node };
+  if (node.kind === SyntaxKind.Constructor) return `${parent.name?.getText(file) ?? '(class)'} constructor`;
   if (parent.name && parent.kind !== SyntaxKind.CallExpression) return parent.name.getText(file);
-  if (node.kind === SyntaxKind.Constructor) return 'constructor';
   return '(anonymous)';
 }
 

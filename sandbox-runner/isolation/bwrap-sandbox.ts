@@ -59,29 +59,44 @@ export function createBwrapSandbox(opts: {
     name: 'bwrap',
     async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
       const limiter = await prepare();
-      await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
-      await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
       const id = ++counter;
-      const proxy = cmd.allowedDomains?.length ? await startCommandProxy(path.join(opts.runtimeDir, 'proxy', `${id}.sock`), cmd.allowedDomains) : undefined;
-      const args = bwrapArgs(cmd, etcDir, proxy?.socket);
-      const cgroup: CommandCgroup | undefined = await limiter?.create(`${instance}-${process.pid}-${id}`);
-      const cleanup = async () => {
-        await cgroup?.destroy();
-        await proxy?.close();
-      };
-      let outcome: SandboxOutcome;
-      try {
-        outcome = await runInSandbox(cgroup ? ['/bin/sh', ['-c', cgroup.joinScript, 'sh', bwrap, ...args]] : [bwrap, args], cmd, () => limitsHit(cgroup, processLimits));
-      } catch (err) {
-        await cleanup();
-        throw err;
-      }
-      // A command left running in the background keeps its cgroup and proxy until it ends.
-      if (outcome.detached) return { ...outcome, detached: { ...outcome.detached, done: outcome.detached.done.finally(cleanup) } };
-      await cleanup();
-      return outcome;
+      return runCommand(cmd, { bwrap, etcDir, processLimits, proxySocket: path.join(opts.runtimeDir, 'proxy', `${id}.sock`), limiter, cgroupName: `${instance}-${process.pid}-${id}` });
     },
   };
+}
+
+interface CommandSetup {
+  bwrap: string;
+  etcDir: string;
+  processLimits: ProcessLimits;
+  /** Where this command's domain proxy listens, should it have an allow-list. */
+  proxySocket: string;
+  limiter: CgroupLimiter | undefined;
+  cgroupName: string;
+}
+
+async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<SandboxOutcome> {
+  await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
+  await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
+  const proxy = cmd.allowedDomains?.length ? await startCommandProxy(setup.proxySocket, cmd.allowedDomains) : undefined;
+  const args = bwrapArgs(cmd, setup.etcDir, proxy?.socket);
+  const cgroup: CommandCgroup | undefined = await setup.limiter?.create(setup.cgroupName);
+  const cleanup = async () => {
+    await cgroup?.destroy();
+    await proxy?.close();
+  };
+  let outcome: SandboxOutcome;
+  try {
+    const command: [string, string[]] = cgroup ? ['/bin/sh', ['-c', cgroup.joinScript, 'sh', setup.bwrap, ...args]] : [setup.bwrap, args];
+    outcome = await runInSandbox(command, cmd, () => limitsHit(cgroup, setup.processLimits));
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+  // A command left running in the background keeps its cgroup and proxy until it ends.
+  if (outcome.detached) return { ...outcome, detached: { ...outcome.detached, done: outcome.detached.done.finally(cleanup) } };
+  await cleanup();
+  return outcome;
 }
 
 /** The domain proxy of one command, on a unix socket that bwrap binds into its sandbox. */

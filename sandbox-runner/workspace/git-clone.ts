@@ -48,6 +48,26 @@ export class GitCloneError extends Error {
  * name resolving to a non-public address), so a clone URL cannot probe the runner's network.
  */
 export async function gitClone(dest: string, opts: GitCloneOptions): Promise<void> {
+  const url = checkCloneUrl(opts);
+  const home = path.join(opts.scratchDir, 'git-home');
+  await fs.mkdir(home, { recursive: true });
+  const args = ['clone', '--quiet', '--no-tags', '--single-branch'];
+  if (opts.depth > 0) args.push('--depth', String(opts.depth));
+  if (opts.ref) args.push('--branch', opts.ref);
+  args.push('--', url.toString(), dest);
+
+  const { code, stderr, timedOut } = await run('git', args, gitEnv(home, opts), opts.timeoutMs);
+  if (timedOut) throw new GitCloneError(`git clone did not finish within ${opts.timeoutMs / 1000}s.`);
+  if (code !== 0) {
+    let text = opts.token ? stderr.split(opts.token).join('***') : stderr;
+    // The proxy URL may carry an egress token as its password.
+    const secret = new URL(opts.proxy).password;
+    if (secret) text = text.split(secret).join('***');
+    throw new GitCloneError(`git clone failed: ${text.trim() || `exit code ${code}`}`);
+  }
+}
+
+function checkCloneUrl(opts: GitCloneOptions): URL {
   let url: URL;
   try {
     url = new URL(opts.url);
@@ -58,9 +78,11 @@ export async function gitClone(dest: string, opts: GitCloneOptions): Promise<voi
   if (!allowed.includes(url.protocol)) throw new GitCloneError(`Only ${allowed.map((p) => `${p}//`).join(' and ')} git URLs are allowed, not ${url.protocol}//.`);
   if (url.username || url.password) throw new GitCloneError('Put credentials in "token", not in the URL.');
   if (opts.ref !== undefined && !/^[A-Za-z0-9._/-]+$/.test(opts.ref)) throw new GitCloneError(`"${opts.ref}" is not a branch or tag name.`);
+  return url;
+}
 
-  const home = path.join(opts.scratchDir, 'git-home');
-  await fs.mkdir(home, { recursive: true });
+/** A scrubbed environment whose only git configuration is the lock-down below (GIT_CONFIG_COUNT/KEY/VALUE). */
+function gitEnv(home: string, opts: GitCloneOptions): Record<string, string> {
   const config: [string, string][] = [
     ['core.hooksPath', '/dev/null'],
     ['protocol.allow', 'never'],
@@ -84,20 +106,7 @@ export async function gitClone(dest: string, opts: GitCloneOptions): Promise<voi
     env[`GIT_CONFIG_KEY_${i}`] = k;
     env[`GIT_CONFIG_VALUE_${i}`] = v;
   });
-  const args = ['clone', '--quiet', '--no-tags', '--single-branch'];
-  if (opts.depth > 0) args.push('--depth', String(opts.depth));
-  if (opts.ref) args.push('--branch', opts.ref);
-  args.push('--', url.toString(), dest);
-
-  const { code, stderr, timedOut } = await run('git', args, env, opts.timeoutMs);
-  if (timedOut) throw new GitCloneError(`git clone did not finish within ${opts.timeoutMs / 1000}s.`);
-  if (code !== 0) {
-    let text = opts.token ? stderr.split(opts.token).join('***') : stderr;
-    // The proxy URL may carry an egress token as its password.
-    const secret = new URL(opts.proxy).password;
-    if (secret) text = text.split(secret).join('***');
-    throw new GitCloneError(`git clone failed: ${text.trim() || `exit code ${code}`}`);
-  }
+  return env;
 }
 
 function run(cmd: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stderr: string; timedOut: boolean }> {

@@ -1,5 +1,5 @@
 import type { TurnDeps } from './turn-deps.ts';
-import { continueTurnEventSchema } from './continuation.ts';
+import { continueTurnEventSchema } from '../deps/continuation.ts';
 import { continueTurn } from './turn.ts';
 
 /**

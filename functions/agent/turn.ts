@@ -2,7 +2,7 @@ import { errorMessage, SessionBusyError, StratusError } from '../shared/errors.t
 import { emitMetrics } from '../shared/metrics.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { WorkspaceSession } from '../runner-client/workspace-session.ts';
-import type { ContinueTurnEvent } from './continuation.ts';
+import type { ContinueTurnEvent } from '../deps/continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
 import { AwaitingPermissionError } from './resume.ts';

@@ -85,11 +85,16 @@ export class StratusStack extends Stack {
       functions: { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn },
       scheduleGroup: this.schedules.group,
     });
+    this.outputs();
+    acknowledgeNagFindings(this);
+  }
+
+  /** What an operator needs after a deploy: the API URL, the bucket, and the secrets to fill in. */
+  private outputs(): void {
     new CfnOutput(this, 'ApiUrl', { value: this.functionUrl.url });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'ApiTokensSecret', { value: this.secrets.apiTokens.secretName });
     new CfnOutput(this, 'AnthropicKeySecret', { value: this.secrets.anthropicApiKey.secretName });
-    acknowledgeNagFindings(this);
   }
 
   private runnerFunction(stage: StageConfig, retention: logs.RetentionDays): SandboxRunnerFunction {

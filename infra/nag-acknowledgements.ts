@@ -30,12 +30,6 @@ export type NagSubjects = Stack & {
  * concerns, with the reason it is acceptable. Anything new fails `npm run synth`.
  */
 export function acknowledgeNagFindings(stack: NagSubjects): void {
-  const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
-  const ref = (element: IConstruct | undefined) => `<${stack.getLogicalId(element as CfnElement)}.Arn>`;
-  // cdk-nag prints a pseudo parameter as <AWS::Region> when the stack is environment-agnostic, the value otherwise.
-  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
-  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
-
   ack(stack.data.bucket, 'S1',
     'Server access logs would write a log object per workspace blob transfer; CloudTrail S3 data events are the audit trail to enable when an account needs one.');
 
@@ -52,15 +46,27 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
   ack(stack.runner.role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
     'AWSLambdaVPCAccessExecutionRole is what Lambda needs to create and remove the function\'s network interfaces in the VPC (ec2 network-interface actions, which Lambda calls on * ) plus logging; the runner\'s subnets give commands no route to the EC2 API.');
 
-  if (stack.egressProxy) {
-    ack(stack.egressProxy.tokenKey, 'SMG4',
-      'A random HMAC key Stratus itself generated; rotating it means writing a new value and restarting the proxy service and the API/cron containers together (docs/deploy.md), which a rotation Lambda cannot coordinate.');
-    ack(stack.egressProxy.cluster, 'ECS4',
-      'One small proxy task; Container Insights would add per-metric charges to an optional component whose point is a low idle cost. The proxy logs every decision to CloudWatch Logs.');
-    ack(stack.egressProxy.taskDefinition.executionRole!.node.tryFindChild('DefaultPolicy')!, 'IAM5[Resource::*]',
-      'ecr:GetAuthorizationToken, which ECS needs to pull the proxy image, supports no resource-level permissions.');
-  }
+  if (stack.egressProxy) acknowledgeEgressProxy(stack.egressProxy);
+  acknowledgeEngineGrants(stack);
+}
 
+const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
+
+function acknowledgeEgressProxy(proxy: NonNullable<NagSubjects['egressProxy']>): void {
+  ack(proxy.tokenKey, 'SMG4',
+    'A random HMAC key Stratus itself generated; rotating it means writing a new value and restarting the proxy service and the API/cron containers together (docs/deploy.md), which a rotation Lambda cannot coordinate.');
+  ack(proxy.cluster, 'ECS4',
+    'One small proxy task; Container Insights would add per-metric charges to an optional component whose point is a low idle cost. The proxy logs every decision to CloudWatch Logs.');
+  ack(proxy.taskDefinition.executionRole!.node.tryFindChild('DefaultPolicy')!, 'IAM5[Resource::*]',
+    'ecr:GetAuthorizationToken, which ECS needs to pull the proxy image, supports no resource-level permissions.');
+}
+
+/** The wildcards in the turn engines' and the workspace-access role's policies, each scoped to one prefix or index. */
+function acknowledgeEngineGrants(stack: NagSubjects): void {
+  const ref = (element: IConstruct | undefined) => `<${stack.getLogicalId(element as CfnElement)}.Arn>`;
+  // cdk-nag prints a pseudo parameter as <AWS::Region> when the stack is environment-agnostic, the value otherwise.
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
   const bucket = ref(stack.data.bucket.node.defaultChild);
   for (const engine of [stack.api, stack.cron, stack.githubWorker]) {
     const policy = engine.role.node.tryFindChild('DefaultPolicy')!;

@@ -18,7 +18,7 @@ import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
-import { createTenantWorkerPool, type TenantIsolatedFunction } from './tenant-worker-pool.ts';
+import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { closeServer } from './net/listen.ts';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from './s3-server.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
@@ -81,83 +81,37 @@ export interface LocalStack {
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
   mkdirSync(opts.dataDir, { recursive: true });
   const stops: (() => Promise<void>)[] = [];
+  const started = <T extends { close(): Promise<void> }>(part: T): T => (stops.push(() => part.close()), part);
   try {
-    const dynamo = await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb') });
-    stops.push(dynamo.close);
-    const s3 = await startS3Server({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] });
-    stops.push(s3.close);
-
-    // The runner function is tenant-isolated, as in AWS: one process per tenant id (= workspace
-    // id, functions/runner-client/runner-tenant.ts), each with its own folder, removed when the
-    // process ends as Lambda discards an environment's /tmp. Leftovers of a previous run go too.
-    const tenantsDir = path.join(opts.dataDir, 'runner', 'tenants');
-    rmSync(tenantsDir, { recursive: true, force: true });
-    const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
-    const runner = createTenantWorkerPool({
-      entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
-      init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint: s3.url, region: 'us-east-1' }),
-      maxWorkers: opts.runnerProcesses?.max,
-      idleMs: opts.runnerProcesses?.idleMs,
-      onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
-      onCrash: (info) =>
-        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'runner process exited', tenant: info.tenantId, pid: info.pid, code: info.code, signal: info.signal })}\n`),
-    });
-    stops.push(runner.close);
+    const dynamo = started(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb') }));
+    const s3 = started(await startS3Server({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] }));
+    const runner = started(startRunnerPool(opts, s3.url));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
-    const lambda = await startLambdaInvokeServer({
-      functions,
-      onBackgroundError: (name, err) =>
-        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'asynchronous invocation failed', function: name, error: String(err) })}\n`),
-    });
-    stops.push(lambda.close);
-
-    let model: ScriptedModelServer | undefined;
-    if (!opts.anthropic) {
-      model = await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests });
-      stops.push(model.close);
-    }
+    const lambda = started(
+      await startLambdaInvokeServer({
+        functions,
+        onBackgroundError: (name, err) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) }),
+      }),
+    );
+    const model = opts.anthropic ? undefined : started(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests }));
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
-    const config = configSchema.parse({
-      region: 'us-east-1',
-      tables: tableNames('stratus'),
-      bucket: LOCAL_BUCKET,
-      runnerFunction: RUNNER_FUNCTION,
-      selfFunction: API_FUNCTION,
-      endpoints: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url },
-      localCredentials: { ...LOCAL_S3_CREDENTIALS },
-      model: opts.anthropic
-        ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
-        : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
-          { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
-      apiTokens,
-      turn: { leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
-      ...(opts.budgets ? { budgets: opts.budgets } : {}),
-      ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
-      context: { ...opts.context },
-      logLevel: opts.logLevel ?? 'warn',
-      github: { workerFunction: GITHUB_WORKER_FUNCTION, ...opts.github },
-    });
+    const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, apiTokens, model);
     const deps = createDeps(config);
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
     functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
-
-    const server = serve({ fetch: createApp(deps).fetch, port: opts.port ?? 0, hostname: '127.0.0.1' }) as Server;
-    await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
-    const address = server.address();
-    const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : opts.port}`;
+    const api = await startApiServer(deps, opts.port);
     stops.push(async () => {
-      await closeServer(server);
+      await api.close();
       await lambda.pending();
     });
     const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000 });
     stops.push(scheduler.stop);
-
     return {
-      apiUrl,
+      apiUrl: api.url,
       token: Object.keys(apiTokens)[0]!,
       deps,
       model,
@@ -169,6 +123,63 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll(stops);
     throw err;
   }
+}
+
+const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);
+
+/**
+ * The runner function is tenant-isolated, as in AWS: one process per tenant id (= workspace id,
+ * functions/runner-client/runner-tenant.ts), each with its own folder, removed when the process
+ * ends as Lambda discards an environment's /tmp. Leftovers of a previous run go too.
+ */
+function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string): TenantWorkerPool {
+  const tenantsDir = path.join(opts.dataDir, 'runner', 'tenants');
+  rmSync(tenantsDir, { recursive: true, force: true });
+  const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
+  return createTenantWorkerPool({
+    entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
+    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1' }),
+    maxWorkers: opts.runnerProcesses?.max,
+    idleMs: opts.runnerProcesses?.idleMs,
+    onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
+    onCrash: (info) => logError({ msg: 'runner process exited', tenant: info.tenantId, pid: info.pid, code: info.code, signal: info.signal }),
+  });
+}
+
+function localConfig(
+  opts: LocalStackOptions,
+  endpoints: { dynamodb: string; s3: string; lambda: string },
+  apiTokens: Record<string, string>,
+  model: ScriptedModelServer | undefined,
+): StratusConfig {
+  return configSchema.parse({
+    region: 'us-east-1',
+    tables: tableNames('stratus'),
+    bucket: LOCAL_BUCKET,
+    runnerFunction: RUNNER_FUNCTION,
+    selfFunction: API_FUNCTION,
+    endpoints,
+    localCredentials: { ...LOCAL_S3_CREDENTIALS },
+    model: opts.anthropic
+      ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
+      : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
+        { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
+    apiTokens,
+    turn: { leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
+    ...(opts.budgets ? { budgets: opts.budgets } : {}),
+    ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
+    context: { ...opts.context },
+    logLevel: opts.logLevel ?? 'warn',
+    github: { workerFunction: GITHUB_WORKER_FUNCTION, ...opts.github },
+  });
+}
+
+/** The same Hono app that runs on Lambda, served on loopback. */
+async function startApiServer(deps: Deps, port: number | undefined): Promise<{ url: string; close(): Promise<void> }> {
+  const server = serve({ fetch: createApp(deps).fetch, port: port ?? 0, hostname: '127.0.0.1' }) as Server;
+  await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
+  const address = server.address();
+  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, close: () => closeServer(server) };
 }
 
 async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {

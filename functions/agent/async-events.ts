@@ -1,5 +1,5 @@
 import type { TurnDeps } from './turn-deps.ts';
-import { asyncEventSchema } from './continuation.ts';
+import { asyncEventSchema } from '../deps/continuation.ts';
 import { purgeSession, type DeleteSessionDeps } from './delete-session.ts';
 import { continueTurn } from './turn.ts';
 

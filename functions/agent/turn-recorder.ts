@@ -11,7 +11,7 @@ import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts
 import type { MessageStore, StoredMessage } from '../stores/message-store.ts';
 import type { SessionPatch, SessionRecord, SessionStore } from '../stores/session-store.ts';
 import type { QueryEvent, TurnStopReason } from './query.ts';
-import type { UsageTotals } from './turn-events.ts';
+import type { UsageTotals } from '../stores/turn-event.ts';
 import type { TurnFeed } from './turn-feed.ts';
 
 /** What the write-ahead append writes to: the log, then the session's head under the lease. */

@@ -1,9 +1,9 @@
-import { errorMessage, SessionBusyError, StratusError } from '../shared/errors.ts';
+import { ConflictError, errorMessage, SessionBusyError } from '../shared/errors.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { putStopMarker } from '../runner-client/stop-marker.ts';
 import { WorkspaceSession } from '../runner-client/workspace-session.ts';
-import type { ContinueTurnEvent } from './continuation.ts';
+import type { ContinueTurnEvent } from '../deps/continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
 import { AwaitingPermissionError } from './resume.ts';
@@ -15,9 +15,6 @@ import { handOffLease, startHeartbeat, turnLease } from './turn-lease.ts';
 import { openTurnLoop } from './turn-loop.ts';
 import { TurnRecorder, type TurnOutcome } from './turn-recorder.ts';
 import type { StartTurnOptions, TurnRun } from './turn-run.ts';
-
-export { AwaitingPermissionError } from './resume.ts';
-export type { StartTurnOptions } from './turn-run.ts';
 
 export interface TurnHandle {
   sessionId: string;
@@ -39,7 +36,7 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
   await reapDeadLease(deps, current);
   const waiting = await deps.approvals.listForSession(opts.sessionId);
   if (!opts.resume && waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
-  if (opts.resume && waiting.length === 0) throw new StratusError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 409, 'nothing_to_resume');
+  if (opts.resume && waiting.length === 0) throw new ConflictError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 'nothing_to_resume');
   const turnId = deps.newId('turn');
   const now = deps.clock();
   // Session-wide budgets already spent: refuse before anything is written (fail-closed).

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { followTurn, turnEventsUrl } from '../agent/follow-turn.ts';
 import type { TurnHandle } from '../agent/turn.ts';
-import type { TurnEvent } from '../agent/turn-events.ts';
+import type { TurnEvent } from '../stores/turn-event.ts';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
 

@@ -3,7 +3,7 @@ import type { ContentBlock, ToolResultBlockParam } from '@anthropic-ai/sdk/resou
 /**
  * The records of a turn as the event log stores them and clients read them. They live with the
  * stores (the bottom layer) so that the event store names its records without importing the
- * engine that writes them; functions/agent re-exports them under their old names.
+ * engine that writes them.
  */
 
 /** Why a turn stopped, as the query loop reports it. */

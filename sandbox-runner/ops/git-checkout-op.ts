@@ -3,7 +3,7 @@ import { GitCloneError } from '../workspace/git-clone.ts';
 import { gitCheckout } from '../workspace/git-remote.ts';
 import { withGitProxy } from './git-proxy.ts';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 
 export interface GitCheckoutResult {
   type: 'git_checkout';

@@ -1,7 +1,8 @@
 import { startLoopbackDomainProxy } from '../isolation/domain-proxy.ts';
 import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../isolation/egress-mode.ts';
 import { cloneAllowListEntry } from '../workspace/git-clone.ts';
-import { ToolInputError, type OpContext } from './op-context.ts';
+import type { OpContext } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 
 /**
  * Runs `use` with the proxy the runner's own git goes through for `remoteUrl`: the same

@@ -10,10 +10,10 @@ const ARGUMENT = new Set(['word', 'string', 'raw_string', 'string_content', 'num
 const UNQUOTED_GLOB = /[*?[\]]/;
 const SAFE_REDIRECT_TARGETS = new Set(['/dev/null']);
 /**
- * `!` followed by a character in an unquoted word is history-expansion syntax (`!!`, `!-1`,
- * `!foo`); a lone `!` (as in `find . ! -name x`) is not.
+ * echo's unquoted words may not hold `!` (history-expansion syntax: `!!`, `!$`, `!foo`), as in
+ * the reference; other commands' rules do not look at it (their arguments are only read).
  */
-const HISTORY_EXPANSION = /!(?![\s=(]|$)/;
+const ECHO_UNQUOTED_BANG = /!/;
 /**
  * Commands whose quoted arguments may hold `$`, a backquote or a brace list as plain text (the
  * reference's rules for echo, jq and cd allow it). For every other command such an argument is
@@ -83,7 +83,7 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
     } else if (ARGUMENT.has(child.type)) {
       if (!isPlainArgument(child)) return false;
       if (child.type === 'word' && UNQUOTED_GLOB.test(child.text)) return false;
-      if (hasUnquotedWord(child, (text) => HISTORY_EXPANSION.test(text))) return false;
+      if (words[0] === 'echo' && hasUnquotedWord(child, (text) => ECHO_UNQUOTED_BANG.test(text))) return false;
       words.push(unquote(child));
     } else {
       return false;

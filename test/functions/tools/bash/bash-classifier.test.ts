@@ -37,6 +37,8 @@ const READ_ONLY = [
   'grep -A3 -n foo file', 'rg -C2 foo', 'rg --type ts foo', 'find . ! -name "*.js"', 'git ls-remote origin', 'git ls-remote --tags',
   'git remote show origin', 'git log -5', 'git show stash@{0}', 'uniq -c', 'md5sum -c sums.md5', 'file -b image.png',
   "jq '.[] | .name' data.json", "echo '$HOME is literal here'", 'tree -a -L 2', 'ls -la | sort -r',
+  // `!` in other commands' words is only read (the reference ran these without asking).
+  'ls !!', 'grep foo !x', 'ls foo!bar', 'echo "a!b"', 'cat "!x"', 'wc -l !x', "git tag -l '!x'",
 ];
 
 const NOT_READ_ONLY = [
@@ -73,8 +75,8 @@ const NOT_READ_ONLY = [
   // network reach,
   'git ls-remote https://example.com/repo.git', 'git ls-remote git@github.com:o/r.git', 'git ls-remote example.com:repo',
   'git fetch origin', 'git pull', 'git remote update', 'git ls-remote --server-option=x origin', 'ip route add x', 'ip link',
-  // history expansion in an unquoted word,
-  'ls !!', 'cat !$', 'echo !-1', 'grep foo !x', 'ls foo!bar',
+  // history expansion in an unquoted word of echo (with `$`, of any command),
+  'echo !!', 'echo !-1', 'echo foo!bar', 'echo hi!', 'cat !$',
   // search-tool flags not on the lists,
   'rg --pre=cat foo', 'rg --search-zip foo', 'rg --no-config --pre cat x', 'grep --include-from=x foo', 'find . -fprintf out %p',
   'find . -fls out', 'find . -ok rm {} ;', 'find . -okdir rm {} +', 'find . -fprint0 out', 'fd -x rm', 'fd --exec-batch rm',

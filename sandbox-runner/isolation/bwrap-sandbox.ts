@@ -5,6 +5,7 @@ import { VIRTUAL_ROOT } from '../workspace/virtual-paths.ts';
 import { startDomainProxy, type DomainProxy } from './domain-proxy.ts';
 import { createCgroupLimiter, DEFAULT_PROCESS_LIMITS, type CgroupLimiter, type CommandCgroup, type ProcessLimits } from './cgroup-limits.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
+import { shellInvocation } from './shell-invocation.ts';
 import { spawnWatched } from './watched-process.ts';
 import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
 
@@ -181,8 +182,7 @@ function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | un
     ? `(${SOCAT} TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_PROXY_SOCKET} </dev/null >/dev/null 2>&1 &)\n` +
       `for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done\n`
     : '';
-  const script = `${trap}${relay}eval "$1"`;
-  args.push('/bin/bash', '-c', script, 'bash', cmd.command);
+  args.push('/bin/bash', ...shellInvocation(`${trap}${relay}`, cmd.command));
   return args;
 }
 

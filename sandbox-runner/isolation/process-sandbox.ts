@@ -5,6 +5,7 @@ import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken, type EgressMode } from './egress-mode.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
+import { shellInvocation } from './shell-invocation.ts';
 import { spawnWatched } from './watched-process.ts';
 
 /**
@@ -47,12 +48,12 @@ export function createProcessSandbox(opts: {
     await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
     const env = sandboxEnv(cmd.env, { home: path.join(cmd.tmpDir, 'home'), tmpDir: cmd.tmpDir, proxy });
     const limit = opts.maxProcesses ? `ulimit -u ${opts.maxProcesses} 2>/dev/null\n` : '';
-    const script = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\neval "$1"`;
+    const prelude = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\n`;
     const cwd = cmd.cwd === VIRTUAL_ROOT ? opts.linkPath : path.join(opts.linkPath, path.posix.relative(VIRTUAL_ROOT, cmd.cwd));
     // bash trusts PWD when it names the same directory, so `pwd` shows the link, not the real path.
     env.PWD = cwd;
     const started = Date.now();
-    const child = spawnWatched('/bin/bash', ['-c', script, 'bash', cmd.command], {
+    const child = spawnWatched('/bin/bash', shellInvocation(prelude, cmd.command), {
       env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs, stop: cmd.stop,
     });
     const { code, signal, timedOut, outputLimitHit, interrupted } = await child.finished;

@@ -9,6 +9,18 @@ const ARGUMENT = new Set(['word', 'string', 'raw_string', 'string_content', 'num
 /** Unquoted glob characters: the shell, not the command, decides which files they name. */
 const UNQUOTED_GLOB = /[*?[\]]/;
 const SAFE_REDIRECT_TARGETS = new Set(['/dev/null']);
+/**
+ * echo's unquoted words may not hold `!` (history-expansion syntax: `!!`, `!$`, `!foo`), as in
+ * the reference; other commands' rules do not look at it (their arguments are only read).
+ */
+const ECHO_UNQUOTED_BANG = /!/;
+/**
+ * Commands whose quoted arguments may hold `$`, a backquote or a brace list as plain text (the
+ * reference's rules for echo, jq and cd allow it). For every other command such an argument is
+ * not read-only: the reference cannot tell what the word becomes (`{a,b}`, `{1..3}` turn one word
+ * into several the checks never saw).
+ */
+const LITERAL_DOLLAR_OK = new Set(['echo', 'jq', 'cd']);
 
 /**
  * Whether a shell command only reads: parsed with the real bash grammar, every command must be
@@ -27,8 +39,10 @@ export function isReadOnlyCommand(command: string): boolean {
   if (!tree) return false;
   try {
     const root = tree.rootNode;
+    // Nothing to run: the reference lets it through without asking.
+    if (command.trim() === '') return true;
     // Newlines could hide a second command from a reader; the reference asks about them too.
-    if (root.hasError || command.trim() === '' || command.includes('\n')) return false;
+    if (root.hasError || command.includes('\n')) return false;
     const names: string[] = [];
     if (!checkNode(root, names)) return false;
     if (names.includes('cd') && names.includes('git')) return false;
@@ -69,6 +83,7 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
     } else if (ARGUMENT.has(child.type)) {
       if (!isPlainArgument(child)) return false;
       if (child.type === 'word' && UNQUOTED_GLOB.test(child.text)) return false;
+      if (words[0] === 'echo' && hasUnquotedWord(child, (text) => ECHO_UNQUOTED_BANG.test(text))) return false;
       words.push(unquote(child));
     } else {
       return false;
@@ -76,10 +91,18 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
   }
   const [name, ...args] = words;
   if (!name) return false;
+  if (!LITERAL_DOLLAR_OK.has(name) && args.some((a) => /[$`]/.test(a) || (a.includes('{') && /,|\.\./.test(a)))) return false;
   const rule = READ_ONLY_COMMANDS[name];
   names.push(name);
   if (FILE_READING_COMMANDS.has(name) && args.some((a) => !a.startsWith('-') && isOutsideWorkspace(a))) return false;
   return rule !== undefined && rule(args);
+}
+
+/** Whether an unquoted part of the argument (the word itself, or a bare word inside a concatenation) matches. */
+function hasUnquotedWord(node: ShellNode, test: (text: string) => boolean): boolean {
+  if (node.type === 'word') return test(node.text);
+  if (node.type !== 'concatenation') return false;
+  return node.children.some((c) => c !== null && hasUnquotedWord(c, test));
 }
 
 /** No substitutions or arithmetic anywhere inside an argument. */

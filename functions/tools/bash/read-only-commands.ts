@@ -1,26 +1,31 @@
 import { isInsideWorkspace } from '../../../sandbox-runner/workspace/virtual-paths.ts';
+import { flagsAllowed, type FlagOptions } from './flag-rules.ts';
+import { gitIsReadOnly } from './read-only-git.ts';
+import { sedIsReadOnly } from './read-only-sed.ts';
 
 /**
- * Which commands may run without changing anything, and with which arguments. A command that
- * is not listed, or that uses an argument its rule rejects, is not read-only. Rules look at
- * the words after the command name (already unquoted).
+ * Which commands may run without changing anything, and with which arguments, as Claude Code
+ * 2.1.88 decides it (docs/tools.md). A command that is not listed, or that uses an argument its
+ * rule rejects, is not read-only. Rules look at the words after the command name (already
+ * unquoted).
  */
 export type ArgsRule = (args: string[]) => boolean;
 
 const any: ArgsRule = () => true;
 const none: ArgsRule = (args) => args.length === 0;
-const without = (...banned: (string | RegExp)[]): ArgsRule => (args) =>
-  !args.some((a) => banned.some((b) => (typeof b === 'string' ? a === b || a.startsWith(`${b}=`) : b.test(a))));
-const positionals = (args: string[]) => args.filter((a) => !a.startsWith('-'));
+const exactly = (...allowed: string[][]): ArgsRule => (args) => allowed.some((a) => a.join(' ') === args.join(' '));
+const flags = (command: string, options?: FlagOptions, extra?: ArgsRule): ArgsRule => (args) =>
+  flagsAllowed(command, args, options) && (extra ? extra(args) : true);
+const isFlag = (a: string) => a.startsWith('-');
 
 /**
  * Commands that open the files they are given: reading outside the workspace is not the quiet
  * kind of read (the reference asks before it too). Others (echo, basename, …) only print words.
  */
 export const FILE_READING_COMMANDS = new Set([
-  'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'rg', 'ls', 'file', 'stat', 'tree', 'diff', 'cmp', 'comm', 'cut', 'tr', 'nl',
-  'od', 'hexdump', 'strings', 'sort', 'uniq', 'jq', 'find', 'sed', 'du', 'column', 'fold', 'expand', 'rev', 'tac', 'paste', 'join',
-  'md5sum', 'sha1sum', 'sha256sum', 'base64', 'look', 'cksum', 'fmt', 'pr', 'readlink', 'realpath',
+  'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'ls', 'file', 'stat', 'tree', 'diff', 'cmp', 'comm', 'cut', 'tr', 'nl',
+  'od', 'hexdump', 'strings', 'sort', 'uniq', 'jq', 'find', 'sed', 'du', 'column', 'fold', 'expand', 'unexpand', 'rev', 'tac',
+  'paste', 'md5sum', 'sha1sum', 'sha256sum', 'base64', 'fmt', 'pr', 'readlink', 'realpath', 'tsort', 'fd', 'fdfind', 'xargs',
 ]);
 
 /**
@@ -33,62 +38,93 @@ export function isOutsideWorkspace(arg: string): boolean {
   return !isInsideWorkspace(arg);
 }
 
+/** Commands whose every flag only changes what is printed: any arguments. */
+const PRINT_ONLY = [
+  'cal', 'uptime', 'cat', 'head', 'tail', 'wc', 'stat', 'strings', 'hexdump', 'od', 'nl', 'id', 'uname', 'free', 'df', 'du',
+  'locale', 'groups', 'nproc', 'basename', 'dirname', 'realpath', 'cut', 'paste', 'tr', 'column', 'tac', 'rev', 'fold',
+  'expand', 'unexpand', 'fmt', 'comm', 'cmp', 'numfmt', 'readlink', 'diff', 'true', 'false', 'sleep', 'which', 'type', 'expr',
+  'test', 'getconf', 'seq', 'tsort', 'pr', 'ls', 'echo',
+];
+
+/** Tools xargs may run: none of their flags writes, runs code or reaches the network. */
+const XARGS_TARGETS = ['echo', 'printf', 'wc', 'grep', 'head', 'tail'];
+
+const FIND_ACTIONS = /^-(delete|exec|execdir|ok|okdir|fprint0?|fls|fprintf)$/;
+const JQ_BANNED = /^(-f|--from-file|--rawfile|--slurpfile|--run-tests|-L|--library-path)(=|$)/;
+
 export const READ_ONLY_COMMANDS: Record<string, ArgsRule> = {
-  cat: any, head: any, tail: without('-f', '-F', '--follow'), wc: any, ls: any, pwd: any, echo: any,
-  grep: any, egrep: any, fgrep: any, rg: without('--pre', /^--pre=/, '--search-zip', '-z'), which: any, whoami: none, id: any,
-  date: without('-s', '--set', /^-s/), uname: any, hostname: (args) => args.every((a) => a.startsWith('-')), df: any, du: any,
-  file: without('-C', '--compile'), stat: any, basename: any, dirname: any, realpath: any, readlink: any, tree: without('-o', /^-o/),
-  diff: without('--output', /^--output=/), cmp: any, comm: any, cut: any, tr: any, nl: any, od: any, hexdump: any, strings: any,
-  sort: (args) => args.every((a) => !a.startsWith('-') || /^-[rnufhbVMsdgiz]+$/.test(a)),
-  uniq: (args) => positionals(args).length <= 1,
-  jq: without('--rawfile', '--slurpfile'), true: any, false: any, test: any, '[': any, printenv: any, seq: any, sleep: any,
-  find: without('-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'),
-  sed: (args) => sedIsReadOnly(args), cd: any, ps: any, type: any, column: any, fold: any, expand: any, rev: any,
-  tac: any, paste: any, join: any, md5sum: without('-c'), sha1sum: any, sha256sum: any, base64: any, locale: none, nproc: any,
-  free: any, uptime: any, groups: any, tty: none, arch: none, look: any, numfmt: any, cksum: any, fmt: any, pr: any,
-  git: (args) => gitIsReadOnly(args),
+  ...Object.fromEntries(PRINT_ONLY.map((name) => [name, any])),
+  pwd: none,
+  whoami: none,
+  alias: none,
+  history: (args) => args.length === 0 || (args.length === 1 && /^\d+$/.test(args[0]!)),
+  arch: (args) => args.length === 0 || (args.length === 1 && (args[0] === '-h' || args[0] === '--help')),
+  cd: (args) => args.length <= 1,
+  // Flags only: a file operand would be input, a second one the output file.
+  uniq: (args) => args.every((a, i) => isFlag(a) || (/^\d+$/.test(a) && /^-[fsw]$/.test(args[i - 1] ?? ''))),
+  find: (args) => !args.some((a) => FIND_ACTIONS.test(a)),
+  // A filter and files; no flag that loads code or reads files into variables, no environment.
+  jq: (args) =>
+    args.some((a) => !isFlag(a)) && !args.some((a) => JQ_BANNED.test(a) || /\benv\b|\$ENV\b/.test(a)) &&
+    args.filter(isFlag).every((a) => /^(-[a-zA-Z]+|--[a-zA-Z-]+(=\S+)?)$/.test(a)),
+  ifconfig: (args) => args.length === 0 || (args.length === 1 && /^[a-zA-Z][a-zA-Z0-9_-]*$/.test(args[0]!)),
+  ip: exactly(['addr']),
+  node: exactly(['-v'], ['--version']),
+  python: exactly(['--version']),
+  python3: exactly(['--version']),
+  claude: exactly(['-h'], ['--help']),
+  docker: (args) => {
+    const [sub, ...rest] = args;
+    if (sub === 'ps' || sub === 'images') return true;
+    return (sub === 'logs' || sub === 'inspect') && flagsAllowed(`docker ${sub}`, rest);
+  },
+  xargs: flags('xargs', { targets: XARGS_TARGETS }),
+  file: flags('file'),
+  sed: flags('sed', {}, sedIsReadOnly),
+  sort: flags('sort'),
+  man: flags('man'),
+  help: flags('help'),
+  info: flags('info'),
+  netstat: flags('netstat'),
+  ss: flags('ss'),
+  lsof: flags('lsof', {}, (args) => !args.some((a) => a.startsWith('+m'))),
+  pgrep: flags('pgrep'),
+  // BSD-style `e` (a bare word of letters with an e, as in `ps axe`) prints every process's environment.
+  ps: flags('ps', {}, (args) => !args.some((a) => !isFlag(a) && /^[a-zA-Z]*e[a-zA-Z]*$/.test(a))),
+  base64: flags('base64', { ignoresDoubleDash: true }),
+  grep: flags('grep', { attachedNumbers: true }),
+  rg: flags('rg', { attachedNumbers: true }),
+  sha256sum: flags('sha256sum'),
+  sha1sum: flags('sha1sum'),
+  md5sum: flags('md5sum'),
+  tree: flags('tree'),
+  fd: flags('fd'),
+  fdfind: flags('fdfind'),
+  tput: flags('tput', {}, tputIsReadOnly),
+  // A word that is not a flag's value sets the clock unless it is a `+FORMAT`.
+  date: flags('date', {}, dateIsReadOnly),
+  // Any operand sets the host name.
+  hostname: (args) => flagsAllowed('hostname', args) && args.every((a) => /^(-[a-zA-Z]|--[a-zA-Z-]+)$/.test(a)),
+  git: gitIsReadOnly,
 };
 
-/** sed only prints unless told to write: -i edits in place, the w/W commands and the e command write or run; substitutions count as edits. */
-function sedIsReadOnly(args: string[]): boolean {
-  if (args.some((a) => a === '-i' || a.startsWith('-i') || a.startsWith('--in-place') || a === '-s' || a === '--separate')) return false;
-  const scripts: string[] = [];
+function dateIsReadOnly(args: string[]): boolean {
+  const withValue = new Set(['-d', '--date', '-r', '--reference', '--iso-8601', '--rfc-3339']);
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '-e' || a === '--expression') scripts.push(args[++i] ?? '');
-    else if (a === '-f' || a === '--file') return false;
-    else if (!a.startsWith('-') && scripts.length === 0 && !args.includes('-e')) scripts.push(a);
+    if (isFlag(a)) {
+      if (!a.includes('=') && withValue.has(a)) i++;
+    } else if (!a.startsWith('+')) return false;
   }
-  return scripts.every(isPrintOnlySedScript);
+  return true;
 }
 
-/**
- * Only addresses and printing/deleting commands; anything else (s, w, W, e, r, R, and whatever is
- * not understood) could write a file or run a program.
- */
-function isPrintOnlySedScript(script: string): boolean {
-  const rest = script.replace(/\/(?:\\.|[^/])*\//g, ' ');
-  return /^[\d\s,$;!{}pdnqPgGhHxlN=+~]*$/.test(rest);
-}
+/** Capabilities that reset or reprogram the terminal, run its init program or clear its history. */
+const TPUT_WRITES = new Set([
+  'init', 'reset', 'rs1', 'rs2', 'rs3', 'is1', 'is2', 'is3', 'iprog', 'if', 'rf', 'clear', 'flash', 'mc0', 'mc4', 'mc5', 'mc5i',
+  'mc5p', 'pfkey', 'pfloc', 'pfx', 'pfxl', 'smcup', 'rmcup',
+]);
 
-const GIT_READ_ONLY: Record<string, ArgsRule> = {
-  status: any, log: without('--output', /^--output=/), diff: without('--output', /^--output=/, '--ext-diff'),
-  show: without('--output', /^--output=/), blame: any, grep: without('--open-files-in-pager', '-O', /^-O/),
-  'rev-parse': any, 'ls-files': any, 'ls-tree': any, 'ls-remote': any, describe: any, shortlog: any, 'cat-file': any,
-  'for-each-ref': any, 'merge-base': any, 'rev-list': any, 'name-rev': any, 'count-objects': any, 'check-ignore': any,
-  whatchanged: any, 'show-ref': without('-d', '--delete'), 'verify-commit': any,
-  branch: (args) => args.every((a) => ['-a', '-r', '-v', '-vv', '--all', '--remotes', '--list', '-l', '--show-current', '--merged', '--no-merged', '--contains'].includes(a) || (a.startsWith('--format=') || a.startsWith('--sort='))) ,
-  tag: (args) => args.length === 0 || args.every((a) => ['-l', '--list', '-n'].includes(a) || a.startsWith('--sort=') || a.startsWith('--contains') || a.startsWith('--format=')),
-  remote: (args) => args.length === 0 || (args.length === 1 && args[0] === '-v') || (args[0] === 'show' || args[0] === 'get-url'),
-  config: (args) => args.some((a) => ['--get', '--get-all', '--list', '-l', '--get-regexp'].includes(a)) && !args.some((a) => ['--add', '--unset', '--unset-all', '--replace-all', '--edit', '-e', '--rename-section', '--remove-section'].includes(a)),
-  stash: (args) => args[0] === 'list' || args[0] === 'show',
-  reflog: (args) => args.length === 0 || args[0] === 'show',
-  worktree: (args) => args[0] === 'list',
-};
-
-/** `git SUB args`: the subcommand and its arguments must be read-only. No global options: -c could set a pager or alias to run, -C points git at another repository. */
-function gitIsReadOnly(args: string[]): boolean {
-  const [sub, ...rest] = args;
-  const rule = sub === undefined ? undefined : GIT_READ_ONLY[sub];
-  return rule !== undefined && rule(rest);
+function tputIsReadOnly(args: string[]): boolean {
+  return !args.some((a) => TPUT_WRITES.has(a));
 }

@@ -24,6 +24,17 @@ describe('Bash through the runner', () => {
     expect(r.b8).toMatchObject(ok('x'));
   });
 
+  it("words bash's own errors as the reference does: the shell is /bin/bash and the command starts on line 1", async () => {
+    const r = await h.run({}, [
+      [call('n1', 'Bash', { command: 'no-such-command-xyz' })],
+      [call('n2', 'Bash', { command: 'echo first\nno-such-command-xyz --flag' })],
+      [call('n3', 'Bash', { command: 'echo "$0"; echo $LINENO' })],
+    ]);
+    expect(r.n1).toMatchObject(err('Exit code 127\n/bin/bash: line 1: no-such-command-xyz: command not found'));
+    expect(r.n2).toMatchObject(err('Exit code 127\nfirst\n/bin/bash: line 2: no-such-command-xyz: command not found'));
+    expect(r.n3).toMatchObject(ok('/bin/bash\n1'));
+  });
+
   it('starts each call in a fresh shell, carries the cwd, and resets it when it leaves the workspace', async () => {
     const r = await h.run({ 'd/x.txt': 'x' }, [
       [call('c1', 'Bash', { command: 'cd d && pwd' })],

@@ -36,10 +36,10 @@ describe('escape attempts from a sandboxed command', () => {
   const tree = () => path.join(fx.dir, 'a', 'workspaces', id, 'tree');
 
   it('cannot write outside the workspace through .., absolute paths, symlinks or hardlinks', async () => {
-    expect((await run('echo x > ../escaped')).output).toBe('bash: line 2: ../escaped: Read-only file system\n');
-    expect((await run('echo x > /escaped')).output).toBe('bash: line 2: /escaped: Read-only file system\n');
-    expect((await run('echo x > /usr/bin/escaped')).output).toBe('bash: line 2: /usr/bin/escaped: Read-only file system\n');
-    expect((await run('ln -s /etc/passwd link && echo x >> link')).output).toBe('bash: line 2: link: Read-only file system\n');
+    expect((await run('echo x > ../escaped')).output).toBe('/bin/bash: line 1: ../escaped: Read-only file system\n');
+    expect((await run('echo x > /escaped')).output).toBe('/bin/bash: line 1: /escaped: Read-only file system\n');
+    expect((await run('echo x > /usr/bin/escaped')).output).toBe('/bin/bash: line 1: /usr/bin/escaped: Read-only file system\n');
+    expect((await run('ln -s /etc/passwd link && echo x >> link')).output).toBe('/bin/bash: line 1: link: Read-only file system\n');
     expect((await run('ln /etc/passwd hard')).output).toBe("ln: failed to create hard link 'hard' => '/etc/passwd': Invalid cross-device link\n");
     expect(existsSync(path.join(tree(), '..', 'escaped'))).toBe(false);
     expect(existsSync('/escaped')).toBe(false);
@@ -84,7 +84,7 @@ describe('escape attempts from a sandboxed command', () => {
     const port = (server.address() as { port: number }).port;
     try {
       expect((await run(`echo hi > /dev/tcp/127.0.0.1/${port}`)).output).toBe(
-        `bash: connect: Connection refused\nbash: line 2: /dev/tcp/127.0.0.1/${port}: Connection refused\n`,
+        `/bin/bash: connect: Connection refused\n/bin/bash: line 1: /dev/tcp/127.0.0.1/${port}: Connection refused\n`,
       );
       expect(connections).toBe(0);
     } finally {

@@ -47,7 +47,7 @@ describe('network policy: allow-listed domains through the sandbox proxy', () =>
     expect(await run('curl -sS https://example.com/', policy)).toBe('curl: (56) CONNECT tunnel failed, response 403\n');
     // Going around the proxy finds nothing: the sandbox's own loopback has no such port.
     expect(await run(`echo > /dev/tcp/127.0.0.1/${port}`, policy)).toBe(
-      `bash: connect: Connection refused\nbash: line 4: /dev/tcp/127.0.0.1/${port}: Connection refused\n`,
+      `/bin/bash: connect: Connection refused\n/bin/bash: line 1: /dev/tcp/127.0.0.1/${port}: Connection refused\n`,
     );
     expect(seen).toEqual([`localhost:${port} /ok`]);
   });

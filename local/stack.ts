@@ -11,6 +11,7 @@ import { startLocalScheduler, type LocalScheduler } from '../functions/schedules
 import { createApp } from '../functions/api/app.ts';
 import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
+import type { ModelProvider } from '../functions/model/model-names.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
 import { tableNames } from '../functions/stores/tables.ts';
@@ -37,6 +38,13 @@ export interface LocalStackOptions {
   port?: number;
   /** Use the real Anthropic API (or ANTHROPIC_BASE_URL) with this key; otherwise the scripted model server. */
   anthropic?: { apiKey: string; baseURL?: string; model?: string };
+  /** Use Amazon Bedrock in this region with the default AWS credential chain (when `anthropic` is unset). */
+  bedrock?: { region: string; model?: string };
+  /**
+   * Which provider's client reaches the scripted model: `bedrock` runs the Bedrock SDK against
+   * the server's Bedrock Runtime side (the same scripts, event-stream framing). Default `anthropic`.
+   */
+  scriptedProvider?: ModelProvider;
   /** The scripted model's brain when no queue entry is waiting (default: the demo brain). */
   brain?: Brain;
   /** How many requests the scripted model keeps for inspection (default: all; see its server). */
@@ -46,7 +54,7 @@ export interface LocalStackOptions {
   /** Overrides for turn settings (e.g. a short lease). */
   turn?: Partial<StratusConfig['turn']>;
   /** Overrides for model-call and context-economy settings (e.g. a small context window). */
-  model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens'>>;
+  model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens' | 'name'>>;
   context?: Partial<StratusConfig['context']>;
   logLevel?: StratusConfig['logLevel'];
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
@@ -107,23 +115,27 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     stops.push(lambda.close);
 
     let model: ScriptedModelServer | undefined;
-    if (!opts.anthropic) {
+    if (!opts.anthropic && !opts.bedrock) {
       model = await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests });
       stops.push(model.close);
     }
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
     const config = configSchema.parse({
-      region: 'us-east-1',
+      region: opts.bedrock?.region ?? 'us-east-1',
       tables: tableNames('stratus'),
       bucket: LOCAL_BUCKET,
       runnerFunction: RUNNER_FUNCTION,
       selfFunction: API_FUNCTION,
-      endpoints: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url },
+      endpoints: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, ...(model && opts.scriptedProvider === 'bedrock' ? { bedrock: model.url } : {}) },
       localCredentials: { ...LOCAL_S3_CREDENTIALS },
       model: opts.anthropic
         ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
-        : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
-          { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
+        : opts.bedrock
+          ? { provider: 'bedrock', name: opts.bedrock.model }
+          : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
+            opts.scriptedProvider === 'bedrock'
+            ? { provider: 'bedrock', retryBaseDelayMs: 1, ...opts.model }
+            : { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
       apiTokens,
       turn: { maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
       context: { ...opts.context },
@@ -150,13 +162,18 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       deps,
       model,
       scheduler,
-      urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: config.model.baseURL ?? 'https://api.anthropic.com' },
+      urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: modelUrl(config) },
       stop: () => stopAll(stops),
     };
   } catch (err) {
     await stopAll(stops);
     throw err;
   }
+}
+
+function modelUrl(config: StratusConfig): string {
+  if (config.model.provider === 'bedrock') return config.endpoints.bedrock ?? `https://bedrock-runtime.${config.region}.amazonaws.com`;
+  return config.model.baseURL ?? 'https://api.anthropic.com';
 }
 
 async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {

@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelClient } from '../model/model-client.ts';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
@@ -45,7 +45,7 @@ export interface Deps {
    */
   workspaceStorage: (credentials: StorageCredentials) => S3Client;
   workspaceCredentials: WorkspaceCredentialSource;
-  model: Anthropic;
+  model: ModelClient;
   tools: ToolRegistry;
   /** In-process hooks (library use); they run before a session's configured HTTP hooks. */
   hooks?: readonly HookDefinition[];

@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -19,9 +18,10 @@ import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../s
 import { createToolRegistry } from '../tools/registry.ts';
 import type { StratusConfig } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
+import { createModelClient } from './model-client.ts';
 
 /**
- * The composition root (above every layer it wires): the only place AWS and Anthropic clients are constructed. The same
+ * The composition root (above every layer it wires): the only place AWS and model clients are constructed (the model client in ./model-client.ts). The same
  * function serves Lambda and the local stack; only endpoints and credentials in the config differ.
  */
 export function createDeps(
@@ -60,8 +60,7 @@ export function createDeps(
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
-    // maxRetries 0: the model-call layer retries (with its own backoff, fallback and tombstones).
-    model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 }),
+    model: createModelClient(config),
     tools: createToolRegistry(),
     clock: Date.now,
     newId: createTimeOrderedId,

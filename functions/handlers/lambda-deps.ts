@@ -12,7 +12,8 @@ import { createDeps } from './create-deps.ts';
  * and live as long as the container. Workspace credentials come from STS, scoped per workspace.
  *
  * Environment: everything `configFromEnv` reads except the two secrets, plus
- * STRATUS_ANTHROPIC_KEY_SECRET (ARN, plain-text secret), STRATUS_API_TOKENS_SECRET (ARN,
+ * STRATUS_ANTHROPIC_KEY_SECRET (ARN, plain-text secret; only with STRATUS_MODEL_PROVIDER
+ * anthropic, the default), STRATUS_API_TOKENS_SECRET (ARN,
  * "token=tenant,..."), STRATUS_WORKSPACE_ROLE_ARN, and with STRATUS_EGRESS=proxy
  * STRATUS_EGRESS_KEY_SECRET (ARN, the key egress tokens are signed with).
  */
@@ -20,8 +21,10 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   const region = required(env, 'AWS_REGION');
   const secrets = new SecretsManagerClient({ region });
   const tokensSecret = required(env, 'STRATUS_API_TOKENS_SECRET');
+  // Bedrock signs with the function's role: no key secret exists, none is read.
+  const bedrock = env.STRATUS_MODEL_PROVIDER === 'bedrock';
   const [anthropicKey, apiTokens] = await Promise.all([
-    readSecret(secrets, required(env, 'STRATUS_ANTHROPIC_KEY_SECRET')),
+    bedrock ? undefined : readSecret(secrets, required(env, 'STRATUS_ANTHROPIC_KEY_SECRET')),
     readSecret(secrets, tokensSecret),
   ]);
   // Checked here so a malformed value (or the deploy-time placeholder) is reported without echoing it into the logs.

@@ -1,12 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback } from '../net/listen.ts';
+import {
+  bedrockBodyProblem,
+  bedrockChunkFrame,
+  bedrockException,
+  bedrockExceptionFrame,
+  bedrockRoute,
+  startBedrockStream,
+  withInvocationMetrics,
+  writeBedrockError,
+} from './bedrock-wire.ts';
 import { isScriptedError, type Brain, type MessagesRequest, type ScriptedMessage, type ScriptedResponse } from './script.ts';
 
 export interface ScriptedModelServer {
   url: string;
-  /** Every Messages request body received (or the last `keepRequests`), raw and parsed, in order. */
-  requests: { raw: string; body: MessagesRequest }[];
+  /** Every Messages request body received (or the last `keepRequests`), raw and parsed, in order, with its credentials header. */
+  requests: { raw: string; body: MessagesRequest; authorization?: string }[];
   /** Queue responses; while the queue is non-empty it wins over the brain. */
   enqueue(...responses: ScriptedResponse[]): void;
   /** Responses still queued. */
@@ -17,10 +27,14 @@ export interface ScriptedModelServer {
 /**
  * A model server speaking the Anthropic Messages API, streaming included, byte-compatible with
  * what the real SDK parses: message_start, content_block_start / content_block_delta
- * (text_delta, input_json_delta) / content_block_stop, message_delta, message_stop. Responses
- * come from a queue (tests, parity runs) or, when the queue is empty, from a brain. With
- * neither, it answers 500 "script exhausted" so a test that runs dry fails loudly.
- * `POST /_script` (a JSON array) enqueues over HTTP; `GET /_requests` returns what was received.
+ * (text_delta, input_json_delta) / content_block_stop, message_delta, message_stop. The same
+ * server speaks Amazon Bedrock Runtime's InvokeModel(WithResponseStream) for the Bedrock SDK
+ * (`POST /model/{id}/invoke-with-response-stream`, ./bedrock-wire.ts): the same events in
+ * event-stream frames, errors as Bedrock's exceptions. Responses come from a queue (tests, parity
+ * runs) or, when the queue is empty, from a brain. With neither, it answers 500 "script
+ * exhausted" so a test that runs dry fails loudly. `POST /_script` (a JSON array) enqueues over
+ * HTTP; `GET /_requests` returns what was received (a Bedrock request with its model id from
+ * the path as `model`).
  */
 export async function startScriptedModelServer(
   opts: {
@@ -35,7 +49,7 @@ export async function startScriptedModelServer(
   } = {},
 ): Promise<ScriptedModelServer> {
   const queue: ScriptedResponse[] = [];
-  const requests: { raw: string; body: MessagesRequest }[] = [];
+  const requests: ScriptedModelServer['requests'] = [];
 
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
@@ -50,17 +64,26 @@ export async function startScriptedModelServer(
       if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
         return json(res, 200, { input_tokens: estimateTokens(raw) });
       }
-      if (req.method !== 'POST' || url.pathname !== '/v1/messages') {
+      const bedrock = req.method === 'POST' ? bedrockRoute(url.pathname) : undefined;
+      if (!bedrock && (req.method !== 'POST' || url.pathname !== '/v1/messages')) {
         return apiError(res, 404, 'not_found_error', `No route ${req.method} ${url.pathname}`);
       }
-      const body = JSON.parse(raw) as MessagesRequest;
-      requests.push({ raw, body });
+      const parsed = JSON.parse(raw) as Record<string, unknown>;
+      const problem = bedrock && bedrockBodyProblem(parsed);
+      if (problem) return writeBedrockError(res, 400, 'ValidationException', problem);
+      const body = (bedrock ? { ...parsed, model: bedrock.modelId, stream: bedrock.stream } : parsed) as MessagesRequest;
+      requests.push({ raw, body, authorization: req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined) });
       if (opts.keepRequests !== undefined && requests.length > opts.keepRequests) requests.splice(0, requests.length - opts.keepRequests);
       const next = queue.shift() ?? opts.brain?.(body);
-      if (!next) return apiError(res, 500, 'api_error', 'Scripted model server: script exhausted (no response queued).');
-      if (isScriptedError(next)) return apiError(res, next.error.status, next.error.type, next.error.message);
+      const fail = (status: number, type: string, message: string) => {
+        if (!bedrock) return apiError(res, status, type, message);
+        const e = bedrockException(status, type);
+        writeBedrockError(res, e.status, e.name, message);
+      };
+      if (!next) return fail(500, 'api_error', 'Scripted model server: script exhausted (no response queued).');
+      if (isScriptedError(next)) return fail(next.error.status, next.error.type, next.error.message);
       const message = buildMessage(body, next, estimateTokens(raw));
-      if (body.stream) await streamMessage(res, message, next);
+      if (body.stream) await streamMessage(res, message, next, bedrock ? 'bedrock' : 'anthropic');
       else json(res, 200, { ...message, content: message.content.map((block) => ('rawJson' in block ? { ...block, rawJson: undefined } : block)) });
     } catch (err) {
       apiError(res, 400, 'invalid_request_error', `Scripted model server could not handle the request: ${String(err)}`);
@@ -104,7 +127,7 @@ function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, input
   };
 }
 
-async function streamMessage(res: ServerResponse, message: WireMessage, scripted: ScriptedMessage): Promise<void> {
+async function streamMessage(res: ServerResponse, message: WireMessage, scripted: ScriptedMessage, wire: 'anthropic' | 'bedrock'): Promise<void> {
   const events: [string, unknown][] = [];
   events.push(['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } }]);
   message.content.forEach((block, index) => {
@@ -124,13 +147,23 @@ async function streamMessage(res: ServerResponse, message: WireMessage, scripted
   events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } }]);
   events.push(['message_stop', { type: 'message_stop' }]);
 
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomBytes(8).toString('hex')}` });
+  const startedAt = Date.now();
+  if (wire === 'bedrock') startBedrockStream(res);
+  else res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomBytes(8).toString('hex')}` });
   for (const [i, [event, data]] of events.entries()) {
     if (scripted.breakAfterEvents !== undefined && i >= scripted.breakAfterEvents) {
       res.socket?.destroy();
       return;
     }
-    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const failure = scripted.errorAfterEvents;
+    if (failure && i >= failure.after) {
+      if (wire === 'bedrock') res.write(bedrockExceptionFrame(bedrockException(failure.status, failure.type).name, failure.message));
+      else res.write(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: failure.type, message: failure.message } })}\n\n`);
+      res.end();
+      return;
+    }
+    if (wire === 'bedrock') res.write(bedrockChunkFrame(withInvocationMetrics(data as { type: string }, message.usage, startedAt)));
+    else res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     if (scripted.delayMs) await new Promise((r) => setTimeout(r, scripted.delayMs));
   }
   res.end();

@@ -2,6 +2,7 @@ import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import type { AppSecrets } from './constructs/app-secrets.ts';
+import { modelsBehindProfiles } from './constructs/bedrock-access.ts';
 import type { DataStores } from './constructs/data-stores.ts';
 import type { EgressProxy } from './constructs/egress-proxy.ts';
 import type { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
@@ -22,6 +23,8 @@ export type NagSubjects = Stack & {
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
+  /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
+  readonly bedrockModels: readonly string[];
 };
 
 /**
@@ -73,6 +76,10 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
       'The harness writes persisted tool results under keys generated per session and tool_use id; the grant is limited to that prefix.');
     ack(policy, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.spill}*]`,
       'Payloads of oversized DynamoDB items, keyed per session and message; the grant is limited to that prefix.');
+    for (const model of modelsBehindProfiles(stack.bedrockModels)) {
+      ack(policy, `IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}]`,
+        'A cross-region inference profile routes to this one model in any of its regions; the statement is conditioned on bedrock:InferenceProfileArn, so the model is reachable only through the configured profile.');
+    }
   }
   ack(stack.api.role.node.tryFindChild('DefaultPolicy')!,
     `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,

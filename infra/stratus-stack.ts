@@ -9,6 +9,7 @@ import { tableEnvironment } from '../functions/stores/tables.ts';
 import type { StageConfig } from './config/stages.ts';
 import { StratusAlarms } from './constructs/alarms.ts';
 import { AppSecrets } from './constructs/app-secrets.ts';
+import { bedrockInvokeStatements } from './constructs/bedrock-access.ts';
 import { DataStores } from './constructs/data-stores.ts';
 import { EgressProxy } from './constructs/egress-proxy.ts';
 import { RunnerNetwork } from './constructs/runner-network.ts';
@@ -39,11 +40,14 @@ export class StratusStack extends Stack {
   readonly network: RunnerNetwork;
   /** Present when the stage enables `network.egressProxy`. */
   readonly egressProxy?: EgressProxy;
+  /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
+  readonly bedrockModels: readonly string[];
 
   constructor(scope: Construct, id: string, props: StratusStackProps) {
     super(scope, id, props);
     const { stage } = props;
     const retention = stage.logRetentionDays as logs.RetentionDays;
+    this.bedrockModels = stage.model.provider === 'bedrock' ? [stage.model.name, ...(stage.model.fallback ? [stage.model.fallback] : [])] : [];
     this.data = new DataStores(this, 'Data', { stage });
     this.secrets = new AppSecrets(this, 'Secrets', { stage });
 
@@ -87,9 +91,11 @@ export class StratusStack extends Stack {
       STRATUS_SELF_FUNCTION: apiFunctionName,
       STRATUS_BUCKET: bucket.bucketName,
       STRATUS_RUNNER_FUNCTION: this.runner.fn.functionName,
-      STRATUS_MODEL: stage.model,
+      STRATUS_MODEL_PROVIDER: stage.model.provider,
+      STRATUS_MODEL: stage.model.name,
+      ...(stage.model.fallback ? { STRATUS_FALLBACK_MODEL: stage.model.fallback } : {}),
       STRATUS_LOG_LEVEL: stage.logLevel,
-      STRATUS_ANTHROPIC_KEY_SECRET: this.secrets.anthropicApiKey.secretArn,
+      ...(this.secrets.anthropicApiKey ? { STRATUS_ANTHROPIC_KEY_SECRET: this.secrets.anthropicApiKey.secretArn } : {}),
       STRATUS_API_TOKENS_SECRET: this.secrets.apiTokens.secretArn,
       STRATUS_EGRESS: this.egressProxy ? 'proxy' : 'none',
       ...(this.egressProxy ? { STRATUS_EGRESS_KEY_SECRET: this.egressProxy.tokenKey.secretArn } : {}),
@@ -144,7 +150,10 @@ export class StratusStack extends Stack {
       role.addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.runner.fn.functionArn] }),
       );
-      this.secrets.anthropicApiKey.grantRead(role);
+      this.secrets.anthropicApiKey?.grantRead(role);
+      if (this.bedrockModels.length > 0) {
+        for (const statement of bedrockInvokeStatements(this, this.bedrockModels)) role.addToPrincipalPolicy(statement);
+      }
       this.secrets.apiTokens.grantRead(role);
       this.egressProxy?.tokenKey.grantRead(role);
     }
@@ -176,7 +185,7 @@ export class StratusStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.functionUrl.url });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'ApiTokensSecret', { value: this.secrets.apiTokens.secretName });
-    new CfnOutput(this, 'AnthropicKeySecret', { value: this.secrets.anthropicApiKey.secretName });
+    if (this.secrets.anthropicApiKey) new CfnOutput(this, 'AnthropicKeySecret', { value: this.secrets.anthropicApiKey.secretName });
 
     acknowledgeNagFindings(this);
   }

@@ -1,3 +1,5 @@
+import { DEFAULT_MODELS, type ModelProvider } from '../../functions/model/model-names.ts';
+
 /**
  * What differs between a `dev` and a `prod` deployment. Everything else is the same code.
  * Each stage is its own stack (`Stratus-dev`, `Stratus-prod`); account and region come from
@@ -39,7 +41,17 @@ export interface StageConfig {
     /** Repo-relative Dockerfile of the proxy image. */
     readonly egressProxyDockerfile: string;
   };
-  readonly model: string;
+  readonly model: {
+    /**
+     * `anthropic`: the Anthropic API with a key from Secrets Manager. `bedrock`: Amazon Bedrock
+     * with the functions' own role; no key secret exists (docs/deploy.md, "Model provider").
+     */
+    readonly provider: ModelProvider;
+    /** Model (Bedrock: model or inference profile id). Override with `-c model=...`. */
+    readonly name: string;
+    /** The model to switch to when the primary stays overloaded. Override with `-c fallbackModel=...`. */
+    readonly fallback?: string;
+  };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly logRetentionDays: 7 | 30 | 90 | 365;
   readonly bucketLifecycle: {
@@ -62,7 +74,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     runner: { memoryMb: 2048, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
     cron: { timeoutSeconds: 900 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
-    model: 'claude-sonnet-4-6',
+    model: { provider: 'anthropic', name: DEFAULT_MODELS.anthropic },
     logLevel: 'debug',
     logRetentionDays: 7,
     bucketLifecycle: { toolResultsDays: 14, noncurrentVersionsDays: 3 },
@@ -75,7 +87,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     runner: { memoryMb: 4096, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
     cron: { timeoutSeconds: 900 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
-    model: 'claude-sonnet-4-6',
+    model: { provider: 'anthropic', name: DEFAULT_MODELS.anthropic },
     logLevel: 'info',
     logRetentionDays: 90,
     bucketLifecycle: { toolResultsDays: 90, noncurrentVersionsDays: 30 },

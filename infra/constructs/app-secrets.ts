@@ -10,7 +10,8 @@ import type { StageConfig } from '../config/stages.ts';
  * it instead of accepting a token nobody chose.
  */
 export class AppSecrets extends Construct {
-  readonly anthropicApiKey: secretsmanager.Secret;
+  /** Only with the `anthropic` model provider: Bedrock uses the functions' role, and an unused secret still costs money. */
+  readonly anthropicApiKey?: secretsmanager.Secret;
   /** "token=tenant,token2=tenant2": the bearer tokens of the HTTP API. */
   readonly apiTokens: secretsmanager.Secret;
   readonly githubAppPrivateKey: secretsmanager.Secret;
@@ -24,13 +25,15 @@ export class AppSecrets extends Construct {
         description,
         removalPolicy: props.stage.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
-    this.anthropicApiKey = make('AnthropicApiKey', 'anthropic-api-key', 'Anthropic API key (plain text).');
+    if (props.stage.model.provider === 'anthropic') {
+      this.anthropicApiKey = make('AnthropicApiKey', 'anthropic-api-key', 'Anthropic API key (plain text).');
+    }
     this.apiTokens = make('ApiTokens', 'api-tokens', 'HTTP API bearer tokens: "token=tenant,token2=tenant2".');
     this.githubAppPrivateKey = make('GithubAppPrivateKey', 'github-app-private-key', 'GitHub App private key (PEM).');
     this.githubWebhookSecret = make('GithubWebhookSecret', 'github-webhook-secret', 'GitHub webhook HMAC secret.');
   }
 
   all(): secretsmanager.Secret[] {
-    return [this.anthropicApiKey, this.apiTokens, this.githubAppPrivateKey, this.githubWebhookSecret];
+    return [this.anthropicApiKey, this.apiTokens, this.githubAppPrivateKey, this.githubWebhookSecret].filter((s) => s !== undefined);
   }
 }

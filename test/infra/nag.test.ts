@@ -28,6 +28,15 @@ describe('cdk-nag AwsSolutions', () => {
       },
       env,
     });
+    // And with the model through Bedrock (a profile and a foundation model), whose grants are acknowledged only then.
+    new StratusStack(app, 'Stratus-dev-bedrock', {
+      stage: {
+        ...dev,
+        runner: { ...dev.runner, dockerfile: 'test/infra/fixtures/runner.Dockerfile' },
+        model: { provider: 'bedrock', name: 'global.anthropic.claude-sonnet-5-5', fallback: 'anthropic.claude-haiku-5-0' },
+      },
+      env,
+    });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     const errors: string[] = [];
     const original = console.error;

@@ -19,6 +19,9 @@ import { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 
+/** The CloudWatch namespace of every Stratus metric; stages are told apart by the `stage` dimension. */
+export const METRICS_NAMESPACE = 'Stratus';
+
 export interface StratusStackProps extends StackProps {
   readonly stage: StageConfig;
 }
@@ -95,6 +98,11 @@ export class StratusStack extends Stack {
       STRATUS_MODEL: stage.model.name,
       ...(stage.model.fallback ? { STRATUS_FALLBACK_MODEL: stage.model.fallback } : {}),
       STRATUS_LOG_LEVEL: stage.logLevel,
+      // Powertools: logs, EMF metrics in one namespace with a stage dimension, X-Ray subsegments.
+      STRATUS_STAGE: stage.name,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_LOGGER_SAMPLE_RATE: String(stage.logSampleRate),
+      POWERTOOLS_TRACE_ENABLED: 'true',
       ...(this.secrets.anthropicApiKey ? { STRATUS_ANTHROPIC_KEY_SECRET: this.secrets.anthropicApiKey.secretArn } : {}),
       STRATUS_API_TOKENS_SECRET: this.secrets.apiTokens.secretArn,
       STRATUS_EGRESS: this.egressProxy ? 'proxy' : 'none',
@@ -107,7 +115,7 @@ export class StratusStack extends Stack {
       entry: ENTRIES.cron,
       memoryMb: stage.api.memoryMb,
       timeoutSeconds: stage.cron.timeoutSeconds,
-      environment: baseEnv,
+      environment: { ...baseEnv, POWERTOOLS_SERVICE_NAME: 'stratus-cron' },
       logRetentionDays: retention,
     });
     this.schedules = new Schedules(this, 'Schedules', { groupName: stage.prefix, cronFunction: this.cron.fn });
@@ -120,6 +128,7 @@ export class StratusStack extends Stack {
       timeoutSeconds: stage.api.timeoutSeconds,
       environment: {
         ...baseEnv,
+        POWERTOOLS_SERVICE_NAME: 'stratus-api',
         STRATUS_GITHUB_APP_KEY_SECRET: this.secrets.githubAppPrivateKey.secretArn,
         STRATUS_GITHUB_WEBHOOK_SECRET: this.secrets.githubWebhookSecret.secretArn,
         STRATUS_SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,

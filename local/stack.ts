@@ -57,6 +57,8 @@ export interface LocalStackOptions {
   model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens' | 'name'>>;
   context?: Partial<StratusConfig['context']>;
   logLevel?: StratusConfig['logLevel'];
+  /** Stage, service, namespace and log sampling of the logs and metrics (default stage `local`). */
+  observability?: Partial<StratusConfig['observability']>;
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
   /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
@@ -140,6 +142,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       turn: { maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
       context: { ...opts.context },
       logLevel: opts.logLevel ?? 'warn',
+      observability: { service: 'stratus-local', ...opts.observability },
     });
     const deps = createDeps(config);
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);

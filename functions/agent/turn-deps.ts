@@ -28,5 +28,5 @@ export interface TurnConfig extends ContextConfig {
 export type TurnDeps = Pick<
   Deps,
   | 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'runner' | 'workspaceCredentials'
-  | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'instanceId'
+  | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId'
 > & { config: TurnConfig };

@@ -91,6 +91,19 @@ export const configSchema = z.object({
     })
     .prefault({}),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** Logs, metrics and traces (Powertools for AWS Lambda: functions/shared/logger.ts, metrics.ts, tracing.ts). */
+  observability: z
+    .object({
+      /** The `stage` dimension of every metric and key of every log line: dev and prod never mix. */
+      stage: z.string().default('local'),
+      /** The `service` key and dimension (the function: `stratus-api`, `stratus-cron`). */
+      service: z.string().default('stratus'),
+      /** CloudWatch metrics namespace. */
+      namespace: z.string().default('Stratus'),
+      /** Share of invocations (0–1) logged at debug whatever the level. */
+      logSampleRate: z.number().min(0).max(1).default(0),
+    })
+    .prefault({}),
   permissions: z
     .object({
       /**
@@ -125,7 +138,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
  * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
  * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS, STRATUS_MODEL_PROVIDER (anthropic | bedrock),
- * STRATUS_BEDROCK_ENDPOINT (a Bedrock Runtime stand-in; unset in AWS).
+ * STRATUS_BEDROCK_ENDPOINT (a Bedrock Runtime stand-in; unset in AWS), STRATUS_STAGE,
+ * POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_LOGGER_SAMPLE_RATE.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -161,6 +175,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
       invocationBudgetMs: num(env.STRATUS_INVOCATION_BUDGET_MS),
     },
     logLevel: env.STRATUS_LOG_LEVEL || undefined,
+    observability: {
+      stage: env.STRATUS_STAGE || undefined,
+      service: env.POWERTOOLS_SERVICE_NAME || undefined,
+      namespace: env.POWERTOOLS_METRICS_NAMESPACE || undefined,
+      logSampleRate: num(env.POWERTOOLS_LOGGER_SAMPLE_RATE),
+    },
     maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
     egress: env.STRATUS_EGRESS || undefined,
     permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,

@@ -1,3 +1,4 @@
+import type { Context } from 'aws-lambda';
 import type { ModelClient } from '../model/model-client.ts';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
@@ -5,6 +6,7 @@ import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/r
 import type { HookDefinition } from '../hooks/types.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { Metrics } from '../shared/metrics.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { BlobStore } from '../stores/blob-store.ts';
@@ -52,6 +54,14 @@ export interface Deps {
   clock: () => number;
   newId: IdSource;
   log: Logger;
+  /** CloudWatch EMF metrics with the stage and service dimensions, whatever the log level. */
+  metrics: Metrics;
+  /**
+   * Called by a Lambda handler as each invocation starts: logs gain the invocation's context and
+   * correlation id, sampling decides afresh, the first invocation counts a ColdStart, traces get
+   * their annotations. The local stack never calls it.
+   */
+  startInvocation(invocation: { context?: Context; correlationId?: string }): void;
   /** Identifies this process in leases. */
   instanceId: string;
 }

@@ -8,6 +8,10 @@ import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
+import { createMetrics } from '../shared/metrics.ts';
+import { NO_TRACING, type Tracing } from '../shared/tracing.ts';
+import { observeModelClient } from '../model/observed-model-client.ts';
+import { observeRunner } from '../runner-client/observed-runner.ts';
 import { EventStore } from '../stores/event-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
@@ -26,25 +30,35 @@ import { createModelClient } from './model-client.ts';
  */
 export function createDeps(
   config: StratusConfig,
-  overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string } = {},
+  overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string; tracing?: Tracing } = {},
 ): Deps {
+  // Tracing is off unless the Lambda composition root brings the X-Ray tracer.
+  const tracing = overrides.tracing ?? NO_TRACING;
+  const { observability } = config;
+  const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
+  const log = createLogger({
+    level: config.logLevel,
+    service: observability.service,
+    sampleRate: observability.logSampleRate,
+    context: { stage: observability.stage, instance: instanceId },
+  });
+  const metrics = createMetrics({ namespace: observability.namespace, service: observability.service, stage: observability.stage });
   const aws = {
     region: config.region,
     ...(config.localCredentials ? { credentials: config.localCredentials } : {}),
   };
-  const dynamo = new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb });
+  const dynamo = tracing.captureClient(new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb }));
   const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  const lambda = new LambdaClient({ ...aws, endpoint: config.endpoints.lambda });
+  const lambda = tracing.captureClient(new LambdaClient({ ...aws, endpoint: config.endpoints.lambda }));
   // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
-  const s3 = new S3Client({
+  const s3 = tracing.captureClient(new S3Client({
     ...aws,
     endpoint: config.endpoints.s3,
     forcePathStyle: config.endpoints.s3 !== undefined,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  }));
   const blobs = new BlobStore(s3, config.bucket);
-  const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
   return {
     config,
     sessions: new SessionStore(db, config.tables.sessions),
@@ -53,18 +67,24 @@ export function createDeps(
     events: new EventStore(db, config.tables.events),
     schedules: new ScheduleStore(db, config.tables.schedules),
     scheduleBackend: config.scheduler
-      ? createEventBridgeScheduleBackend(new SchedulerClient({ ...aws }), config.scheduler)
+      ? createEventBridgeScheduleBackend(tracing.captureClient(new SchedulerClient({ ...aws })), config.scheduler)
       : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
-    runner: createLambdaRunnerClient(lambda, config.runnerFunction),
+    runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction), { metrics, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
-    model: createModelClient(config),
+    model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
     tools: createToolRegistry(),
     clock: Date.now,
     newId: createTimeOrderedId,
-    log: createLogger({ level: config.logLevel, context: { instance: instanceId } }),
+    log,
+    metrics,
+    startInvocation({ context, correlationId }) {
+      const { coldStart } = log.startInvocation({ context, correlationId });
+      tracing.startInvocation();
+      if (coldStart && context) metrics.emit({ ColdStart: { value: 1, unit: 'Count' } }, { dimensions: { function_name: context.functionName } });
+    },
     instanceId,
   };
 }

@@ -5,6 +5,8 @@ import { createStsWorkspaceCredentialSource } from '../runner-client/sts-credent
 import { configFromEnv } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
 import { createDeps } from './create-deps.ts';
+import { NO_TRACING } from '../shared/tracing.ts';
+import { createXRayTracing } from './xray-tracing.ts';
 
 /**
  * The composition root for Lambda. The environment (set by the CDK app) names tables, bucket,
@@ -19,7 +21,9 @@ import { createDeps } from './create-deps.ts';
  */
 export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   const region = required(env, 'AWS_REGION');
-  const secrets = new SecretsManagerClient({ region });
+  // The CDK app turns tracing on with the functions' X-Ray tracing (Powertools' variable).
+  const tracing = env.POWERTOOLS_TRACE_ENABLED === 'true' ? await createXRayTracing(env.POWERTOOLS_SERVICE_NAME || 'stratus') : NO_TRACING;
+  const secrets = tracing.captureClient(new SecretsManagerClient({ region }));
   const tokensSecret = required(env, 'STRATUS_API_TOKENS_SECRET');
   // Bedrock signs with the function's role: no key secret exists, none is read.
   const bedrock = env.STRATUS_MODEL_PROVIDER === 'bedrock';
@@ -33,11 +37,11 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   }
   const config = configFromEnv({ ...env, ANTHROPIC_API_KEY: anthropicKey, STRATUS_API_TOKENS: apiTokens });
   const workspaceCredentials = createStsWorkspaceCredentialSource({
-    sts: new STSClient({ region }),
+    sts: tracing.captureClient(new STSClient({ region })),
     roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'),
     bucket: config.bucket,
   });
-  const deps = createDeps(config, { workspaceCredentials });
+  const deps = createDeps(config, { workspaceCredentials, tracing });
   if (config.egress !== 'proxy') return deps;
   // The egress proxy admits only what this key signed; the runner never sees the key.
   const key = await readSecret(secrets, required(env, 'STRATUS_EGRESS_KEY_SECRET'));

@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
+import type { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { StratusConfig } from '../deps/config.ts';
 import type { ModelClient } from '../model/model-client.ts';
@@ -17,6 +17,15 @@ export function createModelClient(config: Pick<StratusConfig, 'model' | 'region'
   if (config.model.provider === 'anthropic') {
     return new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 });
   }
+  // Loaded on the first call: a deployment on the Anthropic API never evaluates the Bedrock SDK.
+  let bedrock: Promise<AnthropicBedrock> | undefined;
+  const client = () => (bedrock ??= createBedrockClient(config));
+  const create = async (...args: Parameters<AnthropicBedrock['messages']['create']>) => (await client()).messages.create(...args);
+  return { messages: { create: create as unknown as ModelClient['messages']['create'] } };
+}
+
+async function createBedrockClient(config: Pick<StratusConfig, 'region' | 'endpoints' | 'localCredentials'>): Promise<AnthropicBedrock> {
+  const { AnthropicBedrock } = await import('@anthropic-ai/bedrock-sdk');
   const standIn = config.endpoints.bedrock;
   const local = standIn ? config.localCredentials : undefined;
   const common = {

@@ -53,6 +53,8 @@ export interface StageConfig {
     readonly fallback?: string;
   };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Share of invocations logged at debug whatever `logLevel` (Powertools log sampling), 0–1. */
+  readonly logSampleRate: number;
   readonly logRetentionDays: 7 | 30 | 90 | 365;
   readonly bucketLifecycle: {
     /** Persisted tool results are re-readable by the model for this long. */
@@ -76,6 +78,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
     model: { provider: 'anthropic', name: DEFAULT_MODELS.anthropic },
     logLevel: 'debug',
+    logSampleRate: 0,
     logRetentionDays: 7,
     bucketLifecycle: { toolResultsDays: 14, noncurrentVersionsDays: 3 },
   },
@@ -89,6 +92,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
     model: { provider: 'anthropic', name: DEFAULT_MODELS.anthropic },
     logLevel: 'info',
+    logSampleRate: 0.01,
     logRetentionDays: 90,
     bucketLifecycle: { toolResultsDays: 90, noncurrentVersionsDays: 30 },
   },

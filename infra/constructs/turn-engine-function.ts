@@ -57,7 +57,7 @@ export class TurnEngineFunction extends Construct {
         sourcesContent: LAMBDA_BUNDLE.sourcesContent,
         mainFields: [...LAMBDA_BUNDLE.mainFields],
         banner: LAMBDA_BUNDLE.banner,
-        externalModules: [],
+        externalModules: [...LAMBDA_BUNDLE.external],
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],

@@ -1,4 +1,4 @@
-import { ArnFormat, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -8,6 +8,7 @@ import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import { tableEnvironment } from '../functions/stores/tables.ts';
 import type { StageConfig } from './config/stages.ts';
 import { StratusAlarms } from './constructs/alarms.ts';
+import { StratusDashboard } from './constructs/dashboard.ts';
 import { AppSecrets } from './constructs/app-secrets.ts';
 import { bedrockInvokeStatements } from './constructs/bedrock-access.ts';
 import { DataStores } from './constructs/data-stores.ts';
@@ -45,6 +46,9 @@ export class StratusStack extends Stack {
   readonly egressProxy?: EgressProxy;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
   readonly bedrockModels: readonly string[];
+  readonly alarms: StratusAlarms;
+  readonly dashboard: StratusDashboard;
+
 
   constructor(scope: Construct, id: string, props: StratusStackProps) {
     super(scope, id, props);
@@ -67,6 +71,7 @@ export class StratusStack extends Stack {
       functionName: `${stage.prefix}-tenant-runner`,
       dockerfile: stage.runner.dockerfile,
       memoryMb: stage.runner.memoryMb,
+      reservedConcurrency: stage.runner.reservedConcurrency,
       ephemeralStorageMb: stage.runner.ephemeralStorageMb,
       timeoutSeconds: stage.runner.timeoutSeconds,
       logRetentionDays: retention,
@@ -115,6 +120,7 @@ export class StratusStack extends Stack {
       entry: ENTRIES.cron,
       memoryMb: stage.api.memoryMb,
       timeoutSeconds: stage.cron.timeoutSeconds,
+      reservedConcurrency: stage.cron.reservedConcurrency,
       environment: { ...baseEnv, POWERTOOLS_SERVICE_NAME: 'stratus-cron' },
       logRetentionDays: retention,
     });
@@ -126,11 +132,12 @@ export class StratusStack extends Stack {
       entry: ENTRIES.api,
       memoryMb: stage.api.memoryMb,
       timeoutSeconds: stage.api.timeoutSeconds,
+      reservedConcurrency: stage.api.reservedConcurrency,
       environment: {
         ...baseEnv,
         POWERTOOLS_SERVICE_NAME: 'stratus-api',
-        STRATUS_GITHUB_APP_KEY_SECRET: this.secrets.githubAppPrivateKey.secretArn,
-        STRATUS_GITHUB_WEBHOOK_SECRET: this.secrets.githubWebhookSecret.secretArn,
+        ...(this.secrets.githubAppPrivateKey ? { STRATUS_GITHUB_APP_KEY_SECRET: this.secrets.githubAppPrivateKey.secretArn } : {}),
+        ...(this.secrets.githubWebhookSecret ? { STRATUS_GITHUB_WEBHOOK_SECRET: this.secrets.githubWebhookSecret.secretArn } : {}),
         STRATUS_SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,
         STRATUS_SCHEDULER_ROLE_ARN: this.schedules.schedulerRole.roleArn,
         STRATUS_CRON_FUNCTION_ARN: this.cron.fn.functionArn,
@@ -166,8 +173,8 @@ export class StratusStack extends Stack {
       this.secrets.apiTokens.grantRead(role);
       this.egressProxy?.tokenKey.grantRead(role);
     }
-    this.secrets.githubAppPrivateKey.grantRead(this.api.role);
-    this.secrets.githubWebhookSecret.grantRead(this.api.role);
+    this.secrets.githubAppPrivateKey?.grantRead(this.api.role);
+    this.secrets.githubWebhookSecret?.grantRead(this.api.role);
     this.schedules.allowManageBy(this.api.role);
     // Long turns continue in an async invocation of the API function, from the API itself or
     // from a scheduled turn in the cron function. The ARN is built from the name: referencing
@@ -183,19 +190,37 @@ export class StratusStack extends Stack {
       // The app authenticates every request with bearer tokens; IAM auth would shut out plain HTTP clients.
       authType: lambda.FunctionUrlAuthType.NONE,
       invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
+      ...(stage.api.corsOrigins?.length ? { cors: corsFor(stage.api.corsOrigins) } : {}),
     });
 
-    new StratusAlarms(this, 'Alarms', {
+    const functions = { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn };
+    this.alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group });
+    this.dashboard = new StratusDashboard(this, 'Dashboard', {
       prefix: stage.prefix,
-      functions: { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn },
-      scheduleGroup: this.schedules.group,
+      namespace: METRICS_NAMESPACE,
+      stage: stage.name,
+      turnServices: ['stratus-api', 'stratus-cron'],
+      functions,
+      price: stage.modelPrice,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.functionUrl.url });
+    new CfnOutput(this, 'AlarmTopic', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'BucketName', { value: bucket.bucketName });
     new CfnOutput(this, 'ApiTokensSecret', { value: this.secrets.apiTokens.secretName });
     if (this.secrets.anthropicApiKey) new CfnOutput(this, 'AnthropicKeySecret', { value: this.secrets.anthropicApiKey.secretName });
 
     acknowledgeNagFindings(this);
   }
+}
+
+/** The Function URL's CORS answer for the stage's origins: the methods and headers the API uses. */
+function corsFor(origins: readonly string[]): lambda.FunctionUrlCorsOptions {
+  return {
+    allowedOrigins: [...origins],
+    allowedMethods: [lambda.HttpMethod.ALL],
+    allowedHeaders: ['authorization', 'content-type', 'accept', 'last-event-id'],
+    exposedHeaders: ['retry-after'],
+    maxAge: Duration.hours(1),
+  };
 }

@@ -59,6 +59,8 @@ export interface LocalStackOptions {
   logLevel?: StratusConfig['logLevel'];
   /** Stage, service, namespace and log sampling of the logs and metrics (default stage `local`). */
   observability?: Partial<StratusConfig['observability']>;
+  /** Where EMF metric lines go (default: stdout, as in Lambda). */
+  writeMetrics?: (line: string) => void;
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
   /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
@@ -144,7 +146,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       logLevel: opts.logLevel ?? 'warn',
       observability: { service: 'stratus-local', ...opts.observability },
     });
-    const deps = createDeps(config);
+    const deps = createDeps(config, { writeMetrics: opts.writeMetrics });
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
 

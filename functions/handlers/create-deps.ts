@@ -30,7 +30,7 @@ import { createModelClient } from './model-client.ts';
  */
 export function createDeps(
   config: StratusConfig,
-  overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string; tracing?: Tracing } = {},
+  overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string; tracing?: Tracing; writeMetrics?: (line: string) => void } = {},
 ): Deps {
   // Tracing is off unless the Lambda composition root brings the X-Ray tracer.
   const tracing = overrides.tracing ?? NO_TRACING;
@@ -42,7 +42,7 @@ export function createDeps(
     sampleRate: observability.logSampleRate,
     context: { stage: observability.stage, instance: instanceId },
   });
-  const metrics = createMetrics({ namespace: observability.namespace, service: observability.service, stage: observability.stage });
+  const metrics = createMetrics({ namespace: observability.namespace, service: observability.service, stage: observability.stage, write: overrides.writeMetrics });
   const aws = {
     region: config.region,
     ...(config.localCredentials ? { credentials: config.localCredentials } : {}),

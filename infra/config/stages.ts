@@ -16,6 +16,13 @@ export interface StageConfig {
     readonly memoryMb: number;
     /** The Lambda maximum; long turns continue in a fresh invocation before it. */
     readonly timeoutSeconds: number;
+    /**
+     * Concurrent invocations kept for (and capping) the API function: each streaming turn holds
+     * one for its whole length. Unset: the account's unreserved pool (docs/deploy.md, "Concurrency").
+     */
+    readonly reservedConcurrency?: number;
+    /** Browser origins allowed to call the Function URL (CORS). Unset: no CORS headers. Override with `-c corsOrigins=https://a,https://b`. */
+    readonly corsOrigins?: readonly string[];
   };
   readonly runner: {
     /** Commands like builds and test suites want memory; Lambda gives CPU in proportion. */
@@ -25,8 +32,14 @@ export interface StageConfig {
     readonly timeoutSeconds: number;
     /** Repo-relative Dockerfile of the runner image (the build context is the repo root). */
     readonly dockerfile: string;
+    /** Caps runner environments across all workspaces. Unset: the unreserved pool. */
+    readonly reservedConcurrency?: number;
   };
-  readonly cron: { readonly timeoutSeconds: number };
+  readonly cron: { readonly timeoutSeconds: number; readonly reservedConcurrency?: number };
+  /** The GitHub App integration: its two secrets exist only when this is on. @default false */
+  readonly githubApp: boolean;
+  /** List prices of the model in USD per million tokens, for the dashboard's cost estimate. */
+  readonly modelPrice: { readonly inputPerMTok: number; readonly outputPerMTok: number };
   /** The runner's network (docs/security.md, "Network egress in AWS"). */
   readonly network: {
     /** Availability zones the runner's isolated subnets span. */
@@ -66,6 +79,8 @@ export interface StageConfig {
 
 const RUNNER_DOCKERFILE = 'sandbox-runner/Dockerfile';
 const EGRESS_PROXY_DOCKERFILE = 'sandbox-runner/egress/Dockerfile';
+/** Sonnet-class list prices (docs/deploy.md, "What it costs"); edit with the model. */
+const SONNET_PRICE = { inputPerMTok: 3, outputPerMTok: 15 };
 
 export const STAGES: Record<StageConfig['name'], StageConfig> = {
   dev: {
@@ -77,6 +92,8 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     cron: { timeoutSeconds: 900 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
     model: { provider: 'anthropic', name: DEFAULT_MODELS.anthropic },
+    githubApp: false,
+    modelPrice: SONNET_PRICE,
     logLevel: 'debug',
     logSampleRate: 0,
     logRetentionDays: 7,
@@ -86,11 +103,14 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     name: 'prod',
     prefix: 'stratus-prod',
     protectData: true,
-    api: { memoryMb: 1024, timeoutSeconds: 900 },
+    // A runaway client cannot take the account's whole pool, and turns always find room.
+    api: { memoryMb: 1024, timeoutSeconds: 900, reservedConcurrency: 100 },
     runner: { memoryMb: 4096, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
-    cron: { timeoutSeconds: 900 },
+    cron: { timeoutSeconds: 900, reservedConcurrency: 10 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
     model: { provider: 'anthropic', name: DEFAULT_MODELS.anthropic },
+    githubApp: false,
+    modelPrice: SONNET_PRICE,
     logLevel: 'info',
     logSampleRate: 0.01,
     logRetentionDays: 90,

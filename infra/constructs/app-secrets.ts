@@ -4,7 +4,8 @@ import { Construct } from 'constructs';
 import type { StageConfig } from '../config/stages.ts';
 
 /**
- * The secrets the functions read at cold start. CloudFormation creates them with a random
+ * The secrets the functions read at cold start, each created only when the feature that reads
+ * it is configured: an unused secret still costs 0.40 USD a month. CloudFormation creates them with a random
  * placeholder; the operator stores the real values after the first deploy (docs/deploy.md).
  * A placeholder API-tokens value has no "token=tenant" pair, so the API refuses to start with
  * it instead of accepting a token nobody chose.
@@ -14,8 +15,9 @@ export class AppSecrets extends Construct {
   readonly anthropicApiKey?: secretsmanager.Secret;
   /** "token=tenant,token2=tenant2": the bearer tokens of the HTTP API. */
   readonly apiTokens: secretsmanager.Secret;
-  readonly githubAppPrivateKey: secretsmanager.Secret;
-  readonly githubWebhookSecret: secretsmanager.Secret;
+  /** Only with the stage's `githubApp`. */
+  readonly githubAppPrivateKey?: secretsmanager.Secret;
+  readonly githubWebhookSecret?: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: { stage: StageConfig }) {
     super(scope, id);
@@ -29,8 +31,10 @@ export class AppSecrets extends Construct {
       this.anthropicApiKey = make('AnthropicApiKey', 'anthropic-api-key', 'Anthropic API key (plain text).');
     }
     this.apiTokens = make('ApiTokens', 'api-tokens', 'HTTP API bearer tokens: "token=tenant,token2=tenant2".');
-    this.githubAppPrivateKey = make('GithubAppPrivateKey', 'github-app-private-key', 'GitHub App private key (PEM).');
-    this.githubWebhookSecret = make('GithubWebhookSecret', 'github-webhook-secret', 'GitHub webhook HMAC secret.');
+    if (props.stage.githubApp) {
+      this.githubAppPrivateKey = make('GithubAppPrivateKey', 'github-app-private-key', 'GitHub App private key (PEM).');
+      this.githubWebhookSecret = make('GithubWebhookSecret', 'github-webhook-secret', 'GitHub webhook HMAC secret.');
+    }
   }
 
   all(): secretsmanager.Secret[] {

@@ -10,7 +10,7 @@ describe('cdk-nag AwsSolutions', () => {
   it.each([
     ['with an account and region', { account: '123456789012', region: 'eu-west-1' }],
     ['environment-agnostic', {}],
-  ])('finds nothing unacknowledged in either stage or with the egress proxy, %s', (_label, env) => {
+  ])('finds nothing unacknowledged in either stage or with the egress proxy, %s', { timeout: 90_000 }, (_label, env) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     for (const stage of Object.values(STAGES)) {
       new StratusStack(app, `Stratus-${stage.name}`, {

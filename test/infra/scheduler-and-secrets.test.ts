@@ -48,17 +48,26 @@ describe('scheduler wiring and secrets', () => {
     expect(env.STRATUS_CRON_FUNCTION_ARN).toEqual({ 'Fn::GetAtt': [s.id(s.stack.cron.fn), 'Arn'] });
   });
 
-  it('keeps four secrets in Secrets Manager, readable by the roles that use them', () => {
+  it('keeps only the secrets of configured features, readable by the roles that use them', () => {
     const names = Object.values(s.template.findResources('AWS::SecretsManager::Secret')).map((r) => r.Properties.Name).sort();
-    expect(names).toEqual([
+    // No GitHub App configured: its two secrets do not exist (they would cost 0.80 USD a month unused).
+    expect(names).toEqual(['stratus-dev/anthropic-api-key', 'stratus-dev/api-tokens']);
+    const readable = (synth: Synthesized, role: string) =>
+      statementsOf(synth.template, role).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue')).map((st) => st.Resource);
+    const ref = (synth: Synthesized, secret: { node: { defaultChild?: unknown } } | undefined) => ({ Ref: synth.id(secret!) });
+    const { anthropicApiKey, apiTokens } = s.stack.secrets;
+    expect(readable(s, s.id(s.stack.api.role))).toEqual([ref(s, anthropicApiKey), ref(s, apiTokens)]);
+    expect(readable(s, s.id(s.stack.cron.role))).toEqual([ref(s, anthropicApiKey), ref(s, apiTokens)]);
+    expect(readable(s, s.id(s.stack.runner.role))).toEqual([]);
+
+    const github = synthStage('dev', (stage) => ({ ...stage, githubApp: true }));
+    const { githubAppPrivateKey, githubWebhookSecret } = github.stack.secrets;
+    expect(Object.values(github.template.findResources('AWS::SecretsManager::Secret')).map((r) => r.Properties.Name).sort()).toEqual([
       'stratus-dev/anthropic-api-key', 'stratus-dev/api-tokens', 'stratus-dev/github-app-private-key', 'stratus-dev/github-webhook-secret',
     ]);
-    const readable = (role: string) =>
-      statementsOf(s.template, role).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue')).map((st) => st.Resource);
-    const ref = (secret: { node: { defaultChild?: unknown } }) => ({ Ref: s.id(secret) });
-    const { anthropicApiKey, apiTokens, githubAppPrivateKey, githubWebhookSecret } = s.stack.secrets;
-    expect(readable(s.id(s.stack.api.role))).toEqual([ref(anthropicApiKey!), ref(apiTokens), ref(githubAppPrivateKey), ref(githubWebhookSecret)]);
-    expect(readable(s.id(s.stack.cron.role))).toEqual([ref(anthropicApiKey!), ref(apiTokens)]);
-    expect(readable(s.id(s.stack.runner.role))).toEqual([]);
+    expect(readable(github, github.id(github.stack.api.role))).toEqual([
+      ref(github, github.stack.secrets.anthropicApiKey), ref(github, github.stack.secrets.apiTokens), ref(github, githubAppPrivateKey), ref(github, githubWebhookSecret),
+    ]);
+    expect(readable(github, github.id(github.stack.cron.role))).toHaveLength(2);
   });
 });

@@ -25,7 +25,8 @@ import type { Deps } from '../deps/deps.ts';
 import { createModelClient } from './model-client.ts';
 
 /**
- * The composition root (above every layer it wires): the only place AWS and model clients are constructed (the model client in ./model-client.ts). The same
+ * The composition root (above every layer it wires): the only place AWS and model clients are
+ * constructed (the model client in ./model-client.ts), each traced and measured here. The same
  * function serves Lambda and the local stack; only endpoints and credentials in the config differ.
  */
 export function createDeps(

@@ -24,6 +24,7 @@ export async function run(): Promise<void> {
       const result = await build({
         ...LAMBDA_BUNDLE,
         mainFields: [...LAMBDA_BUNDLE.mainFields],
+        external: [...LAMBDA_BUNDLE.external],
         entryPoints: [path.join(REPO_ROOT, entry)],
         bundle: true,
         outfile,

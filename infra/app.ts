@@ -1,20 +1,32 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { STAGES } from './config/stages.ts';
+import { withModelContext } from './config/model-context.ts';
 import { StratusStack } from './stratus-stack.ts';
 
 /**
  * One stack per stage (`Stratus-dev`, `Stratus-prod`): synth checks both, deploy picks one by
  * name. cdk-nag's AwsSolutions pack runs on every synth; an unacknowledged finding fails it.
  * `-c runnerDockerfile=path` builds the runner image from another Dockerfile; `-c egressProxy=true`
- * (or `false`) overrides the stages' `network.egressProxy`.
+ * (or `false`) overrides the stages' `network.egressProxy`. The model is chosen without a code
+ * edit: `-c modelProvider=bedrock` (or `anthropic`), `-c model=<id>`, `-c fallbackModel=<id>`
+ * (a provider without a model name gets that provider's default, functions/model/model-names.ts).
+ * `-c corsOrigins=https://a.example,https://b.example` lets those browser origins call the API.
  */
 const app = new App();
 const dockerfile = app.node.tryGetContext('runnerDockerfile') as string | undefined;
 const egressProxy = app.node.tryGetContext('egressProxy') as string | boolean | undefined;
+const corsOrigins = app.node.tryGetContext('corsOrigins') as string | undefined;
+const model = {
+  provider: app.node.tryGetContext('modelProvider') as string | undefined,
+  name: app.node.tryGetContext('model') as string | undefined,
+  fallback: app.node.tryGetContext('fallbackModel') as string | undefined,
+};
 for (const base of Object.values(STAGES)) {
   let stage = dockerfile ? { ...base, runner: { ...base.runner, dockerfile } } : base;
   if (egressProxy !== undefined) stage = { ...stage, network: { ...stage.network, egressProxy: egressProxy === true || egressProxy === 'true' } };
+  stage = { ...stage, model: withModelContext(stage.model, model) };
+  if (corsOrigins !== undefined) stage = { ...stage, api: { ...stage.api, corsOrigins: corsOrigins.split(',').map((o) => o.trim()).filter(Boolean) } };
   new StratusStack(app, `Stratus-${stage.name}`, {
     stage,
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

@@ -2,6 +2,7 @@ import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import type { AppSecrets } from './constructs/app-secrets.ts';
+import { modelsBehindProfiles } from './constructs/bedrock-access.ts';
 import type { DataStores } from './constructs/data-stores.ts';
 import type { EgressProxy } from './constructs/egress-proxy.ts';
 import type { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
@@ -19,10 +20,12 @@ export type NagSubjects = Stack & {
   readonly runner: Pick<SandboxRunnerFunction, 'role'>;
   readonly api: Pick<TurnEngineFunction, 'role'>;
   readonly cron: Pick<TurnEngineFunction, 'role'>;
-  readonly githubWorker: Pick<TurnEngineFunction, 'role'>;
+  readonly githubWorker?: Pick<TurnEngineFunction, 'role'>;
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
+  /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
+  readonly bedrockModels: readonly string[];
 };
 
 /**
@@ -38,7 +41,7 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
       'The values are issued by third parties (Anthropic, GitHub) or chosen by the operator (API tokens); no rotation Lambda can create them. Rotation is done by writing a new value (docs/deploy.md).');
   }
 
-  for (const role of [stack.api.role, stack.cron.role, stack.githubWorker.role, stack.runner.role]) {
+  for (const role of [stack.api.role, stack.cron.role, ...(stack.githubWorker ? [stack.githubWorker.role] : []), stack.runner.role]) {
     ack(role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup/CreateLogStream/PutLogEvents, what every function needs to log.');
   }
@@ -68,7 +71,7 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
   const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
   const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
   const bucket = ref(stack.data.bucket.node.defaultChild);
-  for (const engine of [stack.api, stack.cron, stack.githubWorker]) {
+  for (const engine of [stack.api, stack.cron, ...(stack.githubWorker ? [stack.githubWorker] : [])]) {
     const policy = engine.role.node.tryFindChild('DefaultPolicy')!;
     ack(policy, 'IAM5[Resource::*]',
       'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
@@ -80,6 +83,10 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
       'The harness writes persisted tool results under keys generated per session and tool_use id; the grant is limited to that prefix.');
     ack(policy, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.spill}*]`,
       'Payloads of oversized DynamoDB items, keyed per session and message; the grant is limited to that prefix.');
+    for (const model of modelsBehindProfiles(stack.bedrockModels)) {
+      ack(policy, `IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}]`,
+        'A cross-region inference profile routes to this one model in any of its regions; the statement is conditioned on bedrock:InferenceProfileArn, so the model is reachable only through the configured profile.');
+    }
   }
   ack(stack.api.role.node.tryFindChild('DefaultPolicy')!,
     `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,

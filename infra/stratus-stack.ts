@@ -1,4 +1,4 @@
-import { ArnFormat, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -8,7 +8,9 @@ import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import { tableEnvironment } from '../functions/stores/tables.ts';
 import type { StageConfig } from './config/stages.ts';
 import { StratusAlarms } from './constructs/alarms.ts';
+import { StratusDashboard } from './constructs/dashboard.ts';
 import { AppSecrets } from './constructs/app-secrets.ts';
+import { bedrockInvokeStatements } from './constructs/bedrock-access.ts';
 import { DataStores } from './constructs/data-stores.ts';
 import { EgressProxy } from './constructs/egress-proxy.ts';
 import { RunnerNetwork } from './constructs/runner-network.ts';
@@ -17,6 +19,9 @@ import { Schedules } from './constructs/schedules.ts';
 import { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
+
+/** The CloudWatch namespace of every Stratus metric; stages are told apart by the `stage` dimension. */
+export const METRICS_NAMESPACE = 'Stratus';
 
 export interface StratusStackProps extends StackProps {
   readonly stage: StageConfig;
@@ -33,14 +38,21 @@ export class StratusStack extends Stack {
   readonly runner: SandboxRunnerFunction;
   readonly api: TurnEngineFunction;
   readonly cron: TurnEngineFunction;
-  /** Runs the GitHub triggers the webhook route accepts (invoked asynchronously by the API function). */
-  readonly githubWorker: TurnEngineFunction;
+  /**
+   * Runs the GitHub triggers the webhook route accepts (invoked asynchronously by the API
+   * function). Present only when the stage turns `githubApp` on.
+   */
+  readonly githubWorker?: TurnEngineFunction;
   readonly schedules: Schedules;
   readonly workspaceAccess: WorkspaceAccessRole;
   readonly functionUrl: lambda.FunctionUrl;
   readonly network: RunnerNetwork;
   /** Present when the stage enables `network.egressProxy`. */
   readonly egressProxy?: EgressProxy;
+  /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
+  readonly bedrockModels: readonly string[];
+  readonly alarms: StratusAlarms;
+  readonly dashboard: StratusDashboard;
 
   private readonly stage: StageConfig;
 
@@ -49,6 +61,7 @@ export class StratusStack extends Stack {
     const { stage } = props;
     this.stage = stage;
     const retention = stage.logRetentionDays as logs.RetentionDays;
+    this.bedrockModels = stage.model.provider === 'bedrock' ? [stage.model.name, ...(stage.model.fallback ? [stage.model.fallback] : [])] : [];
     this.data = new DataStores(this, 'Data', { stage });
     this.secrets = new AppSecrets(this, 'Secrets', { stage });
     this.network = new RunnerNetwork(this, 'Network', {
@@ -68,16 +81,17 @@ export class StratusStack extends Stack {
       entry: ENTRIES.cron,
       memoryMb: stage.api.memoryMb,
       timeoutSeconds: stage.cron.timeoutSeconds,
-      environment: baseEnv,
+      reservedConcurrency: stage.cron.reservedConcurrency,
+      environment: { ...baseEnv, POWERTOOLS_SERVICE_NAME: 'stratus-cron' },
       logRetentionDays: retention,
     });
     this.schedules = new Schedules(this, 'Schedules', { groupName: stage.prefix, cronFunction: this.cron.fn });
     this.api = this.apiFunction(stage, apiFunctionName, baseEnv, retention);
-    this.githubWorker = this.githubWorkerFunction(stage, baseEnv, retention);
+    this.githubWorker = stage.githubApp ? this.githubWorkerFunction(stage, baseEnv, retention) : undefined;
     this.workspaceAccess = new WorkspaceAccessRole(this, 'WorkspaceAccess', {
       bucket: this.data.bucket,
       roleName: `${stage.prefix}-workspace-access`,
-      trustedBy: [this.api.role, this.cron.role, this.githubWorker.role],
+      trustedBy: this.engines().map((engine) => engine.role),
     });
     this.grantEngines(apiFunctionName);
 
@@ -85,11 +99,17 @@ export class StratusStack extends Stack {
       // The app authenticates every request with bearer tokens; IAM auth would shut out plain HTTP clients.
       authType: lambda.FunctionUrlAuthType.NONE,
       invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
+      ...(stage.api.corsOrigins?.length ? { cors: corsFor(stage.api.corsOrigins) } : {}),
     });
-    new StratusAlarms(this, 'Alarms', {
+    const functions = { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn, ...(this.githubWorker ? { githubWorker: this.githubWorker.fn } : {}) };
+    this.alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group });
+    this.dashboard = new StratusDashboard(this, 'Dashboard', {
       prefix: stage.prefix,
-      functions: { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn, githubWorker: this.githubWorker.fn },
-      scheduleGroup: this.schedules.group,
+      namespace: METRICS_NAMESPACE,
+      stage: stage.name,
+      turnServices: ['stratus-api', 'stratus-cron', ...(this.githubWorker ? ['stratus-github-worker'] : [])],
+      functions,
+      price: stage.modelPrice,
     });
     this.outputs();
     acknowledgeNagFindings(this);
@@ -98,9 +118,10 @@ export class StratusStack extends Stack {
   /** What an operator needs after a deploy: the API URL, the bucket, and the secrets to fill in. */
   private outputs(): void {
     new CfnOutput(this, 'ApiUrl', { value: this.functionUrl.url });
+    new CfnOutput(this, 'AlarmTopic', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'ApiTokensSecret', { value: this.secrets.apiTokens.secretName });
-    new CfnOutput(this, 'AnthropicKeySecret', { value: this.secrets.anthropicApiKey.secretName });
+    if (this.secrets.anthropicApiKey) new CfnOutput(this, 'AnthropicKeySecret', { value: this.secrets.anthropicApiKey.secretName });
   }
 
   private runnerFunction(stage: StageConfig, retention: logs.RetentionDays): SandboxRunnerFunction {
@@ -110,6 +131,7 @@ export class StratusStack extends Stack {
       functionName: `${stage.prefix}-tenant-runner`,
       dockerfile: stage.runner.dockerfile,
       memoryMb: stage.runner.memoryMb,
+      reservedConcurrency: stage.runner.reservedConcurrency,
       ephemeralStorageMb: stage.runner.ephemeralStorageMb,
       timeoutSeconds: stage.runner.timeoutSeconds,
       logRetentionDays: retention,
@@ -144,9 +166,16 @@ export class StratusStack extends Stack {
       STRATUS_SELF_FUNCTION: apiFunctionName,
       STRATUS_BUCKET: this.data.bucket.bucketName,
       STRATUS_RUNNER_FUNCTION: this.runner.fn.functionName,
-      STRATUS_MODEL: stage.model,
+      STRATUS_MODEL_PROVIDER: stage.model.provider,
+      STRATUS_MODEL: stage.model.name,
+      ...(stage.model.fallback ? { STRATUS_FALLBACK_MODEL: stage.model.fallback } : {}),
       STRATUS_LOG_LEVEL: stage.logLevel,
-      STRATUS_ANTHROPIC_KEY_SECRET: this.secrets.anthropicApiKey.secretArn,
+      // Powertools: logs, EMF metrics in one namespace with a stage dimension, X-Ray subsegments.
+      STRATUS_STAGE: stage.name,
+      POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+      POWERTOOLS_LOGGER_SAMPLE_RATE: String(stage.logSampleRate),
+      POWERTOOLS_TRACE_ENABLED: 'true',
+      ...(this.secrets.anthropicApiKey ? { STRATUS_ANTHROPIC_KEY_SECRET: this.secrets.anthropicApiKey.secretArn } : {}),
       STRATUS_API_TOKENS_SECRET: this.secrets.apiTokens.secretArn,
       STRATUS_EGRESS: this.egressProxy ? 'proxy' : 'none',
       ...(this.egressProxy ? { STRATUS_EGRESS_KEY_SECRET: this.egressProxy.tokenKey.secretArn } : {}),
@@ -160,11 +189,14 @@ export class StratusStack extends Stack {
       entry: ENTRIES.api,
       memoryMb: stage.api.memoryMb,
       timeoutSeconds: stage.api.timeoutSeconds,
+      reservedConcurrency: stage.api.reservedConcurrency,
       environment: {
         ...baseEnv,
+        POWERTOOLS_SERVICE_NAME: 'stratus-api',
         // The API verifies webhooks and hands them on; only the worker reads the App's private key.
-        STRATUS_GITHUB_WEBHOOK_SECRET_ARN: this.secrets.githubWebhookSecret.secretArn,
-        STRATUS_GITHUB_WORKER_FUNCTION: githubWorkerName(stage),
+        ...(this.secrets.githubWebhookSecret
+          ? { STRATUS_GITHUB_WEBHOOK_SECRET_ARN: this.secrets.githubWebhookSecret.secretArn, STRATUS_GITHUB_WORKER_FUNCTION: githubWorkerName(stage) }
+          : {}),
         STRATUS_SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,
         STRATUS_SCHEDULER_ROLE_ARN: this.schedules.schedulerRole.roleArn,
         STRATUS_CRON_FUNCTION_ARN: this.cron.fn.functionArn,
@@ -177,6 +209,7 @@ export class StratusStack extends Stack {
   }
 
   private githubWorkerFunction(stage: StageConfig, baseEnv: Record<string, string>, retention: logs.RetentionDays): TurnEngineFunction {
+    const appKey = this.secrets.githubAppPrivateKey!;
     const githubAppId = (this.node.tryGetContext('githubAppId') as string | undefined) ?? stage.github.appId;
     const worker = new TurnEngineFunction(this, 'GithubWorker', {
       functionName: githubWorkerName(stage),
@@ -186,7 +219,8 @@ export class StratusStack extends Stack {
       timeoutSeconds: stage.github.workerTimeoutSeconds,
       environment: {
         ...baseEnv,
-        STRATUS_GITHUB_APP_KEY_SECRET: this.secrets.githubAppPrivateKey.secretArn,
+        POWERTOOLS_SERVICE_NAME: 'stratus-github-worker',
+        STRATUS_GITHUB_APP_KEY_SECRET: appKey.secretArn,
         ...(githubAppId ? { STRATUS_GITHUB_APP_ID: githubAppId } : {}),
         ...(stage.github.apiUrl ? { STRATUS_GITHUB_API_URL: stage.github.apiUrl } : {}),
       },
@@ -200,7 +234,7 @@ export class StratusStack extends Stack {
   /** The engines' access: tables, their S3 prefixes, the runner, the secrets, and their own continuations. */
   private grantEngines(apiFunctionName: string): void {
     const bucket = this.data.bucket;
-    for (const engine of [this.api, this.cron, this.githubWorker]) {
+    for (const engine of this.engines()) {
       engine.fn.addEnvironment('STRATUS_WORKSPACE_ROLE_ARN', this.workspaceAccess.role.roleArn);
       const role = engine.role;
       for (const table of Object.values(this.data.tables)) table.grantReadWriteData(role);
@@ -211,16 +245,19 @@ export class StratusStack extends Stack {
         }),
       );
       role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.runner.fn.functionArn] }));
-      this.secrets.anthropicApiKey.grantRead(role);
+      this.secrets.anthropicApiKey?.grantRead(role);
+      for (const statement of this.bedrockModels.length > 0 ? bedrockInvokeStatements(this, this.bedrockModels) : []) role.addToPrincipalPolicy(statement);
       this.secrets.apiTokens.grantRead(role);
       this.egressProxy?.tokenKey.grantRead(role);
     }
-    this.secrets.githubWebhookSecret.grantRead(this.api.role);
-    this.secrets.githubAppPrivateKey.grantRead(this.githubWorker.role);
-    // The webhook route hands accepted deliveries to the worker (an asynchronous invoke).
-    this.api.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] }),
-    );
+    if (this.githubWorker) {
+      this.secrets.githubWebhookSecret?.grantRead(this.api.role);
+      this.secrets.githubAppPrivateKey?.grantRead(this.githubWorker.role);
+      // The webhook route hands accepted deliveries to the worker (an asynchronous invoke).
+      this.api.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] }),
+      );
+    }
     this.schedules.allowManageBy(this.api.role);
     // Long turns continue in an async invocation of the API function, from the API itself or
     // from a scheduled turn in the cron function. The ARN is built from the name: referencing
@@ -231,7 +268,12 @@ export class StratusStack extends Stack {
     });
     this.api.role.addToPrincipalPolicy(continuationTarget);
     this.cron.role.addToPrincipalPolicy(continuationTarget);
-    this.githubWorker.role.addToPrincipalPolicy(continuationTarget);
+    this.githubWorker?.role.addToPrincipalPolicy(continuationTarget);
+  }
+
+  /** The functions that run turns: API, cron, and the GitHub worker when there is one. */
+  private engines(): TurnEngineFunction[] {
+    return [this.api, this.cron, ...(this.githubWorker ? [this.githubWorker] : [])];
   }
 
   /** A function's ARN built from its name (a role's policy cannot reference its own function: a cycle). */
@@ -242,4 +284,15 @@ export class StratusStack extends Stack {
 
 function githubWorkerName(stage: StageConfig): string {
   return `${stage.prefix}-github-worker`;
+}
+
+/** The Function URL's CORS answer for the stage's origins: the methods and headers the API uses. */
+function corsFor(origins: readonly string[]): lambda.FunctionUrlCorsOptions {
+  return {
+    allowedOrigins: [...origins],
+    allowedMethods: [lambda.HttpMethod.ALL],
+    allowedHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'prefer'],
+    exposedHeaders: ['retry-after'],
+    maxAge: Duration.hours(1),
+  };
 }

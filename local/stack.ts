@@ -12,6 +12,7 @@ import { startLocalScheduler, type LocalScheduler } from '../functions/schedules
 import { createApp } from '../functions/api/app.ts';
 import { configSchema, type StratusConfig, type StratusConfigInput } from '../functions/deps/config.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
+import type { ModelProvider } from '../functions/model/model-names.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
 import { tableNames } from '../functions/stores/tables.ts';
@@ -39,6 +40,13 @@ export interface LocalStackOptions {
   port?: number;
   /** Use the real Anthropic API (or ANTHROPIC_BASE_URL) with this key; otherwise the scripted model server. */
   anthropic?: { apiKey: string; baseURL?: string; model?: string };
+  /** Use Amazon Bedrock in this region with the default AWS credential chain (when `anthropic` is unset). */
+  bedrock?: { region: string; model?: string };
+  /**
+   * Which provider's client reaches the scripted model: `bedrock` runs the Bedrock SDK against
+   * the server's Bedrock Runtime side (the same scripts, event-stream framing). Default `anthropic`.
+   */
+  scriptedProvider?: ModelProvider;
   /** The scripted model's brain when no queue entry is waiting (default: the demo brain). */
   brain?: Brain;
   /** How many requests the scripted model keeps for inspection (default: all; see its server). */
@@ -48,12 +56,16 @@ export interface LocalStackOptions {
   /** Overrides for turn settings (e.g. a short lease). */
   turn?: Partial<StratusConfig['turn']>;
   /** Overrides for model-call and context-economy settings (e.g. a small context window). */
-  model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens'>>;
+  model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens' | 'name'>>;
   context?: Partial<StratusConfig['context']>;
   logLevel?: StratusConfig['logLevel'];
   /** Budgets of sessions that set none (config `budgets`), and model price overrides. */
   budgets?: StratusConfig['budgets'];
   modelPrices?: Record<string, StratusConfig['modelPrices'][string]>;
+  /** Stage, service, namespace and log sampling of the logs and metrics (default stage `local`). */
+  observability?: Partial<StratusConfig['observability']>;
+  /** Where EMF metric lines go (default: stdout, as in Lambda). */
+  writeMetrics?: (line: string) => void;
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
   /** GitHub issue fixing: webhook secret, App or token, API URL (functions/deps/config.ts). */
@@ -95,10 +107,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
         onBackgroundError: (name, err) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) }),
       }),
     );
-    const model = opts.anthropic ? undefined : started(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests }));
+    const scripted = !opts.anthropic && !opts.bedrock;
+    const model = scripted ? started(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests })) : undefined;
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, apiTokens, model);
-    const deps = createDeps(config);
+    const deps = createDeps(config, { writeMetrics: opts.writeMetrics });
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
     functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
@@ -116,7 +129,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       deps,
       model,
       scheduler,
-      urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: config.model.baseURL ?? 'https://api.anthropic.com' },
+      urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: modelUrl(config) },
       stop: () => stopAll(stops),
     };
   } catch (err) {
@@ -153,17 +166,14 @@ function localConfig(
   model: ScriptedModelServer | undefined,
 ): StratusConfig {
   return configSchema.parse({
-    region: 'us-east-1',
+    region: opts.bedrock?.region ?? 'us-east-1',
     tables: tableNames('stratus'),
     bucket: LOCAL_BUCKET,
     runnerFunction: RUNNER_FUNCTION,
     selfFunction: API_FUNCTION,
-    endpoints,
+    endpoints: { ...endpoints, ...(model && opts.scriptedProvider === 'bedrock' ? { bedrock: model.url } : {}) },
     localCredentials: { ...LOCAL_S3_CREDENTIALS },
-    model: opts.anthropic
-      ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
-      : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
-        { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
+    model: localModel(opts, model),
     apiTokens,
     turn: { leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
     ...(opts.budgets ? { budgets: opts.budgets } : {}),
@@ -171,7 +181,17 @@ function localConfig(
     context: { ...opts.context },
     logLevel: opts.logLevel ?? 'warn',
     github: { workerFunction: GITHUB_WORKER_FUNCTION, ...opts.github },
+    observability: { service: 'stratus-local', ...opts.observability },
   });
+}
+
+/** The real Anthropic API, Bedrock, or the scripted model server speaking either protocol. */
+function localModel(opts: LocalStackOptions, model: ScriptedModelServer | undefined): Record<string, unknown> {
+  if (opts.anthropic) return { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model };
+  if (opts.bedrock) return { provider: 'bedrock', name: opts.bedrock.model };
+  // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
+  if (opts.scriptedProvider === 'bedrock') return { provider: 'bedrock', retryBaseDelayMs: 1, ...opts.model };
+  return { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model };
 }
 
 /** The same Hono app that runs on Lambda, served on loopback. */
@@ -180,6 +200,11 @@ async function startApiServer(deps: Deps, port: number | undefined): Promise<{ u
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const address = server.address();
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, close: () => closeServer(server) };
+}
+
+function modelUrl(config: StratusConfig): string {
+  if (config.model.provider === 'bedrock') return config.endpoints.bedrock ?? `https://bedrock-runtime.${config.region}.amazonaws.com`;
+  return config.model.baseURL ?? 'https://api.anthropic.com';
 }
 
 async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {

@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelClient } from '../model/model-client.ts';
 import type { ContentBlock, ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import type { ContextManager, RequestBase } from '../context/context-manager.ts';
 import type { ReplacementDecisions } from '../context/replacement-state.ts';
@@ -38,7 +38,7 @@ export type QueryEvent =
   | { type: 'done'; stopReason: TurnStopReason; error?: string };
 
 export interface QueryParams {
-  client: Anthropic;
+  client: ModelClient;
   model: string;
   maxTokens: number;
   system: string;

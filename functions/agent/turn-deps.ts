@@ -34,5 +34,5 @@ export interface TurnConfig extends ContextConfig {
 export type TurnDeps = Pick<
   Deps,
   | 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'runner' | 'workspaceCredentials'
-  | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'instanceId' | 'workspaceStorage'
+  | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId' | 'workspaceStorage'
 > & { config: TurnConfig };

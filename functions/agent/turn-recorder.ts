@@ -13,6 +13,7 @@ import type { SessionPatch, SessionRecord, SessionStore } from '../stores/sessio
 import type { QueryEvent, TurnStopReason } from './query.ts';
 import type { UsageTotals } from '../stores/turn-event.ts';
 import type { TurnFeed } from './turn-feed.ts';
+import type { Metrics } from '../shared/metrics.ts';
 
 /** What the write-ahead append writes to: the log, then the session's head under the lease. */
 export interface AppendDeps {
@@ -57,6 +58,7 @@ export function createLogWriter(
 export interface RecorderDeps extends AppendDeps {
   approvals: Pick<ApprovalStore, 'put'>;
   config: AppendDeps['config'] & { modelPrices: PriceTable };
+  metrics: Metrics;
 }
 
 /** The workspace as the session record keeps it (moves with every append). */
@@ -190,6 +192,12 @@ export class TurnRecorder {
       events.push({ type: 'permission_denied', toolUseId: event.block.tool_use_id, toolName: event.toolName, count: tracked.count, ...(tracked.suggestion ? { suggestion: tracked.suggestion } : {}) });
     }
     const stored = await this.append('tool_result', 'user', [event.block, ...event.extra]);
+    const failed = event.block.is_error === true;
+    // Per tool, so a dashboard can show which tool fails (a denial counts as a failure the model saw).
+    this.deps.metrics.emit(
+      { ToolCalls: { value: 1, unit: 'Count' }, ToolFailures: { value: failed ? 1 : 0, unit: 'Count' } },
+      { dimensions: { tool: event.toolName }, metadata: { sessionId: this.turn.session.sessionId, turnId: this.turn.turnId } },
+    );
     events.push({
       type: 'tool_result', seq: stored.seq, toolUseId: event.block.tool_use_id, toolName: event.toolName,
       isError: event.block.is_error === true, content: event.block.content,

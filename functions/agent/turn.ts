@@ -1,5 +1,4 @@
 import { ConflictError, errorMessage, SessionBusyError } from '../shared/errors.ts';
-import { emitMetrics } from '../shared/metrics.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { putStopMarker } from '../runner-client/stop-marker.ts';
 import { WorkspaceSession } from '../runner-client/workspace-session.ts';
@@ -44,7 +43,7 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
   if (exceeded) throw new BudgetExceededError(exceeded);
   const lease = turnLease(deps, turnId, now, now);
   const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
-  const log = deps.log.child({ sessionId: opts.sessionId, turnId });
+  const log = deps.log.child({ sessionId: opts.sessionId, turnId, tenantId: opts.tenantId });
   const events = new TurnFeed(deps.events, opts.sessionId, turnId, log);
   const done = runTurn(deps, {
     session, turnId, owner: lease.owner, opts, events, log, startedAt: now,
@@ -197,13 +196,17 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
     stopBeating();
   }
   log.info('turn ended', { stopReason, error, usage: recorder.turnUsage });
-  emitMetrics(log, {
-    TurnDuration: { value: deps.clock() - run.startedAt, unit: 'Milliseconds' },
-    ModelCalls: { value: recorder.modelCalls, unit: 'Count' },
-    InputTokens: { value: recorder.turnUsage.inputTokens, unit: 'Count' },
-    OutputTokens: { value: recorder.turnUsage.outputTokens, unit: 'Count' },
-    TurnFailed: { value: stopReason === 'internal_error' || stopReason === 'model_error' ? 1 : 0, unit: 'Count' },
-  });
+  deps.metrics.emit(
+    {
+      Turns: { value: 1, unit: 'Count' },
+      TurnDuration: { value: deps.clock() - run.startedAt, unit: 'Milliseconds' },
+      ModelCalls: { value: recorder.modelCalls, unit: 'Count' },
+      InputTokens: { value: recorder.turnUsage.inputTokens, unit: 'Count' },
+      OutputTokens: { value: recorder.turnUsage.outputTokens, unit: 'Count' },
+      TurnFailed: { value: stopReason === 'internal_error' || stopReason === 'model_error' ? 1 : 0, unit: 'Count' },
+    },
+    { metadata: { sessionId: session.sessionId, turnId, tenantId: session.tenantId, stopReason } },
+  );
   return summary;
 }
 

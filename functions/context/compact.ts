@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelClient } from '../model/model-client.ts';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { callModel } from '../model/model-call.ts';
 import type { ModelRequest } from '../model/model-stream.ts';
@@ -35,7 +35,7 @@ export function splitForCompaction(messages: readonly MessageParam[], keepRecent
 }
 
 export interface CompactionInput {
-  client: Anthropic;
+  client: ModelClient;
   /** Model, system prompt and tools as the conversation uses them: the summary call shares their cache. */
   base: Pick<ModelRequest, 'model' | 'system' | 'tools' | 'max_tokens'>;
   /** The conversation as the model sees it (replacements applied). */

@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelClient } from '../model/model-client.ts';
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelRequest } from '../model/model-stream.ts';
 import { errorMessage } from '../shared/errors.ts';
@@ -66,7 +66,7 @@ interface SizedTool {
 /** What the context economy uses: the summary model, S3 for large results, the session's record. */
 export interface ContextDeps {
   config: ContextConfig;
-  model: Anthropic;
+  model: ModelClient;
   blobs: BlobStore;
   sessions: Pick<SessionStore, 'updateUnderLease'>;
   tools: { readonly tools: readonly SizedTool[]; find(name: string): SizedTool | undefined };

@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelClient } from '../model/model-client.ts';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ModelRequest } from '../model/model-stream.ts';
 import { BYTES_PER_TOKEN } from './limits.ts';
@@ -50,8 +50,12 @@ export function tokenCountWithEstimation(
   return measured.tokens + estimateMessagesTokens(messages.slice(measured.messageCount));
 }
 
-/** The exact count from the count-tokens endpoint: for decisions that spend a model call. */
-export async function countTokensExactly(client: Anthropic, request: Pick<ModelRequest, 'model' | 'system' | 'tools' | 'messages'>): Promise<number> {
+/**
+ * The exact count from the count-tokens endpoint: for decisions that spend a model call. Bedrock
+ * has no such endpoint; the promise rejects and callers keep their estimate.
+ */
+export async function countTokensExactly(client: ModelClient, request: Pick<ModelRequest, 'model' | 'system' | 'tools' | 'messages'>): Promise<number> {
+  if (!client.messages.countTokens) throw new Error('This model provider has no token-counting endpoint.');
   const out = await client.messages.countTokens({
     model: request.model,
     messages: request.messages,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MODELS, MODEL_PROVIDERS } from '../model/model-names.ts';
 import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budgets.ts';
 import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
@@ -55,26 +56,38 @@ export const configSchema = z.object({
   selfFunction: z.string(),
   /** Local stand-ins; unset in AWS. */
   endpoints: z
-    .object({ dynamodb: z.string().optional(), s3: z.string().optional(), lambda: z.string().optional() })
+    .object({ dynamodb: z.string().optional(), s3: z.string().optional(), lambda: z.string().optional(), bedrock: z.string().optional() })
     .default({}),
   /** EventBridge Scheduler wiring (AWS); unset locally, where the in-process scheduler polls. */
   scheduler: z.object({ groupName: z.string(), targetArn: z.string(), roleArn: z.string() }).optional(),
   /** Static credentials for the local stand-ins; unset in AWS (the function's role is used). */
   localCredentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }).optional(),
-  model: z.object({
-    apiKey: z.string(),
-    baseURL: z.string().optional(),
-    name: z.string().default('claude-sonnet-5-5'),
-    maxTokens: z.number().int().positive().default(16_384),
-    /** Used when the primary model stays overloaded after its retries. */
-    fallbackName: z.string().optional(),
-    /** The model's context window in tokens: auto-compaction triggers below it. */
-    contextWindow: z.number().int().positive().default(200_000),
-    /** Attempts per model call beyond the first (ours are the only retries: the SDK's are off). */
-    maxRetries: z.number().int().nonnegative().default(10),
-    /** First backoff delay; it doubles per attempt up to 32 s (a retry-after header wins). */
-    retryBaseDelayMs: z.number().int().nonnegative().default(500),
-  }),
+  model: z
+    .object({
+      /**
+       * `anthropic`: the Messages API with an API key. `bedrock`: Amazon Bedrock with the
+       * function's IAM role (no key); `name` and `fallbackName` are Bedrock model or inference
+       * profile ids.
+       */
+      provider: z.enum(MODEL_PROVIDERS).default('anthropic'),
+      /** Required with the `anthropic` provider; unused with `bedrock`. */
+      apiKey: z.string().optional(),
+      /** Another Messages API endpoint (`anthropic` provider only; Bedrock's stand-in is `endpoints.bedrock`). */
+      baseURL: z.string().optional(),
+      /** Default: the provider's entry in functions/model/model-names.ts. */
+      name: z.string().optional(),
+      maxTokens: z.number().int().positive().default(16_384),
+      /** Used when the primary model stays overloaded after its retries. */
+      fallbackName: z.string().optional(),
+      /** The model's context window in tokens: auto-compaction triggers below it. */
+      contextWindow: z.number().int().positive().default(200_000),
+      /** Attempts per model call beyond the first (ours are the only retries: the SDK's are off). */
+      maxRetries: z.number().int().nonnegative().default(10),
+      /** First backoff delay; it doubles per attempt up to 32 s (a retry-after header wins). */
+      retryBaseDelayMs: z.number().int().nonnegative().default(500),
+    })
+    .refine((m) => m.provider !== 'anthropic' || m.apiKey, { message: 'the anthropic provider needs an API key (ANTHROPIC_API_KEY)', path: ['apiKey'] })
+    .transform((m) => ({ ...m, name: m.name ?? DEFAULT_MODELS[m.provider] })),
   /** Bearer token → tenant id. */
   apiTokens: z.record(z.string(), z.string()),
   turn: z
@@ -118,6 +131,19 @@ export const configSchema = z.object({
     })
     .prefault({}),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** Logs, metrics and traces (Powertools for AWS Lambda: functions/shared/logger.ts, metrics.ts, tracing.ts). */
+  observability: z
+    .object({
+      /** The `stage` dimension of every metric and key of every log line: dev and prod never mix. */
+      stage: z.string().default('local'),
+      /** The `service` key and dimension (the function: `stratus-api`, `stratus-cron`). */
+      service: z.string().default('stratus'),
+      /** CloudWatch metrics namespace. */
+      namespace: z.string().default('Stratus'),
+      /** Share of invocations (0–1) logged at debug whatever the level. */
+      logSampleRate: z.number().min(0).max(1).default(0),
+    })
+    .prefault({}),
   permissions: z
     .object({
       /**
@@ -164,7 +190,10 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
  * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS, STRATUS_BUDGETS and
  * STRATUS_TENANT_BUDGETS (JSON budgets), STRATUS_MODEL_PRICES (JSON price entries), and the
- * STRATUS_GITHUB_* settings (`githubConfigFromEnv`).
+ * STRATUS_GITHUB_* settings (`githubConfigFromEnv`),
+ * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS, STRATUS_MODEL_PROVIDER (anthropic | bedrock),
+ * STRATUS_BEDROCK_ENDPOINT (a Bedrock Runtime stand-in; unset in AWS), STRATUS_STAGE,
+ * POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_LOGGER_SAMPLE_RATE.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
@@ -174,12 +203,18 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     selfFunction: env.STRATUS_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME,
-    endpoints: { dynamodb: env.STRATUS_DYNAMODB_ENDPOINT, s3: env.STRATUS_S3_ENDPOINT, lambda: env.STRATUS_LAMBDA_ENDPOINT },
+    endpoints: {
+      dynamodb: env.STRATUS_DYNAMODB_ENDPOINT,
+      s3: env.STRATUS_S3_ENDPOINT,
+      lambda: env.STRATUS_LAMBDA_ENDPOINT,
+      bedrock: env.STRATUS_BEDROCK_ENDPOINT || undefined,
+    },
     scheduler: env.STRATUS_SCHEDULE_GROUP
       ? { groupName: env.STRATUS_SCHEDULE_GROUP, targetArn: env.STRATUS_CRON_FUNCTION_ARN, roleArn: env.STRATUS_SCHEDULER_ROLE_ARN }
       : undefined,
     model: {
-      apiKey: env.ANTHROPIC_API_KEY,
+      provider: env.STRATUS_MODEL_PROVIDER || undefined,
+      apiKey: env.ANTHROPIC_API_KEY || undefined,
       baseURL: env.ANTHROPIC_BASE_URL || undefined,
       name: env.STRATUS_MODEL || undefined,
       fallbackName: env.STRATUS_FALLBACK_MODEL || undefined,
@@ -194,6 +229,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
       invocationBudgetMs: num(env.STRATUS_INVOCATION_BUDGET_MS),
     },
     logLevel: env.STRATUS_LOG_LEVEL || undefined,
+    observability: {
+      stage: env.STRATUS_STAGE || undefined,
+      service: env.POWERTOOLS_SERVICE_NAME || undefined,
+      namespace: env.POWERTOOLS_METRICS_NAMESPACE || undefined,
+      logSampleRate: num(env.POWERTOOLS_LOGGER_SAMPLE_RATE),
+    },
     maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
     egress: env.STRATUS_EGRESS || undefined,
     budgets: { defaults: jsonVar(env, 'STRATUS_BUDGETS'), tenants: jsonVar(env, 'STRATUS_TENANT_BUDGETS') },

@@ -1,10 +1,12 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { Context } from 'aws-lambda';
+import type { ModelClient } from '../model/model-client.ts';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { Metrics } from '../shared/metrics.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { BlobStore } from '../stores/blob-store.ts';
@@ -57,13 +59,21 @@ export interface Deps {
    */
   workspaceStorage: (credentials: StorageCredentials) => S3Client;
   workspaceCredentials: WorkspaceCredentialSource;
-  model: Anthropic;
+  model: ModelClient;
   tools: ToolRegistry;
   /** In-process hooks (library use); they run before a session's configured HTTP hooks. */
   hooks?: readonly HookDefinition[];
   clock: () => number;
   newId: IdSource;
   log: Logger;
+  /** CloudWatch EMF metrics with the stage and service dimensions, whatever the log level. */
+  metrics: Metrics;
+  /**
+   * Called by a Lambda handler as each invocation starts: logs gain the invocation's context and
+   * correlation id, sampling decides afresh, the first invocation counts a ColdStart, traces get
+   * their annotations. The local stack never calls it.
+   */
+  startInvocation(invocation: { context?: Context; correlationId?: string }): void;
   /** Identifies this process in leases. */
   instanceId: string;
 }

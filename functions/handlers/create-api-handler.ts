@@ -22,6 +22,7 @@ export function createApiHandler(opts: { loadDeps: () => Promise<Deps> }): Strea
 
   return awslambda.streamifyResponse(async (event, responseStream, context) => {
     const { deps, http } = await ready();
+    deps.startInvocation({ context, correlationId: correlationIdOf(event) });
     if (!isAsyncEvent(event)) return http(event, responseStream, context);
     try {
       await handleAsyncEvent(deps, event, Date.now() + context.getRemainingTimeInMillis());
@@ -29,6 +30,14 @@ export function createApiHandler(opts: { loadDeps: () => Promise<Deps> }): Strea
       responseStream.end();
     }
   });
+}
+
+/** What ties this invocation's lines together: the Function URL request's id, or a continuation's turn id. */
+function correlationIdOf(event: unknown): string | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const e = event as { requestContext?: { requestId?: unknown }; turnId?: unknown };
+  const id = e.requestContext?.requestId ?? e.turnId;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** Function URL events are HTTP requests; the harness's own asynchronous events carry a `kind`. */

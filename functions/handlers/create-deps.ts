@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -12,6 +11,10 @@ import { GithubStore } from '../stores/github-store.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
+import { createMetrics } from '../shared/metrics.ts';
+import { NO_TRACING, type Tracing } from '../shared/tracing.ts';
+import { observeModelClient } from '../model/observed-model-client.ts';
+import { observeRunner } from '../runner-client/observed-runner.ts';
 import { EventStore } from '../stores/event-store.ts';
 import { IdempotencyStore } from '../stores/idempotency-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
@@ -23,32 +26,44 @@ import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../s
 import { createToolRegistry } from '../tools/registry.ts';
 import type { StratusConfig } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
+import { createModelClient } from './model-client.ts';
 
 /**
- * The composition root (above every layer it wires): the only place AWS and Anthropic clients are constructed. The same
+ * The composition root (above every layer it wires): the only place AWS and model clients are
+ * constructed (the model client in ./model-client.ts), each traced and measured here. The same
  * function serves Lambda and the local stack; only endpoints and credentials in the config differ.
  */
 export function createDeps(
   config: StratusConfig,
-  overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string } = {},
+  overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string; tracing?: Tracing; writeMetrics?: (line: string) => void } = {},
 ): Deps {
+  // Tracing is off unless the Lambda composition root brings the X-Ray tracer.
+  const tracing = overrides.tracing ?? NO_TRACING;
+  const { observability } = config;
+  const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
+  const log = createLogger({
+    level: config.logLevel,
+    service: observability.service,
+    sampleRate: observability.logSampleRate,
+    context: { stage: observability.stage, instance: instanceId },
+  });
+  const metrics = createMetrics({ namespace: observability.namespace, service: observability.service, stage: observability.stage, write: overrides.writeMetrics });
   const aws = {
     region: config.region,
     ...(config.localCredentials ? { credentials: config.localCredentials } : {}),
   };
-  const dynamo = new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb });
+  const dynamo = tracing.captureClient(new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb }));
   const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  const lambda = new LambdaClient({ ...aws, endpoint: config.endpoints.lambda });
+  const lambda = tracing.captureClient(new LambdaClient({ ...aws, endpoint: config.endpoints.lambda }));
   // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
-  const s3 = new S3Client({
+  const s3 = tracing.captureClient(new S3Client({
     ...aws,
     endpoint: config.endpoints.s3,
     forcePathStyle: config.endpoints.s3 !== undefined,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  }));
   const blobs = new BlobStore(s3, config.bucket);
-  const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
   return {
     config,
     sessions: new SessionStore(db, config.tables.sessions),
@@ -57,11 +72,11 @@ export function createDeps(
     events: new EventStore(db, config.tables.events),
     schedules: new ScheduleStore(db, config.tables.schedules),
     scheduleBackend: config.scheduler
-      ? createEventBridgeScheduleBackend(new SchedulerClient({ ...aws }), config.scheduler)
+      ? createEventBridgeScheduleBackend(tracing.captureClient(new SchedulerClient({ ...aws })), config.scheduler)
       : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
     idempotency: new IdempotencyStore(db, config.tables.idempotency),
-    runner: createLambdaRunnerClient(lambda, config.runnerFunction),
+    runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction), { metrics, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,
@@ -73,12 +88,17 @@ export function createDeps(
     githubClients: createGithubClientFactory(config.github),
     workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
-    // maxRetries 0: the model-call layer retries (with its own backoff, fallback and tombstones).
-    model: new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 }),
+    model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
     tools: createToolRegistry(),
     clock: Date.now,
     newId: createTimeOrderedId,
-    log: createLogger({ level: config.logLevel, context: { instance: instanceId } }),
+    log,
+    metrics,
+    startInvocation({ context, correlationId }) {
+      const { coldStart } = log.startInvocation({ context, correlationId });
+      tracing.startInvocation();
+      if (coldStart && context) metrics.emit({ ColdStart: { value: 1, unit: 'Count' } }, { dimensions: { function_name: context.functionName } });
+    },
     instanceId,
   };
 }

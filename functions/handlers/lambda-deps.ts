@@ -5,6 +5,8 @@ import { createStsWorkspaceCredentialSource } from '../runner-client/sts-credent
 import { configFromEnv } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
 import { createDeps } from './create-deps.ts';
+import { NO_TRACING } from '../shared/tracing.ts';
+import { createXRayTracing } from './xray-tracing.ts';
 
 /**
  * The composition root for Lambda. The environment (set by the CDK app) names tables, bucket,
@@ -12,7 +14,8 @@ import { createDeps } from './create-deps.ts';
  * and live as long as the container. Workspace credentials come from STS, scoped per workspace.
  *
  * Environment: everything `configFromEnv` reads except the two secrets, plus
- * STRATUS_ANTHROPIC_KEY_SECRET (ARN, plain-text secret), STRATUS_API_TOKENS_SECRET (ARN,
+ * STRATUS_ANTHROPIC_KEY_SECRET (ARN, plain-text secret; only with STRATUS_MODEL_PROVIDER
+ * anthropic, the default), STRATUS_API_TOKENS_SECRET (ARN,
  * "token=tenant,..."), STRATUS_WORKSPACE_ROLE_ARN, and with STRATUS_EGRESS=proxy
  * STRATUS_EGRESS_KEY_SECRET (ARN, the key egress tokens are signed with); optionally
  * STRATUS_GITHUB_WEBHOOK_SECRET_ARN (the API function) and STRATUS_GITHUB_APP_KEY_SECRET (the
@@ -21,10 +24,14 @@ import { createDeps } from './create-deps.ts';
  */
 export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   const region = required(env, 'AWS_REGION');
-  const secrets = new SecretsManagerClient({ region });
+  // The CDK app turns tracing on with the functions' X-Ray tracing (Powertools' variable).
+  const tracing = env.POWERTOOLS_TRACE_ENABLED === 'true' ? await createXRayTracing(env.POWERTOOLS_SERVICE_NAME || 'stratus') : NO_TRACING;
+  const secrets = tracing.captureClient(new SecretsManagerClient({ region }));
   const tokensSecret = required(env, 'STRATUS_API_TOKENS_SECRET');
+  // Bedrock signs with the function's role: no key secret exists, none is read.
+  const bedrock = env.STRATUS_MODEL_PROVIDER === 'bedrock';
   const [anthropicKey, apiTokens] = await Promise.all([
-    readSecret(secrets, required(env, 'STRATUS_ANTHROPIC_KEY_SECRET')),
+    bedrock ? undefined : readSecret(secrets, required(env, 'STRATUS_ANTHROPIC_KEY_SECRET')),
     readSecret(secrets, tokensSecret),
   ]);
   // Checked here so a malformed value (or the deploy-time placeholder) is reported without echoing it into the logs.
@@ -44,11 +51,11 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
     ...(appKey ? { STRATUS_GITHUB_APP_PRIVATE_KEY: appKey } : {}),
   });
   const workspaceCredentials = createStsWorkspaceCredentialSource({
-    sts: new STSClient({ region }),
+    sts: tracing.captureClient(new STSClient({ region })),
     roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'),
     bucket: config.bucket,
   });
-  const deps = createDeps(config, { workspaceCredentials });
+  const deps = createDeps(config, { workspaceCredentials, tracing });
   if (config.egress !== 'proxy') return deps;
   // The egress proxy admits only what this key signed; the runner never sees the key.
   const key = await readSecret(secrets, required(env, 'STRATUS_EGRESS_KEY_SECRET'));

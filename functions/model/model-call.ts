@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelClient } from './model-client.ts';
 import { APIConnectionError, APIError, APIUserAbortError, InternalServerError, OverloadedError, RateLimitError } from '@anthropic-ai/sdk';
 import type { ContentBlock, MessageParam, TextBlockParam, Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { errorMessage } from '../shared/errors.ts';
@@ -21,7 +21,7 @@ export type ModelCallEvent =
   | { type: 'fallback'; from: string; to: string };
 
 export interface ModelCallOptions {
-  client: Anthropic;
+  client: ModelClient;
   request: ModelRequest;
   signal: AbortSignal;
   /** Retries beyond the first attempt. The SDK's own retries must be off (maxRetries: 0) so these are the only ones. */
@@ -79,13 +79,15 @@ export async function* callModel(opts: ModelCallOptions): AsyncGenerator<ModelCa
 /**
  * Worth another attempt: connection failures and timeouts, 408, 409, 429, any 5xx (529
  * overloaded included), and a stream that broke mid-way (the SDK surfaces that as a plain error,
- * not an APIError). Client errors (400, 401, 403, 404, 413...) are not.
+ * not an APIError). On Bedrock also the throttling, unavailable and stream exceptions it sends
+ * inside a stream. Client errors (400, 401, 403, 404, 413...) are not.
  */
 export function isRetryable(err: unknown): boolean {
   if (err instanceof APIUserAbortError) return false;
   if (err instanceof APIConnectionError || err instanceof RateLimitError || err instanceof InternalServerError) return true;
   if (err instanceof APIError) {
     if (err.type === 'overloaded_error') return true;
+    if (BEDROCK_RETRYABLE.has(bedrockErrorType(err) ?? '')) return true;
     return err.status === 408 || err.status === 409 || (typeof err.status === 'number' && err.status >= 500);
   }
   // A stop by the caller's signal never gets here: callModel checks `signal.aborted` first.
@@ -96,11 +98,38 @@ export function isRetryable(err: unknown): boolean {
 export function isPromptTooLong(err: unknown): boolean {
   if (!(err instanceof APIError)) return false;
   if (err.status === 413) return true;
-  return err.status === 400 && /prompt is too long/i.test(err.message);
+  // Bedrock answers a ValidationException with either wording.
+  return err.status === 400 && /prompt is too long|input is too long/i.test(err.message);
 }
 
+/**
+ * The model itself has no capacity: the signal to move to the fallback model. Anthropic says 529
+ * `overloaded_error`; Bedrock says ServiceUnavailableException (503, or mid-stream). Bedrock's
+ * ThrottlingException is the account's quota, a rate limit: retried, but no reason to switch.
+ */
 function isOverloaded(err: unknown): boolean {
-  return err instanceof OverloadedError || (err instanceof APIError && (err.status === 529 || err.type === 'overloaded_error'));
+  if (err instanceof OverloadedError) return true;
+  if (!(err instanceof APIError)) return false;
+  return err.status === 529 || err.type === 'overloaded_error' || bedrockErrorType(err) === 'serviceunavailableexception';
+}
+
+/**
+ * Bedrock's exceptions worth another attempt, lower-cased. Its HTTP errors name themselves in
+ * the `x-amzn-errortype` header (`ThrottlingException:http://...`); inside a stream the
+ * Bedrock SDK turns an exception frame into an SSE error whose type is the camel-cased name.
+ */
+const BEDROCK_RETRYABLE = new Set([
+  'throttlingexception',
+  'serviceunavailableexception',
+  'internalserverexception',
+  'modelstreamerrorexception',
+  'modelnotreadyexception',
+  'modeltimeoutexception',
+]);
+
+function bedrockErrorType(err: APIError): string | undefined {
+  const named = err.headers?.get('x-amzn-errortype')?.split(':')[0] ?? err.type ?? undefined;
+  return named?.toLowerCase();
 }
 
 /** 2^(attempt-1) × base, capped, with up to 25% jitter; a retry-after header from the server wins. */

@@ -1,4 +1,4 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelClient } from './model-client.ts';
 import type { ContentBlock, MessageCreateParamsBase, RawMessageStreamEvent, ToolUseBlock, Usage } from '@anthropic-ai/sdk/resources/messages';
 
 /** A completed model response, assembled from the stream. */
@@ -23,7 +23,7 @@ export type ModelRequest = Omit<MessageCreateParamsBase, 'stream'>;
  * emitted the moment its block closes so tools can start before the message ends. If the
  * stream breaks, the SDK's error propagates and no partial message is emitted.
  */
-export async function* streamModel(client: Anthropic, request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
+export async function* streamModel(client: ModelClient, request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
   const stream = await client.messages.create({ ...request, stream: true }, { signal });
   const state: StreamState = { blocks: [], partialJson: new Map(), id: '', model: request.model, stopReason: null, usage: {} };
   for await (const event of stream) {

@@ -1,3 +1,5 @@
+import { DEFAULT_MODELS, type ModelProvider } from '../../functions/model/model-names.ts';
+
 /**
  * What differs between a `dev` and a `prod` deployment. Everything else is the same code.
  * Each stage is its own stack (`Stratus-dev`, `Stratus-prod`); account and region come from
@@ -14,6 +16,13 @@ export interface StageConfig {
     readonly memoryMb: number;
     /** The Lambda maximum; long turns continue in a fresh invocation before it. */
     readonly timeoutSeconds: number;
+    /**
+     * Concurrent invocations kept for (and capping) the API function: each streaming turn holds
+     * one for its whole length. Unset: the account's unreserved pool (docs/deploy.md, "Concurrency").
+     */
+    readonly reservedConcurrency?: number;
+    /** Browser origins allowed to call the Function URL (CORS). Unset: no CORS headers. Override with `-c corsOrigins=https://a,https://b`. */
+    readonly corsOrigins?: readonly string[];
   };
   readonly runner: {
     /** Commands like builds and test suites want memory; Lambda gives CPU in proportion. */
@@ -23,14 +32,22 @@ export interface StageConfig {
     readonly timeoutSeconds: number;
     /** Repo-relative Dockerfile of the runner image (the build context is the repo root). */
     readonly dockerfile: string;
+    /** Caps runner environments across all workspaces. Unset: the unreserved pool. */
+    readonly reservedConcurrency?: number;
   };
-  readonly cron: { readonly timeoutSeconds: number };
+  readonly cron: { readonly timeoutSeconds: number; readonly reservedConcurrency?: number };
   /**
-   * GitHub issue fixing: the GitHub App's id (not a secret; its private key is in Secrets
-   * Manager) and the REST API root. Without an app id the worker needs a plain token instead,
-   * which this stack does not provision. Runs need the egress proxy to reach GitHub.
+   * GitHub issue fixing (the webhook route, the worker function and the App's two secrets):
+   * none of it exists unless this is on. @default false
+   */
+  readonly githubApp: boolean;
+  /**
+   * The GitHub App's id (not a secret; its private key is in Secrets Manager) and the REST API
+   * root. Runs need the egress proxy to reach GitHub.
    */
   readonly github: { readonly appId?: string; readonly apiUrl?: string; readonly workerTimeoutSeconds: number };
+  /** List prices of the model in USD per million tokens, for the dashboard's cost estimate. */
+  readonly modelPrice: { readonly inputPerMTok: number; readonly outputPerMTok: number };
   /** The runner's network (docs/security.md, "Network egress in AWS"). */
   readonly network: {
     /** Availability zones the runner's isolated subnets span. */
@@ -45,8 +62,20 @@ export interface StageConfig {
     /** Repo-relative Dockerfile of the proxy image. */
     readonly egressProxyDockerfile: string;
   };
-  readonly model: string;
+  readonly model: {
+    /**
+     * `anthropic`: the Anthropic API with a key from Secrets Manager. `bedrock`: Amazon Bedrock
+     * with the functions' own role; no key secret exists (docs/deploy.md, "Model provider").
+     */
+    readonly provider: ModelProvider;
+    /** Model (Bedrock: model or inference profile id). Override with `-c model=...`. */
+    readonly name: string;
+    /** The model to switch to when the primary stays overloaded. Override with `-c fallbackModel=...`. */
+    readonly fallback?: string;
+  };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Share of invocations logged at debug whatever `logLevel` (Powertools log sampling), 0–1. */
+  readonly logSampleRate: number;
   readonly logRetentionDays: 7 | 30 | 90 | 365;
   readonly bucketLifecycle: {
     /** Persisted tool results are re-readable by the model for this long. */
@@ -58,6 +87,8 @@ export interface StageConfig {
 
 const RUNNER_DOCKERFILE = 'sandbox-runner/Dockerfile';
 const EGRESS_PROXY_DOCKERFILE = 'sandbox-runner/egress/Dockerfile';
+/** Sonnet-class list prices (docs/deploy.md, "What it costs"); edit with the model. */
+const SONNET_PRICE = { inputPerMTok: 3, outputPerMTok: 15 };
 
 export const STAGES: Record<StageConfig['name'], StageConfig> = {
   dev: {
@@ -69,8 +100,11 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     cron: { timeoutSeconds: 900 },
     github: { workerTimeoutSeconds: 900 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
-    model: 'claude-sonnet-4-6',
+    model: { provider: 'anthropic', name: DEFAULT_MODELS.anthropic },
+    githubApp: false,
+    modelPrice: SONNET_PRICE,
     logLevel: 'debug',
+    logSampleRate: 0,
     logRetentionDays: 7,
     bucketLifecycle: { toolResultsDays: 14, noncurrentVersionsDays: 3 },
   },
@@ -78,13 +112,17 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     name: 'prod',
     prefix: 'stratus-prod',
     protectData: true,
-    api: { memoryMb: 1024, timeoutSeconds: 900 },
+    // A runaway client cannot take the account's whole pool, and turns always find room.
+    api: { memoryMb: 1024, timeoutSeconds: 900, reservedConcurrency: 100 },
     runner: { memoryMb: 4096, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
-    cron: { timeoutSeconds: 900 },
+    cron: { timeoutSeconds: 900, reservedConcurrency: 10 },
     github: { workerTimeoutSeconds: 900 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
-    model: 'claude-sonnet-4-6',
+    model: { provider: 'anthropic', name: DEFAULT_MODELS.anthropic },
+    githubApp: false,
+    modelPrice: SONNET_PRICE,
     logLevel: 'info',
+    logSampleRate: 0.01,
     logRetentionDays: 90,
     bucketLifecycle: { toolResultsDays: 90, noncurrentVersionsDays: 30 },
   },

@@ -22,6 +22,12 @@ export const LAMBDA_BUNDLE = {
   sourcesContent: false,
   mainFields: ['module', 'main'],
   banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  /**
+   * Left out of the bundle: the Bedrock SDK's default credential resolver imports this package,
+   * and Stratus never uses that resolver (functions/handlers/model-client.ts passes its own
+   * credentials), so it would be 60 KB never loaded.
+   */
+  external: ['@aws-sdk/credential-providers'],
 } as const;
 
 /** Lambda entry files, relative to the repo root. */

@@ -17,6 +17,8 @@ export interface SandboxRunnerFunctionProps {
   /** @default 10240 */
   readonly ephemeralStorageMb?: number;
   readonly timeoutSeconds: number;
+  /** Reserved concurrency; unset leaves the function in the account's unreserved pool. */
+  readonly reservedConcurrency?: number;
   readonly logRetentionDays: logs.RetentionDays;
   /** The VPC placement that denies commands the network (RunnerNetwork). */
   readonly network: { vpc: ec2.IVpc; subnets: ec2.SubnetSelection; securityGroup: ec2.ISecurityGroup };
@@ -71,6 +73,7 @@ export class SandboxRunnerFunction extends Construct {
       }),
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb,
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       ephemeralStorageSize: Size.mebibytes(storage),
       timeout: Duration.seconds(props.timeoutSeconds),
       role: this.role,

@@ -16,6 +16,8 @@ export interface TurnEngineFunctionProps {
   readonly environment: Record<string, string>;
   readonly logRetentionDays: logs.RetentionDays;
   readonly description: string;
+  /** Reserved concurrency; unset leaves the function in the account's unreserved pool. */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -43,6 +45,7 @@ export class TurnEngineFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb,
       timeout: Duration.seconds(props.timeoutSeconds),
+      ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       role: this.role,
       tracing: lambda.Tracing.ACTIVE,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
@@ -57,7 +60,7 @@ export class TurnEngineFunction extends Construct {
         sourcesContent: LAMBDA_BUNDLE.sourcesContent,
         mainFields: [...LAMBDA_BUNDLE.mainFields],
         banner: LAMBDA_BUNDLE.banner,
-        externalModules: [],
+        externalModules: [...LAMBDA_BUNDLE.external],
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],

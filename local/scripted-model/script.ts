@@ -12,6 +12,11 @@ export interface ScriptedMessage {
   delayMs?: number;
   /** Drop the connection after this many stream events (a stream that breaks mid-way). */
   breakAfterEvents?: number;
+  /**
+   * Fail the stream after this many events, as the API does once a stream has started: an SSE
+   * `error` event (Anthropic) or an exception frame (Bedrock, the exception this error maps to).
+   */
+  errorAfterEvents?: { after: number; status: number; type: string; message: string };
 }
 
 export interface ScriptedError {

@@ -1,12 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback } from '../net/listen.ts';
+import {
+  bedrockBodyProblem,
+  bedrockChunkFrame,
+  bedrockException,
+  bedrockExceptionFrame,
+  bedrockRoute,
+  startBedrockStream,
+  withInvocationMetrics,
+  writeBedrockError,
+} from './bedrock-wire.ts';
 import { isScriptedError, type Brain, type MessagesRequest, type ScriptedMessage, type ScriptedResponse } from './script.ts';
 
 export interface ScriptedModelServer {
   url: string;
-  /** Every Messages request body received (or the last `keepRequests`), raw and parsed, in order. */
-  requests: { raw: string; body: MessagesRequest }[];
+  /** Every Messages request body received (or the last `keepRequests`), raw and parsed, in order, with its credentials header. */
+  requests: { raw: string; body: MessagesRequest; authorization?: string }[];
   /** Queue responses; while the queue is non-empty it wins over the brain. */
   enqueue(...responses: ScriptedResponse[]): void;
   /** Responses still queued. */
@@ -17,10 +27,14 @@ export interface ScriptedModelServer {
 /**
  * A model server speaking the Anthropic Messages API, streaming included, byte-compatible with
  * what the real SDK parses: message_start, content_block_start / content_block_delta
- * (text_delta, input_json_delta) / content_block_stop, message_delta, message_stop. Responses
- * come from a queue (tests, parity runs) or, when the queue is empty, from a brain. With
- * neither, it answers 500 "script exhausted" so a test that runs dry fails loudly.
- * `POST /_script` (a JSON array) enqueues over HTTP; `GET /_requests` returns what was received.
+ * (text_delta, input_json_delta) / content_block_stop, message_delta, message_stop. The same
+ * server speaks Amazon Bedrock Runtime's InvokeModel(WithResponseStream) for the Bedrock SDK
+ * (`POST /model/{id}/invoke-with-response-stream`, ./bedrock-wire.ts): the same events in
+ * event-stream frames, errors as Bedrock's exceptions. Responses come from a queue (tests, parity
+ * runs) or, when the queue is empty, from a brain. With neither, it answers 500 "script
+ * exhausted" so a test that runs dry fails loudly. `POST /_script` (a JSON array) enqueues over
+ * HTTP; `GET /_requests` returns what was received (a Bedrock request with its model id from
+ * the path as `model`).
  */
 export async function startScriptedModelServer(
   opts: {
@@ -41,7 +55,7 @@ export async function startScriptedModelServer(
   } = {},
 ): Promise<ScriptedModelServer> {
   const queue: ScriptedResponse[] = [];
-  const requests: { raw: string; body: MessagesRequest }[] = [];
+  const requests: ScriptedModelServer['requests'] = [];
 
   const server = createServer(async (req, res) => {
     const receivedAt = performance.now();
@@ -57,11 +71,15 @@ export async function startScriptedModelServer(
       if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
         return json(res, 200, { input_tokens: estimateTokens(raw) });
       }
-      if (req.method !== 'POST' || url.pathname !== '/v1/messages') {
+      const bedrock = req.method === 'POST' ? bedrockRoute(url.pathname) : undefined;
+      if (!bedrock && (req.method !== 'POST' || url.pathname !== '/v1/messages')) {
         return apiError(res, 404, 'not_found_error', `No route ${req.method} ${url.pathname}`);
       }
-      const answered = await answerMessages(res, raw, { queue, requests, ...opts });
-      opts.onExchange?.({ body: answered, receivedAt, respondedAt: performance.now() });
+      const answered = await answerMessages(res, raw, { queue, requests, ...opts }, {
+        bedrock,
+        authorization: req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined),
+      });
+      if (answered) opts.onExchange?.({ body: answered, receivedAt, respondedAt: performance.now() });
     } catch (err) {
       apiError(res, 400, 'invalid_request_error', `Scripted model server could not handle the request: ${String(err)}`);
     }
@@ -76,28 +94,40 @@ export async function startScriptedModelServer(
   };
 }
 
-/** POST /v1/messages: the next queued response (else the brain's), streamed when asked; returns the request. */
+/**
+ * POST /v1/messages (or Bedrock's invoke route): the next queued response (else the brain's),
+ * streamed when asked, in the caller's protocol; returns the request (undefined if refused).
+ */
 async function answerMessages(
   res: ServerResponse,
   raw: string,
-  state: { queue: ScriptedResponse[]; requests: { raw: string; body: MessagesRequest }[]; brain?: Brain; keepRequests?: number },
-): Promise<MessagesRequest> {
+  state: { queue: ScriptedResponse[]; requests: ScriptedModelServer['requests']; brain?: Brain; keepRequests?: number },
+  caller: { bedrock: ReturnType<typeof bedrockRoute>; authorization: string | undefined },
+): Promise<MessagesRequest | undefined> {
   const { queue, requests, keepRequests } = state;
-  const body = JSON.parse(raw) as MessagesRequest;
-  requests.push({ raw, body });
+  const { bedrock } = caller;
+  const parsed = JSON.parse(raw) as Record<string, unknown>;
+  const problem = bedrock && bedrockBodyProblem(parsed);
+  if (problem) {
+    writeBedrockError(res, 400, 'ValidationException', problem);
+    return undefined;
+  }
+  const body = (bedrock ? { ...parsed, model: bedrock.modelId, stream: bedrock.stream } : parsed) as MessagesRequest;
+  requests.push({ raw, body, authorization: caller.authorization });
   if (keepRequests !== undefined && requests.length > keepRequests) requests.splice(0, requests.length - keepRequests);
   const next = queue.shift() ?? state.brain?.(body);
-  if (!next) {
-    apiError(res, 500, 'api_error', 'Scripted model server: script exhausted (no response queued).');
-    return body;
+  const fail = (status: number, type: string, message: string) => {
+    if (!bedrock) return apiError(res, status, type, message);
+    const e = bedrockException(status, type);
+    writeBedrockError(res, e.status, e.name, message);
+  };
+  if (!next) fail(500, 'api_error', 'Scripted model server: script exhausted (no response queued).');
+  else if (isScriptedError(next)) fail(next.error.status, next.error.type, next.error.message);
+  else {
+    const message = buildMessage(body, next, estimateTokens(raw));
+    if (body.stream) await streamMessage(res, message, next, bedrock ? 'bedrock' : 'anthropic');
+    else json(res, 200, { ...message, content: message.content.map((block) => ('rawJson' in block ? { ...block, rawJson: undefined } : block)) });
   }
-  if (isScriptedError(next)) {
-    apiError(res, next.error.status, next.error.type, next.error.message);
-    return body;
-  }
-  const message = buildMessage(body, next, estimateTokens(raw));
-  if (body.stream) await streamMessage(res, message, next);
-  else json(res, 200, { ...message, content: message.content.map((block) => ('rawJson' in block ? { ...block, rawJson: undefined } : block)) });
   return body;
 }
 
@@ -129,7 +159,7 @@ function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, input
   };
 }
 
-async function streamMessage(res: ServerResponse, message: WireMessage, scripted: ScriptedMessage): Promise<void> {
+async function streamMessage(res: ServerResponse, message: WireMessage, scripted: ScriptedMessage, wire: 'anthropic' | 'bedrock'): Promise<void> {
   const events: [string, unknown][] = [];
   events.push(['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } }]);
   message.content.forEach((block, index) => {
@@ -149,13 +179,23 @@ async function streamMessage(res: ServerResponse, message: WireMessage, scripted
   events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } }]);
   events.push(['message_stop', { type: 'message_stop' }]);
 
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomBytes(8).toString('hex')}` });
+  const startedAt = Date.now();
+  if (wire === 'bedrock') startBedrockStream(res);
+  else res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomBytes(8).toString('hex')}` });
   for (const [i, [event, data]] of events.entries()) {
     if (scripted.breakAfterEvents !== undefined && i >= scripted.breakAfterEvents) {
       res.socket?.destroy();
       return;
     }
-    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const failure = scripted.errorAfterEvents;
+    if (failure && i >= failure.after) {
+      if (wire === 'bedrock') res.write(bedrockExceptionFrame(bedrockException(failure.status, failure.type).name, failure.message));
+      else res.write(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: failure.type, message: failure.message } })}\n\n`);
+      res.end();
+      return;
+    }
+    if (wire === 'bedrock') res.write(bedrockChunkFrame(withInvocationMetrics(data as { type: string }, message.usage, startedAt)));
+    else res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
     if (scripted.delayMs) await new Promise((r) => setTimeout(r, scripted.delayMs));
   }
   res.end();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/constructs/bundle-options.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { tableEnvironment, tableNames } from '../../functions/stores/tables.ts';
+import { startScriptedModelServer, type ScriptedModelServer } from '../../local/scripted-model/server.ts';
 
 /**
  * The file Lambda runs is the esbuild bundle, not the TypeScript sources: ESM/CommonJS interop
@@ -44,6 +45,7 @@ describe('the bundled API function', () => {
     await build({
       ...LAMBDA_BUNDLE,
       mainFields: [...LAMBDA_BUNDLE.mainFields],
+      external: [...LAMBDA_BUNDLE.external],
       banner: { js: LAMBDA_BUNDLE.banner },
       entryPoints: [path.join(REPO_ROOT, ENTRIES.api)],
       bundle: true,
@@ -79,6 +81,57 @@ describe('the bundled API function', () => {
     ]);
   }, 60_000);
 });
+
+describe('the Bedrock client and the X-Ray tracer, bundled', () => {
+  const tmp = makeTempDir();
+  let model: ScriptedModelServer;
+  beforeAll(async () => {
+    model = await startScriptedModelServer();
+  });
+  afterAll(async () => {
+    await model.close();
+    tmp.cleanup();
+  });
+
+  it('stream a Bedrock call and load the tracer from a bundle built with the Lambda options', async () => {
+    // The same modules the API bundle holds, built the same way: interop between the Bedrock
+    // SDK's CommonJS dependencies and the ESM output only shows when the bundle runs.
+    const entry = path.join(tmp.dir, 'entry.ts');
+    writeFileSync(entry, BEDROCK_ENTRY.replaceAll('REPO', REPO_ROOT));
+    const bundle = path.join(tmp.dir, 'out', 'index.mjs');
+    await build({
+      ...LAMBDA_BUNDLE,
+      mainFields: [...LAMBDA_BUNDLE.mainFields],
+      external: [...LAMBDA_BUNDLE.external],
+      banner: { js: LAMBDA_BUNDLE.banner },
+      entryPoints: [entry],
+      bundle: true,
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+    model.enqueue({ content: [{ type: 'text', text: 'bundled hello' }] });
+    const { stdout } = await promisify(execFile)(process.execPath, [bundle, model.url], {
+      env: { PATH: process.env.PATH, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ text: 'bundled hello', tracer: 'loaded' });
+    expect(model.requests.at(-1)!.body.model).toBe('global.anthropic.claude-sonnet-5-5');
+  }, 60_000);
+});
+
+const BEDROCK_ENTRY = `
+import { configSchema } from 'REPO/functions/deps/config.ts';
+import { createModelClient } from 'REPO/functions/handlers/model-client.ts';
+import { createXRayTracing } from 'REPO/functions/handlers/xray-tracing.ts';
+const client = createModelClient({
+  region: 'eu-west-1', localCredentials: { accessKeyId: 'AKID', secretAccessKey: 's' }, endpoints: { bedrock: process.argv[2] },
+  model: configSchema.shape.model.parse({ provider: 'bedrock' }),
+});
+const stream = await client.messages.create({ model: 'global.anthropic.claude-sonnet-5-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }], stream: true });
+let text = '';
+for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
+const tracing = await createXRayTracing('bundle-test');
+process.stdout.write(JSON.stringify({ text, tracer: typeof tracing.startSpan === 'function' ? 'loaded' : 'missing' }) + '\\n');
+`;
 
 /** Plays the Lambda runtime: defines its globals, imports the handler, sends Function URL events. */
 const INVOKE_SCRIPT = `

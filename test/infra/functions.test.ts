@@ -88,10 +88,15 @@ describe('Lambda functions', () => {
     const env = dev.template.findResources('AWS::Lambda::Function')[dev.id(dev.stack.api.fn)]!.Properties.Environment.Variables;
     expect(env.STRATUS_SESSIONS_TABLE).toBe('stratus-dev-sessions');
     expect(env.STRATUS_MESSAGES_TABLE).toBe('stratus-dev-messages');
-    expect(env.STRATUS_ANTHROPIC_KEY_SECRET).toEqual({ Ref: dev.id(dev.stack.secrets.anthropicApiKey) });
+    expect(env.STRATUS_ANTHROPIC_KEY_SECRET).toEqual({ Ref: dev.id(dev.stack.secrets.anthropicApiKey!) });
     expect(env.STRATUS_API_TOKENS_SECRET).toEqual({ Ref: dev.id(dev.stack.secrets.apiTokens) });
     expect(env.STRATUS_WORKSPACE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [dev.id(dev.stack.workspaceAccess.role), 'Arn'] });
     expect(env.STRATUS_RUNNER_FUNCTION).toEqual({ Ref: dev.id(dev.stack.runner.fn) });
+    expect(env).toMatchObject({
+      STRATUS_STAGE: 'dev', POWERTOOLS_SERVICE_NAME: 'stratus-api', POWERTOOLS_METRICS_NAMESPACE: 'Stratus', POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_LOGGER_SAMPLE_RATE: '0',
+    });
+    const cron = dev.template.findResources('AWS::Lambda::Function')[dev.id(dev.stack.cron.fn)]!.Properties.Environment.Variables;
+    expect(cron).toMatchObject({ STRATUS_STAGE: 'dev', POWERTOOLS_SERVICE_NAME: 'stratus-cron' });
     expect(Object.keys(env)).not.toContain('ANTHROPIC_API_KEY');
     expect(Object.keys(env)).not.toContain('STRATUS_API_TOKENS');
   });

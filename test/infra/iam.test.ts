@@ -8,11 +8,11 @@ describe('least privilege', () => {
   const objects = (prefix: string) => ({ 'Fn::Join': ['', [bucketArn(), `/${prefix}*`]] });
 
   beforeAll(() => {
-    s = synthStage('prod');
+    s = synthStage('prod', (stage) => ({ ...stage, githubApp: true }));
     roles = {
       api: s.id(s.stack.api.role),
       cron: s.id(s.stack.cron.role),
-      worker: s.id(s.stack.githubWorker.role),
+      worker: s.id(s.stack.githubWorker!.role),
       runner: s.id(s.stack.runner.role),
       workspace: s.id(s.stack.workspaceAccess.role),
       scheduler: s.id(s.stack.schedules.schedulerRole),

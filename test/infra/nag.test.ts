@@ -10,7 +10,7 @@ describe('cdk-nag AwsSolutions', () => {
   it.each([
     ['with an account and region', { account: '123456789012', region: 'eu-west-1' }],
     ['environment-agnostic', {}],
-  ])('finds nothing unacknowledged in either stage or with the egress proxy, %s', (_label, env) => {
+  ])('finds nothing unacknowledged in either stage or with the egress proxy, %s', { timeout: 90_000 }, (_label, env) => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     for (const stage of Object.values(STAGES)) {
       new StratusStack(app, `Stratus-${stage.name}`, {
@@ -25,6 +25,15 @@ describe('cdk-nag AwsSolutions', () => {
         ...dev,
         runner: { ...dev.runner, dockerfile: 'test/infra/fixtures/runner.Dockerfile' },
         network: { ...dev.network, egressProxy: true, egressProxyDockerfile: 'test/infra/fixtures/egress-proxy.Dockerfile' },
+      },
+      env,
+    });
+    // And with the model through Bedrock (a profile and a foundation model), whose grants are acknowledged only then.
+    new StratusStack(app, 'Stratus-dev-bedrock', {
+      stage: {
+        ...dev,
+        runner: { ...dev.runner, dockerfile: 'test/infra/fixtures/runner.Dockerfile' },
+        model: { provider: 'bedrock', name: 'global.anthropic.claude-sonnet-5-5', fallback: 'anthropic.claude-haiku-5-0' },
       },
       env,
     });

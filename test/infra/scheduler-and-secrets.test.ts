@@ -48,19 +48,30 @@ describe('scheduler wiring and secrets', () => {
     expect(env.STRATUS_CRON_FUNCTION_ARN).toEqual({ 'Fn::GetAtt': [s.id(s.stack.cron.fn), 'Arn'] });
   });
 
-  it('keeps four secrets in Secrets Manager, readable by the roles that use them', () => {
+  it('keeps only the secrets of configured features, readable by the roles that use them', () => {
     const names = Object.values(s.template.findResources('AWS::SecretsManager::Secret')).map((r) => r.Properties.Name).sort();
-    expect(names).toEqual([
+    // No GitHub App configured: its two secrets do not exist (they would cost 0.80 USD a month unused).
+    expect(names).toEqual(['stratus-dev/anthropic-api-key', 'stratus-dev/api-tokens']);
+    const readable = (synth: Synthesized, role: string) =>
+      statementsOf(synth.template, role).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue')).map((st) => st.Resource);
+    const ref = (synth: Synthesized, secret: { node: { defaultChild?: unknown } } | undefined) => ({ Ref: synth.id(secret!) });
+    const { anthropicApiKey, apiTokens } = s.stack.secrets;
+    expect(readable(s, s.id(s.stack.api.role))).toEqual([ref(s, anthropicApiKey), ref(s, apiTokens)]);
+    expect(readable(s, s.id(s.stack.cron.role))).toEqual([ref(s, anthropicApiKey), ref(s, apiTokens)]);
+    expect(readable(s, s.id(s.stack.runner.role))).toEqual([]);
+
+    const github = synthStage('dev', (stage) => ({ ...stage, githubApp: true }));
+    const { githubAppPrivateKey, githubWebhookSecret } = github.stack.secrets;
+    expect(Object.values(github.template.findResources('AWS::SecretsManager::Secret')).map((r) => r.Properties.Name).sort()).toEqual([
       'stratus-dev/anthropic-api-key', 'stratus-dev/api-tokens', 'stratus-dev/github-app-private-key', 'stratus-dev/github-webhook-secret',
     ]);
-    const readable = (role: string) =>
-      statementsOf(s.template, role).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue')).map((st) => st.Resource);
-    const ref = (secret: { node: { defaultChild?: unknown } }) => ({ Ref: s.id(secret) });
-    const { anthropicApiKey, apiTokens, githubAppPrivateKey, githubWebhookSecret } = s.stack.secrets;
+    const secretsOf = (role: string) => readable(github, role);
+    const g = (secret: { node: { defaultChild?: unknown } } | undefined) => ref(github, secret);
     // The API verifies webhooks; only the GitHub worker reads the App's private key.
-    expect(readable(s.id(s.stack.api.role))).toEqual([ref(anthropicApiKey), ref(apiTokens), ref(githubWebhookSecret)]);
-    expect(readable(s.id(s.stack.githubWorker.role))).toEqual([ref(anthropicApiKey), ref(apiTokens), ref(githubAppPrivateKey)]);
-    expect(readable(s.id(s.stack.cron.role))).toEqual([ref(anthropicApiKey), ref(apiTokens)]);
-    expect(readable(s.id(s.stack.runner.role))).toEqual([]);
+    expect(secretsOf(github.id(github.stack.api.role))).toEqual([g(github.stack.secrets.anthropicApiKey), g(github.stack.secrets.apiTokens), g(githubWebhookSecret)]);
+    expect(secretsOf(github.id(github.stack.githubWorker!.role))).toEqual([g(github.stack.secrets.anthropicApiKey), g(github.stack.secrets.apiTokens), g(githubAppPrivateKey)]);
+    expect(secretsOf(github.id(github.stack.cron.role))).toHaveLength(2);
+    // Without the App, there is no worker at all.
+    expect(s.stack.githubWorker).toBeUndefined();
   });
 });

@@ -8,7 +8,8 @@ export function useLocalStack(opts: Omit<LocalStackOptions, 'dataDir'>): { stack
   const tmp = makeTempDir();
   const fixture = {} as { stack: LocalStack; api: ReturnType<typeof apiClient> };
   beforeAll(async () => {
-    fixture.stack = await startLocalStack({ dataDir: tmp.dir, ...opts });
+    // Metric lines are asserted where they matter (test/integration/observability.test.ts); elsewhere they are noise.
+    fixture.stack = await startLocalStack({ dataDir: tmp.dir, writeMetrics: () => undefined, ...opts });
     fixture.api = apiClient(fixture.stack.apiUrl, fixture.stack.token);
   });
   afterAll(async () => {

@@ -6,6 +6,7 @@ import { EGRESS_TOKEN_TTL_MS } from '../../../functions/runner-client/egress-tok
 import { verifyEgressToken } from '../../../sandbox-runner/egress/egress-token.ts';
 import type { RunnerRequest } from '../../../sandbox-runner/protocol.ts';
 import { tableEnvironment, tableNames } from '../../../functions/stores/tables.ts';
+import { startScriptedModelServer } from '../../../local/scripted-model/server.ts';
 
 const ANTHROPIC_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stratus-dev/anthropic-api-key-AbCdEf';
 const TOKENS_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stratus-dev/api-tokens-AbCdEf';
@@ -69,6 +70,28 @@ describe('loadLambdaDeps', () => {
       apiTokens: { tok_a: 'tenant-a', tok_b: 'tenant-b' },
     });
     expect(deps.config.localCredentials).toBeUndefined();
+  });
+
+  it('with Bedrock, reads no key secret and signs model calls with the credential chain (the role in AWS)', async () => {
+    const model = await startScriptedModelServer();
+    try {
+      values.set(TOKENS_SECRET, 'tok=t');
+      asked.length = 0;
+      const { STRATUS_ANTHROPIC_KEY_SECRET: _none, ...bedrockEnv } = env;
+      const deps = await loadLambdaDeps({ ...bedrockEnv, STRATUS_MODEL_PROVIDER: 'bedrock', STRATUS_MODEL: 'eu.anthropic.claude-sonnet-5-5', STRATUS_BEDROCK_ENDPOINT: model.url });
+      expect(asked).toEqual([`secretsmanager.GetSecretValue ${TOKENS_SECRET}`]);
+      expect(deps.config.model).toMatchObject({ provider: 'bedrock', name: 'eu.anthropic.claude-sonnet-5-5' });
+      expect(deps.config.model.apiKey).toBeUndefined();
+      model.enqueue({ content: [{ type: 'text', text: 'hello from Bedrock' }] });
+      const stream = await deps.model.messages.create({ model: deps.config.model.name, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream: true });
+      let text = '';
+      for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
+      expect(text).toBe('hello from Bedrock');
+      // The environment's credentials here; the function role's in Lambda (the same default chain).
+      expect(model.requests[0]!.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/bedrock\/aws4_request/);
+    } finally {
+      await model.close();
+    }
   });
 
   it('refuses the deploy-time placeholder of the tokens secret without echoing it', async () => {

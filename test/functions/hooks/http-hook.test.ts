@@ -94,7 +94,7 @@ describe('slow hooks', () => {
       const clock = () => (readings.length > 1 ? readings.shift()! : readings[0]!);
       const { log, lines } = memoryLogger();
       await runHooks([quick], input, { signal: new AbortController().signal, log, clock });
-      expect(lines.find((l) => l.msg === msg)?.level).toBe(level);
+      expect(lines.find((l) => l.message === msg)?.level).toBe(level.toUpperCase());
     }
   });
 });

@@ -36,7 +36,7 @@ describe('decodeRunnerFailure', () => {
     expect(refused).toBeInstanceOf(RunnerRefusedError);
     expect(refused).toBeInstanceOf(RunnerError);
     expect(refused).toMatchObject({ status: 500, code: 'internal_error', message: 'The sandbox runner refused the request; see the server logs.' });
-    expect(lines).toContainEqual(expect.objectContaining({ msg: 'the runner refused a request', error: 'op.type: Invalid input' }));
+    expect(lines).toContainEqual(expect.objectContaining({ message: 'the runner refused a request', error: 'op.type: Invalid input' }));
   });
 });
 

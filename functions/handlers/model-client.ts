@@ -1,0 +1,41 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import type { StratusConfig } from '../deps/config.ts';
+import type { ModelClient } from '../model/model-client.ts';
+
+/**
+ * The Messages client for the configured provider. SDK retries are off (maxRetries 0): the
+ * model-call layer retries, with its own backoff, fallback and tombstones, the same way for both.
+ *
+ * Bedrock signs with SigV4: in AWS with the function's role through the SDK's standard
+ * credential chain (the one every AWS client here uses), against the stand-in at
+ * `endpoints.bedrock` with the local stack's static credentials. `apiKey: null` keeps a Bedrock
+ * API key in the environment (AWS_BEARER_TOKEN_BEDROCK) from replacing the role.
+ */
+export function createModelClient(config: Pick<StratusConfig, 'model' | 'region' | 'endpoints' | 'localCredentials'>): ModelClient {
+  if (config.model.provider === 'anthropic') {
+    return new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 });
+  }
+  // Loaded on the first call: a deployment on the Anthropic API never evaluates the Bedrock SDK.
+  let bedrock: Promise<AnthropicBedrock> | undefined;
+  const client = () => (bedrock ??= createBedrockClient(config));
+  const create = async (...args: Parameters<AnthropicBedrock['messages']['create']>) => (await client()).messages.create(...args);
+  return { messages: { create: create as unknown as ModelClient['messages']['create'] } };
+}
+
+async function createBedrockClient(config: Pick<StratusConfig, 'region' | 'endpoints' | 'localCredentials'>): Promise<AnthropicBedrock> {
+  const { AnthropicBedrock } = await import('@anthropic-ai/bedrock-sdk');
+  const standIn = config.endpoints.bedrock;
+  const local = standIn ? config.localCredentials : undefined;
+  const common = {
+    awsRegion: config.region,
+    baseURL: standIn ?? `https://bedrock-runtime.${config.region}.amazonaws.com`,
+    apiKey: null,
+    maxRetries: 0,
+  };
+  if (local) return new AnthropicBedrock({ ...common, awsAccessKey: local.accessKeyId, awsSecretKey: local.secretAccessKey });
+  // One memoized provider: credentials are fetched once and refreshed before they expire.
+  const credentials = defaultProvider();
+  return new AnthropicBedrock({ ...common, providerChainResolver: async () => credentials });
+}

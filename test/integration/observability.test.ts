@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { apiClient } from '../support/api-client.ts';
+import type { ScriptedResponse } from '../../local/scripted-model/script.ts';
+import { unscripted } from '../support/stack-fixture.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+type Line = Record<string, unknown> & { _aws?: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] } };
+
+/** The JSON lines `npm start` printed (startup banners and other text skipped). */
+function jsonLines(output: string): Line[] {
+  return output.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return [];
+    try {
+      return [JSON.parse(line) as Line];
+    } catch {
+      return [];
+    }
+  });
+}
+
+const metricNames = (doc: Line) => doc._aws!.CloudWatchMetrics.flatMap((m) => m.Metrics.map((x) => x.Name));
+
+describe('logs and metrics of the local stack (Powertools)', () => {
+  const tmp = makeTempDir();
+  let stack: LocalStack | undefined;
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await stack?.stop();
+    stack = undefined;
+    tmp.cleanup();
+  });
+
+  it.each(['debug', 'info', 'warn', 'error'] as const)(
+    'prints EMF metrics with the stage dimension at log level %s',
+    { timeout: 30_000 },
+    async (level) => {
+      // What the process prints, as Lambda would ship it: stdout and stderr, line by line.
+      let printed = '';
+      const capture = (chunk: unknown) => {
+        printed += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+        return true;
+      };
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+      stack = await startLocalStack({ dataDir: `${tmp.dir}/${level}`, brain: unscripted, logLevel: level, observability: { stage: 'itest' } });
+      const api = apiClient(stack.apiUrl, stack.token);
+      const sessionId = await api.createSession();
+      const script: ScriptedResponse[] = [
+        // A tool that does not exist: a failed tool call the model sees, with no runner involved.
+        { content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_nope', name: 'Nope', input: {} }] },
+        { content: [{ type: 'text', text: 'No such tool.' }] },
+      ];
+      stack.model!.enqueue(...script);
+      expect((await api.turn(sessionId, 'look around')).json).toMatchObject({ stopReason: 'end_turn' });
+
+      // The turn's metrics are printed once it has ended; wait for them.
+      const deadline = Date.now() + 10_000;
+      let lines = jsonLines(printed);
+      while (!lines.some((l) => l._aws && metricNames(l).includes('Turns')) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        lines = jsonLines(printed);
+      }
+      const documents = lines.filter((l) => l._aws);
+      const turn = documents.find((d) => metricNames(d).includes('Turns'));
+      expect(turn).toMatchObject({ stage: 'itest', service: 'stratus-local', sessionId, Turns: 1, ModelCalls: 2 });
+      expect(turn!._aws!.CloudWatchMetrics).toEqual([
+        expect.objectContaining({ Namespace: 'Stratus', Dimensions: [['service', 'stage']] }),
+      ]);
+      const tool = documents.find((d) => metricNames(d).includes('ToolCalls'));
+      expect(tool).toMatchObject({ stage: 'itest', tool: 'Nope', ToolCalls: 1, ToolFailures: 1 });
+      expect(tool!._aws!.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'stage', 'tool']]);
+      expect(documents.filter((d) => metricNames(d).includes('ModelCallDuration'))).toHaveLength(2);
+      // Every document carries the stage, whatever the log level.
+      expect(documents.every((d) => d.stage === 'itest' && d._aws!.CloudWatchMetrics.every((m) => m.Dimensions.every((dims) => dims.includes('stage'))))).toBe(true);
+
+      // Log lines follow the level; the turn's last line ("turn ended") is at info.
+      const logs = lines.filter((l) => !l._aws && typeof l.level === 'string');
+      const ended = logs.find((l) => l.message === 'turn ended');
+      if (level === 'debug' || level === 'info') {
+        expect(ended).toMatchObject({ level: 'INFO', service: 'stratus-local', stage: 'itest', sessionId, tenantId: 'local' });
+        expect(typeof ended!.turnId).toBe('string');
+      } else {
+        expect(ended).toBeUndefined();
+      }
+      const order = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
+      expect(logs.every((l) => order.indexOf(String(l.level)) >= order.indexOf(level.toUpperCase()))).toBe(true);
+    },
+  );
+});

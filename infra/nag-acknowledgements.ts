@@ -1,6 +1,7 @@
 import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
+import { TABLE_KEYS, TABLES } from '../functions/stores/tables.ts';
 import type { AppSecrets } from './constructs/app-secrets.ts';
 import { modelsBehindProfiles } from './constructs/bedrock-access.ts';
 import type { DataStores } from './constructs/data-stores.ts';
@@ -75,8 +76,8 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
     const policy = engine.role.node.tryFindChild('DefaultPolicy')!;
     ack(policy, 'IAM5[Resource::*]',
       'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
-    for (const table of [stack.data.tables.sessions, stack.data.tables.schedules, stack.data.tables.githubRepos, stack.data.tables.githubRuns]) {
-      ack(policy, `IAM5[Resource::${ref(table.node.defaultChild)}/index/*]`,
+    for (const key of TABLE_KEYS.filter((k) => 'indexes' in TABLES[k])) {
+      ack(policy, `IAM5[Resource::${ref(stack.data.tables[key].node.defaultChild)}/index/*]`,
         'Queries through the table\'s own GSIs (byTenant); the wildcard covers only that table\'s indexes.');
     }
     ack(policy, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.toolResults}*]`,

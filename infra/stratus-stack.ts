@@ -5,7 +5,7 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ENTRIES } from './constructs/bundle-options.ts';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
-import { tableEnvironment } from '../functions/stores/tables.ts';
+import { TABLE_KEYS, TABLES, tableEnvironment } from '../functions/stores/tables.ts';
 import type { StageConfig } from './config/stages.ts';
 import { StratusAlarms } from './constructs/alarms.ts';
 import { StratusDashboard } from './constructs/dashboard.ts';
@@ -237,7 +237,7 @@ export class StratusStack extends Stack {
     for (const engine of this.engines()) {
       engine.fn.addEnvironment('STRATUS_WORKSPACE_ROLE_ARN', this.workspaceAccess.role.roleArn);
       const role = engine.role;
-      for (const table of Object.values(this.data.tables)) table.grantReadWriteData(role);
+      role.addToPrincipalPolicy(this.tableAccess());
       role.addToPrincipalPolicy(
         new iam.PolicyStatement({
           actions: ['s3:GetObject', 's3:PutObject'],
@@ -269,6 +269,21 @@ export class StratusStack extends Stack {
     this.api.role.addToPrincipalPolicy(continuationTarget);
     this.cron.role.addToPrincipalPolicy(continuationTarget);
     this.githubWorker?.role.addToPrincipalPolicy(continuationTarget);
+  }
+
+  /**
+   * Read and write on every table and its indexes, as one statement: a grant per table (ten
+   * tables) outgrew the role's inline policy, and CDK spilled it into overflow policies.
+   * Only the calls the stores make (functions/stores/).
+   */
+  private tableAccess(): iam.PolicyStatement {
+    return new iam.PolicyStatement({
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'],
+      resources: TABLE_KEYS.flatMap((key) => {
+        const arn = this.data.tables[key].tableArn;
+        return 'indexes' in TABLES[key] ? [arn, `${arn}/index/*`] : [arn];
+      }),
+    });
   }
 
   /** The functions that run turns: API, cron, and the GitHub worker when there is one. */

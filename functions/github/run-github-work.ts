@@ -29,7 +29,7 @@ const TURN_POLL_MS = 1_000;
 /** Turn endings that are not the model finishing its work: the PR is a draft and says so. */
 const STOPPED: Record<string, string> = {
   max_turns: 'it used its budget of model calls',
-  budget_exceeded: 'it used up one of its budgets',
+  budget_exceeded: 'it used up a budget',
   interrupted: 'it was interrupted',
   max_tokens: 'the model hit its output limit',
   internal_error: 'an internal error',

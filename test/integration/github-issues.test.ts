@@ -235,7 +235,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     expect(budget.show(run.branch, 'add.js')).toBe('module.exports = (a, b) => a + b;');
     const [pr] = gh.pulls('acme/budget');
     expect(pr!.pull!.draft).toBe(true);
-    expect(pr!.body).toContain('budget of model calls');
+    expect(pr!.body).toContain('Budget maxModelCallsPerTurn exhausted');
     expect(gh.commentsOn('acme/budget', 1)[0]!.body).toContain('opened a draft pull request');
   });
 

@@ -71,9 +71,11 @@ describe('idempotent POSTs', () => {
 
   it('does not keep an answer a retry could change: a 409 leaves the key free', async () => {
     const sessionId = await api.createSession();
-    stack.model!.enqueue({ content: [{ type: 'text', text: 'slow' }], delayMs: 30 });
+    // Six stream events × 400 ms: the turn still runs when the second POST arrives.
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'slow' }], delayMs: 400 });
     const running = api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'slow one' });
-    await new Promise((r) => setTimeout(r, 300));
+    // Wait until the first turn holds the session, however slow the machine.
+    while ((await api.request('GET', `/v1/sessions/${sessionId}`)).json.status !== 'running') await new Promise((r) => setTimeout(r, 50));
     const k = key('busy');
     const busy = await api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'second' }, k);
     expect(busy.status).toBe(409);

@@ -29,7 +29,8 @@ export async function startStackProcess(dataDir: string, env: Record<string, str
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 20_000;
-  while (!/API token:/.test(out)) {
+  // The banner is written in several lines that may arrive in separate chunks: wait for its last one.
+  while (!/\nTry:/.test(out)) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`stack process did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -1,7 +1,10 @@
-import { Hono } from 'hono';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { Scalar } from '@scalar/hono-api-reference';
 import type { Deps } from '../deps/deps.ts';
-import { bearerAuth, type AuthVariables } from './auth.ts';
+import { bearerAuth } from './auth.ts';
 import { errorResponse } from './error-response.ts';
+import { OPENAPI_PATH, serveOpenApiDocument } from './openapi-document.ts';
+import type { ApiEnv } from './route-app.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { contextRoutes } from './routes/context.ts';
 import { sessionRoutes } from './routes/sessions.ts';
@@ -10,13 +13,19 @@ import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
 
+/** The API's version, as the OpenAPI document states it. */
+export const API_VERSION = '1.0.0';
+
 /** The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack. */
 export function createApp(deps: Deps) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+  const app = new OpenAPIHono<ApiEnv>();
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  // The document and its reference page need no token: they are registered before /v1's auth.
+  serveOpenApiDocument(app, API_VERSION);
+  app.get('/docs', Scalar({ url: OPENAPI_PATH, pageTitle: 'Stratus API' }));
 
-  const v1 = new Hono<{ Variables: AuthVariables }>();
+  const v1 = new OpenAPIHono<ApiEnv>();
   v1.use('*', bearerAuth(deps.config.apiTokens));
   v1.route('/sessions', sessionRoutes(deps));
   v1.route('/sessions', turnRoutes(deps));

@@ -1,13 +1,12 @@
-import { Hono } from 'hono';
-import { z } from 'zod';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
 import { runScheduledTask, type ScheduleRunDeps } from '../../schedules/run-schedule.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
-import type { AuthVariables } from '../auth.ts';
+import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
+import { errorResponses, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
-import { parseJsonBody, parseWith } from '../validate.ts';
 
 /**
  * Largest schedule record, as JSON. A schedule is one DynamoDB item (at most 400 KB, names and
@@ -15,7 +14,8 @@ import { parseJsonBody, parseWith } from '../validate.ts';
  */
 export const MAX_SCHEDULE_BYTES = 350_000;
 
-const createBody = z.strictObject({
+const createBody = z
+  .strictObject({
   name: z.string().min(1).max(200),
   cron: z.string().min(1).max(200).describe('Five-field cron: minute hour day-of-month month day-of-week'),
   timezone: z.string().max(100).default('UTC'),
@@ -23,24 +23,85 @@ const createBody = z.strictObject({
   sessionId: z.string().optional().describe('Run each time in this session; otherwise a new session per run'),
   files: seedFilesSchema.optional().describe('Seed files for the new session of each run'),
   enabled: z.boolean().default(true),
-});
+  })
+  .openapi('CreateSchedule');
 
-const patchBody = z.strictObject({
-  name: z.string().min(1).max(200).optional(),
-  cron: z.string().min(1).max(200).optional(),
-  timezone: z.string().max(100).optional(),
-  prompt: z.string().min(1).max(200_000).optional(),
-  enabled: z.boolean().optional(),
-});
+const patchBody = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional(),
+    cron: z.string().min(1).max(200).optional(),
+    timezone: z.string().max(100).optional(),
+    prompt: z.string().min(1).max(200_000).optional(),
+    enabled: z.boolean().optional(),
+  })
+  .openapi('UpdateSchedule');
 
-const pageQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() });
+/** A schedule is stored in at most MAX_SCHEDULE_BYTES; its body, with JSON escapes, in a few times that. */
+const MAX_SCHEDULE_BODY_BYTES = 2 * 1024 * 1024;
+
+const scheduleRunSchema = z
+  .object({ firedAt: z.string(), sessionId: z.string().optional(), turnId: z.string().optional(), outcome: z.string(), error: z.string().optional() })
+  .openapi('ScheduleRun');
+
+const scheduleSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    cron: z.string(),
+    timezone: z.string(),
+    prompt: z.string(),
+    target: z.union([z.object({ sessionId: z.string() }), z.object({ newSession: z.literal(true) })]),
+    enabled: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    nextRunAt: z.string().nullable(),
+    lastRun: scheduleRunSchema.nullable(),
+  })
+  .openapi('Schedule');
+
+const tags = ['Schedules'];
+const scheduleIdParam = z.object({ id: z.string().describe('Schedule id (`sch_…`)') });
+
+const create = createRoute({
+  method: 'post', path: '/', tags, summary: 'Create a scheduled task', description: 'A prompt run unattended on a cron schedule.',
+  middleware: [jsonBodyLimit(MAX_SCHEDULE_BODY_BYTES)] as const,
+  request: { body: { content: { 'application/json': { schema: createBody } }, required: true } },
+  responses: { 201: json(scheduleSchema, 'The schedule'), ...errorResponses(400, 404, 413, 415) },
+});
+const list = createRoute({
+  method: 'get', path: '/', tags, summary: "The tenant's schedules",
+  request: { query: pageQuerySchema },
+  responses: { 200: json(z.object({ schedules: z.array(scheduleSchema), nextCursor: nextCursorSchema }), 'One page of schedules'), ...errorResponses(400) },
+});
+const get = createRoute({
+  method: 'get', path: '/{id}', tags, summary: 'One schedule',
+  request: { params: scheduleIdParam },
+  responses: { 200: json(scheduleSchema, 'The schedule'), ...errorResponses(404) },
+});
+const patch = createRoute({
+  method: 'patch', path: '/{id}', tags, summary: 'Change a schedule',
+  middleware: [jsonBodyLimit(MAX_SCHEDULE_BODY_BYTES)] as const,
+  request: { params: scheduleIdParam, body: { content: { 'application/json': { schema: patchBody } }, required: false } },
+  responses: { 200: json(scheduleSchema, 'The schedule'), ...errorResponses(400, 404, 413, 415) },
+});
+const remove = createRoute({
+  method: 'delete', path: '/{id}', tags, summary: 'Delete a schedule',
+  request: { params: scheduleIdParam },
+  responses: { 204: { description: 'Deleted' }, ...errorResponses(404) },
+});
+const runNow = createRoute({
+  method: 'post', path: '/{id}/run', tags, summary: 'Run the schedule once now, to its end',
+  description: 'A manual firing, recorded like any other.',
+  request: { params: scheduleIdParam },
+  responses: { 200: json(z.object({ run: scheduleRunSchema.nullable() }), 'What the firing did'), ...errorResponses(404) },
+});
 
 /** Scheduled tasks: a prompt run unattended on a cron schedule. */
 export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'scheduleBackend' | 'clock' | 'newId'> & ScheduleRunDeps) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+  const app = createRouteApp();
 
-  app.post('/', async (c) => {
-    const body = await parseJsonBody(c, createBody);
+  app.openapi(create, async (c) => {
+    const body = c.req.valid('json');
     const tenantId = c.get('tenantId');
     validateSchedule(body.cron, body.timezone);
     if (body.sessionId && body.files) throw new UserError('Give either "sessionId" or "files", not both.');
@@ -67,38 +128,38 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
     return c.json(scheduleView(record), 201);
   });
 
-  app.get('/', async (c) => {
-    const q = parseWith(pageQuery, c.req.query(), 'query');
+  app.openapi(list, async (c) => {
+    const q = c.req.valid('query');
     const page = await deps.schedules.listForTenant(c.get('tenantId'), q);
-    return c.json({ schedules: page.schedules.map(scheduleView), nextCursor: page.nextCursor ?? null });
+    return c.json({ schedules: page.schedules.map(scheduleView), nextCursor: page.nextCursor ?? null }, 200);
   });
 
-  app.get('/:id', async (c) => c.json(scheduleView(await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId')))));
+  app.openapi(get, async (c) => c.json(scheduleView(await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'))), 200));
 
-  app.patch('/:id', async (c) => {
-    const body = await parseJsonBody(c, patchBody);
-    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
+  app.openapi(patch, async (c) => {
+    const body = c.req.valid('json');
+    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     const updated: ScheduleRecord = { ...current, ...body, updatedAt: new Date(deps.clock()).toISOString() };
     validateSchedule(updated.cron, updated.timezone);
     updated.nextRunAt = nextRunAt(updated.cron, updated.timezone, new Date(deps.clock()))?.getTime();
     assertFits(updated);
     await deps.schedules.put(updated);
     await deps.scheduleBackend.upsert(updated);
-    return c.json(scheduleView(updated));
+    return c.json(scheduleView(updated), 200);
   });
 
-  app.delete('/:id', async (c) => {
-    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
+  app.openapi(remove, async (c) => {
+    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     await deps.scheduleBackend.remove(current.scheduleId);
     await deps.schedules.delete(current.scheduleId);
     return c.body(null, 204);
   });
 
   /** Runs the schedule once now, to its end (a manual firing, recorded like any other). */
-  app.post('/:id/run', async (c) => {
-    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
+  app.openapi(runNow, async (c) => {
+    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     const run = await runScheduledTask(deps, { kind: 'scheduled_task', scheduleId: current.scheduleId, firedAt: new Date(deps.clock()).toISOString() });
-    return c.json({ run: run ?? null });
+    return c.json({ run: run ?? null }, 200);
   });
 
   return app;
@@ -121,7 +182,7 @@ function scheduleView(r: ScheduleRecord) {
     cron: r.cron,
     timezone: r.timezone,
     prompt: r.prompt,
-    target: 'sessionId' in r.target ? { sessionId: r.target.sessionId } : { newSession: true },
+    target: 'sessionId' in r.target ? { sessionId: r.target.sessionId } : { newSession: true as const },
     enabled: r.enabled,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

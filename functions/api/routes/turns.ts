@@ -1,17 +1,47 @@
-import { Hono } from 'hono';
-import { z } from 'zod';
+import { createRoute, z } from '@hono/zod-openapi';
 import { startTurn } from '../../agent/turn.ts';
 import type { DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, turnSettingsSchema } from '../../permissions/session-settings.ts';
-import type { AuthVariables } from '../auth.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
+import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
+import { errorResponses, sessionIdParam } from '../schemas/common.ts';
+import { turnResultSchema } from '../schemas/sessions.ts';
+import { SSE_DESCRIPTION, sseContent } from '../schemas/turn-events.ts';
 import { respondWithTurn, type TurnResponseDeps } from '../turn-response.ts';
-import { parseJsonBody } from '../validate.ts';
 
-const turnBody = z.strictObject({
-  prompt: z.string().min(1, 'must not be empty').max(200_000),
-  /** This turn's permission mode and request-only rules. */
-  permissions: turnSettingsSchema.optional(),
+/** A prompt is at most 200,000 characters; JSON escapes can make that six times as many bytes. */
+export const MAX_TURN_BODY_BYTES = 2 * 1024 * 1024;
+
+const turnBody = z
+  .strictObject({
+    prompt: z.string().min(1, 'must not be empty').max(200_000),
+    /** This turn's permission mode and request-only rules. */
+    permissions: turnSettingsSchema.optional().describe("This turn's permission mode and request-only rules"),
+  })
+  .openapi('StartTurn');
+
+/** How a turn is answered: SSE while it runs, or JSON once it ends (also for the last permission answer). */
+export const turnResponses = {
+  200: {
+    description: `With \`Accept: text/event-stream\`: the turn's events as they happen (ending with \`turn_end\`, or \`turn_continued\` when the turn moves to another invocation). Otherwise the turn as JSON once it ends.\n\n${SSE_DESCRIPTION}`,
+    content: { 'application/json': { schema: turnResultSchema }, ...sseContent },
+  },
+  202: {
+    description: 'JSON only: the turn continues in another invocation (`stopReason: "checkpoint"`); follow `eventsUrl`',
+    content: { 'application/json': { schema: turnResultSchema } },
+  },
+} as const;
+
+const start = createRoute({
+  method: 'post',
+  path: '/{id}/turns',
+  tags: ['Turns'],
+  summary: 'Run a turn',
+  description:
+    'Runs one turn to its end, even if the client disconnects. 409 `session_busy` (with `Retry-After`) while another turn runs, `awaiting_permission` while calls wait for answers.',
+  middleware: [jsonBodyLimit(MAX_TURN_BODY_BYTES)] as const,
+  request: { params: sessionIdParam, body: { content: { 'application/json': { schema: turnBody } }, required: true } },
+  responses: { ...turnResponses, ...errorResponses(400, 404, 409, 413, 415) },
 });
 
 /**
@@ -21,14 +51,14 @@ const turnBody = z.strictObject({
  * the turn runs to its end even if the client disconnects.
  */
 export function turnRoutes(deps: DepsOf<typeof startTurn> & TurnResponseDeps) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+  const app = createRouteApp();
 
-  app.post('/:id/turns', async (c) => {
-    const body = await parseJsonBody(c, turnBody);
+  app.openapi(start, async (c) => {
+    const body = c.req.valid('json');
     assertValidRules(body.permissions?.rules, 'permissions.rules');
     const deadlineAt = invocationDeadline(c);
-    const turn = await startTurn(deps, { sessionId: c.req.param('id'), tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions, deadlineAt });
-    return respondWithTurn(c, deps, turn, deadlineAt);
+    const turn = await startTurn(deps, { sessionId: c.req.valid('param').id, tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions, deadlineAt });
+    return untypedResponse(await respondWithTurn(c, deps, turn, deadlineAt));
   });
 
   return app;

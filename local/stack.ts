@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { handleAsyncEvent } from '../functions/agent/async-events.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
-import { configSchema, type StratusConfig } from '../functions/deps/config.ts';
+import { configSchema, sharedConfig, type StratusConfig } from '../functions/deps/config.ts';
+import type { EnvSettings } from '../functions/deps/settings.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { Deps } from '../functions/deps/deps.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
@@ -48,6 +49,13 @@ export interface LocalStackOptions {
   /** Overrides for model-call and context-economy settings (e.g. a small context window). */
   model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens'>>;
   context?: Partial<StratusConfig['context']>;
+  /**
+   * The shared settings read from the environment (functions/deps/settings.ts), exactly as the
+   * Lambda handlers read them; the options above and below win over them.
+   */
+  settings?: EnvSettings;
+  /** The HTTP API's settings (CORS origins, SSE heartbeat). */
+  api?: Partial<StratusConfig['api']>;
   logLevel?: StratusConfig['logLevel'];
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
@@ -112,6 +120,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       stops.push(model.close);
     }
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
+    const shared = sharedConfig(opts.settings ?? { model: {}, turn: {}, api: {} });
+    const { apiKey: _key, baseURL: _url, name: _name, ...sharedModel } = shared.model;
     const config = configSchema.parse({
       region: 'us-east-1',
       tables: tableNames('stratus'),
@@ -120,14 +130,17 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       selfFunction: API_FUNCTION,
       endpoints: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url },
       localCredentials: { ...LOCAL_S3_CREDENTIALS },
+      ...shared,
       model: opts.anthropic
-        ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model }
+        ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model, ...sharedModel, ...opts.model }
         : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
-          { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model },
+          { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...sharedModel, ...opts.model },
       apiTokens,
-      turn: { maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
+      // No platform deadline locally: a turn checkpoints only under STRATUS_INVOCATION_BUDGET_MS, at its very end.
+      turn: { maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 0, ...shared.turn, ...opts.turn },
       context: { ...opts.context },
-      logLevel: opts.logLevel ?? 'warn',
+      api: { ...shared.api, ...opts.api },
+      logLevel: opts.logLevel ?? shared.logLevel ?? 'warn',
     });
     const deps = createDeps(config);
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);

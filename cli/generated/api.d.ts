@@ -277,12 +277,14 @@ export interface paths {
   "/v1/sessions/{id}/turns/{turnId}/events": {
     /**
      * A turn's events from the durable log
-     * @description With `Accept: text/event-stream`: follows the turn until `turn_end`, resuming after `Last-Event-ID` (or `?after=`) — how a client reconnects, and how it keeps watching a turn that continued in another invocation. Otherwise one JSON page. A turn whose process died ends with a `crashed` turn_end.
+     * @description With `Accept: text/event-stream`: follows the turn until `turn_end`, resuming after `Last-Event-ID` (or `?cursor=`) — how a client reconnects, and how it keeps watching a turn that continued in another invocation. Where the server runs with a deadline (Lambda), the stream ends shortly before it with a `turn_continued` event (no id): reconnect with the last id seen. Otherwise one JSON page. A turn whose process died ends with a `crashed` turn_end; an unknown turn is a 404.
      */
     get: {
       parameters: {
         query?: {
-          /** @description Events after this id (`-1`: from the start); `Last-Event-ID` does the same for SSE */
+          /** @description The previous page's `nextCursor` (events after it); `Last-Event-ID` does the same for SSE */
+          cursor?: string;
+          /** @description Deprecated: the same as `cursor` (kept for one release) */
           after?: number | null;
           /** @description Events per JSON page (1–1000) */
           limit?: number;
@@ -1463,7 +1465,12 @@ export interface components {
           id: number;
           event: components["schemas"]["TurnEvent"];
         }[];
-      /** @description Pass as `after` for the next page */
+      /** @description Pass as `cursor` for the next page (poll it while the turn runs); null once the page holds the `turn_end` */
+      nextCursor: string | null;
+      /**
+       * @deprecated
+       * @description Deprecated: the same position as a number, for `after` (kept for one release)
+       */
       next: number;
       /** @description The page holds the `turn_end` */
       done: boolean;

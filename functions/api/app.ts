@@ -1,8 +1,10 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
+import { cors } from 'hono/cors';
 import type { Deps } from '../deps/deps.ts';
 import { bearerAuth } from './auth.ts';
 import { errorResponse } from './error-response.ts';
+import { createAllowedMethods, noRoute } from './method-not-allowed.ts';
 import { OPENAPI_PATH, serveOpenApiDocument } from './openapi-document.ts';
 import type { ApiEnv } from './route-app.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
@@ -20,6 +22,13 @@ export const API_VERSION = '1.0.0';
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<ApiEnv>();
 
+  // Browsers on the configured origins may call the API; their preflights are answered here,
+  // before auth (a preflight carries no token).
+  const origins = deps.config.api.corsOrigins;
+  if (origins.length > 0) {
+    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'accept'], exposeHeaders: ['retry-after', 'x-claude-session-id', 'x-content-sha256'], maxAge: 600 }));
+  }
+
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The document and its reference page need no token: they are registered before /v1's auth.
   serveOpenApiDocument(app, API_VERSION);
@@ -36,7 +45,8 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', workspaceRoutes(deps));
   app.route('/v1', v1);
 
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: `No route ${c.req.method} ${c.req.path}` } }, 404));
+  const allowed = createAllowedMethods(app);
+  app.notFound((c) => noRoute(c, allowed));
 
   app.onError((err, c) => errorResponse(err, c, deps.log));
 

@@ -5,9 +5,10 @@ import type { TurnHandle } from '../agent/turn.ts';
 import type { TurnEvent } from '../agent/turn-events.ts';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
+import { startSseHeartbeat } from './sse-heartbeat.ts';
 
 /** What answering with a turn uses: a log, and the event log a continued turn is followed through. */
-export type TurnResponseDeps = Pick<Deps, 'log'> & DepsOf<typeof followTurn>;
+export type TurnResponseDeps = Pick<Deps, 'log' | 'config'> & DepsOf<typeof followTurn>;
 
 /** A JSON caller following a continued turn stops this long before its own deadline. */
 const FOLLOW_MARGIN_MS = 5_000;
@@ -25,6 +26,7 @@ export async function respondWithTurn(c: Context, deps: TurnResponseDeps, turn: 
       stream.onAbort(() => {
         clientGone = true;
       });
+      const stopHeartbeat = startSseHeartbeat(stream, deps.config.api.sseHeartbeatMs);
       for await (const { seq, event } of turn.events.live.read()) {
         if (clientGone) continue;
         try {
@@ -34,6 +36,7 @@ export async function respondWithTurn(c: Context, deps: TurnResponseDeps, turn: 
           deps.log.info('SSE client went away; the turn continues', { turnId: turn.turnId, error: errorMessage(err) });
         }
       }
+      stopHeartbeat();
       await turn.done;
     });
   }

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
+import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
+
+export { parseTokens } from './settings.ts';
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -98,23 +101,30 @@ export const configSchema = z.object({
   egress: z.enum(['direct', 'proxy', 'none']).default('direct'),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
+  /** The HTTP API's own settings. */
+  api: z
+    .object({
+      /** Origins a browser may call the API from (CORS); `*` for any. Empty: no CORS headers. */
+      corsOrigins: z.array(z.string()).default([]),
+      /** An SSE stream sends a comment this often while nothing else is due. */
+      sseHeartbeatMs: z.number().int().positive().default(15_000),
+    })
+    .prefault({}),
 });
 
 export type StratusConfig = z.output<typeof configSchema>;
 export type StratusConfigInput = z.input<typeof configSchema>;
 
 /**
- * Reads the configuration from environment variables:
- * STRATUS_{SESSIONS,MESSAGES,EVENTS,SCHEDULES,APPROVALS}_TABLE (one per table in
- * functions/stores/tables.ts), STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
- * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
- * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
- * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
- * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
- * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS.
+ * The Lambda handlers' configuration: the deployment's resources from the environment the CDK
+ * app sets — STRATUS_{SESSIONS,MESSAGES,EVENTS,SCHEDULES,APPROVALS}_TABLE (functions/stores/tables.ts),
+ * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION, STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME),
+ * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN +
+ * STRATUS_SCHEDULER_ROLE_ARN — plus every shared setting, read by `settingsFromEnv` exactly as
+ * the local stack reads them (functions/deps/settings.ts lists them).
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
-  const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
+  const settings = settingsFromEnv(env);
   return configSchema.parse({
     region: env.AWS_REGION,
     tables: tableNamesFromEnv(env),
@@ -125,34 +135,18 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     scheduler: env.STRATUS_SCHEDULE_GROUP
       ? { groupName: env.STRATUS_SCHEDULE_GROUP, targetArn: env.STRATUS_CRON_FUNCTION_ARN, roleArn: env.STRATUS_SCHEDULER_ROLE_ARN }
       : undefined,
-    model: {
-      apiKey: env.ANTHROPIC_API_KEY,
-      baseURL: env.ANTHROPIC_BASE_URL || undefined,
-      name: env.STRATUS_MODEL || undefined,
-      fallbackName: env.STRATUS_FALLBACK_MODEL || undefined,
-      contextWindow: num(env.STRATUS_CONTEXT_WINDOW),
-    },
-    apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),
-    turn: {
-      maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS),
-      leaseMs: num(env.STRATUS_LEASE_MS),
-      heartbeatMs: num(env.STRATUS_HEARTBEAT_MS),
-      checkpointMarginMs: num(env.STRATUS_CHECKPOINT_MARGIN_MS),
-      invocationBudgetMs: num(env.STRATUS_INVOCATION_BUDGET_MS),
-    },
-    logLevel: env.STRATUS_LOG_LEVEL || undefined,
-    maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
-    egress: env.STRATUS_EGRESS || undefined,
-    permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,
+    ...sharedConfig(settings),
+    apiTokens: settings.apiTokens ?? {},
   });
 }
 
-export function parseTokens(spec: string): Record<string, string> {
-  const tokens: Record<string, string> = {};
-  for (const pair of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const eq = pair.lastIndexOf('=');
-    if (eq <= 0) throw new Error(`STRATUS_API_TOKENS: expected "token=tenant" pairs, got "${pair}"`);
-    tokens[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return tokens;
+/** The shared settings as configuration input: unset values keep the schema's defaults. */
+export function sharedConfig(settings: EnvSettings) {
+  return {
+    model: defined(settings.model),
+    turn: defined(settings.turn),
+    api: defined(settings.api),
+    permissions: settings.permissions,
+    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, logLevel: settings.logLevel, egress: settings.egress }),
+  };
 }

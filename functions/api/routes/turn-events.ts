@@ -1,24 +1,31 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { endTurnIfDead } from '../../agent/crashed-turn.ts';
-import { followTurn } from '../../agent/follow-turn.ts';
+import { followTurn, turnEventsUrl } from '../../agent/follow-turn.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { isId, showId } from '../../shared/ids.ts';
 import type { StoredTurnEvent } from '../../stores/event-store.ts';
+import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, untypedResponse } from '../route-app.ts';
+import { startSseHeartbeat } from '../sse-heartbeat.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { SSE_DESCRIPTION, sseContent, turnEventSchema } from '../schemas/turn-events.ts';
 
 const followQuery = z.object({
-  after: z.coerce.number().int().min(-1).optional().describe('Events after this id (`-1`: from the start); `Last-Event-ID` does the same for SSE'),
+  cursor: z.string().regex(/^-1$|^\d{1,15}$/, 'must be the `nextCursor` of a previous page').optional().describe("The previous page's `nextCursor` (events after it); `Last-Event-ID` does the same for SSE"),
+  after: z.coerce.number().int().min(-1).optional().describe('Deprecated: the same as `cursor` (kept for one release)').openapi({ deprecated: true }),
   limit: z.coerce.number().int().min(1).max(1000).default(500).describe('Events per JSON page (1–1000)'),
 });
+
+/** A streaming follower ends this long before its invocation's deadline, telling the client to reconnect. */
+const FOLLOW_MARGIN_MS = 5_000;
 
 const eventsPageSchema = z
   .object({
     events: z.array(z.object({ id: z.number().int().describe("The event's number in its turn (the SSE id)"), event: turnEventSchema })),
-    next: z.number().int().describe('Pass as `after` for the next page'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page (poll it while the turn runs); null once the page holds the `turn_end`'),
+    next: z.number().int().describe('Deprecated: the same position as a number, for `after` (kept for one release)').openapi({ deprecated: true }),
     done: z.boolean().describe('The page holds the `turn_end`'),
   })
   .openapi('TurnEventsPage');
@@ -29,7 +36,7 @@ const follow = createRoute({
   tags: ['Turns'],
   summary: "A turn's events from the durable log",
   description:
-    'With `Accept: text/event-stream`: follows the turn until `turn_end`, resuming after `Last-Event-ID` (or `?after=`) — how a client reconnects, and how it keeps watching a turn that continued in another invocation. Otherwise one JSON page. A turn whose process died ends with a `crashed` turn_end.',
+    'With `Accept: text/event-stream`: follows the turn until `turn_end`, resuming after `Last-Event-ID` (or `?cursor=`) — how a client reconnects, and how it keeps watching a turn that continued in another invocation. Where the server runs with a deadline (Lambda), the stream ends shortly before it with a `turn_continued` event (no id): reconnect with the last id seen. Otherwise one JSON page. A turn whose process died ends with a `crashed` turn_end; an unknown turn is a 404.',
   request: {
     params: z.object({ id: z.string().describe('Session id'), turnId: z.string().describe('Turn id (`turn_…`)') }),
     query: followQuery,
@@ -48,16 +55,19 @@ const follow = createRoute({
  * turn that continued in another invocation. Without it, one JSON page (`done` once it holds the
  * turn_end). Either way a turn whose process died ends with a `crashed` turn_end.
  */
-export function turnEventRoutes(deps: Pick<Deps, 'sessions' | 'events'> & DepsOf<typeof endTurnIfDead> & DepsOf<typeof followTurn>) {
+export function turnEventRoutes(deps: Pick<Deps, 'sessions' | 'events' | 'config'> & DepsOf<typeof endTurnIfDead> & DepsOf<typeof followTurn>) {
   const app = createRouteApp();
 
   app.openapi(follow, async (c) => {
     const { id: sessionId, turnId } = c.req.valid('param');
     const q = c.req.valid('query');
-    await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
-    if (!isId('turn', turnId)) throw new NotFoundError(`Turn ${showId(turnId)} not found in session ${sessionId}.`);
+    const record = await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
+    const unknown = () => new NotFoundError(`Turn ${showId(turnId)} not found in session ${sessionId}.`);
+    if (!isId('turn', turnId)) throw unknown();
+    // A turn exists once it holds the session or has logged its turn_start (stored before its id is given out).
+    if (record.lease?.turnId !== turnId && (await deps.events.listAfter(sessionId, turnId, -1, 1)).length === 0) throw unknown();
     const lastEventId = c.req.header('last-event-id');
-    const after = q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1);
+    const after = q.cursor !== undefined ? Number(q.cursor) : (q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1));
 
     if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
       let events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
@@ -67,17 +77,32 @@ export function turnEventRoutes(deps: Pick<Deps, 'sessions' | 'events'> & DepsOf
         events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
       }
       const done = events.some((e) => e.event.type === 'turn_end');
-      return c.json({ events: events.map(view), next: events.at(-1)?.seq ?? after, done }, 200);
+      const next = events.at(-1)?.seq ?? after;
+      return c.json({ events: events.map(view), nextCursor: done ? null : String(next), next, done }, 200);
     }
 
+    const deadlineAt = invocationDeadline(c);
     return untypedResponse(
       streamSSE(c, async (stream) => {
         let open = true;
         stream.onAbort(() => {
           open = false;
         });
-        for await (const e of followTurn(deps, sessionId, turnId, after, () => open, { limit: q.limit, sleep: (ms) => stream.sleep(ms) })) {
-          await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
+        const beforeDeadline = () => deadlineAt === undefined || deadlineAt - Date.now() > FOLLOW_MARGIN_MS;
+        const stopHeartbeat = startSseHeartbeat(stream, deps.config.api.sseHeartbeatMs);
+        let ended = false;
+        try {
+          for await (const e of followTurn(deps, sessionId, turnId, after, () => open && beforeDeadline(), { limit: q.limit, sleep: (ms) => stream.sleep(ms) })) {
+            await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
+            ended = e.event.type === 'turn_end';
+          }
+          // This invocation is about to end, the turn has not: the client reconnects (with the
+          // last id it saw, which this event leaves as it was) to a fresh invocation.
+          if (!ended && open) {
+            await stream.writeSSE({ event: 'turn_continued', data: JSON.stringify({ type: 'turn_continued', turnId, eventsUrl: turnEventsUrl(sessionId, turnId) }), retry: 1_000 });
+          }
+        } finally {
+          stopHeartbeat();
         }
       }),
     );

@@ -20,7 +20,7 @@ describe('the stratus CLI against the local stack', () => {
       });
     });
 
-  it('logs in, streams a turn, answers an approval and pulls the workspace', { timeout: 180_000 }, async () => {
+  it('logs in, streams a turn, answers an approval and pulls the workspace', { timeout: 400_000 }, async () => {
     expect((await stratus('run', 'hi')).code).toBe(3); // not logged in yet
     expect((await stratus('login', '--url', fx.stack.apiUrl, '--token', 'wrong')).code).toBe(3);
     const login = await stratus('login', '--url', fx.stack.apiUrl, '--token', fx.stack.token);

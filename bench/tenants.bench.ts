@@ -29,18 +29,6 @@ export async function run(): Promise<void> {
       init: (tenantId): RunnerWorkerInit => ({ rootDir: path.join(dir, name, tenantId), s3Endpoint: s3.url, region: 'us-east-1' }),
       maxWorkers: BURST + TENANTS,
     });
-  const request = (id: string, version: number, op: RunnerOp) => ({
-    sessionId: 'bench',
-    workspace: { bucket: BUCKET, id, version, credentials: { ...LOCAL_S3_CREDENTIALS } },
-    op,
-  });
-  const call = async (p: TenantWorkerPool, id: string, version: number, op: RunnerOp) => {
-    const started = performance.now();
-    const res = (await p.invoke(id, request(id, version, op))) as RunnerResponse;
-    if (!res.ok) throw new Error(`${res.error.kind}: ${res.error.message}`);
-    return performance.now() - started;
-  };
-  const read: RunnerOp = { type: 'read', path: '/workspace/a.txt' } as RunnerOp;
   const ids = Array.from({ length: TENANTS }, (_, i) => `ws_bench${i}`);
   try {
     const seeding = pool('seed');
@@ -49,27 +37,8 @@ export async function run(): Promise<void> {
     await seeding.close();
 
     const p = pool('run');
-    const cold: number[] = [];
-    const warm: number[] = [];
-    const rss: number[] = [];
-    for (const id of ids) {
-      cold.push(await call(p, id, 1, read));
-      for (let k = 0; k < 5; k++) warm.push(await call(p, id, 1, read));
-      await call(p, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 });
-      const pid = p.workers().find((w) => w.tenantId === id)!.pid!;
-      rss.push(residentMb(pid));
-    }
-
-    const inProcess: number[] = [];
-    const s3ForCredentials = createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url });
-    for (const id of ids) {
-      const rootDir = path.join(dir, 'inproc', id);
-      const runner = createRunner({ rootDir, s3ForCredentials, sandbox: createBwrapSandbox({ runtimeDir: rootDir }), limits: DEFAULT_RUNNER_LIMITS });
-      const started = performance.now();
-      const res = await runner(request(id, 1, read));
-      if (!res.ok) throw new Error(res.error.message);
-      inProcess.push(performance.now() - started);
-    }
+    const processes = await measureProcesses(p, ids);
+    const inProcess = await measureInProcess(dir, s3.url, ids);
     await p.close();
 
     const burstPool = pool('burst');
@@ -80,6 +49,7 @@ export async function run(): Promise<void> {
     const burstMs = performance.now() - started;
     await burstPool.close();
 
+    const { cold, warm, rss } = processes;
     console.log(
       `first create_workspace of a new tenant id (fork + load + op): ${median(creates).toFixed(0)} ms (median of ${TENANTS})\n` +
         `read of a 1-file workspace, new tenant id (cold process + cold materialisation): ${median(cold).toFixed(0)} ms median, ${Math.max(...cold).toFixed(0)} ms max\n` +
@@ -93,6 +63,52 @@ export async function run(): Promise<void> {
     await s3.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const READ: RunnerOp = { type: 'read', path: '/workspace/a.txt' } as RunnerOp;
+
+const request = (id: string, version: number, op: RunnerOp) => ({
+  sessionId: 'bench',
+  workspace: { bucket: BUCKET, id, version, credentials: { ...LOCAL_S3_CREDENTIALS } },
+  op,
+});
+
+/** One op through the pool; its duration in ms. */
+async function call(p: TenantWorkerPool, id: string, version: number, op: RunnerOp): Promise<number> {
+  const started = performance.now();
+  const res = (await p.invoke(id, request(id, version, op))) as RunnerResponse;
+  if (!res.ok) throw new Error(`${res.error.kind}: ${res.error.message}`);
+  return performance.now() - started;
+}
+
+/** Per tenant: a cold read (new process), five warm ones, and the process's memory after a Bash call. */
+async function measureProcesses(p: TenantWorkerPool, ids: string[]): Promise<{ cold: number[]; warm: number[]; rss: number[] }> {
+  const cold: number[] = [];
+  const warm: number[] = [];
+  const rss: number[] = [];
+  for (const id of ids) {
+    cold.push(await call(p, id, 1, READ));
+    for (let k = 0; k < 5; k++) warm.push(await call(p, id, 1, READ));
+    await call(p, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 });
+    const pid = p.workers().find((w) => w.tenantId === id)!.pid!;
+    rss.push(residentMb(pid));
+  }
+  return { cold, warm, rss };
+}
+
+/** The same cold read with an in-process runner on a fresh disk: materialisation without a process start. */
+async function measureInProcess(dir: string, s3Endpoint: string, ids: string[]): Promise<number[]> {
+  const inProcess: number[] = [];
+  const s3ForCredentials = createS3ClientFactory({ region: 'us-east-1', endpoint: s3Endpoint });
+  for (const id of ids) {
+    const rootDir = path.join(dir, 'inproc', id);
+    const runner = createRunner({ rootDir, s3ForCredentials, sandbox: createBwrapSandbox({ runtimeDir: rootDir }), limits: DEFAULT_RUNNER_LIMITS });
+    const started = performance.now();
+    const res = await runner(request(id, 1, READ));
+    if (!res.ok) throw new Error(res.error.message);
+    inProcess.push(performance.now() - started);
+  }
+  return inProcess;
 }
 
 function residentMb(pid: number): number {

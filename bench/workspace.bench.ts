@@ -37,45 +37,56 @@ export async function run(): Promise<void> {
   const plain = median(Array.from({ length: 15 }, () => time(() => spawnSync('bash', ['-c', 'true']))));
   console.log(`plain \`bash -c true\`: ${plain.toFixed(1)} ms (median of 15)`);
   try {
-    for (const n of SIZES) {
-      const id = `bench-${n}`;
-      const files: Record<string, string> = {};
-      for (let i = 0; i < n; i++) files[`d${Math.floor(i / 100)}/f${i}.txt`] = `${i}`.padEnd(FILE_BYTES - 1, '.') + '\n';
-      const warm = runner(`warm-${n}`);
-      await call(warm, id, 0, { type: 'create_workspace', files });
-
-      const colds: number[] = [];
-      for (let k = 0; k < 3; k++) {
-        const fresh = runner(`cold-${n}-${k}`);
-        const before = s3.traffic().requests;
-        const t = await timeAsync(() => call(fresh, id, 1, { type: 'read', path: '/workspace/d0/f0.txt' }));
-        colds.push(t);
-        if (k === 0) console.log(`  [${n} files] cold materialisation: ${s3.traffic().requests - before} S3 requests`);
-        rmSync(path.join(dir, `cold-${n}-${k}`), { recursive: true, force: true });
-      }
-
-      await call(warm, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 });
-      const warmTimes: number[] = [];
-      const before = s3.traffic();
-      for (let k = 0; k < 10; k++) warmTimes.push(await timeAsync(() => call(warm, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 })));
-      const after = s3.traffic();
-      const warmMs = median(warmTimes);
-
-      const bytesBefore = s3.traffic().bytesReceived;
-      const edit = await call(warm, id, 1, { type: 'bash', command: 'echo edited >> d3/f345.txt', timeoutMs: 30_000 });
-      const sent = s3.traffic().bytesReceived - bytesBefore;
-
-      console.log(
-        `  [${n} files] cold materialisation: ${median(colds).toFixed(0)} ms (median of 3, fresh disk each)\n` +
-          `  [${n} files] warm no-change Bash: ${warmMs.toFixed(1)} ms vs plain bash ${plain.toFixed(1)} ms → overhead ${(warmMs - plain).toFixed(1)} ms; ` +
-          `S3 requests during 10 warm calls: ${after.requests - before.requests}\n` +
-          `  [${n} files] edit one file (${FILE_BYTES + 7} bytes after edit): ${sent} bytes sent to S3 (runner reports ${edit.bytesUploaded}), version ${edit.version}`,
-      );
-    }
+    for (const n of SIZES) await measureSize(n, { dir, s3, runner, call, plain });
   } finally {
     await s3.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+interface Bench {
+  dir: string;
+  s3: Awaited<ReturnType<typeof startS3Server>>;
+  runner(name: string): Runner;
+  call(r: Runner, id: string, version: number, op: RunnerOp): Promise<RunnerSuccess>;
+  /** Plain `bash -c true`, ms. */
+  plain: number;
+}
+
+async function measureSize(n: number, { dir, s3, runner, call, plain }: Bench): Promise<void> {
+  const id = `bench-${n}`;
+  const files: Record<string, string> = {};
+  for (let i = 0; i < n; i++) files[`d${Math.floor(i / 100)}/f${i}.txt`] = `${i}`.padEnd(FILE_BYTES - 1, '.') + '\n';
+  const warm = runner(`warm-${n}`);
+  await call(warm, id, 0, { type: 'create_workspace', files });
+
+  const colds: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    const fresh = runner(`cold-${n}-${k}`);
+    const before = s3.traffic().requests;
+    const t = await timeAsync(() => call(fresh, id, 1, { type: 'read', path: '/workspace/d0/f0.txt' }));
+    colds.push(t);
+    if (k === 0) console.log(`  [${n} files] cold materialisation: ${s3.traffic().requests - before} S3 requests`);
+    rmSync(path.join(dir, `cold-${n}-${k}`), { recursive: true, force: true });
+  }
+
+  await call(warm, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 });
+  const warmTimes: number[] = [];
+  const before = s3.traffic();
+  for (let k = 0; k < 10; k++) warmTimes.push(await timeAsync(() => call(warm, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 })));
+  const after = s3.traffic();
+  const warmMs = median(warmTimes);
+
+  const bytesBefore = s3.traffic().bytesReceived;
+  const edit = await call(warm, id, 1, { type: 'bash', command: 'echo edited >> d3/f345.txt', timeoutMs: 30_000 });
+  const sent = s3.traffic().bytesReceived - bytesBefore;
+
+  console.log(
+    `  [${n} files] cold materialisation: ${median(colds).toFixed(0)} ms (median of 3, fresh disk each)\n` +
+      `  [${n} files] warm no-change Bash: ${warmMs.toFixed(1)} ms vs plain bash ${plain.toFixed(1)} ms → overhead ${(warmMs - plain).toFixed(1)} ms; ` +
+      `S3 requests during 10 warm calls: ${after.requests - before.requests}\n` +
+      `  [${n} files] edit one file (${FILE_BYTES + 7} bytes after edit): ${sent} bytes sent to S3 (runner reports ${edit.bytesUploaded}), version ${edit.version}`,
+  );
 }
 
 function time(fn: () => unknown): number {

@@ -19,6 +19,7 @@ export type NagSubjects = Stack & {
   readonly runner: Pick<SandboxRunnerFunction, 'role'>;
   readonly api: Pick<TurnEngineFunction, 'role'>;
   readonly cron: Pick<TurnEngineFunction, 'role'>;
+  readonly githubWorker: Pick<TurnEngineFunction, 'role'>;
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
@@ -29,12 +30,6 @@ export type NagSubjects = Stack & {
  * concerns, with the reason it is acceptable. Anything new fails `npm run synth`.
  */
 export function acknowledgeNagFindings(stack: NagSubjects): void {
-  const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
-  const ref = (element: IConstruct | undefined) => `<${stack.getLogicalId(element as CfnElement)}.Arn>`;
-  // cdk-nag prints a pseudo parameter as <AWS::Region> when the stack is environment-agnostic, the value otherwise.
-  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
-  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
-
   ack(stack.data.bucket, 'S1',
     'Server access logs would write a log object per workspace blob transfer; CloudTrail S3 data events are the audit trail to enable when an account needs one.');
 
@@ -43,7 +38,7 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
       'The values are issued by third parties (Anthropic, GitHub) or chosen by the operator (API tokens); no rotation Lambda can create them. Rotation is done by writing a new value (docs/deploy.md).');
   }
 
-  for (const role of [stack.api.role, stack.cron.role, stack.runner.role]) {
+  for (const role of [stack.api.role, stack.cron.role, stack.githubWorker.role, stack.runner.role]) {
     ack(role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup/CreateLogStream/PutLogEvents, what every function needs to log.');
   }
@@ -51,21 +46,33 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
   ack(stack.runner.role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
     'AWSLambdaVPCAccessExecutionRole is what Lambda needs to create and remove the function\'s network interfaces in the VPC (ec2 network-interface actions, which Lambda calls on * ) plus logging; the runner\'s subnets give commands no route to the EC2 API.');
 
-  if (stack.egressProxy) {
-    ack(stack.egressProxy.tokenKey, 'SMG4',
-      'A random HMAC key Stratus itself generated; rotating it means writing a new value and restarting the proxy service and the API/cron containers together (docs/deploy.md), which a rotation Lambda cannot coordinate.');
-    ack(stack.egressProxy.cluster, 'ECS4',
-      'One small proxy task; Container Insights would add per-metric charges to an optional component whose point is a low idle cost. The proxy logs every decision to CloudWatch Logs.');
-    ack(stack.egressProxy.taskDefinition.executionRole!.node.tryFindChild('DefaultPolicy')!, 'IAM5[Resource::*]',
-      'ecr:GetAuthorizationToken, which ECS needs to pull the proxy image, supports no resource-level permissions.');
-  }
+  if (stack.egressProxy) acknowledgeEgressProxy(stack.egressProxy);
+  acknowledgeEngineGrants(stack);
+}
 
+const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
+
+function acknowledgeEgressProxy(proxy: NonNullable<NagSubjects['egressProxy']>): void {
+  ack(proxy.tokenKey, 'SMG4',
+    'A random HMAC key Stratus itself generated; rotating it means writing a new value and restarting the proxy service and the API/cron containers together (docs/deploy.md), which a rotation Lambda cannot coordinate.');
+  ack(proxy.cluster, 'ECS4',
+    'One small proxy task; Container Insights would add per-metric charges to an optional component whose point is a low idle cost. The proxy logs every decision to CloudWatch Logs.');
+  ack(proxy.taskDefinition.executionRole!.node.tryFindChild('DefaultPolicy')!, 'IAM5[Resource::*]',
+    'ecr:GetAuthorizationToken, which ECS needs to pull the proxy image, supports no resource-level permissions.');
+}
+
+/** The wildcards in the turn engines' and the workspace-access role's policies, each scoped to one prefix or index. */
+function acknowledgeEngineGrants(stack: NagSubjects): void {
+  const ref = (element: IConstruct | undefined) => `<${stack.getLogicalId(element as CfnElement)}.Arn>`;
+  // cdk-nag prints a pseudo parameter as <AWS::Region> when the stack is environment-agnostic, the value otherwise.
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
   const bucket = ref(stack.data.bucket.node.defaultChild);
-  for (const engine of [stack.api, stack.cron]) {
+  for (const engine of [stack.api, stack.cron, stack.githubWorker]) {
     const policy = engine.role.node.tryFindChild('DefaultPolicy')!;
     ack(policy, 'IAM5[Resource::*]',
       'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
-    for (const table of [stack.data.tables.sessions, stack.data.tables.schedules]) {
+    for (const table of [stack.data.tables.sessions, stack.data.tables.schedules, stack.data.tables.githubRepos, stack.data.tables.githubRuns]) {
       ack(policy, `IAM5[Resource::${ref(table.node.defaultChild)}/index/*]`,
         'Queries through the table\'s own GSIs (byTenant); the wildcard covers only that table\'s indexes.');
     }

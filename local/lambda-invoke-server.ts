@@ -33,74 +33,14 @@ export async function startLambdaInvokeServer(opts: {
   onBackgroundError?: (name: string, err: unknown) => void;
 }): Promise<EmbeddedServer & { pending(): Promise<void> }> {
   const background = new Set<Promise<unknown>>();
-
+  const inBackground = (name: string, run: () => Promise<unknown>) => {
+    const job = run().catch((err: unknown) => opts.onBackgroundError?.(name, err));
+    background.add(job);
+    void job.finally(() => background.delete(job));
+  };
   const server = createServer(async (req, res) => {
-    const match = req.method === 'POST' ? INVOKE_PATH.exec(new URL(req.url ?? '/', 'http://local').pathname) : null;
-    if (!match) return send(res, 404, { 'x-amzn-errortype': 'UnknownOperationException' }, { message: 'Unknown operation' });
-    const name = decodeURIComponent(match[1]!).split(':').pop()!;
-    const fn = opts.functions[name];
-    const body = await readBody(req);
-    if (!fn) {
-      return send(res, 404, { 'x-amzn-errortype': 'ResourceNotFoundException' }, {
-        Type: 'User',
-        message: `Function not found: ${name}`,
-      });
-    }
-    let event: unknown;
-    try {
-      event = body.length ? JSON.parse(body.toString('utf8')) : {};
-    } catch {
-      return send(res, 400, { 'x-amzn-errortype': 'InvalidRequestContentException' }, { message: 'Could not parse request body into json' });
-    }
-    const tenantId = req.headers[TENANT_HEADER];
-    const isolated = typeof fn !== 'function';
-    if (typeof tenantId === 'string' && !TENANT_ID.test(tenantId)) {
-      return send(res, 400, { 'x-amzn-errortype': 'InvalidParameterValueException' }, {
-        Type: 'User',
-        message: 'The tenant id must be 1-256 characters of letters, digits, spaces and ._:/=+-@',
-      });
-    }
-    if (isolated !== (tenantId !== undefined)) {
-      return send(res, 400, { 'x-amzn-errortype': 'InvalidParameterValueException' }, {
-        Type: 'User',
-        message: isolated
-          ? `Function ${name} uses tenant isolation mode: the invocation needs a tenant id.`
-          : `Function ${name} does not use tenant isolation mode: the invocation must not carry a tenant id.`,
-      });
-    }
-    const run = isolated ? () => fn.invoke(tenantId as string, event) : () => fn(event);
-    const type = req.headers['x-amz-invocation-type'] ?? 'RequestResponse';
-    if (type !== 'Event' && body.length > MAX_SYNC_PAYLOAD_BYTES) {
-      return send(res, 413, { 'x-amzn-errortype': 'RequestTooLargeException' }, {
-        Type: 'User',
-        message: `${body.length} byte payload is too large for the RequestResponse invocation type (${MAX_SYNC_PAYLOAD_BYTES} byte limit)`,
-      });
-    }
-    if (type === 'DryRun') return send(res, 204, {}, undefined);
-    if (type === 'Event') {
-      const job = run().catch((err: unknown) => opts.onBackgroundError?.(name, err));
-      background.add(job);
-      void job.finally(() => background.delete(job));
-      return send(res, 202, {}, undefined);
-    }
-    try {
-      const result = await run();
-      const size = Buffer.byteLength(JSON.stringify(result ?? null));
-      if (size > MAX_SYNC_PAYLOAD_BYTES) {
-        return send(res, 200, { 'x-amz-function-error': 'Unhandled' }, {
-          errorType: 'Function.ResponseSizeTooLarge',
-          errorMessage: `Response payload size (${size} bytes) exceeded maximum allowed payload size (${MAX_SYNC_PAYLOAD_BYTES} bytes).`,
-        });
-      }
-      send(res, 200, { 'x-amz-executed-version': '$LATEST' }, result ?? null);
-    } catch (err) {
-      const e = err instanceof Error ? err : new Error(String(err));
-      send(res, 200, { 'x-amz-function-error': 'Unhandled' }, {
-        errorType: e.name,
-        errorMessage: e.message,
-        trace: (e.stack ?? '').split('\n'),
-      });
-    }
+    const invocation = await readInvocation(req, opts.functions);
+    send(res, 'run' in invocation ? await answer(invocation, inBackground) : invocation);
   });
   const url = await listenOnLoopback(server, opts.port);
   return {
@@ -112,13 +52,94 @@ export async function startLambdaInvokeServer(opts: {
   };
 }
 
+interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+interface Invocation {
+  name: string;
+  type: string;
+  run(): Promise<unknown>;
+}
+
+const refuse = (status: number, errorType: string, body: unknown): Reply => ({ status, headers: { 'x-amzn-errortype': errorType }, body });
+
+/** Decodes an Invoke request, or the error reply Lambda gives for it, checked in Lambda's order. */
+async function readInvocation(req: IncomingMessage, functions: Record<string, LocalFunction | TenantIsolatedFunction>): Promise<Invocation | Reply> {
+  const match = req.method === 'POST' ? INVOKE_PATH.exec(new URL(req.url ?? '/', 'http://local').pathname) : null;
+  if (!match) return refuse(404, 'UnknownOperationException', { message: 'Unknown operation' });
+  const name = decodeURIComponent(match[1]!).split(':').pop()!;
+  const fn = functions[name];
+  const body = await readBody(req);
+  if (!fn) return refuse(404, 'ResourceNotFoundException', { Type: 'User', message: `Function not found: ${name}` });
+  let event: unknown;
+  try {
+    event = body.length ? JSON.parse(body.toString('utf8')) : {};
+  } catch {
+    return refuse(400, 'InvalidRequestContentException', { message: 'Could not parse request body into json' });
+  }
+  const tenantId = req.headers[TENANT_HEADER];
+  const isolated = typeof fn !== 'function';
+  const tenantRefusal = checkTenant(name, isolated, tenantId);
+  if (tenantRefusal) return tenantRefusal;
+  const type = String(req.headers['x-amz-invocation-type'] ?? 'RequestResponse');
+  if (type !== 'Event' && body.length > MAX_SYNC_PAYLOAD_BYTES) {
+    return refuse(413, 'RequestTooLargeException', {
+      Type: 'User',
+      message: `${body.length} byte payload is too large for the RequestResponse invocation type (${MAX_SYNC_PAYLOAD_BYTES} byte limit)`,
+    });
+  }
+  return { name, type, run: isolated ? () => fn.invoke(tenantId as string, event) : () => fn(event) };
+}
+
+function checkTenant(name: string, isolated: boolean, tenantId: string | string[] | undefined): Reply | undefined {
+  if (typeof tenantId === 'string' && !TENANT_ID.test(tenantId)) {
+    return refuse(400, 'InvalidParameterValueException', {
+      Type: 'User',
+      message: 'The tenant id must be 1-256 characters of letters, digits, spaces and ._:/=+-@',
+    });
+  }
+  if (isolated === (tenantId !== undefined)) return undefined;
+  return refuse(400, 'InvalidParameterValueException', {
+    Type: 'User',
+    message: isolated
+      ? `Function ${name} uses tenant isolation mode: the invocation needs a tenant id.`
+      : `Function ${name} does not use tenant isolation mode: the invocation must not carry a tenant id.`,
+  });
+}
+
+/** Runs the invocation as its type asks: DryRun (204), Event (202, in the background) or synchronously. */
+async function answer(inv: Invocation, inBackground: (name: string, run: () => Promise<unknown>) => void): Promise<Reply> {
+  if (inv.type === 'DryRun') return { status: 204, headers: {}, body: undefined };
+  if (inv.type === 'Event') {
+    inBackground(inv.name, inv.run);
+    return { status: 202, headers: {}, body: undefined };
+  }
+  try {
+    const result = await inv.run();
+    const size = Buffer.byteLength(JSON.stringify(result ?? null));
+    if (size <= MAX_SYNC_PAYLOAD_BYTES) return { status: 200, headers: { 'x-amz-executed-version': '$LATEST' }, body: result ?? null };
+    return functionError({
+      errorType: 'Function.ResponseSizeTooLarge',
+      errorMessage: `Response payload size (${size} bytes) exceeded maximum allowed payload size (${MAX_SYNC_PAYLOAD_BYTES} bytes).`,
+    });
+  } catch (err) {
+    const e = err instanceof Error ? err : new Error(String(err));
+    return functionError({ errorType: e.name, errorMessage: e.message, trace: (e.stack ?? '').split('\n') });
+  }
+}
+
+const functionError = (body: unknown): Reply => ({ status: 200, headers: { 'x-amz-function-error': 'Unhandled' }, body });
+
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
+function send(res: ServerResponse, { status, headers, body }: Reply): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(body === undefined ? undefined : JSON.stringify(body));
 }

@@ -36,43 +36,19 @@ export async function startS3Server(opts: {
   const traffic: S3Traffic = { requests: 0, bytesReceived: 0, byMethod: {} };
 
   const server = createServer((req, res) => {
-    traffic.requests += 1;
-    const method = req.method ?? 'GET';
-    traffic.byMethod[method] = (traffic.byMethod[method] ?? 0) + 1;
-    // From the header, not a 'data' listener: listening would switch the body to flowing mode
-    // before s3rver reads it.
-    traffic.bytesReceived += Number(req.headers['content-length'] ?? 0) || 0;
-    const ifNoneMatch = req.headers['if-none-match'];
-    const ifMatch = req.headers['if-match'];
+    countRequest(traffic, req);
     const target = req.method === 'PUT' ? objectTarget(req) : undefined;
-    if (!target || (!ifNoneMatch && !ifMatch)) return inner(req, res);
-
+    if (!target || (!req.headers['if-none-match'] && !req.headers['if-match'])) return inner(req, res);
     const lockKey = `${target.bucket}/${target.key}`;
     const previous = keyLocks.get(lockKey) ?? Promise.resolve();
-    const current = previous.then(async () => {
-      const exists = await s3rver.store.existsObject(target.bucket, target.key);
-      const etag = exists ? (await s3rver.store.getMetadata(target.bucket, target.key)).etag : undefined;
-      const failed =
-        (ifNoneMatch === '*' && exists) || (ifMatch !== undefined && (!exists || stripQuotes(etag) !== stripQuotes(String(ifMatch))));
-      if (failed) {
-        req.resume();
-        preconditionFailed(res);
-        return;
-      }
-      delete req.headers['if-none-match'];
-      delete req.headers['if-match'];
-      await new Promise<void>((resolve) => {
-        res.once('finish', resolve);
-        res.once('close', resolve);
-        inner(req, res);
+    const settled = previous
+      .then(() => conditionalPut(s3rver, inner, target, req, res))
+      .catch((err: unknown) => {
+        if (!res.headersSent) {
+          res.statusCode = 500;
+          res.end(String(err));
+        }
       });
-    });
-    const settled = current.catch((err: unknown) => {
-      if (!res.headersSent) {
-        res.statusCode = 500;
-        res.end(String(err));
-      }
-    });
     keyLocks.set(lockKey, settled);
     void settled.finally(() => {
       if (keyLocks.get(lockKey) === settled) keyLocks.delete(lockKey);
@@ -80,6 +56,42 @@ export async function startS3Server(opts: {
   });
   const url = await listenOnLoopback(server, opts.port);
   return { url, close: () => closeServer(server), traffic: () => ({ ...traffic, byMethod: { ...traffic.byMethod } }) };
+}
+
+function countRequest(traffic: S3Traffic, req: IncomingMessage): void {
+  traffic.requests += 1;
+  const method = req.method ?? 'GET';
+  traffic.byMethod[method] = (traffic.byMethod[method] ?? 0) + 1;
+  // From the header, not a 'data' listener: listening would switch the body to flowing mode
+  // before s3rver reads it.
+  traffic.bytesReceived += Number(req.headers['content-length'] ?? 0) || 0;
+}
+
+/** A PutObject with If-None-Match / If-Match, run while no other write of the same key runs. */
+async function conditionalPut(
+  s3rver: S3rver,
+  inner: ReturnType<S3rver['callback']>,
+  target: { bucket: string; key: string },
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const ifNoneMatch = req.headers['if-none-match'];
+  const ifMatch = req.headers['if-match'];
+  const exists = await s3rver.store.existsObject(target.bucket, target.key);
+  const etag = exists ? (await s3rver.store.getMetadata(target.bucket, target.key)).etag : undefined;
+  const failed = (ifNoneMatch === '*' && exists) || (ifMatch !== undefined && (!exists || stripQuotes(etag) !== stripQuotes(String(ifMatch))));
+  if (failed) {
+    req.resume();
+    preconditionFailed(res);
+    return;
+  }
+  delete req.headers['if-none-match'];
+  delete req.headers['if-match'];
+  await new Promise<void>((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+    inner(req, res);
+  });
 }
 
 function objectTarget(req: IncomingMessage): { bucket: string; key: string } | undefined {

@@ -7,9 +7,10 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handleAsyncEvent } from '../functions/agent/async-events.ts';
+import { handleGithubWorkEvent } from '../functions/github/run-github-work.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
-import { configSchema, sharedConfig, type StratusConfig } from '../functions/deps/config.ts';
+import { configSchema, sharedConfig, type StratusConfig, type StratusConfigInput } from '../functions/deps/config.ts';
 import type { EnvSettings } from '../functions/deps/settings.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { Deps } from '../functions/deps/deps.ts';
@@ -18,7 +19,7 @@ import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
-import { createTenantWorkerPool, type TenantIsolatedFunction } from './tenant-worker-pool.ts';
+import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { closeServer } from './net/listen.ts';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from './s3-server.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
@@ -28,6 +29,7 @@ import type { Brain } from './scripted-model/script.ts';
 export const LOCAL_BUCKET = 'stratus-local';
 export const RUNNER_FUNCTION = 'stratus-sandbox-runner';
 export const API_FUNCTION = 'stratus-api';
+export const GITHUB_WORKER_FUNCTION = 'stratus-github-worker';
 /** What `npm start` keeps of the scripted model's request log (`GET /_requests`). */
 export const LOCAL_MODEL_REQUESTS_KEPT = 200;
 
@@ -57,8 +59,13 @@ export interface LocalStackOptions {
   /** The HTTP API's settings (CORS origins, SSE heartbeat). */
   api?: Partial<StratusConfig['api']>;
   logLevel?: StratusConfig['logLevel'];
+  /** Budgets of sessions that set none (config `budgets`), and model price overrides. */
+  budgets?: StratusConfig['budgets'];
+  modelPrices?: Record<string, StratusConfig['modelPrices'][string]>;
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
+  /** GitHub issue fixing: webhook secret, App or token, API URL (functions/deps/config.ts). */
+  github?: StratusConfigInput['github'];
   /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
   runnerProcesses?: { max?: number; idleMs?: number };
 }
@@ -82,83 +89,37 @@ export interface LocalStack {
 export async function startLocalStack(opts: LocalStackOptions): Promise<LocalStack> {
   mkdirSync(opts.dataDir, { recursive: true });
   const stops: (() => Promise<void>)[] = [];
+  const started = <T extends { close(): Promise<void> }>(part: T): T => (stops.push(() => part.close()), part);
   try {
-    const dynamo = await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb') });
-    stops.push(dynamo.close);
-    const s3 = await startS3Server({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] });
-    stops.push(s3.close);
-
-    // The runner function is tenant-isolated, as in AWS: one process per tenant id (= workspace
-    // id, functions/runner-client/runner-tenant.ts), each with its own folder, removed when the
-    // process ends as Lambda discards an environment's /tmp. Leftovers of a previous run go too.
-    const tenantsDir = path.join(opts.dataDir, 'runner', 'tenants');
-    rmSync(tenantsDir, { recursive: true, force: true });
-    const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
-    const runner = createTenantWorkerPool({
-      entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
-      init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint: s3.url, region: 'us-east-1' }),
-      maxWorkers: opts.runnerProcesses?.max,
-      idleMs: opts.runnerProcesses?.idleMs,
-      onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
-      onCrash: (info) =>
-        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'runner process exited', tenant: info.tenantId, pid: info.pid, code: info.code, signal: info.signal })}\n`),
-    });
-    stops.push(runner.close);
+    const dynamo = started(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb') }));
+    const s3 = started(await startS3Server({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] }));
+    const runner = started(startRunnerPool(opts, s3.url));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
-    const lambda = await startLambdaInvokeServer({
-      functions,
-      onBackgroundError: (name, err) =>
-        process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'asynchronous invocation failed', function: name, error: String(err) })}\n`),
-    });
-    stops.push(lambda.close);
-
-    let model: ScriptedModelServer | undefined;
-    if (!opts.anthropic) {
-      model = await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests });
-      stops.push(model.close);
-    }
+    const lambda = started(
+      await startLambdaInvokeServer({
+        functions,
+        onBackgroundError: (name, err) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) }),
+      }),
+    );
+    const model = opts.anthropic ? undefined : started(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests }));
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
-    const shared = sharedConfig(opts.settings ?? { model: {}, turn: {}, api: {} });
-    const { apiKey: _key, baseURL: _url, name: _name, ...sharedModel } = shared.model;
-    const config = configSchema.parse({
-      region: 'us-east-1',
-      tables: tableNames('stratus'),
-      bucket: LOCAL_BUCKET,
-      runnerFunction: RUNNER_FUNCTION,
-      selfFunction: API_FUNCTION,
-      endpoints: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url },
-      localCredentials: { ...LOCAL_S3_CREDENTIALS },
-      ...shared,
-      model: opts.anthropic
-        ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model, ...sharedModel, ...opts.model }
-        : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
-          { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...sharedModel, ...opts.model },
-      apiTokens,
-      // No platform deadline locally: a turn checkpoints only under STRATUS_INVOCATION_BUDGET_MS, at its very end.
-      turn: { maxModelCalls: 50, leaseMs: 60_000, checkpointMarginMs: 0, ...shared.turn, ...opts.turn },
-      context: { ...opts.context },
-      api: { ...shared.api, ...opts.api },
-      logLevel: opts.logLevel ?? shared.logLevel ?? 'warn',
-    });
+    const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, apiTokens, model);
     const deps = createDeps(config);
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
+    // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
+    functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
-
-    const server = serve({ fetch: createApp(deps).fetch, port: opts.port ?? 0, hostname: '127.0.0.1' }) as Server;
-    await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
-    const address = server.address();
-    const apiUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : opts.port}`;
+    const api = await startApiServer(deps, opts.port);
     stops.push(async () => {
-      await closeServer(server);
+      await api.close();
       await lambda.pending();
     });
     const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000 });
     stops.push(scheduler.stop);
-
     return {
-      apiUrl,
+      apiUrl: api.url,
       token: Object.keys(apiTokens)[0]!,
       deps,
       model,
@@ -170,6 +131,75 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll(stops);
     throw err;
   }
+}
+
+const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);
+
+/**
+ * The runner function is tenant-isolated, as in AWS: one process per tenant id (= workspace id,
+ * functions/runner-client/runner-tenant.ts), each with its own folder, removed when the process
+ * ends as Lambda discards an environment's /tmp. Leftovers of a previous run go too.
+ */
+function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string): TenantWorkerPool {
+  const tenantsDir = path.join(opts.dataDir, 'runner', 'tenants');
+  rmSync(tenantsDir, { recursive: true, force: true });
+  const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
+  return createTenantWorkerPool({
+    entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
+    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1' }),
+    maxWorkers: opts.runnerProcesses?.max,
+    idleMs: opts.runnerProcesses?.idleMs,
+    onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
+    onCrash: (info) => logError({ msg: 'runner process exited', tenant: info.tenantId, pid: info.pid, code: info.code, signal: info.signal }),
+  });
+}
+
+function localConfig(
+  opts: LocalStackOptions,
+  endpoints: { dynamodb: string; s3: string; lambda: string },
+  apiTokens: Record<string, string>,
+  model: ScriptedModelServer | undefined,
+): StratusConfig {
+  const shared = sharedConfig(opts.settings ?? { model: {}, turn: {}, api: {} });
+  // Locally, webhook deliveries go to the in-process worker whatever the environment names.
+  const { workerFunction: _worker, ...sharedGithub } = shared.github;
+  return configSchema.parse({
+    region: 'us-east-1',
+    tables: tableNames('stratus'),
+    bucket: LOCAL_BUCKET,
+    runnerFunction: RUNNER_FUNCTION,
+    selfFunction: API_FUNCTION,
+    endpoints,
+    localCredentials: { ...LOCAL_S3_CREDENTIALS },
+    ...shared,
+    model: localModel(opts, shared.model, model),
+    apiTokens,
+    // No platform deadline locally: a turn checkpoints only under STRATUS_INVOCATION_BUDGET_MS, at its very end.
+    turn: { leaseMs: 60_000, checkpointMarginMs: 0, ...shared.turn, ...opts.turn },
+    ...(opts.budgets ? { budgets: opts.budgets } : {}),
+    ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
+    context: { ...opts.context },
+    api: { ...shared.api, ...opts.api },
+    logLevel: opts.logLevel ?? shared.logLevel ?? 'warn',
+    github: { ...sharedGithub, ...opts.github, workerFunction: GITHUB_WORKER_FUNCTION },
+  });
+}
+
+/** The real model API when a key is given, else the scripted server; options win over the environment's settings. */
+function localModel(opts: LocalStackOptions, sharedModel: ReturnType<typeof sharedConfig>['model'], scripted: ScriptedModelServer | undefined) {
+  const { apiKey: _key, baseURL: _url, name: _name, ...settings } = sharedModel;
+  return opts.anthropic
+    ? { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model, ...settings, ...opts.model }
+    : // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
+      { apiKey: 'scripted-model', baseURL: scripted!.url, retryBaseDelayMs: 1, ...settings, ...opts.model };
+}
+
+/** The same Hono app that runs on Lambda, served on loopback. */
+async function startApiServer(deps: Deps, port: number | undefined): Promise<{ url: string; close(): Promise<void> }> {
+  const server = serve({ fetch: createApp(deps).fetch, port: port ?? 0, hostname: '127.0.0.1' }) as Server;
+  await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
+  const address = server.address();
+  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, close: () => closeServer(server) };
 }
 
 async function stopAll(stops: (() => Promise<void>)[]): Promise<void> {

@@ -4,8 +4,9 @@ import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
 
 /**
  * `npm start`: the whole product on this machine. It reads the same settings as the Lambda
- * handlers, through the same function (functions/deps/settings.ts); `npm start -- --help` lists
- * them. A malformed value stops start-up with a message naming the variable.
+ * handlers, through the same function (functions/deps/settings.ts): budgets, model prices and
+ * GitHub issue fixing included; `npm start -- --help` lists them. A malformed value stops
+ * start-up with a message naming the variable.
  */
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log('npm start: Stratus on this machine. Settings (environment variables):\n');
@@ -13,7 +14,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   for (const s of SETTINGS.filter((x) => x.where !== 'aws')) {
     console.log(`  ${s.name.padEnd(width)}  ${s.meaning.replaceAll('`', '')} (default: ${s.default.replaceAll('`', '')})`);
   }
-  console.log('\nAWS-only: STRATUS_EGRESS and the deployment\'s resources, set by the CDK app (docs/deploy.md).');
+  console.log(`\nAWS-only: ${SETTINGS.filter((x) => x.where === 'aws').map((x) => x.name.split(',')[0]).join(', ')} and the deployment's resources, set by the CDK app (docs/deploy.md).`);
   process.exit(0);
 }
 

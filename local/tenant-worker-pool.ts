@@ -1,7 +1,8 @@
-import { fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { bundleWorker } from './bundle-worker.ts';
-import type { ChildMessage, ParentMessage } from './tenant-worker.ts';
+import { createStartGate, type StartGate } from './start-gate.ts';
+import { RuntimeExitError, spawnTenantWorker, type Worker, type WorkerHooks } from './tenant-worker-process.ts';
+import type { ParentMessage } from './tenant-worker.ts';
 
 /**
  * A function the local Invoke server runs in Lambda's per-tenant isolation mode: every invoke
@@ -34,27 +35,8 @@ export interface TenantWorkerPool extends TenantIsolatedFunction {
   close(): Promise<void>;
 }
 
-/** What a process exit looks like to the caller: Lambda's error for a runtime that exited mid-invocation. */
-export class RuntimeExitError extends Error {
-  override name = 'Runtime.ExitError';
-}
-
-interface Worker {
-  tenantId: string;
-  child: ChildProcess;
-  ready: Promise<void>;
-  inFlight: Map<number, { resolve(value: unknown): void; reject(err: Error): void }>;
-  lastUsed: number;
-  idleTimer?: NodeJS.Timeout;
-  /** Set once the pool stopped it on purpose (its exit is not a crash). */
-  stopping: boolean;
-  exited: Promise<void>;
-}
-
 const DEFAULT_IDLE_MS = 10 * 60_000;
 const DEFAULT_MAX_WORKERS = 32;
-/** A worker that has not said `ready` by then (counted from its fork) is treated as crashed. */
-const START_TIMEOUT_MS = 60_000;
 /**
  * Workers starting at once. A start is CPU-bound (~0.6 s of loading modules); fifty started
  * together on two cores each took the whole burst's time, past the start timeout, and were
@@ -71,236 +53,190 @@ const MAX_CONCURRENT_STARTS = Math.max(2, availableParallelism());
  * invocation in flight is never stopped.
  */
 export function createTenantWorkerPool(opts: TenantWorkerPoolOptions): TenantWorkerPool {
-  const idleMs = opts.idleMs ?? DEFAULT_IDLE_MS;
-  const maxWorkers = Math.max(1, opts.maxWorkers ?? DEFAULT_MAX_WORKERS);
-  const workers = new Map<string, Worker>();
+  const pool = new WorkerPool(opts);
+  return {
+    tenantIsolated: true,
+    invoke: (tenantId, event) => pool.invoke(tenantId, event),
+    workers: () => pool.list(),
+    close: () => pool.close(),
+  };
+}
+
+class WorkerPool {
+  private readonly idleMs: number;
+  private readonly maxWorkers: number;
+  private readonly workers = new Map<string, Worker>();
   /** Workers being started, so concurrent first invokes of one tenant id share one process. */
-  const starting = new Map<string, Promise<Worker>>();
+  private readonly starting = new Map<string, Promise<Worker>>();
   /** Invokes between "a worker was chosen" and "the call is registered": such a worker is not idle. */
-  const holds = new Map<string, number>();
+  private readonly holds = new Map<string, number>();
   /** Clean-ups of ended workers; a tenant's next worker starts after its previous one's. */
-  const gone = new Map<string, Promise<void>>();
-  const slotWaiters: (() => void)[] = [];
-  const startWaiters: (() => void)[] = [];
-  let starts = 0;
-  let reserved = 0;
-  let nextId = 1;
-  let closed = false;
-  let bundle: Promise<string> | undefined;
+  private readonly gone = new Map<string, Promise<void>>();
+  private readonly slotWaiters: (() => void)[] = [];
+  private readonly startGate: StartGate = createStartGate(MAX_CONCURRENT_STARTS);
+  private readonly hooks: WorkerHooks;
+  private reserved = 0;
+  private nextId = 1;
+  private closed = false;
+  private bundle: Promise<string> | undefined;
 
-  function isIdle(w: Worker): boolean {
-    return w.inFlight.size === 0 && !holds.get(w.tenantId);
-  }
-
-  function wakeOne(): void {
-    slotWaiters.shift()?.();
-  }
-
-  /** Reserves room for one more worker: stops the least recently used idle one if needed, else waits. */
-  async function reserveSlot(): Promise<void> {
-    for (;;) {
-      if (closed) throw new Error('The local Lambda runtime is stopped.');
-      if (workers.size + reserved < maxWorkers) {
-        reserved += 1;
-        return;
-      }
-      const idle = [...workers.values()].filter(isIdle).sort((a, b) => a.lastUsed - b.lastUsed)[0];
-      if (idle) {
-        stop(idle);
-        continue;
-      }
-      await new Promise<void>((resolve) => slotWaiters.push(resolve));
-    }
-  }
-
-  /** Waits for a start slot; the returned function gives it back (once the worker is ready or gone). */
-  async function startSlot(): Promise<() => void> {
-    while (starts >= MAX_CONCURRENT_STARTS && !closed) await new Promise<void>((resolve) => startWaiters.push(resolve));
-    starts += 1;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      starts -= 1;
-      startWaiters.shift()?.();
+  constructor(private readonly opts: TenantWorkerPoolOptions) {
+    this.idleMs = opts.idleMs ?? DEFAULT_IDLE_MS;
+    this.maxWorkers = Math.max(1, opts.maxWorkers ?? DEFAULT_MAX_WORKERS);
+    this.hooks = {
+      init: (tenantId) => opts.init(tenantId),
+      stop: (w) => this.stop(w),
+      settled: (w) => this.settle(w),
+      ended: (w, { code, signal }) => {
+        if (!w.stopping && !this.closed) opts.onCrash?.({ tenantId: w.tenantId, pid: w.child.pid, code, signal });
+        this.forget(w);
+      },
     };
   }
 
-  function stop(w: Worker): void {
+  async invoke(tenantId: string, event: unknown): Promise<unknown> {
+    const w = await this.holding(tenantId, () => this.workerFor(tenantId));
+    clearTimeout(w.idleTimer);
+    const id = this.nextId++;
+    const result = new Promise<unknown>((resolve, reject) => w.inFlight.set(id, { resolve, reject }));
+    result.catch(() => undefined); // handled by the caller; this only keeps an early exit from counting as unhandled
+    // Registered before the worker is ready, so a starting worker counts as busy. If it never
+    // becomes ready, its exit answers the call with Runtime.ExitError.
+    await w.ready.catch(() => undefined);
+    if (!w.inFlight.has(id)) return result;
+    w.child.send({ type: 'invoke', id, event } satisfies ParentMessage, (err) => {
+      if (!err) return;
+      const call = w.inFlight.get(id);
+      w.inFlight.delete(id);
+      call?.reject(new RuntimeExitError(`Runtime unreachable: ${err.message}`));
+      this.settle(w);
+    });
+    return result;
+  }
+
+  list(): { tenantId: string; pid: number | undefined; inFlight: number }[] {
+    return [...this.workers.values()].map((w) => ({ tenantId: w.tenantId, pid: w.child.pid, inFlight: w.inFlight.size }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const wake of this.slotWaiters.splice(0)) wake();
+    this.startGate.open();
+    const all = [...this.workers.values()];
+    for (const w of all) this.stop(w);
+    await Promise.all(all.map((w) => w.exited));
+    await Promise.all([...this.gone.values()]);
+  }
+
+  /** Runs `choose` with the tenant's worker marked as not idle. */
+  private async holding(tenantId: string, choose: () => Promise<Worker>): Promise<Worker> {
+    this.holds.set(tenantId, (this.holds.get(tenantId) ?? 0) + 1);
+    try {
+      return await choose();
+    } finally {
+      const left = (this.holds.get(tenantId) ?? 1) - 1;
+      if (left > 0) this.holds.set(tenantId, left);
+      else this.holds.delete(tenantId);
+    }
+  }
+
+  private isIdle(w: Worker): boolean {
+    return w.inFlight.size === 0 && !this.holds.get(w.tenantId);
+  }
+
+  private wakeOne(): void {
+    this.slotWaiters.shift()?.();
+  }
+
+  /** Reserves room for one more worker: stops the least recently used idle one if needed, else waits. */
+  private async reserveSlot(): Promise<void> {
+    for (;;) {
+      if (this.closed) throw new Error('The local Lambda runtime is stopped.');
+      if (this.workers.size + this.reserved < this.maxWorkers) {
+        this.reserved += 1;
+        return;
+      }
+      const idle = [...this.workers.values()].filter((w) => this.isIdle(w)).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      if (idle) {
+        this.stop(idle);
+        continue;
+      }
+      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    }
+  }
+
+  private stop(w: Worker): void {
     w.stopping = true;
     clearTimeout(w.idleTimer);
-    forget(w);
+    this.forget(w);
     w.child.kill('SIGKILL');
   }
 
   /** Takes an ended or stopping worker out of the pool and schedules its clean-up. */
-  function forget(w: Worker): void {
-    if (workers.get(w.tenantId) !== w) return;
-    workers.delete(w.tenantId);
-    const previous = gone.get(w.tenantId) ?? Promise.resolve();
+  private forget(w: Worker): void {
+    if (this.workers.get(w.tenantId) !== w) return;
+    this.workers.delete(w.tenantId);
+    const previous = this.gone.get(w.tenantId) ?? Promise.resolve();
     const cleanup = previous
       .then(() => w.exited)
-      .then(() => opts.onWorkerGone?.(w.tenantId))
+      .then(() => this.opts.onWorkerGone?.(w.tenantId))
       .catch(() => undefined);
-    gone.set(w.tenantId, cleanup);
+    this.gone.set(w.tenantId, cleanup);
     void cleanup.then(() => {
-      if (gone.get(w.tenantId) === cleanup) gone.delete(w.tenantId);
+      if (this.gone.get(w.tenantId) === cleanup) this.gone.delete(w.tenantId);
     });
-    wakeOne();
-  }
-
-  function spawn(tenantId: string, file: string): Worker {
-    const child = fork(file, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    let markReady!: () => void;
-    let failStart!: (err: Error) => void;
-    const ready = new Promise<void>((resolve, reject) => {
-      markReady = resolve;
-      failStart = reject;
-    });
-    ready.catch(() => undefined);
-    let markExited!: () => void;
-    const w: Worker = {
-      tenantId,
-      child,
-      ready,
-      inFlight: new Map(),
-      lastUsed: Date.now(),
-      stopping: false,
-      exited: new Promise((resolve) => (markExited = resolve)),
-    };
-    const startTimer = setTimeout(() => {
-      failStart(new RuntimeExitError(`Runtime failed to start within ${START_TIMEOUT_MS / 1000} s.`));
-      stop(w);
-    }, START_TIMEOUT_MS);
-    let ended = false;
-    const end = (code: number | null, signal: NodeJS.Signals | null) => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(startTimer);
-      clearTimeout(w.idleTimer);
-      const err = new RuntimeExitError(`Runtime exited with error: ${signal ? `signal: ${signal}` : `exit status ${code}`}`);
-      failStart(err);
-      for (const call of w.inFlight.values()) call.reject(err);
-      w.inFlight.clear();
-      if (!w.stopping && !closed) opts.onCrash?.({ tenantId, pid: child.pid, code, signal });
-      markExited();
-      forget(w);
-    };
-    child.on('message', (message: ChildMessage) => {
-      if (message.type === 'ready') {
-        clearTimeout(startTimer);
-        try {
-          child.send({ type: 'init', tenantId, payload: opts.init(tenantId) } satisfies ParentMessage);
-          markReady();
-        } catch (err) {
-          failStart(new RuntimeExitError(`Runtime failed to start: ${err instanceof Error ? err.message : String(err)}`));
-          stop(w);
-        }
-        return;
-      }
-      const call = w.inFlight.get(message.id);
-      if (!call) return;
-      w.inFlight.delete(message.id);
-      if (message.ok) call.resolve(message.value);
-      else call.reject(Object.assign(new Error(message.error.message), { name: message.error.name, stack: message.error.stack }));
-      settle(w);
-    });
-    child.once('exit', end);
-    // A failed fork or a broken IPC channel: the process is unusable, as if it had exited (a
-    // fork that never started emits no 'exit').
-    child.on('error', () => {
-      child.kill('SIGKILL');
-      if (child.pid === undefined) end(null, null);
-    });
-    return w;
+    this.wakeOne();
   }
 
   /** After a call ends: wake a waiter if the worker went idle, and arm its idle reaper. */
-  function settle(w: Worker): void {
+  private settle(w: Worker): void {
     w.lastUsed = Date.now();
-    if (!isIdle(w)) return;
+    if (!this.isIdle(w)) return;
     clearTimeout(w.idleTimer);
     w.idleTimer = setTimeout(() => {
-      if (isIdle(w)) stop(w);
-    }, idleMs);
+      if (this.isIdle(w)) this.stop(w);
+    }, this.idleMs);
     w.idleTimer.unref();
-    wakeOne();
+    this.wakeOne();
   }
 
-  async function workerFor(tenantId: string): Promise<Worker> {
-    const live = workers.get(tenantId);
-    if (live) return live;
-    let pending = starting.get(tenantId);
+  private workerFor(tenantId: string): Promise<Worker> {
+    const live = this.workers.get(tenantId);
+    if (live) return Promise.resolve(live);
+    let pending = this.starting.get(tenantId);
     if (!pending) {
-      pending = (async () => {
-        await reserveSlot();
-        try {
-          if (!bundle) {
-            bundle = bundleWorker(opts.entry);
-            bundle.catch(() => (bundle = undefined)); // a failed build is tried again by the next start
-          }
-          const file = await bundle;
-          await gone.get(tenantId);
-          const release = await startSlot();
-          if (closed) {
-            release();
-            throw new Error('The local Lambda runtime is stopped.');
-          }
-          const w = spawn(tenantId, file);
-          void w.ready.then(release, release);
-          workers.set(tenantId, w);
-          return w;
-        } finally {
-          reserved -= 1;
-        }
-      })();
-      starting.set(tenantId, pending);
-      void pending.then(
-        () => starting.delete(tenantId),
-        () => starting.delete(tenantId),
-      );
+      pending = this.start(tenantId);
+      this.starting.set(tenantId, pending);
+      const done = () => this.starting.delete(tenantId);
+      void pending.then(done, done);
     }
     return pending;
   }
 
-  return {
-    tenantIsolated: true,
-    async invoke(tenantId, event) {
-      holds.set(tenantId, (holds.get(tenantId) ?? 0) + 1);
-      let w: Worker;
-      try {
-        w = await workerFor(tenantId);
-      } finally {
-        const left = (holds.get(tenantId) ?? 1) - 1;
-        if (left > 0) holds.set(tenantId, left);
-        else holds.delete(tenantId);
+  private async start(tenantId: string): Promise<Worker> {
+    await this.reserveSlot();
+    try {
+      const file = await this.bundled();
+      await this.gone.get(tenantId);
+      const release = await this.startGate.acquire();
+      if (this.closed) {
+        release();
+        throw new Error('The local Lambda runtime is stopped.');
       }
-      clearTimeout(w.idleTimer);
-      const id = nextId++;
-      const result = new Promise<unknown>((resolve, reject) => w.inFlight.set(id, { resolve, reject }));
-      result.catch(() => undefined); // handled by the caller; this only keeps an early exit from counting as unhandled
-      // Registered before the worker is ready, so a starting worker counts as busy. If it never
-      // becomes ready, its exit answers the call with Runtime.ExitError.
-      await w.ready.catch(() => undefined);
-      if (!w.inFlight.has(id)) return result;
-      w.child.send({ type: 'invoke', id, event } satisfies ParentMessage, (err) => {
-        if (!err) return;
-        const call = w.inFlight.get(id);
-        w.inFlight.delete(id);
-        call?.reject(new RuntimeExitError(`Runtime unreachable: ${err.message}`));
-        settle(w);
-      });
-      return result;
-    },
-    workers: () => [...workers.values()].map((w) => ({ tenantId: w.tenantId, pid: w.child.pid, inFlight: w.inFlight.size })),
-    async close() {
-      closed = true;
-      for (const wake of slotWaiters.splice(0)) wake();
-      for (const wake of startWaiters.splice(0)) wake();
-      const all = [...workers.values()];
-      for (const w of all) stop(w);
-      await Promise.all(all.map((w) => w.exited));
-      await Promise.all([...gone.values()]);
-    },
-  };
+      const w = spawnTenantWorker(tenantId, file, this.hooks);
+      void w.ready.then(release, release);
+      this.workers.set(tenantId, w);
+      return w;
+    } finally {
+      this.reserved -= 1;
+    }
+  }
+
+  private bundled(): Promise<string> {
+    if (!this.bundle) {
+      this.bundle = bundleWorker(this.opts.entry);
+      this.bundle.catch(() => (this.bundle = undefined)); // a failed build is tried again by the next start
+    }
+    return this.bundle;
+  }
 }

@@ -4,9 +4,11 @@ import path from 'node:path';
 import type { Sandbox } from './isolation/sandbox.ts';
 import { RUNNER_OPS } from './ops/index.ts';
 import type { RunnerOpDefinition } from './ops/op.ts';
-import { ToolInputError, type GitImportOptions, type OpContext, type RunnerLimits } from './ops/op-context.ts';
+import type { GitImportOptions, OpContext, RunnerLimits } from './ops/op-context.ts';
+import { ToolInputError } from './workspace/tool-input-error.ts';
 import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type RunnerResponse, type StorageCredentials } from './protocol.ts';
-import { createPathMapper } from './workspace/virtual-paths.ts';
+import { createPathMapper, VIRTUAL_ROOT } from './workspace/virtual-paths.ts';
+import { hideHostPaths, RUNNER_STORAGE } from './workspace/host-paths.ts';
 import { DEFAULT_WORKSPACE_LIMITS, WorkspaceLimitError, type WorkspaceLimits } from './workspace/limits.ts';
 import { LocalCopy, type LocalState, type SnapshotPolicy } from './workspace/local-copy.ts';
 import { createWarmCopies, type WarmCopies } from './workspace/warm-copies.ts';
@@ -70,15 +72,24 @@ export function createRunner(deps: RunnerDeps): RunnerWithCopies {
       return { ok: false, error: { kind: 'bad_request', message: `Invalid runner request: ${parsed.error.message}` } };
     }
     const request = parsed.data;
-    return copies.use(request.workspace.id, async (dir) => {
-      // Only the runner's own user may enter its directories (commands run in namespaces).
-      await fs.mkdir(workspacesDir, { recursive: true, mode: 0o700 });
-      const local = new LocalCopy(dir, deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache, deps.snapshots);
-      return execute(deps, local, request, (until) => copies.retain(request.workspace.id, until), log);
-    });
+    let local: LocalCopy | undefined;
+    return copies
+      .use(request.workspace.id, async (dir) => {
+        // Only the runner's own user may enter its directories (commands run in namespaces).
+        await fs.mkdir(workspacesDir, { recursive: true, mode: 0o700 });
+        local = new LocalCopy(dir, deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache, deps.snapshots);
+        return execute(deps, local, request, (until) => copies.retain(request.workspace.id, until), log);
+      })
+      .catch((err: unknown) => {
+        const inWorkspace = local ? [[local.tree, VIRTUAL_ROOT] as const, [tmpDirOf(local), '/tmp'] as const] : [];
+        throw hideHostPaths(err, [...inWorkspace, [deps.rootDir, RUNNER_STORAGE]]);
+      });
   };
   return Object.assign(runner, { warmCopies: copies });
 }
+
+/** A workspace's private tmp dir (the sandbox's /tmp), beside its tree. */
+const tmpDirOf = (local: LocalCopy) => path.join(local.dir, 'tmp');
 
 function logToStderr(message: string, err: unknown): void {
   process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, error: String(err) })}\n`);
@@ -94,7 +105,7 @@ async function execute(
   const { workspace } = request;
   const remote = new RemoteWorkspace(deps.s3ForCredentials(workspace.credentials), workspace.bucket, workspace.id);
   const workspaceLimits = deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS;
-  const tmpDir = path.join(local.dir, 'tmp');
+  const tmpDir = tmpDirOf(local);
 
   try {
     const sync = await local.materialize(remote, workspace.version);

@@ -1,13 +1,16 @@
 import type { TurnDeps } from './turn-deps.ts';
-import { continueTurnEventSchema } from './continuation.ts';
+import { asyncEventSchema } from '../deps/continuation.ts';
+import { purgeSession, type DeleteSessionDeps } from './delete-session.ts';
 import { continueTurn } from './turn.ts';
 
 /**
- * What the API function does when invoked asynchronously (not through its URL): today, carry
- * on a turn that checkpointed. Unknown events are an error, so a misrouted invoke is visible.
+ * What the API function does when invoked asynchronously (not through its URL): carry on a turn
+ * that checkpointed (or starts asynchronously), or remove a deleted session's data. Unknown
+ * events are an error, so a misrouted invoke is visible.
  */
-export async function handleAsyncEvent(deps: TurnDeps, event: unknown, deadlineAt?: number): Promise<void> {
-  const parsed = continueTurnEventSchema.safeParse(event);
+export async function handleAsyncEvent(deps: TurnDeps & DeleteSessionDeps, event: unknown, deadlineAt?: number): Promise<void> {
+  const parsed = asyncEventSchema.safeParse(event);
   if (!parsed.success) throw new Error(`Unknown asynchronous event for the API function: ${JSON.stringify(event).slice(0, 200)}`);
+  if (parsed.data.kind === 'purge_session') return purgeSession(deps, parsed.data.sessionId);
   await continueTurn(deps, parsed.data, deadlineAt);
 }

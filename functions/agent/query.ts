@@ -52,6 +52,8 @@ export interface QueryParams {
   maxToolConcurrency?: number;
   /** Most model calls one turn may make. */
   maxTurns: number;
+  /** Asked before each model call: a reason to end the turn there instead (a budget ran out). */
+  beforeModelCall?: () => TurnStopReason | undefined;
   signal: AbortSignal;
   /**
    * Asked after each round of tool results: true ends this invocation's part of the turn
@@ -113,6 +115,8 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
   }
   for (let call = 1; ; call++) {
     if (params.signal.aborted) return yield { type: 'done', stopReason: 'aborted' };
+    const stop = params.beforeModelCall?.();
+    if (stop) return yield { type: 'done', stopReason: stop };
     // Compaction, micro-compaction and the replacement budget, decided (and recorded) before the request.
     let requestMessages = loop.messages;
     if (params.context) {
@@ -128,6 +132,8 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
       continue;
     }
     if (streamed.kind === 'failed') return yield* endWithoutResponse(loop, executor, streamed);
+    // Stopped before anything of the response arrived: there is no message to record.
+    if (params.signal.aborted && streamed.response.content.length === 0 && executor.size === 0) return yield { type: 'done', stopReason: 'aborted' };
     const next = yield* afterResponse(loop, executor, streamed.response, call);
     if (next !== 'next_call') return yield { type: 'done', stopReason: next };
   }
@@ -217,6 +223,9 @@ async function* endWithoutResponse(loop: LoopState, executor: StreamingToolExecu
     executor.discard();
     yield assistantEvent(loop, partialAssistantResponse(failed.partial, loop.base.model));
     for await (const event of drain(executor, loop.params.context)) yield event;
+  } else if (stopReason === 'aborted' && failed.partial.some((b) => b.type === 'text' && b.text.length > 0)) {
+    // Stopped mid-text: what the model said so far stays in the conversation, as in the reference.
+    yield assistantEvent(loop, partialAssistantResponse(failed.partial, loop.base.model));
   }
   yield { type: 'done', stopReason, ...(stopReason === 'model_error' ? { error: failed.error } : {}) };
 }

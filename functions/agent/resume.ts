@@ -1,18 +1,17 @@
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { rulesFromLists } from '../permissions/rule-syntax.ts';
 import { ruleToRemember, withRememberedRule, type SessionSettings } from '../permissions/session-settings.ts';
-import { StratusError } from '../shared/errors.ts';
+import { ConflictError } from '../shared/errors.ts';
 import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
 import type { UserDecision } from '../tools/run-tool-use.ts';
 
 /** A new prompt while calls still wait for answers would leave them dangling: answer them first. */
-export class AwaitingPermissionError extends StratusError {
+export class AwaitingPermissionError extends ConflictError {
   constructor(sessionId: string, toolUseIds: string[]) {
     super(
       `Session ${sessionId} is waiting for permission answers (${toolUseIds.join(', ')}); ` +
         `answer each with POST /v1/sessions/${sessionId}/permissions/{toolUseId}.`,
-      409,
       'awaiting_permission',
     );
   }
@@ -56,7 +55,7 @@ export async function prepareResume(
 }
 
 function decisionOf(item: PendingApproval): UserDecision | undefined {
-  if (item.decision === 'deny') return { behavior: 'deny' };
+  if (item.decision === 'deny') return { behavior: 'deny', ...(item.feedback ? { feedback: item.feedback } : {}) };
   if (item.decision === 'allow') return { behavior: 'allow', ...(item.updatedInput !== undefined ? { updatedInput: item.updatedInput } : {}) };
   return undefined;
 }

@@ -1,6 +1,8 @@
 import type { ContextConfig } from '../context/context-manager.ts';
 import type { Deps } from '../deps/deps.ts';
+import type { PriceTable } from '../model/pricing.ts';
 import type { PermissionMode, RuleLists } from '../permissions/types.ts';
+import type { Budgets } from '../stores/budgets.ts';
 
 /** The lease and turn bounds (config `turn`). */
 export interface TurnTiming {
@@ -18,6 +20,10 @@ export interface TurnConfig extends ContextConfig {
   turn: TurnTiming;
   permissions: { defaultMode: PermissionMode; policy?: RuleLists };
   maxToolConcurrency: number;
+  /** Budgets of sessions that set none (functions/agent/budget.ts). */
+  budgets: { defaults: Budgets; tenants: Record<string, Budgets> };
+  /** USD per million tokens by model-name prefix (functions/model/pricing.ts). */
+  modelPrices: PriceTable;
 }
 
 /**
@@ -28,5 +34,5 @@ export interface TurnConfig extends ContextConfig {
 export type TurnDeps = Pick<
   Deps,
   | 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'runner' | 'workspaceCredentials'
-  | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'instanceId'
+  | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'instanceId' | 'workspaceStorage'
 > & { config: TurnConfig };

@@ -3,7 +3,7 @@ import { errorMessage } from '../shared/errors.ts';
 import { EventFeed } from '../shared/event-feed.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { EventStore, StoredTurnEvent } from '../stores/event-store.ts';
-import type { TurnEvent } from './turn-events.ts';
+import type { TurnEvent } from '../stores/turn-event.ts';
 
 /** Text deltas arriving within this window are sent and stored as one event. */
 export const TEXT_COALESCE_MS = 50;

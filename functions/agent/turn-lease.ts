@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { SessionStore } from '../stores/session-store.ts';
 import { errorMessage } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { Lease } from '../stores/session-store.ts';
+import type { Lease, SessionRecord } from '../stores/session-store.ts';
 
 /** The lease settings (config `turn`). */
 interface LeaseTiming {
@@ -46,7 +46,8 @@ export function handOffLease(deps: LeaseConfig, owner: string, turnId: string, s
  * Beats for a running turn until stopped: proof that its process is alive (when the beats stop,
  * readers find the turn dead within a few intervals and free the session), and the lease kept
  * through long tool calls that write nothing. A beat refused because the lease changed hands
- * calls `onLost` and stops; any other failure is logged and the next beat tries again.
+ * calls `onLost` and stops; any other failure is logged and the next beat tries again. Each
+ * beat hands `onBeat` the session as it is now (a stop asked for the turn, changed budgets).
  */
 export function startHeartbeat(
   deps: LeaseConfig & { sessions: Pick<SessionStore, 'heartbeat'>; clock: () => number },
@@ -54,9 +55,10 @@ export function startHeartbeat(
   owner: string,
   log: Logger,
   onLost: () => void,
+  onBeat?: (session: SessionRecord) => void,
 ): { stop(): void } {
   const timer = setInterval(() => {
-    deps.sessions.heartbeat(sessionId, owner, beatAt(deps, deps.clock())).catch((err: unknown) => {
+    deps.sessions.heartbeat(sessionId, owner, beatAt(deps, deps.clock())).then((session) => onBeat?.(session), (err: unknown) => {
       if (!(err instanceof ConditionalCheckFailedException)) {
         log.warn('a heartbeat failed; the next one may succeed', { error: errorMessage(err) });
         return;

@@ -12,6 +12,7 @@ import { buildSystemPrompt } from './system-prompt.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRecorder } from './turn-recorder.ts';
 import type { TurnRun } from './turn-run.ts';
+import type { TurnStop } from './turn-stop.ts';
 
 /**
  * The start of a turn's loop: reload the conversation (only what follows the last compact
@@ -22,7 +23,7 @@ export async function openTurnLoop(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
-  tools: { workspace: ToolUseContext['workspace']; signal: AbortSignal },
+  tools: { workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
 ): Promise<AsyncGenerator<QueryEvent>> {
   const { session, log } = run;
   const loaded = await loadSessionContext(deps, session);
@@ -51,7 +52,7 @@ function queryParams(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
-  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; workspace: ToolUseContext['workspace']; signal: AbortSignal },
+  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
 ): QueryParams {
   const { config } = deps;
   const { session, turnId, log, deadlineAt } = run;
@@ -70,7 +71,9 @@ function queryParams(
     permissions,
     hooks: [...(deps.hooks ?? []), ...hooksFor(recorder.settings)],
     maxToolConcurrency: config.maxToolConcurrency,
-    maxTurns: Math.max(1, config.turn.maxModelCalls - run.modelCallsBefore),
+    // The per-turn model-call cap is a budget (maxModelCallsPerTurn), checked before each call with the others.
+    maxTurns: Number.MAX_SAFE_INTEGER,
+    beforeModelCall: () => loop.stop.beforeModelCall(),
     signal: loop.signal,
     shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= config.turn.checkpointMarginMs,
     resume: loop.resume,

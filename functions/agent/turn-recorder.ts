@@ -1,4 +1,6 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { costUsd, type PriceTable } from '../model/pricing.ts';
+import type { BudgetName } from '../stores/budgets.ts';
 import type { LogAppender } from '../context/session-context.ts';
 import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
 import type { SessionSettings } from '../permissions/session-settings.ts';
@@ -9,7 +11,7 @@ import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts
 import type { MessageStore, StoredMessage } from '../stores/message-store.ts';
 import type { SessionPatch, SessionRecord, SessionStore } from '../stores/session-store.ts';
 import type { QueryEvent, TurnStopReason } from './query.ts';
-import type { UsageTotals } from './turn-events.ts';
+import type { UsageTotals } from '../stores/turn-event.ts';
 import type { TurnFeed } from './turn-feed.ts';
 
 /** What the write-ahead append writes to: the log, then the session's head under the lease. */
@@ -54,6 +56,7 @@ export function createLogWriter(
 
 export interface RecorderDeps extends AppendDeps {
   approvals: Pick<ApprovalStore, 'put'>;
+  config: AppendDeps['config'] & { modelPrices: PriceTable };
 }
 
 /** The workspace as the session record keeps it (moves with every append). */
@@ -62,6 +65,8 @@ export type WorkspaceState = () => Pick<SessionPatch, 'workspace' | 'cwd' | 'fil
 export interface TurnOutcome {
   stopReason: TurnStopReason | 'internal_error';
   error?: string;
+  /** With `budget_exceeded`: which budget. */
+  budget?: BudgetName;
 }
 
 /**
@@ -73,8 +78,10 @@ export interface TurnOutcome {
 export class TurnRecorder {
   readonly writer: LogWriter;
   readonly usage: UsageTotals;
-  readonly turnUsage: UsageTotals = { inputTokens: 0, outputTokens: 0 };
+  readonly turnUsage: UsageTotals = { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0 };
   modelCalls: number;
+  /** The last thing recorded was a tool call's result (an interrupt then gets the "for tool use" note). */
+  endedInToolUse = false;
   settings: SessionSettings | undefined;
   private denials: DenialCounts;
   private pendingOrder = 0;
@@ -82,10 +89,10 @@ export class TurnRecorder {
 
   constructor(
     private readonly deps: RecorderDeps,
-    private readonly turn: { session: SessionRecord; turnId: string; owner: string; events: TurnFeed; log: Logger; workspace: WorkspaceState; modelCallsBefore: number },
+    private readonly turn: { session: SessionRecord; turnId: string; owner: string; events: TurnFeed; log: Logger; workspace: WorkspaceState; modelCallsBefore: number; startedAt: number },
   ) {
     const { session } = turn;
-    this.usage = { ...session.usage };
+    this.usage = { cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, ...session.usage };
     this.denials = { ...session.denials };
     this.settings = session.settings;
     this.modelCalls = turn.modelCallsBefore;
@@ -154,14 +161,19 @@ export class TurnRecorder {
   private async recordAssistant(event: Extract<QueryEvent, { type: 'assistant' }>): Promise<void> {
     const { response } = event;
     this.modelCalls += 1;
+    this.endedInToolUse = response.content.some((b) => b.type === 'tool_use');
+    const cost = costUsd(this.deps.config.modelPrices, response.model, response.usage);
     for (const totals of [this.turnUsage, this.usage]) {
       totals.inputTokens += response.usage.inputTokens;
       totals.outputTokens += response.usage.outputTokens;
+      totals.cacheReadInputTokens = (totals.cacheReadInputTokens ?? 0) + response.usage.cacheReadInputTokens;
+      totals.cacheCreationInputTokens = (totals.cacheCreationInputTokens ?? 0) + response.usage.cacheCreationInputTokens;
+      totals.costUsd = (totals.costUsd ?? 0) + cost;
     }
     // `model` is the model that answered (the fallback after one); `decisions` are the replacement
     // decisions the request was sent with: a reload re-applies exactly these.
     const stored = await this.append('assistant', 'assistant', response.content as ContentBlockParam[], {
-      model: response.model, stopReason: response.stopReason, usage: { ...response.usage }, decisions: event.decisions,
+      model: response.model, stopReason: response.stopReason, usage: { ...response.usage, costUsd: cost }, decisions: event.decisions,
     });
     const { events } = this.turn;
     events.push({ type: 'assistant_message', seq: stored.seq, content: response.content, stopReason: response.stopReason, usage: { ...this.turnUsage } });
@@ -193,6 +205,7 @@ export class TurnRecorder {
   }
 
   private patchWithoutHead(): SessionPatch {
-    return { ...this.turn.workspace(), usage: this.usage, denials: this.denials };
+    const turnSpend = { turnId: this.turn.turnId, modelCalls: this.modelCalls, startedAt: this.turn.startedAt };
+    return { ...this.turn.workspace(), usage: this.usage, denials: this.denials, turnSpend };
   }
 }

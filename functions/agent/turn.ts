@@ -1,20 +1,20 @@
-import { errorMessage, SessionBusyError, StratusError } from '../shared/errors.ts';
+import { ConflictError, errorMessage, SessionBusyError } from '../shared/errors.ts';
 import { emitMetrics } from '../shared/metrics.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import { putStopMarker } from '../runner-client/stop-marker.ts';
 import { WorkspaceSession } from '../runner-client/workspace-session.ts';
-import type { ContinueTurnEvent } from './continuation.ts';
+import type { ContinueTurnEvent } from '../deps/continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
 import { AwaitingPermissionError } from './resume.ts';
+import { BudgetExceededError, checkBudgets } from './budget.ts';
+import { budgetsFor, INTERRUPT_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TurnStop } from './turn-stop.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import { TurnFeed } from './turn-feed.ts';
 import { handOffLease, startHeartbeat, turnLease } from './turn-lease.ts';
 import { openTurnLoop } from './turn-loop.ts';
 import { TurnRecorder, type TurnOutcome } from './turn-recorder.ts';
 import type { StartTurnOptions, TurnRun } from './turn-run.ts';
-
-export { AwaitingPermissionError } from './resume.ts';
-export type { StartTurnOptions } from './turn-run.ts';
 
 export interface TurnHandle {
   sessionId: string;
@@ -36,9 +36,12 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
   await reapDeadLease(deps, current);
   const waiting = await deps.approvals.listForSession(opts.sessionId);
   if (!opts.resume && waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
-  if (opts.resume && waiting.length === 0) throw new StratusError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 409, 'nothing_to_resume');
+  if (opts.resume && waiting.length === 0) throw new ConflictError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 'nothing_to_resume');
   const turnId = deps.newId('turn');
   const now = deps.clock();
+  // Session-wide budgets already spent: refuse before anything is written (fail-closed).
+  const exceeded = checkBudgets(budgetsFor(deps.config, opts.tenantId, current), { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 }, 'turn_start');
+  if (exceeded) throw new BudgetExceededError(exceeded);
   const lease = turnLease(deps, turnId, now, now);
   const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
   const log = deps.log.child({ sessionId: opts.sessionId, turnId });
@@ -48,6 +51,42 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
     deadlineAt: opts.deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: 0, continuation: false,
   });
   return { sessionId: opts.sessionId, turnId, events, done };
+}
+
+/**
+ * Starts a turn that runs in another invocation (`Prefer: respond-async`): the lease is taken
+ * here (409 as for any turn), handed at once to a continuation that runs the whole turn, and the
+ * turn id is known before anything runs. On Lambda the request's own invocation ends with its
+ * response, so the work cannot stay in it; locally the continuation goes through the same
+ * Lambda Invoke API.
+ */
+export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { prompt: string }): Promise<{ sessionId: string; turnId: string }> {
+  const current = await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
+  await reapDeadLease(deps, current);
+  const waiting = await deps.approvals.listForSession(opts.sessionId);
+  if (waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
+  const turnId = deps.newId('turn');
+  const now = deps.clock();
+  const exceeded = checkBudgets(budgetsFor(deps.config, opts.tenantId, current), { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 }, 'turn_start');
+  if (exceeded) throw new BudgetExceededError(exceeded);
+  const lease = turnLease(deps, turnId, now, now);
+  await deps.sessions.acquireLease(opts.sessionId, lease, now);
+  const handoffOwner = `continuation/${turnId}/start`;
+  try {
+    await deps.sessions.handOffLease(opts.sessionId, lease.owner, handOffLease(deps, handoffOwner, turnId, now, deps.clock()), {});
+    await deps.continuations.schedule({
+      kind: 'continue_turn', sessionId: opts.sessionId, turnId, handoffOwner, nextEventSeq: 0, modelCalls: 0, startedAt: now,
+      ...(opts.settings ? { settings: opts.settings } : {}), start: { prompt: opts.prompt },
+    });
+  } catch (err) {
+    // Nothing ran: give the session back (held by the hand-off owner, or still by us if the hand-off failed).
+    const release = (owner: string) => deps.sessions.releaseLease(opts.sessionId, owner, { status: 'idle' });
+    await release(handoffOwner).catch(() => release(lease.owner)).catch((releaseErr: unknown) => {
+      deps.log.error('could not release the lease of an asynchronous turn that never started; it will expire', { sessionId: opts.sessionId, turnId, error: errorMessage(releaseErr) });
+    });
+    throw err;
+  }
+  return { sessionId: opts.sessionId, turnId };
 }
 
 /**
@@ -68,12 +107,15 @@ export async function continueTurn(deps: TurnDeps, event: ContinueTurnEvent, dea
     }
     throw err;
   }
-  log.info('turn continues in a new invocation', { nextEventSeq: event.nextEventSeq, modelCalls: event.modelCalls });
+  log.info(event.start ? 'asynchronous turn starts' : 'turn continues in a new invocation', { nextEventSeq: event.nextEventSeq, modelCalls: event.modelCalls });
   const events = new TurnFeed(deps.events, event.sessionId, event.turnId, log, event.nextEventSeq);
   return runTurn(deps, {
     session, turnId: event.turnId, owner: lease.owner, events, log, startedAt: event.startedAt,
-    opts: { sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}) },
-    deadlineAt: deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls, continuation: true,
+    opts: {
+      sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}),
+      ...(event.start ? { prompt: event.start.prompt } : {}),
+    },
+    deadlineAt: deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls, continuation: event.start === undefined,
   });
 }
 
@@ -88,19 +130,26 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   const { session, turnId, owner, events, log } = run;
   const workspace = workspaceOf(deps, session);
   const recorder = new TurnRecorder(deps, {
-    session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore,
+    session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
     workspace: () => ({ workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState }),
   });
   if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
   log.info(run.continuation ? 'turn resumed in a new invocation' : 'turn started', { messageCount: session.messageCount, resume: run.opts.resume === true });
   const abort = new AbortController();
+  const stop = new TurnStop(abort, deps.config, { turnId, tenantId: session.tenantId, startedAt: run.startedAt, session }, () => ({
+    modelCallsThisTurn: recorder.modelCalls, turns: session.turnCount, usage: recorder.usage,
+  }), deps.clock);
   // Beats until the lease is released or handed off: also while the last events are stored.
-  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort());
+  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort('lease_lost'), (now) => stop.onSession(now));
   let outcome: TurnOutcome;
   try {
-    const loop = await openTurnLoop(deps, run, recorder, { workspace, signal: abort.signal });
+    const loop = await openTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
     for await (const event of loop) await recorder.record(event);
-    outcome = recorder.outcome();
+    outcome = withStop(recorder.outcome(), stop);
+    if (outcome.stopReason === 'interrupted') {
+      // The reference's note for the model: the next turn knows its last response was cut short.
+      await recorder.append('synthetic', 'user', [{ type: 'text', text: recorder.endedInToolUse ? INTERRUPT_MESSAGE_FOR_TOOL_USE : INTERRUPT_MESSAGE }]);
+    }
   } catch (err) {
     abort.abort();
     outcome = { stopReason: 'internal_error', error: errorMessage(err) };
@@ -110,10 +159,18 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   return endTurn(deps, run, recorder, outcome, heartbeat.stop);
 }
 
+/** A loop that ended because it was stopped from outside (aborted, or cut short) ends with the stop's reason. */
+function withStop(outcome: TurnOutcome, stop: TurnStop): TurnOutcome {
+  const stopped = stop.outcome();
+  if (!stopped || outcome.stopReason === 'awaiting_permission' || outcome.stopReason === 'internal_error') return outcome;
+  return stopped;
+}
+
 function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
   return new WorkspaceSession({
     deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd,
     fileState: session.fileState, allowedDomains: session.settings?.allowedDomains,
+    requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
   });
 }
 
@@ -123,10 +180,10 @@ function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
  */
 async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, outcome: TurnOutcome, stopBeating: () => void): Promise<TurnSummary> {
   const { session, turnId, log } = run;
-  const { stopReason, error } = outcome;
+  const { stopReason, error, budget } = outcome;
   const summary: TurnSummary = {
     turnId, stopReason, startedAt: new Date(run.startedAt).toISOString(), endedAt: new Date(deps.clock()).toISOString(),
-    ...(error ? { error } : {}),
+    ...(error ? { error } : {}), ...(budget ? { budget } : {}), usage: { ...recorder.turnUsage },
   };
   const status = stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle';
   const release = async () => {
@@ -134,7 +191,7 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
     await releaseLease(deps, run, run.owner, { ...recorder.patch(), status, lastTurn: summary, turnCount: session.turnCount + 1 });
   };
   try {
-    await run.events.end({ type: 'turn_end', turnId, stopReason, usage: recorder.turnUsage, ...(error ? { error } : {}) }, release);
+    await run.events.end({ type: 'turn_end', turnId, stopReason, usage: recorder.turnUsage, ...(error ? { error } : {}), ...(budget ? { budget } : {}) }, release);
   } finally {
     // Never beat for a turn that is over: a beating lease would hold the session for good.
     stopBeating();

@@ -4,15 +4,19 @@ import { cors } from 'hono/cors';
 import type { Deps } from '../deps/deps.ts';
 import { bearerAuth } from './auth.ts';
 import { errorResponse } from './error-response.ts';
+import { idempotency } from './idempotency.ts';
 import { createAllowedMethods, noRoute } from './method-not-allowed.ts';
 import { OPENAPI_PATH, serveOpenApiDocument } from './openapi-document.ts';
 import type { ApiEnv } from './route-app.ts';
+import { githubRoutes, githubWebhookRoutes } from './routes/github.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { contextRoutes } from './routes/context.ts';
 import { sessionRoutes } from './routes/sessions.ts';
+import { sessionAdminRoutes } from './routes/session-admin.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
+import { turnControlRoutes } from './routes/turn-control.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
 
 /** The API's version, as the OpenAPI document states it. */
@@ -26,20 +30,29 @@ export function createApp(deps: Deps) {
   // before auth (a preflight carries no token).
   const origins = deps.config.api.corsOrigins;
   if (origins.length > 0) {
-    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'accept'], exposeHeaders: ['retry-after', 'x-claude-session-id', 'x-content-sha256'], maxAge: 600 }));
+    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'accept', 'idempotency-key', 'prefer'], exposeHeaders: ['retry-after', 'x-claude-session-id', 'x-content-sha256', 'location', 'content-location', 'preference-applied', 'idempotent-replayed'], maxAge: 600 }));
   }
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The document and its reference page need no token: they are registered before /v1's auth.
   serveOpenApiDocument(app, API_VERSION);
   app.get('/docs', Scalar({ url: OPENAPI_PATH, pageTitle: 'Stratus API' }));
+  // Signed by GitHub, not bearer-authenticated: registered before the /v1 middleware runs.
+  app.route('/', githubWebhookRoutes(deps));
 
   const v1 = new OpenAPIHono<ApiEnv>();
   v1.use('*', bearerAuth(deps.config.apiTokens));
+  // A replayed streaming answer follows the same turn's events from the start.
+  v1.use('*', idempotency(deps, {
+    followStream: async (c, url) => app.fetch(new Request(new URL(url, c.req.url), { headers: { authorization: c.req.header('authorization') ?? '', accept: 'text/event-stream' } }), c.env),
+  }));
   v1.route('/sessions', sessionRoutes(deps));
+  v1.route('/sessions', sessionAdminRoutes(deps));
   v1.route('/sessions', turnRoutes(deps));
   v1.route('/sessions', turnEventRoutes(deps));
+  v1.route('/sessions', turnControlRoutes(deps));
   v1.route('/schedules', scheduleRoutes(deps));
+  v1.route('/github', githubRoutes(deps));
   v1.route('/sessions', permissionRoutes(deps));
   v1.route('/sessions', contextRoutes(deps));
   v1.route('/sessions', workspaceRoutes(deps));

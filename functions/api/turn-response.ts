@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { followTurn, turnEventsUrl } from '../agent/follow-turn.ts';
 import type { TurnHandle } from '../agent/turn.ts';
-import type { TurnEvent } from '../agent/turn-events.ts';
+import type { TurnEvent } from '../stores/turn-event.ts';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { startSseHeartbeat } from './sse-heartbeat.ts';
@@ -20,6 +20,8 @@ const FOLLOW_MARGIN_MS = 5_000;
  * the turn runs to its end even if the client leaves.
  */
 export async function respondWithTurn(c: Context, deps: TurnResponseDeps, turn: TurnHandle, deadlineAt?: number) {
+  // Where this turn's events are: a client (or an idempotent retry) can follow them from there.
+  c.header('Content-Location', turnEventsUrl(turn.sessionId, turn.turnId));
   if ((c.req.header('accept') ?? '').includes('text/event-stream')) {
     return streamSSE(c, async (stream) => {
       let clientGone = false;

@@ -3,11 +3,12 @@ import type { BlobStore } from '../stores/blob-store.ts';
 import { formatFileSize, PREVIEW_SIZE_BYTES } from './limits.ts';
 import { toolResultKey } from '../stores/bucket-layout.ts';
 import type { PersistedResultReader } from '../tools/tool.ts';
+import { VIRTUAL_ROOT } from '../../sandbox-runner/workspace/virtual-paths.ts';
 
 export const PERSISTED_OUTPUT_TAG = '<persisted-output>';
 export const PERSISTED_OUTPUT_CLOSING_TAG = '</persisted-output>';
 /** Where the model finds persisted results: a reserved folder the Read tool resolves from S3. */
-export const PERSISTED_RESULTS_DIR = '/workspace/.stratus/tool-results';
+export const PERSISTED_RESULTS_DIR = `${VIRTUAL_ROOT}/.stratus/tool-results`;
 
 const TOOL_USE_ID = /^[A-Za-z0-9_-]{1,128}$/;
 

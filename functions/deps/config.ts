@@ -1,9 +1,30 @@
 import { z } from 'zod';
 import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
+import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budgets.ts';
+import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
 
 export { parseTokens } from './settings.ts';
+
+/** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
+export const githubConfigSchema = z.object({
+  /** The webhook's HMAC secret (`X-Hub-Signature-256`). */
+  webhookSecret: z.string().min(1).optional(),
+  /** A GitHub App (preferred: installation tokens narrowed to one repository per run)... */
+  appId: z.string().min(1).optional(),
+  privateKey: z.string().min(1).optional(),
+  /** ...or one token for small setups. */
+  token: z.string().min(1).optional(),
+  /** REST API root: GitHub Enterprise and the tests point it elsewhere. */
+  apiUrl: z.string().url().default('https://api.github.com'),
+  /** The function webhook deliveries are handed to with an asynchronous invocation. */
+  workerFunction: z.string().min(1).optional(),
+  /** Author and committer of the commits the harness makes. */
+  commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
+});
+
+export type GithubConfig = z.output<typeof githubConfigSchema>;
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -43,7 +64,8 @@ export const configSchema = z.object({
   apiTokens: z.record(z.string(), z.string()),
   turn: z
     .object({
-      maxModelCalls: z.number().int().positive().default(50),
+      /** The per-turn model-call cap (budget `maxModelCallsPerTurn`) where no tenant default or session budget sets one. */
+      maxModelCalls: z.number().int().positive().default(DEFAULT_MAX_MODEL_CALLS_PER_TURN),
       /** A lease not renewed for this long is free to take: a crashed turn blocks its session no longer. */
       leaseMs: z.number().int().positive().default(60_000),
       /**
@@ -59,7 +81,7 @@ export const configSchema = z.object({
        */
       invocationBudgetMs: z.number().int().positive().optional(),
     })
-    .default({ maxModelCalls: 50, leaseMs: 60_000, heartbeatMs: 2_000, checkpointMarginMs: 60_000 }),
+    .default({ maxModelCalls: DEFAULT_MAX_MODEL_CALLS_PER_TURN, leaseMs: 60_000, heartbeatMs: 2_000, checkpointMarginMs: 60_000 }),
   /** The context economy: persisted results, the replacement budget, compaction. */
   context: z
     .object({
@@ -99,6 +121,15 @@ export const configSchema = z.object({
    * imports are refused up front).
    */
   egress: z.enum(['direct', 'proxy', 'none']).default('direct'),
+  /** Budgets of sessions that set none: for every tenant, then per tenant id (functions/agent/budget.ts). */
+  budgets: z
+    .object({ defaults: budgetsSchema.default({}), tenants: z.record(z.string(), budgetsSchema).default({}) })
+    .default({ defaults: {}, tenants: {} }),
+  /** Model-name prefix → USD per million tokens; entries replace the built-in table's (functions/model/pricing.ts). */
+  modelPrices: z
+    .record(z.string(), modelPriceSchema)
+    .default({})
+    .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
   /** The HTTP API's own settings. */
@@ -110,6 +141,8 @@ export const configSchema = z.object({
       sseHeartbeatMs: z.number().int().positive().default(15_000),
     })
     .prefault({}),
+  /** GitHub issue fixing (functions/github); without a webhook secret the webhook route answers 404. */
+  github: githubConfigSchema.prefault({}),
 });
 
 export type StratusConfig = z.output<typeof configSchema>;
@@ -121,7 +154,8 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION, STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME),
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN +
  * STRATUS_SCHEDULER_ROLE_ARN — plus every shared setting, read by `settingsFromEnv` exactly as
- * the local stack reads them (functions/deps/settings.ts lists them).
+ * the local stack reads them (functions/deps/settings.ts lists them: budgets, model prices and
+ * the STRATUS_GITHUB_* settings among them).
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
   const settings = settingsFromEnv(env);
@@ -147,6 +181,7 @@ export function sharedConfig(settings: EnvSettings) {
     turn: defined(settings.turn),
     api: defined(settings.api),
     permissions: settings.permissions,
-    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, logLevel: settings.logLevel, egress: settings.egress }),
+    github: settings.github ?? {},
+    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };
 }

@@ -20,12 +20,27 @@ export const continueTurnEventSchema = z.object({
   startedAt: z.number(),
   /** The turn's own permission mode and request rules, which last for the whole turn. */
   settings: turnSettingsSchema.optional(),
+  /**
+   * Present when the turn has not started yet (`Prefer: respond-async`): the request that took
+   * the lease answered 202 at once and this invocation runs the whole turn, prompt first.
+   */
+  start: z.object({ prompt: z.string() }).optional(),
 });
 
 export type ContinueTurnEvent = z.infer<typeof continueTurnEventSchema>;
 
+/** Removes a deleted session's data (DELETE /v1/sessions/:id answers before it is done). */
+export const purgeSessionEventSchema = z.object({ kind: z.literal('purge_session'), sessionId: z.string() });
+
+export type PurgeSessionEvent = z.infer<typeof purgeSessionEventSchema>;
+
+/** Everything the API function is asked to do asynchronously. */
+export const asyncEventSchema = z.discriminatedUnion('kind', [continueTurnEventSchema, purgeSessionEventSchema]);
+
+export type AsyncEvent = z.infer<typeof asyncEventSchema>;
+
 export interface ContinuationScheduler {
-  schedule(event: ContinueTurnEvent): Promise<void>;
+  schedule(event: AsyncEvent): Promise<void>;
 }
 
 /** Schedules continuations with an asynchronous (Event) Lambda invoke of the API function. */

@@ -9,10 +9,14 @@ import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { BlobStore } from '../stores/blob-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
+import type { IdempotencyStore } from '../stores/idempotency-store.ts';
 import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { GithubClientFactory } from '../github-api/github-client.ts';
+import type { GithubStore } from '../stores/github-store.ts';
 import type { ContinuationScheduler } from './continuation.ts';
+import type { GithubDispatcher } from './github-dispatch.ts';
 import type { StratusConfig } from './config.ts';
 
 /**
@@ -35,10 +39,18 @@ export interface Deps {
   scheduleBackend: ScheduleBackend;
   /** Tool calls waiting for a person's answer (durable ask). */
   approvals: ApprovalStore;
+  /** Idempotency keys of creating POSTs and their first responses. */
+  idempotency: IdempotencyStore;
   /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
   blobs: BlobStore;
   runner: RunnerClient;
   continuations: ContinuationScheduler;
+  /** Connected repositories, webhook deliveries, runs and threads of the GitHub integration. */
+  github: GithubStore;
+  /** Hands an accepted webhook trigger to the GitHub worker (an asynchronous invocation). */
+  githubDispatch: GithubDispatcher;
+  /** REST clients and git tokens per repository (a GitHub App's installation tokens, or one token). */
+  githubClients: GithubClientFactory;
   /**
    * S3 access to one workspace's objects (staging uploads, streaming exports back), always
    * through that workspace's minted credentials: the API's own role has no access to workspaces.

@@ -6,10 +6,14 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createS3ClientFactory } from '../../sandbox-runner/s3-client.ts';
 import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
+import { createLambdaGithubDispatcher } from '../deps/github-dispatch.ts';
+import { createGithubClientFactory } from '../github-api/github-client.ts';
+import { GithubStore } from '../stores/github-store.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
 import { EventStore } from '../stores/event-store.ts';
+import { IdempotencyStore } from '../stores/idempotency-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
@@ -56,8 +60,17 @@ export function createDeps(
       ? createEventBridgeScheduleBackend(new SchedulerClient({ ...aws }), config.scheduler)
       : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
+    idempotency: new IdempotencyStore(db, config.tables.idempotency),
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
+    github: new GithubStore(db, {
+      repos: config.tables.githubRepos,
+      deliveries: config.tables.githubDeliveries,
+      runs: config.tables.githubRuns,
+      threads: config.tables.githubThreads,
+    }),
+    githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
+    githubClients: createGithubClientFactory(config.github),
     workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     // maxRetries 0: the model-call layer retries (with its own backoff, fallback and tombstones).

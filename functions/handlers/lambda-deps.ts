@@ -14,7 +14,10 @@ import { createDeps } from './create-deps.ts';
  * Environment: everything `configFromEnv` reads except the two secrets, plus
  * STRATUS_ANTHROPIC_KEY_SECRET (ARN, plain-text secret), STRATUS_API_TOKENS_SECRET (ARN,
  * "token=tenant,..."), STRATUS_WORKSPACE_ROLE_ARN, and with STRATUS_EGRESS=proxy
- * STRATUS_EGRESS_KEY_SECRET (ARN, the key egress tokens are signed with).
+ * STRATUS_EGRESS_KEY_SECRET (ARN, the key egress tokens are signed with); optionally
+ * STRATUS_GITHUB_WEBHOOK_SECRET_ARN (the API function) and STRATUS_GITHUB_APP_KEY_SECRET (the
+ * GitHub worker; PEM), whose values become STRATUS_GITHUB_WEBHOOK_SECRET and
+ * STRATUS_GITHUB_APP_PRIVATE_KEY.
  */
 export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   const region = required(env, 'AWS_REGION');
@@ -28,7 +31,18 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   if (!apiTokens.split(',').every((pair) => pair.trim().lastIndexOf('=') > 0)) {
     throw new Error(`The secret ${tokensSecret} must hold "token=tenant" pairs separated by commas (docs/deploy.md).`);
   }
-  const config = configFromEnv({ ...env, ANTHROPIC_API_KEY: anthropicKey, STRATUS_API_TOKENS: apiTokens });
+  // GitHub: the API function reads the webhook secret, the worker the App's private key; each only what it uses.
+  const [webhookSecret, appKey] = await Promise.all([
+    env.STRATUS_GITHUB_WEBHOOK_SECRET_ARN ? readSecret(secrets, env.STRATUS_GITHUB_WEBHOOK_SECRET_ARN) : undefined,
+    env.STRATUS_GITHUB_APP_KEY_SECRET ? readSecret(secrets, env.STRATUS_GITHUB_APP_KEY_SECRET) : undefined,
+  ]);
+  const config = configFromEnv({
+    ...env,
+    ANTHROPIC_API_KEY: anthropicKey,
+    STRATUS_API_TOKENS: apiTokens,
+    ...(webhookSecret ? { STRATUS_GITHUB_WEBHOOK_SECRET: webhookSecret } : {}),
+    ...(appKey ? { STRATUS_GITHUB_APP_PRIVATE_KEY: appKey } : {}),
+  });
   const workspaceCredentials = createStsWorkspaceCredentialSource({
     sts: new STSClient({ region }),
     roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'),

@@ -88,7 +88,8 @@ export function isRetryable(err: unknown): boolean {
     if (err.type === 'overloaded_error') return true;
     return err.status === 408 || err.status === 409 || (typeof err.status === 'number' && err.status >= 500);
   }
-  return err instanceof Error && err.name !== 'AbortError';
+  // A stop by the caller's signal never gets here: callModel checks `signal.aborted` first.
+  return err instanceof Error;
 }
 
 /** The request did not fit the context window: recoverable by compacting, not by retrying. */

@@ -17,6 +17,18 @@ export const USER_REJECTED_MESSAGE =
   "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was " +
   'NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.';
 
+/**
+ * A person answered "deny" and said why (deny-with-feedback): the reference's rejection text
+ * with the person's words for the model instead of "wait for the user".
+ */
+export const USER_REJECTED_WITH_FEEDBACK_PREFIX =
+  "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was " +
+  'NOT written to the file). To tell you how to proceed, the user said:\n';
+
+export function userRejectedWithFeedback(feedback: string): string {
+  return `${USER_REJECTED_WITH_FEEDBACK_PREFIX}${feedback}`;
+}
+
 export function deniedByRuleMessage(toolName: string, input: unknown, rule: PermissionRule): string {
   const command = toolName === 'Bash' && rule.value.content !== undefined ? commandOf(input) : undefined;
   return command !== undefined ? `Permission to use ${toolName} with command ${command} has been denied.` : `Permission to use ${toolName} has been denied.`;

@@ -2,17 +2,23 @@ import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
 import type { RunnerRequest, RunnerResponse, StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import { RunnerFailedError } from './runner-errors.ts';
 import { isConnectionReset, isRetryableOnReset, RUNNER_RESET_RETRIES } from './runner-retry.ts';
-import { runnerTenantId } from './runner-tenant.ts';
+import { runnerGitTenantId, runnerTenantId } from './runner-tenant.ts';
 
 /** The harness's view of the sandbox runner: one request, one response. */
 export interface RunnerClient {
   invoke(request: RunnerRequest): Promise<RunnerResponse>;
 }
 
+export type WorkspacePurpose = 'run' | 'delete';
+
 /** Mints the short-lived, workspace-scoped storage credentials sent with each runner call. */
 export interface WorkspaceCredentialSource {
-  forWorkspace(workspaceId: string): Promise<StorageCredentials>;
+  /** `delete`: for removing a deleted session's workspace (never handed to the runner). */
+  forWorkspace(workspaceId: string, purpose?: WorkspacePurpose): Promise<StorageCredentials>;
 }
+
+/** Ops that carry a GitHub token: they run in environments commands never run in. */
+const HARNESS_GIT_OPS = new Set<string>(['git_checkout', 'git_publish']);
 
 /** Pause before sending a retryable op again after a reset (doubled each time). */
 const RETRY_PAUSE_MS = 50;
@@ -48,7 +54,7 @@ export function createLambdaRunnerClient(lambda: LambdaClient, functionName: str
 
   return {
     async invoke(request) {
-      const tenantId = runnerTenantId(request.workspace.id);
+      const tenantId = HARNESS_GIT_OPS.has(request.op.type) ? runnerGitTenantId(request.workspace.id) : runnerTenantId(request.workspace.id);
       const retries = isRetryableOnReset(request.op) ? RUNNER_RESET_RETRIES : 0;
       for (let attempt = 0; ; attempt++) {
         try {

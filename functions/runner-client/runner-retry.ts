@@ -29,6 +29,10 @@ const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   edit: true,
   import_archive: true,
   import_git: true,
+  git_checkout: true,
+  // A push that got through and is sent again pushes the same commit: nothing doubles, but the
+  // second attempt makes a new commit object; git_publish is therefore not repeated.
+  git_publish: false,
   bash: false,
 };
 

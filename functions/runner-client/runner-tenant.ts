@@ -21,3 +21,14 @@ export function runnerTenantId(workspaceId: string): string {
   }
   return workspaceId;
 }
+
+/**
+ * The tenant id of the harness's own git operations on a workspace (a GitHub run's checkout and
+ * push, which carry a token). They never share an execution environment with the workspace's
+ * commands: in AWS a command can read its environment's processes (docs/security.md, "In AWS:
+ * the runner Lambda"), and a process it left running would otherwise be there when the token
+ * passes through.
+ */
+export function runnerGitTenantId(workspaceId: string): string {
+  return runnerTenantId(`${runnerTenantId(workspaceId)}:git`);
+}

@@ -2,7 +2,7 @@ import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import { workspaceSessionPolicy } from '../../sandbox-runner/workspace/session-policy.ts';
 import { SystemError } from '../shared/errors.ts';
-import type { WorkspaceCredentialSource } from './runner-client.ts';
+import type { WorkspaceCredentialSource, WorkspacePurpose } from './runner-client.ts';
 
 /** Workspace objects live under this prefix; the runner protocol's `workspace.id` names the folder. */
 export const WORKSPACES_PREFIX = 'workspaces/';
@@ -25,9 +25,9 @@ const REUSE_MARGIN_MS = 5 * 60_000;
  * the intersection of it and the workspace-access role's policy, so the credentials reach one
  * workspace's objects and nothing else, whatever the role allows.
  */
-export function sessionPolicyFor(bucket: string, workspaceId: string, partition = 'aws') {
+export function sessionPolicyFor(bucket: string, workspaceId: string, partition = 'aws', purpose: WorkspacePurpose = 'run') {
   assertWorkspaceId(workspaceId);
-  return workspaceSessionPolicy({ bucket, workspaceId, partition });
+  return workspaceSessionPolicy({ bucket, workspaceId, partition, purpose });
 }
 
 export function assertWorkspaceId(workspaceId: string): void {
@@ -59,9 +59,10 @@ export function createStsWorkspaceCredentialSource(opts: StsWorkspaceCredentialO
   const cache = new Map<string, { credentials: StorageCredentials; expiresAt: number }>();
 
   return {
-    async forWorkspace(workspaceId) {
-      const policy = sessionPolicyFor(opts.bucket, workspaceId, opts.partition);
-      const cached = cache.get(workspaceId);
+    async forWorkspace(workspaceId, purpose = 'run') {
+      const policy = sessionPolicyFor(opts.bucket, workspaceId, opts.partition, purpose);
+      const cacheKey = `${purpose}/${workspaceId}`;
+      const cached = cache.get(cacheKey);
       if (cached && cached.expiresAt - clock() > REUSE_MARGIN_MS) return cached.credentials;
 
       const out = await opts.sts.send(
@@ -83,7 +84,7 @@ export function createStsWorkspaceCredentialSource(opts: StsWorkspaceCredentialO
         expiration: c.Expiration.toISOString(),
       };
       if (cache.size >= 256) cache.clear();
-      cache.set(workspaceId, { credentials, expiresAt: c.Expiration.getTime() });
+      cache.set(cacheKey, { credentials, expiresAt: c.Expiration.getTime() });
       return credentials;
     },
   };

@@ -18,6 +18,17 @@ export interface WorkspaceSessionOptions {
   fileState?: Record<string, FileStateEntry>;
   /** Hosts the session's commands may reach over HTTP(S); none when absent or empty. */
   allowedDomains?: readonly string[];
+  /**
+   * Puts a running command's stop marker (`stops/{key}` under the workspace's prefix, which the
+   * runner watches: sandbox-runner/ops/bash-op.ts). Without it, commands cannot be stopped.
+   */
+  requestStop?: (workspaceId: string, key: string) => Promise<void>;
+}
+
+/** A command that may be stopped: when `signal` aborts while it runs, its marker `key` is put. */
+export interface StoppableRun {
+  signal: AbortSignal;
+  key: string;
 }
 
 /**
@@ -35,6 +46,7 @@ export class WorkspaceSession {
   private readonly env: Record<string, string>;
   private readonly allowedDomains: readonly string[];
   private readonly files: Map<string, FileStateEntry>;
+  private readonly requestStop: WorkspaceSessionOptions['requestStop'];
 
   constructor(opts: WorkspaceSessionOptions) {
     this.deps = opts.deps;
@@ -44,6 +56,12 @@ export class WorkspaceSession {
     this.env = opts.env ?? {};
     this.allowedDomains = opts.allowedDomains ?? [];
     this.files = new Map(Object.entries(opts.fileState ?? {}));
+    this.requestStop = opts.requestStop;
+  }
+
+  /** Whether `run` can stop a running command (the op then carries `stopKey`). */
+  get canStop(): boolean {
+    return this.requestStop !== undefined;
   }
 
   /** The read-file state as stored in the session record. */
@@ -87,8 +105,9 @@ export class WorkspaceSession {
    * Runs an op at the current version and cwd. A refusal is thrown as the typed error
    * runner-errors.ts decodes (the tool pipeline gives its message to the model).
    */
-  async run<T extends OpResult['type']>(op: RunnerOp & { type: T }): Promise<ResultOf<T>> {
+  async run<T extends OpResult['type']>(op: RunnerOp & { type: T }, stoppable?: StoppableRun): Promise<ResultOf<T>> {
     const target = { sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains: this.allowedDomains };
+    const stop = stoppable && this.requestStop ? this.watchStop(stoppable, this.requestStop) : undefined;
     try {
       const outcome = await runOp<T>(this.deps, target, op);
       this.ref = { ...this.ref, version: outcome.version };
@@ -101,6 +120,21 @@ export class WorkspaceSession {
         this.ref = { ...this.ref, version: Math.max(this.ref.version, err.latestVersion) };
       }
       throw err;
+    } finally {
+      stop?.();
     }
+  }
+
+  /** Puts the stop marker when the signal aborts while the op runs; returns the unsubscribe. */
+  private watchStop(stoppable: StoppableRun, requestStop: NonNullable<WorkspaceSessionOptions['requestStop']>): () => void {
+    const workspaceId = this.ref.id;
+    const onAbort = () => {
+      requestStop(workspaceId, stoppable.key).catch((err: unknown) => {
+        this.deps.log.warn('could not ask the runner to stop a command; it runs to its end', { key: stoppable.key, error: String(err) });
+      });
+    };
+    if (stoppable.signal.aborted) onAbort();
+    else stoppable.signal.addEventListener('abort', onAbort, { once: true });
+    return () => stoppable.signal.removeEventListener('abort', onAbort);
   }
 }

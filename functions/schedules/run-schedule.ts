@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BudgetExceededError } from '../agent/budget.ts';
 import { startTurn } from '../agent/turn.ts';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage, SessionBusyError } from '../shared/errors.ts';
@@ -42,18 +43,27 @@ export async function runScheduledTask(deps: ScheduleRunDeps, event: ScheduledTa
     return undefined;
   }
   let run: ScheduleRun;
+  let sessionId: string | undefined;
   try {
-    const sessionId =
+    sessionId =
       'sessionId' in schedule.target
         ? schedule.target.sessionId
-        : (await createSession(deps, { tenantId: schedule.tenantId, title: `${schedule.name} @ ${event.firedAt}`, files: schedule.target.newSession.files, settings: { unattended: true } }))
-            .sessionId;
+        : (
+            await createSession(deps, {
+              tenantId: schedule.tenantId, title: `${schedule.name} @ ${event.firedAt}`, files: schedule.target.newSession.files, settings: { unattended: true },
+              ...(schedule.budgets ? { budgets: schedule.budgets } : {}),
+            })
+          ).sessionId;
     const turn = await startTurn(deps, { sessionId, tenantId: schedule.tenantId, prompt: schedule.prompt, deadlineAt });
     const summary = await turn.done;
-    run = { firedAt: event.firedAt, sessionId, turnId: turn.turnId, outcome: summary.stopReason, ...(summary.error ? { error: summary.error } : {}) };
+    run = {
+      firedAt: event.firedAt, sessionId, turnId: turn.turnId, outcome: summary.stopReason, ...(summary.error ? { error: summary.error.slice(0, 1_000) } : {}),
+      ...(summary.budget ? { budget: summary.budget } : {}),
+      ...(summary.usage ? { usage: summary.usage, costUsd: summary.usage.costUsd ?? 0 } : {}),
+    };
   } catch (err) {
-    const outcome = err instanceof SessionBusyError ? 'skipped_session_busy' : 'failed';
-    run = { firedAt: event.firedAt, outcome, error: errorMessage(err) };
+    const outcome = err instanceof SessionBusyError ? 'skipped_session_busy' : err instanceof BudgetExceededError ? 'budget_exceeded' : 'failed';
+    run = { firedAt: event.firedAt, ...(sessionId ? { sessionId } : {}), outcome, error: errorMessage(err).slice(0, 1_000), ...(err instanceof BudgetExceededError ? { budget: err.exceeded.budget } : {}) };
     log.warn('scheduled run did not complete', { outcome, error: run.error });
   }
   await deps.schedules.recordRun(schedule.scheduleId, run);

@@ -4,7 +4,8 @@ import type { SessionSettings } from '../permissions/session-settings.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import { runOp, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { UserError } from '../shared/errors.ts';
-import type { SessionRecord } from '../stores/session-store.ts';
+import type { Budgets } from '../stores/budgets.ts';
+import type { SessionRecord, SessionSource } from '../stores/session-store.ts';
 
 export interface CreateSessionInput {
   tenantId: string;
@@ -12,6 +13,9 @@ export interface CreateSessionInput {
   /** Relative path → text, or `{ base64 }` for binary content. */
   files?: Record<string, string | { base64: string }>;
   settings?: SessionSettings;
+  /** The session's own budgets (over the tenant's defaults). */
+  budgets?: Budgets;
+  source?: SessionSource;
 }
 
 /** What creating a session uses: ids, the clock, the session store, a log and the workspace client. */
@@ -45,6 +49,8 @@ export async function createSession(deps: CreateSessionDeps, input: CreateSessio
     usage: { inputTokens: 0, outputTokens: 0 },
     turnCount: 0,
     ...(input.settings ? { settings: input.settings } : {}),
+    ...(input.budgets && Object.keys(input.budgets).length > 0 ? { budgets: input.budgets } : {}),
+    ...(input.source ? { source: input.source } : {}),
   };
   await deps.sessions.create(record);
   deps.log.info('session created', { sessionId, workspaceId: workspace.id, files: Object.keys(input.files ?? {}).length });

@@ -1,13 +1,16 @@
 import { denialSummary } from '../permissions/denial-tracking.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
 import { leaseIsDead, type SessionRecord } from '../stores/session-store.ts';
+import { budgetView } from '../agent/budget.ts';
+import { budgetsFor, type BudgetConfig } from '../agent/turn-stop.ts';
 
-/** The public shape of a session: no lease internals, no tenant id. */
-export function sessionView(record: SessionRecord, now: number) {
+/** The public shape of a session: no lease internals, no tenant id. With the config, its budgets (limit, spent, left). */
+export function sessionView(record: SessionRecord, now: number, config?: BudgetConfig) {
   const running = record.lease !== undefined && !leaseIsDead(record.lease, now);
+  const turnSpend = running && record.turnSpend?.turnId === record.lease!.turnId ? record.turnSpend : undefined;
   return {
     id: record.sessionId,
-    title: record.title ?? null,
+    title: record.title || null,
     // Readers free a dead holder's session first (idle, last turn `crashed`); 'interrupted' is
     // what a dead lease that nobody could free yet looks like. The next turn repairs the log.
     status: running ? 'running' : record.status === 'running' ? 'interrupted' : record.status,
@@ -17,7 +20,16 @@ export function sessionView(record: SessionRecord, now: number) {
     turnCount: record.turnCount,
     cwd: record.cwd,
     workspace: { id: record.workspace.id, version: record.workspace.version },
-    usage: record.usage,
+    usage: { cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, ...record.usage },
+    ...(config
+      ? {
+          // Per-turn budgets count the running turn (0 when none runs); the others the whole session.
+          budgets: budgetView(budgetsFor(config, record.tenantId, record), {
+            modelCallsThisTurn: turnSpend?.modelCalls ?? 0, turns: record.turnCount, usage: record.usage,
+            wallSecondsThisTurn: turnSpend ? Math.max(0, (now - turnSpend.startedAt) / 1000) : 0,
+          }),
+        }
+      : {}),
     currentTurnId: running ? record.lease!.turnId : null,
     lastTurn: record.lastTurn ?? null,
     permissions: {
@@ -27,6 +39,7 @@ export function sessionView(record: SessionRecord, now: number) {
       denials: denialSummary(record.denials),
     },
     reloadFromSeq: record.reloadFromSeq ?? null,
+    source: record.source ?? null,
   };
 }
 

@@ -14,7 +14,7 @@
  * | UpstreamError (the model API) | 502, 503 | `model_error` |
  * | SystemError (infrastructure), RunnerError (the sandbox runner) | 500 | `internal_error`, `runner_failed` |
  */
-export type ErrorStatus = 400 | 401 | 404 | 409 | 411 | 413 | 429 | 500 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 404 | 409 | 411 | 413 | 422 | 429 | 500 | 502 | 503;
 
 /** The base of the hierarchy; throw one of the subclasses below. */
 export class StratusError extends Error {

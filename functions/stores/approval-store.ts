@@ -1,4 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { deletePartition } from './delete-partition.ts';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../shared/errors.ts';
 
@@ -21,6 +22,8 @@ export interface PendingApproval {
   decision?: 'allow' | 'deny';
   updatedInput?: unknown;
   remember?: boolean;
+  /** With a deny: what the person told the model (deny-with-feedback). */
+  feedback?: string;
   decidedAt?: string;
 }
 
@@ -50,6 +53,11 @@ export class ApprovalStore {
     }
   }
 
+  /** Every waiting call of a session (DELETE). */
+  async deleteAll(sessionId: string): Promise<number> {
+    return deletePartition(this.db, this.table, { partition: 'sessionId', sort: 'toolUseId' }, sessionId);
+  }
+
   async listForSession(sessionId: string): Promise<PendingApproval[]> {
     const items: PendingApproval[] = [];
     let start: Record<string, unknown> | undefined;
@@ -73,14 +81,14 @@ export class ApprovalStore {
   async decide(
     sessionId: string,
     toolUseId: string,
-    answer: { decision: 'allow' | 'deny'; updatedInput?: unknown; remember?: boolean; decidedAt: string },
+    answer: { decision: 'allow' | 'deny'; updatedInput?: unknown; remember?: boolean; feedback?: string; decidedAt: string },
   ): Promise<PendingApproval> {
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { sessionId, toolUseId },
-          UpdateExpression: `SET decision = :d, decidedAt = :at, remember = :r${answer.updatedInput === undefined ? '' : ', updatedInput = :u'}`,
+          UpdateExpression: `SET decision = :d, decidedAt = :at, remember = :r${answer.updatedInput === undefined ? '' : ', updatedInput = :u'}${answer.feedback === undefined ? '' : ', feedback = :f'}`,
           ConditionExpression: 'attribute_exists(toolUseId) AND kind = :ask AND attribute_not_exists(decision)',
           ExpressionAttributeValues: {
             ':d': answer.decision,
@@ -88,6 +96,7 @@ export class ApprovalStore {
             ':r': answer.remember ?? false,
             ':ask': 'ask',
             ...(answer.updatedInput === undefined ? {} : { ':u': answer.updatedInput }),
+            ...(answer.feedback === undefined ? {} : { ':f': answer.feedback }),
           },
           ReturnValues: 'ALL_NEW',
         }),

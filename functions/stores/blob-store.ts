@@ -1,3 +1,4 @@
+import { deletePrefix } from './delete-prefix.ts';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 
 /**
@@ -22,6 +23,11 @@ export class BlobStore {
       if (isPreconditionFailed(err)) return false;
       throw err;
     }
+  }
+
+  /** Deletes everything under a harness prefix (a deleted session's results and spills). */
+  async deletePrefix(prefix: string): Promise<number> {
+    return deletePrefix(this.s3, this.bucket, prefix);
   }
 
   /** The object's text, or undefined when there is none. */

@@ -1,4 +1,5 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { deletePartition } from './delete-partition.ts';
 import type { TurnEvent } from './turn-event.ts';
 import { TTL_ATTRIBUTE } from './tables.ts';
 
@@ -41,6 +42,11 @@ export class EventStore {
         ConditionExpression: 'attribute_not_exists(eventKey)',
       }),
     );
+  }
+
+  /** Every event of a session's turns (DELETE). */
+  async deleteAll(sessionId: string): Promise<number> {
+    return deletePartition(this.db, this.table, { partition: 'sessionId', sort: 'eventKey' }, sessionId);
   }
 
   /** Events of one turn with seq > afterSeq, in order. */

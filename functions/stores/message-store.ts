@@ -1,4 +1,5 @@
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { deletePartition } from './delete-partition.ts';
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BlobStore } from './blob-store.ts';
 import { z } from 'zod';
@@ -36,7 +37,8 @@ export interface StoredMessage {
   createdAt: string;
   model?: string;
   stopReason?: string | null;
-  usage?: { inputTokens: number; outputTokens: number; cacheReadInputTokens?: number; cacheCreationInputTokens?: number };
+  /** This model call's own usage and cost (events carry the turn's running total instead). */
+  usage?: { inputTokens: number; outputTokens: number; cacheReadInputTokens?: number; cacheCreationInputTokens?: number; costUsd?: number };
   /**
    * ContentReplacementState decisions made before the model call that produced this message (on
    * an assistant message), or at a compaction (on its boundary and summary). A reload folds them
@@ -73,6 +75,11 @@ export interface MessagePage {
  * overwrite history.
  */
 export class MessageStore {
+  /** Every message of a session (DELETE); spilled payloads are removed with the session's `spill/` prefix. */
+  async deleteAll(sessionId: string): Promise<number> {
+    return deletePartition(this.db, this.table, { partition: 'sessionId', sort: 'seq' }, sessionId);
+  }
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,

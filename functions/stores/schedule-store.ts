@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../shared/errors.ts';
 import { isId, showId } from '../shared/ids.ts';
+import type { Budgets, UsageRecord } from './budgets.ts';
 import { queryByTenant } from './tenant-index.ts';
 
 export interface ScheduleRun {
@@ -10,7 +11,15 @@ export interface ScheduleRun {
   turnId?: string;
   outcome: string;
   error?: string;
+  /** With outcome `budget_exceeded`: which budget. */
+  budget?: string;
+  /** The turn's cost in USD (priced usage) and its tokens. */
+  costUsd?: number;
+  usage?: UsageRecord;
 }
+
+/** Firings kept per schedule (the oldest go first). */
+export const MAX_SCHEDULE_RUNS = 50;
 
 export interface ScheduleRecord {
   scheduleId: string;
@@ -29,6 +38,10 @@ export interface ScheduleRecord {
   /** ISO time of the last firing claimed; a firing is claimed once even if delivered twice. */
   lastFiredAt?: string;
   lastRun?: ScheduleRun;
+  /** The last MAX_SCHEDULE_RUNS firings, oldest first. */
+  runs?: ScheduleRun[];
+  /** Budgets of the sessions this schedule creates (over the tenant's defaults). */
+  budgets?: Budgets;
 }
 
 /**
@@ -113,17 +126,38 @@ export class ScheduleStore {
     }
   }
 
+  /** Records a firing: `lastRun`, and the history (trimmed to MAX_SCHEDULE_RUNS). */
   async recordRun(scheduleId: string, run: ScheduleRun): Promise<void> {
+    let length: number;
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { scheduleId },
+          UpdateExpression: 'SET lastRun = :r, runs = list_append(if_not_exists(runs, :empty), :one)',
+          ConditionExpression: 'attribute_exists(scheduleId)',
+          ExpressionAttributeValues: { ':r': run, ':empty': [], ':one': [run] },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      length = ((out.Attributes?.runs as unknown[] | undefined) ?? []).length;
+    } catch (err) {
+      // The schedule was deleted while it ran: nothing to record on.
+      if (err instanceof ConditionalCheckFailedException) return;
+      throw err;
+    }
+    const excess = length - MAX_SCHEDULE_RUNS;
+    if (excess <= 0) return;
+    // Drops the oldest, unless another firing changed the list meanwhile (the next one trims).
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { scheduleId },
-        UpdateExpression: 'SET lastRun = :r',
-        ConditionExpression: 'attribute_exists(scheduleId)',
-        ExpressionAttributeValues: { ':r': run },
+        UpdateExpression: `REMOVE ${Array.from({ length: excess }, (_, i) => `runs[${i}]`).join(', ')}`,
+        ConditionExpression: 'size(runs) = :n',
+        ExpressionAttributeValues: { ':n': length },
       }),
     ).catch((err: unknown) => {
-      // The schedule was deleted while it ran: nothing to record on.
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
     });
   }

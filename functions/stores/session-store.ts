@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SessionSettings } from '../permissions/session-settings.ts';
 import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
+import type { Budgets, UsageRecord } from './budgets.ts';
 import { NotFoundError, SessionBusyError } from '../shared/errors.ts';
 import { isId, showId } from '../shared/ids.ts';
 import { queryByTenant } from './tenant-index.ts';
@@ -21,6 +22,10 @@ export interface TurnSummary {
   startedAt: string;
   endedAt: string;
   error?: string;
+  /** With stopReason `budget_exceeded`: which budget. */
+  budget?: string;
+  /** The turn's tokens and cost. */
+  usage?: UsageRecord;
 }
 
 export interface Lease {
@@ -57,6 +62,15 @@ export function retryAfterSeconds(lease: Lease | undefined, now: number): number
 }
 
 /** Everything a stateless turn reloads, besides the messages. */
+export interface SessionSource {
+  kind: 'github';
+  repository: string;
+  /** The issue or pull request number, and which of the two it is. */
+  number: number;
+  type: 'issue' | 'pull_request';
+  url: string;
+}
+
 export interface SessionRecord {
   sessionId: string;
   tenantId: string;
@@ -71,12 +85,23 @@ export interface SessionRecord {
   cwd: string;
   /** What the model has read or written, by virtual path (the read-file state), so "read in turn 1, edit in turn 3" works. */
   fileState?: Record<string, FileStateEntry>;
-  usage: { inputTokens: number; outputTokens: number };
+  /** Every model call's tokens (by kind) and dollars, summed. */
+  usage: UsageRecord;
   turnCount: number;
+  /** The session's own budgets (over the tenant's defaults: functions/agent/budget.ts). */
+  budgets?: Budgets;
+  /** The running turn's spend that per-turn budgets count (kept with every append, across continuations). */
+  turnSpend?: { turnId: string; modelCalls: number; startedAt: number };
+  /** A stop asked for the turn `turnId` (POST …/interrupt): its holder sees it at its next heartbeat, wherever it runs. */
+  interruptRequest?: { turnId: string; at: number };
+  /** Set by DELETE: the session answers 404 from then on while its data is removed. */
+  deletedAt?: string;
   lastTurn?: TurnSummary;
   lease?: Lease;
   /** Permission mode, rules, hooks, unattended flag. */
   settings?: SessionSettings;
+  /** What created the session when it was not a person (a GitHub issue or pull request). */
+  source?: SessionSource;
   /** Denied tool calls per tool name (denial tracking). */
   denials?: Record<string, number>;
   /**
@@ -91,7 +116,8 @@ export interface SessionRecord {
 export type SessionPatch = Partial<
   Pick<
     SessionRecord,
-    'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq' | 'autoCompactFailures'
+    | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
+    | 'autoCompactFailures' | 'turnSpend'
   >
 >;
 
@@ -125,13 +151,14 @@ export class SessionStore {
   /** The session if it exists and belongs to the tenant; otherwise 404 (never reveal other tenants' ids). */
   async getForTenant(sessionId: string, tenantId: string): Promise<SessionRecord> {
     const record = isId('ses', sessionId) ? await this.get(sessionId) : undefined;
-    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Session ${showId(sessionId)} not found.`);
+    if (!record || record.tenantId !== tenantId || record.deletedAt !== undefined) throw new NotFoundError(`Session ${showId(sessionId)} not found.`);
     return record;
   }
 
   async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<SessionPage> {
     const page = await queryByTenant<SessionRecord>(this.db, this.table, 'sessionId', tenantId, opts);
-    return { sessions: page.items, nextCursor: page.nextCursor };
+    // A deleted session's record lives only until its data is gone; it is never listed.
+    return { sessions: page.items.filter((s) => s.deletedAt === undefined), nextCursor: page.nextCursor };
   }
 
   /**
@@ -144,8 +171,9 @@ export class SessionStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { sessionId },
-          UpdateExpression: 'SET lease = :lease, #status = :running, updatedAt = :now',
-          ConditionExpression: 'attribute_exists(sessionId) AND (attribute_not_exists(lease) OR lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)',
+          // A stop asked for an earlier turn is void for this one.
+          UpdateExpression: 'SET lease = :lease, #status = :running, updatedAt = :now REMOVE interruptRequest',
+          ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt) AND (attribute_not_exists(lease) OR lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':lease': lease, ':running': 'running', ':now': new Date(now).toISOString(), ':nowMs': now },
           ReturnValues: 'ALL_NEW',
@@ -222,10 +250,11 @@ export class SessionStore {
 
   /**
    * The holder's heartbeat: proves it is alive until `staleAt` and extends the lease. Fails
-   * (ConditionalCheckFailedException) if the lease was taken over.
+   * (ConditionalCheckFailedException) if the lease was taken over. Returns the session as it is
+   * now: the holder learns of a stop asked for its turn and of budgets changed meanwhile.
    */
-  async heartbeat(sessionId: string, owner: string, beat: { at: number; staleAt: number; expiresAt: number }): Promise<void> {
-    await this.db.send(
+  async heartbeat(sessionId: string, owner: string, beat: { at: number; staleAt: number; expiresAt: number }): Promise<SessionRecord> {
+    const out = await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { sessionId },
@@ -233,8 +262,69 @@ export class SessionStore {
         ConditionExpression: 'lease.#owner = :owner',
         ExpressionAttributeNames: { '#owner': 'owner' },
         ExpressionAttributeValues: { ':owner': owner, ':at': beat.at, ':staleAt': beat.staleAt, ':expiresAt': beat.expiresAt },
+        ReturnValues: 'ALL_NEW',
       }),
     );
+    return out.Attributes as SessionRecord;
+  }
+
+  /**
+   * Records a stop for the turn `turnId` if it still holds the session (running, or handed to a
+   * continuation). Its holder sees it at its next heartbeat; a continuation sees it when it takes
+   * the lease over. Returns false when that turn holds the session no longer.
+   */
+  async requestInterrupt(sessionId: string, turnId: string, at: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          UpdateExpression: 'SET interruptRequest = :request',
+          ConditionExpression: 'lease.turnId = :turnId',
+          ExpressionAttributeValues: { ':request': { turnId, at }, ':turnId': turnId },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  /** Changes what a person may change of a session at any time (PATCH); a running turn sees budgets at its next beat, the rest from the next turn. */
+  async updateSettings(sessionId: string, patch: Partial<Pick<SessionRecord, 'title' | 'settings' | 'budgets'>>): Promise<SessionRecord> {
+    const { expression, names, values } = setExpression({ ...patch, updatedAt: new Date().toISOString() });
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId },
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as SessionRecord;
+  }
+
+  /** DELETE's first step: from now on the session is gone for readers and no turn can take it. */
+  async markDeleted(sessionId: string, at: number): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId },
+        // A running turn is asked to stop too: its next beat sees the request for its turn.
+        UpdateExpression: 'SET deletedAt = :at, interruptRequest = :request',
+        ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt)',
+        ExpressionAttributeValues: { ':at': new Date(at).toISOString(), ':request': { turnId: '*', at } },
+      }),
+    );
+  }
+
+  /** The last step of a deletion: the record itself. */
+  async remove(sessionId: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.table, Key: { sessionId } }));
   }
 
   /**

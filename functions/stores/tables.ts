@@ -66,6 +66,40 @@ export const TABLES = {
     sortKey: { name: 'toolUseId', type: 'S' },
     ttlAttribute: TTL_ATTRIBUTE,
   },
+  /**
+   * Idempotency keys of creating POSTs, one item per tenant and key: the claim, then the first
+   * response, replayed to retries. Items expire 24 h after the first request (TTL).
+   */
+  idempotency: {
+    partitionKey: { name: 'scopedKey', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /** GitHub repositories connected to Stratus, one item per `owner/name` (lowercase); `byTenant` lists a tenant's. */
+  githubRepos: {
+    partitionKey: { name: 'repository', type: 'S' },
+    indexes: [BY_TENANT],
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /** Webhook deliveries seen, by `X-GitHub-Delivery`: a create-only write makes a redelivery a no-op. Items expire. */
+  githubDeliveries: {
+    partitionKey: { name: 'deliveryId', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /** What each GitHub-triggered run did (session, branch, PR, outcome, cost); `byTenant` lists a tenant's. */
+  githubRuns: {
+    partitionKey: { name: 'runId', type: 'S' },
+    indexes: [BY_TENANT],
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /**
+   * One item per issue or pull request Stratus works on (`owner/name#number`): its session,
+   * branch, last pushed commit and PR, and the run holding it (a conditional write, so an issue
+   * is worked on once at a time). A Stratus PR's number points at its issue's thread.
+   */
+  githubThreads: {
+    partitionKey: { name: 'threadKey', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableKey = keyof typeof TABLES;

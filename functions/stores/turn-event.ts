@@ -3,7 +3,7 @@ import type { ContentBlock, ToolResultBlockParam } from '@anthropic-ai/sdk/resou
 /**
  * The records of a turn as the event log stores them and clients read them. They live with the
  * stores (the bottom layer) so that the event store names its records without importing the
- * engine that writes them; functions/agent re-exports them under their old names.
+ * engine that writes them.
  */
 
 /** Why a turn stopped, as the query loop reports it. */
@@ -21,7 +21,11 @@ export type TurnStopReason =
   /** A hook asked to end the turn. */
   | 'hook_stopped'
   /** The invocation nears its deadline; the turn continues in a fresh one. */
-  | 'checkpoint';
+  | 'checkpoint'
+  /** POST …/interrupt stopped it (or the session was deleted). */
+  | 'interrupted'
+  /** A budget ran out; turn_end's `budget` names which (functions/agent/budget.ts). */
+  | 'budget_exceeded';
 
 /** What clients see of a turn (the SSE event names are the `type`s). */
 export type TurnEvent =
@@ -43,9 +47,16 @@ export type TurnEvent =
   /** The primary model stayed overloaded: the rest of this invocation's calls go to `to`. */
   | { type: 'model_fallback'; from: string; to: string }
   /** The last event of every turn. `crashed`: the turn's process died; a reader that noticed wrote this. */
-  | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string };
+  | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string; budget?: string };
 
+/**
+ * Tokens by kind and their cost in dollars. In events (`assistant_message`, `turn_end`) it is the
+ * turn's running total; a stored message (`GET …/messages`) carries its own call's usage.
+ */
 export interface UsageTotals {
   inputTokens: number;
   outputTokens: number;
+  cacheReadInputTokens?: number;
+  cacheCreationInputTokens?: number;
+  costUsd?: number;
 }

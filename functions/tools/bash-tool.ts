@@ -30,6 +30,11 @@ export interface BashOutput {
   image?: { mediaType: string; base64: string };
 }
 
+/** The stop marker's name for a call: its tool_use id, restricted to what the runner accepts. */
+function stopKeyOf(toolUseId: string): string {
+  return toolUseId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128) || 'call';
+}
+
 export const bashTool = buildTool({
   name: BASH_TOOL_NAME,
   inputSchema,
@@ -41,11 +46,15 @@ export const bashTool = buildTool({
   maxResultSizeChars: 30_000,
   isReadOnly: (input) => isReadOnlyCommand(input.command),
   isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
+  // An interrupt kills a running command (through its stop marker in the runner), as the reference's Esc does.
+  interruptBehavior: () => 'cancel',
   async call(input, ctx) {
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
-    const result = await ctx.workspace.run({
-      type: 'bash', command: input.command, timeoutMs, background: input.run_in_background ? 'now' : 'on_timeout',
-    });
+    const stopKey = ctx.workspace.canStop ? stopKeyOf(ctx.toolUseId) : undefined;
+    const result = await ctx.workspace.run(
+      { type: 'bash', command: input.command, timeoutMs, background: input.run_in_background ? 'now' : 'on_timeout', ...(stopKey ? { stopKey } : {}) },
+      stopKey ? { signal: ctx.signal, key: stopKey } : undefined,
+    );
     // A command may cd anywhere it can see; the next call starts back inside the workspace.
     const cwd = ctx.workspace.cwd;
     const cwdReset = !isInsideWorkspace(cwd);

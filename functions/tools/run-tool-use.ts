@@ -3,7 +3,7 @@ import type { ZodError } from 'zod';
 import { runPostToolUseHooks, runPreToolUseHooks } from '../hooks/tool-hooks.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { decidePermission, finalizeAsk } from '../permissions/decide.ts';
-import { USER_REJECTED_MESSAGE, deniedByRuleMessage, askByRuleMessage } from '../permissions/messages.ts';
+import { USER_REJECTED_MESSAGE, deniedByRuleMessage, askByRuleMessage, userRejectedWithFeedback } from '../permissions/messages.ts';
 import { firstMatching } from '../permissions/rule-matching.ts';
 import type { PermissionContext, PermissionDecision } from '../permissions/types.ts';
 import { errorMessage } from '../shared/errors.ts';
@@ -26,7 +26,7 @@ export function noSuchToolMessage(name: string): string {
 }
 
 /** What a person answered to a durable ask. */
-export type UserDecision = { behavior: 'allow'; updatedInput?: unknown } | { behavior: 'deny' };
+export type UserDecision = { behavior: 'allow'; updatedInput?: unknown } | { behavior: 'deny'; feedback?: string };
 
 /** Everything a call's policy depends on besides the call itself. */
 export interface ToolUseEnv {
@@ -112,7 +112,10 @@ async function decide(
   call: CallState,
 ): Promise<{ kind: 'allow'; decision: Extract<PermissionDecision, { behavior: 'allow' }> } | { kind: 'done'; outcome: ToolUseOutcome }> {
   const answered = env.decisions?.get(block.id);
-  if (answered?.behavior === 'deny') return { kind: 'done', outcome: { ...errorOutcome(block.id, USER_REJECTED_MESSAGE), denied: { toolName: tool.name } } };
+  if (answered?.behavior === 'deny') {
+    const text = answered.feedback ? userRejectedWithFeedback(answered.feedback) : USER_REJECTED_MESSAGE;
+    return { kind: 'done', outcome: { ...errorOutcome(block.id, text), denied: { toolName: tool.name } } };
+  }
   if (answered) return { kind: 'allow', decision: { behavior: 'allow', updatedInput: answered.updatedInput, reason: { type: 'user', remember: false } } };
   const pre = await runPreToolUseHooks(env.hooks, { ...call.hookInput, toolInput: call.input }, { signal: ctx.signal, log: ctx.log });
   for (const text of pre.additionalContext) call.extra.push({ type: 'text', text });

@@ -26,7 +26,7 @@ export type ImportDeps = WorkspaceClientDeps & Pick<Deps, 'sessions' | 'clock' |
  * lease meanwhile, so no turn runs against a half-imported workspace, and records the new
  * version when it releases it.
  */
-export async function importIntoWorkspace<T extends 'import_archive' | 'import_git'>(
+export async function importIntoWorkspace<T extends 'import_archive' | 'import_git' | 'git_checkout'>(
   deps: ImportDeps,
   session: SessionRecord,
   op: RunnerOp & { type: T },

@@ -25,6 +25,12 @@ export interface StageConfig {
     readonly dockerfile: string;
   };
   readonly cron: { readonly timeoutSeconds: number };
+  /**
+   * GitHub issue fixing: the GitHub App's id (not a secret; its private key is in Secrets
+   * Manager) and the REST API root. Without an app id the worker needs a plain token instead,
+   * which this stack does not provision. Runs need the egress proxy to reach GitHub.
+   */
+  readonly github: { readonly appId?: string; readonly apiUrl?: string; readonly workerTimeoutSeconds: number };
   /** The runner's network (docs/security.md, "Network egress in AWS"). */
   readonly network: {
     /** Availability zones the runner's isolated subnets span. */
@@ -61,6 +67,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     api: { memoryMb: 1024, timeoutSeconds: 900 },
     runner: { memoryMb: 2048, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
     cron: { timeoutSeconds: 900 },
+    github: { workerTimeoutSeconds: 900 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
     model: 'claude-sonnet-4-6',
     logLevel: 'debug',
@@ -74,6 +81,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     api: { memoryMb: 1024, timeoutSeconds: 900 },
     runner: { memoryMb: 4096, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
     cron: { timeoutSeconds: 900 },
+    github: { workerTimeoutSeconds: 900 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },
     model: 'claude-sonnet-4-6',
     logLevel: 'info',

@@ -28,6 +28,7 @@ export const LAMBDA_BUNDLE = {
 export const ENTRIES = {
   api: 'functions/handlers/api.ts',
   cron: 'functions/handlers/cron.ts',
+  githubWorker: 'functions/handlers/github-worker.ts',
 } as const;
 
 /**

@@ -57,38 +57,11 @@ export class EgressProxy extends Construct {
       removalPolicy: props.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
 
-    this.securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
-      vpc: props.vpc,
-      description: 'Stratus egress proxy: the runner in on 3128; out to the internet (the proxy enforces each session list).',
-      allowAllOutbound: false,
-    });
-    this.securityGroup.addIngressRule(props.runnerSecurityGroup, ec2.Port.tcp(EGRESS_PROXY_PORT), 'The runner');
-    // Any TCP port: an allow-list entry may name one (host:8443); the proxy refuses the rest.
-    this.securityGroup.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.allTcp(), 'Allow-listed destinations, ECR and Secrets Manager');
-    props.runnerSecurityGroup.addEgressRule(this.securityGroup, ec2.Port.tcp(EGRESS_PROXY_PORT), 'The egress proxy');
+    this.securityGroup = this.proxySecurityGroup(props);
 
     this.cluster = new ecs.Cluster(this, 'Cluster', { vpc: props.vpc, containerInsightsV2: ecs.ContainerInsights.DISABLED });
     this.namespace = new servicediscovery.PrivateDnsNamespace(this, 'Namespace', { name: `${props.prefix}.internal`, vpc: props.vpc });
-
-    this.taskDefinition = new ecs.FargateTaskDefinition(this, 'Task', {
-      cpu: 256,
-      memoryLimitMiB: 512,
-      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.ARM64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
-    });
-    this.taskDefinition.addContainer('Proxy', {
-      image: ecs.ContainerImage.fromAsset(REPO_ROOT, {
-        file: props.dockerfile,
-        platform: Platform.LINUX_ARM64,
-        exclude: IMAGE_CONTEXT,
-        ignoreMode: IgnoreMode.DOCKER,
-      }),
-      // Injected by ECS (the execution role reads it); the task role has no permissions at all.
-      secrets: { STRATUS_EGRESS_TOKEN_KEY: ecs.Secret.fromSecretsManager(this.tokenKey) },
-      portMappings: [{ containerPort: EGRESS_PROXY_PORT }],
-      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'egress', logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays }) }),
-      readonlyRootFilesystem: true,
-    });
-
+    this.taskDefinition = this.proxyTask(props);
     this.service = new ecs.FargateService(this, 'Service', {
       cluster: this.cluster,
       taskDefinition: this.taskDefinition,
@@ -103,5 +76,40 @@ export class EgressProxy extends Construct {
       cloudMapOptions: { cloudMapNamespace: this.namespace, name: 'egress', dnsRecordType: servicediscovery.DnsRecordType.A, dnsTtl: Duration.seconds(10) },
     });
     this.url = `http://egress.${props.prefix}.internal:${EGRESS_PROXY_PORT}`;
+  }
+
+  /** The runner in on 3128; out to any TCP port (an allow-list entry may name one; the proxy refuses the rest). */
+  private proxySecurityGroup(props: EgressProxyProps): ec2.SecurityGroup {
+    const group = new ec2.SecurityGroup(this, 'SecurityGroup', {
+      vpc: props.vpc,
+      description: 'Stratus egress proxy: the runner in on 3128; out to the internet (the proxy enforces each session list).',
+      allowAllOutbound: false,
+    });
+    group.addIngressRule(props.runnerSecurityGroup, ec2.Port.tcp(EGRESS_PROXY_PORT), 'The runner');
+    group.addEgressRule(ec2.Peer.anyIpv4(), ec2.Port.allTcp(), 'Allow-listed destinations, ECR and Secrets Manager');
+    props.runnerSecurityGroup.addEgressRule(group, ec2.Port.tcp(EGRESS_PROXY_PORT), 'The egress proxy');
+    return group;
+  }
+
+  private proxyTask(props: EgressProxyProps): ecs.FargateTaskDefinition {
+    const task = new ecs.FargateTaskDefinition(this, 'Task', {
+      cpu: 256,
+      memoryLimitMiB: 512,
+      runtimePlatform: { cpuArchitecture: ecs.CpuArchitecture.ARM64, operatingSystemFamily: ecs.OperatingSystemFamily.LINUX },
+    });
+    task.addContainer('Proxy', {
+      image: ecs.ContainerImage.fromAsset(REPO_ROOT, {
+        file: props.dockerfile,
+        platform: Platform.LINUX_ARM64,
+        exclude: IMAGE_CONTEXT,
+        ignoreMode: IgnoreMode.DOCKER,
+      }),
+      // Injected by ECS (the execution role reads it); the task role has no permissions at all.
+      secrets: { STRATUS_EGRESS_TOKEN_KEY: ecs.Secret.fromSecretsManager(this.tokenKey) },
+      portMappings: [{ containerPort: EGRESS_PROXY_PORT }],
+      logging: ecs.LogDrivers.awsLogs({ streamPrefix: 'egress', logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays }) }),
+      readonlyRootFilesystem: true,
+    });
+    return task;
   }
 }

@@ -26,9 +26,10 @@ export class WorkspaceAccessRole extends Construct {
     this.role.addToPolicy(
       new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }),
     );
-    // Staged uploads are removed after import; nothing else in a workspace is ever deleted.
+    // The ceiling for deletes: staged uploads (removed after import) and, for DELETE /v1/sessions/:id
+    // only, a whole workspace. Session policies narrow it: runner credentials may delete uploads only.
     this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects(`${prefix}*/uploads/*`)] }),
+      new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }),
     );
     this.role.addToPolicy(
       new iam.PolicyStatement({

@@ -7,7 +7,7 @@ export type ScriptedBlock =
 export interface ScriptedMessage {
   content: ScriptedBlock[];
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
-  usage?: { input_tokens?: number; output_tokens?: number };
+  usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
   /** Pause between stream events, to hold a turn open (e.g. to observe a 409). */
   delayMs?: number;
   /** Drop the connection after this many stream events (a stream that breaks mid-way). */

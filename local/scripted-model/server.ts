@@ -32,12 +32,19 @@ export async function startScriptedModelServer(
      * and parsed, tens of KB with the tool definitions).
      */
     keepRequests?: number;
+    /**
+     * Called when a Messages response has been sent in full, with when its request arrived and
+     * when the response ended (performance.now()): what a client's round-trip overhead is
+     * measured from (bench/roundtrip.bench.ts).
+     */
+    onExchange?: (exchange: { body: MessagesRequest; receivedAt: number; respondedAt: number }) => void;
   } = {},
 ): Promise<ScriptedModelServer> {
   const queue: ScriptedResponse[] = [];
   const requests: { raw: string; body: MessagesRequest }[] = [];
 
   const server = createServer(async (req, res) => {
+    const receivedAt = performance.now();
     const url = new URL(req.url ?? '/', 'http://local');
     const raw = (await readBody(req)).toString('utf8');
     try {
@@ -53,15 +60,8 @@ export async function startScriptedModelServer(
       if (req.method !== 'POST' || url.pathname !== '/v1/messages') {
         return apiError(res, 404, 'not_found_error', `No route ${req.method} ${url.pathname}`);
       }
-      const body = JSON.parse(raw) as MessagesRequest;
-      requests.push({ raw, body });
-      if (opts.keepRequests !== undefined && requests.length > opts.keepRequests) requests.splice(0, requests.length - opts.keepRequests);
-      const next = queue.shift() ?? opts.brain?.(body);
-      if (!next) return apiError(res, 500, 'api_error', 'Scripted model server: script exhausted (no response queued).');
-      if (isScriptedError(next)) return apiError(res, next.error.status, next.error.type, next.error.message);
-      const message = buildMessage(body, next, estimateTokens(raw));
-      if (body.stream) await streamMessage(res, message, next);
-      else json(res, 200, { ...message, content: message.content.map((block) => ('rawJson' in block ? { ...block, rawJson: undefined } : block)) });
+      const answered = await answerMessages(res, raw, { queue, requests, ...opts });
+      opts.onExchange?.({ body: answered, receivedAt, respondedAt: performance.now() });
     } catch (err) {
       apiError(res, 400, 'invalid_request_error', `Scripted model server could not handle the request: ${String(err)}`);
     }
@@ -74,6 +74,31 @@ export async function startScriptedModelServer(
     remaining: () => queue.length,
     close: () => closeServer(server),
   };
+}
+
+/** POST /v1/messages: the next queued response (else the brain's), streamed when asked; returns the request. */
+async function answerMessages(
+  res: ServerResponse,
+  raw: string,
+  state: { queue: ScriptedResponse[]; requests: { raw: string; body: MessagesRequest }[]; brain?: Brain; keepRequests?: number },
+): Promise<MessagesRequest> {
+  const { queue, requests, keepRequests } = state;
+  const body = JSON.parse(raw) as MessagesRequest;
+  requests.push({ raw, body });
+  if (keepRequests !== undefined && requests.length > keepRequests) requests.splice(0, requests.length - keepRequests);
+  const next = queue.shift() ?? state.brain?.(body);
+  if (!next) {
+    apiError(res, 500, 'api_error', 'Scripted model server: script exhausted (no response queued).');
+    return body;
+  }
+  if (isScriptedError(next)) {
+    apiError(res, next.error.status, next.error.type, next.error.message);
+    return body;
+  }
+  const message = buildMessage(body, next, estimateTokens(raw));
+  if (body.stream) await streamMessage(res, message, next);
+  else json(res, 200, { ...message, content: message.content.map((block) => ('rawJson' in block ? { ...block, rawJson: undefined } : block)) });
+  return body;
 }
 
 interface WireMessage {
@@ -100,7 +125,7 @@ function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, input
     content,
     stop_reason: scripted.stopReason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'),
     stop_sequence: null,
-    usage: { input_tokens: scripted.usage?.input_tokens ?? inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+    usage: { input_tokens: scripted.usage?.input_tokens ?? inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: scripted.usage?.cache_creation_input_tokens ?? 0, cache_read_input_tokens: scripted.usage?.cache_read_input_tokens ?? 0 },
   };
 }
 

@@ -7,7 +7,8 @@ import { allowListSchema } from '../isolation/network-allow-list.ts';
  * API and cron functions, trusted) signs a session's allow-list with a key the runner never
  * sees; the runner passes the token to its commands as the password of their proxy URL. A
  * command can read the token (it runs beside the runner), but the token grants only its own
- * session's list, and no list can be widened without the key.
+ * session's list, and no list can be widened without the key. How a command presents the
+ * token (its proxy URL) is isolation's: isolation/egress-mode.ts.
  *
  * Format: `v1.<base64url(JSON {d: allowedDomains, s: sessionId, e: expiry ms})>.<base64url(HMAC-SHA256)>`.
  */
@@ -42,9 +43,6 @@ export function verifyEgressToken(key: string, token: string, now: number): Egre
   if (parsed.e <= now) return { ok: false, reason: 'expired' };
   return { ok: true, grant: { allowedDomains: parsed.d, sessionId: parsed.s, expiresAt: parsed.e } };
 }
-
-/** The client side (how a sandboxed command presents the token) is isolation's. */
-export { proxyUrlWithToken } from '../isolation/egress-mode.ts';
 
 function mac(key: string, payload: string): string {
   return createHmac('sha256', key).update(payload).digest('base64url');

@@ -6,11 +6,11 @@ import { startDomainProxy, type DomainProxy } from './domain-proxy.ts';
 import { createCgroupLimiter, DEFAULT_PROCESS_LIMITS, type CgroupLimiter, type CommandCgroup, type ProcessLimits } from './cgroup-limits.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 import { spawnWatched } from './watched-process.ts';
+import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */
 const SANDBOX_UID = 1000;
 const SANDBOX_GID = 1000;
-const CWD_FILE = '.stratus-cwd';
 
 /** Host /etc entries a shell, git and TLS need; nothing else of /etc is visible (no shadow, no secrets). */
 const ETC_ALLOW = [
@@ -21,8 +21,6 @@ const ETC_ALLOW = [
 const SOCAT = '/usr/bin/socat';
 const SANDBOX_PROXY_SOCKET = '/run/stratus-proxy.sock';
 export const SANDBOX_PROXY_PORT = 3128;
-
-export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /**
  * Hardened bubblewrap. As root, plain bwrap is escapable (docs/local-stack.md); these flags close
@@ -40,83 +38,116 @@ export function createBwrapSandbox(opts: {
   requireProcessLimits?: boolean;
 }): Sandbox {
   const bwrap = opts.bwrapPath ?? 'bwrap';
+  const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
   const etcDir = path.join(opts.runtimeDir, 'sandbox-etc');
   let etcReady: Promise<void> | undefined;
   let limiterReady: Promise<CgroupLimiter | undefined> | undefined;
   let counter = 0;
   const instance = randomBytes(4).toString('hex');
+  const prepare = async (): Promise<CgroupLimiter | undefined> => {
+    etcReady ??= writeIdentityFiles(etcDir);
+    await etcReady;
+    limiterReady ??= createCgroupLimiter(processLimits);
+    const limiter = await limiterReady;
+    if (!limiter && opts.requireProcessLimits) {
+      throw new Error('cgroup v1 pids/memory controllers are not writable here; refusing to run commands without process and memory limits.');
+    }
+    return limiter;
+  };
 
   return {
     name: 'bwrap',
     async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
-      etcReady ??= writeIdentityFiles(etcDir);
-      await etcReady;
-      limiterReady ??= createCgroupLimiter(opts.processLimits ?? DEFAULT_PROCESS_LIMITS);
-      const limiter = await limiterReady;
-      if (!limiter && opts.requireProcessLimits) {
-        throw new Error('cgroup v1 pids/memory controllers are not writable here; refusing to run commands without process and memory limits.');
-      }
-      await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
-      await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-      const name = `${instance}-${process.pid}-${++counter}`;
-      let proxy: DomainProxy | undefined;
-      let proxySocket: string | undefined;
-      if (cmd.allowedDomains?.length) {
-        if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
-        proxySocket = path.join(opts.runtimeDir, 'proxy', `${counter}.sock`);
-        await fs.mkdir(path.dirname(proxySocket), { recursive: true });
-        proxy = await startDomainProxy(proxySocket, cmd.allowedDomains);
-      }
-      const args = bwrapArgs(cmd, etcDir, proxySocket);
-      const cgroup: CommandCgroup | undefined = await limiter?.create(name);
-      const cleanup = async () => {
-        await cgroup?.destroy();
-        await proxy?.close();
-      };
-      let outcome: SandboxOutcome;
-      try {
-        outcome = await runIn(cgroup, cmd, args);
-      } catch (err) {
-        await cleanup();
-        throw err;
-      }
-      // A command left running in the background keeps its cgroup and proxy until it ends.
-      if (outcome.detached) return { ...outcome, detached: { ...outcome.detached, done: outcome.detached.done.finally(cleanup) } };
-      await cleanup();
-      return outcome;
+      const limiter = await prepare();
+      const id = ++counter;
+      return runCommand(cmd, { bwrap, etcDir, processLimits, proxySocket: path.join(opts.runtimeDir, 'proxy', `${id}.sock`), limiter, cgroupName: `${instance}-${process.pid}-${id}` });
     },
   };
+}
 
-  async function runIn(cgroup: CommandCgroup | undefined, cmd: SandboxCommand, args: string[]): Promise<SandboxOutcome> {
-    const started = Date.now();
-    const [file, argv] = cgroup ? ['/bin/sh', ['-c', cgroup.joinScript, 'sh', bwrap, ...args]] : [bwrap, args];
-    // cwd '/' so not even the runner's own directory leaks into the sandbox's init (/proc/1/environ PWD).
-    // A command that may move to the background is never killed for time: it detaches instead.
-    const child = spawnWatched(file, argv, {
-      env: {}, cwd: '/', outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes,
-      timeoutMs: cmd.detachAfterMs === undefined ? cmd.timeoutMs : undefined,
-    });
-    const finished = child.finished.then(async ({ code, signal, timedOut, outputLimitHit }): Promise<SandboxOutcome> => {
-      const durationMs = Date.now() - started;
-      // Whatever the shell left running (a `&` job, a daemon) dies with its call.
-      child.kill();
-      const hit = await cgroup?.limitHit();
-      const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
-      const limitHit = hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
-      const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
-      return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}) };
-    });
-    if (cmd.detachAfterMs === undefined) return finished;
-    // Still running after detachAfterMs: leave it running as a background task (only the output
-    // cap still applies) and answer now.
-    let detachTimer: NodeJS.Timeout | undefined;
-    const detached = new Promise<SandboxOutcome>((resolve) => {
-      detachTimer = setTimeout(() => {
-        resolve({ exitCode: null, signal: null, timedOut: false, outputLimitHit: false, durationMs: Date.now() - started, detached: { done: finished, pid: child.pid! } });
-      }, cmd.detachAfterMs);
-    });
-    return Promise.race([finished.finally(() => clearTimeout(detachTimer)), detached]);
+interface CommandSetup {
+  bwrap: string;
+  etcDir: string;
+  processLimits: ProcessLimits;
+  /** Where this command's domain proxy listens, should it have an allow-list. */
+  proxySocket: string;
+  limiter: CgroupLimiter | undefined;
+  cgroupName: string;
+}
+
+async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<SandboxOutcome> {
+  await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
+  await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
+  const proxy = cmd.allowedDomains?.length ? await startCommandProxy(setup.proxySocket, cmd.allowedDomains) : undefined;
+  const args = bwrapArgs(cmd, setup.etcDir, proxy?.socket);
+  const cgroup: CommandCgroup | undefined = await setup.limiter?.create(setup.cgroupName);
+  const cleanup = async () => {
+    await cgroup?.destroy();
+    await proxy?.close();
+  };
+  let outcome: SandboxOutcome;
+  try {
+    const command: [string, string[]] = cgroup ? ['/bin/sh', ['-c', cgroup.joinScript, 'sh', setup.bwrap, ...args]] : [setup.bwrap, args];
+    outcome = await runInSandbox(command, cmd, () => limitsHit(cgroup, setup.processLimits));
+  } catch (err) {
+    await cleanup();
+    throw err;
   }
+  // A command left running in the background keeps its cgroup and proxy until it ends.
+  if (outcome.detached) return { ...outcome, detached: { ...outcome.detached, done: outcome.detached.done.finally(cleanup) } };
+  await cleanup();
+  return outcome;
+}
+
+/** The domain proxy of one command, on a unix socket that bwrap binds into its sandbox. */
+async function startCommandProxy(socket: string, allowedDomains: string[]): Promise<DomainProxy & { socket: string }> {
+  if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
+  await fs.mkdir(path.dirname(socket), { recursive: true });
+  const proxy = await startDomainProxy(socket, allowedDomains);
+  return { socket, close: () => proxy.close() };
+}
+
+async function limitsHit(cgroup: CommandCgroup | undefined, processLimits: ProcessLimits): Promise<SandboxOutcome['limitHit']> {
+  const hit = await cgroup?.limitHit();
+  return hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
+}
+
+async function runInSandbox(
+  [file, argv]: [string, string[]],
+  cmd: SandboxCommand,
+  limitHitOf: () => Promise<SandboxOutcome['limitHit']>,
+): Promise<SandboxOutcome> {
+  const started = Date.now();
+  // cwd '/' so not even the runner's own directory leaks into the sandbox's init (/proc/1/environ PWD).
+  // A command that may move to the background is never killed for time: it detaches instead.
+  const child = spawnWatched(file, argv, {
+    env: {}, cwd: '/', outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes,
+    timeoutMs: cmd.detachAfterMs === undefined ? cmd.timeoutMs : undefined, stop: cmd.stop,
+  });
+  const finished = child.finished.then(async ({ code, signal, timedOut, outputLimitHit, interrupted }): Promise<SandboxOutcome> => {
+    const durationMs = Date.now() - started;
+    // Whatever the shell left running (a `&` job, a daemon) dies with its call.
+    child.kill();
+    const limitHit = await limitHitOf();
+    const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
+    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}), ...(interrupted ? { interrupted } : {}) };
+  });
+  if (cmd.detachAfterMs === undefined) return finished;
+  return detachAfter(cmd.detachAfterMs, finished, () => ({ done: finished, pid: child.pid! }), started);
+}
+
+/**
+ * Still running after `ms`: leave the command running as a background task (only the output
+ * cap still applies) and answer now.
+ */
+function detachAfter(ms: number, finished: Promise<SandboxOutcome>, detached: () => NonNullable<SandboxOutcome['detached']>, started: number): Promise<SandboxOutcome> {
+  let detachTimer: NodeJS.Timeout | undefined;
+  const early = new Promise<SandboxOutcome>((resolve) => {
+    detachTimer = setTimeout(() => {
+      resolve({ exitCode: null, signal: null, timedOut: false, outputLimitHit: false, durationMs: Date.now() - started, detached: detached() });
+    }, ms);
+  });
+  return Promise.race([finished.finally(() => clearTimeout(detachTimer)), early]);
 }
 
 function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | undefined): string[] {
@@ -138,20 +169,8 @@ function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | un
   if (proxySocket) args.push('--bind', proxySocket, SANDBOX_PROXY_SOCKET);
   args.push('--remount-ro', '/');
   args.push('--chdir', cmd.cwd, '--clearenv');
-  const env: Record<string, string> = {
-    ...cmd.env,
-    PATH: SANDBOX_PATH,
-    HOME: '/tmp/home',
-    TMPDIR: '/tmp',
-    LANG: 'C.UTF-8',
-    USER: 'agent',
-    SHELL: '/bin/bash',
-    TERM: 'dumb',
-  };
-  if (proxySocket) {
-    const url = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
-    Object.assign(env, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url });
-  }
+  const proxy = proxySocket ? `http://127.0.0.1:${SANDBOX_PROXY_PORT}` : undefined;
+  const env = sandboxEnv(cmd.env, { home: '/tmp/home', tmpDir: '/tmp', proxy });
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
   // The EXIT trap records where the shell ended up even when the command calls `exit`.
   const trap = `trap 'pwd -P >| /tmp/${CWD_FILE} 2>/dev/null' EXIT\n`;

@@ -71,82 +71,11 @@ export function createDomainProxyServer(opts: { policyFor: PolicyFor; log?: Prox
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const policy = opts.policyFor(req);
-    if ('refuse' in policy) {
-      res.writeHead(policy.refuse.status, { 'content-type': 'text/plain', ...policy.refuse.headers }).end(policy.refuse.body);
-      return;
-    }
-    let target: URL;
-    try {
-      target = new URL(req.url ?? '');
-    } catch {
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('The sandbox proxy needs an absolute http:// URL.\n');
-      return;
-    }
-    if (target.protocol !== 'http:') {
-      res.writeHead(403, { 'content-type': 'text/plain' }).end(DENIED_BODY(target.hostname));
-      return;
-    }
-    const port = Number(target.port || 80);
-    void decide(target.hostname, port, policy).then((verdict) => {
-      opts.log?.({ label: policy.label, method: req.method ?? 'GET', host: target.hostname, port, allowed: verdict.ok, ...(verdict.ok ? { address: verdict.address } : { reason: verdict.reason }) });
-      if (!verdict.ok) {
-        res.writeHead(verdict.status, { 'content-type': 'text/plain' }).end(verdict.body);
-        req.resume();
-        return;
-      }
-      const headers = { ...req.headers };
-      delete headers['proxy-connection'];
-      delete headers['proxy-authorization'];
-      // Connect to the checked address; the Host header still names the site.
-      const upstream = httpRequest(
-        { host: verdict.address, port, path: `${target.pathname}${target.search}`, method: req.method, headers, setHost: false },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
-      );
-      upstream.on('error', (err) => {
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
-        res.end(`The sandbox proxy could not reach ${target.hostname}: ${err.message}\n`);
-      });
-      req.pipe(upstream);
-    });
-  });
-
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => proxyHttp(req, res, opts));
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     track(client);
     client.on('error', () => undefined);
-    const answer = (status: string, body: string, extra = '') =>
-      client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    const policy = opts.policyFor(req);
-    if ('refuse' in policy) {
-      const extra = Object.entries(policy.refuse.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-      answer(`${policy.refuse.status} ${policy.refuse.status === 407 ? 'Proxy Authentication Required' : 'Forbidden'}`, policy.refuse.body, extra);
-      return;
-    }
-    const authority = splitHostPort(req.url ?? '');
-    if (!authority) {
-      answer('400 Bad Request', 'The sandbox proxy needs CONNECT host:port.\n');
-      return;
-    }
-    const [host, port] = authority;
-    void decide(host, port, policy).then((verdict) => {
-      opts.log?.({ label: policy.label, method: 'CONNECT', host, port, allowed: verdict.ok, ...(verdict.ok ? { address: verdict.address } : { reason: verdict.reason }) });
-      if (!verdict.ok) {
-        answer(verdict.status === 403 ? '403 Forbidden' : '502 Bad Gateway', verdict.body);
-        return;
-      }
-      const upstream = connect(port, verdict.address, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      track(upstream);
-      upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
-    });
+    proxyConnect(req, client, head, opts, track);
   });
   server.on('connection', track);
   return {
@@ -155,6 +84,85 @@ export function createDomainProxyServer(opts: { policyFor: PolicyFor; log?: Prox
       for (const s of sockets) s.destroy();
     },
   };
+}
+
+type ProxyOptions = { policyFor: PolicyFor; log?: ProxyDecisionLog };
+
+function logDecision(opts: ProxyOptions, policy: ProxyPolicy, method: string, host: string, port: number, verdict: Verdict): void {
+  opts.log?.({ label: policy.label, method, host, port, allowed: verdict.ok, ...(verdict.ok ? { address: verdict.address } : { reason: verdict.reason }) });
+}
+
+/** A plain-HTTP proxy request (absolute URL): checked, then forwarded to the checked address. */
+function proxyHttp(req: IncomingMessage, res: ServerResponse, opts: ProxyOptions): void {
+  const policy = opts.policyFor(req);
+  if ('refuse' in policy) {
+    res.writeHead(policy.refuse.status, { 'content-type': 'text/plain', ...policy.refuse.headers }).end(policy.refuse.body);
+    return;
+  }
+  let target: URL;
+  try {
+    target = new URL(req.url ?? '');
+  } catch {
+    res.writeHead(400, { 'content-type': 'text/plain' }).end('The sandbox proxy needs an absolute http:// URL.\n');
+    return;
+  }
+  if (target.protocol !== 'http:') {
+    res.writeHead(403, { 'content-type': 'text/plain' }).end(DENIED_BODY(target.hostname));
+    return;
+  }
+  const port = Number(target.port || 80);
+  void decide(target.hostname, port, policy).then((verdict) => {
+    logDecision(opts, policy, req.method ?? 'GET', target.hostname, port, verdict);
+    if (verdict.ok) return forwardHttp(req, res, target, port, verdict.address);
+    res.writeHead(verdict.status, { 'content-type': 'text/plain' }).end(verdict.body);
+    req.resume();
+  });
+}
+
+function forwardHttp(req: IncomingMessage, res: ServerResponse, target: URL, port: number, address: string): void {
+  const headers = { ...req.headers };
+  delete headers['proxy-connection'];
+  delete headers['proxy-authorization'];
+  // Connect to the checked address; the Host header still names the site.
+  const upstream = httpRequest({ host: address, port, path: `${target.pathname}${target.search}`, method: req.method, headers, setHost: false }, (up) => {
+    res.writeHead(up.statusCode ?? 502, up.headers);
+    up.pipe(res);
+  });
+  upstream.on('error', (err) => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+    res.end(`The sandbox proxy could not reach ${target.hostname}: ${err.message}\n`);
+  });
+  req.pipe(upstream);
+}
+
+/** A CONNECT request: checked, then tunnelled to the checked address. */
+function proxyConnect(req: IncomingMessage, client: Socket, head: Buffer, opts: ProxyOptions, track: (s: Socket) => void): void {
+  const answer = (status: string, body: string, extra = '') =>
+    client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  const policy = opts.policyFor(req);
+  if ('refuse' in policy) {
+    const extra = Object.entries(policy.refuse.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    answer(`${policy.refuse.status} ${policy.refuse.status === 407 ? 'Proxy Authentication Required' : 'Forbidden'}`, policy.refuse.body, extra);
+    return;
+  }
+  const authority = splitHostPort(req.url ?? '');
+  if (!authority) {
+    answer('400 Bad Request', 'The sandbox proxy needs CONNECT host:port.\n');
+    return;
+  }
+  const [host, port] = authority;
+  void decide(host, port, policy).then((verdict) => {
+    logDecision(opts, policy, 'CONNECT', host, port, verdict);
+    if (!verdict.ok) return answer(verdict.status === 403 ? '403 Forbidden' : '502 Bad Gateway', verdict.body);
+    const upstream = connect(port, verdict.address, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    track(upstream);
+    upstream.on('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\n\r\n'));
+  });
 }
 
 /** The proxy for one sandboxed command: a fixed policy, on a unix socket bound into its sandbox. */

@@ -2,12 +2,10 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isInsideWorkspace, VIRTUAL_ROOT } from '../workspace/virtual-paths.ts';
 import { ToolInputError } from '../workspace/tool-input-error.ts';
-import { SANDBOX_PATH } from './bwrap-sandbox.ts';
 import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken, type EgressMode } from './egress-mode.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
+import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
 import { spawnWatched } from './watched-process.ts';
-
-const CWD_FILE = '.stratus-cwd';
 
 /**
  * For AWS Lambda, where there are no namespaces to build a sandbox from. Isolation there comes
@@ -47,18 +45,7 @@ export function createProcessSandbox(opts: {
     await pointLink(opts.linkPath, cmd.workspaceDir);
     await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
     await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-    const env: Record<string, string> = {
-      ...cmd.env,
-      PATH: SANDBOX_PATH,
-      HOME: path.join(cmd.tmpDir, 'home'),
-      TMPDIR: cmd.tmpDir,
-      LANG: 'C.UTF-8',
-      USER: 'agent',
-      SHELL: '/bin/bash',
-      TERM: 'dumb',
-      // Both spellings: curl reads only the lower-case http_proxy, other tools the upper-case ones.
-      ...(proxy ? { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, http_proxy: proxy, https_proxy: proxy } : {}),
-    };
+    const env = sandboxEnv(cmd.env, { home: path.join(cmd.tmpDir, 'home'), tmpDir: cmd.tmpDir, proxy });
     const limit = opts.maxProcesses ? `ulimit -u ${opts.maxProcesses} 2>/dev/null\n` : '';
     const script = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\neval "$1"`;
     const cwd = cmd.cwd === VIRTUAL_ROOT ? opts.linkPath : path.join(opts.linkPath, path.posix.relative(VIRTUAL_ROOT, cmd.cwd));
@@ -66,12 +53,12 @@ export function createProcessSandbox(opts: {
     env.PWD = cwd;
     const started = Date.now();
     const child = spawnWatched('/bin/bash', ['-c', script, 'bash', cmd.command], {
-      env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs,
+      env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs, stop: cmd.stop,
     });
-    const { code, signal, timedOut, outputLimitHit } = await child.finished;
+    const { code, signal, timedOut, outputLimitHit, interrupted } = await child.finished;
     child.kill();
     const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
-    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started };
+    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started, ...(interrupted ? { interrupted } : {}) };
   }
 }
 

@@ -29,6 +29,8 @@ export interface SandboxCommand {
    * background: run() resolves at once with `detached`, and timeoutMs no longer applies.
    */
   detachAfterMs?: number;
+  /** Aborted when the harness asks to stop the command (its turn was interrupted): the command is killed. */
+  stop?: AbortSignal;
 }
 
 export interface SandboxOutcome {
@@ -36,6 +38,8 @@ export interface SandboxOutcome {
   signal: string | null;
   timedOut: boolean;
   outputLimitHit: boolean;
+  /** Killed because `stop` aborted. */
+  interrupted?: boolean;
   /** The shell's working directory when it exited, if it could be read. */
   finalCwd?: string;
   durationMs: number;

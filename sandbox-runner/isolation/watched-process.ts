@@ -7,25 +7,26 @@ export interface WatchedProcess {
   pid: number | undefined;
   /** SIGKILL the whole process group. */
   kill(): void;
-  /** Resolves when the process exits; says whether the time or output cap killed it. */
-  finished: Promise<{ code: number | null; signal: string | null; timedOut: boolean; outputLimitHit: boolean }>;
+  /** Resolves when the process exits; says whether the time or output cap, or the stop signal, killed it. */
+  finished: Promise<{ code: number | null; signal: string | null; timedOut: boolean; outputLimitHit: boolean; interrupted: boolean }>;
 }
 
 /**
  * Starts a command in its own process group with stdout and stderr merged into one file, and
  * kills the group when the output passes its cap or (unless `timeoutMs` is undefined) when
- * time runs out. What both sandboxes share; what surrounds the process differs.
+ * time runs out, or when `stop` aborts (the turn was interrupted). What both sandboxes share; what surrounds the process differs.
  */
 export function spawnWatched(
   file: string,
   args: string[],
-  opts: { env: Record<string, string>; cwd: string; outputFile: string; maxOutputBytes: number; timeoutMs: number | undefined },
+  opts: { env: Record<string, string>; cwd: string; outputFile: string; maxOutputBytes: number; timeoutMs: number | undefined; stop?: AbortSignal },
 ): WatchedProcess {
   const outFd = openSync(opts.outputFile, 'w');
   const child = spawn(file, args, { stdio: ['ignore', outFd, outFd], detached: true, env: opts.env, cwd: opts.cwd });
   closeSync(outFd);
   let timedOut = false;
   let outputLimitHit = false;
+  let interrupted = false;
   const kill = () => {
     try {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -40,6 +41,12 @@ export function spawnWatched(
           timedOut = true;
           kill();
         }, opts.timeoutMs);
+  const onStop = () => {
+    interrupted = true;
+    kill();
+  };
+  if (opts.stop?.aborted) onStop();
+  else opts.stop?.addEventListener('abort', onStop, { once: true });
   const poll = setInterval(() => {
     if ((statSync(opts.outputFile, { throwIfNoEntry: false })?.size ?? 0) > opts.maxOutputBytes) {
       outputLimitHit = true;
@@ -53,7 +60,8 @@ export function spawnWatched(
     .finally(() => {
       clearTimeout(timer);
       clearInterval(poll);
+      opts.stop?.removeEventListener('abort', onStop);
     })
-    .then(({ code, signal }) => ({ code, signal, timedOut, outputLimitHit }));
+    .then(({ code, signal }) => ({ code, signal, timedOut, outputLimitHit, interrupted }));
   return { pid: child.pid, kill, finished };
 }

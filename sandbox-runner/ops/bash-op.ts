@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../workspace/virtual-paths.ts';
 import { defineOp } from './op.ts';
 import type { SandboxOutcome } from '../isolation/sandbox.ts';
-import { createTaskFiles } from './tasks/task-files.ts';
+import { createTaskFiles, type TaskFiles } from './tasks/task-files.ts';
 import { createTaskMirror } from './tasks/task-mirror.ts';
 import { prepareImage } from './files/image.ts';
 import { READ_MAX_TOKENS } from './read-op.ts';
@@ -17,6 +17,8 @@ export interface BashResult {
   exitCode: number | null;
   signal: string | null;
   timedOut: boolean;
+  /** Killed because the harness asked to stop it (its turn was interrupted). */
+  interrupted?: boolean;
   /** Set when output passed the runner's cap and was cut. */
   outputTruncated: boolean;
   durationMs: number;
@@ -35,13 +37,22 @@ export interface BashResult {
  * cwd. `background: 'now'` starts it as a background task; `'on_timeout'` (the default) moves a
  * command that outlives its timeout to the background instead of killing it; `'never'` kills it.
  */
+const bashSchema = z.object({
+  type: z.literal('bash'),
+  command: z.string(),
+  timeoutMs: z.number().int().positive(),
+  background: z.enum(['never', 'on_timeout', 'now']).default('on_timeout'),
+  /**
+   * Names this command's stop marker, `stops/{stopKey}` under the workspace's prefix. While the
+   * command runs the runner looks for it every STOP_POLL_MS and kills the command when it
+   * appears: the harness that was asked to interrupt the turn may be on another machine, and
+   * S3 is the one place both can reach.
+   */
+  stopKey: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional(),
+});
+
 export const bashOp = defineOp({
-  schema: z.object({
-    type: z.literal('bash'),
-    command: z.string(),
-    timeoutMs: z.number().int().positive(),
-    background: z.enum(['never', 'on_timeout', 'now']).default('on_timeout'),
-  }),
+  schema: bashSchema,
   mutatesWorkspace: true,
   async run(ctx, op) {
     const startCwd = await existingCwd(ctx, ctx.request.cwd);
@@ -50,7 +61,7 @@ export const bashOp = defineOp({
     const taskId = tasks.newTaskId();
     const outputFile = tasks.outputFile(taskId);
     let detached = false;
-    let firstCopy: Promise<void> | undefined;
+    const stop = op.stopKey ? watchStopMarker(ctx, stopMarkerKey(op.stopKey)) : undefined;
     try {
       const outcome = await ctx.sandbox.run({
         command: op.command,
@@ -64,42 +75,95 @@ export const bashOp = defineOp({
         allowedDomains: ctx.request.network.allowedDomains,
         egressToken: ctx.request.network.egressToken,
         detachAfterMs: op.background === 'now' ? 0 : op.background === 'on_timeout' ? op.timeoutMs : undefined,
+        ...(stop ? { stop: stop.signal } : {}),
       });
-      if (outcome.detached) {
-        detached = true;
-        // The command keeps writing to the tree: the copy must outlive this call.
-        ctx.retain(outcome.detached.done);
-        const record = { taskId, command: op.command, pid: outcome.detached.pid, status: 'running' as const };
-        await tasks.write(record);
-        // Its first S3 copy is stored before the model hears of the task (any runner can then answer).
-        firstCopy = tasks.track(record, outcome.detached.done, createTaskMirror(ctx.remote));
-      }
+      // A detached command is a background task: from now on only TaskStop ends it.
+      stop?.end();
+      detached = outcome.detached !== undefined;
+      const task = outcome.detached ? await startTask(ctx, tasks, { taskId, command: op.command }, outcome.detached) : undefined;
       // Started in the background on request: the answer is only the notice, whatever the
       // command managed to print in the moment before it (the reference's behaviour).
       const { text, truncated } =
         detached && op.background === 'now' ? { text: '', truncated: false } : await readCapped(outputFile, ctx.limits.maxOutputBytes);
-      await firstCopy;
-      const image = detached ? undefined : await imageOutput(text);
-      const resourceLimit = outcome.limitHit?.kind ?? (outcome.outputLimitHit ? 'output' : undefined);
-      const notice = limitNotice(outcome, ctx.limits.maxOutputBytes);
-      const result: BashResult = {
-        type: 'bash',
-        output: notice ? `${text}${text && !text.endsWith('\n') ? '\n' : ''}${notice}\n` : text,
-        exitCode: outcome.exitCode,
-        signal: outcome.signal,
-        timedOut: outcome.timedOut,
-        outputTruncated: truncated || outcome.outputLimitHit,
-        durationMs: outcome.durationMs,
-        ...(resourceLimit ? { resourceLimit } : {}),
-        ...(detached ? { backgroundTaskId: taskId, outputPath: tasks.virtualOutputPath(taskId) } : {}),
-        ...(image ? { image } : {}),
-      };
-      return { result, cwd: outcome.finalCwd ?? startCwd };
+      await task?.firstCopy;
+      const background = detached ? { backgroundTaskId: taskId, outputPath: tasks.virtualOutputPath(taskId) } : undefined;
+      return { result: await bashResult(outcome, { text, truncated }, ctx.limits.maxOutputBytes, background), cwd: outcome.finalCwd ?? startCwd };
     } finally {
+      stop?.end();
       if (!detached) await fs.rm(outputFile, { force: true });
     }
   },
 });
+
+/** How often a running command's stop marker is looked for (a HEAD request each time). */
+export const STOP_POLL_MS = 500;
+
+/** Where, under a workspace's prefix, the harness puts a command's stop marker. */
+export function stopMarkerKey(stopKey: string): string {
+  return `stops/${stopKey}`;
+}
+
+/** Aborts `signal` once the marker exists; `end` stops looking. A failed look is retried at the next tick. */
+function watchStopMarker(ctx: OpContext, relKey: string): { signal: AbortSignal; end(): void } {
+  const abort = new AbortController();
+  let ended = false;
+  const tick = async () => {
+    if (ended) return;
+    const found = await ctx.remote.exists(ctx.remote.key(relKey)).catch(() => false);
+    if (ended) return;
+    if (found) abort.abort();
+    else timer = setTimeout(() => void tick(), STOP_POLL_MS);
+  };
+  let timer = setTimeout(() => void tick(), STOP_POLL_MS);
+  return {
+    signal: abort.signal,
+    end() {
+      ended = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Registers a detached command as a background task. Its first S3 copy (`firstCopy`) is stored
+ * before the model hears of the task, so any runner can then answer for it.
+ */
+async function startTask(
+  ctx: OpContext,
+  tasks: TaskFiles,
+  task: { taskId: string; command: string },
+  detached: NonNullable<SandboxOutcome['detached']>,
+): Promise<{ firstCopy: Promise<void> }> {
+  // The command keeps writing to the tree: the copy must outlive this call.
+  ctx.retain(detached.done);
+  const record = { ...task, pid: detached.pid, status: 'running' as const };
+  await tasks.write(record);
+  return { firstCopy: tasks.track(record, detached.done, createTaskMirror(ctx.remote)) };
+}
+
+async function bashResult(
+  outcome: SandboxOutcome,
+  { text, truncated }: { text: string; truncated: boolean },
+  maxOutputBytes: number,
+  background: { backgroundTaskId: string; outputPath: string } | undefined,
+): Promise<BashResult> {
+  const image = background ? undefined : await imageOutput(text);
+  const resourceLimit = outcome.limitHit?.kind ?? (outcome.outputLimitHit ? 'output' : undefined);
+  const notice = limitNotice(outcome, maxOutputBytes);
+  return {
+    type: 'bash',
+    output: notice ? `${text}${text && !text.endsWith('\n') ? '\n' : ''}${notice}\n` : text,
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    timedOut: outcome.timedOut,
+    ...(outcome.interrupted ? { interrupted: true } : {}),
+    outputTruncated: truncated || outcome.outputLimitHit,
+    durationMs: outcome.durationMs,
+    ...(resourceLimit ? { resourceLimit } : {}),
+    ...background,
+    ...(image ? { image } : {}),
+  };
+}
 
 /** The sentence the model reads when a sandbox cap stopped its command. */
 function limitNotice(outcome: SandboxOutcome, maxOutputBytes: number): string | undefined {

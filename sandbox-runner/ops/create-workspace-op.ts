@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { seedFilesProblem } from '../workspace/file-keys.ts';
 import { WorkspaceLimitError } from '../workspace/limits.ts';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 
 export interface CreateWorkspaceResult {
   type: 'create_workspace';

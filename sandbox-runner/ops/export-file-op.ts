@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { keyMessage, keyProblem, showKey } from '../workspace/file-keys.ts';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 
 export interface ExportFileResult {
   type: 'export_file';

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { runRipgrep } from './files/ripgrep.ts';
 import { createSearchPathMapper } from './files/search-paths.ts';
 import { toolUseError } from './files/staleness.ts';

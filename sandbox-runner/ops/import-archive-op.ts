@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ArchiveError, importTarGz } from '../workspace/archive-import.ts';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 
 export interface ImportArchiveResult {
   type: 'import_archive';

@@ -3,7 +3,7 @@ import { startLoopbackDomainProxy } from '../isolation/domain-proxy.ts';
 import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../isolation/egress-mode.ts';
 import { cloneAllowListEntry, GitCloneError, gitClone } from '../workspace/git-clone.ts';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 
 export interface ImportGitResult {
   type: 'import_git';

@@ -5,6 +5,8 @@ import { exportArchiveOp, type ExportArchiveResult } from './export-archive-op.t
 import { exportFileOp, type ExportFileResult } from './export-file-op.ts';
 import { importArchiveOp, type ImportArchiveResult } from './import-archive-op.ts';
 import { importGitOp, type ImportGitResult } from './import-git-op.ts';
+import { gitCheckoutOp, type GitCheckoutResult } from './git-checkout-op.ts';
+import { gitPublishOp, type GitPublishResult } from './git-publish-op.ts';
 import { listFilesOp, type ListFilesResult } from './list-files-op.ts';
 import { editOp, type EditResult } from './edit-op.ts';
 import { globOp, type GlobResult } from './glob-op.ts';
@@ -27,6 +29,8 @@ export const RUNNER_OPS = {
   create_workspace: createWorkspaceOp,
   import_archive: importArchiveOp,
   import_git: importGitOp,
+  git_checkout: gitCheckoutOp,
+  git_publish: gitPublishOp,
   list_files: listFilesOp,
   export_file: exportFileOp,
   export_archive: exportArchiveOp,
@@ -44,6 +48,8 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   createWorkspaceOp.schema,
   importArchiveOp.schema,
   importGitOp.schema,
+  gitCheckoutOp.schema,
+  gitPublishOp.schema,
   listFilesOp.schema,
   exportFileOp.schema,
   exportArchiveOp.schema,
@@ -62,6 +68,8 @@ export type OpResult =
   | CreateWorkspaceResult
   | ImportArchiveResult
   | ImportGitResult
+  | GitCheckoutResult
+  | GitPublishResult
   | ListFilesResult
   | ExportFileResult
   | ExportArchiveResult;
@@ -75,6 +83,8 @@ export type {
   GrepResult,
   ImportArchiveResult,
   ImportGitResult,
+  GitCheckoutResult,
+  GitPublishResult,
   ListFilesResult,
   ReadResult,
   TaskOutputResult,

@@ -52,4 +52,3 @@ export interface RunnerLimits {
 }
 
 /** Ops raise it from here; it lives at the runner's bottom layer, which the sandboxes raise it from too. */
-export { ToolInputError } from '../workspace/tool-input-error.ts';

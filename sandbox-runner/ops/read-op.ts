@@ -2,18 +2,19 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import type { OpContext } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { fileStateEntrySchema, hashText, type FileStateEntry } from './files/file-state.ts';
 import { decodeText, formatFileSize } from './files/file-text.ts';
-import { missingFileMessage, resolveWorkspacePath } from './files/workspace-path.ts';
+import { missingFileMessage, resolveWorkspacePath, type ResolvedPath } from './files/workspace-path.ts';
 import { prepareImage } from './files/image.ts';
 import { parseNotebook, type NotebookCell } from './files/notebook.ts';
 import { extractPdfPages } from './files/pdf-pages.ts';
 
-/** Whole-file reads past this size are refused unless the model pages with `limit`. */
 /** Widens one result to the op's result union. */
 const done = (result: ReadResult) => ({ result });
 
+/** Whole-file reads past this size are refused unless the model pages with `limit`. */
 export const READ_MAX_BYTES = 256 * 1024;
 export const READ_MAX_TOKENS = 25_000;
 /** Largest PDF sent whole as a document block. */
@@ -43,18 +44,22 @@ export type ReadResult =
  * unchanged-file shortcut (when the harness's file state says the model already has this exact
  * range) and the file-state entry the harness stores afterwards.
  */
+const readSchema = z.object({
+  type: z.literal('read'),
+  /** Absolute virtual path, or relative to the cwd. */
+  path: z.string(),
+  offset: z.number().int().nonnegative().default(1),
+  limit: z.number().int().positive().optional(),
+  /** What the harness recorded for this file, if anything. */
+  known: fileStateEntrySchema.optional(),
+  /** For PDFs: only these pages (1-based, inclusive; validated by the harness). */
+  pages: z.object({ first: z.number().int().positive(), last: z.number().positive() }).optional(),
+});
+
+type ReadOp = z.infer<typeof readSchema>;
+
 export const readOp = defineOp({
-  schema: z.object({
-    type: z.literal('read'),
-    /** Absolute virtual path, or relative to the cwd. */
-    path: z.string(),
-    offset: z.number().int().nonnegative().default(1),
-    limit: z.number().int().positive().optional(),
-    /** What the harness recorded for this file, if anything. */
-    known: fileStateEntrySchema.optional(),
-    /** For PDFs: only these pages (1-based, inclusive; validated by the harness). */
-    pages: z.object({ first: z.number().int().positive(), last: z.number().positive() }).optional(),
-  }),
+  schema: readSchema,
   mutatesWorkspace: false,
   async run(ctx, op) {
     const resolved = await resolveWorkspacePath(ctx, op.path);
@@ -62,33 +67,9 @@ export const readOp = defineOp({
     if (!resolved || !st) throw new ToolInputError(await missingFileMessage(ctx, resolved));
     if (st.isDirectory()) throw new ToolInputError(`EISDIR: illegal operation on a directory, read '${resolved.virtual}'`);
     if (!st.isFile()) throw new ToolInputError(`Cannot read '${op.path}': not a regular file.`);
-
     const ext = path.extname(resolved.virtual).slice(1).toLowerCase();
-    if (IMAGE_TYPES[ext]) {
-      if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
-      const bytes = await fs.readFile(resolved.real);
-      if (bytes.length === 0) throw new ToolInputError(`Image file is empty: ${resolved.virtual}`);
-      const image = await prepareImage(bytes, ext, READ_MAX_TOKENS);
-      return done({ type: 'read', kind: 'image', path: resolved.virtual, mediaType: image.mediaType, base64: image.buffer.toString('base64'), sizeBytes: bytes.length });
-    }
-
-    if (ext === 'pdf') {
-      if (st.size === 0) throw new ToolInputError(`PDF file is empty: ${resolved.virtual}`);
-      if (st.size > PDF_MAX_BYTES) throw new ToolInputError(`PDF file exceeds maximum allowed size of ${formatFileSize(PDF_MAX_BYTES)}.`);
-      const bytes = await fs.readFile(resolved.real);
-      if (!bytes.subarray(0, 5).toString('ascii').startsWith('%PDF-')) {
-        throw new ToolInputError(`File is not a valid PDF (missing %PDF- header): ${resolved.virtual}`);
-      }
-      if (op.pages) {
-        const subset = await extractPdfPages(bytes, op.pages, resolved.virtual);
-        const { first, last, total } = subset;
-        return done({
-          type: 'read', kind: 'pdf', path: resolved.virtual, base64: Buffer.from(subset.bytes).toString('base64'),
-          sizeBytes: subset.bytes.length, pages: { first, last, total },
-        });
-      }
-      return done({ type: 'read', kind: 'pdf', path: resolved.virtual, base64: bytes.toString('base64'), sizeBytes: bytes.length });
-    }
+    if (IMAGE_TYPES[ext]) return done(await readImage(ctx, resolved, st.size, ext));
+    if (ext === 'pdf') return done(await readPdf(resolved, st.size, op.pages));
     if (op.limit === undefined && st.size > READ_MAX_BYTES && ext !== 'ipynb') throw new ToolInputError(tooLargeMessage(st.size, READ_MAX_BYTES));
     if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
     const { content: text } = decodeText(await fs.readFile(resolved.real));
@@ -97,43 +78,72 @@ export const readOp = defineOp({
     if (known && !known.isPartialView && known.offset === op.offset && known.limit === op.limit && known.hash === hash) {
       return done({ type: 'read', kind: 'unchanged', path: resolved.virtual });
     }
-    if (ext === 'ipynb') {
-      let cells: NotebookCell[];
-      try {
-        cells = parseNotebook(text);
-      } catch (err) {
-        throw new ToolInputError(`Cannot read ${resolved.virtual} as a notebook: ${(err as Error).message}`);
-      }
-      const size = Buffer.byteLength(JSON.stringify(cells));
-      if (size > READ_MAX_BYTES) {
-        throw new ToolInputError(
-          `Notebook content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(READ_MAX_BYTES)}). Use Bash with jq to read specific portions:\n` +
-            `  cat "${op.path}" | jq '.cells[:20]' # First 20 cells\n` +
-            `  cat "${op.path}" | jq '.cells[100:120]' # Cells 100-120\n` +
-            `  cat "${op.path}" | jq '.cells | length' # Count total cells\n` +
-            `  cat "${op.path}" | jq '.cells[] | select(.cell_type=="code") | .source' # All code sources`,
-        );
-      }
-      return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells, fileState: { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) } });
-    }
-    const lines = text.split('\n');
-    const from = op.offset === 0 ? 0 : op.offset - 1;
-    const selected = lines.slice(from, op.limit === undefined ? undefined : from + op.limit);
-    const content = selected.join('\n');
-    const tokens = estimateTokens(content, ext);
-    if (tokens > READ_MAX_TOKENS) {
-      throw new ToolInputError(
-        `File content (${tokens} tokens) exceeds maximum allowed tokens (${READ_MAX_TOKENS}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`,
-      );
-    }
-    const result: ReadResult = {
-      type: 'read', kind: 'text', path: resolved.virtual, content, startLine: op.offset,
-      numLines: selected.length, totalLines: lines.length,
-      fileState: { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) },
-    };
-    return { result };
+    const fileState: FileStateEntry = { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) };
+    if (ext === 'ipynb') return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells: notebookCells(text, resolved, op.path), fileState });
+    return done(selectLines(text, ext, resolved, op, fileState));
   },
 });
+
+async function readImage(ctx: OpContext, resolved: ResolvedPath, size: number, ext: string): Promise<ReadResult> {
+  if (size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(size, ctx.limits.maxReadBytes));
+  const bytes = await fs.readFile(resolved.real);
+  if (bytes.length === 0) throw new ToolInputError(`Image file is empty: ${resolved.virtual}`);
+  const image = await prepareImage(bytes, ext, READ_MAX_TOKENS);
+  return { type: 'read', kind: 'image', path: resolved.virtual, mediaType: image.mediaType, base64: image.buffer.toString('base64'), sizeBytes: bytes.length };
+}
+
+async function readPdf(resolved: ResolvedPath, size: number, pages: ReadOp['pages']): Promise<ReadResult> {
+  if (size === 0) throw new ToolInputError(`PDF file is empty: ${resolved.virtual}`);
+  if (size > PDF_MAX_BYTES) throw new ToolInputError(`PDF file exceeds maximum allowed size of ${formatFileSize(PDF_MAX_BYTES)}.`);
+  const bytes = await fs.readFile(resolved.real);
+  if (!bytes.subarray(0, 5).toString('ascii').startsWith('%PDF-')) {
+    throw new ToolInputError(`File is not a valid PDF (missing %PDF- header): ${resolved.virtual}`);
+  }
+  if (!pages) return { type: 'read', kind: 'pdf', path: resolved.virtual, base64: bytes.toString('base64'), sizeBytes: bytes.length };
+  const subset = await extractPdfPages(bytes, pages, resolved.virtual);
+  const { first, last, total } = subset;
+  return {
+    type: 'read', kind: 'pdf', path: resolved.virtual, base64: Buffer.from(subset.bytes).toString('base64'),
+    sizeBytes: subset.bytes.length, pages: { first, last, total },
+  };
+}
+
+function notebookCells(text: string, resolved: ResolvedPath, asGiven: string): NotebookCell[] {
+  let cells: NotebookCell[];
+  try {
+    cells = parseNotebook(text);
+  } catch (err) {
+    throw new ToolInputError(`Cannot read ${resolved.virtual} as a notebook: ${(err as Error).message}`);
+  }
+  const size = Buffer.byteLength(JSON.stringify(cells));
+  if (size > READ_MAX_BYTES) {
+    throw new ToolInputError(
+      `Notebook content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(READ_MAX_BYTES)}). Use Bash with jq to read specific portions:\n` +
+        `  cat "${asGiven}" | jq '.cells[:20]' # First 20 cells\n` +
+        `  cat "${asGiven}" | jq '.cells[100:120]' # Cells 100-120\n` +
+        `  cat "${asGiven}" | jq '.cells | length' # Count total cells\n` +
+        `  cat "${asGiven}" | jq '.cells[] | select(.cell_type=="code") | .source' # All code sources`,
+    );
+  }
+  return cells;
+}
+
+function selectLines(text: string, ext: string, resolved: ResolvedPath, op: ReadOp, fileState: FileStateEntry): ReadResult {
+  const lines = text.split('\n');
+  const from = op.offset === 0 ? 0 : op.offset - 1;
+  const selected = lines.slice(from, op.limit === undefined ? undefined : from + op.limit);
+  const content = selected.join('\n');
+  const tokens = estimateTokens(content, ext);
+  if (tokens > READ_MAX_TOKENS) {
+    throw new ToolInputError(
+      `File content (${tokens} tokens) exceeds maximum allowed tokens (${READ_MAX_TOKENS}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`,
+    );
+  }
+  return {
+    type: 'read', kind: 'text', path: resolved.virtual, content, startLine: op.offset,
+    numLines: selected.length, totalLines: lines.length, fileState,
+  };
+}
 
 function tooLargeMessage(size: number, max: number): string {
   return `File content (${formatFileSize(size)}) exceeds maximum allowed size (${formatFileSize(max)}). Use offset and limit parameters to read specific portions of the file, or search for specific content instead of reading the whole file.`;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineOp } from './op.ts';
-import { ToolInputError, type OpContext } from './op-context.ts';
+import type { OpContext } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { toolUseError } from './files/staleness.ts';
 import { createTaskFiles } from './tasks/task-files.ts';
 import { createTaskMirror, readTail, TASK_STALE_AFTER_MS, type MirroredTask } from './tasks/task-mirror.ts';

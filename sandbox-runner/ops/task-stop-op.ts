@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { toolUseError } from './files/staleness.ts';
 import { createTaskFiles } from './tasks/task-files.ts';
 import { createTaskMirror } from './tasks/task-mirror.ts';

@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineOp } from './op.ts';
-import { ToolInputError } from './op-context.ts';
+import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { fileStateEntrySchema, hashText, type FileStateEntry } from './files/file-state.ts';
 import { readTextFile, writeTextFile } from './files/file-text.ts';
 import { normaliseWriteContent } from './files/input-normalise.ts';

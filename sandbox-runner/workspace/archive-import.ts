@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { extract } from 'tar-stream';
+import { extract, type Extract } from 'tar-stream';
 import { WorkspaceLimitError, type WorkspaceLimits } from './limits.ts';
 
 /** The archive itself is unusable (not gzip/tar, an entry escaping the workspace). */
@@ -27,77 +27,11 @@ type Kind = 'dir' | 'file' | 'symlink';
  * hard links become copies of a file already extracted. Limits are checked while streaming.
  */
 export async function importTarGz(source: Readable, dest: string, limits: WorkspaceLimits): Promise<ImportSummary> {
-  const kinds = new Map<string, Kind>([['', 'dir']]);
-  const summary: ImportSummary = { files: 0, bytes: 0, skipped: 0 };
-  const dirModes: [string, number][] = [];
+  const state: ImportState = { dest, limits, kinds: new Map<string, Kind>([['', 'dir']]), summary: { files: 0, bytes: 0, skipped: 0 }, dirModes: [] };
   const untar = extract();
-
-  const ensureParents = async (rel: string) => {
-    const parts = rel.split('/');
-    for (let i = 1; i < parts.length; i++) {
-      const prefix = parts.slice(0, i).join('/');
-      const kind = kinds.get(prefix);
-      if (kind === 'dir') continue;
-      if (kind) throw new ArchiveError(`Archive entry "${rel}" goes through "${prefix}", which is a ${kind === 'symlink' ? 'symbolic link' : 'file'}.`);
-      await fs.mkdir(path.join(dest, prefix));
-      kinds.set(prefix, 'dir');
-    }
-  };
-
   const consume = (async () => {
-    for await (const entry of untar) {
-      const header = entry.header;
-      const rel = normalizeEntry(header.name);
-      if (rel === undefined) {
-        entry.resume();
-        continue;
-      }
-      if (kinds.has(rel) && !(header.type === 'directory' && kinds.get(rel) === 'dir')) {
-        throw new ArchiveError(`Archive entry "${rel}" appears twice.`);
-      }
-      await ensureParents(rel);
-      const real = path.join(dest, rel);
-      const mode = (header.mode ?? 0o644) & 0o777;
-      switch (header.type) {
-        case 'directory':
-          if (!kinds.has(rel)) await fs.mkdir(real);
-          kinds.set(rel, 'dir');
-          dirModes.push([real, mode | 0o700]);
-          entry.resume();
-          break;
-        case 'file':
-        case 'contiguous-file': {
-          countFile(summary, rel, header.size ?? 0, limits);
-          kinds.set(rel, 'file');
-          await pipeline(entry, createWriteStream(real, { mode: 0o600 }));
-          await fs.chmod(real, mode);
-          break;
-        }
-        case 'symlink':
-          kinds.set(rel, 'symlink');
-          await fs.symlink(header.linkname ?? '', real);
-          entry.resume();
-          break;
-        case 'link': {
-          const target = normalizeEntry(header.linkname ?? '');
-          if (target === undefined || kinds.get(target) !== 'file') {
-            throw new ArchiveError(`Archive entry "${rel}" is a hard link to "${header.linkname}", which is not a file in the archive.`);
-          }
-          const size = (await fs.stat(path.join(dest, target))).size;
-          countFile(summary, rel, size, limits);
-          kinds.set(rel, 'file');
-          await fs.copyFile(path.join(dest, target), real);
-          await fs.chmod(real, mode);
-          entry.resume();
-          break;
-        }
-        default:
-          summary.skipped += 1;
-          entry.resume();
-      }
-    }
+    for await (const entry of untar) await importEntry(state, entry);
   })();
-
   try {
     await Promise.all([pipeline(source, createGunzip(), untar).catch((err: unknown) => {
       throw new ArchiveError(`The upload is not a readable tar.gz archive: ${(err as Error).message}`);
@@ -108,8 +42,90 @@ export async function importTarGz(source: Readable, dest: string, limits: Worksp
     throw err;
   }
   // Deepest first, after the contents are written, so a read-only directory blocks nothing.
-  for (const [dir, mode] of dirModes.sort(([a], [b]) => b.length - a.length)) await fs.chmod(dir, mode);
-  return summary;
+  for (const [dir, mode] of state.dirModes.sort(([a], [b]) => b.length - a.length)) await fs.chmod(dir, mode);
+  return state.summary;
+}
+
+interface ImportState {
+  dest: string;
+  limits: WorkspaceLimits;
+  /** What each extracted path is, '' being the destination itself. */
+  kinds: Map<string, Kind>;
+  summary: ImportSummary;
+  /** Directory modes, applied at the end. */
+  dirModes: [string, number][];
+}
+
+/** One archive entry as tar-stream yields it: a readable body with its header. */
+type Entry = Extract extends AsyncIterable<infer E> ? E : never;
+
+async function importEntry(state: ImportState, entry: Entry): Promise<void> {
+  const { header } = entry;
+  const rel = normalizeEntry(header.name);
+  if (rel === undefined) {
+    entry.resume();
+    return;
+  }
+  if (state.kinds.has(rel) && !(header.type === 'directory' && state.kinds.get(rel) === 'dir')) {
+    throw new ArchiveError(`Archive entry "${rel}" appears twice.`);
+  }
+  await ensureParents(state, rel);
+  const real = path.join(state.dest, rel);
+  const mode = (header.mode ?? 0o644) & 0o777;
+  switch (header.type) {
+    case 'directory':
+      if (!state.kinds.has(rel)) await fs.mkdir(real);
+      state.kinds.set(rel, 'dir');
+      state.dirModes.push([real, mode | 0o700]);
+      entry.resume();
+      return;
+    case 'file':
+    case 'contiguous-file':
+      countFile(state.summary, rel, header.size ?? 0, state.limits);
+      state.kinds.set(rel, 'file');
+      await pipeline(entry, createWriteStream(real, { mode: 0o600 }));
+      await fs.chmod(real, mode);
+      return;
+    case 'symlink':
+      state.kinds.set(rel, 'symlink');
+      await fs.symlink(header.linkname ?? '', real);
+      entry.resume();
+      return;
+    case 'link':
+      await copyHardLink(state, rel, header.linkname ?? '', mode);
+      entry.resume();
+      return;
+    default:
+      state.summary.skipped += 1;
+      entry.resume();
+  }
+}
+
+/** Creates the missing directories above an entry; refuses to go through a link or a file. */
+async function ensureParents(state: ImportState, rel: string): Promise<void> {
+  const parts = rel.split('/');
+  for (let i = 1; i < parts.length; i++) {
+    const prefix = parts.slice(0, i).join('/');
+    const kind = state.kinds.get(prefix);
+    if (kind === 'dir') continue;
+    if (kind) throw new ArchiveError(`Archive entry "${rel}" goes through "${prefix}", which is a ${kind === 'symlink' ? 'symbolic link' : 'file'}.`);
+    await fs.mkdir(path.join(state.dest, prefix));
+    state.kinds.set(prefix, 'dir');
+  }
+}
+
+/** A hard link becomes a copy of a file already extracted. */
+async function copyHardLink(state: ImportState, rel: string, linkname: string, mode: number): Promise<void> {
+  const target = normalizeEntry(linkname);
+  if (target === undefined || state.kinds.get(target) !== 'file') {
+    throw new ArchiveError(`Archive entry "${rel}" is a hard link to "${linkname}", which is not a file in the archive.`);
+  }
+  const real = path.join(state.dest, rel);
+  const size = (await fs.stat(path.join(state.dest, target))).size;
+  countFile(state.summary, rel, size, state.limits);
+  state.kinds.set(rel, 'file');
+  await fs.copyFile(path.join(state.dest, target), real);
+  await fs.chmod(real, mode);
 }
 
 function countFile(summary: ImportSummary, rel: string, size: number, limits: WorkspaceLimits): void {

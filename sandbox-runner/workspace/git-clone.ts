@@ -59,6 +59,26 @@ export async function gitClone(dest: string, opts: GitCloneOptions): Promise<voi
   if (url.username || url.password) throw new GitCloneError('Put credentials in "token", not in the URL.');
   if (opts.ref !== undefined && !/^[A-Za-z0-9._/-]+$/.test(opts.ref)) throw new GitCloneError(`"${opts.ref}" is not a branch or tag name.`);
 
+  const env = await lockedDownGitEnv({ scratchDir: opts.scratchDir, proxy: opts.proxy, allowHttp: opts.allowHttp, token: opts.token });
+  const args = ['clone', '--quiet', '--no-tags', '--single-branch'];
+  if (opts.depth > 0) args.push('--depth', String(opts.depth));
+  if (opts.ref) args.push('--branch', opts.ref);
+  args.push('--', url.toString(), dest);
+
+  const { code, stderr, timedOut } = await runGit(args, env, opts.timeoutMs);
+  if (timedOut) throw new GitCloneError(`git clone did not finish within ${opts.timeoutMs / 1000}s.`);
+  if (code !== 0) throw new GitCloneError(`git clone failed: ${redactGitOutput(stderr, opts) || `exit code ${code}`}`);
+}
+
+/**
+ * The environment every git the runner starts gets: no hooks, no system or global config, only
+ * the https transport (and http when allowed), no submodules, no prompts, requests through the
+ * allow-list proxy, and the token (if any) as an `http.extraHeader` passed in GIT_CONFIG_*
+ * variables, so it is never in argv, a URL or a config file. Command-line config wins over a
+ * repository's own, but not every repository setting can be overridden this way: git started
+ * here only ever works in a git directory the runner created itself.
+ */
+export async function lockedDownGitEnv(opts: { scratchDir: string; proxy: string; allowHttp: boolean; token?: string; extra?: [string, string][] }): Promise<Record<string, string>> {
   const home = path.join(opts.scratchDir, 'git-home');
   await fs.mkdir(home, { recursive: true });
   const config: [string, string][] = [
@@ -68,7 +88,9 @@ export async function gitClone(dest: string, opts: GitCloneOptions): Promise<voi
     ['protocol.http.allow', opts.allowHttp ? 'always' : 'never'],
     ['submodule.recurse', 'false'],
     ['core.symlinks', 'true'],
+    ['core.fsmonitor', 'false'],
     ['http.proxy', opts.proxy],
+    ...(opts.extra ?? []),
   ];
   if (opts.token) config.push(['http.extraHeader', `Authorization: Basic ${Buffer.from(`x-access-token:${opts.token}`).toString('base64')}`]);
   const env: Record<string, string> = {
@@ -84,26 +106,30 @@ export async function gitClone(dest: string, opts: GitCloneOptions): Promise<voi
     env[`GIT_CONFIG_KEY_${i}`] = k;
     env[`GIT_CONFIG_VALUE_${i}`] = v;
   });
-  const args = ['clone', '--quiet', '--no-tags', '--single-branch'];
-  if (opts.depth > 0) args.push('--depth', String(opts.depth));
-  if (opts.ref) args.push('--branch', opts.ref);
-  args.push('--', url.toString(), dest);
-
-  const { code, stderr, timedOut } = await run('git', args, env, opts.timeoutMs);
-  if (timedOut) throw new GitCloneError(`git clone did not finish within ${opts.timeoutMs / 1000}s.`);
-  if (code !== 0) {
-    let text = opts.token ? stderr.split(opts.token).join('***') : stderr;
-    // The proxy URL may carry an egress token as its password.
-    const secret = new URL(opts.proxy).password;
-    if (secret) text = text.split(secret).join('***');
-    throw new GitCloneError(`git clone failed: ${text.trim() || `exit code ${code}`}`);
-  }
+  return env;
 }
 
-function run(cmd: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number | null; stderr: string; timedOut: boolean }> {
+/** git's error text without the token or the proxy's egress token. */
+export function redactGitOutput(text: string, opts: { token?: string; proxy: string }): string {
+  let out = opts.token ? text.split(opts.token).join('***') : text;
+  const secret = new URL(opts.proxy).password;
+  if (secret) out = out.split(secret).join('***');
+  return out.trim();
+}
+
+export function runGit(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+  cwd = '/',
+): Promise<{ code: number | null; stderr: string; stdout: string; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, cwd: '/', stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('git', args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      if (stdout.length < 1_048_576) stdout += d;
+    });
     let timedOut = false;
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       if (stderr.length < 16_384) stderr += d;
@@ -115,7 +141,7 @@ function run(cmd: string, args: string[], env: Record<string, string>, timeoutMs
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stderr, timedOut });
+      resolve({ code, stderr, stdout, timedOut });
     });
   });
 }

@@ -203,25 +203,7 @@ export class LocalCopy {
       base.version === 0 ||
       version - base.snapshotVersion >= this.snapshots.everyVersions ||
       base.entriesSinceSnapshot + changed >= this.snapshots.everyEntries;
-    let bytesUploaded = 0;
-    // A first version lives in its snapshot alone; later ones also keep per-file blobs, which warm
-    // copies catching up by deltas fetch.
-    if (base.version > 0) {
-      await forEachConcurrent(upserts, TRANSFER_CONCURRENCY, async ([p, e]) => {
-        if (e.type === 'file') bytesUploaded += await remote.putBlobFromFile(e.sha256, path.join(this.tree, p), e.size);
-      });
-    }
-    const delta: Delta = { version, createdAt: new Date().toISOString(), upserts: Object.fromEntries(upserts), deletes };
-    if (snapshotDue) {
-      delta.snapshot = randomBytes(8).toString('hex');
-      const plan = planPack(scanned.entries);
-      bytesUploaded += await remote.putSnapshot(
-        { version, nonce: delta.snapshot, createdAt: delta.createdAt, entries: scanned.entries, pack: plan.index },
-        packStream(this.tree, plan),
-        plan.size,
-      );
-    }
-    bytesUploaded += await remote.putDelta(delta);
+    const bytesUploaded = await this.uploadVersion(remote, { base, entries: scanned.entries, upserts, deletes, snapshotDue });
     // The version is published: whatever happens to the local record now, the caller must learn
     // it, or every later call would start from the old version and conflict with this one.
     try {
@@ -237,6 +219,34 @@ export class LocalCopy {
       await this.forget().catch(() => undefined);
     }
     return { version, changedPaths: changed, bytesUploaded };
+  }
+
+  /** Stores version base+1: its changed blobs, a snapshot when due, then the delta that claims it. Returns the bytes sent. */
+  private async uploadVersion(
+    remote: RemoteWorkspace,
+    change: { base: LocalState; entries: Entries; upserts: [string, ManifestEntry][]; deletes: string[]; snapshotDue: boolean },
+  ): Promise<number> {
+    const { base, entries, upserts, deletes } = change;
+    const version = base.version + 1;
+    let bytesUploaded = 0;
+    // A first version lives in its snapshot alone; later ones also keep per-file blobs, which warm
+    // copies catching up by deltas fetch.
+    if (base.version > 0) {
+      await forEachConcurrent(upserts, TRANSFER_CONCURRENCY, async ([p, e]) => {
+        if (e.type === 'file') bytesUploaded += await remote.putBlobFromFile(e.sha256, path.join(this.tree, p), e.size);
+      });
+    }
+    const delta: Delta = { version, createdAt: new Date().toISOString(), upserts: Object.fromEntries(upserts), deletes };
+    if (change.snapshotDue) {
+      delta.snapshot = randomBytes(8).toString('hex');
+      const plan = planPack(entries);
+      bytesUploaded += await remote.putSnapshot(
+        { version, nonce: delta.snapshot, createdAt: delta.createdAt, entries, pack: plan.index },
+        packStream(this.tree, plan),
+        plan.size,
+      );
+    }
+    return bytesUploaded + (await remote.putDelta(delta));
   }
 
   /**

@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { Delta, SnapshotManifest } from './manifest.ts';
@@ -51,7 +51,7 @@ export class RemoteWorkspace {
 
   async getDelta(version: number): Promise<Delta> {
     const text = await this.getText(this.key(`deltas/${pad(version)}.json`)).catch((err: unknown) => {
-      if (httpStatus(err) === 404) throw new WorkspaceMissingError(`Workspace ${this.id} has no version ${version}.`);
+      if (isNotFound(err)) throw new WorkspaceMissingError(`Workspace ${this.id} has no version ${version}.`);
       throw err;
     });
     return JSON.parse(text) as Delta;
@@ -155,7 +155,7 @@ export class RemoteWorkspace {
       await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return true;
     } catch (err) {
-      if (httpStatus(err) === 404) return false;
+      if (isNotFound(err)) return false;
       throw err;
     }
   }
@@ -208,11 +208,18 @@ export class RemoteWorkspace {
   }
 }
 
+/** The HTTP status of an error S3 answered with; undefined for anything else (a broken connection, a bug). */
 export function httpStatus(err: unknown): number | undefined {
-  return (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+  return err instanceof S3ServiceException ? err.$metadata.httpStatusCode : undefined;
 }
 
+/** The object is not there: S3's NoSuchKey, or a bare 404 (a HEAD, or an error without a body). */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof NoSuchKey || httpStatus(err) === 404;
+}
+
+/** S3 answers a failed `If-None-Match`/`If-Match` with 412 PreconditionFailed, whatever the message. */
 export function isPreconditionFailed(err: unknown): boolean {
-  return httpStatus(err) === 412 || (err as { name?: string })?.name === 'PreconditionFailed';
+  return httpStatus(err) === 412;
 }
 

@@ -8,9 +8,10 @@ import { workspacePrefix } from './workspace-prefix.ts';
  *
  * GetObject also covers HeadObject; PutObject covers conditional (If-None-Match) writes;
  * ListBucket, limited by prefix, lets a cold start find the newest snapshot; DeleteObject only
- * on staged uploads, which the API removes once they are imported.
+ * on staged uploads, which the API removes once they are imported (and, with purpose `delete`,
+ * on the whole prefix: DELETE /v1/sessions/:id removes the workspace).
  */
-export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: string; partition?: string }) {
+export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: string; partition?: string; purpose?: 'run' | 'delete' }) {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(opts.workspaceId)) throw new Error(`Invalid workspace id "${opts.workspaceId}"`);
   const bucketArn = `arn:${opts.partition ?? 'aws'}:s3:::${opts.bucket}`;
   const prefix = workspacePrefix(opts.workspaceId);
@@ -26,6 +27,8 @@ export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: stri
         Resource: [bucketArn],
         Condition: { StringLike: { 's3:prefix': [`${prefix}*`] } },
       },
+      // Only the API's deletion of a session gets these credentials; the runner never does.
+      ...(opts.purpose === 'delete' ? [{ Sid: 'WorkspaceDeletion', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: [`${bucketArn}/${prefix}*`] }] : []),
     ],
   } as const;
 }

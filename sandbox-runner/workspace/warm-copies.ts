@@ -26,62 +26,80 @@ export interface WarmCopies {
  * never removed, so copies in use beyond the limit simply stay until they are idle (a request
  * beyond the warm limit starts cold, it never waits for or fails on capacity).
  */
-export function createWarmCopies(opts: {
+export function createWarmCopies(opts: WarmCopiesOptions): WarmCopies {
+  const copies = new WarmCopySet(opts);
+  return {
+    use: (id, fn) => copies.use(id, fn),
+    retain: (id, until) => copies.locks.retain(id, until),
+    trim: () => copies.trim(),
+    stats: () => ({ queued: copies.locks.size, lastUsed: copies.lastUsed.size, states: opts.states.size }),
+  };
+}
+
+interface WarmCopiesOptions {
   workspacesDir: string;
   maxWarm: number;
   /** The parsed state of warm copies by directory (LocalCopy's cache): dropped with the copy. */
   states: Map<string, LocalState>;
   onError: (message: string, err: unknown) => void;
-}): WarmCopies {
-  const locks = createWorkspaceLocks();
-  const lastUsed = new Map<string, number>();
-  const evicting = new Set<string>();
-  const max = Math.max(1, opts.maxWarm);
-  const dirOf = (id: string) => path.join(opts.workspacesDir, id);
-  async function trimOnce(): Promise<void> {
-    const onDisk = await fs.readdir(opts.workspacesDir).catch(() => [] as string[]);
-    // A copy in use counts even before its directory exists (it is about to be materialised).
-    const present = new Set([...onDisk, ...locks.busy()]);
-    for (const id of lastUsed.keys()) if (!present.has(id)) lastUsed.delete(id);
-    const idle = onDisk
-      .filter((id) => !locks.inUse(id) && !evicting.has(id))
-      .sort((a, b) => (lastUsed.get(a) ?? 0) - (lastUsed.get(b) ?? 0));
-    // Copies another trim is already removing are on their way out: they do not count.
-    const victims = idle.slice(0, Math.max(0, present.size - evicting.size - max));
-    await Promise.all(victims.map(evict));
+}
+
+class WarmCopySet {
+  readonly locks = createWorkspaceLocks();
+  readonly lastUsed = new Map<string, number>();
+  private readonly evicting = new Set<string>();
+  private readonly max: number;
+
+  constructor(private readonly opts: WarmCopiesOptions) {
+    this.max = Math.max(1, opts.maxWarm);
   }
 
-  function evict(id: string): Promise<void> {
-    evicting.add(id);
-    return locks
+  use<T>(id: string, fn: (dir: string) => Promise<T>): Promise<T> {
+    return this.locks.use(id, async () => {
+      this.lastUsed.set(id, Date.now());
+      await this.trim();
+      try {
+        return await fn(this.dirOf(id));
+      } finally {
+        this.lastUsed.set(id, Date.now());
+        void this.trim();
+      }
+    });
+  }
+
+  trim(): Promise<void> {
+    return this.trimOnce().catch((err: unknown) => this.opts.onError('could not trim warm workspace copies', err));
+  }
+
+  private dirOf(id: string): string {
+    return path.join(this.opts.workspacesDir, id);
+  }
+
+  private async trimOnce(): Promise<void> {
+    const onDisk = await fs.readdir(this.opts.workspacesDir).catch(() => [] as string[]);
+    // A copy in use counts even before its directory exists (it is about to be materialised).
+    const present = new Set([...onDisk, ...this.locks.busy()]);
+    for (const id of this.lastUsed.keys()) if (!present.has(id)) this.lastUsed.delete(id);
+    const idle = onDisk
+      .filter((id) => !this.locks.inUse(id) && !this.evicting.has(id))
+      .sort((a, b) => (this.lastUsed.get(a) ?? 0) - (this.lastUsed.get(b) ?? 0));
+    // Copies another trim is already removing are on their way out: they do not count.
+    const victims = idle.slice(0, Math.max(0, present.size - this.evicting.size - this.max));
+    await Promise.all(victims.map((id) => this.evict(id)));
+  }
+
+  private evict(id: string): Promise<void> {
+    this.evicting.add(id);
+    return this.locks
       .runIfIdle(id, async () => {
-        await fs.rm(dirOf(id), { recursive: true, force: true });
-        opts.states.delete(dirOf(id));
-        lastUsed.delete(id);
+        await fs.rm(this.dirOf(id), { recursive: true, force: true });
+        this.opts.states.delete(this.dirOf(id));
+        this.lastUsed.delete(id);
       })
       .then(
         () => undefined,
-        (err: unknown) => opts.onError(`could not evict the warm copy of workspace ${id}`, err),
+        (err: unknown) => this.opts.onError(`could not evict the warm copy of workspace ${id}`, err),
       )
-      .finally(() => evicting.delete(id));
+      .finally(() => this.evicting.delete(id));
   }
-
-  const trim = (): Promise<void> => trimOnce().catch((err: unknown) => opts.onError('could not trim warm workspace copies', err));
-
-  return {
-    use: (id, fn) =>
-      locks.use(id, async () => {
-        lastUsed.set(id, Date.now());
-        await trim();
-        try {
-          return await fn(dirOf(id));
-        } finally {
-          lastUsed.set(id, Date.now());
-          void trim();
-        }
-      }),
-    retain: (id, until) => locks.retain(id, until),
-    trim,
-    stats: () => ({ queued: locks.size, lastUsed: lastUsed.size, states: opts.states.size }),
-  };
 }

@@ -34,50 +34,21 @@ interface Entry {
 const settle = () => undefined;
 
 export function createWorkspaceLocks(): WorkspaceLocks {
-  const entries = new Map<string, Entry>();
-
-  const entryFor = (id: string): Entry => {
-    let entry = entries.get(id);
-    if (!entry) {
-      entry = { tail: Promise.resolve(), users: 0, tasks: 0 };
-      entries.set(id, entry);
-    }
-    return entry;
-  };
-  // An entry lives only while something is queued or retained: the map stays as small as the
-  // work in flight, however many workspaces a long-lived runner has served.
-  const release = (id: string, entry: Entry) => {
-    if (entry.users === 0 && entry.tasks === 0 && entries.get(id) === entry) entries.delete(id);
-  };
-
-  function enqueue<T>(id: string, counts: boolean, fn: (entry: Entry) => Promise<T>): Promise<T> {
-    const entry = entryFor(id);
-    entry.tasks += 1;
-    if (counts) entry.users += 1;
-    const result = entry.tail.then(() => fn(entry));
-    entry.tail = result.then(settle, settle);
-    void entry.tail.then(() => {
-      entry.tasks -= 1;
-      if (counts) entry.users -= 1;
-      release(id, entry);
-    });
-    return result;
-  }
-
+  const entries: Entries = new Map();
   return {
-    use: (id, fn) => enqueue(id, true, () => fn()),
+    use: (id, fn) => enqueue(entries, id, true, () => fn()),
     runIfIdle: (id, fn) =>
-      enqueue(id, false, async (entry) => {
+      enqueue(entries, id, false, async (entry) => {
         if (entry.users > 0) return false;
         await fn();
         return true;
       }),
     retain(id, until) {
-      const entry = entryFor(id);
+      const entry = entryFor(entries, id);
       entry.users += 1;
       void until.then(settle, settle).then(() => {
         entry.users -= 1;
-        release(id, entry);
+        release(entries, id, entry);
       });
     },
     inUse: (id) => (entries.get(id)?.users ?? 0) > 0,
@@ -86,4 +57,35 @@ export function createWorkspaceLocks(): WorkspaceLocks {
       return entries.size;
     },
   };
+}
+
+type Entries = Map<string, Entry>;
+
+function entryFor(entries: Entries, id: string): Entry {
+  let entry = entries.get(id);
+  if (!entry) {
+    entry = { tail: Promise.resolve(), users: 0, tasks: 0 };
+    entries.set(id, entry);
+  }
+  return entry;
+}
+
+// An entry lives only while something is queued or retained: the map stays as small as the
+// work in flight, however many workspaces a long-lived runner has served.
+function release(entries: Entries, id: string, entry: Entry): void {
+  if (entry.users === 0 && entry.tasks === 0 && entries.get(id) === entry) entries.delete(id);
+}
+
+function enqueue<T>(entries: Entries, id: string, counts: boolean, fn: (entry: Entry) => Promise<T>): Promise<T> {
+  const entry = entryFor(entries, id);
+  entry.tasks += 1;
+  if (counts) entry.users += 1;
+  const result = entry.tail.then(() => fn(entry));
+  entry.tail = result.then(settle, settle);
+  void entry.tail.then(() => {
+    entry.tasks -= 1;
+    if (counts) entry.users -= 1;
+    release(entries, id, entry);
+  });
+  return result;
 }

@@ -58,7 +58,8 @@ describe('tables and bucket', () => {
   it('protects production tables from deletion, and not dev ones', () => {
     const prodTables = Object.values(prod.template.findResources('AWS::DynamoDB::GlobalTable'));
     const devTables = Object.values(dev.template.findResources('AWS::DynamoDB::GlobalTable'));
-    expect([prodTables.length, devTables.length]).toEqual([5, 5]);
+    expect([prodTables.length, devTables.length]).toEqual([TABLE_KEYS.length, TABLE_KEYS.length]);
+    expect(TABLE_KEYS.length).toBe(10);
     for (const table of prodTables) {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);

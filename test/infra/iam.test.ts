@@ -3,7 +3,7 @@ import { actionsOf, show, statementsOf, synthStage, type Synthesized } from './s
 
 describe('least privilege', () => {
   let s: Synthesized;
-  let roles: { api: string; cron: string; runner: string; workspace: string; scheduler: string };
+  let roles: { api: string; cron: string; worker: string; runner: string; workspace: string; scheduler: string };
   const bucketArn = () => ({ 'Fn::GetAtt': [s.id(s.stack.data.bucket), 'Arn'] });
   const objects = (prefix: string) => ({ 'Fn::Join': ['', [bucketArn(), `/${prefix}*`]] });
 
@@ -12,6 +12,7 @@ describe('least privilege', () => {
     roles = {
       api: s.id(s.stack.api.role),
       cron: s.id(s.stack.cron.role),
+      worker: s.id(s.stack.githubWorker.role),
       runner: s.id(s.stack.runner.role),
       workspace: s.id(s.stack.workspaceAccess.role),
       scheduler: s.id(s.stack.schedules.schedulerRole),
@@ -33,10 +34,10 @@ describe('least privilege', () => {
     const s3Statements = statementsOf(s.template, roles.workspace).filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
     expect(s3Statements).toEqual([
       { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objects('workspaces/') },
-      { Effect: 'Allow', Action: 's3:DeleteObject', Resource: objects('workspaces/*/uploads/') },
+      { Effect: 'Allow', Action: 's3:DeleteObject', Resource: objects('workspaces/') },
       { Effect: 'Allow', Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': ['workspaces/*'] } } },
     ]);
-    const others = [roles.api, roles.cron, roles.scheduler].flatMap((role) =>
+    const others = [roles.api, roles.cron, roles.worker, roles.scheduler].flatMap((role) =>
       statementsOf(s.template, role).filter((x) => actionsOf(x).some((a) => a.startsWith('s3:'))),
     );
     // The API and cron roles hold S3 statements of their own: finding none would check nothing.
@@ -47,16 +48,17 @@ describe('least privilege', () => {
     }
   });
 
-  it('trusts the workspace-access role to the API and cron roles by ARN, nobody else', () => {
+  it('trusts the workspace-access role to the API, cron and GitHub worker roles by ARN, nobody else', () => {
     const trust = s.template.findResources('AWS::IAM::Role')[roles.workspace]!.Properties.AssumeRolePolicyDocument.Statement;
     expect(trust).toEqual([
       { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: { 'Fn::GetAtt': [roles.api, 'Arn'] } } },
       { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: { 'Fn::GetAtt': [roles.cron, 'Arn'] } } },
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: { 'Fn::GetAtt': [roles.worker, 'Arn'] } } },
     ]);
   });
 
   it('limits the turn functions to the harness prefixes of the bucket', () => {
-    for (const role of [roles.api, roles.cron]) {
+    for (const role of [roles.api, roles.cron, roles.worker]) {
       const s3 = statementsOf(s.template, role).filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
       expect(s3).toEqual([
         { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [objects('tool-results/'), objects('spill/')] },
@@ -64,19 +66,21 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the API and cron functions invoke the runner and the API (long-turn continuations), nothing else', () => {
+  it('lets the API, cron and GitHub worker functions invoke the runner and the API (long-turn continuations), and the API the worker, nothing else', () => {
     const invokes = (role: string) =>
       statementsOf(s.template, role).filter((st) => actionsOf(st).includes('lambda:InvokeFunction')).map((st) => st.Resource);
     const runnerArn = { 'Fn::GetAtt': [s.id(s.stack.runner.fn), 'Arn'] };
     const apiArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-prod-api']] };
-    expect(invokes(roles.api)).toEqual([runnerArn, apiArn]);
+    const workerArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-prod-github-worker']] };
+    expect(invokes(roles.api)).toEqual([runnerArn, workerArn, apiArn]);
     expect(invokes(roles.cron)).toEqual([runnerArn, apiArn]);
+    expect(invokes(roles.worker)).toEqual([runnerArn, apiArn]);
   });
 
   it('grants no wildcard action anywhere, and Resource "*" only to X-Ray', () => {
     // The four roles with permissions must have their policies in the template, or the loop
     // below would check nothing.
-    for (const role of [roles.api, roles.cron, roles.workspace, roles.scheduler]) expect(statementsOf(s.template, role).length).toBeGreaterThan(0);
+    for (const role of [roles.api, roles.cron, roles.worker, roles.workspace, roles.scheduler]) expect(statementsOf(s.template, role).length).toBeGreaterThan(0);
     const statements = Object.values(s.template.findResources('AWS::IAM::Policy')).flatMap((policy) => policy.Properties.PolicyDocument.Statement);
     for (const st of statements) {
       for (const action of actionsOf(st)) expect(action).not.toMatch(/(^\*$|:\*$)/);

@@ -57,7 +57,9 @@ describe('scheduler wiring and secrets', () => {
       statementsOf(s.template, role).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue')).map((st) => st.Resource);
     const ref = (secret: { node: { defaultChild?: unknown } }) => ({ Ref: s.id(secret) });
     const { anthropicApiKey, apiTokens, githubAppPrivateKey, githubWebhookSecret } = s.stack.secrets;
-    expect(readable(s.id(s.stack.api.role))).toEqual([ref(anthropicApiKey), ref(apiTokens), ref(githubAppPrivateKey), ref(githubWebhookSecret)]);
+    // The API verifies webhooks; only the GitHub worker reads the App's private key.
+    expect(readable(s.id(s.stack.api.role))).toEqual([ref(anthropicApiKey), ref(apiTokens), ref(githubWebhookSecret)]);
+    expect(readable(s.id(s.stack.githubWorker.role))).toEqual([ref(anthropicApiKey), ref(apiTokens), ref(githubAppPrivateKey)]);
     expect(readable(s.id(s.stack.cron.role))).toEqual([ref(anthropicApiKey), ref(apiTokens)]);
     expect(readable(s.id(s.stack.runner.role))).toEqual([]);
   });

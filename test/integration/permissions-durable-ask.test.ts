@@ -107,6 +107,22 @@ describe('durable ask through the HTTP API', () => {
     expect(session.json.permissions.denials).toEqual([{ tool: 'Bash', count: 1, suggestion: 'Bash was denied 1 time in this session; add an allow or deny rule for it?' }]);
   });
 
+  it('passes a deny answer\'s message to the model (deny-with-feedback)', async () => {
+    const sessionId = await createSession({ permissionMode: 'default' });
+    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_push', name: 'Bash', input: { command: 'git push --force' } }] });
+    expect((await api.turn(sessionId, 'ship it')).json.stopReason).toBe('awaiting_permission');
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'I will open a pull request instead.' }] });
+    const res = await api.request('POST', `/v1/sessions/${sessionId}/permissions/toolu_push`, { decision: 'deny', message: 'Never force-push; open a pull request instead.' });
+    const expected =
+      "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nNever force-push; open a pull request instead.";
+    expect(res.json.events.find((e: any) => e.type === 'tool_result')).toMatchObject({ toolUseId: 'toolu_push', isError: true, content: expected });
+    // The model got exactly that text as the call's result.
+    const sent = stack.model!.requests.at(-1)!.body.messages.at(-1)!;
+    expect(JSON.stringify(sent.content)).toContain('Never force-push; open a pull request instead.');
+    // An empty message is refused.
+    expect((await api.request('POST', `/v1/sessions/${sessionId}/permissions/toolu_push`, { decision: 'deny', message: '' })).status).toBe(400);
+  });
+
   it('never waits in an unattended session: ask becomes deny and the turn goes on', async () => {
     const sessionId = await createSession({ permissionMode: 'default', unattended: true });
     stack.model!.enqueue(

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
 import { runScheduledTask } from '../../functions/schedules/run-schedule.ts';
+import { MAX_SCHEDULE_RUNS } from '../../functions/stores/schedule-store.ts';
 import { apiClient } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 
@@ -72,4 +73,45 @@ describe('scheduled tasks', () => {
     expect(skipped.json.run).toMatchObject({ outcome: 'skipped_session_busy' });
     await busy;
   });
+
+  it('keeps a history of firings with cost, lets PATCH move the target and change the prompt, and gives new sessions its budgets', async () => {
+    const created = await api.request('POST', '/v1/schedules', { name: 'history', cron: '0 * * * *', prompt: 'first prompt', budgets: { maxModelCallsPerTurn: 1 } });
+    const id = created.json.id as string;
+    expect(created.json.budgets).toEqual({ maxModelCallsPerTurn: 1 });
+    const usage = { input_tokens: 1_000_000, output_tokens: 0 };
+    // A new session per run, with the schedule's budget: one model call, then budget_exceeded.
+    stack.model!.enqueue({ content: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo hi' } }], usage });
+    const first = (await api.request('POST', `/v1/schedules/${id}/run`)).json.run;
+    expect(first).toMatchObject({ outcome: 'budget_exceeded', budget: 'maxModelCallsPerTurn' });
+    expect(first.costUsd).toBeCloseTo(3, 6);
+    expect(first.usage).toMatchObject({ inputTokens: 1_000_000 });
+
+    const sessionId = await api.createSession();
+    const moved = await api.request('PATCH', `/v1/schedules/${id}`, { sessionId, prompt: 'second prompt' });
+    expect(moved.status).toBe(200);
+    expect(moved.json).toMatchObject({ prompt: 'second prompt', target: { sessionId } });
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'in the given session' }] });
+    const second = (await api.request('POST', `/v1/schedules/${id}/run`)).json.run;
+    expect(second).toMatchObject({ sessionId, outcome: 'end_turn' });
+    expect((await api.messages(sessionId))[0].content).toEqual([{ type: 'text', text: 'second prompt' }]);
+
+    const back = await api.request('PATCH', `/v1/schedules/${id}`, { sessionId: null, files: { 'seed.txt': 'x' } });
+    expect(back.json.target).toEqual({ newSession: true });
+    expect((await api.request('PATCH', `/v1/schedules/${id}`, { sessionId: 'ses_nope' })).status).toBe(404);
+
+    const view = (await api.request('GET', `/v1/schedules/${id}`)).json;
+    expect(view.runs.map((r: { outcome: string }) => r.outcome)).toEqual(['end_turn', 'budget_exceeded']);
+    expect(view.runs[1].sessionId).toBe(first.sessionId);
+    expect(view.lastRun).toEqual(view.runs[0]);
+  });
+
+  it('keeps the last MAX_SCHEDULE_RUNS firings', async () => {
+    const id = (await api.request('POST', '/v1/schedules', { name: 'many', cron: '0 * * * *', prompt: 'p' })).json.id as string;
+    for (let i = 0; i < MAX_SCHEDULE_RUNS + 3; i++) await stack.deps.schedules.recordRun(id, { firedAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`, outcome: 'end_turn' });
+    const runs = (await api.request('GET', `/v1/schedules/${id}`)).json.runs as { firedAt: string }[];
+    expect(runs).toHaveLength(MAX_SCHEDULE_RUNS);
+    expect(runs[0]!.firedAt).toBe(`2026-01-01T00:00:${MAX_SCHEDULE_RUNS + 2}.000Z`);
+    expect(runs.at(-1)!.firedAt).toBe('2026-01-01T00:00:03.000Z');
+  });
 });
+

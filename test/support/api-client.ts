@@ -1,4 +1,4 @@
-import type { TurnEvent } from '../../functions/agent/turn-events.ts';
+import type { TurnEvent } from '../../functions/stores/turn-event.ts';
 
 /** A tiny client for the HTTP API, as an outside caller would use it. */
 export function apiClient(baseUrl: string, token: string) {

@@ -3,17 +3,28 @@ import { createServer, type Server } from 'node:http';
 
 /**
  * A real git smart-HTTP server on loopback: each request runs `git http-backend` (git's own CGI
- * program) over `projectRoot`. When `token` is set, requests must carry it as basic auth
- * (`x-access-token:<token>`), as GitHub expects.
+ * program) over `projectRoot`. When `token` is set, requests must carry it (or, for a function,
+ * a token it accepts) as basic auth (`x-access-token:<token>`), as GitHub expects; pushes are
+ * then allowed (the authenticated user is the CGI's REMOTE_USER), and the repositories' own
+ * hooks run, so a `pre-receive` hook can refuse a push. `authorizations` records the
+ * Authorization header of every request.
  */
-export async function startGitHttpServer(opts: { projectRoot: string; token?: string }): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+export async function startGitHttpServer(opts: {
+  projectRoot: string;
+  token?: string | ((token: string) => boolean);
+}): Promise<{ url: string; requests: string[]; authorizations: (string | undefined)[]; close(): Promise<void> }> {
   const requests: string[] = [];
+  const authorizations: (string | undefined)[] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://local');
     requests.push(`${req.method} ${url.pathname}`);
+    authorizations.push(req.headers.authorization);
     if (opts.token) {
-      const expected = `Basic ${Buffer.from(`x-access-token:${opts.token}`).toString('base64')}`;
-      if (req.headers.authorization !== expected) {
+      const check = opts.token;
+      const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
+      const [user, token] = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':') : [];
+      const ok = user === 'x-access-token' && token !== undefined && (typeof check === 'string' ? token === check : check(token));
+      if (!ok) {
         res.writeHead(401, { 'www-authenticate': 'Basic realm="git"' });
         res.end('unauthorized');
         return;
@@ -31,6 +42,7 @@ export async function startGitHttpServer(opts: { projectRoot: string; token?: st
         GIT_PROTOCOL: String(req.headers['git-protocol'] ?? ''),
         HTTP_CONTENT_ENCODING: String(req.headers['content-encoding'] ?? ''),
         REMOTE_ADDR: '127.0.0.1',
+        ...(opts.token ? { REMOTE_USER: 'x-access-token' } : {}),
       },
     });
     req.pipe(cgi.stdin);
@@ -60,6 +72,7 @@ export async function startGitHttpServer(opts: { projectRoot: string; token?: st
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    authorizations,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

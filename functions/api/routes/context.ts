@@ -82,7 +82,7 @@ export function contextRoutes(
     const items = parseTranscriptForImport(await c.req.text());
     const created = await createSession(deps, { tenantId, title: q.title ?? 'Imported from Claude Code' });
     const record = await importTranscript(deps, { sessionId: created.sessionId, tenantId, items });
-    return c.json(sessionView(record, deps.clock()), 201);
+    return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });
 
   return app;

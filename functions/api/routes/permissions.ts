@@ -19,6 +19,8 @@ const answerBody = z
     updatedInput: z.record(z.string(), z.unknown()).optional().describe('Run the call with this input instead (allow only)'),
     /** Keep allowing this call (Bash: this exact command; other tools: the tool) for the session. */
     remember: z.boolean().optional().describe('Keep allowing this call (Bash: this exact command; other tools: the tool) for the session'),
+    /** Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on. */
+    message: z.string().min(1).max(10_000).optional().describe('Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on'),
   })
   .openapi('PermissionAnswer');
 
@@ -111,6 +113,7 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
       decision: body.decision,
       ...(body.decision === 'allow' && body.updatedInput ? { updatedInput: body.updatedInput } : {}),
       remember: body.decision === 'allow' && body.remember === true,
+      ...(body.decision === 'deny' && body.message ? { feedback: body.message } : {}),
       decidedAt: new Date(deps.clock()).toISOString(),
     });
     const pending = await deps.approvals.listForSession(sessionId);

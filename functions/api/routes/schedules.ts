@@ -3,9 +3,10 @@ import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
 import { runScheduledTask, type ScheduleRunDeps } from '../../schedules/run-schedule.ts';
+import { patchedTarget } from '../../schedules/schedule-target.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
-import { errorResponses, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
+import { budgetsApiSchema, errorResponses, json, nextCursorSchema, pageQuerySchema, usageSchema } from '../schemas/common.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 
 /**
@@ -23,6 +24,8 @@ const createBody = z
   sessionId: z.string().optional().describe('Run each time in this session; otherwise a new session per run'),
   files: seedFilesSchema.optional().describe('Seed files for the new session of each run'),
   enabled: z.boolean().default(true),
+    /** Budgets of the sessions this schedule creates (functions/agent/budget.ts). */
+    budgets: budgetsApiSchema.optional(),
   })
   .openapi('CreateSchedule');
 
@@ -33,6 +36,10 @@ const patchBody = z
     timezone: z.string().max(100).optional(),
     prompt: z.string().min(1).max(200_000).optional(),
     enabled: z.boolean().optional(),
+    /** Another target: a session id, or null for a new session per run (seeded with `files`). */
+    sessionId: z.string().nullable().optional().describe('Another target: a session id, or null for a new session per run (seeded with `files`)'),
+    files: seedFilesSchema.optional(),
+    budgets: budgetsApiSchema.optional(),
   })
   .openapi('UpdateSchedule');
 
@@ -40,7 +47,16 @@ const patchBody = z
 const MAX_SCHEDULE_BODY_BYTES = 2 * 1024 * 1024;
 
 const scheduleRunSchema = z
-  .object({ firedAt: z.string(), sessionId: z.string().optional(), turnId: z.string().optional(), outcome: z.string(), error: z.string().optional() })
+  .object({
+    firedAt: z.string(),
+    sessionId: z.string().optional(),
+    turnId: z.string().optional(),
+    outcome: z.string(),
+    error: z.string().optional(),
+    budget: z.string().optional().describe('With outcome `budget_exceeded`: which budget'),
+    costUsd: z.number().optional().describe("The turn's cost in USD (priced usage)"),
+    usage: usageSchema.optional(),
+  })
   .openapi('ScheduleRun');
 
 const scheduleSchema = z
@@ -56,6 +72,8 @@ const scheduleSchema = z
     updatedAt: z.string(),
     nextRunAt: z.string().nullable(),
     lastRun: scheduleRunSchema.nullable(),
+    runs: z.array(scheduleRunSchema).describe('Firings, newest first: outcome, session, turn, cost'),
+    budgets: budgetsApiSchema.nullable(),
   })
   .openapi('Schedule');
 
@@ -121,6 +139,7 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
       nextRunAt: nextRunAt(body.cron, body.timezone, now)?.getTime(),
+      ...(body.budgets ? { budgets: body.budgets } : {}),
     };
     assertFits(record);
     await deps.schedules.put(record);
@@ -137,9 +156,10 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
   app.openapi(get, async (c) => c.json(scheduleView(await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'))), 200));
 
   app.openapi(patch, async (c) => {
-    const body = c.req.valid('json');
+    const { sessionId, files, ...fields } = c.req.valid('json');
     const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
-    const updated: ScheduleRecord = { ...current, ...body, updatedAt: new Date(deps.clock()).toISOString() };
+    assertSeedFiles(files, 'files');
+    const updated: ScheduleRecord = { ...current, ...fields, target: await patchedTarget(deps, c.get('tenantId'), current.target, { sessionId, files }), updatedAt: new Date(deps.clock()).toISOString() };
     validateSchedule(updated.cron, updated.timezone);
     updated.nextRunAt = nextRunAt(updated.cron, updated.timezone, new Date(deps.clock()))?.getTime();
     assertFits(updated);
@@ -188,5 +208,8 @@ function scheduleView(r: ScheduleRecord) {
     updatedAt: r.updatedAt,
     nextRunAt: r.enabled && r.nextRunAt ? new Date(r.nextRunAt).toISOString() : null,
     lastRun: r.lastRun ?? null,
+    /** Firings, newest first: outcome, session, turn, cost. */
+    runs: [...(r.runs ?? [])].reverse(),
+    budgets: r.budgets ?? null,
   };
 }

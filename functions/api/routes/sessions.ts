@@ -7,7 +7,7 @@ import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
-import { errorResponses, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
+import { budgetsApiSchema, errorResponses, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
 import { messageSchema, sessionSchema } from '../schemas/sessions.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
@@ -18,6 +18,8 @@ const createSessionBody = z
     files: seedFilesSchema.optional(),
     /** Permission mode, rules, hooks and the unattended flag. */
     settings: sessionSettingsSchema.optional().describe('Permission mode, rules, hooks, allowed domains and the unattended flag'),
+    /** maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn (functions/agent/budget.ts). */
+    budgets: budgetsApiSchema.optional().describe('maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn'),
   })
   .openapi('CreateSession');
 
@@ -83,20 +85,20 @@ export function sessionRoutes(
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     if (body.settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
-    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings });
-    return c.json(sessionView(record, deps.clock()), 201);
+    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings, budgets: body.budgets });
+    return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });
 
   app.openapi(list, async (c) => {
     const q = c.req.valid('query');
     const page = await deps.sessions.listForTenant(c.get('tenantId'), { limit: q.limit, cursor: q.cursor });
     const sessions = await Promise.all(page.sessions.map((s) => withDeadLeaseFreed(deps, s)));
-    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock())), nextCursor: page.nextCursor ?? null }, 200);
+    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock(), deps.config)), nextCursor: page.nextCursor ?? null }, 200);
   });
 
   app.openapi(get, async (c) => {
     const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId')));
-    return c.json(sessionView(record, deps.clock()), 200);
+    return c.json(sessionView(record, deps.clock(), deps.config), 200);
   });
 
   app.openapi(messages, async (c) => {

@@ -1,10 +1,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { startTurn } from '../../agent/turn.ts';
+import type { Context } from 'hono';
+import { turnEventsUrl } from '../../agent/follow-turn.ts';
+import { startTurn, startTurnAsync } from '../../agent/turn.ts';
 import type { DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, turnSettingsSchema } from '../../permissions/session-settings.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
-import { errorResponses, sessionIdParam } from '../schemas/common.ts';
+import { errorResponses, idempotencyKeyHeader, sessionIdParam } from '../schemas/common.ts';
 import { turnResultSchema } from '../schemas/sessions.ts';
 import { SSE_DESCRIPTION, sseContent } from '../schemas/turn-events.ts';
 import { respondWithTurn, type TurnResponseDeps } from '../turn-response.ts';
@@ -32,6 +34,24 @@ export const turnResponses = {
   },
 } as const;
 
+/** What `Prefer: respond-async` answers at once: where the turn's events are. */
+export const asyncTurnResponseSchema = z
+  .object({
+    sessionId: z.string(),
+    turnId: z.string(),
+    status: z.literal('running'),
+    eventsUrl: z.string().describe("Follow the turn's events here (SSE or JSON)"),
+    interruptUrl: z.string().describe('POST here to stop the turn'),
+  })
+  .openapi('AsyncTurn');
+
+const turnHeaders = idempotencyKeyHeader.extend({
+  prefer: z
+    .string()
+    .optional()
+    .describe('`respond-async` (RFC 7240): answer 202 at once with the turn id and its events URL (`Location`, `Preference-Applied: respond-async`); the turn runs in another invocation'),
+});
+
 const start = createRoute({
   method: 'post',
   path: '/{id}/turns',
@@ -40,15 +60,23 @@ const start = createRoute({
   description:
     'Runs one turn to its end, even if the client disconnects. 409 `session_busy` (with `Retry-After`) while another turn runs, `awaiting_permission` while calls wait for answers.',
   middleware: [jsonBodyLimit(MAX_TURN_BODY_BYTES)] as const,
-  request: { params: sessionIdParam, body: { content: { 'application/json': { schema: turnBody } }, required: true } },
-  responses: { ...turnResponses, ...errorResponses(400, 404, 409, 413, 415) },
+  request: { params: sessionIdParam, headers: turnHeaders, body: { content: { 'application/json': { schema: turnBody } }, required: true } },
+  responses: {
+    ...turnResponses,
+    202: {
+      description: `With \`Prefer: respond-async\`: the turn started and runs in another invocation; follow \`eventsUrl\` (also in \`Location\`). ${turnResponses[202].description}`,
+      content: { 'application/json': { schema: z.union([asyncTurnResponseSchema, turnResultSchema]) } },
+    },
+    ...errorResponses(400, 404, 409, 413, 415, 422),
+  },
 });
 
 /**
  * POST /v1/sessions/:id/turns runs one turn. With `Accept: text/event-stream` the turn's
  * events stream as SSE while it runs (ending with `turn_continued` if the turn moves to another
  * invocation: follow its `eventsUrl`); otherwise the response is JSON once it ends. Either way
- * the turn runs to its end even if the client disconnects.
+ * the turn runs to its end even if the client disconnects. With `Prefer: respond-async` it
+ * answers 202 at once with the turn id and its events URL; the turn runs in another invocation.
  */
 export function turnRoutes(deps: DepsOf<typeof startTurn> & TurnResponseDeps) {
   const app = createRouteApp();
@@ -56,10 +84,27 @@ export function turnRoutes(deps: DepsOf<typeof startTurn> & TurnResponseDeps) {
   app.openapi(start, async (c) => {
     const body = c.req.valid('json');
     assertValidRules(body.permissions?.rules, 'permissions.rules');
+    const sessionId = c.req.valid('param').id;
+    if (prefersAsync(c.req.valid('header').prefer)) {
+      return untypedResponse(respondAsync(c, await startTurnAsync(deps, { sessionId, tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions })));
+    }
     const deadlineAt = invocationDeadline(c);
-    const turn = await startTurn(deps, { sessionId: c.req.valid('param').id, tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions, deadlineAt });
+    const turn = await startTurn(deps, { sessionId, tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions, deadlineAt });
     return untypedResponse(await respondWithTurn(c, deps, turn, deadlineAt));
   });
 
   return app;
+}
+
+/** RFC 7240: `Prefer: respond-async` (among other preferences). */
+export function prefersAsync(prefer: string | undefined): boolean {
+  return (prefer ?? '').split(',').some((p) => p.trim().split(';')[0]!.trim().toLowerCase() === 'respond-async');
+}
+
+function respondAsync(c: Context, turn: { sessionId: string; turnId: string }) {
+  const eventsUrl = turnEventsUrl(turn.sessionId, turn.turnId);
+  c.header('Preference-Applied', 'respond-async');
+  c.header('Location', eventsUrl);
+  const body = { sessionId: turn.sessionId, turnId: turn.turnId, status: 'running' as const, eventsUrl, interruptUrl: `/v1/sessions/${turn.sessionId}/turns/${turn.turnId}/interrupt` };
+  return c.json(asyncTurnResponseSchema.parse(body), 202);
 }

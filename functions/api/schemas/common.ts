@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { budgetsSchema } from '../../stores/budgets.ts';
 
 /** The one error body every failure answers with (functions/api/error-response.ts). */
 export const errorBodySchema = z
@@ -19,6 +20,7 @@ const ERROR_MEANINGS = {
   411: 'The body needs a Content-Length',
   413: 'Past a size limit; the message names it',
   415: 'The body must be `application/json`',
+  422: 'This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key',
   500: 'The system or the sandbox runner failed; details are in the server logs',
   502: 'The model API failed',
   503: 'The model API is overloaded or rate-limiting; retry later',
@@ -48,8 +50,15 @@ export const usageSchema = z
     outputTokens: z.number().int(),
     cacheReadInputTokens: z.number().int().optional(),
     cacheCreationInputTokens: z.number().int().optional(),
+    costUsd: z.number().optional().describe('What these tokens cost in USD, priced from the model price table (STRATUS_MODEL_PRICES)'),
   })
   .openapi('Usage');
+
+/**
+ * What a session may spend (functions/stores/budgets.ts; enforced by functions/agent/budget.ts):
+ * every budget is optional, absent means no limit of that kind.
+ */
+export const budgetsApiSchema = budgetsSchema.openapi('Budgets');
 
 /**
  * Cursor pagination, the one style of every listing: pass the previous page's `nextCursor` as
@@ -63,3 +72,16 @@ export const pageQuerySchema = z.object({
 export const nextCursorSchema = z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page');
 
 export const sessionIdParam = z.object({ id: z.string().describe('Session id (`ses_…`)').openapi({ param: { name: 'id', in: 'path' }, example: 'ses_0mi3k2x9a4f1c2d3e4f5a6b7c8' }) });
+
+/**
+ * `Idempotency-Key` on creating POSTs (functions/api/idempotency.ts): a retry with the same key
+ * and the same request gets the first response again (`Idempotent-Replayed: true`) and never runs
+ * twice; the same key with another request is a 422; a retry while the first still runs waits a
+ * few seconds, then 409 `idempotency_in_progress` with `Retry-After`.
+ */
+export const idempotencyKeyHeader = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe('1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422'),
+});

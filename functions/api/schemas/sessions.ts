@@ -1,10 +1,34 @@
 import { z } from '@hono/zod-openapi';
+import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
 import { usageSchema } from './common.ts';
 import { turnStopReasonSchema } from './turn-events.ts';
 
-const turnSummarySchema = z
-  .object({ turnId: z.string(), stopReason: z.string(), startedAt: z.string(), endedAt: z.string(), error: z.string().optional() })
+export const turnSummarySchema = z
+  .object({
+    turnId: z.string(),
+    stopReason: z.string(),
+    startedAt: z.string(),
+    endedAt: z.string(),
+    error: z.string().optional(),
+    budget: z.string().optional().describe('With stopReason `budget_exceeded`: which budget'),
+    usage: usageSchema.optional().describe("The turn's tokens and cost"),
+  })
   .openapi('TurnSummary');
+
+const budgetStateSchema = z.object({
+  limit: z.number().nullable().describe('null: no limit of this kind'),
+  spent: z.number(),
+  left: z.number().nullable(),
+});
+
+/** Each budget (functions/agent/budget.ts): per-turn ones count the running turn (0 when none runs), the others the whole session. */
+const sessionBudgetsSchema = z
+  .object(Object.fromEntries(BUDGET_NAMES.map((name) => [name, budgetStateSchema])) as Record<BudgetName, typeof budgetStateSchema>)
+  .openapi('SessionBudgets');
+
+const sessionSourceSchema = z
+  .object({ kind: z.literal('github'), repository: z.string(), number: z.number().int(), type: z.enum(['issue', 'pull_request']), url: z.string() })
+  .openapi('SessionSource');
 
 const denialSchema = z.object({ tool: z.string(), count: z.number().int(), suggestion: z.string() });
 
@@ -20,7 +44,8 @@ export const sessionSchema = z
     turnCount: z.number().int(),
     cwd: z.string(),
     workspace: z.object({ id: z.string(), version: z.number().int() }),
-    usage: usageSchema.describe("The session's total over all turns"),
+    usage: usageSchema.describe("The session's total over all turns, with its cost"),
+    budgets: sessionBudgetsSchema.optional(),
     currentTurnId: z.string().nullable(),
     lastTurn: turnSummarySchema.nullable(),
     permissions: z.object({
@@ -30,6 +55,7 @@ export const sessionSchema = z
       denials: z.array(denialSchema),
     }),
     reloadFromSeq: z.number().int().nullable(),
+    source: sessionSourceSchema.nullable().describe('Where the session came from: a GitHub issue or pull request, or null'),
   })
   .openapi('Session');
 

@@ -11,11 +11,11 @@ const block = z.looseObject({ type: z.string() }).describe('A Messages API conte
 
 const stopReasons = [
   'end_turn', 'max_turns', 'max_tokens', 'stop_sequence', 'refusal', 'pause_turn', 'aborted', 'model_error',
-  'awaiting_permission', 'hook_stopped', 'checkpoint', 'internal_error', 'crashed',
+  'awaiting_permission', 'hook_stopped', 'checkpoint', 'interrupted', 'budget_exceeded', 'internal_error', 'crashed',
 ] as const;
 
 export const turnStopReasonSchema = z.enum(stopReasons).describe(
-  '`end_turn`: the model finished. `awaiting_permission`: a call waits for an answer (POST …/permissions/:toolUseId resumes it). `checkpoint`: the turn continues in another invocation. `crashed`: its process died; everything stored before is kept.',
+  '`end_turn`: the model finished. `awaiting_permission`: a call waits for an answer (POST …/permissions/:toolUseId resumes it). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end\'s `budget` names it). `crashed`: its process died; everything stored before is kept.',
 );
 
 const events = {
@@ -44,7 +44,7 @@ const events = {
     .describe('A model call failed and is retried after `delayMs`'),
   model_fallback: z.object({ type: z.literal('model_fallback'), from: z.string(), to: z.string() }).describe('The primary model stayed overloaded: the rest of the calls go to `to`'),
   turn_end: z
-    .object({ type: z.literal('turn_end'), turnId: z.string(), stopReason: turnStopReasonSchema, usage: usageSchema, error: z.string().optional() })
+    .object({ type: z.literal('turn_end'), turnId: z.string(), stopReason: turnStopReasonSchema, usage: usageSchema, error: z.string().optional(), budget: z.string().optional().describe('With `budget_exceeded`: which budget') })
     .describe('The last event of every turn'),
 };
 

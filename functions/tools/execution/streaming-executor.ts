@@ -215,7 +215,12 @@ export class StreamingToolExecutor {
 
   private onFinished(call: TrackedCall, outcome: ToolUseOutcome): void {
     const isError = outcome.kind === 'result' && outcome.result.is_error === true;
-    if (this.hasErrored) {
+    if (this.context.signal.aborted && outcome.kind === 'result' && this.interruptBehaviorOf(call) === 'cancel') {
+      // The turn was stopped while this call ran and the tool is one an interrupt cancels (Bash:
+      // its command was killed): the reference's interrupted text, as for calls never started.
+      // A `block` tool ran to its end and keeps its real result.
+      outcome = errorOutcome(call.block.id, INTERRUPTED_MESSAGE);
+    } else if (this.hasErrored) {
       // A sibling Bash call errored while this one ran (and was told to stop): say so.
       outcome = errorOutcome(call.block.id, siblingErrorMessage(this.erroredDescription));
     } else if (isError && call.block.name === BASH_TOOL_NAME) {
@@ -226,6 +231,14 @@ export class StreamingToolExecutor {
     if (outcome.kind === 'ask') this.askPending = true;
     this.complete(call, outcome);
     this.processQueue();
+  }
+
+  private interruptBehaviorOf(call: TrackedCall): 'cancel' | 'block' {
+    try {
+      return this.env.pool.find(call.block.name)?.interruptBehavior() ?? 'block';
+    } catch {
+      return 'block';
+    }
   }
 
   private complete(call: TrackedCall, outcome: ToolUseOutcome): void {

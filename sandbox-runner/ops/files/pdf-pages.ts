@@ -1,5 +1,5 @@
 import type { PDFDocument } from 'pdf-lib';
-import { ToolInputError } from '../op-context.ts';
+import { ToolInputError } from '../../workspace/tool-input-error.ts';
 
 /**
  * The pages first..last (1-based, last clamped to the document) as a PDF of their own, so a

@@ -5,7 +5,6 @@ import type { SandboxOutcome } from '../../isolation/sandbox.ts';
 import { TASK_SYNC_INTERVAL_MS, type TaskMirror } from './task-mirror.ts';
 import type { TaskRecord } from './task-record.ts';
 
-
 /**
  * Background commands, kept as files in the workspace's private tmp dir (mounted at /tmp for
  * commands, so `/tmp/tasks/<id>.output` is readable from Bash too). The files are the registry:
@@ -14,29 +13,24 @@ import type { TaskRecord } from './task-record.ts';
  */
 export function createTaskFiles(tmpDir: string) {
   const dir = path.join(tmpDir, 'tasks');
-  const recordFile = (id: string) => path.join(dir, `${id}.json`);
-  const outputFile = (id: string) => path.join(dir, `${id}.output`);
-  const get = async (id: string): Promise<TaskRecord | undefined> => {
-    if (!/^[a-z0-9]{1,32}$/.test(id)) return undefined;
-    return fs.readFile(recordFile(id), 'utf8').then((s) => JSON.parse(s) as TaskRecord, () => undefined);
-  };
-  const write = async (record: TaskRecord) => {
-    await fs.writeFile(`${recordFile(record.taskId)}.tmp`, JSON.stringify(record));
-    await fs.rename(`${recordFile(record.taskId)}.tmp`, recordFile(record.taskId));
+  const records: TaskRecords = {
+    get: (id) => readRecord(dir, id),
+    write: (record) => writeRecord(dir, record),
+    outputFile: (id) => path.join(dir, `${id}.output`),
   };
   return {
     dir,
     newTaskId: () => `b${randomBytes(8).readBigUInt64BE().toString(36).slice(0, 8).padStart(8, '0')}`,
-    outputFile,
+    outputFile: records.outputFile,
     /** The output file as commands and the model see it. */
     virtualOutputPath: (id: string) => `/tmp/tasks/${id}.output`,
     async ensureDir() {
       await fs.mkdir(dir, { recursive: true });
     },
-    get,
-    write,
+    get: records.get,
+    write: records.write,
     async forget(id: string) {
-      await fs.rm(recordFile(id), { force: true });
+      await fs.rm(recordFile(dir, id), { force: true });
     },
     /**
      * Records the end of a detached command, unless it was stopped first. With a mirror, the task
@@ -45,41 +39,58 @@ export function createTaskFiles(tmpDir: string) {
      * task over (and marks it forgotten in S3) always comes after the last upload. Resolves once
      * the first copy is stored.
      */
-    async track(record: TaskRecord, done: Promise<SandboxOutcome>, mirror?: TaskMirror): Promise<void> {
-      let finished = false;
-      let chain = Promise.resolve();
-      const sync = (r: TaskRecord) => {
-        // An upload for a still-running state queued after the end would undo the final copy.
-        chain = chain.then(() => (finished && r.status === 'running' ? undefined : mirror?.upload(r, outputFile(r.taskId)))).catch(() => undefined);
-        return chain;
-      };
-      const timer = mirror
-        ? setInterval(() => {
-            void get(record.taskId).then((current) => {
-              if (current?.status === 'running') void sync(current);
-            });
-          }, TASK_SYNC_INTERVAL_MS)
-        : undefined;
-      // The runner process may end while a task runs (tests, local restarts); it must not wait on this.
-      timer?.unref();
-      void done.then(
-        async (outcome) => {
-          finished = true;
-          clearInterval(timer);
-          const current = await get(record.taskId);
-          if (!current || current.status !== 'running') return;
-          const final: TaskRecord = { ...current, status: outcome.exitCode === 0 ? 'completed' : 'failed', exitCode: outcome.exitCode };
-          if (mirror) await sync(final);
-          if ((await get(record.taskId))?.status === 'running') await write(final);
-        },
-        () => {
-          finished = true;
-          clearInterval(timer);
-        },
-      );
-      if (mirror) await sync(record);
-    },
+    track: (record: TaskRecord, done: Promise<SandboxOutcome>, mirror?: TaskMirror): Promise<void> => trackTask(records, record, done, mirror),
   };
 }
 
 export type TaskFiles = ReturnType<typeof createTaskFiles>;
+
+interface TaskRecords {
+  get(id: string): Promise<TaskRecord | undefined>;
+  write(record: TaskRecord): Promise<void>;
+  outputFile(id: string): string;
+}
+
+const recordFile = (dir: string, id: string) => path.join(dir, `${id}.json`);
+
+async function readRecord(dir: string, id: string): Promise<TaskRecord | undefined> {
+  if (!/^[a-z0-9]{1,32}$/.test(id)) return undefined;
+  return fs.readFile(recordFile(dir, id), 'utf8').then((s) => JSON.parse(s) as TaskRecord, () => undefined);
+}
+
+async function writeRecord(dir: string, record: TaskRecord): Promise<void> {
+  await fs.writeFile(`${recordFile(dir, record.taskId)}.tmp`, JSON.stringify(record));
+  await fs.rename(`${recordFile(dir, record.taskId)}.tmp`, recordFile(dir, record.taskId));
+}
+
+async function trackTask(records: TaskRecords, record: TaskRecord, done: Promise<SandboxOutcome>, mirror?: TaskMirror): Promise<void> {
+  let finished = false;
+  let chain = Promise.resolve();
+  const sync = (r: TaskRecord) => {
+    // An upload for a still-running state queued after the end would undo the final copy.
+    chain = chain.then(() => (finished && r.status === 'running' ? undefined : mirror?.upload(r, records.outputFile(r.taskId)))).catch(() => undefined);
+    return chain;
+  };
+  const timer = mirror
+    ? setInterval(() => {
+        void records.get(record.taskId).then((current) => {
+          if (current?.status === 'running') void sync(current);
+        });
+      }, TASK_SYNC_INTERVAL_MS)
+    : undefined;
+  // The runner process may end while a task runs (tests, local restarts); it must not wait on this.
+  timer?.unref();
+  const stop = () => {
+    finished = true;
+    clearInterval(timer);
+  };
+  void done.then(async (outcome) => {
+    stop();
+    const current = await records.get(record.taskId);
+    if (!current || current.status !== 'running') return;
+    const final: TaskRecord = { ...current, status: outcome.exitCode === 0 ? 'completed' : 'failed', exitCode: outcome.exitCode };
+    if (mirror) await sync(final);
+    if ((await records.get(record.taskId))?.status === 'running') await records.write(final);
+  }, stop);
+  if (mirror) await sync(record);
+}

@@ -1,5 +1,5 @@
 import { promises as fs } from 'node:fs';
-import { httpStatus, type RemoteWorkspace } from '../../workspace/remote-workspace.ts';
+import { isNotFound, type RemoteWorkspace } from '../../workspace/remote-workspace.ts';
 import type { TaskRecord, TaskStatus } from './task-record.ts';
 
 /** How often the runner that owns a running task refreshes its S3 copy. */
@@ -30,19 +30,7 @@ export interface MirroredTask {
 export function createTaskMirror(remote: RemoteWorkspace) {
   const recordKey = (id: string) => remote.key(`tasks/${id}.json`);
   const outputKey = (id: string) => remote.key(`tasks/${id}.output`);
-
-  async function getText(key: string): Promise<string | undefined> {
-    try {
-      const body = await remote.getStream(key);
-      const chunks: Buffer[] = [];
-      for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
-      return Buffer.concat(chunks).toString('utf8');
-    } catch (err) {
-      if (httpStatus(err) === 404 || (err as { name?: string })?.name === 'NoSuchKey') return undefined;
-      throw err;
-    }
-  }
-
+  const putRecord = (mirrored: MirroredTask) => remote.put(recordKey(mirrored.taskId), JSON.stringify(mirrored), { contentType: 'application/json' });
   return {
     /** Output first, then the record: a record never claims more than the output stored. */
     async upload(record: TaskRecord, outputFile: string, opts: { forgotten?: boolean } = {}): Promise<void> {
@@ -52,25 +40,23 @@ export function createTaskMirror(remote: RemoteWorkspace) {
         // An explicit length: the SDK warns about (and streams) bodies it cannot measure, such as an empty one.
         await remote.put(outputKey(record.taskId), body, { contentLength: body.length, contentType: 'text/plain; charset=utf-8' });
       }
-      const mirrored: MirroredTask = {
+      await putRecord({
         taskId: record.taskId,
         command: record.command,
         status: record.status,
         ...(record.exitCode !== undefined ? { exitCode: record.exitCode } : {}),
         updatedAt: Date.now(),
         ...(opts.forgotten ? { forgotten: true } : {}),
-      };
-      await remote.put(recordKey(record.taskId), JSON.stringify(mirrored), { contentType: 'application/json' });
+      });
     },
     /** Marks a task as handed over, so no runner reports it again. */
     async forget(record: Pick<TaskRecord, 'taskId' | 'command' | 'status'>): Promise<void> {
-      const mirrored: MirroredTask = { taskId: record.taskId, command: record.command, status: record.status, updatedAt: Date.now(), forgotten: true };
-      await remote.put(recordKey(record.taskId), JSON.stringify(mirrored), { contentType: 'application/json' });
+      await putRecord({ taskId: record.taskId, command: record.command, status: record.status, updatedAt: Date.now(), forgotten: true });
     },
     /** The stored record, forgotten or not. */
     async read(id: string): Promise<MirroredTask | undefined> {
       if (!/^[a-z0-9]{1,32}$/.test(id)) return undefined;
-      const text = await getText(recordKey(id));
+      const text = await getText(remote, recordKey(id));
       return text === undefined ? undefined : (JSON.parse(text) as MirroredTask);
     },
     /** The task if TaskOutput may still report it. */
@@ -79,9 +65,21 @@ export function createTaskMirror(remote: RemoteWorkspace) {
       return record?.forgotten ? undefined : record;
     },
     async output(id: string): Promise<string> {
-      return (await getText(outputKey(id))) ?? '';
+      return (await getText(remote, outputKey(id))) ?? '';
     },
   };
+}
+
+async function getText(remote: RemoteWorkspace, key: string): Promise<string | undefined> {
+  try {
+    const body = await remote.getStream(key);
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(Buffer.from(chunk as Uint8Array));
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
 export type TaskMirror = ReturnType<typeof createTaskMirror>;

@@ -5,25 +5,19 @@ describe('Bash through the runner', () => {
   const h = useToolStack();
   const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
-  it('merges stdout and stderr in order, reports exit codes, trims blank edges and says when there was no output', async () => {
+  it('merges stdout and stderr in order, reports exit codes, closes stdin and caps the timeout', async () => {
+    // How each outcome is worded is a unit test: test/functions/tools/bash-tool.test.ts.
     // One call per model response: an error from one Bash call cancels its siblings in the same response.
     const r = await h.run({}, [
-
       call('b1', 'Bash', { command: 'echo out; echo err >&2; echo out2' }),
       call('b2', 'Bash', { command: 'exit 3' }),
       call('b3', 'Bash', { command: 'echo partial; exit 2' }),
-      call('b4', 'Bash', { command: 'true' }),
-      call('b5', 'Bash', { command: "printf 'no newline'; printf '\\n\\n\\n'" }),
-      call('b6', 'Bash', { command: "echo '  leading'; echo" }),
       call('b7', 'Bash', { command: 'cat; echo done' }),
       call('b8', 'Bash', { command: 'echo x', timeout: 700_000 }),
     ].map((c) => [c]));
     expect(r.b1).toMatchObject(ok('out\nerr\nout2'));
     expect(r.b2).toMatchObject(err('Exit code 3'));
     expect(r.b3).toMatchObject(err('Exit code 2\npartial'));
-    expect(r.b4).toMatchObject(ok('(Bash completed with no output)'));
-    expect(r.b5).toMatchObject(ok('no newline'));
-    expect(r.b6).toMatchObject(ok('  leading'));
     // stdin is closed: cat sees end of input at once.
     expect(r.b7).toMatchObject(ok('done'));
     // A timeout above the maximum is capped, not refused.

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { PermissionContext } from '../../../../functions/permissions/types.ts';
 import { StreamingToolExecutor, type ExecutorUpdate } from '../../../../functions/tools/execution/streaming-executor.ts';
 import { assembleToolPool } from '../../../../functions/tools/registry.ts';
-import type { ToolUseEnv } from '../../../../functions/tools/run-tool-use.ts';
-import type { Tool } from '../../../../functions/tools/tool.ts';
+import { INTERRUPTED_MESSAGE, type ToolUseEnv } from '../../../../functions/tools/run-tool-use.ts';
+import { buildTool, type Tool } from '../../../../functions/tools/tool.ts';
+import { z } from 'zod';
 import { deferred, gatedTool, open, settle, testContext, type Deferred } from '../../../support/fake-tools.ts';
 
 const ALLOW_ALL: PermissionContext = { mode: 'bypassPermissions', rules: [], unattended: false };
@@ -206,6 +207,36 @@ describe('StreamingToolExecutor', () => {
       [s, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."],
     ]);
     expect(events).toEqual(['start w', 'end w']);
+  });
+
+  it('on an interrupt, replaces the result of a running `cancel` tool and keeps a `block` tool running to its real result', async () => {
+    const controller = new AbortController();
+    const slowBlock = buildTool({
+      name: 'SlowBlock',
+      inputSchema: z.strictObject({}),
+      description: 'ignores the stop and finishes',
+      isConcurrencySafe: () => true,
+      async call() {
+        await new Promise((r) => setTimeout(r, 30));
+        return { data: 'finished anyway' };
+      },
+      mapToolResultToToolResultBlockParam: (data: string, toolUseId) => ({ type: 'tool_result', tool_use_id: toolUseId, content: data }),
+    });
+    const events: string[] = [];
+    const cancelling = { ...gatedTool('Cancelling', { safe: true, events, gates: new Map() }), interruptBehavior: () => 'cancel' as const };
+    const { executor, add } = setup([slowBlock, cancelling], { signal: controller.signal });
+    const c = add('Cancelling', { key: 'c' });
+    const b = add('SlowBlock', {});
+    await settle();
+    expect(executor.statusOf(c)).toBe('executing');
+    expect(executor.statusOf(b)).toBe('executing');
+    controller.abort('interrupted');
+    const results = await collect(executor);
+    expect(contents(results)).toEqual([
+      [c, INTERRUPTED_MESSAGE],
+      [b, 'finished anyway'],
+    ]);
+    expect(INTERRUPTED_MESSAGE).toMatch(/^The user doesn't want to proceed with this tool use/);
   });
 
   it('discards calls that had not started when the model stream broke', async () => {

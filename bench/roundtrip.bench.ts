@@ -1,0 +1,216 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startLocalStack } from '../local/stack.ts';
+import type { MessagesRequest, ScriptedBlock, ScriptedResponse } from '../local/scripted-model/script.ts';
+import { startScriptedModelServer } from '../local/scripted-model/server.ts';
+import { createParitySession } from '../scripts/parity-case.ts';
+
+/** Tool calls per tool case (each in its own model response). Below the local per-turn model-call cap. */
+const CALLS_PER_TOOL = 20;
+/** The long session: Reads spread over turns of LONG_TURN_CALLS each (the reference runs them in one). */
+const LONG_SESSION_CALLS = 300;
+const LONG_TURN_CALLS = 25;
+
+type Step = ScriptedBlock[];
+interface ToolCase {
+  name: string;
+  /** Steps not measured (e.g. the Read an Edit needs first). */
+  warmup: Step[];
+  steps: Step[];
+}
+
+/**
+ * `npm run bench -- roundtrip [--reference /path/to/claude]`: the harness's overhead per tool
+ * round trip as the model server sees it — from the end of a streamed response that asks for
+ * one tool call to the arrival of the next request carrying its result — through the full local
+ * path (HTTP API → turn engine → Lambda Invoke → runner → isolation) with the real SDK against
+ * the scripted model server. Prints median and p90 per tool and for a long session of Reads.
+ * With a Claude Code binary (`--reference PATH` or `STRATUS_REFERENCE_CLAUDE`), the same cases
+ * run through it in the same run (docs/tools.md, "Observing the reference") and the ratio is
+ * printed per tool.
+ */
+export async function run(): Promise<void> {
+  const reference = referenceBinary();
+  const files = seedFiles();
+  const cases = toolCases();
+  const long = longSession();
+  const stratus = await measureStratus(files, cases, long);
+  const claude = reference ? await measureReference(reference, files, cases, long) : undefined;
+  printTable(stratus, claude);
+  if (!reference) console.log('\n(No Claude Code binary given: pass `--reference PATH` or set STRATUS_REFERENCE_CLAUDE to print ratios.)');
+}
+
+function referenceBinary(): string | undefined {
+  const flag = process.argv.indexOf('--reference');
+  const candidate = flag >= 0 ? process.argv[flag + 1] : process.env.STRATUS_REFERENCE_CLAUDE;
+  if (!candidate) return undefined;
+  if (!existsSync(candidate)) throw new Error(`No Claude Code binary at ${candidate}.`);
+  return candidate;
+}
+
+function seedFiles(): Record<string, string> {
+  const files: Record<string, string> = { 'src/target.ts': 'export const counter = 0;\n' };
+  for (let i = 0; i < 100; i++) files[`src/mod${i}.ts`] = `export function f${i}() {\n  return ${i};\n}\n`.repeat(20);
+  return files;
+}
+
+let toolUseCounter = 0;
+const call = (name: string, input: Record<string, unknown>): Step => [{ type: 'tool_use', id: `toolu_rt${(toolUseCounter++).toString().padStart(6, '0')}`, name, input }];
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+function toolCases(): ToolCase[] {
+  return [
+    { name: 'Read', warmup: [], steps: range(CALLS_PER_TOOL).map((i) => call('Read', { file_path: `/workspace/src/mod${i}.ts` })) },
+    { name: 'Write', warmup: [], steps: range(CALLS_PER_TOOL).map((i) => call('Write', { file_path: `/workspace/out/w${i}.txt`, content: `line ${i}\n` })) },
+    {
+      name: 'Edit',
+      warmup: [call('Read', { file_path: '/workspace/src/target.ts' })],
+      steps: range(CALLS_PER_TOOL).map((i) => call('Edit', { file_path: '/workspace/src/target.ts', old_string: `counter = ${i};`, new_string: `counter = ${i + 1};` })),
+    },
+    { name: 'Glob', warmup: [], steps: range(CALLS_PER_TOOL).map((i) => call('Glob', { pattern: `src/mod${i}*.ts` })) },
+    { name: 'Grep', warmup: [], steps: range(CALLS_PER_TOOL).map((i) => call('Grep', { pattern: `return ${i};`, path: '/workspace/src' })) },
+    { name: 'Bash', warmup: [], steps: range(CALLS_PER_TOOL).map((i) => call('Bash', { command: `echo round ${i}`, description: 'Echo a line' })) },
+  ];
+}
+
+function longSession(): Step[] {
+  return range(LONG_SESSION_CALLS).map((i) => call('Read', { file_path: `/workspace/src/mod${i % 100}.ts`, offset: 1 + (i % 50), limit: 10 }));
+}
+
+/** Overheads in ms, per case name ("long" for the long session), in call order. */
+type Overheads = Record<string, number[]>;
+
+/**
+ * Watches the scripted model server's main-loop exchanges (requests that carry the tools; side
+ * requests such as titles do not): the overhead of step k is the arrival of main request k+1
+ * minus the end of response k.
+ */
+function exchangeRecorder() {
+  let lastEnd: number | undefined;
+  let gaps: number[] = [];
+  return {
+    onExchange({ body, receivedAt, respondedAt }: { body: MessagesRequest; receivedAt: number; respondedAt: number }) {
+      if (!(body.tools ?? []).some((t) => t.name === 'Bash')) return;
+      if (lastEnd !== undefined) gaps.push(receivedAt - lastEnd);
+      lastEnd = respondedAt;
+    },
+    /** The gaps since the last take, and a fresh start (the next request begins a new turn). */
+    take(): number[] {
+      const out = gaps;
+      gaps = [];
+      lastEnd = undefined;
+      return out;
+    },
+  };
+}
+
+const done: ScriptedResponse = { content: [{ type: 'text', text: 'Done.' }] };
+
+async function measureStratus(files: Record<string, string>, cases: ToolCase[], long: Step[]): Promise<Overheads> {
+  const recorder = exchangeRecorder();
+  const queue: ScriptedResponse[] = [];
+  const model = await startScriptedModelServer({ brain: () => queue.shift() ?? done, onExchange: recorder.onExchange, keepRequests: 10 });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'stratus-bench-roundtrip-'));
+  const stack = await startLocalStack({ dataDir, anthropic: { apiKey: 'roundtrip-bench', baseURL: model.url }, logLevel: 'error' });
+  const turn = async (sessionId: string, steps: Step[]) => {
+    queue.push(...steps.map((content) => ({ content })), done);
+    const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'Run the round-trip case.' }),
+    });
+    if (res.status !== 200) throw new Error(`The turn failed: ${res.status} ${await res.text()}`);
+    await res.text();
+    return recorder.take();
+  };
+  try {
+    const out: Overheads = {};
+    for (const kase of cases) {
+      const sessionId = await createParitySession(stack, files);
+      // The measured steps follow the warm-up steps in the same turn; their gaps come last.
+      const gaps = await turn(sessionId, [...kase.warmup, ...kase.steps]);
+      out[kase.name] = gaps.slice(kase.warmup.length, kase.warmup.length + kase.steps.length);
+    }
+    const sessionId = await createParitySession(stack, files);
+    out.long = [];
+    for (let i = 0; i < long.length; i += LONG_TURN_CALLS) out.long.push(...(await turn(sessionId, long.slice(i, i + LONG_TURN_CALLS))));
+    return out;
+  } finally {
+    await stack.stop();
+    await model.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function measureReference(claude: string, files: Record<string, string>, cases: ToolCase[], long: Step[]): Promise<Overheads> {
+  const out: Overheads = {};
+  for (const kase of cases) {
+    const gaps = await runReference(claude, files, [...kase.warmup, ...kase.steps]);
+    out[kase.name] = gaps.slice(kase.warmup.length, kase.warmup.length + kase.steps.length);
+  }
+  out.long = await runReference(claude, files, long);
+  return out;
+}
+
+/** One `claude -p` run in a temp dir standing in for /workspace, answered by the steps in order. */
+async function runReference(claude: string, files: Record<string, string>, steps: Step[]): Promise<number[]> {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'roundtrip-ref-ws-')));
+  const home = mkdtempSync(path.join(tmpdir(), 'roundtrip-ref-home-'));
+  for (const [rel, content] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    writeFileSync(path.join(dir, rel), content);
+  }
+  const swapped = JSON.parse(JSON.stringify(steps).split('/workspace').join(dir)) as Step[];
+  const recorder = exchangeRecorder();
+  let next = 0;
+  const model = await startScriptedModelServer({
+    keepRequests: 10,
+    onExchange: recorder.onExchange,
+    brain: (request) => ((request.tools ?? []).some((t) => t.name === 'Bash') ? (swapped[next] ? { content: swapped[next++]! } : done) : { content: [{ type: 'text', text: 'ok' }] }),
+  });
+  try {
+    const child = spawn(claude, ['-p', 'Run the round-trip case.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'], {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'roundtrip',
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', IS_SANDBOX: '1',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await new Promise((resolve) => child.once('close', resolve));
+    return recorder.take();
+  } finally {
+    await model.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function quantile(values: number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+function printTable(stratus: Overheads, reference: Overheads | undefined): void {
+  const ms = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(1));
+  console.log(`overhead per tool round trip (ms; end of a response → next request), ${CALLS_PER_TOOL} calls per tool, long session ${LONG_SESSION_CALLS} Reads`);
+  console.log('| case | calls | Stratus median | Stratus p90 | Claude Code median | Claude Code p90 | ratio (median) |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  const rows: [string, number[]][] = Object.entries(stratus);
+  const long = stratus.long ?? [];
+  rows.push(['long: first 50', long.slice(0, 50)], ['long: last 50', long.slice(-50)]);
+  const referenceFor = (name: string): number[] => {
+    const refLong = reference?.long ?? [];
+    if (name === 'long: first 50') return refLong.slice(0, 50);
+    if (name === 'long: last 50') return refLong.slice(-50);
+    return reference?.[name] ?? [];
+  };
+  for (const [name, values] of rows) {
+    const ref = referenceFor(name);
+    const ratio = ref.length ? quantile(values, 0.5) / quantile(ref, 0.5) : Number.NaN;
+    console.log(`| ${name} | ${values.length} | ${ms(quantile(values, 0.5))} | ${ms(quantile(values, 0.9))} | ${ms(quantile(ref, 0.5))} | ${ms(quantile(ref, 0.9))} | ${Number.isNaN(ratio) ? '-' : ratio.toFixed(2)} |`);
+  }
+}

@@ -1,0 +1,59 @@
+import { BUCKET_LAYOUT } from '../stores/bucket-layout.ts';
+import { deletePrefix } from '../stores/delete-prefix.ts';
+import { leaseIsDead } from '../stores/session-store.ts';
+import { workspacePrefix } from '../../sandbox-runner/workspace/workspace-prefix.ts';
+import type { Deps } from '../deps/deps.ts';
+
+export type DeleteSessionDeps = Pick<Deps, 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'continuations' | 'workspaceStorage' | 'workspaceCredentials' | 'clock' | 'log'> & {
+  config: { bucket: string };
+};
+
+/** How long the purge waits for a running turn to stop before it removes what the turn writes to. */
+const WAIT_FOR_TURN_MS = 120_000;
+const WAIT_POLL_MS = 250;
+
+/**
+ * DELETE /v1/sessions/:id: the session is marked deleted (it answers 404 from now on, takes no
+ * turn, and a running turn is asked to stop), then its data is removed asynchronously by an
+ * invocation of the API function (`purge_session`), as continuations are: on Lambda the request's
+ * own invocation ends with its response; locally the same event goes through the local Lambda
+ * Invoke server to this process.
+ */
+export async function deleteSession(deps: DeleteSessionDeps, opts: { sessionId: string; tenantId: string }): Promise<void> {
+  await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
+  await deps.sessions.markDeleted(opts.sessionId, deps.clock());
+  deps.log.info('session deleted; removing its data', { sessionId: opts.sessionId });
+  await deps.continuations.schedule({ kind: 'purge_session', sessionId: opts.sessionId });
+}
+
+/**
+ * Removes a deleted session's messages, events, approvals, persisted results and spilled
+ * payloads (harness prefixes), and its workspace's objects (with credentials minted for deleting
+ * that one workspace), then the session record. Waits first for a running turn to stop, so
+ * nothing is written after it. Safe to run again: each step deletes what is left.
+ */
+export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): Promise<void> {
+  const until = deps.clock() + WAIT_FOR_TURN_MS;
+  let session = await deps.sessions.get(sessionId);
+  if (!session) return;
+  if (session.deletedAt === undefined) throw new Error(`Refusing to purge session ${sessionId}: it is not deleted.`);
+  while (session?.lease && !leaseIsDead(session.lease, deps.clock()) && deps.clock() < until) {
+    await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
+    session = await deps.sessions.get(sessionId);
+  }
+  if (!session) return;
+  const removed = {
+    messages: await deps.messages.deleteAll(sessionId),
+    events: await deps.events.deleteAll(sessionId),
+    approvals: await deps.approvals.deleteAll(sessionId),
+    toolResults: await deps.blobs.deletePrefix(`${BUCKET_LAYOUT.toolResults}${sessionId}/`),
+    spilled: await deps.blobs.deletePrefix(`${BUCKET_LAYOUT.spill}${sessionId}/`),
+    workspaceObjects: await deletePrefix(
+      deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(session.workspace.id, 'delete')),
+      deps.config.bucket,
+      workspacePrefix(session.workspace.id),
+    ),
+  };
+  await deps.sessions.remove(sessionId);
+  deps.log.info('deleted session purged', { sessionId, ...removed });
+}

@@ -1,0 +1,214 @@
+import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
+import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
+import { allowListSchema } from '../../../sandbox-runner/isolation/network-allow-list.ts';
+import type { Deps } from '../../deps/deps.ts';
+import { assertValidRules } from '../../permissions/session-settings.ts';
+import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
+import { NotFoundError, UserError } from '../../shared/errors.ts';
+import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
+import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
+import { budgetsApiSchema, errorResponses, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
+import { MAX_JSON_BODY_BYTES } from '../validate.ts';
+
+export { MAX_WEBHOOK_BYTES, githubWebhookRoutes } from './github-webhook.ts';
+
+/** `owner/name` as GitHub allows them (owner: letters, digits, hyphens; name: also `.` and `_`). */
+export const repositoryNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'expected "owner/name"')
+  .refine((s) => !s.endsWith('/.') && !s.endsWith('/..'), 'expected "owner/name"');
+
+export const githubRepoSettingsSchema = z.strictObject({
+  permissionMode: permissionModeSchema.optional(),
+  rules: ruleListsSchema.optional(),
+  allowedDomains: allowListSchema.optional(),
+  budgets: budgetsApiSchema.optional(),
+}).openapi('GithubRepositorySettings');
+
+export const connectRepositoryBody = z.strictObject({
+  repository: repositoryNameSchema,
+  label: z.string().min(1).max(50).default('stratus').describe('Labelling an issue with it starts a run'),
+  mention: z.string().regex(/^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$/, 'expected "@handle"').default('@stratus').describe('A writer mentioning it in a comment starts a run'),
+  settings: githubRepoSettingsSchema.optional(),
+  allowBots: z.boolean().default(false).describe('Let bot accounts trigger runs'),
+}).openapi('ConnectRepository');
+
+export const patchRepositoryBody = z.strictObject({
+  label: z.string().min(1).max(50).optional(),
+  mention: z.string().regex(/^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$/, 'expected "@handle"').optional(),
+  settings: githubRepoSettingsSchema.optional(),
+  allowBots: z.boolean().optional(),
+}).openapi('UpdateRepository');
+
+export const githubPageQuery = pageQuerySchema;
+
+type GithubRouteDeps = Pick<Deps, 'config' | 'github' | 'clock'>;
+
+const repositorySchema = z
+  .object({
+    repository: z.string().describe('`owner/name` as connected'),
+    label: z.string(),
+    mention: z.string(),
+    allowBots: z.boolean(),
+    settings: githubRepoSettingsSchema,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('GithubRepository');
+
+const runSchema = z
+  .object({
+    id: z.string(),
+    deliveryId: z.string(),
+    repository: z.string(),
+    number: z.number().int().describe('The issue or pull request number'),
+    kind: z.enum(['issue', 'pull_request']),
+    trigger: z.enum(['label', 'mention']),
+    sender: z.string(),
+    sessionId: z.string().nullable(),
+    branch: z.string().nullable(),
+    commit: z.string().nullable(),
+    pullRequestUrl: z.string().nullable(),
+    outcome: z.string().describe('queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed'),
+    detail: z.string().nullable(),
+    cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('GithubRun');
+
+const tags = ['GitHub'];
+const repoParams = z.object({ owner: z.string().describe('Repository owner'), name: z.string().describe('Repository name') });
+
+const connect = createRoute({
+  method: 'post', path: '/repositories', tags, summary: 'Connect a repository',
+  description: 'Its issues and pull requests start runs when labelled or mentioned (the webhook).',
+  middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
+  request: { body: { content: { 'application/json': { schema: connectRepositoryBody } }, required: true } },
+  responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 409, 413, 415) },
+});
+const listRepositories = createRoute({
+  method: 'get', path: '/repositories', tags, summary: "The tenant's connected repositories",
+  request: { query: pageQuerySchema },
+  responses: { 200: json(z.object({ repositories: z.array(repositorySchema), nextCursor: nextCursorSchema }), 'One page of repositories'), ...errorResponses(400) },
+});
+const getRepository = createRoute({
+  method: 'get', path: '/repositories/{owner}/{name}', tags, summary: 'One connected repository',
+  request: { params: repoParams },
+  responses: { 200: json(repositorySchema, 'The repository'), ...errorResponses(404) },
+});
+const patchRepository = createRoute({
+  method: 'patch', path: '/repositories/{owner}/{name}', tags, summary: "Change a repository's label, mention, settings or bot rule",
+  middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
+  request: { params: repoParams, body: { content: { 'application/json': { schema: patchRepositoryBody } }, required: false } },
+  responses: { 200: json(repositorySchema, 'The repository'), ...errorResponses(400, 404, 413, 415) },
+});
+const disconnect = createRoute({
+  method: 'delete', path: '/repositories/{owner}/{name}', tags, summary: 'Disconnect a repository',
+  request: { params: repoParams },
+  responses: { 204: { description: 'Disconnected' }, ...errorResponses(404) },
+});
+const listRuns = createRoute({
+  method: 'get', path: '/runs', tags, summary: 'Runs started from GitHub, newest first',
+  request: { query: pageQuerySchema },
+  responses: { 200: json(z.object({ runs: z.array(runSchema), nextCursor: nextCursorSchema }), 'One page of runs'), ...errorResponses(400) },
+});
+
+/** Connected repositories and the runs they started, per tenant (`/v1/github/...`, bearer auth). */
+export function githubRoutes(deps: GithubRouteDeps) {
+  const app = createRouteApp();
+  app.openapi(connect, connectHandler(deps));
+  app.openapi(listRepositories, async (c) => {
+    const page = await deps.github.listRepos(c.get('tenantId'), c.req.valid('query'));
+    return c.json({ repositories: page.items.map(repositoryView), nextCursor: page.nextCursor ?? null }, 200);
+  });
+  app.openapi(getRepository, async (c) => c.json(repositoryView(await deps.github.getRepoForTenant(repoParam(c.req.valid('param')), c.get('tenantId'))), 200));
+  app.openapi(patchRepository, patchHandler(deps));
+  app.openapi(disconnect, async (c) => {
+    const current = await deps.github.getRepoForTenant(repoParam(c.req.valid('param')), c.get('tenantId'));
+    await deps.github.deleteRepo(current.fullName);
+    return c.body(null, 204);
+  });
+  app.openapi(listRuns, async (c) => {
+    const page = await deps.github.listRuns(c.get('tenantId'), c.req.valid('query'));
+    return c.json({ runs: page.items.map(runView), nextCursor: page.nextCursor ?? null }, 200);
+  });
+  return app;
+}
+
+function connectHandler(deps: GithubRouteDeps): RouteHandler<typeof connect, ApiEnv> {
+  return async (c) => {
+    const body = c.req.valid('json');
+    checkSettings(deps, body.settings);
+    const now = new Date(deps.clock()).toISOString();
+    const record: GithubRepoRecord = {
+      repository: body.repository.toLowerCase(),
+      fullName: body.repository,
+      tenantId: c.get('tenantId'),
+      createdAt: now,
+      updatedAt: now,
+      label: body.label,
+      mention: body.mention,
+      allowBots: body.allowBots,
+      ...(body.settings ? { settings: body.settings } : {}),
+    };
+    await deps.github.createRepo(record);
+    return c.json(repositoryView(record), 201);
+  };
+}
+
+function patchHandler(deps: GithubRouteDeps): RouteHandler<typeof patchRepository, ApiEnv> {
+  return async (c) => {
+    const body = c.req.valid('json');
+    checkSettings(deps, body.settings);
+    const current = await deps.github.getRepoForTenant(repoParam(c.req.valid('param')), c.get('tenantId'));
+    const updated: GithubRepoRecord = { ...current, ...body, updatedAt: new Date(deps.clock()).toISOString() };
+    await deps.github.putRepo(updated);
+    return c.json(repositoryView(updated), 200);
+  };
+}
+
+function repoParam(params: { owner: string; name: string }): string {
+  const full = `${params.owner}/${params.name}`;
+  // A name that could never be connected is simply not connected.
+  if (!repositoryNameSchema.safeParse(full).success) throw new NotFoundError(`Repository ${full.slice(0, 200)} is not connected.`);
+  return full;
+}
+
+function checkSettings(deps: GithubRouteDeps, settings: z.output<typeof githubRepoSettingsSchema> | undefined): void {
+  assertValidRules(settings?.rules, 'settings.rules');
+  if (settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
+}
+
+export function repositoryView(r: GithubRepoRecord) {
+  return {
+    repository: r.fullName,
+    label: r.label,
+    mention: r.mention,
+    allowBots: r.allowBots,
+    settings: r.settings ?? {},
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+export function runView(r: GithubRunRecord) {
+  return {
+    id: r.runId,
+    deliveryId: r.deliveryId,
+    repository: r.repository,
+    number: r.number,
+    kind: r.kind,
+    trigger: r.trigger,
+    sender: r.sender,
+    sessionId: r.sessionId ?? null,
+    branch: r.branch ?? null,
+    commit: r.commit ?? null,
+    pullRequestUrl: r.pullRequestUrl ?? null,
+    outcome: r.outcome,
+    detail: r.detail ?? null,
+    cost: r.cost ?? null,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}

@@ -1,0 +1,58 @@
+import { createAppAuth } from '@octokit/auth-app';
+import { Octokit } from '@octokit/rest';
+
+/** What a run uses of GitHub: a REST client and the token git authenticates with, both for one repository. */
+export interface GithubRepoAccess {
+  octokit: Octokit;
+  /** Handed to the runner's git (never to the sandbox) and to no one else. */
+  token: string;
+}
+
+export interface GithubClientFactory {
+  /** Credentials for one repository: with an App, an installation token narrowed to it. */
+  forRepository(owner: string, name: string, installationId?: number): Promise<GithubRepoAccess>;
+}
+
+export interface GithubAuthConfig {
+  apiUrl: string;
+  appId?: string;
+  privateKey?: string;
+  token?: string;
+}
+
+/** Thrown when no GitHub credentials are configured: the run explains it instead of failing silently. */
+export class GithubNotConfiguredError extends Error {
+  override name = 'GithubNotConfiguredError';
+}
+
+/**
+ * Authenticates to GitHub with a GitHub App (preferred: PRs opened with an installation token
+ * trigger the repository's own CI, and each token is narrowed to the one repository a run works
+ * on) or a plain token for small setups. JWTs, installation tokens and their caching are
+ * @octokit/auth-app's; REST calls and pagination are @octokit/rest's.
+ */
+export function createGithubClientFactory(config: GithubAuthConfig): GithubClientFactory {
+  const plain = new Octokit({ baseUrl: config.apiUrl });
+  const app =
+    config.appId && config.privateKey
+      ? createAppAuth({ appId: config.appId, privateKey: config.privateKey, request: plain.request })
+      : undefined;
+  return {
+    async forRepository(owner, name, installationId) {
+      if (app) {
+        let id = installationId;
+        if (id === undefined) {
+          const jwt = await app({ type: 'app' });
+          const appClient = new Octokit({ baseUrl: config.apiUrl, auth: jwt.token });
+          id = (await appClient.rest.apps.getRepoInstallation({ owner, repo: name })).data.id;
+        }
+        const { token } = await app({ type: 'installation', installationId: id, repositoryNames: [name] });
+        return { token, octokit: new Octokit({ baseUrl: config.apiUrl, auth: token }) };
+      }
+      if (config.token) return { token: config.token, octokit: new Octokit({ baseUrl: config.apiUrl, auth: config.token }) };
+      throw new GithubNotConfiguredError(
+        'No GitHub credentials are configured: set STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY (a GitHub App) or STRATUS_GITHUB_TOKEN.',
+      );
+    },
+  };
+}

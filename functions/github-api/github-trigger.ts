@@ -1,0 +1,107 @@
+import { z } from 'zod';
+
+/**
+ * What a webhook delivery asks of Stratus, cut down from the payload to the facts a run needs
+ * (the issue's text is read again through the REST API when the run starts). It is what the
+ * webhook route hands the worker, so it stays small whatever the payload's size.
+ */
+export const githubTriggerSchema = z.object({
+  deliveryId: z.string().min(1).max(200),
+  trigger: z.enum(['label', 'mention']),
+  /** `owner/name` as GitHub spells it. */
+  repository: z.string().min(3).max(200),
+  owner: z.string().min(1),
+  name: z.string().min(1),
+  cloneUrl: z.string().min(1),
+  defaultBranch: z.string().min(1),
+  installationId: z.number().int().optional(),
+  number: z.number().int().positive(),
+  isPullRequest: z.boolean(),
+  title: z.string(),
+  sender: z.object({ login: z.string(), type: z.string() }),
+  /** The comment that mentioned Stratus. */
+  commentId: z.number().int().optional(),
+});
+export type GithubTrigger = z.infer<typeof githubTriggerSchema>;
+
+const repositorySchema = z.object({
+  full_name: z.string(),
+  name: z.string(),
+  owner: z.object({ login: z.string() }),
+  clone_url: z.string(),
+  default_branch: z.string(),
+});
+const userSchema = z.object({ login: z.string(), type: z.string() });
+const issueSchema = z.object({ number: z.number().int(), title: z.string(), pull_request: z.unknown().optional() });
+
+const labeledSchema = z.object({
+  action: z.literal('labeled'),
+  label: z.object({ name: z.string() }),
+  issue: issueSchema,
+  repository: repositorySchema,
+  sender: userSchema,
+  installation: z.object({ id: z.number().int() }).optional(),
+});
+
+const commentSchema = z.object({
+  action: z.literal('created'),
+  comment: z.object({ id: z.number().int(), body: z.string().nullable() }),
+  issue: issueSchema,
+  repository: repositorySchema,
+  sender: userSchema,
+  installation: z.object({ id: z.number().int() }).optional(),
+});
+
+/** The repository a delivery concerns, when it names one. */
+export function deliveryRepository(payload: unknown): string | undefined {
+  const parsed = z.object({ repository: z.object({ full_name: z.string() }) }).safeParse(payload);
+  return parsed.success ? parsed.data.repository.full_name : undefined;
+}
+
+/**
+ * The trigger a delivery carries for a repository connected with `label` and `mention`, or why
+ * it carries none (other events, other labels, comments that do not mention Stratus).
+ */
+export function triggerFromDelivery(
+  event: string,
+  deliveryId: string,
+  payload: unknown,
+  match: { label: string; mention: string },
+): { trigger: GithubTrigger } | { ignored: string } {
+  if (event === 'issues') {
+    const parsed = labeledSchema.safeParse(payload);
+    if (!parsed.success) return { ignored: 'an issues event other than "labeled"' };
+    if (parsed.data.label.name !== match.label) return { ignored: `label "${parsed.data.label.name}" is not "${match.label}"` };
+    return { trigger: build('label', deliveryId, parsed.data) };
+  }
+  if (event === 'issue_comment') {
+    const parsed = commentSchema.safeParse(payload);
+    if (!parsed.success) return { ignored: 'an issue_comment event other than "created"' };
+    if (!mentions(parsed.data.comment.body ?? '', match.mention)) return { ignored: `the comment does not mention ${match.mention}` };
+    return { trigger: { ...build('mention', deliveryId, parsed.data), commentId: parsed.data.comment.id } };
+  }
+  return { ignored: `event "${event}" does not start runs` };
+}
+
+/** A mention is the handle as a word of its own (`@stratus`, not `@stratus-bot` or `x@stratus`). */
+export function mentions(body: string, mention: string): boolean {
+  const escaped = mention.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^\\w@-])${escaped}(?![\\w-])`, 'i').test(body);
+}
+
+function build(trigger: 'label' | 'mention', deliveryId: string, p: z.infer<typeof labeledSchema> | z.infer<typeof commentSchema>): GithubTrigger {
+  return {
+    deliveryId,
+    trigger,
+    repository: p.repository.full_name,
+    owner: p.repository.owner.login,
+    name: p.repository.name,
+    cloneUrl: p.repository.clone_url,
+    defaultBranch: p.repository.default_branch,
+    ...(p.installation ? { installationId: p.installation.id } : {}),
+    number: p.issue.number,
+    isPullRequest: p.issue.pull_request !== undefined && p.issue.pull_request !== null,
+    title: p.issue.title,
+    sender: { login: p.sender.login, type: p.sender.type },
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * The texts of the one progress comment a run keeps up to date on its issue or pull request
+ * (queued → working → outcome), and of the few other comments it may leave. Every outcome says
+ * what happened in words a maintainer can act on; none is a bare "something went wrong".
+ */
+import type { UsageRecord } from '../stores/budgets.ts';
+
+const MARK = '<!-- stratus-progress -->';
+
+export interface Cost {
+  inputTokens: number;
+  outputTokens: number;
+  usd: number;
+}
+
+/**
+ * What one run spent: the session's usage after the run minus before it. The dollars are the
+ * session's priced usage (the model price table, cache reads and writes included; docs/turns.md).
+ */
+export function runCost(before: UsageRecord, after: UsageRecord): Cost {
+  const usd = (after.costUsd ?? 0) - (before.costUsd ?? 0);
+  return {
+    inputTokens: after.inputTokens - before.inputTokens + (after.cacheReadInputTokens ?? 0) - (before.cacheReadInputTokens ?? 0) + (after.cacheCreationInputTokens ?? 0) - (before.cacheCreationInputTokens ?? 0),
+    outputTokens: after.outputTokens - before.outputTokens,
+    usd: Math.round(usd * 10_000) / 10_000,
+  };
+}
+
+function costLine(cost: Cost): string {
+  return `Cost: about $${cost.usd.toFixed(4)} (${cost.inputTokens} input + ${cost.outputTokens} output tokens).`;
+}
+
+export const progress = {
+  queued: (what: string) => `${MARK}\n⏳ **Stratus** is queued to work on this ${what}.`,
+  working: (sessionId: string, branch: string) =>
+    `${MARK}\n🔧 **Stratus** is working on this in session \`${sessionId}\` on branch \`${branch}\`.`,
+  opened: (o: { url: string; draft: boolean; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+    [
+      MARK,
+      o.draft
+        ? `📝 **Stratus** opened a draft pull request with the work so far: ${o.url}`
+        : `✅ **Stratus** opened a pull request: ${o.url}`,
+      ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the draft keeps what it did. Mention me on the pull request to continue.`] : []),
+      '',
+      quote(o.summary),
+      '',
+      `${costLine(o.cost)} Session \`${o.sessionId}\`.`,
+    ].join('\n'),
+  updated: (o: { url: string; sha: string; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+    [
+      MARK,
+      `✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url}`,
+      ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the commit keeps what it did.`] : []),
+      '',
+      quote(o.summary),
+      '',
+      `${costLine(o.cost)} Session \`${o.sessionId}\`.`,
+    ].join('\n'),
+  noChanges: (o: { summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+    [
+      MARK,
+      '💬 **Stratus** made no change to the repository, so there is no pull request.',
+      ...(o.stopped ? [`The run stopped early: ${o.stopped}.`] : []),
+      '',
+      quote(o.summary || 'The model gave no reason.'),
+      '',
+      `${costLine(o.cost)} Session \`${o.sessionId}\`.`,
+    ].join('\n'),
+  pushRejected: (o: { branch: string; error: string; sessionId: string }) =>
+    [
+      MARK,
+      `⚠️ **Stratus** made changes but could not push the branch \`${o.branch}\`, so there is no pull request. GitHub answered:`,
+      '',
+      '```',
+      o.error.slice(0, 2_000),
+      '```',
+      '',
+      `Check the branch protection rules and that the GitHub App may write to this repository. The work is kept in session \`${o.sessionId}\`; mention me to try again.`,
+    ].join('\n'),
+  failed: (o: { reason: string; sessionId?: string }) =>
+    [
+      MARK,
+      `❌ **Stratus** could not finish: ${o.reason}`,
+      ...(o.sessionId ? ['', `Session \`${o.sessionId}\` has the details.`] : []),
+    ].join('\n'),
+};
+
+export function alreadyRunning(sessionId: string | undefined): string {
+  return `👀 **Stratus** is already working on this${sessionId ? ` (session \`${sessionId}\`)` : ''}; this request does not start a second run. Mention me again once it has finished.`;
+}
+
+function quote(text: string): string {
+  return text
+    .trim()
+    .slice(0, 5_000)
+    .split('\n')
+    .map((l) => `> ${l}`)
+    .join('\n');
+}

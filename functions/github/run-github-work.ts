@@ -1,0 +1,350 @@
+import type { Octokit } from '@octokit/rest';
+import { startTurn } from '../agent/turn.ts';
+import type { Deps, DepsOf } from '../deps/deps.ts';
+import { githubWorkEventSchema } from '../deps/github-dispatch.ts';
+import type { GithubRepoAccess } from '../github-api/github-client.ts';
+import type { GithubTrigger } from '../github-api/github-trigger.ts';
+import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
+import { runOp } from '../runner-client/workspace-client.ts';
+import { createSession } from '../sessions/create-session.ts';
+import { errorMessage } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import { threadKey, type GithubRepoRecord, type GithubRunRecord, type GithubThreadRecord } from '../stores/github-store.ts';
+import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import { importIntoWorkspace } from '../workspaces/workspace-ops.ts';
+import { alreadyRunning, progress, runCost, type Cost } from './progress-comment.ts';
+import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
+
+export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
+  config: DepsOf<typeof startTurn>['config'] & Pick<Deps['config'], 'github'>;
+} & DepsOf<typeof startTurn> &
+  DepsOf<typeof createSession> &
+  DepsOf<typeof importIntoWorkspace>;
+
+/** A hold on an issue older than this belongs to a worker that died; the next trigger takes over. */
+const STALE_THREAD_MS = 2 * 60 * 60_000;
+/** How long the worker waits for a turn that continued in another invocation. */
+const TURN_POLL_MS = 1_000;
+
+/** Turn endings that are not the model finishing its work: the PR is a draft and says so. */
+const STOPPED: Record<string, string> = {
+  max_turns: 'it used its budget of model calls',
+  budget_exceeded: 'it used up one of its budgets',
+  interrupted: 'it was interrupted',
+  max_tokens: 'the model hit its output limit',
+  internal_error: 'an internal error',
+  model_error: 'the model API failed',
+  crashed: 'its process died',
+  aborted: 'it was aborted',
+  awaiting_permission: 'a tool call needed an answer nobody gives in an unattended run',
+};
+
+/** The GitHub worker's entry: one accepted webhook trigger, run to a pull request or an explaining comment. */
+export async function handleGithubWorkEvent(deps: GithubWorkDeps, event: unknown, deadlineAt?: number): Promise<GithubRunRecord | undefined> {
+  const parsed = githubWorkEventSchema.safeParse(event);
+  if (!parsed.success) throw new Error(`Not a GitHub work event: ${parsed.error.message.slice(0, 500)}`);
+  return runGithubWork(deps, parsed.data.trigger, deadlineAt);
+}
+
+export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger, deadlineAt?: number): Promise<GithubRunRecord | undefined> {
+  const log = deps.log.child({ deliveryId: trigger.deliveryId, repository: trigger.repository, number: trigger.number });
+  const repo = await deps.github.getRepo(trigger.repository);
+  if (!repo) {
+    log.info('repository disconnected before its delivery ran; nothing done');
+    return undefined;
+  }
+  const now = new Date(deps.clock()).toISOString();
+  const run: GithubRunRecord = {
+    runId: deps.newId('ghr'),
+    tenantId: repo.tenantId,
+    createdAt: now,
+    updatedAt: now,
+    deliveryId: trigger.deliveryId,
+    repository: trigger.repository,
+    number: trigger.number,
+    kind: trigger.isPullRequest ? 'pull_request' : 'issue',
+    trigger: trigger.trigger,
+    sender: trigger.sender.login,
+    outcome: 'queued',
+  };
+  const save = async (patch: Partial<GithubRunRecord>) => {
+    Object.assign(run, patch, { updatedAt: new Date(deps.clock()).toISOString() });
+    await deps.github.putRun(run);
+    return run;
+  };
+  await save({});
+
+  if (!repo.allowBots && isBot(trigger.sender)) {
+    log.info('trigger by a bot refused', { sender: trigger.sender.login });
+    return save({ outcome: 'refused', detail: `@${trigger.sender.login} is a bot; the repository does not allow bots to start runs.` });
+  }
+  let access: GithubRepoAccess;
+  try {
+    access = await deps.githubClients.forRepository(trigger.owner, trigger.name, trigger.installationId);
+  } catch (err) {
+    log.error('no GitHub access for the repository', { error: errorMessage(err) });
+    return save({ outcome: 'failed', detail: `Could not authenticate to GitHub: ${errorMessage(err)}` });
+  }
+  const gh = access.octokit;
+  const where = { owner: trigger.owner, repo: trigger.name };
+  if (trigger.trigger === 'mention') {
+    const allowed = await canWrite(gh, where, trigger.sender.login);
+    if (!allowed) {
+      log.info('mention by a user without write access refused', { sender: trigger.sender.login });
+      return save({ outcome: 'refused', detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can start runs.` });
+    }
+  }
+
+  const existing = await deps.github.getThread(trigger.repository, trigger.number);
+  const key = existing?.threadKey ?? threadKey(trigger.repository, trigger.number);
+  if (!(await deps.github.claimThread(key, run.runId, deps.clock(), STALE_THREAD_MS))) {
+    await gh.rest.issues.createComment({ ...where, issue_number: trigger.number, body: alreadyRunning(existing?.sessionId) });
+    return save({ outcome: 'already_running', detail: 'Another run was working on this issue.', ...(existing?.sessionId ? { sessionId: existing.sessionId } : {}) });
+  }
+
+  let thread: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'aliasOf'> = { ...(existing ?? {}), tenantId: repo.tenantId };
+  delete (thread as Partial<GithubThreadRecord>).threadKey;
+  delete (thread as Partial<GithubThreadRecord>).activeRunId;
+  delete (thread as Partial<GithubThreadRecord>).activeSince;
+  let commentId: number | undefined;
+  const say = async (body: string) => {
+    if (commentId === undefined) commentId = (await gh.rest.issues.createComment({ ...where, issue_number: trigger.number, body })).data.id;
+    else await gh.rest.issues.updateComment({ ...where, comment_id: commentId, body });
+  };
+  try {
+    await say(progress.queued(trigger.isPullRequest ? 'pull request' : 'issue'));
+    await save({ outcome: 'running' });
+    const result = await work(deps, { trigger, repo, access, thread, run, save, say, log, deadlineAt });
+    thread = result.thread;
+    return run;
+  } catch (err) {
+    log.error('GitHub run failed', { error: errorMessage(err) });
+    const reason = failureReason(err);
+    await say(progress.failed({ reason, sessionId: run.sessionId })).catch((e: unknown) => log.error('could not post the failure comment', { error: errorMessage(e) }));
+    return save({ outcome: 'failed', detail: reason });
+  } finally {
+    await deps.github.releaseThread(key, run.runId, thread).catch((err: unknown) => log.error('could not release the issue', { error: errorMessage(err) }));
+  }
+}
+
+interface WorkContext {
+  trigger: GithubTrigger;
+  repo: GithubRepoRecord;
+  access: GithubRepoAccess;
+  thread: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'aliasOf'>;
+  run: GithubRunRecord;
+  save: (patch: Partial<GithubRunRecord>) => Promise<GithubRunRecord>;
+  say: (body: string) => Promise<void>;
+  log: Logger;
+  deadlineAt?: number;
+}
+
+/** Checkout (or the session of an earlier run), the unattended turn, then commit, push and the PR. */
+async function work(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ thread: WorkContext['thread'] }> {
+  const { trigger, repo, access, save, say, log } = ctx;
+  const gh = access.octokit;
+  const where = { owner: trigger.owner, repo: trigger.name };
+  const cloneUrl = checkedCloneUrl(trigger.cloneUrl);
+  let thread = ctx.thread;
+  let session: SessionRecord;
+
+  if (thread.sessionId && thread.branch && thread.headSha) {
+    // A follow-up: the same session and branch; new commits go on top of the last push.
+    session = await deps.sessions.getForTenant(thread.sessionId, repo.tenantId);
+  } else {
+    let ref = trigger.defaultBranch;
+    let baseBranch = trigger.defaultBranch;
+    if (trigger.isPullRequest) {
+      // Fork PRs too: the base repository carries every PR's head as refs/pull/N/head.
+      const pr = (await gh.rest.pulls.get({ ...where, pull_number: trigger.number })).data;
+      ref = `refs/pull/${trigger.number}/head`;
+      baseBranch = pr.base.ref;
+    }
+    const branch = branchName(trigger.number, trigger.title);
+    const settings = repo.settings ?? {};
+    session = await createSession(deps, {
+      tenantId: repo.tenantId,
+      title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
+      settings: {
+        unattended: true,
+        ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
+        ...(settings.rules ? { rules: settings.rules } : {}),
+        ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
+      },
+      // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
+      ...(settings.budgets ? { budgets: settings.budgets } : {}),
+      source: {
+        kind: 'github',
+        repository: trigger.repository,
+        number: trigger.number,
+        type: trigger.isPullRequest ? 'pull_request' : 'issue',
+        url: `${webRoot(trigger.cloneUrl)}/${trigger.isPullRequest ? 'pull' : 'issues'}/${trigger.number}`,
+      },
+    });
+    await save({ sessionId: session.sessionId, branch });
+    const checkout = await importIntoWorkspace(deps, session, { type: 'git_checkout', url: cloneUrl, ref, branch, depth: 1, token: access.token });
+    thread = { ...thread, sessionId: session.sessionId, branch, baseBranch, headSha: checkout.result.sha };
+    session = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
+  }
+  const branch = thread.branch!;
+  await save({ sessionId: session.sessionId, branch });
+  await say(progress.working(session.sessionId, branch));
+
+  const prompt = taskPrompt(await issueText(gh, trigger, branch));
+  const usageBefore = { ...session.usage };
+  const turn = await startTurn(deps, {
+    sessionId: session.sessionId,
+    tenantId: repo.tenantId,
+    prompt,
+    deadlineAt: ctx.deadlineAt,
+  });
+  const summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
+  const after = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
+  const cost = runCost(usageBefore, after.usage);
+  const modelSummary = await lastAssistantText(deps, session.sessionId, summary.turnId);
+  const stopped = summary.stopReason === 'end_turn' ? undefined : (STOPPED[summary.stopReason] ?? `it ended with "${summary.stopReason}"`) + (summary.error ? `: ${summary.error}` : '');
+  log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
+
+  const what = trigger.isPullRequest ? `pull request #${trigger.number}` : `#${trigger.number}`;
+  const published = await runOp(
+    deps,
+    { sessionId: session.sessionId, workspace: after.workspace },
+    {
+      type: 'git_publish',
+      url: cloneUrl,
+      base: thread.headSha!,
+      branch,
+      message: `${trigger.title.slice(0, 60)} (${what})\n\nMade by Stratus in session ${session.sessionId}${thread.pullRequest ? ', a follow-up' : ''}.`,
+      author: deps.config.github.commitAuthor,
+      token: access.token,
+    },
+  );
+  const pub = published.result;
+  if (!pub.changed) {
+    await say(progress.noChanges({ summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
+    await save({ outcome: 'no_changes', cost, detail: stopped ? `Stopped early: ${stopped}` : 'The run changed nothing.' });
+    return { thread };
+  }
+  if (!pub.pushed) {
+    await say(progress.pushRejected({ branch, error: pub.error, sessionId: session.sessionId }));
+    await save({ outcome: 'push_rejected', cost, detail: pub.error.slice(0, 2_000) });
+    return { thread };
+  }
+  // The branch is on GitHub now: only from here on is any link to it posted.
+  thread = { ...thread, headSha: pub.sha };
+  if (thread.pullRequest) {
+    await say(progress.updated({ url: thread.pullRequest.url, sha: pub.sha, summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
+    await save({ outcome: 'pr_updated', commit: pub.sha, cost, pullRequestUrl: thread.pullRequest.url });
+    return { thread };
+  }
+  const draft = stopped !== undefined;
+  const pr = (
+    await gh.rest.pulls.create({
+      ...where,
+      head: branch,
+      base: thread.baseBranch ?? trigger.defaultBranch,
+      draft,
+      title: `${draft ? '[WIP] ' : ''}${trigger.title}`.slice(0, 250),
+      body: prBody({ trigger, summary: modelSummary, cost, sessionId: session.sessionId, stopped, files: pub.files }),
+    })
+  ).data;
+  thread = { ...thread, pullRequest: { number: pr.number, url: pr.html_url } };
+  await deps.github.linkPullRequest(trigger.repository, pr.number, threadKey(trigger.repository, trigger.number));
+  await say(progress.opened({ url: pr.html_url, draft, summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
+  await save({ outcome: draft ? 'draft_pr_opened' : 'pr_opened', commit: pub.sha, cost, pullRequestUrl: pr.html_url });
+  return { thread };
+}
+
+function prBody(o: { trigger: GithubTrigger; summary: string; cost: Cost; sessionId: string; stopped?: string; files: string[] }): string {
+  const link = o.trigger.isPullRequest ? `Follows up on #${o.trigger.number}.` : `Fixes #${o.trigger.number}`;
+  return [
+    link,
+    '',
+    o.summary.trim() || '(The model wrote no summary.)',
+    ...(o.stopped ? ['', `**Draft:** the run stopped before it finished (${o.stopped}). This is the work so far; mention me here to continue.`] : []),
+    '',
+    `Files: ${o.files.slice(0, 50).map((f) => `\`${f}\``).join(', ')}${o.files.length > 50 ? ` and ${o.files.length - 50} more` : ''}`,
+    '',
+    `Made by Stratus in session \`${o.sessionId}\`. Cost: about $${o.cost.usd.toFixed(4)} (${o.cost.inputTokens} input + ${o.cost.outputTokens} output tokens).`,
+  ].join('\n');
+}
+
+/** Writers, maintainers and admins may start runs (GitHub's `permission` folds maintain into write). */
+async function canWrite(gh: Octokit, where: { owner: string; repo: string }, username: string): Promise<boolean> {
+  try {
+    const { data } = await gh.rest.repos.getCollaboratorPermissionLevel({ ...where, username });
+    return ['admin', 'maintain', 'write'].includes(data.permission) || ['admin', 'maintain', 'write'].includes(data.role_name ?? '');
+  } catch (err) {
+    if ((err as { status?: number }).status === 404) return false;
+    throw err;
+  }
+}
+
+function isBot(sender: { login: string; type: string }): boolean {
+  return sender.type === 'Bot' || sender.login.endsWith('[bot]');
+}
+
+/** The issue or PR and its comments, read through the REST API (the payload may be stale or cut). */
+async function issueText(gh: Octokit, trigger: GithubTrigger, branch: string) {
+  const where = { owner: trigger.owner, repo: trigger.name, issue_number: trigger.number };
+  const issue = (await gh.rest.issues.get(where)).data;
+  const comments = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
+  const human = comments.filter((c) => !c.body?.includes('<!-- stratus-progress -->') && c.user?.type !== 'Bot');
+  // The comment that asked (it may be past the comments listed, or not listed yet).
+  const request = trigger.commentId !== undefined ? (await gh.rest.issues.getComment({ owner: trigger.owner, repo: trigger.name, comment_id: trigger.commentId })).data : undefined;
+  return {
+    repository: trigger.repository,
+    number: trigger.number,
+    kind: trigger.isPullRequest ? ('pull_request' as const) : ('issue' as const),
+    title: issue.title,
+    author: issue.user?.login ?? 'unknown',
+    body: issue.body ?? '',
+    comments: human.slice(-30).map((c) => ({ author: c.user?.login ?? 'unknown', body: c.body ?? '' })),
+    branch,
+    ...(request ? { request: { author: request.user?.login ?? 'unknown', body: request.body ?? '' } } : {}),
+  };
+}
+
+/** A turn that checkpointed carries on in another invocation: wait for its end in the session record. */
+async function waitForTurnEnd(deps: GithubWorkDeps, sessionId: string, tenantId: string, first: TurnSummary, deadlineAt?: number): Promise<TurnSummary> {
+  let summary = first;
+  while (summary.stopReason === 'checkpoint') {
+    if (deadlineAt !== undefined && deps.clock() > deadlineAt - 30_000) {
+      return { ...summary, stopReason: 'internal_error', error: 'the turn outlasted the GitHub worker' };
+    }
+    await new Promise((resolve) => setTimeout(resolve, TURN_POLL_MS));
+    const session = await deps.sessions.getForTenant(sessionId, tenantId);
+    if (session.lastTurn?.turnId === first.turnId && session.lastTurn.stopReason !== 'checkpoint' && !session.lease) summary = session.lastTurn;
+  }
+  return summary;
+}
+
+async function lastAssistantText(deps: GithubWorkDeps, sessionId: string, turnId: string): Promise<string> {
+  const messages = await deps.messages.loadFrom(sessionId);
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.turnId !== turnId || m.kind !== 'assistant') continue;
+    const text = m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n').trim();
+    if (text) return stripHiddenContent(text);
+  }
+  return '';
+}
+
+/** https:// clone URLs, or http:// for a git server on loopback (tests, the local demo). */
+function checkedCloneUrl(cloneUrl: string): string {
+  const url = new URL(cloneUrl);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return url.toString();
+  throw new WorkspaceInputError(`the repository's clone URL ${url.protocol}//${url.host} is not https:// (plain http:// is accepted only on loopback).`);
+}
+
+/** github.com/owner/name from its clone URL (https://github.com/owner/name.git). */
+function webRoot(cloneUrl: string): string {
+  return cloneUrl.replace(/\.git$/, '');
+}
+
+function failureReason(err: unknown): string {
+  const status = (err as { status?: number }).status;
+  if (status !== undefined) return `GitHub answered ${status} to a request (${errorMessage(err).slice(0, 300)}).`;
+  return errorMessage(err).slice(0, 1_000);
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** Dollars per million tokens of each kind. */
+export const modelPriceSchema = z.strictObject({
+  inputPerMTok: z.number().nonnegative(),
+  outputPerMTok: z.number().nonnegative(),
+  /** Default: a tenth of the input price (Anthropic's cache-read rate). */
+  cacheReadPerMTok: z.number().nonnegative().optional(),
+  /** Default: 1.25 times the input price (Anthropic's 5-minute cache-write rate). */
+  cacheWritePerMTok: z.number().nonnegative().optional(),
+});
+
+export type ModelPrice = z.infer<typeof modelPriceSchema>;
+
+/** Model-name prefix → price; the longest matching prefix wins. */
+export type PriceTable = Record<string, ModelPrice>;
+
+/**
+ * Anthropic's list prices (USD per million tokens, anthropic.com/pricing, November 2026). The
+ * family entries (`claude-opus`, ...) catch model names not listed; they take the family's
+ * highest price so that a cost budget errs on the side of stopping early. The config
+ * (`STRATUS_MODEL_PRICES`) adds or replaces entries.
+ */
+export const DEFAULT_PRICES: PriceTable = {
+  'claude-opus-4-5': { inputPerMTok: 5, outputPerMTok: 25 },
+  'claude-opus-4-1': { inputPerMTok: 15, outputPerMTok: 75 },
+  'claude-opus-4': { inputPerMTok: 15, outputPerMTok: 75 },
+  'claude-opus': { inputPerMTok: 15, outputPerMTok: 75 },
+  'claude-sonnet': { inputPerMTok: 3, outputPerMTok: 15 },
+  'claude-3-7-sonnet': { inputPerMTok: 3, outputPerMTok: 15 },
+  'claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5 },
+  'claude-3-5-haiku': { inputPerMTok: 0.8, outputPerMTok: 4 },
+  'claude-haiku': { inputPerMTok: 1, outputPerMTok: 5 },
+};
+
+/** What no prefix matches is priced as the most expensive model listed (fail-closed for cost budgets). */
+export function priceOf(table: PriceTable, model: string): ModelPrice {
+  let best: [string, ModelPrice] | undefined;
+  for (const entry of Object.entries(table)) {
+    if (model.startsWith(entry[0]) && (!best || entry[0].length > best[0].length)) best = entry;
+  }
+  if (best) return best[1];
+  return Object.values(table).reduce((max, p) => (p.outputPerMTok > max.outputPerMTok ? p : max), { inputPerMTok: 0, outputPerMTok: 0 });
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadInputTokens?: number;
+  cacheCreationInputTokens?: number;
+}
+
+/** The dollars one response's usage cost. */
+export function costUsd(table: PriceTable, model: string, usage: TokenUsage): number {
+  const p = priceOf(table, model);
+  const perToken = (perMTok: number) => perMTok / 1_000_000;
+  return (
+    usage.inputTokens * perToken(p.inputPerMTok) +
+    usage.outputTokens * perToken(p.outputPerMTok) +
+    (usage.cacheReadInputTokens ?? 0) * perToken(p.cacheReadPerMTok ?? p.inputPerMTok * 0.1) +
+    (usage.cacheCreationInputTokens ?? 0) * perToken(p.cacheWritePerMTok ?? p.inputPerMTok * 1.25)
+  );
+}

@@ -1,0 +1,205 @@
+import type { Budgets } from './budgets.ts';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { RuleLists, PermissionMode } from '../permissions/types.ts';
+import { ConflictError, NotFoundError } from '../shared/errors.ts';
+import { queryByTenant } from './tenant-index.ts';
+
+/** How a connected repository's runs are set up. */
+export interface GithubRepoSettings {
+  permissionMode?: PermissionMode;
+  rules?: RuleLists;
+  allowedDomains?: string[];
+  budgets?: Budgets;
+}
+
+export interface GithubRepoRecord {
+  /** `owner/name` in lower case (GitHub names are case-insensitive): the key. */
+  repository: string;
+  /** `owner/name` as the tenant wrote it. */
+  fullName: string;
+  tenantId: string;
+  createdAt: string;
+  updatedAt: string;
+  label: string;
+  mention: string;
+  allowBots: boolean;
+  settings?: GithubRepoSettings;
+}
+
+export interface GithubRunRecord {
+  runId: string;
+  tenantId: string;
+  createdAt: string;
+  updatedAt: string;
+  deliveryId: string;
+  repository: string;
+  /** The issue or pull request the run came from. */
+  number: number;
+  kind: 'issue' | 'pull_request';
+  trigger: 'label' | 'mention';
+  sender: string;
+  sessionId?: string;
+  branch?: string;
+  commit?: string;
+  pullRequestUrl?: string;
+  /** queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
+  outcome: string;
+  detail?: string;
+  cost?: { inputTokens: number; outputTokens: number; usd: number };
+}
+
+export interface GithubThreadRecord {
+  threadKey: string;
+  /** Set on a Stratus pull request's key: the thread of the issue it came from. */
+  aliasOf?: string;
+  tenantId?: string;
+  sessionId?: string;
+  branch?: string;
+  /** The pull request's base branch. */
+  baseBranch?: string;
+  /** The commit the branch points at (the last push, or where the work started). */
+  headSha?: string;
+  pullRequest?: { number: number; url: string };
+  progressCommentId?: number;
+  /** The run working on it now; a second trigger meanwhile is told so instead of starting another. */
+  activeRunId?: string;
+  activeSince?: number;
+}
+
+/** A delivery record lives a week: GitHub redelivers for days at most. */
+const DELIVERY_TTL_SECONDS = 7 * 24 * 3_600;
+
+export function threadKey(repository: string, number: number): string {
+  return `${repository.toLowerCase()}#${number}`;
+}
+
+/** Connected repositories, deliveries, runs and threads of the GitHub integration, in DynamoDB. */
+export class GithubStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tables: { repos: string; deliveries: string; runs: string; threads: string },
+  ) {}
+
+  /** Connects a repository; another tenant's connection of the same repository is a 409. */
+  async createRepo(record: GithubRepoRecord): Promise<void> {
+    try {
+      await this.db.send(new PutCommand({ TableName: this.tables.repos, Item: record, ConditionExpression: 'attribute_not_exists(repository)' }));
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) throw new ConflictError(`Repository ${record.fullName} is already connected.`, 'repository_connected');
+      throw err;
+    }
+  }
+
+  async putRepo(record: GithubRepoRecord): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.tables.repos, Item: record }));
+  }
+
+  async getRepo(fullName: string): Promise<GithubRepoRecord | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tables.repos, Key: { repository: fullName.toLowerCase() }, ConsistentRead: true }));
+    return out.Item as GithubRepoRecord | undefined;
+  }
+
+  async getRepoForTenant(fullName: string, tenantId: string): Promise<GithubRepoRecord> {
+    const record = await this.getRepo(fullName);
+    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Repository ${fullName.slice(0, 200)} is not connected.`);
+    return record;
+  }
+
+  async deleteRepo(fullName: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.tables.repos, Key: { repository: fullName.toLowerCase() } }));
+  }
+
+  async listRepos(tenantId: string, opts: { limit: number; cursor?: string }): Promise<{ items: GithubRepoRecord[]; nextCursor?: string }> {
+    return queryByTenant<GithubRepoRecord>(this.db, this.tables.repos, 'repository', tenantId, opts);
+  }
+
+  /** Records a delivery; false when it was recorded before (a redelivery). */
+  async claimDelivery(deliveryId: string, event: string, now: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tables.deliveries,
+          Item: { deliveryId, event, receivedAt: new Date(now).toISOString(), ttl: Math.floor(now / 1000) + DELIVERY_TTL_SECONDS },
+          ConditionExpression: 'attribute_not_exists(deliveryId)',
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  /** Forgets a delivery whose work could not be handed off, so GitHub's redelivery is not ignored. */
+  async forgetDelivery(deliveryId: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.tables.deliveries, Key: { deliveryId } }));
+  }
+
+  async getDelivery(deliveryId: string): Promise<{ deliveryId: string; event: string } | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tables.deliveries, Key: { deliveryId }, ConsistentRead: true }));
+    return out.Item as { deliveryId: string; event: string } | undefined;
+  }
+
+  async putRun(record: GithubRunRecord): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.tables.runs, Item: record }));
+  }
+
+  async listRuns(tenantId: string, opts: { limit: number; cursor?: string }): Promise<{ items: GithubRunRecord[]; nextCursor?: string }> {
+    return queryByTenant<GithubRunRecord>(this.db, this.tables.runs, 'runId', tenantId, opts);
+  }
+
+  /** The thread of an issue or PR, following a Stratus PR's alias to its issue's thread. */
+  async getThread(repository: string, number: number): Promise<GithubThreadRecord | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tables.threads, Key: { threadKey: threadKey(repository, number) }, ConsistentRead: true }));
+    const item = out.Item as GithubThreadRecord | undefined;
+    if (!item?.aliasOf) return item;
+    const target = await this.db.send(new GetCommand({ TableName: this.tables.threads, Key: { threadKey: item.aliasOf }, ConsistentRead: true }));
+    return target.Item as GithubThreadRecord | undefined;
+  }
+
+  /**
+   * Marks a thread as worked on by `runId` (creating it if new). False when another run holds
+   * it; a hold older than `staleMs` (a worker that died) is taken over.
+   */
+  async claimThread(key: string, runId: string, now: number, staleMs: number): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.threads,
+          Key: { threadKey: key },
+          UpdateExpression: 'SET activeRunId = :run, activeSince = :now',
+          ConditionExpression: 'attribute_not_exists(activeRunId) OR activeSince < :stale',
+          ExpressionAttributeValues: { ':run': runId, ':now': now, ':stale': now - staleMs },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  /** Saves what the run learnt about the thread and lets go of it. */
+  async releaseThread(key: string, runId: string, patch: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'aliasOf'>): Promise<void> {
+    const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
+    const names = Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k]));
+    const values = Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v]));
+    const sets = entries.map((_, i) => `#f${i} = :v${i}`);
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tables.threads,
+        Key: { threadKey: key },
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE activeRunId, activeSince`,
+        ConditionExpression: 'activeRunId = :run',
+        ExpressionAttributeNames: entries.length ? names : undefined,
+        ExpressionAttributeValues: { ...values, ':run': runId },
+      }),
+    );
+  }
+
+  /** Points a Stratus pull request's number at the thread of the issue it came from. */
+  async linkPullRequest(repository: string, number: number, target: string): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.tables.threads, Item: { threadKey: threadKey(repository, number), aliasOf: target } }));
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { apiClient } from '../support/api-client.ts';
+import { unscripted, useLocalStack } from '../support/stack-fixture.ts';
+
+describe('connected GitHub repositories (API)', () => {
+  const ctx = useLocalStack({ brain: unscripted, apiTokens: { 'token-a': 'tenant-a', 'token-b': 'tenant-b' }, github: { webhookSecret: 's' } });
+  const as = (token: string) => apiClient(ctx.stack.apiUrl, token);
+
+  it('connects, reads, updates, lists and disconnects a repository, per tenant', async () => {
+    const a = as('token-a');
+    const created = await a.request('POST', '/v1/github/repositories', { repository: 'Acme/Widgets', settings: { permissionMode: 'acceptEdits', rules: { deny: ['Bash(curl:*)'] }, budgets: { maxModelCallsPerTurn: 20 } } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ repository: 'Acme/Widgets', label: 'stratus', mention: '@stratus', allowBots: false, settings: { permissionMode: 'acceptEdits', budgets: { maxModelCallsPerTurn: 20 } } });
+    expect((await a.request('GET', '/v1/github/repositories/acme/widgets')).json.repository).toBe('Acme/Widgets');
+    const patched = await a.request('PATCH', '/v1/github/repositories/Acme/Widgets', { label: 'ai-fix', allowBots: true });
+    expect(patched.json).toMatchObject({ label: 'ai-fix', allowBots: true, settings: { permissionMode: 'acceptEdits' } });
+    // Another tenant sees nothing of it and cannot connect it too.
+    const b = as('token-b');
+    expect((await b.request('GET', '/v1/github/repositories/Acme/Widgets')).status).toBe(404);
+    expect((await b.request('GET', '/v1/github/repositories')).json).toEqual({ repositories: [], nextCursor: null });
+    expect((await b.request('POST', '/v1/github/repositories', { repository: 'acme/widgets' })).json.error.code).toBe('repository_connected');
+    expect((await b.request('DELETE', '/v1/github/repositories/Acme/Widgets')).status).toBe(404);
+    // Pagination with the shared cursors.
+    await a.request('POST', '/v1/github/repositories', { repository: 'acme/second' });
+    const page1 = await a.request('GET', '/v1/github/repositories?limit=1');
+    expect(page1.json.repositories).toHaveLength(1);
+    const page2 = await a.request('GET', `/v1/github/repositories?limit=1&cursor=${page1.json.nextCursor}`);
+    expect(page2.json.repositories.map((r: { repository: string }) => r.repository)).not.toEqual(page1.json.repositories.map((r: { repository: string }) => r.repository));
+    expect((await b.request('GET', `/v1/github/repositories?limit=1&cursor=${page1.json.nextCursor}`)).json.error.code).toBe('invalid_cursor');
+    expect((await a.request('DELETE', '/v1/github/repositories/Acme/Widgets')).status).toBe(204);
+    expect((await a.request('GET', '/v1/github/repositories/Acme/Widgets')).status).toBe(404);
+    expect((await a.request('GET', '/v1/github/runs')).json).toEqual({ runs: [], nextCursor: null });
+  });
+
+  it('answers bad input with a 400 naming the field, and needs a bearer token', async () => {
+    const a = as('token-a');
+    const bad = async (body: unknown) => (await a.request('POST', '/v1/github/repositories', body)).json.error;
+    expect(await bad({ repository: 'no-slash' })).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('"repository": expected "owner/name"') });
+    expect(await bad({ repository: 'a/b', mention: 'stratus' })).toMatchObject({ message: expect.stringContaining('"mention"') });
+    expect(await bad({ repository: 'a/b', settings: { rules: { allow: ['Bash(unclosed'] } } })).toMatchObject({ message: expect.stringContaining('settings.rules') });
+    expect(await bad({ repository: 'a/b', extra: 1 })).toMatchObject({ code: 'invalid_request' });
+    expect((await fetch(`${ctx.stack.apiUrl}/v1/github/repositories`)).status).toBe(401);
+    // The webhook itself takes no bearer token, only a signature.
+    const unsigned = await fetch(`${ctx.stack.apiUrl}/v1/github/webhook`, { method: 'POST', body: '{}', headers: { 'x-github-event': 'ping', 'x-github-delivery': 'd' } });
+    expect(unsigned.status).toBe(401);
+    expect(((await unsigned.json()) as { error: { message: string } }).error.message).toContain('X-Hub-Signature-256');
+  });
+});

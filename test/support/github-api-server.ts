@@ -1,0 +1,202 @@
+import { createPublicKey, createVerify, randomBytes, type KeyObject } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+
+export interface StandInIssue {
+  title: string;
+  body: string;
+  user: { login: string; type: string };
+  pull?: { head: { ref: string; sha?: string; repoFullName: string }; base: { ref: string }; draft?: boolean };
+}
+
+export interface StandInComment {
+  id: number;
+  issue: string;
+  body: string;
+  user: { login: string; type: string };
+}
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  body: unknown;
+  auth?: string;
+  /** When the call arrived (epoch ms). */
+  at: number;
+}
+
+/**
+ * A local stand-in for the few GitHub REST endpoints Stratus uses, with state: issues and pull
+ * requests (PRs are issues, as on GitHub), comments, collaborator permissions, and installation
+ * tokens minted for a GitHub App whose JWT it verifies with the App's public key. Every call is
+ * recorded; `failNext` makes the next matching call answer an error. Only tokens it issued (or
+ * the configured plain token) are accepted, and `isValidToken` lets a git server accept the same.
+ */
+export async function startGithubApiServer(opts: { appId?: string; appPublicKey?: KeyObject | string; plainToken?: string; installationId?: number }) {
+  const calls: RecordedCall[] = [];
+  const issues = new Map<string, StandInIssue>();
+  const comments = new Map<number, StandInComment>();
+  const permissions = new Map<string, string>();
+  const tokens = new Map<string, { repositories?: string[] }>();
+  const failures: { method: string; path: RegExp; status: number; message: string }[] = [];
+  let nextComment = 9_000;
+  let nextNumber = 500;
+  const publicKey = typeof opts.appPublicKey === 'string' ? createPublicKey(opts.appPublicKey) : opts.appPublicKey;
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const raw = await readBody(req);
+    const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;
+    const auth = req.headers.authorization;
+    calls.push({ method: req.method ?? 'GET', path: url.pathname, body, auth, at: Date.now() });
+    const failure = failures.findIndex((f) => f.method === req.method && f.path.test(url.pathname));
+    if (failure >= 0) {
+      const [f] = failures.splice(failure, 1);
+      return json(res, f!.status, { message: f!.message });
+    }
+    const p = url.pathname;
+    let m: RegExpExecArray | null;
+
+    if ((m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(p)) && req.method === 'POST') {
+      if (!verifyJwt(auth)) return json(res, 401, { message: 'A JSON web token could not be decoded' });
+      const token = `ghs_${randomBytes(18).toString('hex')}`;
+      const repositories = (body?.repositories as string[] | undefined) ?? undefined;
+      tokens.set(token, { repositories });
+      return json(res, 201, { token, expires_at: new Date(Date.now() + 3_600_000).toISOString(), permissions: body?.permissions ?? {}, repository_selection: repositories ? 'selected' : 'all' });
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(p)) && req.method === 'GET') {
+      if (!verifyJwt(auth)) return json(res, 401, { message: 'A JSON web token could not be decoded' });
+      return json(res, 200, { id: opts.installationId ?? 1 });
+    }
+    if (!tokenOf(auth)) return json(res, 401, { message: 'Bad credentials' });
+
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/.exec(p))) {
+      const permission = permissions.get(decodeURIComponent(m[3]!)) ?? 'none';
+      return json(res, 200, { permission: permission === 'maintain' ? 'write' : permission, role_name: permission, user: { login: m[3] } });
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(p))) {
+      const comment = comments.get(Number(m[3]));
+      if (!comment) return json(res, 404, { message: 'Not Found' });
+      if (req.method === 'PATCH') comment.body = String(body?.body ?? '');
+      return json(res, 200, commentJson(comment, m[1]!, m[2]!));
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)\/comments$/.exec(p))) {
+      const key = `${m[1]}/${m[2]}#${m[3]}`.toLowerCase();
+      if (!issues.has(key)) return json(res, 404, { message: 'Not Found' });
+      if (req.method === 'POST') {
+        const comment: StandInComment = { id: nextComment++, issue: key, body: String(body?.body ?? ''), user: { login: 'stratus-app[bot]', type: 'Bot' } };
+        comments.set(comment.id, comment);
+        return json(res, 201, commentJson(comment, m[1]!, m[2]!));
+      }
+      return json(res, 200, [...comments.values()].filter((c) => c.issue === key).map((c) => commentJson(c, m![1]!, m![2]!)));
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)$/.exec(p))) {
+      const issue = issues.get(`${m[1]}/${m[2]}#${m[3]}`.toLowerCase());
+      if (!issue) return json(res, 404, { message: 'Not Found' });
+      return json(res, 200, { number: Number(m[3]), title: issue.title, body: issue.body, user: issue.user, ...(issue.pull ? { pull_request: { url: 'x' } } : {}) });
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/pulls$/.exec(p)) && req.method === 'POST') {
+      const number = nextNumber++;
+      const full = `${m[1]}/${m[2]}`;
+      const issue: StandInIssue = {
+        title: String(body?.title ?? ''),
+        body: String(body?.body ?? ''),
+        user: { login: 'stratus-app[bot]', type: 'Bot' },
+        pull: { head: { ref: String(body?.head), repoFullName: full }, base: { ref: String(body?.base) }, draft: body?.draft === true },
+      };
+      issues.set(`${full}#${number}`.toLowerCase(), issue);
+      return json(res, 201, pullJson(full, number, issue));
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)$/.exec(p)) && req.method === 'GET') {
+      const issue = issues.get(`${m[1]}/${m[2]}#${m[3]}`.toLowerCase());
+      if (!issue?.pull) return json(res, 404, { message: 'Not Found' });
+      return json(res, 200, pullJson(`${m[1]}/${m[2]}`, Number(m[3]), issue));
+    }
+    return json(res, 404, { message: `The stand-in does not implement ${req.method} ${p}` });
+  });
+
+  function verifyJwt(header: string | undefined): boolean {
+    const jwt = /^bearer (.+)$/i.exec(header ?? '')?.[1];
+    if (!jwt || !publicKey) return false;
+    const [h, payload, sig] = jwt.split('.');
+    if (!h || !payload || !sig) return false;
+    const ok = createVerify('RSA-SHA256').update(`${h}.${payload}`).verify(publicKey, Buffer.from(sig, 'base64url'));
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iss?: string | number; exp?: number };
+    return ok && String(claims.iss) === String(opts.appId) && (claims.exp ?? 0) * 1000 > Date.now();
+  }
+
+  function tokenOf(header: string | undefined): string | undefined {
+    const token = /^(?:token|bearer) (.+)$/i.exec(header ?? '')?.[1];
+    if (!token) return undefined;
+    return tokens.has(token) || token === opts.plainToken ? token : undefined;
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
+
+  function commentJson(c: StandInComment, owner: string, repo: string) {
+    const number = c.issue.split('#')[1];
+    return { id: c.id, body: c.body, user: c.user, html_url: `${url}/${owner}/${repo}/issues/${number}#issuecomment-${c.id}` };
+  }
+
+  function pullJson(full: string, number: number, issue: StandInIssue) {
+    return {
+      number,
+      title: issue.title,
+      body: issue.body,
+      draft: issue.pull!.draft ?? false,
+      html_url: `${url}/${full}/pull/${number}`,
+      head: { ref: issue.pull!.head.ref, sha: issue.pull!.head.sha ?? '', repo: { full_name: issue.pull!.head.repoFullName } },
+      base: { ref: issue.pull!.base.ref, repo: { full_name: full } },
+    };
+  }
+
+  return {
+    url,
+    calls,
+    issues,
+    comments,
+    permissions,
+    /** Tokens minted, with the repositories each was narrowed to. */
+    tokens,
+    isValidToken: (token: string) => tokens.has(token) || token === opts.plainToken,
+    addIssue(repository: string, number: number, issue: StandInIssue) {
+      issues.set(`${repository}#${number}`.toLowerCase(), issue);
+    },
+    /** A comment someone wrote on GitHub (what a mention delivery reports). */
+    addComment(repository: string, number: number, comment: { id: number; body: string; login: string }) {
+      comments.set(comment.id, { id: comment.id, issue: `${repository}#${number}`.toLowerCase(), body: comment.body, user: { login: comment.login, type: 'User' } });
+    },
+    /** Comments Stratus wrote (the bot's), in order. */
+    commentsOn(repository: string, number: number): StandInComment[] {
+      const key = `${repository}#${number}`.toLowerCase();
+      return [...comments.values()].filter((c) => c.issue === key && c.user.type === 'Bot');
+    },
+    pulls(repository: string) {
+      return [...issues.entries()]
+        .filter(([key, issue]) => key.startsWith(`${repository.toLowerCase()}#`) && issue.pull && issue.user.type === 'Bot')
+        .map(([key, issue]) => ({ number: Number(key.split('#')[1]), ...issue }));
+    },
+    /** The next `method` call whose path matches answers `status`. */
+    failNext(method: string, path: RegExp, status: number, message = 'Server Error') {
+      failures.push({ method, path, status, message });
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export type GithubApiServer = Awaited<ReturnType<typeof startGithubApiServer>>;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}

@@ -5,6 +5,69 @@
 
 
 export interface paths {
+  "/v1/github/webhook": {
+    /**
+     * A GitHub webhook delivery
+     * @description No bearer token: the delivery is authenticated by `X-Hub-Signature-256` (HMAC-SHA256 of the body with `STRATUS_GITHUB_WEBHOOK_SECRET`), checked before anything is read. A delivery that starts a run is recorded by `X-GitHub-Delivery` (a redelivery does nothing) and handed to the worker; the answer is 202 either way. 404 when the deployment has no webhook secret.
+     */
+    post: {
+      parameters: {
+        header: {
+          /** @description `sha256=<hex HMAC of the body>` */
+          "x-hub-signature-256": string;
+          /** @description The event name, e.g. `issues`, `issue_comment` */
+          "x-github-event": string;
+          /** @description The delivery's id (GUID): a redelivery carries the same one */
+          "x-github-delivery": string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Received; `accepted` says whether a run starts */
+        202: {
+          content: {
+            "application/json": components["schemas"]["WebhookAnswer"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/sessions": {
     /** List the tenant's sessions, newest first */
     get: {
@@ -52,6 +115,12 @@ export interface paths {
      * @description A new session with an empty workspace, or one holding the seed `files` (more goes through PUT …/workspace/archive).
      */
     post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+      };
       requestBody?: {
         content: {
           "application/json": components["schemas"]["CreateSession"];
@@ -84,6 +153,12 @@ export interface paths {
         };
         /** @description The body must be `application/json` */
         415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -124,6 +199,111 @@ export interface paths {
         };
         /** @description No such resource for this tenant (a malformed id, or another tenant's) */
         404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Delete a session
+     * @description Answers at once: the session is 404 from then on; its messages, events, approvals, results and workspace are removed asynchronously. A running turn is interrupted.
+     */
+    delete: {
+      parameters: {
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description Deleted; its data goes asynchronously */
+        202: {
+          content: {
+            "application/json": components["schemas"]["SessionDeleted"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Change a session's title, settings or budgets
+     * @description Fields present replace, absent ones stay. `settings` only while no turn runs (409 `session_busy`); title and budgets any time (a running turn sees new budgets at its next heartbeat).
+     */
+    patch: {
+      parameters: {
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["UpdateSession"];
+        };
+      };
+      responses: {
+        /** @description The session */
+        200: {
+          content: {
+            "application/json": components["schemas"]["Session"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -197,6 +377,12 @@ export interface paths {
      */
     post: {
       parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+          /** @description `respond-async` (RFC 7240): answer 202 at once with the turn id and its events URL (`Location`, `Preference-Applied: respond-async`); the turn runs in another invocation */
+          prefer?: string;
+        };
         path: {
           /** @description Session id (`ses_…`) */
           id: string;
@@ -223,10 +409,10 @@ export interface paths {
             "text/event-stream": components["schemas"]["TurnEvent"];
           };
         };
-        /** @description JSON only: the turn continues in another invocation (`stopReason: "checkpoint"`); follow `eventsUrl` */
+        /** @description With `Prefer: respond-async`: the turn started and runs in another invocation; follow `eventsUrl` (also in `Location`). JSON only: the turn continues in another invocation (`stopReason: "checkpoint"`); follow `eventsUrl` */
         202: {
           content: {
-            "application/json": components["schemas"]["TurnResult"];
+            "application/json": components["schemas"]["AsyncTurn"] | components["schemas"]["TurnResult"];
           };
         };
         /** @description Invalid input (the message names the field); nothing was stored */
@@ -261,6 +447,12 @@ export interface paths {
         };
         /** @description The body must be `application/json` */
         415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -343,6 +535,70 @@ export interface paths {
       };
     };
   };
+  "/v1/sessions/{id}/turns/{turnId}/interrupt": {
+    /**
+     * Stop a running turn
+     * @description Stops the turn wherever it runs: running Bash commands are killed, tools that cannot be interrupted finish, every tool call gets a result, and the turn ends with `stopReason: "interrupted"`. 409 `turn_not_running` for a turn that already ended.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+          /** @description Turn id (`turn_…`) */
+          turnId: string;
+        };
+      };
+      responses: {
+        /** @description The turn has ended; the session takes the next prompt now */
+        200: {
+          content: {
+            "application/json": components["schemas"]["InterruptOutcome"];
+          };
+        };
+        /** @description The turn is still finishing (`stopping`); follow `eventsUrl` */
+        202: {
+          content: {
+            "application/json": components["schemas"]["InterruptOutcome"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/schedules": {
     /** The tenant's schedules */
     get: {
@@ -390,6 +646,12 @@ export interface paths {
      * @description A prompt run unattended on a cron schedule.
      */
     post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+      };
       requestBody: {
         content: {
           "application/json": components["schemas"]["CreateSchedule"];
@@ -428,6 +690,12 @@ export interface paths {
         };
         /** @description The body must be `application/json` */
         415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -576,6 +844,10 @@ export interface paths {
      */
     post: {
       parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
         path: {
           /** @description Schedule id (`sch_…`) */
           id: string;
@@ -598,6 +870,299 @@ export interface paths {
         };
         /** @description No such resource for this tenant (a malformed id, or another tenant's) */
         404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/repositories": {
+    /** The tenant's connected repositories */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description One page of repositories */
+        200: {
+          content: {
+            "application/json": {
+              repositories: components["schemas"]["GithubRepository"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Connect a repository
+     * @description Its issues and pull requests start runs when labelled or mentioned (the webhook).
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["ConnectRepository"];
+        };
+      };
+      responses: {
+        /** @description The connected repository */
+        201: {
+          content: {
+            "application/json": components["schemas"]["GithubRepository"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/repositories/{owner}/{name}": {
+    /** One connected repository */
+    get: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+        };
+      };
+      responses: {
+        /** @description The repository */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubRepository"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /** Disconnect a repository */
+    delete: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+        };
+      };
+      responses: {
+        /** @description Disconnected */
+        204: {
+          content: never;
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /** Change a repository's label, mention, settings or bot rule */
+    patch: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+        };
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["UpdateRepository"];
+        };
+      };
+      responses: {
+        /** @description The repository */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubRepository"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/runs": {
+    /** Runs started from GitHub, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description One page of runs */
+        200: {
+          content: {
+            "application/json": {
+              runs: components["schemas"]["GithubRun"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing or invalid bearer token */
+        401: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -667,6 +1232,10 @@ export interface paths {
      */
     post: {
       parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
         path: {
           /** @description Session id */
           id: string;
@@ -741,6 +1310,12 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description The system or the sandbox runner failed; details are in the server logs */
         500: {
           content: {
@@ -754,6 +1329,10 @@ export interface paths {
     /** Compact the conversation now */
     post: {
       parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
         path: {
           /** @description Session id (`ses_…`) */
           id: string;
@@ -790,6 +1369,12 @@ export interface paths {
         };
         /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
         409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -876,6 +1461,10 @@ export interface paths {
         query?: {
           title?: string;
         };
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
       };
       requestBody: {
         content: {
@@ -903,6 +1492,12 @@ export interface paths {
         };
         /** @description Past a size limit; the message names it */
         413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -1032,6 +1627,10 @@ export interface paths {
     /** Fill an empty workspace with a git clone */
     post: {
       parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
         path: {
           /** @description Session id (`ses_…`) */
           id: string;
@@ -1089,6 +1688,12 @@ export interface paths {
         };
         /** @description The body must be `application/json` */
         415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -1203,6 +1808,20 @@ export type webhooks = Record<string, never>;
 
 export interface components {
   schemas: {
+    WebhookAnswer: {
+      /** @description true: a run was handed to the worker */
+      accepted: boolean;
+      /** @description Why nothing starts: the repository is not connected, the event starts nothing, or a redelivery */
+      reason?: string;
+    };
+    Error: {
+      error: {
+        /** @description Stable machine-readable code, e.g. `invalid_request`, `not_found`, `session_busy`, `request_too_large` */
+        code: string;
+        /** @description What went wrong and what to do, for people */
+        message: string;
+      };
+    };
     Session: {
       id: string;
       title: string | null;
@@ -1218,6 +1837,7 @@ export interface components {
         version: number;
       };
       usage: components["schemas"]["Usage"];
+      budgets?: components["schemas"]["SessionBudgets"];
       currentTurnId: string | null;
       lastTurn: components["schemas"]["TurnSummary"];
       permissions: {
@@ -1236,13 +1856,48 @@ export interface components {
           }[];
       };
       reloadFromSeq: number | null;
+      source: components["schemas"]["SessionSource"];
     };
-    /** @description The session's total over all turns */
+    /** @description The session's total over all turns, with its cost */
     Usage: {
       inputTokens: number;
       outputTokens: number;
       cacheReadInputTokens?: number;
       cacheCreationInputTokens?: number;
+      /** @description What these tokens cost in USD, priced from the model price table (STRATUS_MODEL_PRICES) */
+      costUsd?: number;
+    };
+    SessionBudgets: {
+      maxModelCallsPerTurn: {
+        /** @description null: no limit of this kind */
+        limit: number | null;
+        spent: number;
+        left: number | null;
+      };
+      maxTurns: {
+        /** @description null: no limit of this kind */
+        limit: number | null;
+        spent: number;
+        left: number | null;
+      };
+      maxTokens: {
+        /** @description null: no limit of this kind */
+        limit: number | null;
+        spent: number;
+        left: number | null;
+      };
+      maxCostUsd: {
+        /** @description null: no limit of this kind */
+        limit: number | null;
+        spent: number;
+        left: number | null;
+      };
+      maxWallSecondsPerTurn: {
+        /** @description null: no limit of this kind */
+        limit: number | null;
+        spent: number;
+        left: number | null;
+      };
     };
     TurnSummary: {
       turnId: string;
@@ -1250,15 +1905,20 @@ export interface components {
       startedAt: string;
       endedAt: string;
       error?: string;
+      /** @description With stopReason `budget_exceeded`: which budget */
+      budget?: string;
+      usage?: components["schemas"]["Usage"];
     } | null;
-    Error: {
-      error: {
-        /** @description Stable machine-readable code, e.g. `invalid_request`, `not_found`, `session_busy`, `request_too_large` */
-        code: string;
-        /** @description What went wrong and what to do, for people */
-        message: string;
-      };
-    };
+    /** @description Where the session came from: a GitHub issue or pull request, or null */
+    SessionSource: ({
+      /** @enum {string} */
+      kind: "github";
+      repository: string;
+      number: number;
+      /** @enum {string} */
+      type: "issue" | "pull_request";
+      url: string;
+    }) | null;
     CreateSession: {
       title?: string;
       /** @description Seed files: relative path → text, or { base64 } for binary */
@@ -1299,6 +1959,15 @@ export interface components {
         unattended?: boolean;
         allowedDomains?: string[];
       };
+      budgets?: components["schemas"]["Budgets"];
+    };
+    /** @description maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn */
+    Budgets: {
+      maxModelCallsPerTurn?: number;
+      maxTurns?: number;
+      maxTokens?: number;
+      maxCostUsd?: number;
+      maxWallSecondsPerTurn?: number;
     };
     Message: {
       seq: number;
@@ -1316,6 +1985,54 @@ export interface components {
       stopReason?: string | null;
       usage?: components["schemas"]["Usage"];
     };
+    SessionDeleted: {
+      id: string;
+      /** @enum {boolean} */
+      deleted: true;
+    };
+    UpdateSession: {
+      title?: string | null;
+      /** @description Members replace the session's members of the same name; refused (409) while a turn runs */
+      settings?: {
+        /** @enum {string} */
+        permissionMode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+        projectRules?: {
+          allow?: string[];
+          deny?: string[];
+          ask?: string[];
+        };
+        rules?: {
+          allow?: string[];
+          deny?: string[];
+          ask?: string[];
+        };
+        hooks?: ({
+            /** @enum {string} */
+            event: "PreToolUse" | "PostToolUse" | "PostToolUseFailure";
+            matcher?: string;
+            /** Format: uri */
+            url: string;
+            secret: string;
+            /** @default 10000 */
+            timeoutMs?: number;
+            /**
+             * @default open
+             * @enum {string}
+             */
+            failMode?: "open" | "closed";
+          })[];
+        unattended?: boolean;
+        allowedDomains?: string[];
+      };
+      /** @description Members replace; `null` removes one (the tenant default applies again) */
+      budgets?: {
+        maxModelCallsPerTurn?: number | null;
+        maxTurns?: number | null;
+        maxTokens?: number | null;
+        maxCostUsd?: number | null;
+        maxWallSecondsPerTurn?: number | null;
+      };
+    };
     TurnResult: {
       sessionId: string;
       turnId: string;
@@ -1323,7 +2040,7 @@ export interface components {
        * @description `checkpoint` with status 202 when the turn continues elsewhere: follow `eventsUrl`
        * @enum {string}
        */
-      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "hook_stopped" | "checkpoint" | "internal_error" | "crashed";
+      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
       usage: components["schemas"]["Usage"] & (Record<string, never> | null);
       error: string | null;
       eventsUrl: string;
@@ -1439,12 +2156,24 @@ export interface components {
       type: "turn_end";
       turnId: string;
       /**
-       * @description `end_turn`: the model finished. `awaiting_permission`: a call waits for an answer (POST …/permissions/:toolUseId resumes it). `checkpoint`: the turn continues in another invocation. `crashed`: its process died; everything stored before is kept.
+       * @description `end_turn`: the model finished. `awaiting_permission`: a call waits for an answer (POST …/permissions/:toolUseId resumes it). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end's `budget` names it). `crashed`: its process died; everything stored before is kept.
        * @enum {string}
        */
-      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "hook_stopped" | "checkpoint" | "internal_error" | "crashed";
+      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
       usage: components["schemas"]["Usage"];
       error?: string;
+      /** @description With `budget_exceeded`: which budget */
+      budget?: string;
+    };
+    AsyncTurn: {
+      sessionId: string;
+      turnId: string;
+      /** @enum {string} */
+      status: "running";
+      /** @description Follow the turn's events here (SSE or JSON) */
+      eventsUrl: string;
+      /** @description POST here to stop the turn */
+      interruptUrl: string;
     };
     StartTurn: {
       prompt: string;
@@ -1475,6 +2204,24 @@ export interface components {
       /** @description The page holds the `turn_end` */
       done: boolean;
     };
+    InterruptOutcome: {
+      turnId: string;
+      /** @enum {string} */
+      state: "stopped" | "stopping";
+      /** @description The session's last turn once this one ended */
+      lastTurn?: {
+        turnId: string;
+        stopReason: string;
+        startedAt: string;
+        endedAt: string;
+        error?: string;
+        /** @description With stopReason `budget_exceeded`: which budget */
+        budget?: string;
+        usage?: components["schemas"]["Usage"];
+      } | null;
+      /** @description The turn's events (it ends with `turn_end`, `stopReason: "interrupted"`) */
+      eventsUrl: string;
+    };
     Schedule: {
       id: string;
       name: string;
@@ -1492,6 +2239,9 @@ export interface components {
       updatedAt: string;
       nextRunAt: string | null;
       lastRun: components["schemas"]["ScheduleRun"];
+      /** @description Firings, newest first: outcome, session, turn, cost */
+      runs: components["schemas"]["ScheduleRun"][];
+      budgets: components["schemas"]["Budgets"] & (Record<string, never> | null);
     };
     ScheduleRun: {
       firedAt: string;
@@ -1499,6 +2249,11 @@ export interface components {
       turnId?: string;
       outcome: string;
       error?: string;
+      /** @description With outcome `budget_exceeded`: which budget */
+      budget?: string;
+      /** @description The turn's cost in USD (priced usage) */
+      costUsd?: number;
+      usage?: components["schemas"]["Usage"];
     } | null;
     CreateSchedule: {
       name: string;
@@ -1517,6 +2272,7 @@ export interface components {
       };
       /** @default true */
       enabled?: boolean;
+      budgets?: components["schemas"]["Budgets"];
     };
     UpdateSchedule: {
       name?: string;
@@ -1524,6 +2280,87 @@ export interface components {
       timezone?: string;
       prompt?: string;
       enabled?: boolean;
+      /** @description Another target: a session id, or null for a new session per run (seeded with `files`) */
+      sessionId?: string | null;
+      /** @description Seed files: relative path → text, or { base64 } for binary */
+      files?: {
+        [key: string]: string | {
+          base64: string;
+        };
+      };
+      budgets?: components["schemas"]["Budgets"];
+    };
+    GithubRepository: {
+      /** @description `owner/name` as connected */
+      repository: string;
+      label: string;
+      mention: string;
+      allowBots: boolean;
+      settings: components["schemas"]["GithubRepositorySettings"];
+      createdAt: string;
+      updatedAt: string;
+    };
+    GithubRepositorySettings: {
+      /** @enum {string} */
+      permissionMode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+      rules?: {
+        allow?: string[];
+        deny?: string[];
+        ask?: string[];
+      };
+      allowedDomains?: string[];
+      budgets?: components["schemas"]["Budgets"];
+    };
+    ConnectRepository: {
+      repository: string;
+      /**
+       * @description Labelling an issue with it starts a run
+       * @default stratus
+       */
+      label?: string;
+      /**
+       * @description A writer mentioning it in a comment starts a run
+       * @default @stratus
+       */
+      mention?: string;
+      settings?: components["schemas"]["GithubRepositorySettings"];
+      /**
+       * @description Let bot accounts trigger runs
+       * @default false
+       */
+      allowBots?: boolean;
+    };
+    UpdateRepository: {
+      label?: string;
+      mention?: string;
+      settings?: components["schemas"]["GithubRepositorySettings"];
+      allowBots?: boolean;
+    };
+    GithubRun: {
+      id: string;
+      deliveryId: string;
+      repository: string;
+      /** @description The issue or pull request number */
+      number: number;
+      /** @enum {string} */
+      kind: "issue" | "pull_request";
+      /** @enum {string} */
+      trigger: "label" | "mention";
+      sender: string;
+      sessionId: string | null;
+      branch: string | null;
+      commit: string | null;
+      pullRequestUrl: string | null;
+      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed */
+      outcome: string;
+      detail: string | null;
+      cost: {
+        inputTokens: number;
+        outputTokens: number;
+        usd: number;
+      } | null;
+      createdAt: string;
+      updatedAt: string;
     };
     PendingPermission: {
       toolUseId: string;
@@ -1546,6 +2383,8 @@ export interface components {
       };
       /** @description Keep allowing this call (Bash: this exact command; other tools: the tool) for the session */
       remember?: boolean;
+      /** @description Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on */
+      message?: string;
     };
     GitImport: {
       /** @description https:// clone URL */

@@ -33,6 +33,10 @@ describe('the OpenAPI document', () => {
         'PUT /v1/sessions/{id}/workspace/archive', 'POST /v1/sessions/{id}/workspace/git', 'GET /v1/sessions/{id}/workspace/files',
         'GET /v1/sessions/{id}/workspace/files/{path}', 'GET /v1/sessions/{id}/workspace/archive',
         'POST /v1/schedules', 'GET /v1/schedules', 'GET /v1/schedules/{id}', 'PATCH /v1/schedules/{id}', 'DELETE /v1/schedules/{id}', 'POST /v1/schedules/{id}/run',
+        'PATCH /v1/sessions/{id}', 'DELETE /v1/sessions/{id}', 'POST /v1/sessions/{id}/turns/{turnId}/interrupt',
+        'POST /v1/github/repositories', 'GET /v1/github/repositories', 'GET /v1/github/repositories/{owner}/{name}',
+        'PATCH /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}', 'GET /v1/github/runs',
+        'POST /v1/github/webhook',
       ].sort(),
     );
     // Every operation names its error body; the SSE stream names each event's data schema.
@@ -44,7 +48,25 @@ describe('the OpenAPI document', () => {
     const union = document.components.schemas.TurnEvent;
     expect(union.discriminator.propertyName).toBe('type');
     expect(union.oneOf.map((s: { $ref: string }) => s.$ref.split('/').at(-1))).toContain('TurnEndEvent');
-    expect(document.components.schemas.TurnEndEvent.properties.stopReason.enum).toContain('crashed');
+    expect(document.components.schemas.TurnEndEvent.properties.stopReason.enum).toEqual(expect.arrayContaining(['crashed', 'interrupted', 'budget_exceeded']));
+  });
+
+  it("describes main's turn control: Idempotency-Key on every POST but the webhook, Prefer: respond-async, and the signed webhook without a token", () => {
+    const paths = document.paths as Record<string, Record<string, any>>;
+    const headerNames = (op: any) => (op.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
+    for (const [path, item] of Object.entries(paths)) {
+      if (!item.post) continue;
+      if (path === '/v1/github/webhook') expect(headerNames(item.post)).not.toContain('idempotency-key');
+      else expect({ path, headers: headerNames(item.post), replayConflict: Object.keys(item.post.responses) }).toMatchObject({ headers: expect.arrayContaining(['idempotency-key']), replayConflict: expect.arrayContaining(['422']) });
+    }
+    const startTurn = paths['/v1/sessions/{id}/turns']!.post;
+    expect(headerNames(startTurn)).toContain('prefer');
+    expect(startTurn.responses['202'].content['application/json'].schema.anyOf).toContainEqual({ $ref: '#/components/schemas/AsyncTurn' });
+    const hook = paths['/v1/github/webhook']!.post;
+    expect(hook.security).toEqual([]);
+    expect(headerNames(hook)).toEqual(expect.arrayContaining(['x-hub-signature-256', 'x-github-delivery', 'x-github-event']));
+    expect(paths['/v1/sessions/{id}/turns/{turnId}/interrupt']!.post.responses).toHaveProperty('202');
+    expect(document.components.schemas.PermissionAnswer.properties).toHaveProperty('message');
   });
 
   it('matches the committed generated client types (npm run api-types rewrites them)', async () => {

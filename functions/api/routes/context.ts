@@ -8,7 +8,7 @@ import { LimitError } from '../../shared/errors.ts';
 import { createSession } from '../../sessions/create-session.ts';
 import { sessionView } from '../../sessions/session-view.ts';
 import { createRouteApp, untypedResponse } from '../route-app.ts';
-import { errorResponses, json, sessionIdParam } from '../schemas/common.ts';
+import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
 import { sessionSchema } from '../schemas/sessions.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
 
@@ -24,10 +24,10 @@ const tags = ['Sessions'];
 
 const compact = createRoute({
   method: 'post', path: '/{id}/compact', tags, summary: 'Compact the conversation now',
-  request: { params: sessionIdParam },
+  request: { params: sessionIdParam, headers: idempotencyKeyHeader },
   responses: {
     200: json(z.object({ sessionId: z.string(), reloadFromSeq: z.number().int().nullable(), messagesAfterBoundary: z.number().int() }), 'Where the conversation now restarts'),
-    ...errorResponses(400, 404, 409, 502, 503),
+    ...errorResponses(400, 404, 409, 422, 502, 503),
   },
 });
 
@@ -48,8 +48,8 @@ const transcript = createRoute({
 const importRoute = createRoute({
   method: 'post', path: '/import', tags, summary: 'Start a session from a Claude Code transcript',
   middleware: [bodyLimit({ maxSize: MAX_TRANSCRIPT_BYTES, onError: () => { throw new LimitError(`The transcript is larger than ${MAX_TRANSCRIPT_BYTES} bytes, the most accepted.`, 'request_too_large'); } })] as const,
-  request: { query: importQuery, body: { content: { 'application/x-ndjson': { schema: z.string().describe('Claude Code JSONL') } }, required: true } },
-  responses: { 201: json(sessionSchema, 'The new session'), ...errorResponses(400, 413) },
+  request: { query: importQuery, headers: idempotencyKeyHeader, body: { content: { 'application/x-ndjson': { schema: z.string().describe('Claude Code JSONL') } }, required: true } },
+  responses: { 201: json(sessionSchema, 'The new session'), ...errorResponses(400, 413, 422) },
 });
 
 /** Compaction on demand, and moving sessions between Stratus and a local Claude Code. */

@@ -7,7 +7,7 @@ import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.t
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
-import { budgetsApiSchema, errorResponses, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
+import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
 
 export { MAX_WEBHOOK_BYTES, githubWebhookRoutes } from './github-webhook.ts';
@@ -84,8 +84,8 @@ const connect = createRoute({
   method: 'post', path: '/repositories', tags, summary: 'Connect a repository',
   description: 'Its issues and pull requests start runs when labelled or mentioned (the webhook).',
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
-  request: { body: { content: { 'application/json': { schema: connectRepositoryBody } }, required: true } },
-  responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 409, 413, 415) },
+  request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: connectRepositoryBody } }, required: true } },
+  responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 409, 413, 415, 422) },
 });
 const listRepositories = createRoute({
   method: 'get', path: '/repositories', tags, summary: "The tenant's connected repositories",

@@ -7,7 +7,7 @@ import { denialSummary } from '../../permissions/denial-tracking.ts';
 import type { PendingApproval } from '../../stores/approval-store.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
-import { errorResponses, json, sessionIdParam } from '../schemas/common.ts';
+import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
 import { denialListSchema } from '../schemas/sessions.ts';
 import { respondWithTurn, type TurnResponseDeps } from '../turn-response.ts';
 import { turnResponses } from './turns.ts';
@@ -66,6 +66,7 @@ const answer = createRoute({
   middleware: [jsonBodyLimit(2 * 1024 * 1024)] as const,
   request: {
     params: z.object({ id: z.string().describe('Session id'), toolUseId: z.string().describe('The `toolUseId` of the permission_request') }),
+    headers: idempotencyKeyHeader,
     body: { content: { 'application/json': { schema: answerBody } }, required: true },
   },
   responses: {
@@ -74,7 +75,7 @@ const answer = createRoute({
       description: 'Other calls still wait for answers; or (JSON) the resumed turn continues in another invocation',
       content: { 'application/json': { schema: z.union([z.object({ status: z.literal('awaiting_permission'), pending: z.array(pendingSchema) }), turnResponses[202].content['application/json'].schema]) } },
     },
-    ...errorResponses(400, 404, 409, 413, 415),
+    ...errorResponses(400, 404, 409, 413, 415, 422),
   },
 });
 

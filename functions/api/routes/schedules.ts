@@ -6,7 +6,7 @@ import { runScheduledTask, type ScheduleRunDeps } from '../../schedules/run-sche
 import { patchedTarget } from '../../schedules/schedule-target.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
-import { budgetsApiSchema, errorResponses, json, nextCursorSchema, pageQuerySchema, usageSchema } from '../schemas/common.ts';
+import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema, usageSchema } from '../schemas/common.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 
 /**
@@ -83,8 +83,8 @@ const scheduleIdParam = z.object({ id: z.string().describe('Schedule id (`sch_â€
 const create = createRoute({
   method: 'post', path: '/', tags, summary: 'Create a scheduled task', description: 'A prompt run unattended on a cron schedule.',
   middleware: [jsonBodyLimit(MAX_SCHEDULE_BODY_BYTES)] as const,
-  request: { body: { content: { 'application/json': { schema: createBody } }, required: true } },
-  responses: { 201: json(scheduleSchema, 'The schedule'), ...errorResponses(400, 404, 413, 415) },
+  request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: createBody } }, required: true } },
+  responses: { 201: json(scheduleSchema, 'The schedule'), ...errorResponses(400, 404, 413, 415, 422) },
 });
 const list = createRoute({
   method: 'get', path: '/', tags, summary: "The tenant's schedules",
@@ -110,8 +110,8 @@ const remove = createRoute({
 const runNow = createRoute({
   method: 'post', path: '/{id}/run', tags, summary: 'Run the schedule once now, to its end',
   description: 'A manual firing, recorded like any other.',
-  request: { params: scheduleIdParam },
-  responses: { 200: json(z.object({ run: scheduleRunSchema.nullable() }), 'What the firing did'), ...errorResponses(404) },
+  request: { params: scheduleIdParam, headers: idempotencyKeyHeader },
+  responses: { 200: json(z.object({ run: scheduleRunSchema.nullable() }), 'What the firing did'), ...errorResponses(404, 422) },
 });
 
 /** Scheduled tasks: a prompt run unattended on a cron schedule. */

@@ -7,7 +7,7 @@ import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
-import { budgetsApiSchema, errorResponses, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
+import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
 import { messageSchema, sessionSchema } from '../schemas/sessions.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
@@ -38,8 +38,8 @@ const create = createRoute({
   summary: 'Create a session',
   description: 'A new session with an empty workspace, or one holding the seed `files` (more goes through PUT …/workspace/archive).',
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
-  request: { body: { content: { 'application/json': { schema: createSessionBody } }, required: false } },
-  responses: { 201: json(sessionSchema, 'The session'), ...errorResponses(400, 413, 415) },
+  request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: createSessionBody } }, required: false } },
+  responses: { 201: json(sessionSchema, 'The session'), ...errorResponses(400, 413, 415, 422) },
 });
 
 const list = createRoute({

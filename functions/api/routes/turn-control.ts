@@ -3,7 +3,7 @@ import { INTERRUPT_WAIT_MS, interruptTurn } from '../../agent/interrupt-turn.ts'
 import type { DepsOf } from '../../deps/deps.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp } from '../route-app.ts';
-import { errorResponses, json } from '../schemas/common.ts';
+import { errorResponses, idempotencyKeyHeader, json } from '../schemas/common.ts';
 import { turnSummarySchema } from '../schemas/sessions.ts';
 
 /** What `POST …/interrupt` answers (200 once the turn ended, 202 while it still finishes). */
@@ -26,11 +26,11 @@ const interrupt = createRoute({
   summary: 'Stop a running turn',
   description:
     'Stops the turn wherever it runs: running Bash commands are killed, tools that cannot be interrupted finish, every tool call gets a result, and the turn ends with `stopReason: "interrupted"`. 409 `turn_not_running` for a turn that already ended.',
-  request: { params: z.object({ id: z.string().describe('Session id (`ses_…`)'), turnId: z.string().describe('Turn id (`turn_…`)') }) },
+  request: { params: z.object({ id: z.string().describe('Session id (`ses_…`)'), turnId: z.string().describe('Turn id (`turn_…`)') }), headers: idempotencyKeyHeader },
   responses: {
     200: json(interruptResponseSchema, 'The turn has ended; the session takes the next prompt now'),
     202: json(interruptResponseSchema, 'The turn is still finishing (`stopping`); follow `eventsUrl`'),
-    ...errorResponses(404, 409),
+    ...errorResponses(404, 409, 422),
   },
 });
 

@@ -8,7 +8,7 @@ import { keyMessage, keyProblem } from '../../../sandbox-runner/workspace/file-k
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { deleteObject, getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey } from '../../workspaces/workspace-ops.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
-import { errorResponses, json, sessionIdParam } from '../schemas/common.ts';
+import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
 
 /** Uploads larger than any workspace may hold are refused before anything is stored. */
 export const MAX_ARCHIVE_UPLOAD_BYTES = DEFAULT_WORKSPACE_LIMITS.maxBytes;
@@ -40,10 +40,10 @@ const putArchive = createRoute({
 const gitImport = createRoute({
   method: 'post', path: '/{id}/workspace/git', tags, summary: 'Fill an empty workspace with a git clone',
   middleware: [jsonBodyLimit(64 * 1024)] as const,
-  request: { params: sessionIdParam, body: { content: { 'application/json': { schema: gitBody } }, required: true } },
+  request: { params: sessionIdParam, headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: gitBody } }, required: true } },
   responses: {
     201: json(z.object({ workspace: workspaceRef, url: z.string(), ref: z.string().nullable(), depth: z.number().int() }), 'What was cloned'),
-    ...errorResponses(400, 404, 409, 413, 415),
+    ...errorResponses(400, 404, 409, 413, 415, 422),
   },
 });
 const listFiles = createRoute({

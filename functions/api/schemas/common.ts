@@ -56,9 +56,10 @@ export const usageSchema = z
 
 /**
  * What a session may spend (functions/stores/budgets.ts; enforced by functions/agent/budget.ts):
- * every budget is optional, absent means no limit of that kind.
+ * every budget is optional, absent means no limit of that kind. Rebuilt from its shape: a schema
+ * made before @hono/zod-openapi loaded has no `.openapi()`.
  */
-export const budgetsApiSchema = budgetsSchema.openapi('Budgets');
+export const budgetsApiSchema = z.strictObject(budgetsSchema.shape).openapi('Budgets');
 
 /**
  * Cursor pagination, the one style of every listing: pass the previous page's `nextCursor` as

@@ -71,7 +71,8 @@ describe('idempotent POSTs', () => {
 
   it('does not keep an answer a retry could change: a 409 leaves the key free', async () => {
     const sessionId = await api.createSession();
-    stack.model!.enqueue({ content: [{ type: 'text', text: 'slow' }], delayMs: 30 });
+    // Slow enough (about six stream events, each this late) to still run after the 300 ms below on a warm stack.
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'slow' }], delayMs: 150 });
     const running = api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'slow one' });
     await new Promise((r) => setTimeout(r, 300));
     const k = key('busy');

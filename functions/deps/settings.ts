@@ -26,7 +26,7 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_MODEL', meaning: 'the model', default: 'claude-sonnet-5-5', where: 'both' },
   { name: 'STRATUS_FALLBACK_MODEL', meaning: 'the model to switch to when the first stays overloaded', default: 'none', where: 'both' },
   { name: 'STRATUS_CONTEXT_WINDOW', meaning: "the model's window in tokens, for auto-compaction", default: '200000', where: 'both' },
-  { name: 'STRATUS_MAX_MODEL_CALLS', meaning: 'model calls one turn may make before it stops with `max_turns`', default: '50', where: 'both' },
+  { name: 'STRATUS_MAX_MODEL_CALLS', meaning: 'per-turn model-call cap (budget `maxModelCallsPerTurn` where nothing else sets one)', default: '400', where: 'both' },
   { name: 'STRATUS_PERMISSION_MODE', meaning: 'mode of sessions that choose none: `default`, `acceptEdits`, `plan`, `bypassPermissions`, `dontAsk`', default: 'bypassPermissions', where: 'both' },
   { name: 'STRATUS_MAX_TOOL_CONCURRENCY', meaning: 'concurrency-safe tool calls run at once (1–100)', default: '10', where: 'both' },
   { name: 'STRATUS_LEASE_MS', meaning: 'the longest a crashed turn (or a lost continuation) keeps its session locked', default: '60000', where: 'both' },

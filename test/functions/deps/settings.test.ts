@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../../functions/deps/config.ts';
+import { DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../../../functions/stores/budgets.ts';
+import { tableEnvironment, tableNames } from '../../../functions/stores/tables.ts';
 import { SETTINGS, settingsFromEnv } from '../../../functions/deps/settings.ts';
 import { startLocalStack } from '../../../local/stack.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
@@ -8,10 +10,14 @@ import { readFileSync } from 'node:fs';
 
 const awsEnv = {
   AWS_REGION: 'eu-west-1', STRATUS_BUCKET: 'b', STRATUS_RUNNER_FUNCTION: 'r', STRATUS_SELF_FUNCTION: 's',
-  STRATUS_SESSIONS_TABLE: 't1', STRATUS_MESSAGES_TABLE: 't2', STRATUS_EVENTS_TABLE: 't3', STRATUS_SCHEDULES_TABLE: 't4', STRATUS_APPROVALS_TABLE: 't5',
+  ...tableEnvironment(tableNames('t')),
   ANTHROPIC_API_KEY: 'k', STRATUS_API_TOKENS: 'tok=ten',
 };
-const shared = { STRATUS_MAX_MODEL_CALLS: '7', STRATUS_PERMISSION_MODE: 'default', STRATUS_MAX_TOOL_CONCURRENCY: '3', STRATUS_CORS_ORIGINS: 'https://a.example, https://b.example', STRATUS_SSE_HEARTBEAT_MS: '5_000', STRATUS_CONTEXT_WINDOW: '100000' };
+const shared = {
+  STRATUS_MAX_MODEL_CALLS: '7', STRATUS_PERMISSION_MODE: 'default', STRATUS_MAX_TOOL_CONCURRENCY: '3', STRATUS_CORS_ORIGINS: 'https://a.example, https://b.example', STRATUS_SSE_HEARTBEAT_MS: '5_000', STRATUS_CONTEXT_WINDOW: '100000',
+  STRATUS_BUDGETS: '{"maxCostUsd":5}', STRATUS_TENANT_BUDGETS: '{"acme":{"maxTurns":3}}', STRATUS_MODEL_PRICES: '{"my-model":{"inputPerMTok":1,"outputPerMTok":2}}',
+  STRATUS_GITHUB_WEBHOOK_SECRET: 'hook-secret', STRATUS_GITHUB_TOKEN: 'ghp_x', STRATUS_GITHUB_API_URL: 'https://ghe.example/api/v3', STRATUS_GITHUB_COMMIT_AUTHOR: 'Bot <bot@example.com>',
+};
 
 describe('one configuration for the local stack and Lambda', () => {
   it('reads the same settings in both, through the same function', async () => {
@@ -25,13 +31,21 @@ describe('one configuration for the local stack and Lambda', () => {
         expect(config.maxToolConcurrency).toBe(3);
         expect(config.api).toEqual({ corsOrigins: ['https://a.example', 'https://b.example'], sseHeartbeatMs: 5_000 });
         expect(config.model.contextWindow).toBe(100_000);
+        expect(config.budgets).toEqual({ defaults: { maxCostUsd: 5 }, tenants: { acme: { maxTurns: 3 } } });
+        expect(config.modelPrices['my-model']).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
+        expect(config.modelPrices).toHaveProperty('claude-opus');
+        expect(config.github).toMatchObject({ webhookSecret: 'hook-secret', token: 'ghp_x', apiUrl: 'https://ghe.example/api/v3', commitAuthor: { name: 'Bot', email: 'bot@example.com' } });
       }
+      // The worker function is the deployment's; locally, deliveries go to the in-process worker.
+      expect(configFromEnv({ ...awsEnv, STRATUS_GITHUB_WORKER_FUNCTION: 'gh-worker' }).github.workerFunction).toBe('gh-worker');
+      expect(local.deps.config.github.workerFunction).not.toBe('gh-worker');
     } finally {
       await local.stop();
       tmp.cleanup();
     }
     // Unset, the defaults hold.
-    expect(configFromEnv(awsEnv).turn.maxModelCalls).toBe(50);
+    expect(configFromEnv(awsEnv).turn.maxModelCalls).toBe(DEFAULT_MAX_MODEL_CALLS_PER_TURN);
+    expect(configFromEnv(awsEnv).github.apiUrl).toBe('https://api.github.com');
   });
 
   it('refuses a malformed value with a message naming the variable', () => {
@@ -44,6 +58,13 @@ describe('one configuration for the local stack and Lambda', () => {
       [{ ANTHROPIC_BASE_URL: 'not a url' }, /^ANTHROPIC_BASE_URL: expected a URL/],
       [{ STRATUS_CORS_ORIGINS: 'https://a.example/path' }, /^STRATUS_CORS_ORIGINS: /],
       [{ STRATUS_API_TOKENS: 'justatoken' }, /^STRATUS_API_TOKENS: /],
+      [{ STRATUS_BUDGETS: '{maxCostUsd:5}' }, /^STRATUS_BUDGETS: not valid JSON/],
+      [{ STRATUS_BUDGETS: '{"maxCostUsd":-1}' }, /^STRATUS_BUDGETS: "maxCostUsd": /],
+      [{ STRATUS_TENANT_BUDGETS: '{"acme":{"maxTurn":3}}' }, /^STRATUS_TENANT_BUDGETS: /],
+      [{ STRATUS_MODEL_PRICES: '{"m":{"inputPerMTok":1}}' }, /^STRATUS_MODEL_PRICES: "m.outputPerMTok": /],
+      [{ STRATUS_GITHUB_API_URL: 'github' }, /^STRATUS_GITHUB_API_URL: expected a URL/],
+      [{ STRATUS_GITHUB_COMMIT_AUTHOR: 'just a name' }, /^STRATUS_GITHUB_COMMIT_AUTHOR: expected "Name <email>"/],
+      [{ STRATUS_GITHUB_APP_ID: '123' }, /^STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY: set both/],
     ];
     for (const [env, message] of cases) {
       expect(() => settingsFromEnv(env)).toThrow(message);

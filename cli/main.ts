@@ -4,7 +4,7 @@ import { createConfigStore } from './config-store.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { listSessions, newSession, pullWorkspace, sessionLog, transcript } from './session-commands.ts';
 import { scheduleCommands } from './schedule-commands.ts';
-import { answerCommand, attach, runPrompt } from './turn-commands.ts';
+import { answerCommand, attach, interruptTurn, runPrompt } from './turn-commands.ts';
 
 /**
  * `stratus`: the command line for a Stratus API, local or deployed (README: the CLI). Every
@@ -67,17 +67,32 @@ program
     exitCode = await attach(client(), session(id), turnOpts());
   });
 
-for (const [name, decision] of [['approve', 'allow'], ['deny', 'deny']] as const) {
-  program
-    .command(name)
-    .description(`${name} a waiting tool call (default: every one waiting); the last answer resumes the turn`)
-    .argument('[session]')
-    .argument('[toolUseId]')
-    .option('--remember', 'keep allowing this call for the session (approve only)')
-    .action(async (id: string | undefined, toolUseId: string | undefined, o: { remember?: boolean }) => {
-      exitCode = await answerCommand(client(), session(id), toolUseId, decision, { ...turnOpts(), remember: o.remember });
-    });
-}
+program
+  .command('approve')
+  .description('approve a waiting tool call (default: every one waiting); the last answer resumes the turn')
+  .argument('[session]')
+  .argument('[toolUseId]')
+  .option('--remember', 'keep allowing this call for the session')
+  .action(async (id: string | undefined, toolUseId: string | undefined, o: { remember?: boolean }) => {
+    exitCode = await answerCommand(client(), session(id), toolUseId, 'allow', { ...turnOpts(), remember: o.remember });
+  });
+
+program
+  .command('deny')
+  .description('deny a waiting tool call (default: every one waiting); the last answer resumes the turn')
+  .argument('[session]')
+  .argument('[toolUseId]')
+  .option('-m, --message <text>', 'what to tell the model instead, e.g. how to go on')
+  .action(async (id: string | undefined, toolUseId: string | undefined, o: { message?: string }) => {
+    exitCode = await answerCommand(client(), session(id), toolUseId, 'deny', { ...turnOpts(), message: o.message });
+  });
+
+program
+  .command('interrupt')
+  .description("stop a session's running turn (or the one named) wherever it runs")
+  .argument('[session]')
+  .argument('[turnId]')
+  .action(async (id?: string, turnId?: string) => interruptTurn(client(), session(id), turnId, print));
 
 program
   .command('ls')

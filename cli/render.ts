@@ -83,7 +83,8 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
           break;
         case 'turn_end': {
           const usage = `${event.usage.inputTokens} input + ${event.usage.outputTokens} output tokens`;
-          const cost = (event as { costUsd?: number }).costUsd;
+          // The server prices the turn's usage (its model price table); an unpriced model sends none.
+          const cost = event.usage.costUsd;
           line(`— ${event.stopReason} · ${usage}${cost !== undefined ? ` · $${cost.toFixed(4)}` : ''}${event.error ? `\n${event.error}` : ''}`);
           break;
         }

@@ -78,7 +78,7 @@ export async function attach(client: Api, sessionId: string, opts: TurnOptions):
  * Answers waiting tool calls: the one named, else each pending one (`ask`: on the terminal,
  * one by one). The answer that completes the set resumes the turn, which is streamed here.
  */
-export async function answerPending(client: Api, sessionId: string, toolUseId: string | undefined, decision: 'allow' | 'deny' | 'ask', opts: TurnOptions & { remember?: boolean }) {
+export async function answerPending(client: Api, sessionId: string, toolUseId: string | undefined, decision: 'allow' | 'deny' | 'ask', opts: TurnOptions & AnswerOptions) {
   const state = ok(await client.api.GET('/v1/sessions/{id}/permissions', { params: { path: { id: sessionId } } }));
   const waiting = state.pending.filter((p) => p.kind === 'ask' && p.decision === null && (!toolUseId || p.toolUseId === toolUseId));
   if (waiting.length === 0) throw new CliError(toolUseId ? `Tool call ${toolUseId} is not waiting in session ${sessionId}.` : `Nothing waits for permission in session ${sessionId}.`, EXIT.notFound);
@@ -86,7 +86,7 @@ export async function answerPending(client: Api, sessionId: string, toolUseId: s
   let end: Extract<TurnEvent, { type: 'turn_end' }> | undefined;
   try {
     for (const call of waiting) {
-      let answer = decision;
+      let answer: 'allow' | 'deny' = decision === 'ask' ? 'deny' : decision;
       if (rl) {
         const reply = (await rl.question(`Allow ${call.toolName} ${JSON.stringify(call.input)}? [y/N] `)).trim().toLowerCase();
         answer = reply === 'y' || reply === 'yes' ? 'allow' : 'deny';
@@ -94,7 +94,7 @@ export async function answerPending(client: Api, sessionId: string, toolUseId: s
       const res = await fetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(call.toolUseId)}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
-        body: JSON.stringify({ decision: answer, ...(answer === 'allow' && opts.remember ? { remember: true } : {}) }),
+        body: JSON.stringify(answerBody(answer, opts)),
       });
       if (res.status === 202) {
         await res.body?.cancel();
@@ -109,7 +109,33 @@ export async function answerPending(client: Api, sessionId: string, toolUseId: s
   return end;
 }
 
-export async function answerCommand(client: Api, sessionId: string, toolUseId: string | undefined, decision: 'allow' | 'deny', opts: TurnOptions & { remember?: boolean }): Promise<number> {
+/** `remember` (approve): keep allowing the call; `message` (deny): what the model is told instead. */
+export interface AnswerOptions {
+  remember?: boolean;
+  message?: string;
+}
+
+function answerBody(answer: 'allow' | 'deny', opts: AnswerOptions) {
+  if (answer === 'allow') return { decision: answer, ...(opts.remember ? { remember: true } : {}) };
+  return { decision: answer, ...(opts.message ? { message: opts.message } : {}) };
+}
+
+export async function answerCommand(client: Api, sessionId: string, toolUseId: string | undefined, decision: 'allow' | 'deny', opts: TurnOptions & AnswerOptions): Promise<number> {
   const end = await answerPending(client, sessionId, toolUseId, decision, opts);
   return end ? exitFor(end) : EXIT.awaitingPermission;
+}
+
+/**
+ * Stops a session's turn (the one named, else the running one) wherever it runs. Prints whether
+ * it has ended or is still finishing; the turn's own end is on its events (`stratus attach`).
+ */
+export async function interruptTurn(client: Api, sessionId: string, turnId: string | undefined, print: (human: string, value: unknown) => void): Promise<void> {
+  let id = turnId;
+  if (!id) {
+    const session = ok(await client.api.GET('/v1/sessions/{id}', { params: { path: { id: sessionId } } }));
+    id = session.currentTurnId ?? undefined;
+    if (!id) throw new CliError(`No turn is running in session ${sessionId}.`, EXIT.notFound);
+  }
+  const outcome = ok(await client.api.POST('/v1/sessions/{id}/turns/{turnId}/interrupt', { params: { path: { id: sessionId, turnId: id } } }));
+  print(outcome.state === 'stopped' ? `${id} interrupted` : `${id} is stopping (it finishes a tool call that cannot be interrupted); \`stratus attach ${sessionId}\` follows it`, outcome);
 }

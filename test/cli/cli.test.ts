@@ -41,7 +41,8 @@ describe('the stratus CLI against the local stack', () => {
     expect(run.stdout).toContain('Reading.');
     expect(run.stdout).toContain('● Bash(cat src/a.txt)');
     expect(run.stdout).toMatch(/ {2}⎿ hello\n {4}from the cli/);
-    expect(run.stdout).toMatch(/It greets you\.\n— end_turn · \d+ input \+ \d+ output tokens/);
+    // The server prices the turn (usage.costUsd); run prints it with the usage.
+    expect(run.stdout).toMatch(/It greets you\.\n— end_turn · \d+ input \+ \d+ output tokens · \$\d+\.\d{4}\n/);
 
     // A session that asks: the turn stops waiting (exit 5), `approve` resumes and streams it.
     const asking = await stratus('--json', 'new', '--from', project, '--permission-mode', 'default');
@@ -73,5 +74,42 @@ describe('the stratus CLI against the local stack', () => {
     const log = await stratus('log', sessionId);
     expect(log.stdout).toContain('[Bash {"command":"echo made by the agent > src/out.txt"}]');
     expect((await stratus('log', 'ses_nope')).code).toBe(4);
+  });
+
+  it('denies with a message for the model, and interrupts a running turn', { timeout: 400_000 }, async () => {
+    expect((await stratus('login', '--url', fx.stack.apiUrl, '--token', fx.stack.token)).code).toBe(0);
+    const asking = await stratus('--json', 'new', '--permission-mode', 'default');
+    const sessionId = JSON.parse(asking.stdout).session.id as string;
+
+    // deny --message: the model gets the message as the call's result, and the turn goes on.
+    fx.stack.model!.enqueue({ content: [bash('toolu_push', 'git push --force')] });
+    expect((await stratus('run', 'ship it')).code).toBe(5);
+    fx.stack.model!.enqueue(text('I will open a pull request instead.'));
+    const denied = await stratus('deny', sessionId, '--message', 'Never force-push; open a pull request instead.');
+    expect(denied.code).toBe(0);
+    expect(denied.stdout).toContain('I will open a pull request instead.');
+    const sent = fx.stack.model!.requests.at(-1)!.body.messages.at(-1)!;
+    expect(JSON.stringify(sent.content)).toContain('Never force-push; open a pull request instead.');
+
+    // interrupt: the running turn stops (its Bash command is killed) and `run` ends with `interrupted`.
+    expect((await stratus('interrupt', sessionId)).code).toBe(4); // nothing runs
+    fx.stack.model!.enqueue({ content: [bash('toolu_long', 'sleep 120')] });
+    const bypass = await stratus('--json', 'new');
+    const longId = JSON.parse(bypass.stdout).session.id as string;
+    const running = stratus('run', '-s', longId, 'run the long thing');
+    let turnId: string | undefined;
+    for (let i = 0; i < 200 && !turnId; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      turnId = (await fx.api.request('GET', `/v1/sessions/${longId}`)).json.currentTurnId ?? undefined;
+    }
+    expect(turnId).toMatch(/^turn_/);
+    // Let the command reach the runner.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const interrupted = await stratus('--json', 'interrupt', longId);
+    expect(interrupted.code).toBe(0);
+    expect(JSON.parse(interrupted.stdout)).toMatchObject({ turnId, state: 'stopped', lastTurn: { stopReason: 'interrupted' } });
+    const ran = await running;
+    expect(ran.stdout).toContain('— interrupted');
+    expect(ran.code).toBe(0);
   });
 });

@@ -32,21 +32,7 @@ export function createDeps(
   config: StratusConfig,
   overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string } = {},
 ): Deps {
-  const aws = {
-    region: config.region,
-    ...(config.localCredentials ? { credentials: config.localCredentials } : {}),
-  };
-  const dynamo = new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb });
-  const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  const lambda = new LambdaClient({ ...aws, endpoint: config.endpoints.lambda });
-  // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
-  const s3 = new S3Client({
-    ...aws,
-    endpoint: config.endpoints.s3,
-    forcePathStyle: config.endpoints.s3 !== undefined,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const { db, lambda, s3, aws } = awsClients(config);
   const blobs = new BlobStore(s3, config.bucket);
   const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
   return {
@@ -63,14 +49,7 @@ export function createDeps(
     idempotency: new IdempotencyStore(db, config.tables.idempotency),
     runner: createLambdaRunnerClient(lambda, config.runnerFunction),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
-    github: new GithubStore(db, {
-      repos: config.tables.githubRepos,
-      deliveries: config.tables.githubDeliveries,
-      runs: config.tables.githubRuns,
-      threads: config.tables.githubThreads,
-    }),
-    githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
-    githubClients: createGithubClientFactory(config.github),
+    ...githubDeps(config, db, lambda),
     workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     // maxRetries 0: the model-call layer retries (with its own backoff, fallback and tombstones).
@@ -80,6 +59,40 @@ export function createDeps(
     newId: createTimeOrderedId,
     log: createLogger({ level: config.logLevel, context: { instance: instanceId } }),
     instanceId,
+  };
+}
+
+/** The AWS SDK clients, pointed at the config's endpoints (the local stack's servers, or AWS). */
+function awsClients(config: StratusConfig) {
+  const aws = {
+    region: config.region,
+    ...(config.localCredentials ? { credentials: config.localCredentials } : {}),
+  };
+  const dynamo = new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb });
+  const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  const lambda = new LambdaClient({ ...aws, endpoint: config.endpoints.lambda });
+  // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
+  const s3 = new S3Client({
+    ...aws,
+    endpoint: config.endpoints.s3,
+    forcePathStyle: config.endpoints.s3 !== undefined,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return { aws, db, lambda, s3 };
+}
+
+/** GitHub issue fixing: its tables, the worker deliveries are handed to, and the GitHub API clients. */
+function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: LambdaClient): Pick<Deps, 'github' | 'githubDispatch' | 'githubClients'> {
+  return {
+    github: new GithubStore(db, {
+      repos: config.tables.githubRepos,
+      deliveries: config.tables.githubDeliveries,
+      runs: config.tables.githubRuns,
+      threads: config.tables.githubThreads,
+    }),
+    githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
+    githubClients: createGithubClientFactory(config.github),
   };
 }
 

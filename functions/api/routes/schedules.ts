@@ -1,11 +1,11 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
 import { runScheduledTask, type ScheduleRunDeps } from '../../schedules/run-schedule.ts';
 import { patchedTarget } from '../../schedules/schedule-target.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
-import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
+import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
 import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema, usageSchema } from '../schemas/common.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 
@@ -114,11 +114,43 @@ const runNow = createRoute({
   responses: { 200: json(z.object({ run: scheduleRunSchema.nullable() }), 'What the firing did'), ...errorResponses(404, 422) },
 });
 
+type ScheduleRouteDeps = Pick<Deps, 'sessions' | 'schedules' | 'scheduleBackend' | 'clock' | 'newId'> & ScheduleRunDeps;
+
 /** Scheduled tasks: a prompt run unattended on a cron schedule. */
-export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'scheduleBackend' | 'clock' | 'newId'> & ScheduleRunDeps) {
+export function scheduleRoutes(deps: ScheduleRouteDeps) {
   const app = createRouteApp();
 
-  app.openapi(create, async (c) => {
+  app.openapi(create, createHandler(deps));
+
+  app.openapi(list, async (c) => {
+    const q = c.req.valid('query');
+    const page = await deps.schedules.listForTenant(c.get('tenantId'), q);
+    return c.json({ schedules: page.schedules.map(scheduleView), nextCursor: page.nextCursor ?? null }, 200);
+  });
+
+  app.openapi(get, async (c) => c.json(scheduleView(await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'))), 200));
+
+  app.openapi(patch, patchHandler(deps));
+
+  app.openapi(remove, async (c) => {
+    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
+    await deps.scheduleBackend.remove(current.scheduleId);
+    await deps.schedules.delete(current.scheduleId);
+    return c.body(null, 204);
+  });
+
+  /** Runs the schedule once now, to its end (a manual firing, recorded like any other). */
+  app.openapi(runNow, async (c) => {
+    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
+    const run = await runScheduledTask(deps, { kind: 'scheduled_task', scheduleId: current.scheduleId, firedAt: new Date(deps.clock()).toISOString() });
+    return c.json({ run: run ?? null }, 200);
+  });
+
+  return app;
+}
+
+function createHandler(deps: ScheduleRouteDeps): RouteHandler<typeof create, ApiEnv> {
+  return async (c) => {
     const body = c.req.valid('json');
     const tenantId = c.get('tenantId');
     validateSchedule(body.cron, body.timezone);
@@ -145,17 +177,11 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
     await deps.schedules.put(record);
     await deps.scheduleBackend.upsert(record);
     return c.json(scheduleView(record), 201);
-  });
+  };
+}
 
-  app.openapi(list, async (c) => {
-    const q = c.req.valid('query');
-    const page = await deps.schedules.listForTenant(c.get('tenantId'), q);
-    return c.json({ schedules: page.schedules.map(scheduleView), nextCursor: page.nextCursor ?? null }, 200);
-  });
-
-  app.openapi(get, async (c) => c.json(scheduleView(await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'))), 200));
-
-  app.openapi(patch, async (c) => {
+function patchHandler(deps: ScheduleRouteDeps): RouteHandler<typeof patch, ApiEnv> {
+  return async (c) => {
     const { sessionId, files, ...fields } = c.req.valid('json');
     const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     assertSeedFiles(files, 'files');
@@ -166,23 +192,7 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
     await deps.schedules.put(updated);
     await deps.scheduleBackend.upsert(updated);
     return c.json(scheduleView(updated), 200);
-  });
-
-  app.openapi(remove, async (c) => {
-    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
-    await deps.scheduleBackend.remove(current.scheduleId);
-    await deps.schedules.delete(current.scheduleId);
-    return c.body(null, 204);
-  });
-
-  /** Runs the schedule once now, to its end (a manual firing, recorded like any other). */
-  app.openapi(runNow, async (c) => {
-    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
-    const run = await runScheduledTask(deps, { kind: 'scheduled_task', scheduleId: current.scheduleId, firedAt: new Date(deps.clock()).toISOString() });
-    return c.json({ run: run ?? null }, 200);
-  });
-
-  return app;
+  };
 }
 
 function assertFits(record: ScheduleRecord): void {

@@ -1,4 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { endTurnIfDead } from '../../agent/crashed-turn.ts';
 import { followTurn, turnEventsUrl } from '../../agent/follow-turn.ts';
@@ -55,7 +56,9 @@ const follow = createRoute({
  * turn that continued in another invocation. Without it, one JSON page (`done` once it holds the
  * turn_end). Either way a turn whose process died ends with a `crashed` turn_end.
  */
-export function turnEventRoutes(deps: Pick<Deps, 'sessions' | 'events' | 'config'> & DepsOf<typeof endTurnIfDead> & DepsOf<typeof followTurn>) {
+type TurnEventRouteDeps = Pick<Deps, 'sessions' | 'events' | 'config'> & DepsOf<typeof endTurnIfDead> & DepsOf<typeof followTurn>;
+
+export function turnEventRoutes(deps: TurnEventRouteDeps) {
   const app = createRouteApp();
 
   app.openapi(follow, async (c) => {
@@ -68,47 +71,52 @@ export function turnEventRoutes(deps: Pick<Deps, 'sessions' | 'events' | 'config
     if (record.lease?.turnId !== turnId && (await deps.events.listAfter(sessionId, turnId, -1, 1)).length === 0) throw unknown();
     const lastEventId = c.req.header('last-event-id');
     const after = q.cursor !== undefined ? Number(q.cursor) : (q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1));
-
-    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
-      let events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
-      // At the end of the log without a turn_end: if the turn died, end its log now, so a
-      // poller is never left waiting on a process that is gone.
-      if (events.length < q.limit && !events.some((e) => e.event.type === 'turn_end') && (await endTurnIfDead(deps, sessionId, turnId))) {
-        events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
-      }
-      const done = events.some((e) => e.event.type === 'turn_end');
-      const next = events.at(-1)?.seq ?? after;
-      return c.json({ events: events.map(view), nextCursor: done ? null : String(next), next, done }, 200);
-    }
-
-    const deadlineAt = invocationDeadline(c);
-    return untypedResponse(
-      streamSSE(c, async (stream) => {
-        let open = true;
-        stream.onAbort(() => {
-          open = false;
-        });
-        const beforeDeadline = () => deadlineAt === undefined || deadlineAt - Date.now() > FOLLOW_MARGIN_MS;
-        const stopHeartbeat = startSseHeartbeat(stream, deps.config.api.sseHeartbeatMs);
-        let ended = false;
-        try {
-          for await (const e of followTurn(deps, sessionId, turnId, after, () => open && beforeDeadline(), { limit: q.limit, sleep: (ms) => stream.sleep(ms) })) {
-            await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
-            ended = e.event.type === 'turn_end';
-          }
-          // This invocation is about to end, the turn has not: the client reconnects (with the
-          // last id it saw, which this event leaves as it was) to a fresh invocation.
-          if (!ended && open) {
-            await stream.writeSSE({ event: 'turn_continued', data: JSON.stringify({ type: 'turn_continued', turnId, eventsUrl: turnEventsUrl(sessionId, turnId) }), retry: 1_000 });
-          }
-        } finally {
-          stopHeartbeat();
-        }
-      }),
-    );
+    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return c.json(await eventPage(deps, sessionId, turnId, after, q.limit), 200);
+    return untypedResponse(streamEvents(c, deps, { sessionId, turnId, after, limit: q.limit }));
   });
 
   return app;
+}
+
+/** One JSON page of the log after `after`. */
+async function eventPage(deps: TurnEventRouteDeps, sessionId: string, turnId: string, after: number, limit: number) {
+  let events = await deps.events.listAfter(sessionId, turnId, after, limit);
+  // At the end of the log without a turn_end: if the turn died, end its log now, so a
+  // poller is never left waiting on a process that is gone.
+  if (events.length < limit && !events.some((e) => e.event.type === 'turn_end') && (await endTurnIfDead(deps, sessionId, turnId))) {
+    events = await deps.events.listAfter(sessionId, turnId, after, limit);
+  }
+  const done = events.some((e) => e.event.type === 'turn_end');
+  const next = events.at(-1)?.seq ?? after;
+  return { events: events.map(view), nextCursor: done ? null : String(next), next, done };
+}
+
+/** The log as SSE, following the turn until its turn_end or until this invocation nears its deadline. */
+function streamEvents(c: Context, deps: TurnEventRouteDeps, at: { sessionId: string; turnId: string; after: number; limit: number }): Response {
+  const { sessionId, turnId } = at;
+  const deadlineAt = invocationDeadline(c);
+  return streamSSE(c, async (stream) => {
+    let open = true;
+    stream.onAbort(() => {
+      open = false;
+    });
+    const beforeDeadline = () => deadlineAt === undefined || deadlineAt - Date.now() > FOLLOW_MARGIN_MS;
+    const stopHeartbeat = startSseHeartbeat(stream, deps.config.api.sseHeartbeatMs);
+    let ended = false;
+    try {
+      for await (const e of followTurn(deps, sessionId, turnId, at.after, () => open && beforeDeadline(), { limit: at.limit, sleep: (ms) => stream.sleep(ms) })) {
+        await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
+        ended = e.event.type === 'turn_end';
+      }
+      // This invocation is about to end, the turn has not: the client reconnects (with the
+      // last id it saw, which this event leaves as it was) to a fresh invocation.
+      if (!ended && open) {
+        await stream.writeSSE({ event: 'turn_continued', data: JSON.stringify({ type: 'turn_continued', turnId, eventsUrl: turnEventsUrl(sessionId, turnId) }), retry: 1_000 });
+      }
+    } finally {
+      stopHeartbeat();
+    }
+  });
 }
 
 /** `id` is the event's number in its turn (the SSE id); `event` is what SSE sends as data. */

@@ -1,4 +1,4 @@
-import { createRoute, z } from '@hono/zod-openapi';
+import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
@@ -7,7 +7,8 @@ import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { keyMessage, keyProblem } from '../../../sandbox-runner/workspace/file-keys.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { deleteObject, getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey } from '../../workspaces/workspace-ops.ts';
-import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
+import { createRouteApp, jsonBodyLimit, untypedResponse, type ApiEnv } from '../route-app.ts';
+import type { SessionRecord } from '../../stores/session-store.ts';
 import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
 
 /** Uploads larger than any workspace may hold are refused before anything is stored. */
@@ -90,26 +91,7 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps) {
   const app = createRouteApp();
   const session = (id: string, tenantId: string) => deps.sessions.getForTenant(id, tenantId);
 
-  app.openapi(putArchive, async (c) => {
-    const record = await session(c.req.valid('param').id, c.get('tenantId'));
-    const length = Number(c.req.header('content-length'));
-    if (!Number.isInteger(length) || length <= 0) {
-      throw new UserError('Send the tar.gz as the request body with a Content-Length header.', 'length_required', 411);
-    }
-    if (length > MAX_ARCHIVE_UPLOAD_BYTES) {
-      throw new LimitError(`The archive is ${length} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
-    }
-    const body = c.req.raw.body;
-    if (!body) throw new UserError('Send the tar.gz as the request body.', 'length_required', 411);
-    const key = uploadKey(record.workspace.id, deps.newId('up'));
-    await putUpload(deps, record.workspace.id, key.full, Readable.fromWeb(body as unknown as NodeWebStream), length);
-    try {
-      const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_archive', key: key.relative });
-      return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
-    } finally {
-      await deleteObject(deps, record.workspace.id, key.full).catch(() => undefined);
-    }
-  });
+  app.openapi(putArchive, putArchiveHandler(deps));
 
   app.openapi(gitImport, async (c) => {
     const body = c.req.valid('json');
@@ -131,11 +113,7 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps) {
   app.get('/:id/workspace/files/*', async (c) => {
     const record = await session(c.req.param('id'), c.get('tenantId'));
     const prefix = `/v1/sessions/${record.sessionId}/workspace/files/`;
-    const filePath = filePathFromUrl(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length));
-    const result = await runWorkspaceOp(deps, record, { type: 'export_file', path: filePath });
-    return new Response(await getObjectStream(deps, record.workspace.id, result.key), {
-      headers: { 'content-type': 'application/octet-stream', 'content-length': String(result.size), 'x-content-sha256': result.sha256 },
-    });
+    return exportFile(deps, record, filePathFromUrl(c.req.path.slice(c.req.path.indexOf(prefix) + prefix.length)));
   });
 
   app.openapi(getArchive, async (c) => {
@@ -148,6 +126,38 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps) {
   });
 
   return app;
+}
+
+/** PUT …/workspace/archive: the tar.gz body goes to S3 (streamed, never buffered), then into the empty workspace. */
+function putArchiveHandler(deps: WorkspaceRouteDeps): RouteHandler<typeof putArchive, ApiEnv> {
+  return async (c) => {
+    const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
+    const length = Number(c.req.header('content-length'));
+    if (!Number.isInteger(length) || length <= 0) {
+      throw new UserError('Send the tar.gz as the request body with a Content-Length header.', 'length_required', 411);
+    }
+    if (length > MAX_ARCHIVE_UPLOAD_BYTES) {
+      throw new LimitError(`The archive is ${length} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
+    }
+    const body = c.req.raw.body;
+    if (!body) throw new UserError('Send the tar.gz as the request body.', 'length_required', 411);
+    const key = uploadKey(record.workspace.id, deps.newId('up'));
+    await putUpload(deps, record.workspace.id, key.full, Readable.fromWeb(body as unknown as NodeWebStream), length);
+    try {
+      const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_archive', key: key.relative });
+      return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
+    } finally {
+      await deleteObject(deps, record.workspace.id, key.full).catch(() => undefined);
+    }
+  };
+}
+
+/** One file's exact bytes, with its size and SHA-256. */
+async function exportFile(deps: WorkspaceRouteDeps, record: SessionRecord, filePath: string): Promise<Response> {
+  const result = await runWorkspaceOp(deps, record, { type: 'export_file', path: filePath });
+  return new Response(await getObjectStream(deps, record.workspace.id, result.key), {
+    headers: { 'content-type': 'application/octet-stream', 'content-length': String(result.size), 'x-content-sha256': result.sha256 },
+  });
 }
 
 /** The relative file path in `…/workspace/files/<path>`, checked with the runner's rules. */

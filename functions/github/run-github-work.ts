@@ -39,6 +39,15 @@ const STOPPED: Record<string, string> = {
   awaiting_permission: 'a tool call needed an answer nobody gives in an unattended run',
 };
 
+/**
+ * Why a turn stopped early, for the PR and the comment. The per-turn model-call cap is a budget
+ * (`maxModelCallsPerTurn`), so a turn that reaches it ends `budget_exceeded` naming it.
+ */
+function stoppedBecause(summary: TurnSummary): string {
+  const reason = summary.stopReason === 'budget_exceeded' && summary.budget === 'maxModelCallsPerTurn' ? STOPPED.max_turns : STOPPED[summary.stopReason];
+  return (reason ?? `it ended with "${summary.stopReason}"`) + (summary.error ? `: ${summary.error}` : '');
+}
+
 /** The GitHub worker's entry: one accepted webhook trigger, run to a pull request or an explaining comment. */
 export async function handleGithubWorkEvent(deps: GithubWorkDeps, event: unknown, deadlineAt?: number): Promise<GithubRunRecord | undefined> {
   const parsed = githubWorkEventSchema.safeParse(event);
@@ -235,7 +244,7 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   const turn = await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
   const summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
   const after = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
-  const stopped = summary.stopReason === 'end_turn' ? undefined : (STOPPED[summary.stopReason] ?? `it ended with "${summary.stopReason}"`) + (summary.error ? `: ${summary.error}` : '');
+  const stopped = summary.stopReason === 'end_turn' ? undefined : stoppedBecause(summary);
   ctx.log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
   return { session: after, cost: runCost(usageBefore, after.usage), modelSummary: await lastAssistantText(deps, session.sessionId, summary.turnId), stopped };
 }

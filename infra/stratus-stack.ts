@@ -75,16 +75,7 @@ export class StratusStack extends Stack {
 
     const apiFunctionName = `${stage.prefix}-api`;
     const baseEnv = this.engineEnvironment(stage, apiFunctionName);
-    this.cron = new TurnEngineFunction(this, 'Cron', {
-      functionName: `${stage.prefix}-cron`,
-      description: 'Stratus cron: runs the turn a Scheduler schedule asks for.',
-      entry: ENTRIES.cron,
-      memoryMb: stage.api.memoryMb,
-      timeoutSeconds: stage.cron.timeoutSeconds,
-      reservedConcurrency: stage.cron.reservedConcurrency,
-      environment: { ...baseEnv, POWERTOOLS_SERVICE_NAME: 'stratus-cron' },
-      logRetentionDays: retention,
-    });
+    this.cron = this.cronFunction(stage, baseEnv, retention);
     this.schedules = new Schedules(this, 'Schedules', { groupName: stage.prefix, cronFunction: this.cron.fn });
     this.api = this.apiFunction(stage, apiFunctionName, baseEnv, retention);
     this.githubWorker = stage.githubApp ? this.githubWorkerFunction(stage, baseEnv, retention) : undefined;
@@ -101,9 +92,29 @@ export class StratusStack extends Stack {
       invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
       ...(stage.api.corsOrigins?.length ? { cors: corsFor(stage.api.corsOrigins) } : {}),
     });
+    ({ alarms: this.alarms, dashboard: this.dashboard } = this.operations(stage));
+    this.outputs();
+    acknowledgeNagFindings(this);
+  }
+
+  private cronFunction(stage: StageConfig, baseEnv: Record<string, string>, retention: logs.RetentionDays): TurnEngineFunction {
+    return new TurnEngineFunction(this, 'Cron', {
+      functionName: `${stage.prefix}-cron`,
+      description: 'Stratus cron: runs the turn a Scheduler schedule asks for.',
+      entry: ENTRIES.cron,
+      memoryMb: stage.api.memoryMb,
+      timeoutSeconds: stage.cron.timeoutSeconds,
+      reservedConcurrency: stage.cron.reservedConcurrency,
+      environment: { ...baseEnv, POWERTOOLS_SERVICE_NAME: 'stratus-cron' },
+      logRetentionDays: retention,
+    });
+  }
+
+  /** Alarms (to the SNS topic) and the dashboard over every function. */
+  private operations(stage: StageConfig): { alarms: StratusAlarms; dashboard: StratusDashboard } {
     const functions = { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn, ...(this.githubWorker ? { githubWorker: this.githubWorker.fn } : {}) };
-    this.alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group });
-    this.dashboard = new StratusDashboard(this, 'Dashboard', {
+    const alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group });
+    const dashboard = new StratusDashboard(this, 'Dashboard', {
       prefix: stage.prefix,
       namespace: METRICS_NAMESPACE,
       stage: stage.name,
@@ -111,8 +122,7 @@ export class StratusStack extends Stack {
       functions,
       price: stage.modelPrice,
     });
-    this.outputs();
-    acknowledgeNagFindings(this);
+    return { alarms, dashboard };
   }
 
   /** What an operator needs after a deploy: the API URL, the bucket, and the secrets to fill in. */

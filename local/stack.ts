@@ -10,7 +10,8 @@ import { handleAsyncEvent } from '../functions/agent/async-events.ts';
 import { handleGithubWorkEvent } from '../functions/github/run-github-work.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
-import { configSchema, type StratusConfig, type StratusConfigInput } from '../functions/deps/config.ts';
+import { configSchema, sharedConfig, type StratusConfig, type StratusConfigInput } from '../functions/deps/config.ts';
+import type { EnvSettings } from '../functions/deps/settings.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { ModelProvider } from '../functions/model/model-names.ts';
 import type { Deps } from '../functions/deps/deps.ts';
@@ -58,6 +59,13 @@ export interface LocalStackOptions {
   /** Overrides for model-call and context-economy settings (e.g. a small context window). */
   model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens' | 'name'>>;
   context?: Partial<StratusConfig['context']>;
+  /**
+   * The shared settings read from the environment (functions/deps/settings.ts), exactly as the
+   * Lambda handlers read them; the options above and below win over them.
+   */
+  settings?: EnvSettings;
+  /** The HTTP API's settings (CORS origins, SSE heartbeat). */
+  api?: Partial<StratusConfig['api']>;
   logLevel?: StratusConfig['logLevel'];
   /** Budgets of sessions that set none (config `budgets`), and model price overrides. */
   budgets?: StratusConfig['budgets'];
@@ -165,6 +173,9 @@ function localConfig(
   apiTokens: Record<string, string>,
   model: ScriptedModelServer | undefined,
 ): StratusConfig {
+  const shared = sharedConfig(opts.settings ?? { model: {}, turn: {}, api: {}, observability: {} });
+  // Locally, webhook deliveries go to the in-process worker whatever the environment names.
+  const { workerFunction: _worker, ...sharedGithub } = shared.github;
   return configSchema.parse({
     region: opts.bedrock?.region ?? 'us-east-1',
     tables: tableNames('stratus'),
@@ -173,25 +184,32 @@ function localConfig(
     selfFunction: API_FUNCTION,
     endpoints: { ...endpoints, ...(model && opts.scriptedProvider === 'bedrock' ? { bedrock: model.url } : {}) },
     localCredentials: { ...LOCAL_S3_CREDENTIALS },
-    model: localModel(opts, model),
+    ...shared,
+    model: localModel(opts, shared.model, model),
     apiTokens,
-    turn: { leaseMs: 60_000, checkpointMarginMs: 0, ...opts.turn },
+    // No platform deadline locally: a turn checkpoints only under STRATUS_INVOCATION_BUDGET_MS, at its very end.
+    turn: { leaseMs: 60_000, checkpointMarginMs: 0, ...shared.turn, ...opts.turn },
     ...(opts.budgets ? { budgets: opts.budgets } : {}),
     ...(opts.modelPrices ? { modelPrices: opts.modelPrices } : {}),
     context: { ...opts.context },
-    logLevel: opts.logLevel ?? 'warn',
-    github: { workerFunction: GITHUB_WORKER_FUNCTION, ...opts.github },
-    observability: { service: 'stratus-local', ...opts.observability },
+    api: { ...shared.api, ...opts.api },
+    logLevel: opts.logLevel ?? shared.logLevel ?? 'warn',
+    github: { ...sharedGithub, ...opts.github, workerFunction: GITHUB_WORKER_FUNCTION },
+    observability: { service: 'stratus-local', ...shared.observability, ...opts.observability },
   });
 }
 
-/** The real Anthropic API, Bedrock, or the scripted model server speaking either protocol. */
-function localModel(opts: LocalStackOptions, model: ScriptedModelServer | undefined): Record<string, unknown> {
-  if (opts.anthropic) return { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model };
-  if (opts.bedrock) return { provider: 'bedrock', name: opts.bedrock.model };
+/**
+ * The real model API when a key is given, Bedrock, or the scripted server speaking either
+ * protocol; options win over the environment's settings.
+ */
+function localModel(opts: LocalStackOptions, sharedModel: ReturnType<typeof sharedConfig>['model'], scripted: ScriptedModelServer | undefined) {
+  const { apiKey: _key, baseURL: _url, name: _name, provider: _provider, ...settings } = sharedModel;
+  if (opts.anthropic) return { apiKey: opts.anthropic.apiKey, baseURL: opts.anthropic.baseURL, name: opts.anthropic.model, ...settings, ...opts.model };
+  if (opts.bedrock) return { provider: 'bedrock' as const, name: opts.bedrock.model, ...settings, ...opts.model };
   // The scripted server is on loopback: back off in milliseconds, not seconds (a test that runs dry fails fast).
-  if (opts.scriptedProvider === 'bedrock') return { provider: 'bedrock', retryBaseDelayMs: 1, ...opts.model };
-  return { apiKey: 'scripted-model', baseURL: model!.url, retryBaseDelayMs: 1, ...opts.model };
+  if (opts.scriptedProvider === 'bedrock') return { provider: 'bedrock' as const, retryBaseDelayMs: 1, ...settings, ...opts.model };
+  return { apiKey: 'scripted-model', baseURL: scripted!.url, retryBaseDelayMs: 1, ...settings, ...opts.model };
 }
 
 /** The same Hono app that runs on Lambda, served on loopback. */

@@ -2,8 +2,10 @@ import type { TurnDeps } from './turn-deps.ts';
 import type { StoredTurnEvent } from '../stores/event-store.ts';
 import { endTurnIfDead } from './crashed-turn.ts';
 
-/** How often a follower polls the event log for new events. */
+/** How often a follower polls the event log for new events while they come... */
 export const FOLLOW_POLL_MS = 200;
+/** ...backing off to this while the log is quiet (a long tool call): fewer reads, at most this much later. */
+export const FOLLOW_POLL_MAX_MS = 1_000;
 /** While nothing new arrives, how often a follower checks that the turn is still alive. */
 export const LIVENESS_CHECK_MS = 1_000;
 
@@ -31,6 +33,7 @@ export async function* followTurn(
   const sleep = opts.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
   let after = afterSeq;
   let checkedAt = Number.NEGATIVE_INFINITY;
+  let pollMs = FOLLOW_POLL_MS;
   while (keepGoing()) {
     const batch = await deps.events.listAfter(sessionId, turnId, after, opts.limit);
     for (const stored of batch) {
@@ -38,11 +41,15 @@ export async function* followTurn(
       after = stored.seq;
       if (stored.event.type === 'turn_end') return;
     }
-    if (batch.length > 0) continue;
+    if (batch.length > 0) {
+      pollMs = FOLLOW_POLL_MS;
+      continue;
+    }
     if (deps.clock() - checkedAt >= LIVENESS_CHECK_MS) {
       checkedAt = deps.clock();
       if (await endTurnIfDead(deps, sessionId, turnId)) continue;
     }
-    await sleep(FOLLOW_POLL_MS);
+    await sleep(pollMs);
+    pollMs = Math.min(pollMs * 2, FOLLOW_POLL_MAX_MS);
   }
 }

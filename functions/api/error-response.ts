@@ -17,6 +17,8 @@ export function errorResponse(err: Error, c: Context, log: Logger): Response {
     return c.json({ error: { code: known.code, message: known.message } }, known.status);
   }
   if (err instanceof HTTPException) {
+    // The JSON routes' media-type check (@hono/zod-openapi) throws this one.
+    if (err.status === 415) return c.json({ error: { code: 'unsupported_media_type', message: `Send the body as JSON with "Content-Type: application/json" (got ${JSON.stringify(c.req.header('content-type') ?? 'none')}).` } }, 415);
     return c.json({ error: { code: 'http_error', message: err.message } }, err.status);
   }
   log.error('unhandled error', { path: c.req.path, error: err.message, stack: err.stack });

@@ -4,8 +4,9 @@ import { hasLoneSurrogate } from '../../sandbox-runner/workspace/file-keys.ts';
 import { LimitError, UserError } from '../shared/errors.ts';
 
 /**
- * Largest JSON body read. Lambda refuses requests over 6 MB before they reach us; the local
- * stack has no such front, so this keeps one request from filling the process's memory.
+ * Largest JSON body read (routes that need less set their own limit). Lambda refuses requests
+ * over 6 MB before they reach us; the local stack has no such front, so this keeps one request
+ * from filling the process's memory.
  */
 export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -16,24 +17,26 @@ export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 16;
 
 /**
- * Parses a JSON body with a zod schema; failures become 400s that name the field. The body must
- * be UTF-8 (no replacement characters slipped in) and every string well-formed Unicode.
+ * Reads a JSON body of at most `maxBytes` and checks it is plain JSON: UTF-8 (no replacement
+ * characters slipped in), every string well-formed Unicode, nested at most MAX_JSON_DEPTH deep.
+ * An empty body reads as `{}`. The zod schema is applied by the route's validator.
  */
-export async function parseJsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
-  const text = await readUtf8Body(c);
-  let body: unknown;
+export async function readJsonBody(c: Context, maxBytes = MAX_JSON_BODY_BYTES): Promise<{ text: string; value: unknown }> {
+  const text = await readUtf8Body(c, maxBytes);
+  if (text.trim() === '') return { text: '{}', value: {} };
+  let value: unknown;
   try {
-    body = text.trim() === '' ? {} : JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new UserError('Request body must be valid JSON.');
   }
-  assertPlainJson(body);
-  return parseWith(schema, body, 'body');
+  assertPlainJson(value);
+  return { text, value };
 }
 
-async function readUtf8Body(c: Context): Promise<string> {
+async function readUtf8Body(c: Context, maxBytes: number): Promise<string> {
   const declared = Number(c.req.header('content-length'));
-  if (declared > MAX_JSON_BODY_BYTES) throw tooLarge(declared);
+  if (declared > maxBytes) throw tooLarge(declared, maxBytes);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = c.req.raw.body?.getReader();
@@ -42,9 +45,9 @@ async function readUtf8Body(c: Context): Promise<string> {
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_JSON_BODY_BYTES) {
+    if (size > maxBytes) {
       await reader.cancel();
-      throw tooLarge(size);
+      throw tooLarge(size, maxBytes);
     }
     chunks.push(value);
   }
@@ -55,8 +58,8 @@ async function readUtf8Body(c: Context): Promise<string> {
   }
 }
 
-function tooLarge(bytes: number): LimitError {
-  return new LimitError(`The request body is at least ${bytes} bytes; at most ${MAX_JSON_BODY_BYTES} are accepted.`, 'request_too_large');
+function tooLarge(bytes: number, maxBytes: number): LimitError {
+  return new LimitError(`The request body is at least ${bytes} bytes; at most ${maxBytes} are accepted here.`, 'request_too_large');
 }
 
 /** Refuses strings with unpaired surrogates (valid JSON escapes, invalid text) and deep nesting. */
@@ -81,12 +84,17 @@ function assertPlainJson(body: unknown): void {
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => {
+  throw invalidInput(result.error.issues, where);
+}
+
+/** The 400 for failed validation: `Invalid body: "field": problem; …` (at most five issues named). */
+export function invalidInput(zodIssues: readonly z.core.$ZodIssue[], where: string): UserError {
+  const issues = zodIssues.map((issue) => {
     const field = issue.path.length ? issue.path.join('.') : where;
     return `"${cut(field)}": ${issue.message}`;
   });
   const more = issues.length > 5 ? `; and ${issues.length - 5} more` : '';
-  throw new UserError(`Invalid ${where}: ${issues.slice(0, 5).join('; ')}${more}`);
+  return new UserError(`Invalid ${where}: ${issues.slice(0, 5).join('; ')}${more}`);
 }
 
 /** A field path for a message: record keys come from the caller and may be kilobytes long. */

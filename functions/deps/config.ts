@@ -4,6 +4,9 @@ import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budgets.ts';
 import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
+import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
+
+export { parseTokens } from './settings.ts';
 
 /** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
 export const githubConfigSchema = z.object({
@@ -23,24 +26,6 @@ export const githubConfigSchema = z.object({
 });
 
 export type GithubConfig = z.output<typeof githubConfigSchema>;
-
-/**
- * The GitHub settings from the environment: STRATUS_GITHUB_WEBHOOK_SECRET, STRATUS_GITHUB_APP_ID
- * + STRATUS_GITHUB_APP_PRIVATE_KEY (PEM) or STRATUS_GITHUB_TOKEN, STRATUS_GITHUB_API_URL,
- * STRATUS_GITHUB_WORKER_FUNCTION, STRATUS_GITHUB_COMMIT_AUTHOR ("Name <email>").
- */
-export function githubConfigFromEnv(env: NodeJS.ProcessEnv): z.input<typeof githubConfigSchema> {
-  const author = /^(.+?)\s*<([^>]+)>$/.exec(env.STRATUS_GITHUB_COMMIT_AUTHOR ?? '');
-  return {
-    webhookSecret: env.STRATUS_GITHUB_WEBHOOK_SECRET || undefined,
-    appId: env.STRATUS_GITHUB_APP_ID || undefined,
-    privateKey: env.STRATUS_GITHUB_APP_PRIVATE_KEY || undefined,
-    token: env.STRATUS_GITHUB_TOKEN || undefined,
-    apiUrl: env.STRATUS_GITHUB_API_URL || undefined,
-    workerFunction: env.STRATUS_GITHUB_WORKER_FUNCTION || undefined,
-    ...(author ? { commitAuthor: { name: author[1]!, email: author[2]! } } : {}),
-  };
-}
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -173,6 +158,15 @@ export const configSchema = z.object({
     .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
+  /** The HTTP API's own settings. */
+  api: z
+    .object({
+      /** Origins a browser may call the API from (CORS); `*` for any. Empty: no CORS headers. */
+      corsOrigins: z.array(z.string()).default([]),
+      /** An SSE stream sends a comment this often while nothing else is due. */
+      sseHeartbeatMs: z.number().int().positive().default(15_000),
+    })
+    .prefault({}),
   /** GitHub issue fixing (functions/github); without a webhook secret the webhook route answers 404. */
   github: githubConfigSchema.prefault({}),
 });
@@ -181,22 +175,16 @@ export type StratusConfig = z.output<typeof configSchema>;
 export type StratusConfigInput = z.input<typeof configSchema>;
 
 /**
- * Reads the configuration from environment variables:
- * STRATUS_{SESSIONS,MESSAGES,EVENTS,SCHEDULES,APPROVALS}_TABLE (one per table in
- * functions/stores/tables.ts), STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION,
- * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, STRATUS_MODEL,
- * STRATUS_API_TOKENS ("token=tenant,token2=tenant2"), STRATUS_MAX_MODEL_CALLS, STRATUS_LEASE_MS,
- * STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME), STRATUS_CHECKPOINT_MARGIN_MS, STRATUS_INVOCATION_BUDGET_MS,
- * STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN + STRATUS_SCHEDULER_ROLE_ARN (EventBridge Scheduler),
- * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS, STRATUS_BUDGETS and
- * STRATUS_TENANT_BUDGETS (JSON budgets), STRATUS_MODEL_PRICES (JSON price entries), and the
- * STRATUS_GITHUB_* settings (`githubConfigFromEnv`),
- * STRATUS_FALLBACK_MODEL, STRATUS_CONTEXT_WINDOW, STRATUS_EGRESS, STRATUS_MODEL_PROVIDER (anthropic | bedrock),
- * STRATUS_BEDROCK_ENDPOINT (a Bedrock Runtime stand-in; unset in AWS), STRATUS_STAGE,
- * POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE, POWERTOOLS_LOGGER_SAMPLE_RATE.
+ * The Lambda handlers' configuration: the deployment's resources from the environment the CDK
+ * app sets — STRATUS_{SESSIONS,MESSAGES,EVENTS,SCHEDULES,APPROVALS}_TABLE (functions/stores/tables.ts),
+ * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION, STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME),
+ * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN +
+ * STRATUS_SCHEDULER_ROLE_ARN — plus every shared setting, read by `settingsFromEnv` exactly as
+ * the local stack reads them (functions/deps/settings.ts lists them: budgets, model prices and
+ * the STRATUS_GITHUB_* settings among them).
  */
 export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
-  const num = (v: string | undefined) => (v === undefined || v === '' ? undefined : Number(v));
+  const settings = settingsFromEnv(env);
   return configSchema.parse({
     region: env.AWS_REGION,
     tables: tableNamesFromEnv(env),
@@ -212,66 +200,20 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     scheduler: env.STRATUS_SCHEDULE_GROUP
       ? { groupName: env.STRATUS_SCHEDULE_GROUP, targetArn: env.STRATUS_CRON_FUNCTION_ARN, roleArn: env.STRATUS_SCHEDULER_ROLE_ARN }
       : undefined,
-    model: {
-      provider: env.STRATUS_MODEL_PROVIDER || undefined,
-      apiKey: env.ANTHROPIC_API_KEY || undefined,
-      baseURL: env.ANTHROPIC_BASE_URL || undefined,
-      name: env.STRATUS_MODEL || undefined,
-      fallbackName: env.STRATUS_FALLBACK_MODEL || undefined,
-      contextWindow: num(env.STRATUS_CONTEXT_WINDOW),
-    },
-    apiTokens: parseTokens(env.STRATUS_API_TOKENS ?? ''),
-    turn: {
-      maxModelCalls: num(env.STRATUS_MAX_MODEL_CALLS),
-      leaseMs: num(env.STRATUS_LEASE_MS),
-      heartbeatMs: num(env.STRATUS_HEARTBEAT_MS),
-      checkpointMarginMs: num(env.STRATUS_CHECKPOINT_MARGIN_MS),
-      invocationBudgetMs: num(env.STRATUS_INVOCATION_BUDGET_MS),
-    },
-    logLevel: env.STRATUS_LOG_LEVEL || undefined,
-    observability: {
-      stage: env.STRATUS_STAGE || undefined,
-      service: env.POWERTOOLS_SERVICE_NAME || undefined,
-      namespace: env.POWERTOOLS_METRICS_NAMESPACE || undefined,
-      logSampleRate: num(env.POWERTOOLS_LOGGER_SAMPLE_RATE),
-    },
-    maxToolConcurrency: num(env.STRATUS_MAX_TOOL_CONCURRENCY),
-    egress: env.STRATUS_EGRESS || undefined,
-    budgets: { defaults: jsonVar(env, 'STRATUS_BUDGETS'), tenants: jsonVar(env, 'STRATUS_TENANT_BUDGETS') },
-    modelPrices: jsonVar(env, 'STRATUS_MODEL_PRICES'),
-    permissions: env.STRATUS_PERMISSION_MODE ? { defaultMode: env.STRATUS_PERMISSION_MODE } : undefined,
-    github: githubConfigFromEnv(env),
+    ...sharedConfig(settings),
+    apiTokens: settings.apiTokens ?? {},
   });
 }
 
-/**
- * The budget and price settings alone (STRATUS_BUDGETS, STRATUS_TENANT_BUDGETS,
- * STRATUS_MODEL_PRICES), for the local stack's options; the prices are the overrides only.
- */
-export function budgetSettingsFromEnv(env: NodeJS.ProcessEnv): { budgets: StratusConfig['budgets']; modelPrices: Record<string, z.output<typeof modelPriceSchema>> } {
+/** The shared settings as configuration input: unset values keep the schema's defaults. */
+export function sharedConfig(settings: EnvSettings) {
   return {
-    budgets: configSchema.shape.budgets.parse({ defaults: jsonVar(env, 'STRATUS_BUDGETS'), tenants: jsonVar(env, 'STRATUS_TENANT_BUDGETS') }),
-    modelPrices: z.record(z.string(), modelPriceSchema).default({}).parse(jsonVar(env, 'STRATUS_MODEL_PRICES')),
+    model: defined(settings.model),
+    turn: defined(settings.turn),
+    api: defined(settings.api),
+    observability: defined(settings.observability ?? {}),
+    permissions: settings.permissions,
+    github: settings.github ?? {},
+    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };
-}
-
-/** A JSON-valued variable; a value that does not parse is a start-up error naming it. */
-function jsonVar(env: NodeJS.ProcessEnv, name: string): unknown {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return undefined;
-  try {
-    return JSON.parse(raw);
-  } catch (err) {
-    throw new Error(`${name}: not valid JSON (${(err as Error).message})`);
-  }
-}
-
-export function parseTokens(spec: string): Record<string, string> {
-  const tokens: Record<string, string> = {};
-  for (const pair of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const eq = pair.lastIndexOf('=');
-    if (eq <= 0) throw new Error(`STRATUS_API_TOKENS: expected "token=tenant" pairs, got "${pair}"`);
-    tokens[pair.slice(0, eq)] = pair.slice(eq + 1);
-  }
-  return tokens;
 }

@@ -39,6 +39,15 @@ const STOPPED: Record<string, string> = {
   awaiting_permission: 'a tool call needed an answer nobody gives in an unattended run',
 };
 
+/**
+ * Why a turn stopped early, for the PR and the comment. The per-turn model-call cap is a budget
+ * (`maxModelCallsPerTurn`), so a turn that reaches it ends `budget_exceeded` naming it.
+ */
+function stoppedBecause(summary: TurnSummary): string {
+  const reason = summary.stopReason === 'budget_exceeded' && summary.budget === 'maxModelCallsPerTurn' ? STOPPED.max_turns : STOPPED[summary.stopReason];
+  return (reason ?? `it ended with "${summary.stopReason}"`) + (summary.error ? `: ${summary.error}` : '');
+}
+
 /** The GitHub worker's entry: one accepted webhook trigger, run to a pull request or an explaining comment. */
 export async function handleGithubWorkEvent(deps: GithubWorkDeps, event: unknown, deadlineAt?: number): Promise<GithubRunRecord | undefined> {
   const parsed = githubWorkEventSchema.safeParse(event);
@@ -53,6 +62,39 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
     log.info('repository disconnected before its delivery ran; nothing done');
     return undefined;
   }
+  const { run, save } = runRecorder(deps, trigger, repo);
+  await save({});
+  const access = await accessFor(deps, trigger, repo, log, save);
+  if (!('octokit' in access)) return access;
+  const existing = await deps.github.getThread(trigger.repository, trigger.number);
+  const key = existing?.threadKey ?? threadKey(trigger.repository, trigger.number);
+  if (!(await deps.github.claimThread(key, run.runId, deps.clock(), STALE_THREAD_MS))) {
+    await access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body: alreadyRunning(existing?.sessionId) });
+    return save({ outcome: 'already_running', detail: 'Another run was working on this issue.', ...(existing?.sessionId ? { sessionId: existing.sessionId } : {}) });
+  }
+  let thread = threadState(existing, repo.tenantId);
+  const say = progressComment(access.octokit, trigger);
+  try {
+    await say(progress.queued(trigger.isPullRequest ? 'pull request' : 'issue'));
+    await save({ outcome: 'running' });
+    const result = await work(deps, { trigger, repo, access, thread, run, save, say, log, deadlineAt });
+    thread = result.thread;
+    return run;
+  } catch (err) {
+    log.error('GitHub run failed', { error: errorMessage(err) });
+    const reason = failureReason(err);
+    await say(progress.failed({ reason, sessionId: run.sessionId })).catch((e: unknown) => log.error('could not post the failure comment', { error: errorMessage(e) }));
+    return save({ outcome: 'failed', detail: reason });
+  } finally {
+    await deps.github.releaseThread(key, run.runId, thread).catch((err: unknown) => log.error('could not release the issue', { error: errorMessage(err) }));
+  }
+}
+
+type ThreadState = Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'aliasOf'>;
+type SaveRun = (patch: Partial<GithubRunRecord>) => Promise<GithubRunRecord>;
+
+/** The run's record, and how each step stores what it did. */
+function runRecorder(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord): { run: GithubRunRecord; save: SaveRun } {
   const now = new Date(deps.clock()).toISOString();
   const run: GithubRunRecord = {
     runId: deps.newId('ghr'),
@@ -72,8 +114,11 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
     await deps.github.putRun(run);
     return run;
   };
-  await save({});
+  return { run, save };
+}
 
+/** GitHub access for the repository, or the run as refused (a bot, a mention without write access) or failed. */
+async function accessFor(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, log: Logger, save: SaveRun): Promise<GithubRepoAccess | GithubRunRecord> {
   if (!repo.allowBots && isBot(trigger.sender)) {
     log.info('trigger by a bot refused', { sender: trigger.sender.login });
     return save({ outcome: 'refused', detail: `@${trigger.sender.login} is a bot; the repository does not allow bots to start runs.` });
@@ -85,173 +130,185 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
     log.error('no GitHub access for the repository', { error: errorMessage(err) });
     return save({ outcome: 'failed', detail: `Could not authenticate to GitHub: ${errorMessage(err)}` });
   }
-  const gh = access.octokit;
+  if (trigger.trigger === 'mention' && !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))) {
+    log.info('mention by a user without write access refused', { sender: trigger.sender.login });
+    return save({ outcome: 'refused', detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can start runs.` });
+  }
+  return access;
+}
+
+/** What the run carries over from the issue's earlier runs (the claim's own fields are the store's). */
+function threadState(existing: GithubThreadRecord | undefined, tenantId: string): ThreadState {
+  const thread = { ...(existing ?? {}), tenantId } as Partial<GithubThreadRecord>;
+  delete thread.threadKey;
+  delete thread.activeRunId;
+  delete thread.activeSince;
+  return thread as ThreadState;
+}
+
+/** The run's one progress comment: posted first, edited after. */
+function progressComment(gh: Octokit, trigger: GithubTrigger): (body: string) => Promise<void> {
   const where = { owner: trigger.owner, repo: trigger.name };
-  if (trigger.trigger === 'mention') {
-    const allowed = await canWrite(gh, where, trigger.sender.login);
-    if (!allowed) {
-      log.info('mention by a user without write access refused', { sender: trigger.sender.login });
-      return save({ outcome: 'refused', detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can start runs.` });
-    }
-  }
-
-  const existing = await deps.github.getThread(trigger.repository, trigger.number);
-  const key = existing?.threadKey ?? threadKey(trigger.repository, trigger.number);
-  if (!(await deps.github.claimThread(key, run.runId, deps.clock(), STALE_THREAD_MS))) {
-    await gh.rest.issues.createComment({ ...where, issue_number: trigger.number, body: alreadyRunning(existing?.sessionId) });
-    return save({ outcome: 'already_running', detail: 'Another run was working on this issue.', ...(existing?.sessionId ? { sessionId: existing.sessionId } : {}) });
-  }
-
-  let thread: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'aliasOf'> = { ...(existing ?? {}), tenantId: repo.tenantId };
-  delete (thread as Partial<GithubThreadRecord>).threadKey;
-  delete (thread as Partial<GithubThreadRecord>).activeRunId;
-  delete (thread as Partial<GithubThreadRecord>).activeSince;
   let commentId: number | undefined;
-  const say = async (body: string) => {
+  return async (body) => {
     if (commentId === undefined) commentId = (await gh.rest.issues.createComment({ ...where, issue_number: trigger.number, body })).data.id;
     else await gh.rest.issues.updateComment({ ...where, comment_id: commentId, body });
   };
-  try {
-    await say(progress.queued(trigger.isPullRequest ? 'pull request' : 'issue'));
-    await save({ outcome: 'running' });
-    const result = await work(deps, { trigger, repo, access, thread, run, save, say, log, deadlineAt });
-    thread = result.thread;
-    return run;
-  } catch (err) {
-    log.error('GitHub run failed', { error: errorMessage(err) });
-    const reason = failureReason(err);
-    await say(progress.failed({ reason, sessionId: run.sessionId })).catch((e: unknown) => log.error('could not post the failure comment', { error: errorMessage(e) }));
-    return save({ outcome: 'failed', detail: reason });
-  } finally {
-    await deps.github.releaseThread(key, run.runId, thread).catch((err: unknown) => log.error('could not release the issue', { error: errorMessage(err) }));
-  }
 }
 
 interface WorkContext {
   trigger: GithubTrigger;
   repo: GithubRepoRecord;
   access: GithubRepoAccess;
-  thread: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'aliasOf'>;
+  thread: ThreadState;
   run: GithubRunRecord;
-  save: (patch: Partial<GithubRunRecord>) => Promise<GithubRunRecord>;
+  save: SaveRun;
   say: (body: string) => Promise<void>;
   log: Logger;
   deadlineAt?: number;
+  /** The repository's clone URL, checked before anything is done with it. */
+  cloneUrl?: string;
+}
+
+/** How the turn went: the session after it, the run's cost, the model's last words, and why it stopped early (if it did). */
+interface TurnOutcome {
+  session: SessionRecord;
+  cost: Cost;
+  modelSummary: string;
+  stopped?: string;
 }
 
 /** Checkout (or the session of an earlier run), the unattended turn, then commit, push and the PR. */
-async function work(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ thread: WorkContext['thread'] }> {
-  const { trigger, repo, access, save, say, log } = ctx;
-  const gh = access.octokit;
-  const where = { owner: trigger.owner, repo: trigger.name };
-  const cloneUrl = checkedCloneUrl(trigger.cloneUrl);
-  let thread = ctx.thread;
-  let session: SessionRecord;
-
-  if (thread.sessionId && thread.branch && thread.headSha) {
-    // A follow-up: the same session and branch; new commits go on top of the last push.
-    session = await deps.sessions.getForTenant(thread.sessionId, repo.tenantId);
-  } else {
-    let ref = trigger.defaultBranch;
-    let baseBranch = trigger.defaultBranch;
-    if (trigger.isPullRequest) {
-      // Fork PRs too: the base repository carries every PR's head as refs/pull/N/head.
-      const pr = (await gh.rest.pulls.get({ ...where, pull_number: trigger.number })).data;
-      ref = `refs/pull/${trigger.number}/head`;
-      baseBranch = pr.base.ref;
-    }
-    const branch = branchName(trigger.number, trigger.title);
-    const settings = repo.settings ?? {};
-    session = await createSession(deps, {
-      tenantId: repo.tenantId,
-      title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
-      settings: {
-        unattended: true,
-        ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
-        ...(settings.rules ? { rules: settings.rules } : {}),
-        ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
-      },
-      // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
-      ...(settings.budgets ? { budgets: settings.budgets } : {}),
-      source: {
-        kind: 'github',
-        repository: trigger.repository,
-        number: trigger.number,
-        type: trigger.isPullRequest ? 'pull_request' : 'issue',
-        url: `${webRoot(trigger.cloneUrl)}/${trigger.isPullRequest ? 'pull' : 'issues'}/${trigger.number}`,
-      },
-    });
-    await save({ sessionId: session.sessionId, branch });
-    const checkout = await importIntoWorkspace(deps, session, { type: 'git_checkout', url: cloneUrl, ref, branch, depth: 1, token: access.token });
-    thread = { ...thread, sessionId: session.sessionId, branch, baseBranch, headSha: checkout.result.sha };
-    session = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
-  }
+async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread: ThreadState }> {
+  const ctx = { ...given, cloneUrl: checkedCloneUrl(given.trigger.cloneUrl) };
+  const { session, thread } = await sessionFor(deps, ctx);
   const branch = thread.branch!;
-  await save({ sessionId: session.sessionId, branch });
-  await say(progress.working(session.sessionId, branch));
+  await ctx.save({ sessionId: session.sessionId, branch });
+  await ctx.say(progress.working(session.sessionId, branch));
+  const outcome = await runTheTurn(deps, ctx, session, branch);
+  return publish(deps, { ...ctx, thread }, outcome, branch);
+}
 
-  const prompt = taskPrompt(await issueText(gh, trigger, branch));
-  const usageBefore = { ...session.usage };
-  const turn = await startTurn(deps, {
-    sessionId: session.sessionId,
+/** A follow-up continues the thread's session and branch; a first run gets a new session with the repository checked out on a new branch. */
+async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ session: SessionRecord; thread: ThreadState }> {
+  const { trigger, repo, access, thread } = ctx;
+  // A follow-up: the same session and branch; new commits go on top of the last push.
+  if (thread.sessionId && thread.branch && thread.headSha) return { session: await deps.sessions.getForTenant(thread.sessionId, repo.tenantId), thread };
+  let ref = trigger.defaultBranch;
+  let baseBranch = trigger.defaultBranch;
+  if (trigger.isPullRequest) {
+    // Fork PRs too: the base repository carries every PR's head as refs/pull/N/head.
+    const pr = (await access.octokit.rest.pulls.get({ owner: trigger.owner, repo: trigger.name, pull_number: trigger.number })).data;
+    ref = `refs/pull/${trigger.number}/head`;
+    baseBranch = pr.base.ref;
+  }
+  const branch = branchName(trigger.number, trigger.title);
+  const session = await createRunSession(deps, trigger, repo);
+  await ctx.save({ sessionId: session.sessionId, branch });
+  const checkout = await importIntoWorkspace(deps, session, { type: 'git_checkout', url: ctx.cloneUrl!, ref, branch, depth: 1, token: access.token });
+  return {
+    session: await deps.sessions.getForTenant(session.sessionId, repo.tenantId),
+    thread: { ...thread, sessionId: session.sessionId, branch, baseBranch, headSha: checkout.result.sha },
+  };
+}
+
+/** An unattended session with the repository's permission settings and budgets, linked to its issue. */
+function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord): Promise<SessionRecord> {
+  const settings = repo.settings ?? {};
+  return createSession(deps, {
     tenantId: repo.tenantId,
-    prompt,
-    deadlineAt: ctx.deadlineAt,
+    title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
+    settings: {
+      unattended: true,
+      ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
+      ...(settings.rules ? { rules: settings.rules } : {}),
+      ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
+    },
+    // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
+    ...(settings.budgets ? { budgets: settings.budgets } : {}),
+    source: {
+      kind: 'github',
+      repository: trigger.repository,
+      number: trigger.number,
+      type: trigger.isPullRequest ? 'pull_request' : 'issue',
+      url: `${webRoot(trigger.cloneUrl)}/${trigger.isPullRequest ? 'pull' : 'issues'}/${trigger.number}`,
+    },
   });
+}
+
+/** The issue as the prompt, run to its end (across continuations). */
+async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: SessionRecord, branch: string): Promise<TurnOutcome> {
+  const { trigger, repo } = ctx;
+  const prompt = taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
+  const usageBefore = { ...session.usage };
+  const turn = await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
   const summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
   const after = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
-  const cost = runCost(usageBefore, after.usage);
-  const modelSummary = await lastAssistantText(deps, session.sessionId, summary.turnId);
-  const stopped = summary.stopReason === 'end_turn' ? undefined : (STOPPED[summary.stopReason] ?? `it ended with "${summary.stopReason}"`) + (summary.error ? `: ${summary.error}` : '');
-  log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
+  const stopped = summary.stopReason === 'end_turn' ? undefined : stoppedBecause(summary);
+  ctx.log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
+  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary: await lastAssistantText(deps, session.sessionId, summary.turnId), stopped };
+}
 
+/** Commits and pushes the workspace's changes, then updates the thread's PR or opens one (a draft when the turn stopped early). */
+async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutcome, branch: string): Promise<{ thread: ThreadState }> {
+  const { trigger, say, save } = ctx;
+  const { session, cost, modelSummary, stopped } = outcome;
   const what = trigger.isPullRequest ? `pull request #${trigger.number}` : `#${trigger.number}`;
   const published = await runOp(
     deps,
-    { sessionId: session.sessionId, workspace: after.workspace },
+    { sessionId: session.sessionId, workspace: session.workspace },
     {
       type: 'git_publish',
-      url: cloneUrl,
-      base: thread.headSha!,
+      url: ctx.cloneUrl!,
+      base: ctx.thread.headSha!,
       branch,
-      message: `${trigger.title.slice(0, 60)} (${what})\n\nMade by Stratus in session ${session.sessionId}${thread.pullRequest ? ', a follow-up' : ''}.`,
+      message: `${trigger.title.slice(0, 60)} (${what})\n\nMade by Stratus in session ${session.sessionId}${ctx.thread.pullRequest ? ', a follow-up' : ''}.`,
       author: deps.config.github.commitAuthor,
-      token: access.token,
+      token: ctx.access.token,
     },
   );
   const pub = published.result;
   if (!pub.changed) {
     await say(progress.noChanges({ summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
     await save({ outcome: 'no_changes', cost, detail: stopped ? `Stopped early: ${stopped}` : 'The run changed nothing.' });
-    return { thread };
+    return { thread: ctx.thread };
   }
   if (!pub.pushed) {
     await say(progress.pushRejected({ branch, error: pub.error, sessionId: session.sessionId }));
     await save({ outcome: 'push_rejected', cost, detail: pub.error.slice(0, 2_000) });
-    return { thread };
+    return { thread: ctx.thread };
   }
   // The branch is on GitHub now: only from here on is any link to it posted.
-  thread = { ...thread, headSha: pub.sha };
+  const thread = { ...ctx.thread, headSha: pub.sha };
   if (thread.pullRequest) {
     await say(progress.updated({ url: thread.pullRequest.url, sha: pub.sha, summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
     await save({ outcome: 'pr_updated', commit: pub.sha, cost, pullRequestUrl: thread.pullRequest.url });
     return { thread };
   }
+  return openPullRequest(deps, { ...ctx, thread }, outcome, { branch, sha: pub.sha, files: pub.files });
+}
+
+/** The pull request for a first push: a draft, saying why, when the turn stopped early. */
+async function openPullRequest(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutcome, pushed: { branch: string; sha: string; files: string[] }): Promise<{ thread: ThreadState }> {
+  const { trigger } = ctx;
+  const { cost, modelSummary: summary, stopped } = outcome;
+  const sessionId = outcome.session.sessionId;
   const draft = stopped !== undefined;
   const pr = (
-    await gh.rest.pulls.create({
-      ...where,
-      head: branch,
-      base: thread.baseBranch ?? trigger.defaultBranch,
+    await ctx.access.octokit.rest.pulls.create({
+      owner: trigger.owner,
+      repo: trigger.name,
+      head: pushed.branch,
+      base: ctx.thread.baseBranch ?? trigger.defaultBranch,
       draft,
       title: `${draft ? '[WIP] ' : ''}${trigger.title}`.slice(0, 250),
-      body: prBody({ trigger, summary: modelSummary, cost, sessionId: session.sessionId, stopped, files: pub.files }),
+      body: prBody({ trigger, summary, cost, sessionId, stopped, files: pushed.files }),
     })
   ).data;
-  thread = { ...thread, pullRequest: { number: pr.number, url: pr.html_url } };
+  const thread = { ...ctx.thread, pullRequest: { number: pr.number, url: pr.html_url } };
   await deps.github.linkPullRequest(trigger.repository, pr.number, threadKey(trigger.repository, trigger.number));
-  await say(progress.opened({ url: pr.html_url, draft, summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
-  await save({ outcome: draft ? 'draft_pr_opened' : 'pr_opened', commit: pub.sha, cost, pullRequestUrl: pr.html_url });
+  await ctx.say(progress.opened({ url: pr.html_url, draft, summary, cost, sessionId, stopped }));
+  await ctx.save({ outcome: draft ? 'draft_pr_opened' : 'pr_opened', commit: pushed.sha, cost, pullRequestUrl: pr.html_url });
   return { thread };
 }
 

@@ -37,32 +37,8 @@ export function createDeps(
   config: StratusConfig,
   overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string; tracing?: Tracing; writeMetrics?: (line: string) => void } = {},
 ): Deps {
-  // Tracing is off unless the Lambda composition root brings the X-Ray tracer.
-  const tracing = overrides.tracing ?? NO_TRACING;
-  const { observability } = config;
-  const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
-  const log = createLogger({
-    level: config.logLevel,
-    service: observability.service,
-    sampleRate: observability.logSampleRate,
-    context: { stage: observability.stage, instance: instanceId },
-  });
-  const metrics = createMetrics({ namespace: observability.namespace, service: observability.service, stage: observability.stage, write: overrides.writeMetrics });
-  const aws = {
-    region: config.region,
-    ...(config.localCredentials ? { credentials: config.localCredentials } : {}),
-  };
-  const dynamo = tracing.captureClient(new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb }));
-  const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  const lambda = tracing.captureClient(new LambdaClient({ ...aws, endpoint: config.endpoints.lambda }));
-  // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
-  const s3 = tracing.captureClient(new S3Client({
-    ...aws,
-    endpoint: config.endpoints.s3,
-    forcePathStyle: config.endpoints.s3 !== undefined,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  }));
+  const { tracing, log, metrics, instanceId } = observability(config, overrides);
+  const { db, lambda, s3, aws } = awsClients(config, tracing);
   const blobs = new BlobStore(s3, config.bucket);
   return {
     config,
@@ -78,14 +54,7 @@ export function createDeps(
     idempotency: new IdempotencyStore(db, config.tables.idempotency),
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction), { metrics, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
-    github: new GithubStore(db, {
-      repos: config.tables.githubRepos,
-      deliveries: config.tables.githubDeliveries,
-      runs: config.tables.githubRuns,
-      threads: config.tables.githubThreads,
-    }),
-    githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
-    githubClients: createGithubClientFactory(config.github),
+    ...githubDeps(config, db, lambda),
     workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
@@ -100,6 +69,50 @@ export function createDeps(
       if (coldStart && context) metrics.emit({ ColdStart: { value: 1, unit: 'Count' } }, { dimensions: { function_name: context.functionName } });
     },
     instanceId,
+  };
+}
+
+/** Logs, metrics and traces with the config's stage and service (tracing off unless the Lambda root brings the X-Ray tracer). */
+function observability(config: StratusConfig, overrides: { instanceId?: string; tracing?: Tracing; writeMetrics?: (line: string) => void }) {
+  const tracing = overrides.tracing ?? NO_TRACING;
+  const { observability: o } = config;
+  const instanceId = overrides.instanceId ?? createTimeOrderedId('inst');
+  const log = createLogger({ level: config.logLevel, service: o.service, sampleRate: o.logSampleRate, context: { stage: o.stage, instance: instanceId } });
+  const metrics = createMetrics({ namespace: o.namespace, service: o.service, stage: o.stage, write: overrides.writeMetrics });
+  return { tracing, log, metrics, instanceId };
+}
+
+/** The AWS SDK clients, pointed at the config's endpoints (the local stack's servers, or AWS), each traced. */
+function awsClients(config: StratusConfig, tracing: Tracing) {
+  const aws = {
+    region: config.region,
+    ...(config.localCredentials ? { credentials: config.localCredentials } : {}),
+  };
+  const dynamo = tracing.captureClient(new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb }));
+  const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  const lambda = tracing.captureClient(new LambdaClient({ ...aws, endpoint: config.endpoints.lambda }));
+  // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
+  const s3 = tracing.captureClient(new S3Client({
+    ...aws,
+    endpoint: config.endpoints.s3,
+    forcePathStyle: config.endpoints.s3 !== undefined,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  }));
+  return { aws, db, lambda, s3 };
+}
+
+/** GitHub issue fixing: its tables, the worker deliveries are handed to, and the GitHub API clients. */
+function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: LambdaClient): Pick<Deps, 'github' | 'githubDispatch' | 'githubClients'> {
+  return {
+    github: new GithubStore(db, {
+      repos: config.tables.githubRepos,
+      deliveries: config.tables.githubDeliveries,
+      runs: config.tables.githubRuns,
+      threads: config.tables.githubThreads,
+    }),
+    githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
+    githubClients: createGithubClientFactory(config.github),
   };
 }
 

@@ -24,6 +24,25 @@ export interface ScriptedModelServer {
   close(): Promise<void>;
 }
 
+export interface ScriptedModelOptions {
+  brain?: Brain;
+  port?: number;
+  /**
+   * How many received requests `requests` keeps, oldest dropped first. Default: all (tests
+   * count and slice them); a long-running server should bound it, as each is kept twice (raw
+   * and parsed, tens of KB with the tool definitions).
+   */
+  keepRequests?: number;
+  /**
+   * Called when a Messages response has been sent in full, with when its request arrived and
+   * when the response ended (performance.now()): what a client's round-trip overhead is
+   * measured from (bench/roundtrip.bench.ts).
+   */
+  onExchange?: (exchange: { body: MessagesRequest; receivedAt: number; respondedAt: number }) => void;
+}
+
+type ServerState = { queue: ScriptedResponse[]; requests: ScriptedModelServer['requests'] } & ScriptedModelOptions;
+
 /**
  * A model server speaking the Anthropic Messages API, streaming included, byte-compatible with
  * what the real SDK parses: message_start, content_block_start / content_block_delta
@@ -36,68 +55,47 @@ export interface ScriptedModelServer {
  * HTTP; `GET /_requests` returns what was received (a Bedrock request with its model id from
  * the path as `model`).
  */
-export async function startScriptedModelServer(
-  opts: {
-    brain?: Brain;
-    port?: number;
-    /**
-     * How many received requests `requests` keeps, oldest dropped first. Default: all (tests
-     * count and slice them); a long-running server should bound it, as each is kept twice (raw
-     * and parsed, tens of KB with the tool definitions).
-     */
-    keepRequests?: number;
-    /**
-     * Called when a Messages response has been sent in full, with when its request arrived and
-     * when the response ended (performance.now()): what a client's round-trip overhead is
-     * measured from (bench/roundtrip.bench.ts).
-     */
-    onExchange?: (exchange: { body: MessagesRequest; receivedAt: number; respondedAt: number }) => void;
-  } = {},
-): Promise<ScriptedModelServer> {
-  const queue: ScriptedResponse[] = [];
-  const requests: ScriptedModelServer['requests'] = [];
-
-  const server = createServer(async (req, res) => {
-    const receivedAt = performance.now();
-    const url = new URL(req.url ?? '/', 'http://local');
-    const raw = (await readBody(req)).toString('utf8');
-    try {
-      if (req.method === 'POST' && url.pathname === '/_script') {
-        const items = JSON.parse(raw) as ScriptedResponse[];
-        queue.push(...items);
-        return json(res, 200, { queued: queue.length });
-      }
-      if (req.method === 'GET' && url.pathname === '/_requests') return json(res, 200, requests.map((r) => r.body));
-      if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
-        return json(res, 200, { input_tokens: estimateTokens(raw) });
-      }
-      const bedrock = req.method === 'POST' ? bedrockRoute(url.pathname) : undefined;
-      if (!bedrock && (req.method !== 'POST' || url.pathname !== '/v1/messages')) {
-        return apiError(res, 404, 'not_found_error', `No route ${req.method} ${url.pathname}`);
-      }
-      const answered = await answerMessages(res, raw, { queue, requests, ...opts }, {
-        bedrock,
-        authorization: req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined),
-      });
-      if (answered) opts.onExchange?.({ body: answered, receivedAt, respondedAt: performance.now() });
-    } catch (err) {
-      apiError(res, 400, 'invalid_request_error', `Scripted model server could not handle the request: ${String(err)}`);
-    }
-  });
+export async function startScriptedModelServer(opts: ScriptedModelOptions = {}): Promise<ScriptedModelServer> {
+  const state: ServerState = { queue: [], requests: [], ...opts };
+  const server = createServer((req, res) => handle(req, res, state));
   const url = await listenOnLoopback(server, opts.port);
   return {
     url,
-    requests,
-    enqueue: (...responses) => queue.push(...responses),
-    remaining: () => queue.length,
+    requests: state.requests,
+    enqueue: (...responses) => state.queue.push(...responses),
+    remaining: () => state.queue.length,
     close: () => closeServer(server),
   };
 }
 
-/**
- * POST /v1/messages (or Bedrock's invoke route): the next queued response (else the brain's),
- * streamed when asked, in the caller's protocol; returns the request (undefined if refused).
- */
+/** One HTTP request: the scripting routes, token counting, or a Messages call. */
+async function handle(req: IncomingMessage, res: ServerResponse, state: ServerState): Promise<void> {
+  const receivedAt = performance.now();
+  const url = new URL(req.url ?? '/', 'http://local');
+  const raw = (await readBody(req)).toString('utf8');
+  try {
+    if (req.method === 'POST' && url.pathname === '/_script') {
+      const items = JSON.parse(raw) as ScriptedResponse[];
+      state.queue.push(...items);
+      return json(res, 200, { queued: state.queue.length });
+    }
+    if (req.method === 'GET' && url.pathname === '/_requests') return json(res, 200, state.requests.map((r) => r.body));
+    if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
+      return json(res, 200, { input_tokens: estimateTokens(raw) });
+    }
+    const bedrock = req.method === 'POST' ? bedrockRoute(url.pathname) : undefined;
+    if (!bedrock && (req.method !== 'POST' || url.pathname !== '/v1/messages')) {
+      return apiError(res, 404, 'not_found_error', `No route ${req.method} ${url.pathname}`);
+    }
+    const authorization = req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined);
+    const answered = await answerMessages(res, raw, state, { bedrock, authorization });
+    if (answered) state.onExchange?.({ body: answered, receivedAt, respondedAt: performance.now() });
+  } catch (err) {
+    apiError(res, 400, 'invalid_request_error', `Scripted model server could not handle the request: ${String(err)}`);
+  }
+}
+
+/** POST /v1/messages: the next queued response (else the brain's), streamed when asked; returns the request. */
 async function answerMessages(
   res: ServerResponse,
   raw: string,

@@ -1,20 +1,16 @@
-import { Webhooks } from '@octokit/webhooks';
-import { Hono } from 'hono';
-import { z } from 'zod';
-import { budgetsSchema } from '../../stores/budgets.ts';
+import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
 import { allowListSchema } from '../../../sandbox-runner/isolation/network-allow-list.ts';
 import type { Deps } from '../../deps/deps.ts';
-import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
 import { assertValidRules } from '../../permissions/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
-import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
+import { NotFoundError, UserError } from '../../shared/errors.ts';
 import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
-import type { AuthVariables } from '../auth.ts';
-import { parseJsonBody, parseWith } from '../validate.ts';
+import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
+import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
+import { MAX_JSON_BODY_BYTES } from '../validate.ts';
 
-/** GitHub's own cap on a webhook payload. */
-export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
+export { MAX_WEBHOOK_BYTES, githubWebhookRoutes } from './github-webhook.ts';
 
 /** `owner/name` as GitHub allows them (owner: letters, digits, hyphens; name: also `.` and `_`). */
 export const repositoryNameSchema = z
@@ -26,8 +22,8 @@ export const githubRepoSettingsSchema = z.strictObject({
   permissionMode: permissionModeSchema.optional(),
   rules: ruleListsSchema.optional(),
   allowedDomains: allowListSchema.optional(),
-  budgets: budgetsSchema.optional(),
-});
+  budgets: budgetsApiSchema.optional(),
+}).openapi('GithubRepositorySettings');
 
 export const connectRepositoryBody = z.strictObject({
   repository: repositoryNameSchema,
@@ -35,83 +31,114 @@ export const connectRepositoryBody = z.strictObject({
   mention: z.string().regex(/^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$/, 'expected "@handle"').default('@stratus').describe('A writer mentioning it in a comment starts a run'),
   settings: githubRepoSettingsSchema.optional(),
   allowBots: z.boolean().default(false).describe('Let bot accounts trigger runs'),
-});
+}).openapi('ConnectRepository');
 
 export const patchRepositoryBody = z.strictObject({
   label: z.string().min(1).max(50).optional(),
   mention: z.string().regex(/^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$/, 'expected "@handle"').optional(),
   settings: githubRepoSettingsSchema.optional(),
   allowBots: z.boolean().optional(),
+}).openapi('UpdateRepository');
+
+export const githubPageQuery = pageQuerySchema;
+
+type GithubRouteDeps = Pick<Deps, 'config' | 'github' | 'clock'>;
+
+const repositorySchema = z
+  .object({
+    repository: z.string().describe('`owner/name` as connected'),
+    label: z.string(),
+    mention: z.string(),
+    allowBots: z.boolean(),
+    settings: githubRepoSettingsSchema,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('GithubRepository');
+
+const runSchema = z
+  .object({
+    id: z.string(),
+    deliveryId: z.string(),
+    repository: z.string(),
+    number: z.number().int().describe('The issue or pull request number'),
+    kind: z.enum(['issue', 'pull_request']),
+    trigger: z.enum(['label', 'mention']),
+    sender: z.string(),
+    sessionId: z.string().nullable(),
+    branch: z.string().nullable(),
+    commit: z.string().nullable(),
+    pullRequestUrl: z.string().nullable(),
+    outcome: z.string().describe('queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed'),
+    detail: z.string().nullable(),
+    cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi('GithubRun');
+
+const tags = ['GitHub'];
+const repoParams = z.object({ owner: z.string().describe('Repository owner'), name: z.string().describe('Repository name') });
+
+const connect = createRoute({
+  method: 'post', path: '/repositories', tags, summary: 'Connect a repository',
+  description: 'Its issues and pull requests start runs when labelled or mentioned (the webhook).',
+  middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
+  request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: connectRepositoryBody } }, required: true } },
+  responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 409, 413, 415, 422) },
 });
-
-export const githubPageQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() });
-
-type GithubRouteDeps = Pick<Deps, 'config' | 'github' | 'githubDispatch' | 'clock' | 'log'>;
-
-/**
- * `POST /v1/github/webhook`: no bearer token; the delivery's `X-Hub-Signature-256` is checked
- * with @octokit/webhooks (constant time) before anything is read or stored. A delivery that
- * starts a run is recorded by `X-GitHub-Delivery` with a create-only write (a redelivery does
- * nothing) and handed to the worker asynchronously; the answer is 202 either way.
- */
-export function githubWebhookRoutes(deps: GithubRouteDeps) {
-  const app = new Hono();
-  const secret = deps.config.github.webhookSecret;
-  const webhooks = secret ? new Webhooks({ secret }) : undefined;
-
-  app.post('/v1/github/webhook', async (c) => {
-    if (!webhooks) throw new NotFoundError('GitHub webhooks are not configured on this deployment (STRATUS_GITHUB_WEBHOOK_SECRET).');
-    if (Number(c.req.header('content-length')) > MAX_WEBHOOK_BYTES) throw new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes.`, 'request_too_large');
-    const body = await c.req.text();
-    const signature = c.req.header('x-hub-signature-256');
-    if (!signature || !(await webhooks.verify(body, signature).catch(() => false))) {
-      throw new UnauthorizedError('Missing or invalid X-Hub-Signature-256: the delivery is not signed with this deployment\'s webhook secret.');
-    }
-    const event = c.req.header('x-github-event');
-    const deliveryId = c.req.header('x-github-delivery');
-    if (!event || !deliveryId || deliveryId.length > 200) throw new UserError('A GitHub delivery carries X-GitHub-Event and X-GitHub-Delivery headers.');
-    let payload: unknown;
-    try {
-      payload = JSON.parse(body);
-    } catch {
-      throw new UserError('The delivery is not JSON (set the webhook\'s content type to application/json).');
-    }
-    const log = deps.log.child({ deliveryId, event });
-    const repository = deliveryRepository(payload);
-    const repo = repository ? await deps.github.getRepo(repository) : undefined;
-    if (!repo) {
-      log.info('webhook delivery for a repository that is not connected; ignored', { repository: repository ?? null });
-      return c.json({ accepted: false, reason: 'repository not connected' }, 202);
-    }
-    const found = triggerFromDelivery(event, deliveryId, payload, repo);
-    if ('ignored' in found) {
-      log.info('webhook delivery starts nothing', { repository, reason: found.ignored });
-      return c.json({ accepted: false, reason: found.ignored }, 202);
-    }
-    if (!(await deps.github.claimDelivery(deliveryId, event, deps.clock()))) {
-      log.info('webhook redelivery ignored', { repository });
-      return c.json({ accepted: false, reason: 'duplicate delivery' }, 202);
-    }
-    try {
-      await deps.githubDispatch.dispatch({ kind: 'github_work', trigger: found.trigger });
-    } catch (err) {
-      // Not handed off: forget it, so GitHub's redelivery of this failed delivery is not taken for a duplicate.
-      await deps.github.forgetDelivery(deliveryId);
-      throw err;
-    }
-    log.info('webhook delivery accepted', { repository, number: found.trigger.number, trigger: found.trigger.trigger });
-    return c.json({ accepted: true }, 202);
-  });
-
-  return app;
-}
+const listRepositories = createRoute({
+  method: 'get', path: '/repositories', tags, summary: "The tenant's connected repositories",
+  request: { query: pageQuerySchema },
+  responses: { 200: json(z.object({ repositories: z.array(repositorySchema), nextCursor: nextCursorSchema }), 'One page of repositories'), ...errorResponses(400) },
+});
+const getRepository = createRoute({
+  method: 'get', path: '/repositories/{owner}/{name}', tags, summary: 'One connected repository',
+  request: { params: repoParams },
+  responses: { 200: json(repositorySchema, 'The repository'), ...errorResponses(404) },
+});
+const patchRepository = createRoute({
+  method: 'patch', path: '/repositories/{owner}/{name}', tags, summary: "Change a repository's label, mention, settings or bot rule",
+  middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
+  request: { params: repoParams, body: { content: { 'application/json': { schema: patchRepositoryBody } }, required: false } },
+  responses: { 200: json(repositorySchema, 'The repository'), ...errorResponses(400, 404, 413, 415) },
+});
+const disconnect = createRoute({
+  method: 'delete', path: '/repositories/{owner}/{name}', tags, summary: 'Disconnect a repository',
+  request: { params: repoParams },
+  responses: { 204: { description: 'Disconnected' }, ...errorResponses(404) },
+});
+const listRuns = createRoute({
+  method: 'get', path: '/runs', tags, summary: 'Runs started from GitHub, newest first',
+  request: { query: pageQuerySchema },
+  responses: { 200: json(z.object({ runs: z.array(runSchema), nextCursor: nextCursorSchema }), 'One page of runs'), ...errorResponses(400) },
+});
 
 /** Connected repositories and the runs they started, per tenant (`/v1/github/...`, bearer auth). */
 export function githubRoutes(deps: GithubRouteDeps) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+  const app = createRouteApp();
+  app.openapi(connect, connectHandler(deps));
+  app.openapi(listRepositories, async (c) => {
+    const page = await deps.github.listRepos(c.get('tenantId'), c.req.valid('query'));
+    return c.json({ repositories: page.items.map(repositoryView), nextCursor: page.nextCursor ?? null }, 200);
+  });
+  app.openapi(getRepository, async (c) => c.json(repositoryView(await deps.github.getRepoForTenant(repoParam(c.req.valid('param')), c.get('tenantId'))), 200));
+  app.openapi(patchRepository, patchHandler(deps));
+  app.openapi(disconnect, async (c) => {
+    const current = await deps.github.getRepoForTenant(repoParam(c.req.valid('param')), c.get('tenantId'));
+    await deps.github.deleteRepo(current.fullName);
+    return c.body(null, 204);
+  });
+  app.openapi(listRuns, async (c) => {
+    const page = await deps.github.listRuns(c.get('tenantId'), c.req.valid('query'));
+    return c.json({ runs: page.items.map(runView), nextCursor: page.nextCursor ?? null }, 200);
+  });
+  return app;
+}
 
-  app.post('/repositories', async (c) => {
-    const body = await parseJsonBody(c, connectRepositoryBody);
+function connectHandler(deps: GithubRouteDeps): RouteHandler<typeof connect, ApiEnv> {
+  return async (c) => {
+    const body = c.req.valid('json');
     checkSettings(deps, body.settings);
     const now = new Date(deps.clock()).toISOString();
     const record: GithubRepoRecord = {
@@ -127,38 +154,18 @@ export function githubRoutes(deps: GithubRouteDeps) {
     };
     await deps.github.createRepo(record);
     return c.json(repositoryView(record), 201);
-  });
+  };
+}
 
-  app.get('/repositories', async (c) => {
-    const q = parseWith(githubPageQuery, c.req.query(), 'query');
-    const page = await deps.github.listRepos(c.get('tenantId'), q);
-    return c.json({ repositories: page.items.map(repositoryView), nextCursor: page.nextCursor ?? null });
-  });
-
-  app.get('/repositories/:owner/:name', async (c) => c.json(repositoryView(await deps.github.getRepoForTenant(repoParam(c.req.param()), c.get('tenantId')))));
-
-  app.patch('/repositories/:owner/:name', async (c) => {
-    const body = await parseJsonBody(c, patchRepositoryBody);
+function patchHandler(deps: GithubRouteDeps): RouteHandler<typeof patchRepository, ApiEnv> {
+  return async (c) => {
+    const body = c.req.valid('json');
     checkSettings(deps, body.settings);
-    const current = await deps.github.getRepoForTenant(repoParam(c.req.param()), c.get('tenantId'));
+    const current = await deps.github.getRepoForTenant(repoParam(c.req.valid('param')), c.get('tenantId'));
     const updated: GithubRepoRecord = { ...current, ...body, updatedAt: new Date(deps.clock()).toISOString() };
     await deps.github.putRepo(updated);
-    return c.json(repositoryView(updated));
-  });
-
-  app.delete('/repositories/:owner/:name', async (c) => {
-    const current = await deps.github.getRepoForTenant(repoParam(c.req.param()), c.get('tenantId'));
-    await deps.github.deleteRepo(current.fullName);
-    return c.body(null, 204);
-  });
-
-  app.get('/runs', async (c) => {
-    const q = parseWith(githubPageQuery, c.req.query(), 'query');
-    const page = await deps.github.listRuns(c.get('tenantId'), q);
-    return c.json({ runs: page.items.map(runView), nextCursor: page.nextCursor ?? null });
-  });
-
-  return app;
+    return c.json(repositoryView(updated), 200);
+  };
 }
 
 function repoParam(params: { owner: string; name: string }): string {

@@ -1,28 +1,83 @@
-import { Hono } from 'hono';
-import { z } from 'zod';
+import { createRoute, z } from '@hono/zod-openapi';
 import { startTurn } from '../../agent/turn.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, NotFoundError } from '../../shared/errors.ts';
 import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
 import type { PendingApproval } from '../../stores/approval-store.ts';
-import type { AuthVariables } from '../auth.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
+import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
+import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
+import { denialListSchema } from '../schemas/sessions.ts';
 import { respondWithTurn, type TurnResponseDeps } from '../turn-response.ts';
-import { parseJsonBody } from '../validate.ts';
+import { turnResponses } from './turns.ts';
 
-const answerBody = z.strictObject({
-  decision: z.enum(['allow', 'deny']),
-  /** Run the call with this input instead (allow only). */
-  updatedInput: z.record(z.string(), z.unknown()).optional(),
-  /** Keep allowing this call (Bash: this exact command; other tools: the tool) for the session. */
-  remember: z.boolean().optional(),
-  /** Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on. */
-  message: z.string().min(1).max(10_000).optional(),
-});
+const answerBody = z
+  .strictObject({
+    decision: z.enum(['allow', 'deny']),
+    /** Run the call with this input instead (allow only). */
+    updatedInput: z.record(z.string(), z.unknown()).optional().describe('Run the call with this input instead (allow only)'),
+    /** Keep allowing this call (Bash: this exact command; other tools: the tool) for the session. */
+    remember: z.boolean().optional().describe('Keep allowing this call (Bash: this exact command; other tools: the tool) for the session'),
+    /** Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on. */
+    message: z.string().min(1).max(10_000).optional().describe('Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on'),
+  })
+  .openapi('PermissionAnswer');
 
 /** An answer is stored in the approval's DynamoDB item (at most 400 KB) next to the call's own input. */
 export const MAX_UPDATED_INPUT_BYTES = 150_000;
+
+const pendingSchema = z
+  .object({
+    toolUseId: z.string(),
+    toolName: z.string(),
+    input: z.unknown(),
+    kind: z.string().describe('`ask`: waits for an answer'),
+    message: z.string().nullable(),
+    decision: z.enum(['allow', 'deny']).nullable(),
+    turnId: z.string(),
+    createdAt: z.string(),
+  })
+  .openapi('PendingPermission');
+
+const tags = ['Permissions'];
+
+const list = createRoute({
+  method: 'get',
+  path: '/{id}/permissions',
+  tags,
+  summary: 'What the session waits for, its mode, rules and denials',
+  request: { params: sessionIdParam },
+  responses: {
+    200: json(
+      z.object({ mode: z.string(), unattended: z.boolean(), rules: z.record(z.string(), z.unknown()), denials: denialListSchema, pending: z.array(pendingSchema) }),
+      'The permission state',
+    ),
+    ...errorResponses(404),
+  },
+});
+
+const answer = createRoute({
+  method: 'post',
+  path: '/{id}/permissions/{toolUseId}',
+  tags,
+  summary: 'Answer a waiting tool call',
+  description: 'When the last waiting call has its answer, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits.',
+  middleware: [jsonBodyLimit(2 * 1024 * 1024)] as const,
+  request: {
+    params: z.object({ id: z.string().describe('Session id'), toolUseId: z.string().describe('The `toolUseId` of the permission_request') }),
+    headers: idempotencyKeyHeader,
+    body: { content: { 'application/json': { schema: answerBody } }, required: true },
+  },
+  responses: {
+    ...turnResponses,
+    202: {
+      description: 'Other calls still wait for answers; or (JSON) the resumed turn continues in another invocation',
+      content: { 'application/json': { schema: z.union([z.object({ status: z.literal('awaiting_permission'), pending: z.array(pendingSchema) }), turnResponses[202].content['application/json'].schema]) } },
+    },
+    ...errorResponses(400, 404, 409, 413, 415, 422),
+  },
+});
 
 /**
  * Durable ask. GET lists what a session waits for; POST answers one call. When the last
@@ -30,10 +85,10 @@ export const MAX_UPDATED_INPUT_BYTES = 150_000;
  * request, and the response is that turn (JSON or SSE, as for POST /turns).
  */
 export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'config' | 'clock'> & DepsOf<typeof startTurn> & TurnResponseDeps) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+  const app = createRouteApp();
 
-  app.get('/:id/permissions', async (c) => {
-    const record = await deps.sessions.getForTenant(c.req.param('id'), c.get('tenantId'));
+  app.openapi(list, async (c) => {
+    const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     const pending = await deps.approvals.listForSession(record.sessionId);
     return c.json({
       mode: record.settings?.permissionMode ?? deps.config.permissions.defaultMode,
@@ -41,18 +96,17 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
       rules: record.settings?.rules ?? {},
       denials: denialSummary(record.denials),
       pending: pending.map(pendingView),
-    });
+    }, 200);
   });
 
-  app.post('/:id/permissions/:toolUseId', async (c) => {
-    const body = await parseJsonBody(c, answerBody);
+  app.openapi(answer, async (c) => {
+    const body = c.req.valid('json');
     const inputBytes = Buffer.byteLength(JSON.stringify(body.updatedInput ?? {}));
     if (inputBytes > MAX_UPDATED_INPUT_BYTES) {
       throw new LimitError(`"updatedInput" takes ${inputBytes} bytes as JSON; at most ${MAX_UPDATED_INPUT_BYTES} are stored with an answer.`, 'request_too_large');
     }
-    const sessionId = c.req.param('id');
+    const { id: sessionId, toolUseId } = c.req.valid('param');
     const tenantId = c.get('tenantId');
-    const toolUseId = c.req.param('toolUseId');
     await deps.sessions.getForTenant(sessionId, tenantId);
     // The model API's own rule for tool_use ids; anything else cannot be waiting (and must not reach the table as a key).
     if (!/^[\w-]{1,256}$/.test(toolUseId)) throw new NotFoundError(`No tool call ${showId(toolUseId)} is waiting for permission in session ${sessionId}.`);
@@ -65,10 +119,10 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
     });
     const pending = await deps.approvals.listForSession(sessionId);
     const undecided = pending.filter((p) => p.kind === 'ask' && p.decision === undefined);
-    if (undecided.length > 0) return c.json({ status: 'awaiting_permission', pending: undecided.map(pendingView) }, 202);
+    if (undecided.length > 0) return c.json({ status: 'awaiting_permission' as const, pending: undecided.map(pendingView) }, 202);
     const deadlineAt = invocationDeadline(c);
     const turn = await startTurn(deps, { sessionId, tenantId, resume: true, deadlineAt });
-    return respondWithTurn(c, deps, turn, deadlineAt);
+    return untypedResponse(await respondWithTurn(c, deps, turn, deadlineAt));
   });
 
   return app;

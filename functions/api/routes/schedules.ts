@@ -1,15 +1,13 @@
-import { Hono } from 'hono';
-import { z } from 'zod';
+import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { nextRunAt, validateSchedule } from '../../schedules/cron.ts';
 import { runScheduledTask, type ScheduleRunDeps } from '../../schedules/run-schedule.ts';
 import { patchedTarget } from '../../schedules/schedule-target.ts';
-import { budgetsSchema } from '../../stores/budgets.ts';
 import type { ScheduleRecord } from '../../stores/schedule-store.ts';
-import type { AuthVariables } from '../auth.ts';
+import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
+import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema, usageSchema } from '../schemas/common.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
-import { parseJsonBody, parseWith } from '../validate.ts';
 
 /**
  * Largest schedule record, as JSON. A schedule is one DynamoDB item (at most 400 KB, names and
@@ -17,7 +15,8 @@ import { parseJsonBody, parseWith } from '../validate.ts';
  */
 export const MAX_SCHEDULE_BYTES = 350_000;
 
-const createBody = z.strictObject({
+const createBody = z
+  .strictObject({
   name: z.string().min(1).max(200),
   cron: z.string().min(1).max(200).describe('Five-field cron: minute hour day-of-month month day-of-week'),
   timezone: z.string().max(100).default('UTC'),
@@ -25,30 +24,134 @@ const createBody = z.strictObject({
   sessionId: z.string().optional().describe('Run each time in this session; otherwise a new session per run'),
   files: seedFilesSchema.optional().describe('Seed files for the new session of each run'),
   enabled: z.boolean().default(true),
-  /** Budgets of the sessions this schedule creates (functions/agent/budget.ts). */
-  budgets: budgetsSchema.optional(),
+    /** Budgets of the sessions this schedule creates (functions/agent/budget.ts). */
+    budgets: budgetsApiSchema.optional(),
+  })
+  .openapi('CreateSchedule');
+
+const patchBody = z
+  .strictObject({
+    name: z.string().min(1).max(200).optional(),
+    cron: z.string().min(1).max(200).optional(),
+    timezone: z.string().max(100).optional(),
+    prompt: z.string().min(1).max(200_000).optional(),
+    enabled: z.boolean().optional(),
+    /** Another target: a session id, or null for a new session per run (seeded with `files`). */
+    sessionId: z.string().nullable().optional().describe('Another target: a session id, or null for a new session per run (seeded with `files`)'),
+    files: seedFilesSchema.optional(),
+    budgets: budgetsApiSchema.optional(),
+  })
+  .openapi('UpdateSchedule');
+
+/** A schedule is stored in at most MAX_SCHEDULE_BYTES; its body, with JSON escapes, in a few times that. */
+const MAX_SCHEDULE_BODY_BYTES = 2 * 1024 * 1024;
+
+const scheduleRunSchema = z
+  .object({
+    firedAt: z.string(),
+    sessionId: z.string().optional(),
+    turnId: z.string().optional(),
+    outcome: z.string(),
+    error: z.string().optional(),
+    budget: z.string().optional().describe('With outcome `budget_exceeded`: which budget'),
+    costUsd: z.number().optional().describe("The turn's cost in USD (priced usage)"),
+    usage: usageSchema.optional(),
+  })
+  .openapi('ScheduleRun');
+
+const scheduleSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    cron: z.string(),
+    timezone: z.string(),
+    prompt: z.string(),
+    target: z.union([z.object({ sessionId: z.string() }), z.object({ newSession: z.literal(true) })]),
+    enabled: z.boolean(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    nextRunAt: z.string().nullable(),
+    lastRun: scheduleRunSchema.nullable(),
+    runs: z.array(scheduleRunSchema).describe('Firings, newest first: outcome, session, turn, cost'),
+    budgets: budgetsApiSchema.nullable(),
+  })
+  .openapi('Schedule');
+
+const tags = ['Schedules'];
+const scheduleIdParam = z.object({ id: z.string().describe('Schedule id (`sch_…`)') });
+
+const create = createRoute({
+  method: 'post', path: '/', tags, summary: 'Create a scheduled task', description: 'A prompt run unattended on a cron schedule.',
+  middleware: [jsonBodyLimit(MAX_SCHEDULE_BODY_BYTES)] as const,
+  request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: createBody } }, required: true } },
+  responses: { 201: json(scheduleSchema, 'The schedule'), ...errorResponses(400, 404, 413, 415, 422) },
+});
+const list = createRoute({
+  method: 'get', path: '/', tags, summary: "The tenant's schedules",
+  request: { query: pageQuerySchema },
+  responses: { 200: json(z.object({ schedules: z.array(scheduleSchema), nextCursor: nextCursorSchema }), 'One page of schedules'), ...errorResponses(400) },
+});
+const get = createRoute({
+  method: 'get', path: '/{id}', tags, summary: 'One schedule',
+  request: { params: scheduleIdParam },
+  responses: { 200: json(scheduleSchema, 'The schedule'), ...errorResponses(404) },
+});
+const patch = createRoute({
+  method: 'patch', path: '/{id}', tags, summary: 'Change a schedule',
+  middleware: [jsonBodyLimit(MAX_SCHEDULE_BODY_BYTES)] as const,
+  request: { params: scheduleIdParam, body: { content: { 'application/json': { schema: patchBody } }, required: false } },
+  responses: { 200: json(scheduleSchema, 'The schedule'), ...errorResponses(400, 404, 413, 415) },
+});
+const remove = createRoute({
+  method: 'delete', path: '/{id}', tags, summary: 'Delete a schedule',
+  request: { params: scheduleIdParam },
+  responses: { 204: { description: 'Deleted' }, ...errorResponses(404) },
+});
+const runNow = createRoute({
+  method: 'post', path: '/{id}/run', tags, summary: 'Run the schedule once now, to its end',
+  description: 'A manual firing, recorded like any other.',
+  request: { params: scheduleIdParam, headers: idempotencyKeyHeader },
+  responses: { 200: json(z.object({ run: scheduleRunSchema.nullable() }), 'What the firing did'), ...errorResponses(404, 422) },
 });
 
-const patchBody = z.strictObject({
-  name: z.string().min(1).max(200).optional(),
-  cron: z.string().min(1).max(200).optional(),
-  timezone: z.string().max(100).optional(),
-  prompt: z.string().min(1).max(200_000).optional(),
-  enabled: z.boolean().optional(),
-  /** Another target: a session id, or null for a new session per run (seeded with `files`). */
-  sessionId: z.string().nullable().optional(),
-  files: seedFilesSchema.optional(),
-  budgets: budgetsSchema.optional(),
-});
-
-const pageQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().optional() });
+type ScheduleRouteDeps = Pick<Deps, 'sessions' | 'schedules' | 'scheduleBackend' | 'clock' | 'newId'> & ScheduleRunDeps;
 
 /** Scheduled tasks: a prompt run unattended on a cron schedule. */
-export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'scheduleBackend' | 'clock' | 'newId'> & ScheduleRunDeps) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+export function scheduleRoutes(deps: ScheduleRouteDeps) {
+  const app = createRouteApp();
 
-  app.post('/', async (c) => {
-    const body = await parseJsonBody(c, createBody);
+  app.openapi(create, createHandler(deps));
+
+  app.openapi(list, async (c) => {
+    const q = c.req.valid('query');
+    const page = await deps.schedules.listForTenant(c.get('tenantId'), q);
+    return c.json({ schedules: page.schedules.map(scheduleView), nextCursor: page.nextCursor ?? null }, 200);
+  });
+
+  app.openapi(get, async (c) => c.json(scheduleView(await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'))), 200));
+
+  app.openapi(patch, patchHandler(deps));
+
+  app.openapi(remove, async (c) => {
+    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
+    await deps.scheduleBackend.remove(current.scheduleId);
+    await deps.schedules.delete(current.scheduleId);
+    return c.body(null, 204);
+  });
+
+  /** Runs the schedule once now, to its end (a manual firing, recorded like any other). */
+  app.openapi(runNow, async (c) => {
+    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
+    const run = await runScheduledTask(deps, { kind: 'scheduled_task', scheduleId: current.scheduleId, firedAt: new Date(deps.clock()).toISOString() });
+    return c.json({ run: run ?? null }, 200);
+  });
+
+  return app;
+}
+
+function createHandler(deps: ScheduleRouteDeps): RouteHandler<typeof create, ApiEnv> {
+  return async (c) => {
+    const body = c.req.valid('json');
     const tenantId = c.get('tenantId');
     validateSchedule(body.cron, body.timezone);
     if (body.sessionId && body.files) throw new UserError('Give either "sessionId" or "files", not both.');
@@ -74,20 +177,13 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
     await deps.schedules.put(record);
     await deps.scheduleBackend.upsert(record);
     return c.json(scheduleView(record), 201);
-  });
+  };
+}
 
-  app.get('/', async (c) => {
-    const q = parseWith(pageQuery, c.req.query(), 'query');
-    const page = await deps.schedules.listForTenant(c.get('tenantId'), q);
-    return c.json({ schedules: page.schedules.map(scheduleView), nextCursor: page.nextCursor ?? null });
-  });
-
-  app.get('/:id', async (c) => c.json(scheduleView(await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId')))));
-
-  app.patch('/:id', async (c) => {
-    const body = await parseJsonBody(c, patchBody);
-    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
-    const { sessionId, files, ...fields } = body;
+function patchHandler(deps: ScheduleRouteDeps): RouteHandler<typeof patch, ApiEnv> {
+  return async (c) => {
+    const { sessionId, files, ...fields } = c.req.valid('json');
+    const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     assertSeedFiles(files, 'files');
     const updated: ScheduleRecord = { ...current, ...fields, target: await patchedTarget(deps, c.get('tenantId'), current.target, { sessionId, files }), updatedAt: new Date(deps.clock()).toISOString() };
     validateSchedule(updated.cron, updated.timezone);
@@ -95,24 +191,8 @@ export function scheduleRoutes(deps: Pick<Deps, 'sessions' | 'schedules' | 'sche
     assertFits(updated);
     await deps.schedules.put(updated);
     await deps.scheduleBackend.upsert(updated);
-    return c.json(scheduleView(updated));
-  });
-
-  app.delete('/:id', async (c) => {
-    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
-    await deps.scheduleBackend.remove(current.scheduleId);
-    await deps.schedules.delete(current.scheduleId);
-    return c.body(null, 204);
-  });
-
-  /** Runs the schedule once now, to its end (a manual firing, recorded like any other). */
-  app.post('/:id/run', async (c) => {
-    const current = await deps.schedules.getForTenant(c.req.param('id'), c.get('tenantId'));
-    const run = await runScheduledTask(deps, { kind: 'scheduled_task', scheduleId: current.scheduleId, firedAt: new Date(deps.clock()).toISOString() });
-    return c.json({ run: run ?? null });
-  });
-
-  return app;
+    return c.json(scheduleView(updated), 200);
+  };
 }
 
 function assertFits(record: ScheduleRecord): void {
@@ -132,7 +212,7 @@ function scheduleView(r: ScheduleRecord) {
     cron: r.cron,
     timezone: r.timezone,
     prompt: r.prompt,
-    target: 'sessionId' in r.target ? { sessionId: r.target.sessionId } : { newSession: true },
+    target: 'sessionId' in r.target ? { sessionId: r.target.sessionId } : { newSession: true as const },
     enabled: r.enabled,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,

@@ -1,5 +1,4 @@
-import { Hono } from 'hono';
-import { z } from 'zod';
+import { createRoute, z } from '@hono/zod-openapi';
 import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
@@ -7,19 +6,22 @@ import { assertValidRules, sessionSettingsSchema } from '../../permissions/sessi
 import { createSession } from '../../sessions/create-session.ts';
 import { messageView, sessionView } from '../../sessions/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
-import { budgetsSchema } from '../../stores/budgets.ts';
-import type { AuthVariables } from '../auth.ts';
+import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
+import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
+import { messageSchema, sessionSchema } from '../schemas/sessions.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
-import { parseJsonBody, parseWith } from '../validate.ts';
+import { MAX_JSON_BODY_BYTES } from '../validate.ts';
 
-const createSessionBody = z.strictObject({
-  title: z.string().max(200).optional(),
-  files: seedFilesSchema.optional(),
-  /** Permission mode, rules, hooks and the unattended flag. */
-  settings: sessionSettingsSchema.optional(),
-  /** maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn (functions/agent/budget.ts). */
-  budgets: budgetsSchema.optional(),
-});
+const createSessionBody = z
+  .strictObject({
+    title: z.string().max(200).optional(),
+    files: seedFilesSchema.optional(),
+    /** Permission mode, rules, hooks and the unattended flag. */
+    settings: sessionSettingsSchema.optional().describe('Permission mode, rules, hooks, allowed domains and the unattended flag'),
+    /** maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn (functions/agent/budget.ts). */
+    budgets: budgetsApiSchema.optional().describe('maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn'),
+  })
+  .openapi('CreateSession');
 
 /**
  * Most bytes the settings may take as JSON. They are stored in the session's DynamoDB item (at
@@ -27,18 +29,54 @@ const createSessionBody = z.strictObject({
  */
 export const MAX_SETTINGS_BYTES = 100_000;
 
-const pageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().optional(),
+const tags = ['Sessions'];
+
+const create = createRoute({
+  method: 'post',
+  path: '/',
+  tags,
+  summary: 'Create a session',
+  description: 'A new session with an empty workspace, or one holding the seed `files` (more goes through PUT …/workspace/archive).',
+  middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
+  request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: createSessionBody } }, required: false } },
+  responses: { 201: json(sessionSchema, 'The session'), ...errorResponses(400, 413, 415, 422) },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/',
+  tags,
+  summary: "List the tenant's sessions, newest first",
+  request: { query: pageQuerySchema },
+  responses: { 200: json(z.object({ sessions: z.array(sessionSchema), nextCursor: nextCursorSchema }), 'One page of sessions'), ...errorResponses(400) },
+});
+
+const get = createRoute({
+  method: 'get',
+  path: '/{id}',
+  tags,
+  summary: "A session's status",
+  description: 'A session whose turn died reads `idle` with last turn `crashed`.',
+  request: { params: sessionIdParam },
+  responses: { 200: json(sessionSchema, 'The session'), ...errorResponses(404) },
+});
+
+const messages = createRoute({
+  method: 'get',
+  path: '/{id}/messages',
+  tags,
+  summary: 'The message log, in order',
+  request: { params: sessionIdParam, query: pageQuerySchema },
+  responses: { 200: json(z.object({ messages: z.array(messageSchema), nextCursor: nextCursorSchema }), 'One page of messages'), ...errorResponses(400, 404) },
 });
 
 export function sessionRoutes(
   deps: Pick<Deps, 'config' | 'clock' | 'sessions' | 'messages'> & DepsOf<typeof createSession> & DepsOf<typeof withDeadLeaseFreed>,
 ) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+  const app = createRouteApp();
 
-  app.post('/', async (c) => {
-    const body = await parseJsonBody(c, createSessionBody);
+  app.openapi(create, async (c) => {
+    const body = c.req.valid('json');
     assertSeedFiles(body.files, 'files');
     const settingsBytes = Buffer.byteLength(JSON.stringify(body.settings ?? {}));
     if (settingsBytes > MAX_SETTINGS_BYTES) {
@@ -51,24 +89,24 @@ export function sessionRoutes(
     return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });
 
-  app.get('/', async (c) => {
-    const q = parseWith(pageQuery, c.req.query(), 'query');
+  app.openapi(list, async (c) => {
+    const q = c.req.valid('query');
     const page = await deps.sessions.listForTenant(c.get('tenantId'), { limit: q.limit, cursor: q.cursor });
     const sessions = await Promise.all(page.sessions.map((s) => withDeadLeaseFreed(deps, s)));
-    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock(), deps.config)), nextCursor: page.nextCursor ?? null });
+    return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock(), deps.config)), nextCursor: page.nextCursor ?? null }, 200);
   });
 
-  app.get('/:id', async (c) => {
-    const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(c.req.param('id'), c.get('tenantId')));
-    return c.json(sessionView(record, deps.clock(), deps.config));
+  app.openapi(get, async (c) => {
+    const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId')));
+    return c.json(sessionView(record, deps.clock(), deps.config), 200);
   });
 
-  app.get('/:id/messages', async (c) => {
-    const q = parseWith(pageQuery, c.req.query(), 'query');
-    const sessionId = c.req.param('id');
+  app.openapi(messages, async (c) => {
+    const q = c.req.valid('query');
+    const sessionId = c.req.valid('param').id;
     await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
     const page = await deps.messages.page(sessionId, { limit: q.limit, cursor: q.cursor });
-    return c.json({ messages: page.messages.map(messageView), nextCursor: page.nextCursor ?? null });
+    return c.json({ messages: page.messages.map(messageView), nextCursor: page.nextCursor ?? null }, 200);
   });
 
   return app;

@@ -1,18 +1,52 @@
-import { Hono } from 'hono';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { z } from 'zod';
 import { endTurnIfDead } from '../../agent/crashed-turn.ts';
-import { followTurn } from '../../agent/follow-turn.ts';
+import { followTurn, turnEventsUrl } from '../../agent/follow-turn.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { isId, showId } from '../../shared/ids.ts';
 import type { StoredTurnEvent } from '../../stores/event-store.ts';
-import type { AuthVariables } from '../auth.ts';
-import { parseWith } from '../validate.ts';
+import { invocationDeadline } from '../invocation-deadline.ts';
+import { createRouteApp, untypedResponse } from '../route-app.ts';
+import { startSseHeartbeat } from '../sse-heartbeat.ts';
+import { errorResponses } from '../schemas/common.ts';
+import { SSE_DESCRIPTION, sseContent, turnEventSchema } from '../schemas/turn-events.ts';
 
 const followQuery = z.object({
-  after: z.coerce.number().int().min(-1).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(500),
+  cursor: z.string().regex(/^-1$|^\d{1,15}$/, 'must be the `nextCursor` of a previous page').optional().describe("The previous page's `nextCursor` (events after it); `Last-Event-ID` does the same for SSE"),
+  after: z.coerce.number().int().min(-1).optional().describe('Deprecated: the same as `cursor` (kept for one release)').openapi({ deprecated: true }),
+  limit: z.coerce.number().int().min(1).max(1000).default(500).describe('Events per JSON page (1–1000)'),
+});
+
+/** A streaming follower ends this long before its invocation's deadline, telling the client to reconnect. */
+const FOLLOW_MARGIN_MS = 5_000;
+
+const eventsPageSchema = z
+  .object({
+    events: z.array(z.object({ id: z.number().int().describe("The event's number in its turn (the SSE id)"), event: turnEventSchema })),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page (poll it while the turn runs); null once the page holds the `turn_end`'),
+    next: z.number().int().describe('Deprecated: the same position as a number, for `after` (kept for one release)').openapi({ deprecated: true }),
+    done: z.boolean().describe('The page holds the `turn_end`'),
+  })
+  .openapi('TurnEventsPage');
+
+const follow = createRoute({
+  method: 'get',
+  path: '/{id}/turns/{turnId}/events',
+  tags: ['Turns'],
+  summary: "A turn's events from the durable log",
+  description:
+    'With `Accept: text/event-stream`: follows the turn until `turn_end`, resuming after `Last-Event-ID` (or `?cursor=`) — how a client reconnects, and how it keeps watching a turn that continued in another invocation. Where the server runs with a deadline (Lambda), the stream ends shortly before it with a `turn_continued` event (no id): reconnect with the last id seen. Otherwise one JSON page. A turn whose process died ends with a `crashed` turn_end; an unknown turn is a 404.',
+  request: {
+    params: z.object({ id: z.string().describe('Session id'), turnId: z.string().describe('Turn id (`turn_…`)') }),
+    query: followQuery,
+    headers: z.object({ 'last-event-id': z.string().optional().describe('SSE: resume after this event id') }),
+  },
+  responses: {
+    200: { description: `One JSON page, or the SSE stream.\n\n${SSE_DESCRIPTION}`, content: { 'application/json': { schema: eventsPageSchema }, ...sseContent } },
+    ...errorResponses(400, 404),
+  },
 });
 
 /**
@@ -22,41 +56,67 @@ const followQuery = z.object({
  * turn that continued in another invocation. Without it, one JSON page (`done` once it holds the
  * turn_end). Either way a turn whose process died ends with a `crashed` turn_end.
  */
-export function turnEventRoutes(deps: Pick<Deps, 'sessions' | 'events'> & DepsOf<typeof endTurnIfDead> & DepsOf<typeof followTurn>) {
-  const app = new Hono<{ Variables: AuthVariables }>();
+type TurnEventRouteDeps = Pick<Deps, 'sessions' | 'events' | 'config'> & DepsOf<typeof endTurnIfDead> & DepsOf<typeof followTurn>;
 
-  app.get('/:id/turns/:turnId/events', async (c) => {
-    const sessionId = c.req.param('id');
-    const turnId = c.req.param('turnId');
-    const q = parseWith(followQuery, c.req.query(), 'query');
-    await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
-    if (!isId('turn', turnId)) throw new NotFoundError(`Turn ${showId(turnId)} not found in session ${sessionId}.`);
+export function turnEventRoutes(deps: TurnEventRouteDeps) {
+  const app = createRouteApp();
+
+  app.openapi(follow, async (c) => {
+    const { id: sessionId, turnId } = c.req.valid('param');
+    const q = c.req.valid('query');
+    const record = await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
+    const unknown = () => new NotFoundError(`Turn ${showId(turnId)} not found in session ${sessionId}.`);
+    if (!isId('turn', turnId)) throw unknown();
+    // A turn exists once it holds the session or has logged its turn_start (stored before its id is given out).
+    if (record.lease?.turnId !== turnId && (await deps.events.listAfter(sessionId, turnId, -1, 1)).length === 0) throw unknown();
     const lastEventId = c.req.header('last-event-id');
-    const after = q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1);
-
-    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) {
-      let events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
-      // At the end of the log without a turn_end: if the turn died, end its log now, so a
-      // poller is never left waiting on a process that is gone.
-      if (events.length < q.limit && !events.some((e) => e.event.type === 'turn_end') && (await endTurnIfDead(deps, sessionId, turnId))) {
-        events = await deps.events.listAfter(sessionId, turnId, after, q.limit);
-      }
-      const done = events.some((e) => e.event.type === 'turn_end');
-      return c.json({ events: events.map(view), next: events.at(-1)?.seq ?? after, done });
-    }
-
-    return streamSSE(c, async (stream) => {
-      let open = true;
-      stream.onAbort(() => {
-        open = false;
-      });
-      for await (const e of followTurn(deps, sessionId, turnId, after, () => open, { limit: q.limit, sleep: (ms) => stream.sleep(ms) })) {
-        await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
-      }
-    });
+    const after = q.cursor !== undefined ? Number(q.cursor) : (q.after ?? (lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : -1));
+    if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return c.json(await eventPage(deps, sessionId, turnId, after, q.limit), 200);
+    return untypedResponse(streamEvents(c, deps, { sessionId, turnId, after, limit: q.limit }));
   });
 
   return app;
+}
+
+/** One JSON page of the log after `after`. */
+async function eventPage(deps: TurnEventRouteDeps, sessionId: string, turnId: string, after: number, limit: number) {
+  let events = await deps.events.listAfter(sessionId, turnId, after, limit);
+  // At the end of the log without a turn_end: if the turn died, end its log now, so a
+  // poller is never left waiting on a process that is gone.
+  if (events.length < limit && !events.some((e) => e.event.type === 'turn_end') && (await endTurnIfDead(deps, sessionId, turnId))) {
+    events = await deps.events.listAfter(sessionId, turnId, after, limit);
+  }
+  const done = events.some((e) => e.event.type === 'turn_end');
+  const next = events.at(-1)?.seq ?? after;
+  return { events: events.map(view), nextCursor: done ? null : String(next), next, done };
+}
+
+/** The log as SSE, following the turn until its turn_end or until this invocation nears its deadline. */
+function streamEvents(c: Context, deps: TurnEventRouteDeps, at: { sessionId: string; turnId: string; after: number; limit: number }): Response {
+  const { sessionId, turnId } = at;
+  const deadlineAt = invocationDeadline(c);
+  return streamSSE(c, async (stream) => {
+    let open = true;
+    stream.onAbort(() => {
+      open = false;
+    });
+    const beforeDeadline = () => deadlineAt === undefined || deadlineAt - Date.now() > FOLLOW_MARGIN_MS;
+    const stopHeartbeat = startSseHeartbeat(stream, deps.config.api.sseHeartbeatMs);
+    let ended = false;
+    try {
+      for await (const e of followTurn(deps, sessionId, turnId, at.after, () => open && beforeDeadline(), { limit: at.limit, sleep: (ms) => stream.sleep(ms) })) {
+        await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
+        ended = e.event.type === 'turn_end';
+      }
+      // This invocation is about to end, the turn has not: the client reconnects (with the
+      // last id it saw, which this event leaves as it was) to a fresh invocation.
+      if (!ended && open) {
+        await stream.writeSSE({ event: 'turn_continued', data: JSON.stringify({ type: 'turn_continued', turnId, eventsUrl: turnEventsUrl(sessionId, turnId) }), retry: 1_000 });
+      }
+    } finally {
+      stopHeartbeat();
+    }
+  });
 }
 
 /** `id` is the event's number in its turn (the SSE id); `event` is what SSE sends as data. */

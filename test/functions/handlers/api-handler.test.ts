@@ -55,6 +55,27 @@ describe('the API Lambda handler', () => {
     expect(out.text).toContain('"text":"Hello from Lambda."');
   });
 
+  it('ends a follower\'s stream shortly before the invocation deadline with a reconnect hint', async () => {
+    const created = await invoke(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: {} }));
+    const sessionId = (JSON.parse(created.text) as { id: string }).id;
+    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_slow', name: 'Bash', input: { command: 'sleep 4' } }] }, { content: [{ type: 'text', text: 'Slept.' }] });
+    const running = fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, { method: 'POST', headers: auth(), body: JSON.stringify({ prompt: 'sleep' }) });
+    let turnId: string | null = null;
+    while (!turnId) {
+      const status = await invoke(functionUrlEvent('GET', `/v1/sessions/${sessionId}`, { headers: auth() }));
+      turnId = (JSON.parse(status.text) as { currentTurnId: string | null }).currentTurnId;
+    }
+    // 6.5 s left: the follower stops 5 s before, long before the 4 s command ends.
+    const out = await invoke(functionUrlEvent('GET', `/v1/sessions/${sessionId}/turns/${turnId}/events`, { headers: { ...auth(), accept: 'text/event-stream' } }), 6_500);
+    const messages = out.text.split('\n\n').filter((m) => m.includes('event: '));
+    const last = messages.at(-1)!;
+    expect(last).toContain('event: turn_continued');
+    expect(last).not.toMatch(/^id: /m);
+    expect(last).toContain(`"eventsUrl":"/v1/sessions/${sessionId}/turns/${turnId}/events"`);
+    expect(messages.some((m) => m.includes('event: turn_end'))).toBe(false);
+    expect(((await (await running).json()) as { stopReason: string }).stopReason).toBe('end_turn');
+  });
+
   it('answers 401 without a bearer token', async () => {
     const out = await invoke(functionUrlEvent('GET', '/v1/sessions'));
     expect(out.metadata?.statusCode).toBe(401);

@@ -1,0 +1,147 @@
+import { Command, CommanderError } from 'commander';
+import { apiFor } from './client.ts';
+import { createConfigStore } from './config-store.ts';
+import { CliError, EXIT } from './exit-codes.ts';
+import { listSessions, newSession, pullWorkspace, sessionLog, transcript } from './session-commands.ts';
+import { scheduleCommands } from './schedule-commands.ts';
+import { answerCommand, attach, interruptTurn, runPrompt } from './turn-commands.ts';
+
+/**
+ * `stratus`: the command line for a Stratus API, local or deployed (README: the CLI). Every
+ * command takes --json for scripts; exit codes are in exit-codes.ts.
+ */
+const store = createConfigStore(process.env);
+const program = new Command('stratus').description('Drive a Stratus coding agent: sessions, turns, approvals, workspaces, schedules.').option('--json', 'print JSON for scripts').exitOverride();
+const json = () => program.opts<{ json?: boolean }>().json === true;
+const print = (human: string, value: unknown) => process.stdout.write(`${json() ? JSON.stringify(value) : human}\n`);
+const client = () => apiFor(store);
+const session = (given?: string) => {
+  const id = given ?? store.read().session;
+  if (!id) throw new CliError('No session: give one, or create one with `stratus new`.', EXIT.usage);
+  return id;
+};
+const turnOpts = () => ({ json: json(), out: process.stdout, interactive: process.stdin.isTTY === true && !json() });
+let exitCode: number = EXIT.ok;
+
+program
+  .command('login')
+  .description('keep the API URL and token in your config folder (mode 0600)')
+  .requiredOption('--url <url>', 'the API, e.g. http://127.0.0.1:8787')
+  .requiredOption('--token <token>', 'an API token')
+  .action(async (o: { url: string; token: string }) => {
+    const res = await fetch(`${o.url.replace(/\/+$/, '')}/v1/sessions?limit=1`, { headers: { authorization: `Bearer ${o.token}` } }).catch((err: Error) => {
+      throw new CliError(`Cannot reach ${o.url}: ${err.message}`);
+    });
+    if (res.status === 401) throw new CliError('The API refused this token.', EXIT.unauthorized);
+    if (!res.ok) throw new CliError(`The API answered HTTP ${res.status}.`);
+    store.write({ url: o.url, token: o.token });
+    print(`logged in to ${o.url} (saved in ${store.file})`, { url: o.url, config: store.file });
+  });
+
+program
+  .command('new')
+  .description('create a session (it becomes the default for run)')
+  .option('--from <dir>', 'fill the workspace from a local folder (without .git and node_modules)')
+  .option('--git <url>', 'fill the workspace with a git clone')
+  .option('--title <title>')
+  .option('--permission-mode <mode>', 'default (ask), acceptEdits, plan, bypassPermissions, dontAsk')
+  .action(async (o: { from?: string; git?: string; title?: string; permissionMode?: string }) => {
+    const id = await newSession(client(), o, print);
+    store.write({ session: id });
+  });
+
+program
+  .command('run')
+  .description('run a prompt and stream the turn')
+  .argument('<prompt>')
+  .option('-s, --session <id>', 'the session (default: the last `new`)')
+  .action(async (prompt: string, o: { session?: string }) => {
+    exitCode = await runPrompt(client(), session(o.session), prompt, turnOpts());
+  });
+
+program
+  .command('attach')
+  .description("follow a session's running (or last) turn, reconnecting as needed")
+  .argument('[session]')
+  .action(async (id?: string) => {
+    exitCode = await attach(client(), session(id), turnOpts());
+  });
+
+program
+  .command('approve')
+  .description('approve a waiting tool call (default: every one waiting); the last answer resumes the turn')
+  .argument('[session]')
+  .argument('[toolUseId]')
+  .option('--remember', 'keep allowing this call for the session')
+  .action(async (id: string | undefined, toolUseId: string | undefined, o: { remember?: boolean }) => {
+    exitCode = await answerCommand(client(), session(id), toolUseId, 'allow', { ...turnOpts(), remember: o.remember });
+  });
+
+program
+  .command('deny')
+  .description('deny a waiting tool call (default: every one waiting); the last answer resumes the turn')
+  .argument('[session]')
+  .argument('[toolUseId]')
+  .option('-m, --message <text>', 'what to tell the model instead, e.g. how to go on')
+  .action(async (id: string | undefined, toolUseId: string | undefined, o: { message?: string }) => {
+    exitCode = await answerCommand(client(), session(id), toolUseId, 'deny', { ...turnOpts(), message: o.message });
+  });
+
+program
+  .command('interrupt')
+  .description("stop a session's running turn (or the one named) wherever it runs")
+  .argument('[session]')
+  .argument('[turnId]')
+  .action(async (id?: string, turnId?: string) => interruptTurn(client(), session(id), turnId, print));
+
+program
+  .command('ls')
+  .description('your sessions, newest first')
+  .option('-n, --limit <n>', 'how many', '20')
+  .action(async (o: { limit: string }) => listSessions(client(), Number(o.limit), print));
+
+program.command('log').description("a session's message log").argument('[session]').action(async (id?: string) => sessionLog(client(), session(id), print));
+
+program
+  .command('pull')
+  .description("download a session's workspace into a folder")
+  .argument('<session>')
+  .argument('<dir>')
+  .action(async (id: string, dir: string) => pullWorkspace(client(), id, dir, print));
+
+program
+  .command('transcript')
+  .description('the session as a Claude Code transcript (JSONL)')
+  .argument('[session]')
+  .option('-o, --out <file>', 'write to a file instead of stdout')
+  .action(async (id: string | undefined, o: { out?: string }) => transcript(client(), session(id), o.out, process.stdout));
+
+const schedules = program.command('schedules').description('scheduled tasks');
+const sched = scheduleCommands(client, print);
+schedules.command('ls').description('list them').action(() => sched.list());
+schedules
+  .command('add')
+  .description('run a prompt on a cron schedule')
+  .requiredOption('--name <name>')
+  .requiredOption('--cron <expr>', 'five fields: minute hour day month weekday')
+  .requiredOption('--prompt <prompt>')
+  .option('--timezone <tz>')
+  .option('--session <id>', 'run in this session (default: a new one each time)')
+  .action((o: { name: string; cron: string; prompt: string; timezone?: string; session?: string }) => sched.add(o));
+schedules.command('rm').argument('<id>').description('delete one').action((id: string) => sched.remove(id));
+schedules.command('run').argument('<id>').description('run one now, to its end').action((id: string) => sched.run(id));
+
+try {
+  await program.parseAsync(process.argv);
+  process.exitCode = exitCode;
+} catch (err) {
+  if (err instanceof CommanderError) {
+    process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  } else if (err instanceof CliError) {
+    process.stderr.write(`stratus: ${err.message}\n`);
+    process.exitCode = err.exitCode;
+  } else {
+    process.stderr.write(`stratus: ${(err as Error).message}\n`);
+    process.exitCode = EXIT.failed;
+  }
+}

@@ -1,0 +1,35 @@
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { ApiEnv } from './route-app.ts';
+
+export const OPENAPI_PATH = '/v1/openapi.json';
+
+const DESCRIPTION = `Stratus runs coding-agent sessions: a session owns a workspace and a conversation; each turn runs a prompt through the model and the tools (in an isolated sandbox) and streams its events.
+
+**Auth.** Every \`/v1\` route but this document and the GitHub webhook (signed with \`X-Hub-Signature-256\` instead) needs \`Authorization: Bearer <token>\`; a token sees only its tenant's sessions and schedules (others' answer 404).
+
+**Errors.** Every failure answers \`{"error":{"code","message"}}\` (the Error schema) with the status its class fixes: 400 invalid input (the message names the field; nothing is stored), 401, 404 (also for a malformed id), 405 with \`Allow\`, 409 conflicts (\`Retry-After\` where waiting helps), 411, 413 past a size limit (the message names it), 415 for a body that is not \`application/json\`, 500 the system, 502/503 the model API.
+
+**Retries.** Every POST takes an \`Idempotency-Key\` header: a retry with the same key and the same request gets the first answer again (kept 24 h, \`Idempotent-Replayed: true\`; a streamed turn is replayed by following its events), never a second run; the same key with another request is a 422 \`idempotency_key_reused\`; a retry while the first still runs waits a few seconds, then gets 409 \`idempotency_in_progress\`.
+
+**Pagination.** Listings take \`?limit=&cursor=\` and answer \`nextCursor\` (null on the last page). A cursor from another listing is a 400 \`invalid_cursor\`.
+
+**Streaming.** \`POST …/turns\` and \`GET …/turns/{turnId}/events\` answer Server-Sent Events with \`Accept: text/event-stream\`: each message's \`event\` is a TurnEvent \`type\`, its \`data\` that event as JSON, its \`id\` the event's number (send \`Last-Event-ID\` to resume).`;
+
+/** Registers the bearer scheme and serves the OpenAPI 3.1 document generated from the routes' own schemas. */
+export function serveOpenApiDocument(app: OpenAPIHono<ApiEnv>, version: string) {
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'An API token (`STRATUS_API_TOKENS`; locally printed by `npm start`)' });
+  const config = {
+    openapi: '3.1.0',
+    info: { title: 'Stratus API', version, description: DESCRIPTION },
+    security: [{ bearer: [] }],
+    tags: [
+      { name: 'Sessions', description: 'Sessions, their messages, compaction and Claude Code transcripts' },
+      { name: 'Turns', description: 'Running a prompt, and following its events' },
+      { name: 'Permissions', description: 'Tool calls that wait for a person' },
+      { name: 'Workspace', description: "A session's files" },
+      { name: 'Schedules', description: 'Prompts run unattended on a cron schedule' },
+      { name: 'GitHub', description: 'Connected repositories, the runs their issues start, and the webhook' },
+    ],
+  };
+  app.doc31(OPENAPI_PATH, (c) => ({ ...config, servers: [{ url: new URL(c.req.url).origin }] }));
+}

@@ -1,0 +1,115 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { Webhooks } from '@octokit/webhooks';
+import type { Context } from 'hono';
+import type { Deps } from '../../deps/deps.ts';
+import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
+import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
+import { createRouteApp } from '../route-app.ts';
+import { errorResponses, json } from '../schemas/common.ts';
+
+/** GitHub's own cap on a webhook payload. */
+export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
+
+type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubDispatch' | 'clock' | 'log'>;
+
+const webhookAnswerSchema = z
+  .object({
+    accepted: z.boolean().describe('true: a run was handed to the worker'),
+    reason: z.string().optional().describe('Why nothing starts: the repository is not connected, the event starts nothing, or a redelivery'),
+  })
+  .openapi('WebhookAnswer');
+
+/**
+ * Declared for the document, the 405 lookup and the client, but handled on the raw request: the
+ * signature is checked over the exact bytes before anything parses them, so no validator runs.
+ */
+const webhook = createRoute({
+  method: 'post',
+  path: '/v1/github/webhook',
+  tags: ['GitHub'],
+  summary: 'A GitHub webhook delivery',
+  description:
+    'No bearer token: the delivery is authenticated by `X-Hub-Signature-256` (HMAC-SHA256 of the body with `STRATUS_GITHUB_WEBHOOK_SECRET`), checked before anything is read. A delivery that starts a run is recorded by `X-GitHub-Delivery` (a redelivery does nothing) and handed to the worker; the answer is 202 either way. 404 when the deployment has no webhook secret.',
+  security: [],
+  request: {
+    headers: z.object({
+      'x-hub-signature-256': z.string().describe('`sha256=<hex HMAC of the body>`'),
+      'x-github-event': z.string().describe('The event name, e.g. `issues`, `issue_comment`'),
+      'x-github-delivery': z.string().max(200).describe("The delivery's id (GUID): a redelivery carries the same one"),
+    }),
+    body: { content: { 'application/json': { schema: z.looseObject({}).describe("GitHub's event payload") } }, required: true },
+  },
+  responses: { 202: json(webhookAnswerSchema, 'Received; `accepted` says whether a run starts'), ...errorResponses(400, 404, 413) },
+});
+
+/**
+ * `POST /v1/github/webhook`: no bearer token; the delivery's `X-Hub-Signature-256` is checked
+ * with @octokit/webhooks (constant time) before anything is read or stored. A delivery that
+ * starts a run is recorded by `X-GitHub-Delivery` with a create-only write (a redelivery does
+ * nothing) and handed to the worker asynchronously; the answer is 202 either way.
+ */
+export function githubWebhookRoutes(deps: WebhookDeps) {
+  const app = createRouteApp();
+  const secret = deps.config.github.webhookSecret;
+  const webhooks = secret ? new Webhooks({ secret }) : undefined;
+  app.openAPIRegistry.registerPath(webhook);
+  app.post(webhook.path, async (c) => {
+    if (!webhooks) throw new NotFoundError('GitHub webhooks are not configured on this deployment (STRATUS_GITHUB_WEBHOOK_SECRET).');
+    const delivery = await verifiedDelivery(c, webhooks);
+    return c.json(await takeDelivery(deps, delivery), 202);
+  });
+  return app;
+}
+
+interface Delivery {
+  event: string;
+  deliveryId: string;
+  payload: unknown;
+}
+
+/** The signed delivery, or the error that says why it is refused. */
+async function verifiedDelivery(c: Context, webhooks: Webhooks): Promise<Delivery> {
+  if (Number(c.req.header('content-length')) > MAX_WEBHOOK_BYTES) throw new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes.`, 'request_too_large');
+  const body = await c.req.text();
+  const signature = c.req.header('x-hub-signature-256');
+  if (!signature || !(await webhooks.verify(body, signature).catch(() => false))) {
+    throw new UnauthorizedError('Missing or invalid X-Hub-Signature-256: the delivery is not signed with this deployment\'s webhook secret.');
+  }
+  const event = c.req.header('x-github-event');
+  const deliveryId = c.req.header('x-github-delivery');
+  if (!event || !deliveryId || deliveryId.length > 200) throw new UserError('A GitHub delivery carries X-GitHub-Event and X-GitHub-Delivery headers.');
+  try {
+    return { event, deliveryId, payload: JSON.parse(body) };
+  } catch {
+    throw new UserError('The delivery is not JSON (set the webhook\'s content type to application/json).');
+  }
+}
+
+/** Starts a run for a delivery that asks for one, once per delivery id. */
+async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: Delivery): Promise<z.infer<typeof webhookAnswerSchema>> {
+  const log = deps.log.child({ deliveryId, event });
+  const repository = deliveryRepository(payload);
+  const repo = repository ? await deps.github.getRepo(repository) : undefined;
+  if (!repo) {
+    log.info('webhook delivery for a repository that is not connected; ignored', { repository: repository ?? null });
+    return { accepted: false, reason: 'repository not connected' };
+  }
+  const found = triggerFromDelivery(event, deliveryId, payload, repo);
+  if ('ignored' in found) {
+    log.info('webhook delivery starts nothing', { repository, reason: found.ignored });
+    return { accepted: false, reason: found.ignored };
+  }
+  if (!(await deps.github.claimDelivery(deliveryId, event, deps.clock()))) {
+    log.info('webhook redelivery ignored', { repository });
+    return { accepted: false, reason: 'duplicate delivery' };
+  }
+  try {
+    await deps.githubDispatch.dispatch({ kind: 'github_work', trigger: found.trigger });
+  } catch (err) {
+    // Not handed off: forget it, so GitHub's redelivery of this failed delivery is not taken for a duplicate.
+    await deps.github.forgetDelivery(deliveryId);
+    throw err;
+  }
+  log.info('webhook delivery accepted', { repository, number: found.trigger.number, trigger: found.trigger.trigger });
+  return { accepted: true };
+}

@@ -1,0 +1,89 @@
+import { z } from '@hono/zod-openapi';
+import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
+import { usageSchema } from './common.ts';
+import { turnStopReasonSchema } from './turn-events.ts';
+
+export const turnSummarySchema = z
+  .object({
+    turnId: z.string(),
+    stopReason: z.string(),
+    startedAt: z.string(),
+    endedAt: z.string(),
+    error: z.string().optional(),
+    budget: z.string().optional().describe('With stopReason `budget_exceeded`: which budget'),
+    usage: usageSchema.optional().describe("The turn's tokens and cost"),
+  })
+  .openapi('TurnSummary');
+
+const budgetStateSchema = z.object({
+  limit: z.number().nullable().describe('null: no limit of this kind'),
+  spent: z.number(),
+  left: z.number().nullable(),
+});
+
+/** Each budget (functions/agent/budget.ts): per-turn ones count the running turn (0 when none runs), the others the whole session. */
+const sessionBudgetsSchema = z
+  .object(Object.fromEntries(BUDGET_NAMES.map((name) => [name, budgetStateSchema])) as Record<BudgetName, typeof budgetStateSchema>)
+  .openapi('SessionBudgets');
+
+const sessionSourceSchema = z
+  .object({ kind: z.literal('github'), repository: z.string(), number: z.number().int(), type: z.enum(['issue', 'pull_request']), url: z.string() })
+  .openapi('SessionSource');
+
+const denialSchema = z.object({ tool: z.string(), count: z.number().int(), suggestion: z.string() });
+
+/** The public shape of a session (functions/sessions/session-view.ts). */
+export const sessionSchema = z
+  .object({
+    id: z.string(),
+    title: z.string().nullable(),
+    status: z.string().describe('`idle`, `running`, `awaiting_permission`, `failed` (`interrupted`: a dead turn nobody has cleaned up yet)'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    messageCount: z.number().int(),
+    turnCount: z.number().int(),
+    cwd: z.string(),
+    workspace: z.object({ id: z.string(), version: z.number().int() }),
+    usage: usageSchema.describe("The session's total over all turns, with its cost"),
+    budgets: sessionBudgetsSchema.optional(),
+    currentTurnId: z.string().nullable(),
+    lastTurn: turnSummarySchema.nullable(),
+    permissions: z.object({
+      mode: z.string().nullable(),
+      unattended: z.boolean(),
+      hooks: z.array(z.object({ event: z.string(), matcher: z.string().nullable(), url: z.string(), failMode: z.string() })),
+      denials: z.array(denialSchema),
+    }),
+    reloadFromSeq: z.number().int().nullable(),
+    source: sessionSourceSchema.nullable().describe('Where the session came from: a GitHub issue or pull request, or null'),
+  })
+  .openapi('Session');
+
+export const messageSchema = z
+  .object({
+    seq: z.number().int(),
+    id: z.string(),
+    turnId: z.string(),
+    kind: z.string().describe('`prompt`, `assistant`, `tool_result`, `compact_boundary`, `compact_summary`, …'),
+    role: z.enum(['user', 'assistant']),
+    content: z.array(z.looseObject({ type: z.string() })),
+    createdAt: z.string(),
+    stopReason: z.string().nullable().optional(),
+    usage: usageSchema.describe('This one model call (the turn total is on the turn_end event)').optional(),
+  })
+  .openapi('Message');
+
+/** POST …/turns (and the last permission answer) without `Accept: text/event-stream`. */
+export const turnResultSchema = z
+  .object({
+    sessionId: z.string(),
+    turnId: z.string(),
+    stopReason: turnStopReasonSchema.describe('`checkpoint` with status 202 when the turn continues elsewhere: follow `eventsUrl`'),
+    usage: usageSchema.nullable(),
+    error: z.string().nullable(),
+    eventsUrl: z.string(),
+    events: z.array(z.unknown()).describe('The TurnEvent objects, without text_delta'),
+  })
+  .openapi('TurnResult');
+
+export const denialListSchema = z.array(denialSchema);

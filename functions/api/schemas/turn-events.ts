@@ -1,0 +1,70 @@
+import { z } from '@hono/zod-openapi';
+import { usageSchema } from './common.ts';
+
+/**
+ * What a turn's event log holds and its SSE stream sends (functions/stores/turn-event.ts): each
+ * SSE message has `event: <type>`, `id: <the event's number in its turn>` and `data:` one of
+ * these objects as JSON. The schemas document the wire format; the engine's TypeScript types
+ * are the source of the values.
+ */
+const block = z.looseObject({ type: z.string() }).describe('A Messages API content block (text, tool_use, thinking, …)');
+
+const stopReasons = [
+  'end_turn', 'max_turns', 'max_tokens', 'stop_sequence', 'refusal', 'pause_turn', 'aborted', 'model_error',
+  'awaiting_permission', 'hook_stopped', 'checkpoint', 'interrupted', 'budget_exceeded', 'internal_error', 'crashed',
+] as const;
+
+export const turnStopReasonSchema = z.enum(stopReasons).describe(
+  '`end_turn`: the model finished. `awaiting_permission`: a call waits for an answer (POST …/permissions/:toolUseId resumes it). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end\'s `budget` names it). `crashed`: its process died; everything stored before is kept.',
+);
+
+const events = {
+  turn_start: z.object({ type: z.literal('turn_start'), sessionId: z.string(), turnId: z.string() }).describe('The first event of every turn'),
+  text_delta: z.object({ type: z.literal('text_delta'), text: z.string() }).describe('Streamed assistant text, as it arrives'),
+  assistant_message: z
+    .object({ type: z.literal('assistant_message'), seq: z.number().int(), content: z.array(block), stopReason: z.string().nullable(), usage: usageSchema.describe("The turn's running total so far (per-message usage is on GET …/messages)") })
+    .describe('One complete model response, stored at `seq` in the message log'),
+  tool_use: z.object({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() }).describe('A tool call is about to run'),
+  tool_progress: z.object({ type: z.literal('tool_progress'), toolUseId: z.string(), toolName: z.string(), progress: z.unknown() }).describe('Output of a running tool so far'),
+  tool_result: z
+    .object({ type: z.literal('tool_result'), seq: z.number().int(), toolUseId: z.string(), toolName: z.string(), isError: z.boolean(), content: z.union([z.string(), z.array(block)]).optional() })
+    .describe("A tool call's result, stored at `seq`"),
+  turn_continued: z
+    .object({ type: z.literal('turn_continued'), turnId: z.string(), eventsUrl: z.string() })
+    .describe('This invocation neared its deadline; the turn goes on in another. Follow `eventsUrl` with `Last-Event-ID`'),
+  permission_request: z
+    .object({ type: z.literal('permission_request'), toolUseId: z.string(), toolName: z.string(), input: z.unknown(), message: z.string() })
+    .describe('A call waits for an answer: POST /v1/sessions/{id}/permissions/{toolUseId}'),
+  permission_denied: z
+    .object({ type: z.literal('permission_denied'), toolUseId: z.string(), toolName: z.string(), count: z.number().int(), suggestion: z.string().optional() })
+    .describe('A call was refused'),
+  tombstone: z.object({ type: z.literal('tombstone'), seq: z.number().int(), error: z.string() }).describe('Text streamed since the last assistant_message was discarded (a broken stream); a retry follows'),
+  model_retry: z
+    .object({ type: z.literal('model_retry'), attempt: z.number().int(), delayMs: z.number(), status: z.number().int().optional(), error: z.string() })
+    .describe('A model call failed and is retried after `delayMs`'),
+  model_fallback: z.object({ type: z.literal('model_fallback'), from: z.string(), to: z.string() }).describe('The primary model stayed overloaded: the rest of the calls go to `to`'),
+  turn_end: z
+    .object({ type: z.literal('turn_end'), turnId: z.string(), stopReason: turnStopReasonSchema, usage: usageSchema, error: z.string().optional(), budget: z.string().optional().describe('With `budget_exceeded`: which budget') })
+    .describe('The last event of every turn'),
+};
+
+/** PascalCase component names: `turn_start` → `TurnStartEvent`. */
+const componentName = (type: string) => `${type.replace(/(^|_)(\w)/g, (_, __, c: string) => c.toUpperCase())}Event`;
+
+export const TURN_EVENT_TYPES = Object.keys(events) as (keyof typeof events)[];
+
+export const turnEventSchema = z
+  .discriminatedUnion(
+    'type',
+    Object.entries(events).map(([type, schema]) => schema.openapi(componentName(type))) as unknown as [typeof events.turn_start, ...(typeof events)[keyof typeof events][]],
+  )
+  .openapi('TurnEvent');
+
+/** How a route describes its SSE body: the event types, and the data schema of each. */
+export const SSE_DESCRIPTION = [
+  'Server-Sent Events. Each message has `event:` the event type, `id:` its number in the turn (send it back as `Last-Event-ID` to resume) and `data:` the event as JSON (the TurnEvent schema, discriminated by `type`).',
+  'A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.',
+  `Event types: ${TURN_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}.`,
+].join('\n\n');
+
+export const sseContent = { 'text/event-stream': { schema: turnEventSchema } } as const;

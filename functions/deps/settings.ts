@@ -1,0 +1,227 @@
+import { z } from 'zod';
+import { modelPriceSchema, type ModelPrice } from '../model/pricing.ts';
+import { permissionModeSchema } from '../permissions/types.ts';
+import { budgetsSchema, type Budgets } from '../stores/budgets.ts';
+
+/**
+ * The settings both the local stack (`npm start`) and the Lambda handlers read from the
+ * environment, in one table: each variable's meaning, default and parser. A malformed value is
+ * a start-up error naming the variable. `where: 'aws'` marks what only a deployment uses (the
+ * CDK app sets those); `'local'` what only `npm start` uses.
+ */
+export interface Setting {
+  name: string;
+  meaning: string;
+  default: string;
+  where: 'both' | 'aws' | 'local';
+}
+
+/** Every variable, for `npm start -- --help` and the README's table. */
+export const SETTINGS: Setting[] = [
+  { name: 'PORT', meaning: 'API port (`0` = any free port)', default: '8787', where: 'local' },
+  { name: 'STRATUS_DATA_DIR', meaning: 'data folder for the local stack', default: './.stratus-data', where: 'local' },
+  { name: 'STRATUS_API_TOKENS', meaning: '`token=tenant,token2=tenant2`: bearer tokens and the tenant each sees (AWS: in the tokens secret)', default: 'local: one generated token in `<data>/api-token`, tenant `local`', where: 'both' },
+  { name: 'ANTHROPIC_API_KEY', meaning: 'use the real Anthropic API (AWS: in the key secret)', default: 'local: unset → the scripted model', where: 'both' },
+  { name: 'ANTHROPIC_BASE_URL', meaning: 'a compatible endpoint', default: "Anthropic's", where: 'both' },
+  { name: 'STRATUS_MODEL_PROVIDER', meaning: '`anthropic` (the Messages API) or `bedrock` (Amazon Bedrock with the AWS credential chain / the function\'s role, region `AWS_REGION`)', default: 'anthropic', where: 'both' },
+  { name: 'STRATUS_MODEL', meaning: 'the model (Bedrock: a model or inference profile id)', default: 'claude-sonnet-5-5 (Bedrock: global.anthropic.claude-sonnet-5-5)', where: 'both' },
+  { name: 'STRATUS_FALLBACK_MODEL', meaning: 'the model to switch to when the first stays overloaded', default: 'none', where: 'both' },
+  { name: 'STRATUS_CONTEXT_WINDOW', meaning: "the model's window in tokens, for auto-compaction", default: '200000', where: 'both' },
+  { name: 'STRATUS_MAX_MODEL_CALLS', meaning: 'per-turn model-call cap (budget `maxModelCallsPerTurn` where nothing else sets one)', default: '400', where: 'both' },
+  { name: 'STRATUS_PERMISSION_MODE', meaning: 'mode of sessions that choose none: `default`, `acceptEdits`, `plan`, `bypassPermissions`, `dontAsk`', default: 'bypassPermissions', where: 'both' },
+  { name: 'STRATUS_MAX_TOOL_CONCURRENCY', meaning: 'concurrency-safe tool calls run at once (1–100)', default: '10', where: 'both' },
+  { name: 'STRATUS_LEASE_MS', meaning: 'the longest a crashed turn (or a lost continuation) keeps its session locked', default: '60000', where: 'both' },
+  { name: 'STRATUS_HEARTBEAT_MS', meaning: "a running turn's heartbeat; after three missed beats the turn counts as crashed", default: '2000', where: 'both' },
+  { name: 'STRATUS_CHECKPOINT_MARGIN_MS', meaning: 'a turn continues in a fresh invocation when less than this remains before the deadline', default: 'AWS 60000, local 0', where: 'both' },
+  { name: 'STRATUS_INVOCATION_BUDGET_MS', meaning: 'where the platform gives no deadline (locally), pretend each invocation has this many ms', default: 'unset', where: 'both' },
+  { name: 'STRATUS_CORS_ORIGINS', meaning: 'origins a browser may call the API from, comma-separated (`*` for any)', default: 'none (no CORS headers)', where: 'both' },
+  { name: 'STRATUS_SSE_HEARTBEAT_MS', meaning: 'an SSE stream sends a `: heartbeat` comment this often while quiet', default: '15000', where: 'both' },
+  { name: 'STRATUS_BUDGETS', meaning: 'JSON budgets of every session that sets none, e.g. `{"maxCostUsd":5,"maxWallSecondsPerTurn":1800}` (docs/turns.md, budgets)', default: 'none (400 model calls per turn)', where: 'both' },
+  { name: 'STRATUS_TENANT_BUDGETS', meaning: 'JSON budgets per tenant id, over `STRATUS_BUDGETS`: `{"acme":{"maxTurns":100}}`', default: 'none', where: 'both' },
+  { name: 'STRATUS_MODEL_PRICES', meaning: 'JSON USD per million tokens by model-name prefix, adding to or replacing the built-in list prices: `{"my-model":{"inputPerMTok":1,"outputPerMTok":5,"cacheReadPerMTok":0.1,"cacheWritePerMTok":1.25}}`', default: "Anthropic's list prices", where: 'both' },
+  { name: 'STRATUS_GITHUB_WEBHOOK_SECRET', meaning: 'the GitHub webhook\'s secret; `POST /v1/github/webhook` answers 404 without it', default: 'unset', where: 'both' },
+  { name: 'STRATUS_GITHUB_APP_ID', meaning: 'a GitHub App\'s id (with `STRATUS_GITHUB_APP_PRIVATE_KEY`): each run gets an installation token narrowed to its repository', default: 'unset', where: 'both' },
+  { name: 'STRATUS_GITHUB_APP_PRIVATE_KEY', meaning: 'the GitHub App\'s private key (PEM)', default: 'unset', where: 'both' },
+  { name: 'STRATUS_GITHUB_TOKEN', meaning: 'instead of an App, one token for every repository (small setups; PRs it opens may not trigger CI)', default: 'unset', where: 'both' },
+  { name: 'STRATUS_GITHUB_API_URL', meaning: 'GitHub\'s REST API (GitHub Enterprise: `https://HOST/api/v3`)', default: '`https://api.github.com`', where: 'both' },
+  { name: 'STRATUS_GITHUB_COMMIT_AUTHOR', meaning: 'author and committer of Stratus\'s commits, `Name <email>`', default: '`Stratus <stratus@users.noreply.github.com>`', where: 'both' },
+  { name: 'STRATUS_GITHUB_WORKER_FUNCTION', meaning: 'the function webhook deliveries are handed to (locally: the in-process worker)', default: 'set by the CDK app', where: 'aws' },
+  { name: 'STRATUS_LOG_LEVEL', meaning: '`debug`, `info`, `warn`, `error`: Powertools JSON log lines (`level`, `message`, `service`, `stage`, session, turn and tenant ids). Metrics are not logs: their EMF lines print at every level', default: 'info', where: 'both' },
+  { name: 'STRATUS_STAGE', meaning: 'the `stage` key of every log line and the `stage` dimension of every metric (namespace `Stratus`)', default: 'local (AWS: the stage name)', where: 'both' },
+  { name: 'POWERTOOLS_LOGGER_SAMPLE_RATE', meaning: 'share (0–1) of requests logged at debug whatever the level', default: '0', where: 'both' },
+  { name: 'POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE', meaning: 'the service of logs and metrics, and the metrics namespace', default: 'set by the CDK app (local: `stratus-local`, `Stratus`)', where: 'aws' },
+  { name: 'STRATUS_EGRESS', meaning: 'how sandboxes reach allowed domains: `direct` (local), `proxy`, `none`', default: 'AWS: set by the CDK app; local `direct`', where: 'aws' },
+  { name: 'AWS_REGION, STRATUS_*_TABLE, STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION, STRATUS_SELF_FUNCTION, STRATUS_SCHEDULE_GROUP, …', meaning: 'the deployment\'s resources and secrets (docs/deploy.md)', default: 'set by the CDK app', where: 'aws' },
+];
+
+/** The parts of the configuration the environment can set in both places (a partial StratusConfig input). */
+export interface EnvSettings {
+  apiTokens?: Record<string, string>;
+  model: { provider?: 'anthropic' | 'bedrock'; apiKey?: string; baseURL?: string; name?: string; fallbackName?: string; contextWindow?: number };
+  observability: { stage?: string; service?: string; namespace?: string; logSampleRate?: number };
+  turn: { maxModelCalls?: number; leaseMs?: number; heartbeatMs?: number; checkpointMarginMs?: number; invocationBudgetMs?: number };
+  api: { corsOrigins?: string[]; sseHeartbeatMs?: number };
+  permissions?: { defaultMode: string };
+  maxToolConcurrency?: number;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  egress?: 'direct' | 'proxy' | 'none';
+  budgets?: { defaults?: Budgets; tenants?: Record<string, Budgets> };
+  /** Price overrides only: the configuration adds the built-in table. */
+  modelPrices?: Record<string, ModelPrice>;
+  github?: GithubSettings;
+}
+
+/** The GitHub integration's settings (functions/deps/config.ts `githubConfigSchema`). */
+export interface GithubSettings {
+  webhookSecret?: string;
+  appId?: string;
+  privateKey?: string;
+  token?: string;
+  apiUrl?: string;
+  workerFunction?: string;
+  commitAuthor?: { name: string; email: string };
+}
+
+/** A setting's value is malformed: start-up stops with a message naming the variable. */
+export class SettingError extends Error {
+  override name = 'SettingError';
+}
+
+/** Typed readers of one variable each; a malformed value throws a SettingError naming it. */
+function envReader(env: NodeJS.ProcessEnv) {
+  const str = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]);
+  const int = (name: string, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    const raw = str(name);
+    if (raw === undefined) return undefined;
+    const n = Number(raw.replaceAll('_', ''));
+    if (!/^\s*[\d_]+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new SettingError(`${name}: expected a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}, got ${JSON.stringify(raw)}.`);
+    }
+    return n;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[]) => {
+    const raw = str(name);
+    if (raw === undefined) return undefined;
+    if (!allowed.includes(raw as T)) throw new SettingError(`${name}: expected one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}.`);
+    return raw as T;
+  };
+  const url = (name: string) => {
+    const raw = str(name);
+    if (raw !== undefined && !URL.canParse(raw)) throw new SettingError(`${name}: expected a URL, got ${JSON.stringify(raw)}.`);
+    return raw;
+  };
+  /** A JSON value checked against its schema; the message names the variable and the field. */
+  const json = <S extends z.ZodType>(name: string, schema: S): z.output<S> | undefined => {
+    const raw = str(name);
+    if (raw === undefined || raw.trim() === '') return undefined;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      throw new SettingError(`${name}: not valid JSON (${(err as Error).message}).`);
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw new SettingError(`${name}: ${parsed.error.issues.map((i) => `${i.path.length ? `"${i.path.join('.')}": ` : ''}${i.message}`).join('; ')}.`);
+    return parsed.data;
+  };
+  return { str, int, oneOf, url, json };
+}
+
+type EnvReader = ReturnType<typeof envReader>;
+
+/**
+ * Reads every shared setting from the environment. Unset or empty means the default; a value
+ * that does not parse throws a SettingError naming the variable and what it expects.
+ */
+export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
+  const read = envReader(env);
+  const tokens = read.str('STRATUS_API_TOKENS');
+  const mode = read.oneOf('STRATUS_PERMISSION_MODE', permissionModeSchema.options);
+  return {
+    ...(tokens !== undefined ? { apiTokens: parseTokens(tokens) } : {}),
+    model: {
+      provider: read.oneOf('STRATUS_MODEL_PROVIDER', ['anthropic', 'bedrock'] as const),
+      apiKey: read.str('ANTHROPIC_API_KEY'),
+      baseURL: read.url('ANTHROPIC_BASE_URL'),
+      name: read.str('STRATUS_MODEL'),
+      fallbackName: read.str('STRATUS_FALLBACK_MODEL'),
+      contextWindow: read.int('STRATUS_CONTEXT_WINDOW', 1_000),
+    },
+    turn: {
+      maxModelCalls: read.int('STRATUS_MAX_MODEL_CALLS', 1),
+      leaseMs: read.int('STRATUS_LEASE_MS', 1_000),
+      heartbeatMs: read.int('STRATUS_HEARTBEAT_MS', 10),
+      checkpointMarginMs: read.int('STRATUS_CHECKPOINT_MARGIN_MS', 0),
+      invocationBudgetMs: read.int('STRATUS_INVOCATION_BUDGET_MS', 1_000),
+    },
+    api: { corsOrigins: corsOrigins(read.str('STRATUS_CORS_ORIGINS')), sseHeartbeatMs: read.int('STRATUS_SSE_HEARTBEAT_MS', 100) },
+    ...(mode ? { permissions: { defaultMode: mode } } : {}),
+    maxToolConcurrency: read.int('STRATUS_MAX_TOOL_CONCURRENCY', 1, 100),
+    logLevel: read.oneOf('STRATUS_LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const),
+    observability: {
+      stage: read.str('STRATUS_STAGE'),
+      service: read.str('POWERTOOLS_SERVICE_NAME'),
+      namespace: read.str('POWERTOOLS_METRICS_NAMESPACE'),
+      logSampleRate: sampleRate(read.str('POWERTOOLS_LOGGER_SAMPLE_RATE')),
+    },
+    egress: read.oneOf('STRATUS_EGRESS', ['direct', 'proxy', 'none'] as const),
+    ...budgetSettings(read),
+    github: githubSettings(read),
+  };
+}
+
+function sampleRate(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const rate = Number(value);
+  if (!Number.isFinite(rate) || rate < 0 || rate > 1) throw new SettingError(`POWERTOOLS_LOGGER_SAMPLE_RATE must be a number from 0 to 1, not "${value}".`);
+  return rate;
+}
+
+function corsOrigins(spec: string | undefined): string[] | undefined {
+  return spec?.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+    if (o !== '*' && !/^https?:\/\/[^/\s]+$/.test(o)) throw new SettingError(`STRATUS_CORS_ORIGINS: expected origins like https://app.example.com (scheme and host, no path) or *, got ${JSON.stringify(o)}.`);
+    return o;
+  });
+}
+
+/** STRATUS_BUDGETS, STRATUS_TENANT_BUDGETS and STRATUS_MODEL_PRICES, checked against the schemas the configuration uses. */
+function budgetSettings(read: EnvReader): Pick<EnvSettings, 'budgets' | 'modelPrices'> {
+  const defaults = read.json('STRATUS_BUDGETS', budgetsSchema);
+  const tenants = read.json('STRATUS_TENANT_BUDGETS', z.record(z.string(), budgetsSchema));
+  const modelPrices = read.json('STRATUS_MODEL_PRICES', z.record(z.string(), modelPriceSchema));
+  return defined({ budgets: defaults || tenants ? defined({ defaults, tenants }) : undefined, modelPrices });
+}
+
+/** The STRATUS_GITHUB_* settings. */
+function githubSettings(read: EnvReader): GithubSettings {
+  const author = read.str('STRATUS_GITHUB_COMMIT_AUTHOR');
+  const match = author === undefined ? undefined : /^(.+?)\s*<([^<>\s]+@[^<>\s]+)>$/.exec(author.trim());
+  if (author !== undefined && !match) throw new SettingError(`STRATUS_GITHUB_COMMIT_AUTHOR: expected "Name <email>", got ${JSON.stringify(author)}.`);
+  const appId = read.str('STRATUS_GITHUB_APP_ID');
+  const privateKey = read.str('STRATUS_GITHUB_APP_PRIVATE_KEY');
+  if ((appId === undefined) !== (privateKey === undefined)) throw new SettingError('STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY: set both (a GitHub App) or neither.');
+  return defined({
+    webhookSecret: read.str('STRATUS_GITHUB_WEBHOOK_SECRET'),
+    appId,
+    privateKey,
+    token: read.str('STRATUS_GITHUB_TOKEN'),
+    apiUrl: read.url('STRATUS_GITHUB_API_URL'),
+    workerFunction: read.str('STRATUS_GITHUB_WORKER_FUNCTION'),
+    commitAuthor: match ? { name: match[1]!, email: match[2]! } : undefined,
+  });
+}
+
+export function parseTokens(spec: string): Record<string, string> {
+  const tokens: Record<string, string> = {};
+  for (const pair of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = pair.lastIndexOf('=');
+    if (eq <= 0) throw new SettingError(`STRATUS_API_TOKENS: expected "token=tenant" pairs, got "${pair}"`);
+    tokens[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return tokens;
+}
+
+/** Drops unset values, so what the environment leaves out keeps the schema's (or the local stack's) default. */
+export function defined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,6 +1,6 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
-import { stopMarkerKey } from '../../sandbox-runner/ops/bash-op.ts';
+import { stopMarkerKey } from '../../sandbox-runner/ops/stop-marker-key.ts';
 import { workspacePrefix } from '../../sandbox-runner/workspace/workspace-prefix.ts';
 import type { WorkspaceCredentialSource } from './runner-client.ts';
 

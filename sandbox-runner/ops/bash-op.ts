@@ -9,6 +9,7 @@ import { createTaskMirror } from './tasks/task-mirror.ts';
 import { prepareImage } from './files/image.ts';
 import { READ_MAX_TOKENS } from './read-op.ts';
 import type { OpContext } from './op-context.ts';
+import { STOP_POLL_MS, stopMarkerKey } from './stop-marker-key.ts';
 
 export interface BashResult {
   type: 'bash';
@@ -94,14 +95,6 @@ export const bashOp = defineOp({
     }
   },
 });
-
-/** How often a running command's stop marker is looked for (a HEAD request each time). */
-export const STOP_POLL_MS = 500;
-
-/** Where, under a workspace's prefix, the harness puts a command's stop marker. */
-export function stopMarkerKey(stopKey: string): string {
-  return `stops/${stopKey}`;
-}
 
 /** Aborts `signal` once the marker exists; `end` stops looking. A failed look is retried at the next tick. */
 function watchStopMarker(ctx: OpContext, relKey: string): { signal: AbortSignal; end(): void } {

@@ -48,15 +48,7 @@ export class GitCloneError extends Error {
  * name resolving to a non-public address), so a clone URL cannot probe the runner's network.
  */
 export async function gitClone(dest: string, opts: GitCloneOptions): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(opts.url);
-  } catch {
-    throw new GitCloneError(`"${opts.url}" is not a URL; give an https:// clone URL.`);
-  }
-  const allowed = opts.allowHttp ? ['https:', 'http:'] : ['https:'];
-  if (!allowed.includes(url.protocol)) throw new GitCloneError(`Only ${allowed.map((p) => `${p}//`).join(' and ')} git URLs are allowed, not ${url.protocol}//.`);
-  if (url.username || url.password) throw new GitCloneError('Put credentials in "token", not in the URL.');
+  const url = checkedGitUrl(opts.url, opts.allowHttp);
   if (opts.ref !== undefined && !/^[A-Za-z0-9._/-]+$/.test(opts.ref)) throw new GitCloneError(`"${opts.ref}" is not a branch or tag name.`);
 
   const env = await lockedDownGitEnv({ scratchDir: opts.scratchDir, proxy: opts.proxy, allowHttp: opts.allowHttp, token: opts.token });
@@ -68,6 +60,20 @@ export async function gitClone(dest: string, opts: GitCloneOptions): Promise<voi
   const { code, stderr, timedOut } = await runGit(args, env, opts.timeoutMs);
   if (timedOut) throw new GitCloneError(`git clone did not finish within ${opts.timeoutMs / 1000}s.`);
   if (code !== 0) throw new GitCloneError(`git clone failed: ${redactGitOutput(stderr, opts) || `exit code ${code}`}`);
+}
+
+/** A clone URL git may use: a URL, over https (http only when allowed), with no credentials in it. */
+export function checkedGitUrl(spec: string, allowHttp: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(spec);
+  } catch {
+    throw new GitCloneError(`"${spec}" is not a URL; give an https:// clone URL.`);
+  }
+  const allowed = allowHttp ? ['https:', 'http:'] : ['https:'];
+  if (!allowed.includes(url.protocol)) throw new GitCloneError(`Only ${allowed.map((p) => `${p}//`).join(' and ')} git URLs are allowed, not ${url.protocol}//.`);
+  if (url.username || url.password) throw new GitCloneError('Put credentials in "token", not in the URL.');
+  return url;
 }
 
 /**

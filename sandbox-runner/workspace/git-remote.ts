@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { GitCloneError, lockedDownGitEnv, redactGitOutput, runGit } from './git-clone.ts';
+import { checkedGitUrl, GitCloneError, lockedDownGitEnv, redactGitOutput, runGit } from './git-clone.ts';
 
 /** How the runner's git reaches a remote (the token only ever travels in git's environment). */
 export interface GitRemoteOptions {
@@ -17,15 +17,7 @@ export interface GitRemoteOptions {
 const REF = /^(?!-)(?!.*\.\.)[A-Za-z0-9._/-]{1,255}$/;
 
 function checkRemote(opts: GitRemoteOptions, refs: string[]): void {
-  let url: URL;
-  try {
-    url = new URL(opts.url);
-  } catch {
-    throw new GitCloneError(`"${opts.url}" is not a URL; give an https:// clone URL.`);
-  }
-  const allowed = opts.allowHttp ? ['https:', 'http:'] : ['https:'];
-  if (!allowed.includes(url.protocol)) throw new GitCloneError(`Only ${allowed.map((p) => `${p}//`).join(' and ')} git URLs are allowed, not ${url.protocol}//.`);
-  if (url.username || url.password) throw new GitCloneError('Put credentials in "token", not in the URL.');
+  checkedGitUrl(opts.url, opts.allowHttp);
   for (const ref of refs) if (!REF.test(ref)) throw new GitCloneError(`"${ref}" is not a branch, ref or commit.`);
 }
 

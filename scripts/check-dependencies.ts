@@ -8,8 +8,9 @@
  * enough to build the exact graph (the TypeScript 7 compiler in use has no JavaScript API for
  * the usual graph tools to call).
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { listSourceFiles } from './source-files.ts';
 
 interface Rules {
   roots: string[];
@@ -26,23 +27,12 @@ export function importsOf(source: string): string[] {
   return found;
 }
 
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name.startsWith('.')) continue;
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...listFiles(full));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(full);
-  }
-  return out;
-}
-
 export function buildGraph(root: string, roots: string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const top of roots) {
     const dir = path.join(root, top);
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
-    for (const file of listFiles(dir)) {
+    for (const file of listSourceFiles(dir)) {
       const rel = path.relative(root, file).split(path.sep).join('/');
       const targets = importsOf(readFileSync(file, 'utf8'))
         .filter((spec) => spec.startsWith('.'))

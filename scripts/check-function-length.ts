@@ -10,10 +10,11 @@
  *
  * `--check` exits 1 when any function is too long; without it the script only lists.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { API } from 'typescript/unstable/sync';
 import { SyntaxKind, type Node, type SourceFile } from 'typescript/unstable/ast';
+import { listSourceFiles } from './source-files.ts';
 
 const MAX_LINES = 50;
 const ROOTS = ['functions', 'sandbox-runner', 'local', 'infra', 'scripts', 'bench'];
@@ -33,17 +34,6 @@ export interface LongFunction {
   line: number;
   name: string;
   lines: number;
-}
-
-function listFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules' || name.startsWith('.')) continue;
-    const full = path.join(dir, name);
-    if (statSync(full).isDirectory()) out.push(...listFiles(full));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(full);
-  }
-  return out;
 }
 
 function nameOf(node: Node, file: SourceFile): string {
@@ -73,7 +63,7 @@ function longFunctionsIn(file: SourceFile, rel: string): LongFunction[] {
 export function findLongFunctions(root: string): LongFunction[] {
   const files = ROOTS.flatMap((top) => {
     const dir = path.join(root, top);
-    return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ? listFiles(dir) : [];
+    return statSync(dir, { throwIfNoEntry: false })?.isDirectory() ? listSourceFiles(dir) : [];
   });
   const configPath = path.join(root, '.fn-length.tsconfig.json');
   const config = JSON.stringify({

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -6,6 +5,7 @@ import { startLocalStack } from '../local/stack.ts';
 import type { MessagesRequest, ScriptedBlock, ScriptedResponse } from '../local/scripted-model/script.ts';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import { createParitySession } from '../scripts/parity-case.ts';
+import { isMainLoopRequest, runClaudeCode } from '../scripts/reference-claude.ts';
 
 /** Tool calls per tool case (each in its own model response). Below the local per-turn model-call cap. */
 const CALLS_PER_TOOL = 20;
@@ -92,7 +92,7 @@ function exchangeRecorder() {
   let gaps: number[] = [];
   return {
     onExchange({ body, receivedAt, respondedAt }: { body: MessagesRequest; receivedAt: number; respondedAt: number }) {
-      if (!(body.tools ?? []).some((t) => t.name === 'Bash')) return;
+      if (!isMainLoopRequest(body)) return;
       if (lastEnd !== undefined) gaps.push(receivedAt - lastEnd);
       lastEnd = respondedAt;
     },
@@ -168,18 +168,10 @@ async function runReference(claude: string, files: Record<string, string>, steps
   const model = await startScriptedModelServer({
     keepRequests: 10,
     onExchange: recorder.onExchange,
-    brain: (request) => ((request.tools ?? []).some((t) => t.name === 'Bash') ? (swapped[next] ? { content: swapped[next++]! } : done) : { content: [{ type: 'text', text: 'ok' }] }),
+    brain: (request) => (isMainLoopRequest(request) ? (swapped[next] ? { content: swapped[next++]! } : done) : { content: [{ type: 'text', text: 'ok' }] }),
   });
   try {
-    const child = spawn(claude, ['-p', 'Run the round-trip case.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'], {
-      cwd: dir,
-      env: {
-        PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'roundtrip',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', IS_SANDBOX: '1',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    await new Promise((resolve) => child.once('close', resolve));
+    await runClaudeCode(claude, { cwd: dir, home, modelUrl: model.url, prompt: 'Run the round-trip case.' });
     return recorder.take();
   } finally {
     await model.close();

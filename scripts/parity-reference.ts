@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import type { MessagesRequest, ScriptedBlock } from '../local/scripted-model/script.ts';
 import { parityCaseSchema, parityFileLine } from './parity-case.ts';
+import { isMainLoopRequest, runClaudeCode } from './reference-claude.ts';
 
 /**
  * `npm run --silent parity-reference -- CASE.json /path/to/node_modules/.bin/claude`: runs the
@@ -38,22 +38,14 @@ let last: MessagesRequest | undefined;
 // Only the main loop's requests carry the tools; side requests (titles and such) get a short text.
 const server = await startScriptedModelServer({
   brain: (request) => {
-    if (!(request.tools ?? []).some((t) => t.name === 'Bash')) return { content: [{ type: 'text', text: 'ok' }] };
+    if (!isMainLoopRequest(request)) return { content: [{ type: 'text', text: 'ok' }] };
     last = request;
     const step = steps[next++];
     return { content: step ?? [{ type: 'text', text: 'Done.' }] };
   },
 });
 try {
-  const child = spawn(claude, ['-p', 'Run the parity case.', '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'parity',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', IS_SANDBOX: '1',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  await new Promise((resolve) => child.once('close', resolve));
+  await runClaudeCode(claude, { cwd: dir, home, modelUrl: server.url, prompt: 'Run the parity case.' });
   for (const message of last?.messages ?? []) {
     if (message.role !== 'user' || typeof message.content === 'string') continue;
     for (const block of message.content) {

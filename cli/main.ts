@@ -1,3 +1,4 @@
+import { apiFetch } from './api-fetch.ts';
 import { Command, CommanderError } from 'commander';
 import { apiFor } from './client.ts';
 import { createConfigStore } from './config-store.ts';
@@ -29,7 +30,7 @@ program
   .requiredOption('--url <url>', 'the API, e.g. http://127.0.0.1:8787')
   .requiredOption('--token <token>', 'an API token')
   .action(async (o: { url: string; token: string }) => {
-    const res = await fetch(`${o.url.replace(/\/+$/, '')}/v1/sessions?limit=1`, { headers: { authorization: `Bearer ${o.token}` } }).catch((err: Error) => {
+    const res = await apiFetch(`${o.url.replace(/\/+$/, '')}/v1/sessions?limit=1`, { headers: { authorization: `Bearer ${o.token}` } }).catch((err: Error) => {
       throw new CliError(`Cannot reach ${o.url}: ${err.message}`);
     });
     if (res.status === 401) throw new CliError('The API refused this token.', EXIT.unauthorized);

@@ -1,3 +1,4 @@
+import { apiFetch } from './api-fetch.ts';
 import { writeFileSync } from 'node:fs';
 import { apiError, ok, type Api } from './client.ts';
 import { packDirectory, unpackInto } from './archive.ts';
@@ -13,7 +14,7 @@ export async function newSession(client: Api, opts: { from?: string; git?: strin
   let filled: unknown;
   if (opts.from) {
     const archive = await packDirectory(opts.from);
-    const res = await fetch(`${client.url}/v1/sessions/${session.id}/workspace/archive`, {
+    const res = await apiFetch(`${client.url}/v1/sessions/${session.id}/workspace/archive`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/gzip' },
       body: new Uint8Array(archive),
@@ -54,7 +55,7 @@ export async function sessionLog(client: Api, sessionId: string, print: Print): 
 
 /** `stratus pull`: the workspace into a local folder. */
 export async function pullWorkspace(client: Api, sessionId: string, dir: string, print: Print): Promise<void> {
-  const res = await fetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/workspace/archive`, { headers: { authorization: `Bearer ${client.token}` } });
+  const res = await apiFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/workspace/archive`, { headers: { authorization: `Bearer ${client.token}` } });
   if (!res.ok) throw apiError(res.status, await res.json().catch(() => undefined));
   const files = await unpackInto(Buffer.from(await res.arrayBuffer()), dir);
   print(`${files} files → ${dir}`, { sessionId, dir, files });
@@ -62,7 +63,7 @@ export async function pullWorkspace(client: Api, sessionId: string, dir: string,
 
 /** `stratus transcript`: the Claude Code JSONL, to a file or stdout. */
 export async function transcript(client: Api, sessionId: string, outFile: string | undefined, out: NodeJS.WriteStream): Promise<void> {
-  const res = await fetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/transcript.jsonl`, { headers: { authorization: `Bearer ${client.token}` } });
+  const res = await apiFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/transcript.jsonl`, { headers: { authorization: `Bearer ${client.token}` } });
   if (!res.ok) throw apiError(res.status, await res.json().catch(() => undefined));
   const body = await res.text();
   if (outFile) {

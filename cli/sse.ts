@@ -1,3 +1,4 @@
+import { apiFetch } from './api-fetch.ts';
 import { createParser } from 'eventsource-parser';
 import type { components } from './generated/api.d.ts';
 import { apiError, type Api } from './client.ts';
@@ -34,7 +35,7 @@ export async function followEvents(client: Api, sessionId: string, turnId: strin
   for (let attempt = 0; !ended; attempt++) {
     const url = `${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events`;
     try {
-      const res = await fetch(url, { headers: { authorization: `Bearer ${client.token}`, accept: 'text/event-stream', ...(lastId !== undefined ? { 'last-event-id': lastId } : {}) } });
+      const res = await apiFetch(url, { headers: { authorization: `Bearer ${client.token}`, accept: 'text/event-stream', ...(lastId !== undefined ? { 'last-event-id': lastId } : {}) } });
       lastId = await readEvents(res, async (event) => {
         if (event.type === 'turn_end') ended = true;
         if (event.type !== 'turn_continued') await onEvent(event);

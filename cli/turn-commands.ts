@@ -1,3 +1,4 @@
+import { apiFetch } from './api-fetch.ts';
 import { createInterface } from 'node:readline/promises';
 import { apiError, ok, type Api } from './client.ts';
 import { CliError, EXIT } from './exit-codes.ts';
@@ -44,7 +45,7 @@ async function streamTurn(client: Api, sessionId: string, res: Response, opts: T
 
 /** Runs a prompt in a session and streams it; answers permission requests on a terminal. Returns the exit code. */
 export async function runPrompt(client: Api, sessionId: string, prompt: string, opts: TurnOptions): Promise<number> {
-  const res = await fetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/turns`, {
+  const res = await apiFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/turns`, {
     method: 'POST',
     headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({ prompt }),
@@ -91,7 +92,7 @@ export async function answerPending(client: Api, sessionId: string, toolUseId: s
         const reply = (await rl.question(`Allow ${call.toolName} ${JSON.stringify(call.input)}? [y/N] `)).trim().toLowerCase();
         answer = reply === 'y' || reply === 'yes' ? 'allow' : 'deny';
       }
-      const res = await fetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(call.toolUseId)}`, {
+      const res = await apiFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(call.toolUseId)}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify(answerBody(answer, opts)),

@@ -2,6 +2,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { STAGES } from './config/stages.ts';
 import { withModelContext } from './config/model-context.ts';
+import { domainFromContext } from './config/domain-context.ts';
 import { StratusStack } from './stratus-stack.ts';
 
 /**
@@ -12,11 +13,13 @@ import { StratusStack } from './stratus-stack.ts';
  * edit: `-c modelProvider=bedrock` (or `anthropic`), `-c model=<id>`, `-c fallbackModel=<id>`
  * (a provider without a model name gets that provider's default, functions/model/model-names.ts).
  * `-c corsOrigins=https://a.example,https://b.example` lets those browser origins call the API.
+ * `-c domainName=agents.example.com -c certificateArn=<us-east-1 ACM ARN>` puts CloudFront in front.
  */
 const app = new App();
 const dockerfile = app.node.tryGetContext('runnerDockerfile') as string | undefined;
 const egressProxy = app.node.tryGetContext('egressProxy') as string | boolean | undefined;
 const corsOrigins = app.node.tryGetContext('corsOrigins') as string | undefined;
+const domain = domainFromContext(app.node.tryGetContext('domainName') as string | undefined, app.node.tryGetContext('certificateArn') as string | undefined);
 const model = {
   provider: app.node.tryGetContext('modelProvider') as string | undefined,
   name: app.node.tryGetContext('model') as string | undefined,
@@ -26,6 +29,7 @@ for (const base of Object.values(STAGES)) {
   let stage = dockerfile ? { ...base, runner: { ...base.runner, dockerfile } } : base;
   if (egressProxy !== undefined) stage = { ...stage, network: { ...stage.network, egressProxy: egressProxy === true || egressProxy === 'true' } };
   stage = { ...stage, model: withModelContext(stage.model, model) };
+  if (domain) stage = { ...stage, api: { ...stage.api, domain } };
   if (corsOrigins !== undefined) stage = { ...stage, api: { ...stage.api, corsOrigins: corsOrigins.split(',').map((o) => o.trim()).filter(Boolean) } };
   new StratusStack(app, `Stratus-${stage.name}`, {
     stage,

@@ -4,6 +4,7 @@ import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import { TABLE_KEYS, TABLES } from '../functions/stores/tables.ts';
 import type { AppSecrets } from './constructs/app-secrets.ts';
 import { modelsBehindProfiles } from './constructs/bedrock-access.ts';
+import type { CustomDomain } from './constructs/custom-domain.ts';
 import type { DataStores } from './constructs/data-stores.ts';
 import type { EgressProxy } from './constructs/egress-proxy.ts';
 import type { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
@@ -25,6 +26,7 @@ export type NagSubjects = Stack & {
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
+  readonly customDomain?: Pick<CustomDomain, 'distribution'>;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
   readonly bedrockModels: readonly string[];
 };
@@ -51,10 +53,20 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
     'AWSLambdaVPCAccessExecutionRole is what Lambda needs to create and remove the function\'s network interfaces in the VPC (ec2 network-interface actions, which Lambda calls on * ) plus logging; the runner\'s subnets give commands no route to the EC2 API.');
 
   if (stack.egressProxy) acknowledgeEgressProxy(stack.egressProxy);
+  if (stack.customDomain) acknowledgeCustomDomain(stack.customDomain);
   acknowledgeEngineGrants(stack);
 }
 
 const ack = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id: `AwsSolutions-${id}`, reason });
+
+function acknowledgeCustomDomain(domain: NonNullable<NagSubjects['customDomain']>): void {
+  ack(domain.distribution, 'CFR1',
+    'Who may call the API is decided by its bearer tokens, not by country; an operator who wants geo restrictions adds them to the distribution (docs/deploy.md, "Custom domain").');
+  ack(domain.distribution, 'CFR2',
+    'A web ACL costs 5 USD a month plus per rule and request, and its rules are the operator\'s to choose; the API itself answers abuse with 4xx and reserved concurrency (docs/deploy.md, "Custom domain").');
+  ack(domain.distribution, 'CFR3',
+    'Standard logs need an ACL-enabled bucket; the API function already logs every request with its id, tenant and status, which is the record to keep (docs/deploy.md, "Custom domain").');
+}
 
 function acknowledgeEgressProxy(proxy: NonNullable<NagSubjects['egressProxy']>): void {
   ack(proxy.tokenKey, 'SMG4',

@@ -11,7 +11,9 @@ import { StratusAlarms } from './constructs/alarms.ts';
 import { StratusDashboard } from './constructs/dashboard.ts';
 import { AppSecrets } from './constructs/app-secrets.ts';
 import { bedrockInvokeStatements } from './constructs/bedrock-access.ts';
+import { CustomDomain } from './constructs/custom-domain.ts';
 import { DataStores } from './constructs/data-stores.ts';
+import { WEBHOOK_ALIAS } from '../functions/handlers/webhook-alias.ts';
 import { EgressProxy } from './constructs/egress-proxy.ts';
 import { RunnerNetwork } from './constructs/runner-network.ts';
 import { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
@@ -46,6 +48,10 @@ export class StratusStack extends Stack {
   readonly schedules: Schedules;
   readonly workspaceAccess: WorkspaceAccessRole;
   readonly functionUrl: lambda.FunctionUrl;
+  /** CloudFront in front of `functionUrl`, when the stage sets `api.domain`. */
+  readonly customDomain?: CustomDomain;
+  /** GitHub's way in when the API URL answers only CloudFront: the `webhook` alias's public URL, serving that one route. */
+  readonly webhookUrl?: lambda.FunctionUrl;
   readonly network: RunnerNetwork;
   /** Present when the stage enables `network.egressProxy`. */
   readonly egressProxy?: EgressProxy;
@@ -86,15 +92,32 @@ export class StratusStack extends Stack {
     });
     this.grantEngines(apiFunctionName);
 
-    this.functionUrl = this.api.fn.addFunctionUrl({
-      // The app authenticates every request with bearer tokens; IAM auth would shut out plain HTTP clients.
-      authType: lambda.FunctionUrlAuthType.NONE,
-      invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
-      ...(stage.api.corsOrigins?.length ? { cors: corsFor(stage.api.corsOrigins) } : {}),
-    });
+    ({ functionUrl: this.functionUrl, customDomain: this.customDomain, webhookUrl: this.webhookUrl } = this.entrances(stage));
     ({ alarms: this.alarms, dashboard: this.dashboard } = this.operations(stage));
     this.outputs();
     acknowledgeNagFindings(this);
+  }
+
+  /**
+   * How clients reach the API. Without a domain: the public streaming Function URL (the app
+   * authenticates every request with bearer tokens; IAM auth would shut out plain HTTP clients).
+   * With one: the URL takes only CloudFront's signed requests, and, when GitHub issue fixing is
+   * on, a second public URL on the `webhook` alias receives GitHub's unsigned deliveries.
+   */
+  private entrances(stage: StageConfig): { functionUrl: lambda.FunctionUrl; customDomain?: CustomDomain; webhookUrl?: lambda.FunctionUrl } {
+    const cors = stage.api.corsOrigins?.length ? { cors: corsFor(stage.api.corsOrigins) } : {};
+    const domain = stage.api.domain;
+    const functionUrl = this.api.fn.addFunctionUrl({
+      authType: domain ? lambda.FunctionUrlAuthType.AWS_IAM : lambda.FunctionUrlAuthType.NONE,
+      invokeMode: lambda.InvokeMode.RESPONSE_STREAM,
+      ...cors,
+    });
+    if (!domain) return { functionUrl };
+    const customDomain = new CustomDomain(this, 'Domain', { functionUrl, domainNames: domain.names, certificateArn: domain.certificateArn, prefix: stage.prefix });
+    if (!stage.githubApp) return { functionUrl, customDomain };
+    const alias = new lambda.Alias(this, 'WebhookAlias', { aliasName: WEBHOOK_ALIAS, version: this.api.fn.currentVersion });
+    const webhookUrl = alias.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, invokeMode: lambda.InvokeMode.RESPONSE_STREAM });
+    return { functionUrl, customDomain, webhookUrl };
   }
 
   private cronFunction(stage: StageConfig, baseEnv: Record<string, string>, retention: logs.RetentionDays): TurnEngineFunction {
@@ -127,7 +150,9 @@ export class StratusStack extends Stack {
 
   /** What an operator needs after a deploy: the API URL, the bucket, and the secrets to fill in. */
   private outputs(): void {
-    new CfnOutput(this, 'ApiUrl', { value: this.functionUrl.url });
+    new CfnOutput(this, 'ApiUrl', { value: this.customDomain ? `https://${this.stage.api.domain!.names[0]}/` : this.functionUrl.url });
+    if (this.customDomain) new CfnOutput(this, 'DistributionDomain', { value: this.customDomain.distribution.distributionDomainName, description: 'Point the custom domain (CNAME or alias record) here.' });
+    if (this.webhookUrl) new CfnOutput(this, 'GithubWebhookUrl', { value: `${this.webhookUrl.url}v1/github/webhook`, description: "The GitHub App's webhook URL." });
     new CfnOutput(this, 'AlarmTopic', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'ApiTokensSecret', { value: this.secrets.apiTokens.secretName });
@@ -316,7 +341,8 @@ function corsFor(origins: readonly string[]): lambda.FunctionUrlCorsOptions {
   return {
     allowedOrigins: [...origins],
     allowedMethods: [lambda.HttpMethod.ALL],
-    allowedHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'prefer'],
+    // x-amz-content-sha256: behind CloudFront, browsers send the body's hash with every POST/PUT.
+    allowedHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'prefer', 'x-amz-content-sha256'],
     exposedHeaders: ['retry-after'],
     maxAge: Duration.hours(1),
   };

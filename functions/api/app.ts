@@ -18,6 +18,8 @@ import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { turnControlRoutes } from './routes/turn-control.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
+import { authorizationHeader } from './auth-header.ts';
+import { requestLog } from './request-log.ts';
 
 /** The API's version, as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
@@ -25,12 +27,13 @@ export const API_VERSION = '1.0.0';
 /** The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack. */
 export function createApp(deps: Deps) {
   const app = new OpenAPIHono<ApiEnv>();
+  app.use('*', requestLog(deps.log));
 
   // Browsers on the configured origins may call the API; their preflights are answered here,
   // before auth (a preflight carries no token).
   const origins = deps.config.api.corsOrigins;
   if (origins.length > 0) {
-    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'accept', 'idempotency-key', 'prefer'], exposeHeaders: ['retry-after', 'x-claude-session-id', 'x-content-sha256', 'location', 'content-location', 'preference-applied', 'idempotent-replayed'], maxAge: 600 }));
+    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'accept', 'idempotency-key', 'prefer', 'x-amz-content-sha256'], exposeHeaders: ['retry-after', 'x-claude-session-id', 'x-content-sha256', 'location', 'content-location', 'preference-applied', 'idempotent-replayed'], maxAge: 600 }));
   }
 
   app.get('/healthz', (c) => c.json({ ok: true }));
@@ -44,7 +47,7 @@ export function createApp(deps: Deps) {
   v1.use('*', bearerAuth(deps.config.apiTokens));
   // A replayed streaming answer follows the same turn's events from the start.
   v1.use('*', idempotency(deps, {
-    followStream: async (c, url) => app.fetch(new Request(new URL(url, c.req.url), { headers: { authorization: c.req.header('authorization') ?? '', accept: 'text/event-stream' } }), c.env),
+    followStream: async (c, url) => app.fetch(new Request(new URL(url, c.req.url), { headers: { authorization: authorizationHeader((name) => c.req.header(name)), accept: 'text/event-stream' } }), c.env),
   }));
   v1.route('/sessions', sessionRoutes(deps));
   v1.route('/sessions', sessionAdminRoutes(deps));
@@ -63,5 +66,22 @@ export function createApp(deps: Deps) {
 
   app.onError((err, c) => errorResponse(err, c, deps.log));
 
+  return app;
+}
+
+/**
+ * The app behind the public webhook URL of a stack with a custom domain: there the API's own
+ * Function URL only answers CloudFront's signed requests, and GitHub cannot sign its
+ * deliveries, so a second URL (on the function's `webhook` alias) receives them. It serves the
+ * webhook route and nothing else: the rest of the API stays reachable only through CloudFront.
+ */
+export function createWebhookApp(deps: Deps) {
+  const app = new OpenAPIHono<ApiEnv>();
+  app.use('*', requestLog(deps.log));
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.route('/', githubWebhookRoutes(deps));
+  const allowed = createAllowedMethods(app);
+  app.notFound((c) => noRoute(c, allowed));
+  app.onError((err, c) => errorResponse(err, c, deps.log));
   return app;
 }

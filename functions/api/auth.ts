@@ -1,6 +1,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
 import { UnauthorizedError } from '../shared/errors.ts';
+import { authorizationHeader } from './auth-header.ts';
 
 export type AuthVariables = { tenantId: string };
 
@@ -11,7 +12,7 @@ export type AuthVariables = { tenantId: string };
 export function bearerAuth(tokens: Record<string, string>) {
   const table = Object.entries(tokens).map(([token, tenant]) => ({ digest: sha256(token), tenant }));
   return createMiddleware<{ Variables: AuthVariables }>(async (c, next) => {
-    const header = c.req.header('authorization') ?? '';
+    const header = authorizationHeader((name) => c.req.header(name));
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
     if (!match) throw new UnauthorizedError();
     const digest = sha256(match[1]!);

@@ -1,9 +1,10 @@
 import type { StreamifyHandler } from 'aws-lambda';
 import { streamHandle } from 'hono/aws-lambda';
 import { handleAsyncEvent } from '../agent/async-events.ts';
-import { createApp } from '../api/app.ts';
+import { createApp, createWebhookApp } from '../api/app.ts';
 import type { Deps } from '../deps/deps.ts';
 import { once } from './once.ts';
+import { WEBHOOK_ALIAS } from './webhook-alias.ts';
 
 export type StreamingHandler = StreamifyHandler<unknown, void>;
 
@@ -17,13 +18,17 @@ export function createApiHandler(opts: { loadDeps: () => Promise<Deps> }): Strea
   const ready = once(async () => {
     const deps = await opts.loadDeps();
     // hono types the result as a plain Handler, but it is the streamified (event, stream, context) one.
-    return { deps, http: streamHandle(createApp(deps)) as unknown as StreamingHandler };
+    return {
+      deps,
+      http: streamHandle(createApp(deps)) as unknown as StreamingHandler,
+      webhookOnly: streamHandle(createWebhookApp(deps)) as unknown as StreamingHandler,
+    };
   });
 
   return awslambda.streamifyResponse(async (event, responseStream, context) => {
-    const { deps, http } = await ready();
+    const { deps, http, webhookOnly } = await ready();
     deps.startInvocation({ context, correlationId: correlationIdOf(event) });
-    if (!isAsyncEvent(event)) return http(event, responseStream, context);
+    if (!isAsyncEvent(event)) return (viaWebhookAlias(context) ? webhookOnly : http)(event, responseStream, context);
     try {
       await handleAsyncEvent(deps, event, Date.now() + context.getRemainingTimeInMillis());
     } finally {
@@ -38,6 +43,10 @@ function correlationIdOf(event: unknown): string | undefined {
   const e = event as { requestContext?: { requestId?: unknown }; turnId?: unknown };
   const id = e.requestContext?.requestId ?? e.turnId;
   return typeof id === 'string' ? id : undefined;
+}
+
+function viaWebhookAlias(context: { invokedFunctionArn: string }): boolean {
+  return context.invokedFunctionArn.endsWith(`:${WEBHOOK_ALIAS}`);
 }
 
 /** Function URL events are HTTP requests; the harness's own asynchronous events carry a `kind`. */

@@ -23,6 +23,13 @@ export interface StageConfig {
     readonly reservedConcurrency?: number;
     /** Browser origins allowed to call the Function URL (CORS). Unset: no CORS headers. Override with `-c corsOrigins=https://a,https://b`. */
     readonly corsOrigins?: readonly string[];
+    /**
+     * A custom domain: CloudFront (with origin access control) in front of the Function URL,
+     * which then only answers the distribution (docs/deploy.md, "Custom domain"). The certificate
+     * must be in us-east-1. Unset: clients call the Function URL. Set with
+     * `-c domainName=agents.example.com -c certificateArn=arn:aws:acm:us-east-1:…`.
+     */
+    readonly domain?: { readonly names: readonly string[]; readonly certificateArn: string };
   };
   readonly runner: {
     /** Commands like builds and test suites want memory; Lambda gives CPU in proportion. */

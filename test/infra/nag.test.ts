@@ -37,6 +37,16 @@ describe('cdk-nag AwsSolutions', () => {
       },
       env,
     });
+    // And with the custom domain (CloudFront + origin access control) and GitHub issue fixing's webhook alias.
+    new StratusStack(app, 'Stratus-prod-domain', {
+      stage: {
+        ...STAGES.prod,
+        runner: { ...STAGES.prod.runner, dockerfile: 'test/infra/fixtures/runner.Dockerfile' },
+        githubApp: true,
+        api: { ...STAGES.prod.api, domain: { names: ['agents.example.com'], certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666' } },
+      },
+      env,
+    });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     const errors: string[] = [];
     const original = console.error;

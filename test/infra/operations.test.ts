@@ -55,7 +55,7 @@ describe('what an operator runs: alarms with an action, the dashboard, concurren
     expect(url(prod)).toMatchObject({
       AuthType: 'NONE',
       InvokeMode: 'RESPONSE_STREAM',
-      Cors: { AllowOrigins: ['https://console.example.com'], AllowMethods: ['*'], AllowHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'prefer'], ExposeHeaders: ['retry-after'], MaxAge: 3600 },
+      Cors: { AllowOrigins: ['https://console.example.com'], AllowMethods: ['*'], AllowHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'prefer', 'x-amz-content-sha256'], ExposeHeaders: ['retry-after'], MaxAge: 3600 },
     });
     expect(url(dev).Cors).toBeUndefined();
   });

@@ -80,8 +80,13 @@ describe('logs and metrics of the local stack (Powertools)', () => {
       if (level === 'debug' || level === 'info') {
         expect(ended).toMatchObject({ level: 'INFO', service: 'stratus-local', stage: 'itest', sessionId, tenantId: 'local' });
         expect(typeof ended!.turnId).toBe('string');
+        // The access log: one line per request, with its tenant once auth has run.
+        const requests = logs.filter((l) => l.message === 'request');
+        expect(requests).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/sessions', status: 201, tenantId: 'local', ms: expect.any(Number) }));
+        expect(requests).toContainEqual(expect.objectContaining({ method: 'POST', path: `/v1/sessions/${sessionId}/turns`, status: 200, tenantId: 'local' }));
       } else {
         expect(ended).toBeUndefined();
+        expect(logs.some((l) => l.message === 'request')).toBe(false);
       }
       const order = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
       expect(logs.every((l) => order.indexOf(String(l.level)) >= order.indexOf(level.toUpperCase()))).toBe(true);

@@ -117,6 +117,33 @@ describe('the API Lambda handler', () => {
     });
   });
 
+  it('behind CloudFront, takes the bearer token from the header the distribution moved it to', async () => {
+    // Origin access control puts its own SigV4 signature in Authorization.
+    const signed = { authorization: 'AWS4-HMAC-SHA256 Credential=AKIA/20261130/eu-west-1/lambda/aws4_request, Signature=00', 'x-stratus-authorization': `Bearer ${stack.token}` };
+    const ok = await invoke(functionUrlEvent('GET', '/v1/sessions', { headers: signed }));
+    expect(ok.metadata?.statusCode).toBe(200);
+    const forged = await invoke(functionUrlEvent('GET', '/v1/sessions', { headers: { ...signed, 'x-stratus-authorization': 'Bearer not-a-token' } }));
+    expect(forged.metadata?.statusCode).toBe(401);
+  });
+
+  it('through the webhook alias, serves the GitHub webhook route and nothing else', async () => {
+    const withWebhooks = createApiHandler({ loadDeps: async () => ({ ...stack.deps, config: { ...stack.deps.config, github: { ...stack.deps.config.github, webhookSecret: 'whsec' } } }) });
+    const viaAlias = async (event: unknown) => {
+      const out = new ResponseCapture();
+      await withWebhooks(event, out as never, lambdaContext(600_000, 'arn:aws:lambda:eu-west-1:123456789012:function:stratus-test-api:webhook'));
+      await out.finished;
+      return { status: out.metadata?.statusCode, text: out.text };
+    };
+    // The whole API answers 404 there, even with a valid token.
+    const api = await viaAlias(functionUrlEvent('GET', '/v1/sessions', { headers: auth() }));
+    expect(api.status).toBe(404);
+    expect(await viaAlias(functionUrlEvent('GET', '/docs'))).toMatchObject({ status: 404 });
+    // The webhook route is there: an unsigned delivery is refused by the route itself, not unrouted.
+    const webhook = await viaAlias(functionUrlEvent('POST', '/v1/github/webhook', { headers: { 'content-type': 'application/json', 'x-github-event': 'ping' }, body: {} }));
+    expect(webhook.status).toBe(401);
+    expect(webhook.text).toContain('X-Hub-Signature-256');
+  });
+
   it('builds deps once per container', () => {
     expect(loads).toBe(1);
   });

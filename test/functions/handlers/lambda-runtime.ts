@@ -39,12 +39,12 @@ export class ResponseCapture extends Writable {
   }
 }
 
-export function lambdaContext(remainingMs: number): Context {
+export function lambdaContext(remainingMs: number, invokedFunctionArn = 'arn:aws:lambda:eu-west-1:123456789012:function:stratus-test-api'): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'stratus-test-api',
     functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:stratus-test-api',
+    invokedFunctionArn,
     memoryLimitInMB: '1024',
     awsRequestId: 'req-1',
     logGroupName: '/aws/lambda/stratus-test-api',

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { Tool } from '../tool.ts';
+
+export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch';
+
+/**
+ * `standard`: every tool's schema is in every request. `tst`: deferred tools (MCP tools, built-ins
+ * with `shouldDefer`) are left out until ToolSearch finds them. `tst-auto`: as `tst`, but only
+ * when the deferred tools' schemas would take at least AUTO_THRESHOLD_PERCENT of the context window.
+ */
+export const toolSearchModeSchema = z.enum(['standard', 'tst', 'tst-auto']);
+export type ToolSearchMode = z.infer<typeof toolSearchModeSchema>;
+
+/** The reference's auto threshold: a tenth of the context window. */
+export const AUTO_THRESHOLD_PERCENT = 10;
+/** Characters per token of the reference's estimate when it cannot count tokens. */
+export const CHARS_PER_TOKEN = 2.5;
+
+/** Models that cannot read `tool_reference` blocks (the reference's list). */
+const UNSUPPORTED_MODELS = ['haiku'];
+
+export interface ToolSearchSettings {
+  mode: ToolSearchMode;
+  model: string;
+  contextWindow: number;
+}
+
+/** Which tools wait behind ToolSearch: MCP (external) tools unless they ask to always load, and built-ins that set `shouldDefer`. */
+export function isDeferredTool(tool: Tool): boolean {
+  if (tool.name === TOOL_SEARCH_TOOL_NAME) return false;
+  return tool.shouldDefer;
+}
+
+/** Whether this pool defers its deferred tools, as the reference decides it. */
+export function toolSearchEnabled(settings: ToolSearchSettings, deferred: readonly Tool[], toApi: (tool: Tool) => unknown): boolean {
+  if (settings.mode === 'standard' || deferred.length === 0) return false;
+  const model = settings.model.toLowerCase();
+  if (UNSUPPORTED_MODELS.some((m) => model.includes(m))) return false;
+  if (settings.mode === 'tst') return true;
+  // The reference counts tokens through the API and falls back to characters; the character
+  // estimate is used here, so the decision costs no request and is the same on every instance.
+  const chars = deferred.reduce((n, tool) => n + JSON.stringify(toApi(tool)).length, 0);
+  return chars >= autoThresholdChars(settings.contextWindow);
+}
+
+export function autoThresholdChars(contextWindow: number): number {
+  return Math.floor(Math.floor(contextWindow * (AUTO_THRESHOLD_PERCENT / 100)) * CHARS_PER_TOKEN);
+}

@@ -5,7 +5,7 @@ import { danglingToolUses, syntheticResults, toApiMessages } from '../context/tr
 import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
 import { assembleToolPool } from '../tools/registry.ts';
-import type { ToolUseContext } from '../tools/tool.ts';
+import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams } from './query.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
@@ -45,14 +45,22 @@ export async function openTurnLoop(
     conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));
   }
   if (run.opts.prompt !== undefined) conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }]));
-  return query(queryParams(deps, run, recorder, { conversation, resume, context, ...tools }));
+  const external = await mcpTools(deps, run, recorder);
+  return query(queryParams(deps, run, recorder, { conversation, resume, context, external, ...tools }));
+}
+
+/** The session's MCP tools (none without servers: the MCP SDK is not even loaded then). */
+async function mcpTools(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder): Promise<Tool[]> {
+  const servers = recorder.settings?.mcpServers;
+  if (!servers || Object.keys(servers).length === 0 || !deps.mcp) return [];
+  return deps.mcp.toolsFor({ sessionId: run.session.sessionId, servers, allowedDomains: recorder.settings?.allowedDomains }, run.log);
 }
 
 function queryParams(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
-  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
+  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; external: Tool[]; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
 ): QueryParams {
   const { config } = deps;
   const { session, turnId, log, deadlineAt } = run;
@@ -63,7 +71,10 @@ function queryParams(
     maxTokens: config.model.maxTokens,
     system: buildSystemPrompt(),
     messages: toApiMessages(loop.conversation),
-    registry: assembleToolPool({ builtins: deps.tools.tools, rules: permissions.rules }),
+    registry: assembleToolPool({
+      builtins: deps.tools.tools, external: loop.external, rules: permissions.rules,
+      toolSearch: { mode: recorder.settings?.toolSearch ?? config.toolSearch.mode, model: config.model.name, contextWindow: config.model.contextWindow },
+    }),
     toolContext: {
       sessionId: session.sessionId, turnId, workspace: loop.workspace, signal: loop.signal, log,
       persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),

@@ -4,6 +4,16 @@ import { UserError } from '../shared/errors.ts';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
+/**
+ * How tools that can wait (MCP tools above all) reach the model. `standard`: every tool's schema
+ * is in every request. `tst`: deferred tools are left out until ToolSearch finds them. `tst-auto`:
+ * as `tst`, but only when the deferred tools' schemas would take at least a tenth of the context
+ * window (functions/tools/tool-search). Kept here, with the MCP settings, so the session settings
+ * can name it without depending on the tools.
+ */
+export const toolSearchModeSchema = z.enum(['standard', 'tst', 'tst-auto']);
+export type ToolSearchMode = z.infer<typeof toolSearchModeSchema>;
+
 /** The text that replaces every header value the API shows. */
 export const REDACTED = '[redacted]';
 

@@ -96,7 +96,7 @@ function withToolSearch(tools: Tool[], settings: ToolSearchSettings, rules: read
       const key = loaded.map((t) => t.name).join('\n');
       let api = byDiscovery.get(key);
       if (!api) {
-        api = [...shownApi, ...loaded.map((t) => ({ ...toApiTool(t), defer_loading: true }) as ApiTool)];
+        api = [...shownApi, ...loaded.map((t): ApiTool => ({ ...toApiTool(t), defer_loading: true }))];
         byDiscovery.set(key, api);
       }
       return api;

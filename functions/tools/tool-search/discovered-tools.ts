@@ -40,7 +40,7 @@ export function withoutToolReferences(messages: MessageParam[]): MessageParam[] 
       const kept = block.content.filter((inner) => (inner as { type: string }).type !== 'tool_reference');
       return { ...block, content: kept.length > 0 ? kept : [{ type: 'text' as const, text: '[Tool references removed - tool search not enabled]' }] };
     });
-    return { ...message, content };
+    return { ...message, content } as MessageParam;
   });
 }
 

@@ -1,15 +1,10 @@
-import { z } from 'zod';
+import { toolSearchModeSchema, type ToolSearchMode } from '../../mcp/mcp-config.ts';
 import type { Tool } from '../tool.ts';
+
+export { toolSearchModeSchema, type ToolSearchMode };
 
 export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch';
 
-/**
- * `standard`: every tool's schema is in every request. `tst`: deferred tools (MCP tools, built-ins
- * with `shouldDefer`) are left out until ToolSearch finds them. `tst-auto`: as `tst`, but only
- * when the deferred tools' schemas would take at least AUTO_THRESHOLD_PERCENT of the context window.
- */
-export const toolSearchModeSchema = z.enum(['standard', 'tst', 'tst-auto']);
-export type ToolSearchMode = z.infer<typeof toolSearchModeSchema>;
 
 /** The reference's auto threshold: a tenth of the context window. */
 export const AUTO_THRESHOLD_PERCENT = 10;

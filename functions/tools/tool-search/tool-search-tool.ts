@@ -53,8 +53,7 @@ export function createToolSearchTool(pool: { deferred: () => readonly Tool[]; al
     },
     mapToolResultToToolResultBlockParam: (output, toolUseId): ToolResultBlockParam => {
       if (output.matches.length === 0) return { type: 'tool_result', tool_use_id: toolUseId, content: NO_MATCHES_TEXT };
-      const references = output.matches.map((name) => ({ type: 'tool_reference', tool_name: name }));
-      return { type: 'tool_result', tool_use_id: toolUseId, content: references as unknown as ToolResultBlockParam['content'] };
+      return { type: 'tool_result', tool_use_id: toolUseId, content: output.matches.map((name) => ({ type: 'tool_reference' as const, tool_name: name })) };
     },
   });
 }

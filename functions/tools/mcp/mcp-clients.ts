@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '../shared/logger.ts';
-import { errorMessage } from '../shared/errors.ts';
-import { createExternalTool, type ExternalToolSpec } from '../tools/external-tool.ts';
-import { ToolError, type Tool, type ToolContext } from '../tools/tool.ts';
-import { mcpServerRefusal, mcpToolName, type McpServerConfig, type McpServers } from './mcp-config.ts';
+import type { Logger } from '../../shared/logger.ts';
+import { errorMessage } from '../../shared/errors.ts';
+import { createExternalTool, type ExternalToolSpec } from '../external-tool.ts';
+import { ToolError, type Tool, type ToolContext } from '../tool.ts';
+import { mcpServerRefusal, mcpToolName, type McpServerConfig, type McpServers } from '../../mcp/mcp-config.ts';
 import { mapMcpResult, type McpCallResult } from './mcp-result.ts';
 import { loadMcpSdk, type McpClient } from './mcp-sdk.ts';
 

@@ -1,5 +1,5 @@
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { ToolError } from '../tools/tool.ts';
+import { ToolError } from '../tool.ts';
 
 type ResultContent = Exclude<ToolResultBlockParam['content'], undefined>;
 type ResultBlock = Exclude<ResultContent, string>[number];

@@ -4,7 +4,7 @@ import { loadSessionContext } from '../context/session-context.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from '../context/transcript.ts';
 import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
-import { assembleToolPool } from '../tools/registry.ts';
+import { assembleToolPool, createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams } from './query.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
@@ -31,7 +31,10 @@ export async function openTurnLoop(
   // The log, not the session's counter, is the truth: a crash between appending a message and
   // moving the counter leaves the counter one behind.
   recorder.writer.skipTo(loaded.lastSeq + 1);
-  const context = createContextManager(deps, { session, owner: run.owner, append: recorder.append, loaded, log });
+  const external = await mcpTools(deps, run, recorder);
+  // Large MCP results are persisted like built-in ones: the context economy finds them by name too.
+  const contextTools = external.length > 0 ? createToolRegistry([...deps.tools.tools, ...external]) : deps.tools;
+  const context = createContextManager({ ...deps, tools: contextTools }, { session, owner: run.owner, append: recorder.append, loaded, log });
   let resume: ResumeCalls | undefined;
   if (run.opts.resume) {
     const prepared = await prepareResume(deps.approvals, session.sessionId, conversation, recorder.settings);
@@ -45,7 +48,6 @@ export async function openTurnLoop(
     conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));
   }
   if (run.opts.prompt !== undefined) conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }]));
-  const external = await mcpTools(deps, run, recorder);
   return query(queryParams(deps, run, recorder, { conversation, resume, context, external, ...tools }));
 }
 

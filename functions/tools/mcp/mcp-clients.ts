@@ -78,9 +78,10 @@ export function createMcpClients(options: McpOptions): McpClients {
         const current = await connection(key, name, config);
         return mapMcpResult(await callTool(current.client, name, tool.name, input, ctx, options.toolTimeoutMs), name, tool.name);
       } catch (err) {
+        if (err instanceof ToolError || ctx.signal.aborted) throw err;
         // A broken connection is not kept: the next call connects again.
-        if (!(err instanceof ToolError)) drop(key);
-        throw err;
+        drop(key);
+        throw new ToolError(`MCP server "${name}" tool "${tool.name}" failed: ${errorMessage(err)}`);
       }
     }));
   };

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMcpTestServer, PIXEL_PNG, type McpTestServer } from '../support/mcp-test-server.ts';
+import { startMcpDemoServer, PIXEL_PNG, type McpDemoServer } from '../../local/mcp-demo-server.ts';
 import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 const TOKEN = 'Bearer mcp-secret-token-123';
 const use = (id: string, name: string, input: Record<string, unknown> = {}) => ({ type: 'tool_use' as const, id, name, input });
 
 describe('remote MCP servers (Streamable HTTP, official SDK on both sides)', () => {
-  let mcp: McpTestServer;
+  let mcp: McpDemoServer;
   beforeAll(async () => {
-    mcp = await startMcpTestServer({ slowMs: 5_000 });
+    mcp = await startMcpDemoServer({ slowMs: 5_000 });
   });
   afterAll(async () => {
     await mcp?.close();

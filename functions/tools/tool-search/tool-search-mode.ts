@@ -27,14 +27,15 @@ export function isDeferredTool(tool: Tool): boolean {
 }
 
 /** Whether this pool defers its deferred tools, as the reference decides it. */
-export function toolSearchEnabled(settings: ToolSearchSettings, deferred: readonly Tool[], toApi: (tool: Tool) => unknown): boolean {
+export function toolSearchEnabled(settings: ToolSearchSettings, deferred: readonly Tool[], toApi: (tool: Tool) => { input_schema: unknown }): boolean {
   if (settings.mode === 'standard' || deferred.length === 0) return false;
   const model = settings.model.toLowerCase();
   if (UNSUPPORTED_MODELS.some((m) => model.includes(m))) return false;
   if (settings.mode === 'tst') return true;
   // The reference counts tokens through the API and falls back to characters; the character
   // estimate is used here, so the decision costs no request and is the same on every instance.
-  const chars = deferred.reduce((n, tool) => n + JSON.stringify(toApi(tool)).length, 0);
+  // Measured as the reference measures it: name, description and JSON schema of each deferred tool.
+  const chars = deferred.reduce((n, tool) => n + tool.name.length + tool.description.length + JSON.stringify(toApi(tool).input_schema).length, 0);
   return chars >= autoThresholdChars(settings.contextWindow);
 }
 

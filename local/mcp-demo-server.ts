@@ -7,7 +7,7 @@ import { z } from 'zod';
 /** A 1×1 PNG. */
 export const PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-export interface McpTestServer {
+export interface McpDemoServer {
   url: string;
   port: number;
   /** The Authorization header of every HTTP request received. */
@@ -22,7 +22,7 @@ export interface McpTestServer {
  * server and transport per request). Its tools cover what a client meets: text, structured
  * content, images and resources, an error answer, a slow call, a dropped connection and a large result.
  */
-export async function startMcpTestServer(opts: { slowMs?: number } = {}): Promise<McpTestServer> {
+export async function startMcpDemoServer(opts: { slowMs?: number } = {}): Promise<McpDemoServer> {
   const authorizations: (string | undefined)[] = [];
   const calls: string[] = [];
   const http: Server = createServer(async (req, res) => {

@@ -45,47 +45,7 @@ interface Connection {
 }
 
 export function createMcpClients(options: McpOptions): McpClients {
-  const connections = new Map<string, Promise<Connection>>();
-  const maxConnections = options.maxConnections ?? 200;
-
-  const drop = (key: string) => {
-    const conn = connections.get(key);
-    connections.delete(key);
-    void conn?.then((c) => c.client.close()).catch(() => undefined);
-  };
-
-  const connection = (key: string, name: string, config: McpServerConfig): Promise<Connection> => {
-    let conn = connections.get(key);
-    if (!conn) {
-      conn = connect(name, config, options.connectTimeoutMs, () => connections.delete(key));
-      connections.set(key, conn);
-      conn.catch(() => connections.delete(key));
-      if (connections.size > maxConnections) drop(connections.keys().next().value!);
-    }
-    return conn;
-  };
-
-  const serverTools = async (sessionId: string, name: string, config: McpServerConfig): Promise<Tool[]> => {
-    const key = connectionKey(sessionId, name, config);
-    const conn = await connection(key, name, config);
-    conn.tools ??= withTimeout(listTools(conn.client), options.connectTimeoutMs, `MCP server "${name}" did not list its tools within ${options.connectTimeoutMs} ms`);
-    const listed = await conn.tools.catch((err: unknown) => {
-      conn.tools = undefined;
-      throw err;
-    });
-    return listed.map((tool) => mcpTool(name, tool, async (input, ctx) => {
-      try {
-        const current = await connection(key, name, config);
-        return mapMcpResult(await callTool(current.client, name, tool.name, input, ctx, options.toolTimeoutMs), name, tool.name);
-      } catch (err) {
-        if (err instanceof ToolError || ctx.signal.aborted) throw err;
-        // A broken connection is not kept: the next call connects again.
-        drop(key);
-        throw new ToolError(`MCP server "${name}" tool "${tool.name}" failed: ${errorMessage(err)}`);
-      }
-    }));
-  };
-
+  const cache = createConnectionCache(options);
   return {
     async toolsFor(session, log) {
       const lists = await Promise.all(Object.entries(session.servers).map(async ([name, config]) => {
@@ -95,7 +55,7 @@ export function createMcpClients(options: McpOptions): McpClients {
           return [];
         }
         try {
-          return await serverTools(session.sessionId, name, config);
+          return await serverTools(cache, options, connectionKey(session.sessionId, name, config), name, config);
         } catch (err) {
           log.warn('MCP server failed; its tools are left out', { server: name, error: errorMessage(err) });
           return [];
@@ -103,11 +63,60 @@ export function createMcpClients(options: McpOptions): McpClients {
       }));
       return lists.flat();
     },
-    async close() {
-      const all = [...connections.keys()];
-      for (const key of all) drop(key);
-    },
+    close: async () => cache.closeAll(),
   };
+}
+
+interface ConnectionCache {
+  connection(key: string, name: string, config: McpServerConfig): Promise<Connection>;
+  drop(key: string): void;
+  closeAll(): void;
+}
+
+/** Open connections by key; a failed or closed one is forgotten, the oldest closed beyond the limit. */
+function createConnectionCache(options: McpOptions): ConnectionCache {
+  const connections = new Map<string, Promise<Connection>>();
+  const maxConnections = options.maxConnections ?? 200;
+  const drop = (key: string) => {
+    const conn = connections.get(key);
+    connections.delete(key);
+    void conn?.then((c) => c.client.close()).catch(() => undefined);
+  };
+  return {
+    connection(key, name, config) {
+      let conn = connections.get(key);
+      if (!conn) {
+        conn = connect(name, config, options.connectTimeoutMs, () => connections.delete(key));
+        connections.set(key, conn);
+        conn.catch(() => connections.delete(key));
+        if (connections.size > maxConnections) drop(connections.keys().next().value!);
+      }
+      return conn;
+    },
+    drop,
+    closeAll: () => [...connections.keys()].forEach(drop),
+  };
+}
+
+/** One server's tools, listed once per connection (again after `tools/list_changed`). */
+async function serverTools(cache: ConnectionCache, options: McpOptions, key: string, name: string, config: McpServerConfig): Promise<Tool[]> {
+  const conn = await cache.connection(key, name, config);
+  conn.tools ??= withTimeout(listTools(conn.client), options.connectTimeoutMs, `MCP server "${name}" did not list its tools within ${options.connectTimeoutMs} ms`);
+  const listed = await conn.tools.catch((err: unknown) => {
+    conn.tools = undefined;
+    throw err;
+  });
+  return listed.map((tool) => mcpTool(name, tool, async (input, ctx) => {
+    try {
+      const current = await cache.connection(key, name, config);
+      return mapMcpResult(await callTool(current.client, name, tool.name, input, ctx, options.toolTimeoutMs), name, tool.name);
+    } catch (err) {
+      if (err instanceof ToolError || ctx.signal.aborted) throw err;
+      // A broken connection is not kept: the next call connects again.
+      cache.drop(key);
+      throw new ToolError(`MCP server "${name}" tool "${tool.name}" failed: ${errorMessage(err)}`);
+    }
+  }));
 }
 
 /** Header values are part of the key (a changed token reconnects) without being kept as text. */

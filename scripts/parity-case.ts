@@ -9,6 +9,8 @@ import type { ScriptedBlock } from '../local/scripted-model/script.ts';
 export const parityCaseSchema = z.object({
   files: z.record(z.string(), z.union([z.string(), z.object({ base64: z.string() })])).default({}),
   filesAfter: z.array(z.string()).default([]),
+  /** Runs the demo MCP server (local/mcp-demo-server.ts) as the session's server "tracker". */
+  mcpServer: z.boolean().default(false),
   steps: z.array(
     z.array(
       z.union([
@@ -50,11 +52,11 @@ export async function readParityFile(stack: LocalStack, sessionId: string, rel: 
 }
 
 /** Creates a session seeded with the case's files; returns its id. */
-export async function createParitySession(stack: LocalStack, files: ParityCase['files'] = {}): Promise<string> {
+export async function createParitySession(stack: LocalStack, files: ParityCase['files'] = {}, settings?: Record<string, unknown>): Promise<string> {
   const res = await fetch(`${stack.apiUrl}/v1/sessions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ files }),
+    body: JSON.stringify({ files, ...(settings ? { settings } : {}) }),
   });
   if (res.status !== 201) throw new Error(`Could not create a session: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startMcpDemoServer } from '../local/mcp-demo-server.ts';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import type { MessagesRequest, ScriptedBlock } from '../local/scripted-model/script.ts';
 import { parityCaseSchema, parityFileLine } from './parity-case.ts';
@@ -44,8 +45,12 @@ const server = await startScriptedModelServer({
     return { content: step ?? [{ type: 'text', text: 'Done.' }] };
   },
 });
+const mcp = kase.mcpServer ? await startMcpDemoServer() : undefined;
 try {
-  await runClaudeCode(claude, { cwd: dir, home, modelUrl: server.url, prompt: 'Run the parity case.' });
+  const extraArgs = mcp ? ['--mcp-config', JSON.stringify({ mcpServers: { tracker: { type: 'http', url: mcp.url } } })] : [];
+  // The reference keeps ToolSearch off for a model endpoint that is not Anthropic's own unless told otherwise.
+  const env = mcp ? { ENABLE_TOOL_SEARCH: 'true' } : undefined;
+  await runClaudeCode(claude, { cwd: dir, home, modelUrl: server.url, prompt: 'Run the parity case.', extraArgs, env });
   for (const message of last?.messages ?? []) {
     if (message.role !== 'user' || typeof message.content === 'string') continue;
     for (const block of message.content) {
@@ -58,6 +63,7 @@ try {
     console.log(JSON.stringify(parityFileLine(rel, existsSync(target) ? readFileSync(target) : undefined)));
   }
 } finally {
+  await mcp?.close();
   await server.close();
   rmSync(dir, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });

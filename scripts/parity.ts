@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startMcpDemoServer } from '../local/mcp-demo-server.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { createParitySession, parityCaseSchema, parityFileLine, readParityFile, runParityTurn } from './parity-case.ts';
 
@@ -23,11 +24,14 @@ const stack = await startLocalStack({
   turn: { maxModelCalls: kase.steps.length + 2 },
   logLevel: 'error',
 });
+const mcp = kase.mcpServer ? await startMcpDemoServer() : undefined;
 try {
-  const sessionId = await createParitySession(stack, kase.files);
+  const settings = mcp ? { mcpServers: { tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`] } : undefined;
+  const sessionId = await createParitySession(stack, kase.files, settings);
   for (const line of await runParityTurn(stack, sessionId, kase.steps)) console.log(JSON.stringify(line));
   for (const rel of kase.filesAfter) console.log(JSON.stringify(parityFileLine(rel, await readParityFile(stack, sessionId, rel))));
 } finally {
+  await mcp?.close();
   await stack.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

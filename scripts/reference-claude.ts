@@ -13,12 +13,12 @@ export function isMainLoopRequest(request: MessagesRequest): boolean {
  * Runs Claude Code once in print mode in `cwd` against a model endpoint, with a throw-away home
  * and its own traffic off (docs/tools.md, "Observing the reference"); resolves when it exits.
  */
-export async function runClaudeCode(claude: string, opts: { cwd: string; home: string; modelUrl: string; prompt: string }): Promise<void> {
-  const child = spawn(claude, ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions'], {
+export async function runClaudeCode(claude: string, opts: { cwd: string; home: string; modelUrl: string; prompt: string; extraArgs?: string[]; env?: Record<string, string> }): Promise<void> {
+  const child = spawn(claude, ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions', ...(opts.extraArgs ?? [])], {
     cwd: opts.cwd,
     env: {
       PATH: process.env.PATH ?? '', HOME: opts.home, ANTHROPIC_BASE_URL: opts.modelUrl, ANTHROPIC_API_KEY: 'reference',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', IS_SANDBOX: '1',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', IS_SANDBOX: '1', ...opts.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

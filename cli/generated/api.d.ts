@@ -1855,6 +1855,18 @@ export interface components {
             suggestion: string;
           }[];
       };
+      /** @description The MCP servers as configured, every header value shown as "[redacted]" */
+      mcpServers: {
+        [key: string]: {
+          type: string;
+          url: string;
+          headers: {
+            [key: string]: string;
+          };
+        };
+      };
+      /** @description The session's ToolSearch mode (`standard`, `tst`, `tst-auto`), or null for the default */
+      toolSearch: string | null;
       reloadFromSeq: number | null;
       source: components["schemas"]["SessionSource"];
     };
@@ -1958,6 +1970,19 @@ export interface components {
           })[];
         unattended?: boolean;
         allowedDomains?: string[];
+        mcpServers?: {
+          [key: string]: {
+            /** @enum {string} */
+            type: "http" | "sse";
+            /** Format: uri */
+            url: string;
+            headers?: {
+              [key: string]: string;
+            };
+          };
+        };
+        /** @enum {string} */
+        toolSearch?: "standard" | "tst" | "tst-auto";
       };
       budgets?: components["schemas"]["Budgets"];
     };
@@ -2023,6 +2048,19 @@ export interface components {
           })[];
         unattended?: boolean;
         allowedDomains?: string[];
+        mcpServers?: {
+          [key: string]: {
+            /** @enum {string} */
+            type: "http" | "sse";
+            /** Format: uri */
+            url: string;
+            headers?: {
+              [key: string]: string;
+            };
+          };
+        };
+        /** @enum {string} */
+        toolSearch?: "standard" | "tst" | "tst-auto";
       };
       /** @description Members replace; `null` removes one (the tenant default applies again) */
       budgets?: {

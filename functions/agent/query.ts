@@ -11,6 +11,7 @@ import { assertNever } from '../shared/assert-never.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { StreamingToolExecutor, type ExecutorUpdate } from '../tools/execution/streaming-executor.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { withoutToolReferences } from '../tools/tool-search/discovered-tools.ts';
 import type { ToolUseEnv, ToolUseOutcome, UserDecision } from '../tools/run-tool-use.ts';
 import type { ToolUseContext } from '../tools/tool.ts';
 import { MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_TEXT, TRUNCATED_TOOL_USE_TEXT, truncatedToolUse } from './output-recovery.ts';
@@ -102,7 +103,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
     params,
     messages: [...params.messages],
     env: { pool: params.registry, permissions: params.permissions, hooks: params.hooks ?? [] },
-    base: { model: params.model, max_tokens: params.maxTokens, system: params.system, tools: params.registry.toApiTools() },
+    base: { model: params.model, max_tokens: params.maxTokens, system: params.system, tools: params.registry.toApiTools(params.messages) },
     toolContext: params.toolContext,
     maxTokensRecoveries: 0,
     reactiveCompactTried: false,
@@ -117,6 +118,8 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
     if (params.signal.aborted) return yield { type: 'done', stopReason: 'aborted' };
     const stop = params.beforeModelCall?.();
     if (stop) return yield { type: 'done', stopReason: stop };
+    // Tools found by ToolSearch since the last call join the tools array (the same array when none were).
+    loop.base = { ...loop.base, tools: params.registry.toApiTools(loop.messages) };
     // Compaction, micro-compaction and the replacement budget, decided (and recorded) before the request.
     let requestMessages = loop.messages;
     if (params.context) {
@@ -195,7 +198,8 @@ function modelCallOptions(loop: LoopState, messages: MessageParam[]): ModelCallO
   const { params } = loop;
   return {
     client: params.client,
-    request: { ...loop.base, messages },
+    // With deferred tools, the message naming them goes first (the same bytes in every request).
+    request: { ...loop.base, messages: params.registry.deferredToolsMessage ? [params.registry.deferredToolsMessage, ...messages] : withoutToolReferences(messages) },
     signal: params.signal,
     maxRetries: params.retry?.maxRetries ?? 0,
     baseDelayMs: params.retry?.baseDelayMs ?? 0,

@@ -1,5 +1,6 @@
 import type { ContextConfig } from '../context/context-manager.ts';
 import type { Deps } from '../deps/deps.ts';
+import type { ToolSearchMode } from '../mcp/mcp-config.ts';
 import type { PriceTable } from '../model/pricing.ts';
 import type { PermissionMode, RuleLists } from '../permissions/types.ts';
 import type { Budgets } from '../stores/budgets.ts';
@@ -20,6 +21,7 @@ export interface TurnConfig extends ContextConfig {
   turn: TurnTiming;
   permissions: { defaultMode: PermissionMode; policy?: RuleLists };
   maxToolConcurrency: number;
+  toolSearch: { mode: ToolSearchMode };
   /** Budgets of sessions that set none (functions/agent/budget.ts). */
   budgets: { defaults: Budgets; tenants: Record<string, Budgets> };
   /** USD per million tokens by model-name prefix (functions/model/pricing.ts). */
@@ -35,4 +37,4 @@ export type TurnDeps = Pick<
   Deps,
   | 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'runner' | 'workspaceCredentials'
   | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId' | 'workspaceStorage'
-> & { config: TurnConfig };
+> & Partial<Pick<Deps, 'mcp'>> & { config: TurnConfig };

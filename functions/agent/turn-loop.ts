@@ -4,8 +4,8 @@ import { loadSessionContext } from '../context/session-context.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from '../context/transcript.ts';
 import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
-import { assembleToolPool } from '../tools/registry.ts';
-import type { ToolUseContext } from '../tools/tool.ts';
+import { assembleToolPool, createToolRegistry } from '../tools/registry.ts';
+import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams } from './query.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
@@ -31,7 +31,10 @@ export async function openTurnLoop(
   // The log, not the session's counter, is the truth: a crash between appending a message and
   // moving the counter leaves the counter one behind.
   recorder.writer.skipTo(loaded.lastSeq + 1);
-  const context = createContextManager(deps, { session, owner: run.owner, append: recorder.append, loaded, log });
+  const external = await mcpTools(deps, run, recorder);
+  // Large MCP results are persisted like built-in ones: the context economy finds them by name too.
+  const contextTools = external.length > 0 ? createToolRegistry([...deps.tools.tools, ...external]) : deps.tools;
+  const context = createContextManager({ ...deps, tools: contextTools }, { session, owner: run.owner, append: recorder.append, loaded, log });
   let resume: ResumeCalls | undefined;
   if (run.opts.resume) {
     const prepared = await prepareResume(deps.approvals, session.sessionId, conversation, recorder.settings);
@@ -45,14 +48,21 @@ export async function openTurnLoop(
     conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));
   }
   if (run.opts.prompt !== undefined) conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }]));
-  return query(queryParams(deps, run, recorder, { conversation, resume, context, ...tools }));
+  return query(queryParams(deps, run, recorder, { conversation, resume, context, external, ...tools }));
+}
+
+/** The session's MCP tools (none without servers: the MCP SDK is not even loaded then). */
+async function mcpTools(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder): Promise<Tool[]> {
+  const servers = recorder.settings?.mcpServers;
+  if (!servers || Object.keys(servers).length === 0 || !deps.mcp) return [];
+  return deps.mcp.toolsFor({ sessionId: run.session.sessionId, servers, allowedDomains: recorder.settings?.allowedDomains }, run.log);
 }
 
 function queryParams(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
-  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
+  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; external: Tool[]; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
 ): QueryParams {
   const { config } = deps;
   const { session, turnId, log, deadlineAt } = run;
@@ -63,7 +73,10 @@ function queryParams(
     maxTokens: config.model.maxTokens,
     system: buildSystemPrompt(),
     messages: toApiMessages(loop.conversation),
-    registry: assembleToolPool({ builtins: deps.tools.tools, rules: permissions.rules }),
+    registry: assembleToolPool({
+      builtins: deps.tools.tools, external: loop.external, rules: permissions.rules,
+      toolSearch: { mode: recorder.settings?.toolSearch ?? config.toolSearch.mode, model: config.model.name, contextWindow: config.model.contextWindow },
+    }),
     toolContext: {
       sessionId: session.sessionId, turnId, workspace: loop.workspace, signal: loop.signal, log,
       persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),

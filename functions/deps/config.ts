@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toolSearchModeSchema } from '../mcp/mcp-config.ts';
 import { DEFAULT_MODELS, MODEL_PROVIDERS } from '../model/model-names.ts';
 import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budgets.ts';
@@ -158,6 +159,12 @@ export const configSchema = z.object({
     .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
+  /** Sessions' remote MCP servers (functions/mcp): a call that takes longer fails; so does a server that does not connect in time. */
+  mcp: z
+    .object({ toolTimeoutMs: z.number().int().positive().default(120_000), connectTimeoutMs: z.number().int().positive().default(30_000) })
+    .prefault({}),
+  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search): `tst`, as in the reference. */
+  toolSearch: z.object({ mode: toolSearchModeSchema.default('tst') }).prefault({}),
   /** The HTTP API's own settings. */
   api: z
     .object({
@@ -214,6 +221,8 @@ export function sharedConfig(settings: EnvSettings) {
     observability: defined(settings.observability ?? {}),
     permissions: settings.permissions,
     github: settings.github ?? {},
+    mcp: defined(settings.mcp ?? {}),
+    toolSearch: defined({ mode: settings.toolSearchMode }),
     ...defined({ maxToolConcurrency: settings.maxToolConcurrency, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };
 }

@@ -15,6 +15,7 @@ import type { IdempotencyStore } from '../stores/idempotency-store.ts';
 import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import type { McpClients } from '../tools/mcp/mcp-clients.ts';
 import type { GithubClientFactory } from '../github-api/github-client.ts';
 import type { GithubStore } from '../stores/github-store.ts';
 import type { ContinuationScheduler } from './continuation.ts';
@@ -46,6 +47,8 @@ export interface Deps {
   /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
   blobs: BlobStore;
   runner: RunnerClient;
+  /** Sessions' remote MCP servers, connected from here (the harness), with their tool lists cached per instance. */
+  mcp: McpClients;
   continuations: ContinuationScheduler;
   /** Connected repositories, webhook deliveries, runs and threads of the GitHub integration. */
   github: GithubStore;

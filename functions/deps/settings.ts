@@ -30,6 +30,9 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_MAX_MODEL_CALLS', meaning: 'per-turn model-call cap (budget `maxModelCallsPerTurn` where nothing else sets one)', default: '400', where: 'both' },
   { name: 'STRATUS_PERMISSION_MODE', meaning: 'mode of sessions that choose none: `default`, `acceptEdits`, `plan`, `bypassPermissions`, `dontAsk`', default: 'bypassPermissions', where: 'both' },
   { name: 'STRATUS_MAX_TOOL_CONCURRENCY', meaning: 'concurrency-safe tool calls run at once (1–100)', default: '10', where: 'both' },
+  { name: 'STRATUS_TOOL_SEARCH', meaning: 'ToolSearch mode of sessions that set none: `tst` (defer MCP tools behind ToolSearch), `tst-auto` (only when their schemas take ≥ 10 % of the context window) or `standard` (never)', default: 'tst', where: 'both' },
+  { name: 'STRATUS_MCP_TOOL_TIMEOUT_MS', meaning: 'an MCP `tools/call` that takes longer becomes an error result', default: '120000', where: 'both' },
+  { name: 'STRATUS_MCP_CONNECT_TIMEOUT_MS', meaning: 'connecting to an MCP server and listing its tools', default: '30000', where: 'both' },
   { name: 'STRATUS_LEASE_MS', meaning: 'the longest a crashed turn (or a lost continuation) keeps its session locked', default: '60000', where: 'both' },
   { name: 'STRATUS_HEARTBEAT_MS', meaning: "a running turn's heartbeat; after three missed beats the turn counts as crashed", default: '2000', where: 'both' },
   { name: 'STRATUS_CHECKPOINT_MARGIN_MS', meaning: 'a turn continues in a fresh invocation when less than this remains before the deadline', default: 'AWS 60000, local 0', where: 'both' },
@@ -63,6 +66,8 @@ export interface EnvSettings {
   api: { corsOrigins?: string[]; sseHeartbeatMs?: number };
   permissions?: { defaultMode: string };
   maxToolConcurrency?: number;
+  toolSearchMode?: 'standard' | 'tst' | 'tst-auto';
+  mcp?: { toolTimeoutMs?: number; connectTimeoutMs?: number };
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   egress?: 'direct' | 'proxy' | 'none';
   budgets?: { defaults?: Budgets; tenants?: Record<string, Budgets> };
@@ -157,6 +162,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     api: { corsOrigins: corsOrigins(read.str('STRATUS_CORS_ORIGINS')), sseHeartbeatMs: read.int('STRATUS_SSE_HEARTBEAT_MS', 100) },
     ...(mode ? { permissions: { defaultMode: mode } } : {}),
     maxToolConcurrency: read.int('STRATUS_MAX_TOOL_CONCURRENCY', 1, 100),
+    toolSearchMode: read.oneOf('STRATUS_TOOL_SEARCH', ['standard', 'tst', 'tst-auto'] as const),
+    mcp: { toolTimeoutMs: read.int('STRATUS_MCP_TOOL_TIMEOUT_MS', 1), connectTimeoutMs: read.int('STRATUS_MCP_CONNECT_TIMEOUT_MS', 1) },
     logLevel: read.oneOf('STRATUS_LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const),
     observability: {
       stage: read.str('STRATUS_STAGE'),

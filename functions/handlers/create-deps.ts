@@ -24,6 +24,7 @@ import { ScheduleStore } from '../stores/schedule-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
 import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../schedules/schedule-backend.ts';
 import { createToolRegistry } from '../tools/registry.ts';
+import { createMcpClients } from '../tools/mcp/mcp-clients.ts';
 import type { StratusConfig } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
 import { createModelClient } from './model-client.ts';
@@ -59,6 +60,7 @@ export function createDeps(
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
     tools: createToolRegistry(),
+    mcp: createMcpClients(config.mcp),
     clock: Date.now,
     newId: createTimeOrderedId,
     log,

@@ -18,13 +18,22 @@ export type ModelStreamEvent =
 
 export type ModelRequest = Omit<MessageCreateParamsBase, 'stream'>;
 
+/** The API beta that lets tools be loaded on demand (`defer_loading` tools, `tool_reference` results). */
+export const TOOL_SEARCH_BETA = 'advanced-tool-use-2025-11-20';
+
+/** A request that loads a tool found by ToolSearch names the beta; every other request is sent as before. */
+function betaHeaders(request: ModelRequest): { headers?: Record<string, string> } {
+  const deferred = request.tools?.some((t) => (t as { defer_loading?: boolean }).defer_loading === true);
+  return deferred ? { headers: { 'anthropic-beta': TOOL_SEARCH_BETA } } : {};
+}
+
 /**
  * Streams one Messages API call and assembles the response block by block. A tool_use is
  * emitted the moment its block closes so tools can start before the message ends. If the
  * stream breaks, the SDK's error propagates and no partial message is emitted.
  */
 export async function* streamModel(client: ModelClient, request: ModelRequest, signal?: AbortSignal): AsyncGenerator<ModelStreamEvent> {
-  const stream = await client.messages.create({ ...request, stream: true }, { signal });
+  const stream = await client.messages.create({ ...request, stream: true }, { signal, ...betaHeaders(request) });
   const state: StreamState = { blocks: [], partialJson: new Map(), id: '', model: request.model, stopReason: null, usage: {} };
   for await (const event of stream) {
     const out = onStreamEvent(state, event);

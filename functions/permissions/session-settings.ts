@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { allowListSchema } from '../../sandbox-runner/isolation/network-allow-list.ts';
 import { createHttpHook, httpHookConfigSchema } from '../hooks/http-hook.ts';
+import { mcpServersSchema, toolSearchModeSchema } from '../mcp/mcp-config.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { UserError } from '../shared/errors.ts';
 import { rulesFromLists } from './rule-syntax.ts';
@@ -21,6 +22,13 @@ export const sessionSettingsSchema = z.strictObject({
    * here is what the runner enforces (sandbox-runner/isolation/network-allow-list.ts).
    */
   allowedDomains: allowListSchema.optional(),
+  /**
+   * Remote MCP servers, in the shape of Claude Code's `.mcp.json`: `{"name": {"type": "http" | "sse",
+   * "url", "headers"}}`. Their hosts must be on `allowedDomains`; header values are never shown.
+   */
+  mcpServers: mcpServersSchema.optional(),
+  /** `standard`, `tst` or `tst-auto` (functions/tools/tool-search); the deployment's default when absent. */
+  toolSearch: toolSearchModeSchema.optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;
 

@@ -1,3 +1,4 @@
+import { mcpServersView } from '../mcp/mcp-config.ts';
 import { denialSummary } from '../permissions/denial-tracking.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
 import { leaseIsDead, type SessionRecord } from '../stores/session-store.ts';
@@ -38,6 +39,9 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
       hooks: (record.settings?.hooks ?? []).map((h) => ({ event: h.event, matcher: h.matcher ?? null, url: h.url, failMode: h.failMode })),
       denials: denialSummary(record.denials),
     },
+    // Header values (tokens) never leave the session record: names only, values redacted.
+    mcpServers: mcpServersView(record.settings?.mcpServers),
+    toolSearch: record.settings?.toolSearch ?? null,
     reloadFromSeq: record.reloadFromSeq ?? null,
     source: record.source ?? null,
   };

@@ -10,6 +10,11 @@ export interface ExternalToolSpec {
   inputJSONSchema: Record<string, unknown>;
   /** Annotations the server may give; absent means the fail-closed default. */
   readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  /** Words that help ToolSearch find the tool (the server's `anthropic/searchHint`). */
+  searchHint?: string;
+  /** Never deferred behind ToolSearch (the server's `anthropic/alwaysLoad`); external tools are deferred otherwise. */
+  alwaysLoad?: boolean;
   call(input: Record<string, unknown>, ctx: ToolContext): Promise<ToolResultBlockParam['content']>;
 }
 
@@ -27,6 +32,9 @@ export function createExternalTool(spec: ExternalToolSpec): Tool<Record<string, 
     isExternal: true,
     isReadOnly: () => spec.readOnlyHint === true,
     isConcurrencySafe: () => spec.readOnlyHint === true,
+    isDestructive: () => spec.destructiveHint === true,
+    shouldDefer: spec.alwaysLoad !== true,
+    ...(spec.searchHint ? { searchHint: spec.searchHint } : {}),
     call: async (input, ctx) => ({ data: await spec.call(input, ctx) }),
     mapToolResultToToolResultBlockParam: (content, toolUseId) => ({ type: 'tool_result', tool_use_id: toolUseId, content }),
   });

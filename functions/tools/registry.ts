@@ -1,4 +1,4 @@
-import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
+import type { Tool as ApiTool, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { isToolWhollyDenied } from '../permissions/rule-matching.ts';
 import type { PermissionRule } from '../permissions/types.ts';
@@ -11,6 +11,9 @@ import { taskOutputTool } from './task-output-tool.ts';
 import { taskStopTool } from './task-stop-tool.ts';
 import { writeTool } from './write-tool.ts';
 import type { Tool } from './tool.ts';
+import { deferredToolsMessage, discoveredToolNames } from './tool-search/discovered-tools.ts';
+import { createToolSearchTool } from './tool-search/tool-search-tool.ts';
+import { isDeferredTool, toolSearchEnabled, type ToolSearchSettings } from './tool-search/tool-search-mode.ts';
 
 /** The built-in tools. This file only lists them (and assembles pools from them). */
 export const BUILTIN_TOOLS: readonly Tool[] = [
@@ -27,8 +30,13 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
 export interface ToolRegistry {
   readonly tools: readonly Tool[];
   find(name: string): Tool | undefined;
-  /** The tools array for the Messages API, in a stable order (prompt-cache stability). */
-  toApiTools(): ApiTool[];
+  /**
+   * The tools array for the Messages API, in a stable order (prompt-cache stability). With
+   * deferred tools, only those the conversation's ToolSearch results name are included.
+   */
+  toApiTools(messages?: readonly MessageParam[]): ApiTool[];
+  /** With deferred tools: the message that goes first in each request, naming them (byte-stable). */
+  readonly deferredToolsMessage?: MessageParam;
 }
 
 export interface ToolPoolInput {
@@ -37,6 +45,8 @@ export interface ToolPoolInput {
   external?: readonly Tool[];
   /** Deny rules that name a whole tool remove it before the model sees it. */
   rules?: readonly PermissionRule[];
+  /** ToolSearch: whether deferred tools wait until the model searches for them (absent: never). */
+  toolSearch?: ToolSearchSettings;
 }
 
 /**
@@ -57,7 +67,41 @@ export function assembleToolPool(input: ToolPoolInput): ToolRegistry {
     seen.add(tool.name);
     tools.push(tool);
   }
-  return registryOf(tools);
+  return input.toolSearch ? withToolSearch(tools, input.toolSearch, rules) : registryOf(tools);
+}
+
+/**
+ * The pool when deferred tools exist and the mode defers them: ToolSearch joins the built-in
+ * prefix (sorted with them), deferred tools stay callable but their schemas are sent only once a
+ * ToolSearch result in the conversation names them, marked `defer_loading` as the API expects.
+ */
+function withToolSearch(tools: Tool[], settings: ToolSearchSettings, rules: readonly PermissionRule[]): ToolRegistry {
+  const deferred = tools.filter(isDeferredTool);
+  if (isToolWhollyDenied(rules, 'ToolSearch') || !toolSearchEnabled(settings, deferred, toApiTool)) return registryOf(tools);
+  const search = createToolSearchTool({ deferred: () => deferred, all: () => withSearch });
+  const deferredNames = new Set(deferred.map((t) => t.name));
+  const shown = tools.filter((t) => !deferredNames.has(t.name));
+  const firstExternal = shown.findIndex((t) => t.isExternal);
+  const builtins = [...(firstExternal < 0 ? shown : shown.slice(0, firstExternal)), search].sort(byName);
+  const withSearch = [...builtins, ...(firstExternal < 0 ? [] : shown.slice(firstExternal)), ...deferred];
+  const base = registryOf(withSearch);
+  const shownApi = [...builtins, ...(firstExternal < 0 ? [] : shown.slice(firstExternal))].map(toApiTool);
+  const byDiscovery = new Map<string, ApiTool[]>();
+  return {
+    ...base,
+    deferredToolsMessage: deferredToolsMessage(deferred.map((t) => t.name)),
+    toApiTools: (messages = []) => {
+      const found = discoveredToolNames(messages);
+      const loaded = deferred.filter((t) => found.has(t.name));
+      const key = loaded.map((t) => t.name).join('\n');
+      let api = byDiscovery.get(key);
+      if (!api) {
+        api = [...shownApi, ...loaded.map((t): ApiTool => ({ ...toApiTool(t), defer_loading: true }))];
+        byDiscovery.set(key, api);
+      }
+      return api;
+    },
+  };
 }
 
 /** A registry over a fixed list (sorted by name); kept for callers that have no rules or external tools. */

@@ -2,6 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
 import { deleteSession } from '../../agent/delete-session.ts';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
+import { assertMcpServersAllowed } from '../../mcp/mcp-config.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema, type SessionSettings } from '../../permissions/session-settings.ts';
 import { sessionView } from '../../sessions/session-view.ts';
@@ -105,6 +106,7 @@ function mergeSettings(config: Pick<Deps['config'], 'egress'>, current: SessionS
   assertValidRules(change.projectRules, 'settings.projectRules');
   if (change.allowedDomains?.length && config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
   const merged = { ...current, ...change };
+  assertMcpServersAllowed(merged.mcpServers, merged.allowedDomains);
   const bytes = Buffer.byteLength(JSON.stringify(merged));
   if (bytes > MAX_SETTINGS_BYTES) throw new LimitError(`"settings" would take ${bytes} bytes as JSON; at most ${MAX_SETTINGS_BYTES} are stored with a session.`, 'request_too_large');
   return merged;

@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
+import { assertMcpServersAllowed } from '../../mcp/mcp-config.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
@@ -85,6 +86,7 @@ export function sessionRoutes(
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     if (body.settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
+    assertMcpServersAllowed(body.settings?.mcpServers, body.settings?.allowedDomains);
     const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings, budgets: body.budgets });
     return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });

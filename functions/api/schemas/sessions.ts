@@ -54,6 +54,10 @@ export const sessionSchema = z
       hooks: z.array(z.object({ event: z.string(), matcher: z.string().nullable(), url: z.string(), failMode: z.string() })),
       denials: z.array(denialSchema),
     }),
+    mcpServers: z
+      .record(z.string(), z.object({ type: z.string(), url: z.string(), headers: z.record(z.string(), z.string()) }))
+      .describe('The MCP servers as configured, every header value shown as "[redacted]"'),
+    toolSearch: z.string().nullable().describe('The session\'s ToolSearch mode (`standard`, `tst`, `tst-auto`), or null for the default'),
     reloadFromSeq: z.number().int().nullable(),
     source: sessionSourceSchema.nullable().describe('Where the session came from: a GitHub issue or pull request, or null'),
   })

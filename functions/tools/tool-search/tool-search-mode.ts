@@ -1,0 +1,44 @@
+import { toolSearchModeSchema, type ToolSearchMode } from '../../mcp/mcp-config.ts';
+import type { Tool } from '../tool.ts';
+
+export { toolSearchModeSchema, type ToolSearchMode };
+
+export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch';
+
+
+/** The reference's auto threshold: a tenth of the context window. */
+export const AUTO_THRESHOLD_PERCENT = 10;
+/** Characters per token of the reference's estimate when it cannot count tokens. */
+export const CHARS_PER_TOKEN = 2.5;
+
+/** Models that cannot read `tool_reference` blocks (the reference's list). */
+const UNSUPPORTED_MODELS = ['haiku'];
+
+export interface ToolSearchSettings {
+  mode: ToolSearchMode;
+  model: string;
+  contextWindow: number;
+}
+
+/** Which tools wait behind ToolSearch: MCP (external) tools unless they ask to always load, and built-ins that set `shouldDefer`. */
+export function isDeferredTool(tool: Tool): boolean {
+  if (tool.name === TOOL_SEARCH_TOOL_NAME) return false;
+  return tool.shouldDefer;
+}
+
+/** Whether this pool defers its deferred tools, as the reference decides it. */
+export function toolSearchEnabled(settings: ToolSearchSettings, deferred: readonly Tool[], toApi: (tool: Tool) => { input_schema: unknown }): boolean {
+  if (settings.mode === 'standard' || deferred.length === 0) return false;
+  const model = settings.model.toLowerCase();
+  if (UNSUPPORTED_MODELS.some((m) => model.includes(m))) return false;
+  if (settings.mode === 'tst') return true;
+  // The reference counts tokens through the API and falls back to characters; the character
+  // estimate is used here, so the decision costs no request and is the same on every instance.
+  // Measured as the reference measures it: name, description and JSON schema of each deferred tool.
+  const chars = deferred.reduce((n, tool) => n + tool.name.length + tool.description.length + JSON.stringify(toApi(tool).input_schema).length, 0);
+  return chars >= autoThresholdChars(settings.contextWindow);
+}
+
+export function autoThresholdChars(contextWindow: number): number {
+  return Math.floor(Math.floor(contextWindow * (AUTO_THRESHOLD_PERCENT / 100)) * CHARS_PER_TOKEN);
+}

@@ -108,6 +108,7 @@ async function execute(
   const tmpDir = tmpDirOf(local);
 
   try {
+    const startedAt = performance.now();
     const sync = await local.materialize(remote, workspace.version);
     await fs.mkdir(tmpDir, { recursive: true });
     const ctx: OpContext = {
@@ -125,8 +126,10 @@ async function execute(
     const definition = RUNNER_OPS[request.op.type] as RunnerOpDefinition;
     // Before anything may touch the tree, forget that it matches a version: a crash from here on
     // makes the next call rebuild instead of trusting the record.
+    const synced = performance.now();
     const base = definition.mutatesWorkspace ? await local.markDirty() : undefined;
     const outcome = await definition.run(ctx, request.op);
+    const ran = performance.now();
     const published = base ? await local.publish(remote, base, log) : { version: workspace.version, changedPaths: 0, bytesUploaded: 0 };
     return {
       ok: true,
@@ -136,6 +139,7 @@ async function execute(
       changedFiles: published.changedPaths,
       bytesUploaded: published.bytesUploaded,
       sync,
+      timings: { syncMs: synced - startedAt, opMs: ran - synced, publishMs: performance.now() - ran },
     };
   } catch (err) {
     if (err instanceof ToolInputError) return { ok: false, error: { kind: 'tool_error', message: err.message } };

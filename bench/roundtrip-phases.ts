@@ -42,28 +42,9 @@ interface SdkClient {
 
 export function createPhaseRecorder(tables: { messages: string; sessions: string; events: string }) {
   const spans: Span[] = [];
-  const ddbPhase = (input: SdkArgs['input']): Phase => {
-    if (input?.TableName === tables.messages) return 'ddb: message append';
-    if (input?.TableName === tables.events) return 'ddb: events';
-    if (input?.TableName === tables.sessions) return input.UpdateExpression?.includes('heartbeatAt') ? 'ddb: heartbeat' : 'ddb: session head';
-    return 'ddb: other';
-  };
   const tracing: Tracing = {
     captureClient<T>(client: T): T {
-      (client as unknown as SdkClient).middlewareStack.add(
-        (next, context) => async (args) => {
-          const start = now();
-          try {
-            return await next(args);
-          } finally {
-            const name = context.clientName ?? '';
-            const phase: Phase | undefined = name.startsWith('DynamoDB') ? ddbPhase(args.input) : name.startsWith('S3') ? 's3' : undefined;
-            // Lambda Invoke is split with the runner's own figures (writeMetrics below).
-            if (phase) spans.push({ phase, start, end: now() });
-          }
-        },
-        { step: 'initialize', name: 'roundtripPhases' },
-      );
+      observeSdkCalls(client as unknown as SdkClient, tables, spans);
       return client;
     },
     startSpan(name) {
@@ -71,24 +52,6 @@ export function createPhaseRecorder(tables: { messages: string; sessions: string
       return { annotate: () => undefined, end: () => void (name === 'model' && spans.push({ phase: 'model: send', start, end: now() })) };
     },
     startInvocation: () => undefined,
-  };
-  /** Runner calls as the runner split them, laid end to end back from the moment the call returned. */
-  const writeMetrics = (line: string) => {
-    const doc = JSON.parse(line) as Record<string, number>;
-    if (doc.RunnerCallDuration === undefined || doc.RunnerOpDuration === undefined) return;
-    const end = now();
-    let at = end;
-    const back = (phase: Phase, ms: number) => {
-      spans.push({ phase, start: at - ms, end: at });
-      at -= ms;
-    };
-    const inside = doc.RunnerSyncDuration! + doc.RunnerOpDuration + doc.RunnerPublishDuration!;
-    // The way back and the way there are one transport phase; the runner's phases sit between them.
-    back('runner: transport', Math.max(0, doc.RunnerCallDuration - inside) / 2);
-    back('runner: publish', doc.RunnerPublishDuration!);
-    back('runner: op', doc.RunnerOpDuration);
-    back('runner: sync', doc.RunnerSyncDuration!);
-    back('runner: transport', Math.max(0, doc.RunnerCallDuration - inside) / 2);
   };
   /** ms of [start, end] each phase covered (a model span only counts up to the request's arrival). */
   const breakdown = (start: number, end: number): Record<Phase, number> => {
@@ -102,7 +65,49 @@ export function createPhaseRecorder(tables: { messages: string; sessions: string
     out['uncovered (harness CPU)'] = end - start - unionLength(covered);
     return out;
   };
-  return { tracing, writeMetrics, breakdown, clear: () => void (spans.length = 0) };
+  return { tracing, writeMetrics: (line: string) => runnerPhases(line, spans), breakdown, clear: () => void (spans.length = 0) };
+}
+
+/** Every DynamoDB and S3 call of the client as a span (Lambda Invoke is split with the runner's own figures instead). */
+function observeSdkCalls(client: SdkClient, tables: { messages: string; sessions: string; events: string }, spans: Span[]): void {
+  const ddbPhase = (input: SdkArgs['input']): Phase => {
+    if (input?.TableName === tables.messages) return 'ddb: message append';
+    if (input?.TableName === tables.events) return 'ddb: events';
+    if (input?.TableName === tables.sessions) return input.UpdateExpression?.includes('heartbeatAt') ? 'ddb: heartbeat' : 'ddb: session head';
+    return 'ddb: other';
+  };
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const start = now();
+      try {
+        return await next(args);
+      } finally {
+        const name = context.clientName ?? '';
+        const phase: Phase | undefined = name.startsWith('DynamoDB') ? ddbPhase(args.input) : name.startsWith('S3') ? 's3' : undefined;
+        if (phase) spans.push({ phase, start, end: now() });
+      }
+    },
+    { step: 'initialize', name: 'roundtripPhases' },
+  );
+}
+
+/** A runner call's metrics as spans laid end to end back from the moment the call returned. */
+function runnerPhases(line: string, spans: Span[]): void {
+  const doc = JSON.parse(line) as Record<string, number>;
+  if (doc.RunnerCallDuration === undefined || doc.RunnerOpDuration === undefined) return;
+  let at = now();
+  const back = (phase: Phase, ms: number) => {
+    spans.push({ phase, start: at - ms, end: at });
+    at -= ms;
+  };
+  const inside = doc.RunnerSyncDuration! + doc.RunnerOpDuration + doc.RunnerPublishDuration!;
+  // The way back and the way there are one transport phase; the runner's phases sit between them.
+  const transport = Math.max(0, doc.RunnerCallDuration - inside) / 2;
+  back('runner: transport', transport);
+  back('runner: publish', doc.RunnerPublishDuration!);
+  back('runner: op', doc.RunnerOpDuration);
+  back('runner: sync', doc.RunnerSyncDuration!);
+  back('runner: transport', transport);
 }
 
 function unionLength(parts: [number, number][]): number {

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { startLocalStack } from '../local/stack.ts';
 import type { MessagesRequest, ScriptedBlock, ScriptedResponse } from '../local/scripted-model/script.ts';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
+import { tableNames } from '../functions/stores/tables.ts';
 import { createParitySession } from '../scripts/parity-case.ts';
+import { createPhaseRecorder, PHASES, type Phase } from './roundtrip-phases.ts';
 import { isMainLoopRequest, runClaudeCode } from '../scripts/reference-claude.ts';
 
 /** Tool calls per tool case (each in its own model response). Below the local per-turn model-call cap. */
@@ -36,9 +38,10 @@ export async function run(): Promise<void> {
   const files = seedFiles();
   const cases = toolCases();
   const long = longSession();
-  const stratus = await measureStratus(files, cases, long);
+  const { overheads: stratus, phases } = await measureStratus(files, cases, long);
   const claude = reference ? await measureReference(reference, files, cases, long) : undefined;
   printTable(stratus, claude);
+  printPhases(phases, stratus);
   if (!reference) console.log('\n(No Claude Code binary given: pass `--reference PATH` or set STRATUS_REFERENCE_CLAUDE to print ratios.)');
 }
 
@@ -90,10 +93,14 @@ type Overheads = Record<string, number[]>;
 function exchangeRecorder() {
   let lastEnd: number | undefined;
   let gaps: number[] = [];
+  let windows: [number, number][] = [];
   return {
     onExchange({ body, receivedAt, respondedAt }: { body: MessagesRequest; receivedAt: number; respondedAt: number }) {
       if (!isMainLoopRequest(body)) return;
-      if (lastEnd !== undefined) gaps.push(receivedAt - lastEnd);
+      if (lastEnd !== undefined) {
+        gaps.push(receivedAt - lastEnd);
+        windows.push([lastEnd, receivedAt]);
+      }
       lastEnd = respondedAt;
     },
     /** The gaps since the last take, and a fresh start (the next request begins a new turn). */
@@ -103,17 +110,30 @@ function exchangeRecorder() {
       lastEnd = undefined;
       return out;
     },
+    /** The windows (start, end) of the gaps since the last take. */
+    takeWindows(): [number, number][] {
+      const out = windows;
+      windows = [];
+      return out;
+    },
   };
 }
 
+/** Per case, one breakdown per measured round trip. */
+type Breakdowns = Record<string, Record<Phase, number>[]>;
+
 const done: ScriptedResponse = { content: [{ type: 'text', text: 'Done.' }] };
 
-async function measureStratus(files: Record<string, string>, cases: ToolCase[], long: Step[]): Promise<Overheads> {
+async function measureStratus(files: Record<string, string>, cases: ToolCase[], long: Step[]): Promise<{ overheads: Overheads; phases: Breakdowns }> {
   const recorder = exchangeRecorder();
+  const phases = createPhaseRecorder(tableNames('stratus'));
+  const breakdowns: Breakdowns = {};
   const queue: ScriptedResponse[] = [];
   const model = await startScriptedModelServer({ brain: () => queue.shift() ?? done, onExchange: recorder.onExchange, keepRequests: 10 });
   const dataDir = mkdtempSync(path.join(tmpdir(), 'stratus-bench-roundtrip-'));
-  const stack = await startLocalStack({ dataDir, anthropic: { apiKey: 'roundtrip-bench', baseURL: model.url }, logLevel: 'error' });
+  const stack = await startLocalStack({
+    dataDir, anthropic: { apiKey: 'roundtrip-bench', baseURL: model.url }, logLevel: 'error', tracing: phases.tracing, writeMetrics: phases.writeMetrics,
+  });
   const turn = async (sessionId: string, steps: Step[]) => {
     queue.push(...steps.map((content) => ({ content })), done);
     const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
@@ -123,20 +143,29 @@ async function measureStratus(files: Record<string, string>, cases: ToolCase[], 
     });
     if (res.status !== 200) throw new Error(`The turn failed: ${res.status} ${await res.text()}`);
     await res.text();
-    return recorder.take();
+    const windows = recorder.takeWindows();
+    const split = windows.map(([start, end]) => phases.breakdown(start, end));
+    phases.clear();
+    return { gaps: recorder.take(), split };
   };
   try {
     const out: Overheads = {};
     for (const kase of cases) {
       const sessionId = await createParitySession(stack, files);
       // The measured steps follow the warm-up steps in the same turn; their gaps come last.
-      const gaps = await turn(sessionId, [...kase.warmup, ...kase.steps]);
+      const { gaps, split } = await turn(sessionId, [...kase.warmup, ...kase.steps]);
       out[kase.name] = gaps.slice(kase.warmup.length, kase.warmup.length + kase.steps.length);
+      breakdowns[kase.name] = split.slice(kase.warmup.length, kase.warmup.length + kase.steps.length);
     }
     const sessionId = await createParitySession(stack, files);
     out.long = [];
-    for (let i = 0; i < long.length; i += LONG_TURN_CALLS) out.long.push(...(await turn(sessionId, long.slice(i, i + LONG_TURN_CALLS))));
-    return out;
+    breakdowns.long = [];
+    for (let i = 0; i < long.length; i += LONG_TURN_CALLS) {
+      const { gaps, split } = await turn(sessionId, long.slice(i, i + LONG_TURN_CALLS));
+      out.long.push(...gaps);
+      breakdowns.long.push(...split);
+    }
+    return { overheads: out, phases: breakdowns };
   } finally {
     await stack.stop();
     await model.close();
@@ -205,4 +234,16 @@ function printTable(stratus: Overheads, reference: Overheads | undefined): void 
     const ratio = ref.length ? quantile(values, 0.5) / quantile(ref, 0.5) : Number.NaN;
     console.log(`| ${name} | ${values.length} | ${ms(quantile(values, 0.5))} | ${ms(quantile(values, 0.9))} | ${ms(quantile(ref, 0.5))} | ${ms(quantile(ref, 0.9))} | ${Number.isNaN(ratio) ? '-' : ratio.toFixed(2)} |`);
   }
+}
+
+/** Median ms of each phase per case (phases overlap, so medians need not add up to the round trip). */
+function printPhases(phases: Breakdowns, overheads: Overheads): void {
+  const names = Object.keys(phases);
+  console.log('\nStratus round trip by phase (median ms of the window each phase covered; they overlap, e.g. event writes beside the tool)');
+  console.log(`| phase | ${names.join(' | ')} |`);
+  console.log(`|---|${names.map(() => '---:').join('|')}|`);
+  const row = (label: string, values: (name: string) => number[]) =>
+    console.log(`| ${label} | ${names.map((n) => quantile(values(n), 0.5).toFixed(1)).join(' | ')} |`);
+  row('round trip', (n) => overheads[n] ?? []);
+  for (const phase of PHASES) row(phase, (n) => phases[n]!.map((b) => b[phase]));
 }

@@ -15,6 +15,7 @@ import type { EnvSettings } from '../functions/deps/settings.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { ModelProvider } from '../functions/model/model-names.ts';
 import type { Deps } from '../functions/deps/deps.ts';
+import type { Tracing } from '../functions/shared/tracing.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
 import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
@@ -74,6 +75,8 @@ export interface LocalStackOptions {
   observability?: Partial<StratusConfig['observability']>;
   /** Where EMF metric lines go (default: stdout, as in Lambda). */
   writeMetrics?: (line: string) => void;
+  /** Traces of the AWS SDK calls and model calls (default: none, as in Lambda without X-Ray). */
+  tracing?: Tracing;
   /** How often the in-process scheduler looks for due schedules (default 15 s). */
   schedulerTickMs?: number;
   /** GitHub issue fixing: webhook secret, App or token, API URL (functions/deps/config.ts). */
@@ -119,7 +122,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const model = scripted ? started(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests })) : undefined;
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, apiTokens, model);
-    const deps = createDeps(config, { writeMetrics: opts.writeMetrics });
+    const deps = createDeps(config, { writeMetrics: opts.writeMetrics, tracing: opts.tracing });
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
     functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);

@@ -76,6 +76,14 @@ export interface RunnerSuccess {
   bytesUploaded: number;
   /** How the local copy reached the requested version: already there, by deltas, or from a snapshot. */
   sync: { mode: 'warm' | 'incremental' | 'cold'; changedPaths: number };
+  /** Where the call's time went inside the runner (ms): bringing the copy to the version, the op, publishing its change. */
+  timings?: RunnerTimings;
+}
+
+export interface RunnerTimings {
+  syncMs: number;
+  opMs: number;
+  publishMs: number;
 }
 
 export interface RunnerFailure {

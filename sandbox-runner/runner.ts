@@ -104,29 +104,19 @@ async function execute(
 ): Promise<RunnerResponse> {
   const { workspace } = request;
   const remote = new RemoteWorkspace(deps.s3ForCredentials(workspace.credentials), workspace.bucket, workspace.id);
-  const workspaceLimits = deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS;
-  const tmpDir = tmpDirOf(local);
 
   try {
+    const startedAt = performance.now();
     const sync = await local.materialize(remote, workspace.version);
-    await fs.mkdir(tmpDir, { recursive: true });
-    const ctx: OpContext = {
-      request,
-      paths: createPathMapper(local.tree),
-      tmpDir,
-      sandbox: deps.sandbox,
-      limits: deps.limits,
-      remote,
-      local,
-      workspaceLimits,
-      git: { allowHttp: false, timeoutMs: 120_000, ...deps.git },
-      retain,
-    };
+    await fs.mkdir(tmpDirOf(local), { recursive: true });
+    const ctx = opContext(deps, { request, local, remote, retain });
     const definition = RUNNER_OPS[request.op.type] as RunnerOpDefinition;
+    const synced = performance.now();
     // Before anything may touch the tree, forget that it matches a version: a crash from here on
     // makes the next call rebuild instead of trusting the record.
     const base = definition.mutatesWorkspace ? await local.markDirty() : undefined;
     const outcome = await definition.run(ctx, request.op);
+    const ran = performance.now();
     const published = base ? await local.publish(remote, base, log) : { version: workspace.version, changedPaths: 0, bytesUploaded: 0 };
     return {
       ok: true,
@@ -136,6 +126,7 @@ async function execute(
       changedFiles: published.changedPaths,
       bytesUploaded: published.bytesUploaded,
       sync,
+      timings: { syncMs: synced - startedAt, opMs: ran - synced, publishMs: performance.now() - ran },
     };
   } catch (err) {
     if (err instanceof ToolInputError) return { ok: false, error: { kind: 'tool_error', message: err.message } };
@@ -144,6 +135,24 @@ async function execute(
     if (err instanceof WorkspaceMissingError) return { ok: false, error: { kind: 'bad_request', message: err.message } };
     throw err;
   }
+}
+
+function opContext(
+  deps: RunnerDeps,
+  at: { request: ParsedRunnerRequest; local: LocalCopy; remote: RemoteWorkspace; retain: (until: Promise<unknown>) => void },
+): OpContext {
+  return {
+    request: at.request,
+    paths: createPathMapper(at.local.tree),
+    tmpDir: tmpDirOf(at.local),
+    sandbox: deps.sandbox,
+    limits: deps.limits,
+    remote: at.remote,
+    local: at.local,
+    workspaceLimits: deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS,
+    git: { allowHttp: false, timeoutMs: 120_000, ...deps.git },
+    retain: at.retain,
+  };
 }
 
 /**

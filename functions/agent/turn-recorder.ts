@@ -42,6 +42,8 @@ export function createLogWriter(
   at: { sessionId: string; owner: string; turnId: string; firstSeq: number; patch?: () => SessionPatch },
 ): LogWriter {
   let nextSeq = at.firstSeq;
+  /** The JSON of each patch field as this writer last stored it: only fields that moved since are sent again. */
+  const stored = new Map<string, string>();
   const append: LogAppender = async (kind, role, content, extra = {}) => {
     const message: StoredMessage = {
       sessionId: at.sessionId, seq: nextSeq, uuid: deps.newId('msg'), turnId: at.turnId, kind, role, content,
@@ -49,10 +51,31 @@ export function createLogWriter(
     };
     await deps.messages.append(message);
     nextSeq += 1;
-    await deps.sessions.updateUnderLease(at.sessionId, at.owner, { ...at.patch?.(), messageCount: nextSeq }, deps.clock() + deps.config.turn.leaseMs);
+    const { patch, written } = changedFields(at.patch?.() ?? {}, stored);
+    await deps.sessions.updateUnderLease(at.sessionId, at.owner, { ...patch, messageCount: nextSeq }, deps.clock() + deps.config.turn.leaseMs);
+    for (const [key, json] of written) stored.set(key, json);
     return message;
   };
   return { append, nextSeq: () => nextSeq, skipTo: (seq) => void (nextSeq = Math.max(nextSeq, seq)) };
+}
+
+/**
+ * The fields of `patch` whose value differs from what this writer last stored. The session's
+ * fields in a patch are written only by the lease holder, so what it stored is still there; a
+ * round trip that changed nothing but the head (most of them: a Read moves the read-file state,
+ * a response the usage) sends only what moved instead of the whole read-file state every time.
+ */
+function changedFields(patch: SessionPatch, stored: ReadonlyMap<string, string>): { patch: SessionPatch; written: [string, string][] } {
+  const out: Record<string, unknown> = {};
+  const written: [string, string][] = [];
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    const json = JSON.stringify(value);
+    if (stored.get(key) === json) continue;
+    out[key] = value;
+    written.push([key, json]);
+  }
+  return { patch: out as SessionPatch, written };
 }
 
 export interface RecorderDeps extends AppendDeps {

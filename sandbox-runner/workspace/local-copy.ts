@@ -6,6 +6,8 @@ import { checkLimits, type WorkspaceLimits } from './limits.ts';
 import { applyDelta, assertWellFormed, diffManifests, type Delta, type Entries, type ManifestEntry } from './manifest.ts';
 import { extractPack, packStream, planPack } from './pack.ts';
 import { WorkspaceMissingError, type RemoteWorkspace } from './remote-workspace.ts';
+/** A file's manifest entry. */
+type FileEntry = Extract<ManifestEntry, { type: 'file' }>;
 
 interface FileStat {
   size: number;
@@ -36,6 +38,10 @@ export interface PublishOutcome {
 }
 
 const TRANSFER_CONCURRENCY = 16;
+/** Changed files up to this size travel inside their version's delta instead of as blobs... */
+const INLINE_BODY_BYTES = 16 * 1024;
+/** ...up to this much in one delta (a delta is fetched whole by every reader catching up). */
+const INLINE_DELTA_BYTES = 64 * 1024;
 /**
  * File timestamps advance in kernel ticks (4–10 ms). A file modified within this window of being
  * recorded could change again in the same tick with the same size and be missed, so its stat is
@@ -100,7 +106,7 @@ export class LocalCopy {
     checkWellFormed(remote, version, entries);
     const { upserts, deletes } = diffManifests(known.entries, entries);
     for (const p of deletes.sort((a, b) => b.length - a.length)) await fs.rm(path.join(this.tree, p), { recursive: true, force: true });
-    await this.writeEntries(remote, upserts, new Set());
+    await this.writeEntries(remote, upserts, new Set(), inlineBodiesOf(deltas));
     await this.finish({ version, entries, snapshotVersion, entriesSinceSnapshot });
     return upserts.length + deletes.length;
   }
@@ -117,7 +123,8 @@ export class LocalCopy {
     const from = snapshot?.version ?? 0;
     let entries: Entries = snapshot?.entries ?? {};
     let entriesSinceSnapshot = 0;
-    for (const d of await fetchDeltas(remote, from + 1, version)) {
+    const deltas = await fetchDeltas(remote, from + 1, version);
+    for (const d of deltas) {
       entries = applyDelta(entries, d);
       entriesSinceSnapshot += Object.keys(d.upserts).length + d.deletes.length;
     }
@@ -135,7 +142,7 @@ export class LocalCopy {
       await this.makeDirs(all);
       if (fromPack.size > 0) await extractPack(await remote.getPackStream(snapshot), this.tree, packed, snapshot.pack);
     }
-    await this.writeEntries(remote, all, fromPack);
+    await this.writeEntries(remote, all, fromPack, inlineBodiesOf(deltas));
     await this.finish({ version, entries, snapshotVersion: from, entriesSinceSnapshot });
     return all.length;
   }
@@ -153,7 +160,7 @@ export class LocalCopy {
   }
 
   /** Writes directories, symlinks and files (except those already written from a pack), then modes. */
-  private async writeEntries(remote: RemoteWorkspace, upserts: [string, ManifestEntry][], written: Set<string>): Promise<void> {
+  private async writeEntries(remote: RemoteWorkspace, upserts: [string, ManifestEntry][], written: Set<string>, bodies: ReadonlyMap<string, Buffer>): Promise<void> {
     await this.makeDirs(upserts);
     const others = upserts.filter(([p, e]) => e.type !== 'dir' && !written.has(p));
     await forEachConcurrent(others, TRANSFER_CONCURRENCY, async ([p, entry]) => {
@@ -161,7 +168,11 @@ export class LocalCopy {
       await fs.mkdir(path.dirname(real), { recursive: true });
       await fs.rm(real, { recursive: true, force: true });
       if (entry.type === 'symlink') await fs.symlink(entry.target, real);
-      else if (entry.type === 'file') await pipeline(await remote.getBlobStream(entry.sha256), createWriteStream(real));
+      else if (entry.type === 'file') {
+        const body = bodies.get(entry.sha256);
+        if (body) await fs.writeFile(real, body);
+        else await pipeline(await remote.getBlobStream(entry.sha256), createWriteStream(real));
+      }
     });
     for (const [p, e] of upserts) if (e.type === 'file') chmodSync(path.join(this.tree, p), e.mode & 0o777);
     // Directories last and deepest first: a read-only directory must not block writing its children.
@@ -229,14 +240,16 @@ export class LocalCopy {
     const { base, entries, upserts, deletes } = change;
     const version = base.version + 1;
     let bytesUploaded = 0;
-    // A first version lives in its snapshot alone; later ones also keep per-file blobs, which warm
-    // copies catching up by deltas fetch.
+    const delta: Delta = { version, createdAt: new Date().toISOString(), upserts: Object.fromEntries(upserts), deletes };
+    // A first version lives in its snapshot alone; later ones also keep the changed bodies, which
+    // warm copies catching up by deltas fetch: small ones inside the delta, the others as blobs.
     if (base.version > 0) {
-      await forEachConcurrent(upserts, TRANSFER_CONCURRENCY, async ([p, e]) => {
-        if (e.type === 'file') bytesUploaded += await remote.putBlobFromFile(e.sha256, path.join(this.tree, p), e.size);
+      const { bodies, blobs } = await this.inlineBodies(upserts);
+      if (Object.keys(bodies).length > 0) delta.bodies = bodies;
+      await forEachConcurrent(blobs, TRANSFER_CONCURRENCY, async ([p, e]) => {
+        bytesUploaded += await remote.putBlobFromFile(e.sha256, path.join(this.tree, p), e.size);
       });
     }
-    const delta: Delta = { version, createdAt: new Date().toISOString(), upserts: Object.fromEntries(upserts), deletes };
     if (change.snapshotDue) {
       delta.snapshot = randomBytes(8).toString('hex');
       const plan = planPack(entries);
@@ -247,6 +260,30 @@ export class LocalCopy {
       );
     }
     return bytesUploaded + (await remote.putDelta(delta));
+  }
+
+  /**
+   * Splits the changed files into bodies carried in the delta (up to INLINE_BODY_BYTES each and
+   * INLINE_DELTA_BYTES in all) and the rest, stored as blobs. A body that no longer matches its
+   * hash (a background command wrote meanwhile) goes the blob way, as before.
+   */
+  private async inlineBodies(upserts: [string, ManifestEntry][]): Promise<{ bodies: Record<string, string>; blobs: [string, FileEntry][] }> {
+    const bodies: Record<string, string> = {};
+    const blobs: [string, FileEntry][] = [];
+    let inlined = 0;
+    for (const [p, e] of upserts) {
+      if (e.type !== 'file' || e.sha256 in bodies) continue;
+      if (e.size <= INLINE_BODY_BYTES && inlined + e.size <= INLINE_DELTA_BYTES) {
+        const body = await fs.readFile(path.join(this.tree, p));
+        if (sha256Of(body) === e.sha256) {
+          bodies[e.sha256] = body.toString('base64');
+          inlined += body.length;
+          continue;
+        }
+      }
+      blobs.push([p, e]);
+    }
+    return { bodies, blobs };
   }
 
   /**
@@ -369,6 +406,20 @@ function sameStats(a: Record<string, FileStat>, b: Record<string, FileStat>): bo
   }
   return true;
 }
+
+/** The bodies the deltas carry, each checked against its hash (one that does not match is not used). */
+function inlineBodiesOf(deltas: Delta[]): Map<string, Buffer> {
+  const bodies = new Map<string, Buffer>();
+  for (const d of deltas) {
+    for (const [sha, base64] of Object.entries(d.bodies ?? {})) {
+      const body = Buffer.from(base64, 'base64');
+      if (sha256Of(body) === sha) bodies.set(sha, body);
+    }
+  }
+  return bodies;
+}
+
+const sha256Of = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
 
 async function fetchDeltas(remote: RemoteWorkspace, from: number, to: number): Promise<Delta[]> {
   const versions = Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);

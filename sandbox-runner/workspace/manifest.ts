@@ -22,6 +22,11 @@ export interface Delta {
   deletes: string[];
   /** Set when this version was also written as a snapshot: the nonce naming the winning one. */
   snapshot?: string;
+  /**
+   * sha256 → base64 body of small files this version changed: they travel in the delta itself
+   * (no blob is stored for them), so publishing a small edit is one request, not two.
+   */
+  bodies?: Record<string, string>;
 }
 
 /** The full state at `version`, with where each distinct body sits in the snapshot's pack. */

@@ -1,5 +1,6 @@
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NoSuchKey, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
 import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Delta, SnapshotManifest } from './manifest.ts';
 import { workspacePrefix } from './workspace-prefix.ts';
@@ -23,6 +24,8 @@ export class WorkspaceMissingError extends Error {
 const pad = (v: number) => String(v).padStart(10, '0');
 const DELTA_KEY = /\/deltas\/(\d{10})\.json$/;
 const SNAPSHOT_KEY = /\/snapshots\/(\d{10})\.([A-Za-z0-9]+)\.json$/;
+/** Blobs above this size are looked for (HEAD) before they are sent; smaller ones are sent create-only at once. */
+const HEAD_FIRST_BYTES = 256 * 1024;
 
 /**
  * The S3 side of one workspace (every key under `workspaces/{id}/`, the prefix a session's
@@ -98,12 +101,19 @@ export class RemoteWorkspace {
     return this.getStream(this.key(`blobs/${sha256}`));
   }
 
-  /** Uploads a file as a blob unless it is already there; returns the bytes sent. */
+  /**
+   * Uploads a file as a blob unless it is already there; returns the bytes sent. The PUT is
+   * create-only, so a body already stored is refused, not written twice: a large body is looked
+   * for first (a HEAD instead of sending it for nothing), a small one goes straight up (its
+   * refusal costs what the HEAD would, and the usual new body saves a request).
+   */
   async putBlobFromFile(sha256: string, file: string, size: number): Promise<number> {
     const key = this.key(`blobs/${sha256}`);
-    if (await this.exists(key)) return 0;
+    if (size > HEAD_FIRST_BYTES && (await this.exists(key))) return 0;
     try {
-      await this.put(key, createReadStream(file), { create: true, contentLength: size });
+      // A small body is read at once: cheaper than a stream for a few kilobytes.
+      if (size <= HEAD_FIRST_BYTES) await this.put(key, await readFile(file), { create: true });
+      else await this.put(key, createReadStream(file), { create: true, contentLength: size });
     } catch (err) {
       // Same content, same key: another writer uploading it first is fine.
       if (!isPreconditionFailed(err)) throw err;

@@ -37,7 +37,8 @@ describe('the session policy for runner credentials', () => {
     const id = fx.newWorkspaceId();
     const other = fx.newWorkspaceId();
     expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'a.txt': 'a', 'b/c.txt': 'c' } }));
-    expectOk(await fx.call(id, 1, { type: 'bash', command: 'echo x >> a.txt; rm b/c.txt', timeoutMs: 10_000 }));
+    // A file too large to ride inside the delta: a blob is among the objects.
+    expectOk(await fx.call(id, 1, { type: 'bash', command: 'echo x >> a.txt; head -c 20000 /dev/zero > big.bin; rm b/c.txt', timeoutMs: 10_000 }));
     expectOk(await fx.call(id, 2, { type: 'export_archive' }));
     expectOk(await fx.call(other, 0, { type: 'create_workspace', files: { 'z.txt': 'z' } }));
     const listed = await fx.s3Client.send(new ListObjectsV2Command({ Bucket: BUCKET }));

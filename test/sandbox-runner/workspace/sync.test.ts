@@ -68,6 +68,26 @@ describe('workspace sync through S3', () => {
     expect(edit.bytesUploaded).toBeLessThan(600);
   });
 
+  it('publishes a small edit in one request, its body inside the delta, and a large file as a blob; both reach other copies', async () => {
+    const id = await seeded({ 'a.txt': 'one\n' });
+    expectOk(await fx.call(id, 1, bash('true'), { runner: 'inline-warm' }));
+    const before = fx.s3.traffic();
+    const small = expectOk(await fx.call(id, 1, bash('echo small edit > a.txt'), { runner: 'inline-writer' }));
+    const afterSmall = fx.s3.traffic();
+    // The delta alone: no blob PUT (and no HEAD before one).
+    expect(afterSmall.byMethod.PUT! - (before.byMethod.PUT ?? 0)).toBe(1);
+    expect(afterSmall.byMethod.HEAD ?? 0).toBe(before.byMethod.HEAD ?? 0);
+    const listed = await fx.s3Client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `workspaces/${id}/blobs/` }));
+    expect(listed.KeyCount ?? 0).toBe(0);
+    const large = expectOk(await fx.call(id, small.version, bash('head -c 40000 /dev/zero | tr "\\0" x > big.txt'), { runner: 'inline-writer' }));
+    const blobs = await fx.s3Client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `workspaces/${id}/blobs/` }));
+    expect(blobs.KeyCount).toBe(1);
+    const caught = expectOk(await fx.call(id, large.version, bash('cat a.txt; wc -c < big.txt'), { runner: 'inline-warm' }));
+    expect(caught.sync).toEqual({ mode: 'incremental', changedPaths: 2 });
+    expect(bashOutput(caught)).toBe('small edit\n40000\n');
+    expect(bashOutput(await fx.call(id, large.version, bash('cat a.txt; wc -c < big.txt'), { runner: 'inline-cold' }))).toBe('small edit\n40000\n');
+  });
+
   it('brings a warm copy forward by deltas when another container published newer versions', async () => {
     const id = await seeded({ 'a.txt': 'one\n', 'b.txt': 'bee\n' });
     expectOk(await fx.call(id, 1, bash('true'), { runner: 'b' }));

@@ -18,6 +18,7 @@ import { permissionRoutes } from './routes/permissions.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { turnControlRoutes } from './routes/turn-control.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
+import { workspaceUploadRoutes } from './routes/workspace-uploads.ts';
 
 /** The API's version, as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
@@ -56,6 +57,7 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', permissionRoutes(deps));
   v1.route('/sessions', contextRoutes(deps));
   v1.route('/sessions', workspaceRoutes(deps));
+  v1.route('/sessions', workspaceUploadRoutes(deps));
   app.route('/v1', v1);
 
   const allowed = createAllowedMethods(app);

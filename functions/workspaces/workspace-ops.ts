@@ -60,7 +60,7 @@ export function uploadKey(workspaceId: string, name: string): { full: string; re
 }
 
 /** What the upload and download helpers use: the bucket, the credential source and an S3 client factory. */
-type StorageDeps = Pick<Deps, 'workspaceCredentials' | 'workspaceStorage'> & { config: { bucket: string } };
+export type StorageDeps = Pick<Deps, 'workspaceCredentials' | 'workspaceStorage'> & { config: { bucket: string } };
 
 /** A client holding only this workspace's minted credentials (the API's role has no workspace access). */
 async function workspaceS3(deps: StorageDeps, workspaceId: string) {

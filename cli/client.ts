@@ -22,6 +22,6 @@ export function ok<T>(result: { data?: T; error?: unknown; response: Response })
 
 export function apiError(status: number, body: unknown): CliError {
   const message = (body as { error?: { message?: string } } | undefined)?.error?.message ?? `HTTP ${status}`;
-  const code = status === 401 ? EXIT.unauthorized : status === 404 ? EXIT.notFound : status === 400 ? EXIT.usage : EXIT.failed;
+  const code = status === 401 || status === 403 ? EXIT.unauthorized : status === 404 ? EXIT.notFound : status === 400 ? EXIT.usage : EXIT.failed;
   return new CliError(`${message} (HTTP ${status})`, code);
 }

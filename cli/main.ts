@@ -5,6 +5,7 @@ import { createConfigStore } from './config-store.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { listSessions, newSession, pullWorkspace, sessionLog, transcript } from './session-commands.ts';
 import { scheduleCommands } from './schedule-commands.ts';
+import { adminTokenCommands } from './admin-commands.ts';
 import { answerCommand, attach, interruptTurn, runPrompt } from './turn-commands.ts';
 
 /**
@@ -131,6 +132,13 @@ schedules
   .action((o: { name: string; cron: string; prompt: string; timezone?: string; session?: string }) => sched.add(o));
 schedules.command('rm').argument('<id>').description('delete one').action((id: string) => sched.remove(id));
 schedules.command('run').argument('<id>').description('run one now, to its end').action((id: string) => sched.run(id));
+
+const admin = program.command('admin').description('operator commands (the admin token: --admin-token or STRATUS_ADMIN_TOKEN)').option('--admin-token <token>');
+const tokens = admin.command('tokens').description('tenant tokens, stored hashed; rotate by creating a new one and revoking the old');
+const tokenCmds = () => adminTokenCommands(() => store.credentials().url, admin.opts<{ adminToken?: string }>().adminToken ?? process.env.STRATUS_ADMIN_TOKEN, print);
+tokens.command('create').description('make a token (printed once)').requiredOption('--tenant <id>').requiredOption('--label <text>').action((o: { tenant: string; label: string }) => tokenCmds().create(o));
+tokens.command('ls').description('list tokens (no secrets)').action(() => tokenCmds().list());
+tokens.command('revoke').argument('<tokenId>').description('revoke one (401 within 30 s everywhere)').action((id: string) => tokenCmds().revoke(id));
 
 try {
   await program.parseAsync(process.argv);

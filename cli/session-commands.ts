@@ -2,6 +2,7 @@ import { apiFetch } from './api-fetch.ts';
 import { writeFileSync } from 'node:fs';
 import { apiError, ok, type Api } from './client.ts';
 import { packDirectory, unpackInto } from './archive.ts';
+import { uploadArchive } from './archive-upload.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 
 type Print = (human: string, json: unknown) => void;
@@ -13,14 +14,7 @@ export async function newSession(client: Api, opts: { from?: string; git?: strin
   const session = ok(await client.api.POST('/v1/sessions', { body: { ...(opts.title ? { title: opts.title } : {}), ...(settings ? { settings } : {}) } }));
   let filled: unknown;
   if (opts.from) {
-    const archive = await packDirectory(opts.from);
-    const res = await apiFetch(`${client.url}/v1/sessions/${session.id}/workspace/archive`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/gzip' },
-      body: new Uint8Array(archive),
-    });
-    if (!res.ok) throw apiError(res.status, await res.json().catch(() => undefined));
-    filled = await res.json();
+    filled = await uploadArchive(client, session.id, await packDirectory(opts.from));
   } else if (opts.git) {
     filled = ok(await client.api.POST('/v1/sessions/{id}/workspace/git', { params: { path: { id: session.id } }, body: { url: opts.git } }));
   }

@@ -1,3 +1,4 @@
+import { ADMIN_TENANT } from '../functions/api/token-auth.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
@@ -120,7 +121,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     );
     const scripted = !opts.anthropic && !opts.bedrock;
     const model = scripted ? started(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests })) : undefined;
-    const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local' };
+    // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
+    const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, apiTokens, model);
     const deps = createDeps(config, { writeMetrics: opts.writeMetrics, tracing: opts.tracing });
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
@@ -239,8 +241,8 @@ function tenantFolder(tenantId: string): string {
 }
 
 /** A token generated once per data folder, so the printed token keeps working across restarts. */
-function defaultToken(dataDir: string): string {
-  const file = path.join(dataDir, 'api-token');
+function defaultToken(dataDir: string, name = 'api-token'): string {
+  const file = path.join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const token = `stratus_${randomBytes(24).toString('base64url')}`;
   writeFileSync(file, `${token}\n`, { mode: 0o600 });

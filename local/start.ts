@@ -50,6 +50,7 @@ const line = '='.repeat(72);
 console.log(`\n${line}`);
 console.log(`Stratus is running at ${stack.apiUrl}   (API reference: ${stack.apiUrl}/docs)`);
 console.log(`API token:   ${stack.token}`);
+if (!settings.apiTokens) console.log(`Admin token: in ${path.join(dataDir, 'admin-token')} (npx stratus admin tokens …)`);
 console.log(`Data folder: ${dataDir}`);
 console.log(`DynamoDB ${stack.urls.dynamodb} | S3 ${stack.urls.s3} | runner (Lambda Invoke) ${stack.urls.lambda}`);
 if (stack.model) {

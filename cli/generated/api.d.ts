@@ -41,7 +41,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -55,6 +55,159 @@ export interface paths {
         };
         /** @description Past a size limit; the message names it */
         413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/admin/tokens": {
+    /** The tenant tokens (no secrets) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description A page of tokens */
+        200: {
+          content: {
+            "application/json": {
+              tokens: components["schemas"]["ApiToken"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Create a tenant token (the plaintext is answered once)
+     * @description The token is stored as its SHA-256 only. No Idempotency-Key: a replayed answer would have to keep the plaintext.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["CreateApiToken"];
+        };
+      };
+      responses: {
+        /** @description The new token */
+        201: {
+          content: {
+            "application/json": components["schemas"]["ApiToken"] & {
+              /** @description The bearer token; shown only now */
+              token: string;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/admin/tokens/{tokenId}": {
+    /**
+     * Revoke a tenant token
+     * @description The token answers 401 within 30 s on every instance (at once on the one that revoked it). The record stays, with `revokedAt`; revoking again changes nothing.
+     */
+    delete: {
+      parameters: {
+        path: {
+          /** @description Public token id (`stk_…`) */
+          tokenId: string;
+        };
+      };
+      responses: {
+        /** @description The revoked token */
+        200: {
+          content: {
+            "application/json": components["schemas"]["ApiToken"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -96,7 +249,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -139,7 +292,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -191,7 +344,7 @@ export interface paths {
             "application/json": components["schemas"]["Session"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -229,7 +382,7 @@ export interface paths {
             "application/json": components["schemas"]["SessionDeleted"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -278,7 +431,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -349,7 +502,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -421,7 +574,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -514,7 +667,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -566,7 +719,7 @@ export interface paths {
             "application/json": components["schemas"]["InterruptOutcome"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -627,7 +780,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -670,7 +823,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -725,7 +878,7 @@ export interface paths {
             "application/json": components["schemas"]["Schedule"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -758,7 +911,7 @@ export interface paths {
         204: {
           content: never;
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -804,7 +957,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -862,7 +1015,7 @@ export interface paths {
             };
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -917,7 +1070,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -960,7 +1113,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1017,7 +1170,7 @@ export interface paths {
             "application/json": components["schemas"]["GithubRepository"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1052,7 +1205,7 @@ export interface paths {
         204: {
           content: never;
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1100,7 +1253,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1161,7 +1314,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1204,7 +1357,7 @@ export interface paths {
             };
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1280,7 +1433,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1355,7 +1508,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1433,7 +1586,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1484,7 +1637,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1527,7 +1680,7 @@ export interface paths {
             "application/gzip": string;
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1584,7 +1737,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1610,6 +1763,91 @@ export interface paths {
         };
         /** @description Past a size limit; the message names it */
         413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Fill an empty workspace from an uploaded tar.gz
+     * @description Imports an archive uploaded with a form from POST …/workspace/uploads of the same session (404 for an unknown upload or another session's), then removes the upload.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["ArchiveByReference"];
+        };
+      };
+      responses: {
+        /** @description What was imported */
+        201: {
+          content: {
+            "application/json": {
+              workspace: {
+                id: string;
+                version: number;
+              };
+              files: number;
+              bytes: number;
+              skipped: number;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -1662,7 +1900,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1729,7 +1967,7 @@ export interface paths {
             };
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1781,7 +2019,7 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
-        /** @description Missing or invalid bearer token */
+        /** @description Missing, invalid or revoked bearer token */
         401: {
           content: {
             "application/json": components["schemas"]["Error"];
@@ -1789,6 +2027,85 @@ export interface paths {
         };
         /** @description No such resource for this tenant (a malformed id, or another tenant's) */
         404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions/{id}/workspace/uploads": {
+    /**
+     * A presigned S3 form for a large archive
+     * @description For archives past what a request body may carry: upload the tar.gz straight to S3 with the form (`fields`, then `file`), then import it with POST …/workspace/archive `{uploadId}`. At most 2147483648 bytes; the workspace must be empty. Unimported uploads are removed after a day.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["UploadRequest"];
+        };
+      };
+      responses: {
+        /** @description The form */
+        201: {
+          content: {
+            "application/json": components["schemas"]["PresignedUpload"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -1821,6 +2138,20 @@ export interface components {
         /** @description What went wrong and what to do, for people */
         message: string;
       };
+    };
+    ApiToken: {
+      /** @description Public id: the start of the token, safe to show and log */
+      tokenId: string;
+      tenantId: string;
+      label: string;
+      createdAt: string;
+      /** @description Updated at most once an hour */
+      lastUsedAt: string | null;
+      revokedAt: string | null;
+    };
+    CreateApiToken: {
+      tenantId: string;
+      label: string;
     };
     Session: {
       id: string;
@@ -2441,6 +2772,26 @@ export interface components {
       size?: number;
       mode?: number;
       target?: string;
+    };
+    PresignedUpload: {
+      /** @description Names the upload in POST …/workspace/archive */
+      uploadId: string;
+      /** @description POST a multipart/form-data form here */
+      url: string;
+      /** @description Form fields to send, in this order, before the `file` field (the archive, last) */
+      fields: {
+        [key: string]: string;
+      };
+      maxBytes: number;
+      /** @description The upload must start before this (300 s after the form was made) */
+      expiresAt: string;
+    };
+    UploadRequest: {
+      /** @description The archive's size, when known: a size past the limit is refused here rather than by S3 */
+      bytes?: number;
+    };
+    ArchiveByReference: {
+      uploadId: string;
     };
   };
   responses: never;

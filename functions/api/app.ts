@@ -3,6 +3,8 @@ import { Scalar } from '@scalar/hono-api-reference';
 import { cors } from 'hono/cors';
 import type { Deps } from '../deps/deps.ts';
 import { bearerAuth } from './auth.ts';
+import { createTokenAuth } from './token-auth.ts';
+import { adminTokenRoutes } from './routes/admin-tokens.ts';
 import { errorResponse } from './error-response.ts';
 import { idempotency } from './idempotency.ts';
 import { createAllowedMethods, noRoute } from './method-not-allowed.ts';
@@ -20,6 +22,7 @@ import { turnControlRoutes } from './routes/turn-control.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
 import { authorizationHeader } from './auth-header.ts';
 import { requestLog } from './request-log.ts';
+import { workspaceUploadRoutes } from './routes/workspace-uploads.ts';
 
 /** The API's version, as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
@@ -43,8 +46,12 @@ export function createApp(deps: Deps) {
   // Signed by GitHub, not bearer-authenticated: registered before the /v1 middleware runs.
   app.route('/', githubWebhookRoutes(deps));
 
+  // Token administration has its own auth (the admin token) and no Idempotency-Key (a replay would keep a plaintext token): mounted before /v1's middleware.
+  const tokens = createTokenAuth(deps, deps.config.apiTokens);
+  app.route('/v1/admin', adminTokenRoutes(deps, tokens));
+
   const v1 = new OpenAPIHono<ApiEnv>();
-  v1.use('*', bearerAuth(deps.config.apiTokens));
+  v1.use('*', bearerAuth(tokens));
   // A replayed streaming answer follows the same turn's events from the start.
   v1.use('*', idempotency(deps, {
     followStream: async (c, url) => app.fetch(new Request(new URL(url, c.req.url), { headers: { authorization: authorizationHeader((name) => c.req.header(name)), accept: 'text/event-stream' } }), c.env),
@@ -59,6 +66,7 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', permissionRoutes(deps));
   v1.route('/sessions', contextRoutes(deps));
   v1.route('/sessions', workspaceRoutes(deps));
+  v1.route('/sessions', workspaceUploadRoutes(deps));
   app.route('/v1', v1);
 
   const allowed = createAllowedMethods(app);

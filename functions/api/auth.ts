@@ -1,28 +1,37 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { createMiddleware } from 'hono/factory';
-import { UnauthorizedError } from '../shared/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../shared/errors.ts';
+import type { Principal, TokenAuth } from './token-auth.ts';
 import { authorizationHeader } from './auth-header.ts';
 
 export type AuthVariables = { tenantId: string };
 
+/** The principal of `Authorization: Bearer …` (or the header CloudFront moved it to); 401 when it is missing, unknown or revoked. */
+async function principalOf(auth: TokenAuth, header: string | undefined): Promise<Principal> {
+  const match = /^Bearer\s+(.+)$/i.exec((header ?? '').trim());
+  if (!match) throw new UnauthorizedError();
+  const principal = await auth.resolve(match[1]!);
+  if (!principal) throw new UnauthorizedError('Invalid or revoked bearer token.');
+  return principal;
+}
+
 /**
- * Bearer-token auth: each token maps to one tenant, and a tenant only ever sees its own
- * sessions. Tokens are compared by their SHA-256 in constant time.
+ * Bearer-token auth for the tenant routes: each token maps to one tenant, and a tenant only
+ * ever sees its own sessions. The admin token is refused here (403): it manages tokens only.
  */
-export function bearerAuth(tokens: Record<string, string>) {
-  const table = Object.entries(tokens).map(([token, tenant]) => ({ digest: sha256(token), tenant }));
+export function bearerAuth(auth: TokenAuth) {
   return createMiddleware<{ Variables: AuthVariables }>(async (c, next) => {
-    const header = authorizationHeader((name) => c.req.header(name));
-    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    if (!match) throw new UnauthorizedError();
-    const digest = sha256(match[1]!);
-    const found = table.find((entry) => timingSafeEqual(entry.digest, digest));
-    if (!found) throw new UnauthorizedError('Invalid bearer token.');
-    c.set('tenantId', found.tenant);
+    const principal = await principalOf(auth, authorizationHeader((name) => c.req.header(name)));
+    if (principal.kind === 'admin') throw new ForbiddenError('The admin token manages tokens only (/v1/admin/tokens); use a tenant token here.');
+    c.set('tenantId', principal.tenantId);
     await next();
   });
 }
 
-function sha256(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
+/** The admin routes: the admin token only; a tenant's token is a 403. */
+export function adminAuth(auth: TokenAuth) {
+  return createMiddleware(async (c, next) => {
+    const principal = await principalOf(auth, authorizationHeader((name) => c.req.header(name)));
+    if (principal.kind !== 'admin') throw new ForbiddenError('This route needs the admin token (an `@admin` entry of STRATUS_API_TOKENS); a tenant token cannot manage tokens.');
+    await next();
+  });
 }

@@ -14,6 +14,7 @@ import type { MessageStore } from '../stores/message-store.ts';
 import type { IdempotencyStore } from '../stores/idempotency-store.ts';
 import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
+import type { TokenStore } from '../stores/token-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpClients } from '../tools/mcp/mcp-clients.ts';
 import type { GithubClientFactory } from '../github-api/github-client.ts';
@@ -44,6 +45,8 @@ export interface Deps {
   approvals: ApprovalStore;
   /** Idempotency keys of creating POSTs and their first responses. */
   idempotency: IdempotencyStore;
+  /** Tenant API tokens made through the admin routes (hashed). */
+  tokens: TokenStore;
   /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
   blobs: BlobStore;
   runner: RunnerClient;

@@ -17,6 +17,7 @@ import { observeModelClient } from '../model/observed-model-client.ts';
 import { observeRunner } from '../runner-client/observed-runner.ts';
 import { EventStore } from '../stores/event-store.ts';
 import { IdempotencyStore } from '../stores/idempotency-store.ts';
+import { TokenStore } from '../stores/token-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
@@ -53,6 +54,7 @@ export function createDeps(
       : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
     idempotency: new IdempotencyStore(db, config.tables.idempotency),
+    tokens: new TokenStore(db, config.tables.apiTokens),
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction), { metrics, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     ...githubDeps(config, db, lambda),

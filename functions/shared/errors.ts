@@ -8,13 +8,14 @@
  * |---|---|---|
  * | UserError (the caller's input) | 400, 411 | `invalid_request` |
  * | UnauthorizedError | 401 | `unauthorized` |
+ * | ForbiddenError (a valid token used where it has no right) | 403 | `forbidden` |
  * | NotFoundError | 404 | `not_found` |
  * | ConflictError (SessionBusyError) | 409, `Retry-After` when waiting helps | — |
  * | LimitError (a size or rate limit) | 413, 429 | — |
  * | UpstreamError (the model API) | 502, 503 | `model_error` |
  * | SystemError (infrastructure), RunnerError (the sandbox runner) | 500 | `internal_error`, `runner_failed` |
  */
-export type ErrorStatus = 400 | 401 | 404 | 409 | 411 | 413 | 422 | 429 | 500 | 502 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 411 | 413 | 422 | 429 | 500 | 502 | 503;
 
 /** The base of the hierarchy; throw one of the subclasses below. */
 export class StratusError extends Error {
@@ -40,6 +41,13 @@ export class UserError extends StratusError {
 export class UnauthorizedError extends StratusError {
   constructor(message = 'Missing or invalid bearer token. Send "Authorization: Bearer <token>".') {
     super(message, 401, 'unauthorized');
+  }
+}
+
+/** A valid token used where it has no right: a tenant token on the admin routes, the admin token on a tenant's. */
+export class ForbiddenError extends StratusError {
+  constructor(message: string) {
+    super(message, 403, 'forbidden');
   }
 }
 

@@ -100,6 +100,14 @@ export const TABLES = {
     partitionKey: { name: 'threadKey', type: 'S' },
     ttlAttribute: TTL_ATTRIBUTE,
   },
+  /**
+   * Tenant API tokens made through the admin routes, one item per public token id (`stk_…`, the
+   * start of the token): the token's SHA-256, never the token, with tenant, label and times.
+   */
+  apiTokens: {
+    partitionKey: { name: 'tokenId', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableKey = keyof typeof TABLES;

@@ -1,6 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { RunnerOp } from '../../sandbox-runner/protocol.ts';
+import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/workspace/short-lived-tag.ts';
 import type { Deps } from '../deps/deps.ts';
 import { runOp, type ResultOf, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { ConflictError, SessionBusyError } from '../shared/errors.ts';
@@ -60,16 +61,17 @@ export function uploadKey(workspaceId: string, name: string): { full: string; re
 }
 
 /** What the upload and download helpers use: the bucket, the credential source and an S3 client factory. */
-type StorageDeps = Pick<Deps, 'workspaceCredentials' | 'workspaceStorage'> & { config: { bucket: string } };
+export type StorageDeps = Pick<Deps, 'workspaceCredentials' | 'workspaceStorage'> & { config: { bucket: string } };
 
 /** A client holding only this workspace's minted credentials (the API's role has no workspace access). */
 async function workspaceS3(deps: StorageDeps, workspaceId: string) {
   return deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
 }
 
+/** A staged upload, tagged short-lived so one left behind by a failed import expires. */
 export async function putUpload(deps: StorageDeps, workspaceId: string, key: string, body: Readable, length: number): Promise<void> {
   const s3 = await workspaceS3(deps, workspaceId);
-  await s3.send(new PutObjectCommand({ Bucket: deps.config.bucket, Key: key, Body: body, ContentLength: length }));
+  await s3.send(new PutObjectCommand({ Bucket: deps.config.bucket, Key: key, Body: body, ContentLength: length, Tagging: SHORT_LIVED_TAGGING }));
 }
 
 export async function deleteObject(deps: StorageDeps, workspaceId: string, key: string): Promise<void> {

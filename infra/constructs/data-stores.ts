@@ -4,6 +4,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { TABLE_KEYS, TABLES, tableNames, type KeyDef, type TableKey, type TableNames, type TableSpec } from '../../functions/stores/tables.ts';
 import { BUCKET_LAYOUT } from '../../functions/stores/bucket-layout.ts';
+import { SHORT_LIVED_TAG } from '../../sandbox-runner/workspace/short-lived-tag.ts';
 import type { StageConfig } from '../config/stages.ts';
 
 export interface DataStoresProps {
@@ -56,6 +57,8 @@ export class DataStores extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       lifecycleRules: [
         { id: 'expire-tool-results', prefix: BUCKET_LAYOUT.toolResults, expiration: Duration.days(stage.bucketLifecycle.toolResultsDays) },
+        // Staged archive uploads (imported or abandoned) and stop markers sit under each workspace's prefix; they carry this tag.
+        { id: 'expire-short-lived', tagFilters: { [SHORT_LIVED_TAG.key]: SHORT_LIVED_TAG.value }, expiration: Duration.days(1) },
         { id: 'expire-old-versions', noncurrentVersionExpiration: Duration.days(stage.bucketLifecycle.noncurrentVersionsDays), expiredObjectDeleteMarker: true },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],

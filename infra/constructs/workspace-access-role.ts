@@ -31,6 +31,10 @@ export class WorkspaceAccessRole extends Construct {
     this.role.addToPolicy(
       new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }),
     );
+    // Tags on staged uploads and stop markers, which the lifecycle rule expires by (session policies narrow it to those keys).
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['s3:PutObjectTagging'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }),
+    );
     this.role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['s3:ListBucket'],

@@ -9,7 +9,8 @@ import { workspacePrefix } from './workspace-prefix.ts';
  * GetObject also covers HeadObject; PutObject covers conditional (If-None-Match) writes;
  * ListBucket, limited by prefix, lets a cold start find the newest snapshot; DeleteObject only
  * on staged uploads, which the API removes once they are imported (and, with purpose `delete`,
- * on the whole prefix: DELETE /v1/sessions/:id removes the workspace).
+ * on the whole prefix: DELETE /v1/sessions/:id removes the workspace). PutObjectTagging lets
+ * staged uploads and stop markers carry the short-lived tag the lifecycle rule expires them by.
  */
 export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: string; partition?: string; purpose?: 'run' | 'delete' }) {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(opts.workspaceId)) throw new Error(`Invalid workspace id "${opts.workspaceId}"`);
@@ -20,6 +21,7 @@ export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: stri
     Statement: [
       { Sid: 'WorkspaceObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [`${bucketArn}/${prefix}*`] },
       { Sid: 'StagedUploads', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: [`${bucketArn}/${prefix}uploads/*`] },
+      { Sid: 'ShortLivedTags', Effect: 'Allow', Action: ['s3:PutObjectTagging'], Resource: [`${bucketArn}/${prefix}uploads/*`, `${bucketArn}/${prefix}stops/*`] },
       {
         Sid: 'WorkspaceListing',
         Effect: 'Allow',

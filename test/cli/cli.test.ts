@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -111,5 +112,37 @@ describe('the stratus CLI against the local stack', () => {
     const ran = await running;
     expect(ran.stdout).toContain('— interrupted');
     expect(ran.code).toBe(0);
+  });
+
+  it('sends a folder past the direct limit through a presigned upload, and manages tenant tokens with the admin token', { timeout: 400_000 }, async () => {
+    const adminToken = Object.entries(fx.stack.deps.config.apiTokens).find(([, tenant]) => tenant === '@admin')![0];
+    const as = (token: string, ...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const env = { ...process.env, STRATUS_CONFIG_DIR: path.join(tmp.dir, 'admin-config'), STRATUS_URL: fx.stack.apiUrl, STRATUS_TOKEN: token, STRATUS_ADMIN_TOKEN: adminToken, NODE_OPTIONS: '' };
+        execFile(process.execPath, [BIN, ...args], { env, timeout: 120_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+      });
+    // Incompressible bytes past DIRECT_UPLOAD_MAX_BYTES (4 MiB): the archive goes to S3 with the form.
+    const big = path.join(tmp.dir, 'big');
+    mkdirSync(big, { recursive: true });
+    const bytes = randomBytes(5 * 1024 * 1024);
+    writeFileSync(path.join(big, 'blob.bin'), bytes);
+    const made = await as(fx.stack.token, '--json', 'new', '--from', big);
+    expect(made.code, made.stderr).toBe(0);
+    const { session, workspace } = JSON.parse(made.stdout);
+    expect(workspace).toMatchObject({ files: 1, bytes: bytes.length });
+    const file = await fetch(`${fx.stack.apiUrl}/v1/sessions/${session.id}/workspace/files/blob.bin`, { headers: { authorization: `Bearer ${fx.stack.token}` } });
+    expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
+
+    const created = await as(fx.stack.token, '--json', 'admin', 'tokens', 'create', '--tenant', 'cli-tenant', '--label', 'from the cli');
+    expect(created.code, created.stderr).toBe(0);
+    const token = JSON.parse(created.stdout) as { token: string; tokenId: string };
+    expect((await as(token.token, 'ls')).code).toBe(0);
+    const listed = await as(fx.stack.token, 'admin', 'tokens', 'ls');
+    expect(listed.stdout).toContain(`${token.tokenId}  cli-tenant`);
+    expect(listed.stdout).not.toContain(token.token);
+    expect((await as(fx.stack.token, 'admin', 'tokens', 'revoke', token.tokenId)).code).toBe(0);
+    expect((await as(token.token, 'ls')).code).toBe(3);
+    // A tenant token cannot manage tokens: 403, exit 3.
+    expect((await as(fx.stack.token, 'admin', '--admin-token', fx.stack.token, 'tokens', 'ls')).code).toBe(3);
   });
 });

@@ -59,7 +59,7 @@ describe('tables and bucket', () => {
     const prodTables = Object.values(prod.template.findResources('AWS::DynamoDB::GlobalTable'));
     const devTables = Object.values(dev.template.findResources('AWS::DynamoDB::GlobalTable'));
     expect([prodTables.length, devTables.length]).toEqual([TABLE_KEYS.length, TABLE_KEYS.length]);
-    expect(TABLE_KEYS.length).toBe(10);
+    expect(TABLE_KEYS.length).toBe(11);
     for (const table of prodTables) {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);
@@ -94,11 +94,13 @@ describe('tables and bucket', () => {
     });
   });
 
-  it('expires persisted tool results and old object versions on the stage schedule', () => {
+  it('expires persisted tool results, old object versions (on the stage schedule) and short-lived uploads and stop markers (a day)', () => {
     for (const [s, toolResultsDays, versionsDays] of [[dev, 14, 3], [prod, 90, 30]] as const) {
       const rules = s.template.findResources('AWS::S3::Bucket')[s.id(s.stack.data.bucket)]!.Properties.LifecycleConfiguration.Rules;
       expect(rules).toEqual([
         { Id: 'expire-tool-results', Prefix: 'tool-results/', ExpirationInDays: toolResultsDays, Status: 'Enabled' },
+        // Staged uploads and stop markers (under each workspace's prefix) are matched by their tag.
+        { Id: 'expire-short-lived', TagFilters: [{ Key: 'stratus-expiry', Value: '1d' }], ExpirationInDays: 1, Status: 'Enabled' },
         { Id: 'expire-old-versions', NoncurrentVersionExpiration: { NoncurrentDays: versionsDays }, ExpiredObjectDeleteMarker: true, Status: 'Enabled' },
         { Id: 'abort-incomplete-uploads', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
       ]);

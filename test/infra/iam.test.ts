@@ -35,6 +35,7 @@ describe('least privilege', () => {
     expect(s3Statements).toEqual([
       { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objects('workspaces/') },
       { Effect: 'Allow', Action: 's3:DeleteObject', Resource: objects('workspaces/') },
+      { Effect: 'Allow', Action: 's3:PutObjectTagging', Resource: objects('workspaces/') },
       { Effect: 'Allow', Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': ['workspaces/*'] } } },
     ]);
     const others = [roles.api, roles.cron, roles.worker, roles.scheduler].flatMap((role) =>

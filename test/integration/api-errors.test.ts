@@ -21,7 +21,7 @@ describe('API errors and auth', () => {
     expect(await none.json()).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid bearer token. Send "Authorization: Bearer <token>".' } });
     const wrong = await apiClient(stack.apiUrl, 'nope').request('GET', '/v1/sessions');
     expect(wrong.status).toBe(401);
-    expect(wrong.json.error.message).toBe('Invalid bearer token.');
+    expect(wrong.json.error.message).toBe('Invalid or revoked bearer token.');
     expect((await fetch(`${stack.apiUrl}/healthz`)).status).toBe(200);
   });
 

@@ -32,6 +32,8 @@ describe('the OpenAPI document', () => {
         'POST /v1/sessions/{id}/compact', 'GET /v1/sessions/{id}/transcript.jsonl', 'POST /v1/sessions/import',
         'PUT /v1/sessions/{id}/workspace/archive', 'POST /v1/sessions/{id}/workspace/git', 'GET /v1/sessions/{id}/workspace/files',
         'GET /v1/sessions/{id}/workspace/files/{path}', 'GET /v1/sessions/{id}/workspace/archive',
+        'POST /v1/sessions/{id}/workspace/uploads', 'POST /v1/sessions/{id}/workspace/archive',
+        'POST /v1/admin/tokens', 'GET /v1/admin/tokens', 'DELETE /v1/admin/tokens/{tokenId}',
         'POST /v1/schedules', 'GET /v1/schedules', 'GET /v1/schedules/{id}', 'PATCH /v1/schedules/{id}', 'DELETE /v1/schedules/{id}', 'POST /v1/schedules/{id}/run',
         'PATCH /v1/sessions/{id}', 'DELETE /v1/sessions/{id}', 'POST /v1/sessions/{id}/turns/{turnId}/interrupt',
         'POST /v1/github/repositories', 'GET /v1/github/repositories', 'GET /v1/github/repositories/{owner}/{name}',
@@ -51,12 +53,13 @@ describe('the OpenAPI document', () => {
     expect(document.components.schemas.TurnEndEvent.properties.stopReason.enum).toEqual(expect.arrayContaining(['crashed', 'interrupted', 'budget_exceeded']));
   });
 
-  it("describes main's turn control: Idempotency-Key on every POST but the webhook, Prefer: respond-async, and the signed webhook without a token", () => {
+  it("describes main's turn control: Idempotency-Key on every POST but the webhook and token creation, Prefer: respond-async, and the signed webhook without a token", () => {
     const paths = document.paths as Record<string, Record<string, any>>;
     const headerNames = (op: any) => (op.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
     for (const [path, item] of Object.entries(paths)) {
       if (!item.post) continue;
-      if (path === '/v1/github/webhook') expect(headerNames(item.post)).not.toContain('idempotency-key');
+      // A replayed token creation would have to keep the plaintext token: it takes no key.
+      if (path === '/v1/github/webhook' || path === '/v1/admin/tokens') expect(headerNames(item.post)).not.toContain('idempotency-key');
       else expect({ path, headers: headerNames(item.post), replayConflict: Object.keys(item.post.responses) }).toMatchObject({ headers: expect.arrayContaining(['idempotency-key']), replayConflict: expect.arrayContaining(['422']) });
     }
     const startTurn = paths['/v1/sessions/{id}/turns']!.post;

@@ -13,7 +13,8 @@ export const errorBodySchema = z
 
 const ERROR_MEANINGS = {
   400: 'Invalid input (the message names the field); nothing was stored',
-  401: 'Missing or invalid bearer token',
+  401: 'Missing, invalid or revoked bearer token',
+  403: 'A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere',
   404: 'No such resource for this tenant (a malformed id, or another tenant\'s)',
   405: 'The path exists, but not with this method (see `Allow`)',
   409: 'Conflicts with the current state (`Retry-After` where waiting helps)',

@@ -21,6 +21,7 @@ describe('the session policy for runner credentials', () => {
       Statement: [
         { Sid: 'WorkspaceObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: ['arn:aws:s3:::stratus-ws/workspaces/ws_1/*'] },
         { Sid: 'StagedUploads', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: ['arn:aws:s3:::stratus-ws/workspaces/ws_1/uploads/*'] },
+        { Sid: 'ShortLivedTags', Effect: 'Allow', Action: ['s3:PutObjectTagging'], Resource: ['arn:aws:s3:::stratus-ws/workspaces/ws_1/uploads/*', 'arn:aws:s3:::stratus-ws/workspaces/ws_1/stops/*'] },
         {
           Sid: 'WorkspaceListing',
           Effect: 'Allow',

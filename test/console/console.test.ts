@@ -14,7 +14,7 @@ const SHOTS = path.resolve('test-results/console');
  * waiting Bash call from a phone-sized screen and see the turn resume, open a workspace file,
  * create a schedule; axe-core on every main page in both themes.
  */
-describe('the web console', () => {
+describe('the web console', { timeout: 60_000 }, () => {
   const fx = useLocalStack({ turn: { heartbeatMs: 200 } });
   let browser: Browser;
   let page: Page;

@@ -31,7 +31,7 @@ export function MessageLog({ messages }: { messages: Message[] }) {
 function MessageView({ message: m, results }: { message: Message; results: Map<string, ResultInfo> }) {
   const blocks = m.content as Block[];
   const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n');
-  if (m.kind === 'prompt') return <div class="prompt" aria-label="Prompt">{text}</div>;
+  if (m.kind === 'prompt') return <div class="prompt"><span class="sr-only">You asked: </span>{text}</div>;
   if (m.kind === 'compact_boundary') return <p class="notice">— The conversation was compacted here; the model sees a summary of what came before. —</p>;
   if (m.kind === 'compact_summary') return <details><summary class="muted">Compaction summary</summary><pre>{text}</pre></details>;
   if (m.kind !== 'assistant') return null;

@@ -55,7 +55,7 @@ function SessionTable({ sessions }: { sessions: Session[] }) {
   if (sessions.length === 0) return null;
   return (
     <table>
-      <caption class="skip">Sessions</caption>
+      <caption class="sr-only">Sessions</caption>
       <thead>
         <tr><th scope="col">Status</th><th scope="col">Session</th><th scope="col" class="hide-narrow">Source</th><th scope="col">Last activity</th><th scope="col" class="hide-narrow">Tokens</th><th scope="col">Cost</th></tr>
       </thead>

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,6 +55,14 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByLabel('Title (optional)').fill('Watch a turn');
     await page.getByRole('button', { name: 'Create session' }).click();
     await page.getByRole('heading', { name: /Watch a turn/ }).waitFor();
+    // Every text the page shows while assistant text is still streaming (before its assistant_message).
+    await page.evaluate(() => {
+      const seen: string[] = ((globalThis as unknown as { streamed: string[] }).streamed = []);
+      new MutationObserver(() => document.querySelectorAll('[data-streaming="true"]').forEach((e) => seen.push(e.textContent ?? ''))).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    // The first answer streams slowly (a pause between stream events); the demo brain reports after the call.
+    const preface = 'Let me run that for you: it prints a greeting, and I will tell you what came back.';
+    fx.stack.model!.enqueue({ content: [{ type: 'text', text: preface }, { type: 'tool_use', name: 'Bash', input: { command: 'echo hello-console' } }], stopReason: 'tool_use', delayMs: 150 });
     await page.getByLabel('Prompt').fill('please run `echo hello-console`');
     await page.getByRole('button', { name: 'Send' }).click();
     const tool = page.locator('details.tool[data-tool="Bash"]').first();
@@ -62,6 +71,10 @@ describe('the web console', { timeout: 60_000 }, () => {
     expect(await tool.locator('pre').allTextContents()).toEqual(['echo hello-console', 'hello-console']);
     expect(await tool.locator('summary').textContent()).toMatch(/\d+(\.\d)? (ms|s)$/);
     await page.getByText('The scripted model ran 1 tool call(s):').waitFor();
+    const streamed = await page.evaluate(() => (globalThis as unknown as { streamed: string[] }).streamed);
+    // The text showed up piece by piece: the page showed strict prefixes of it while it streamed.
+    expect(streamed.filter((t) => t.length > 0 && t.length < preface.length && preface.startsWith(t)).length).toBeGreaterThan(0);
+    await page.getByText(preface).waitFor();
     await expect.poll(() => page.getByTestId('last-stop').textContent()).toBe('end_turn');
     await page.getByRole('figure', { name: 'Timeline of the turn' }).waitFor();
     await expectAccessible();
@@ -90,6 +103,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByLabel('Prompt').fill('please run `echo approved > approved.txt`');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('heading', { name: 'Waiting for your approval' }).waitFor();
+    await page.locator('details.tool summary', { hasText: 'approved.txt' }).getByText('waiting for approval').waitFor();
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}#/approvals`);
@@ -109,6 +123,10 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByText('- ok:', { exact: false }).first().waitFor();
     await page.getByRole('button', { name: 'approved.txt' }).click();
     expect(await page.getByRole('figure', { name: 'File approved.txt' }).locator('pre').textContent()).toBe('approved\n');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download as .tar.gz' }).click()]);
+    const tar = gunzipSync(readFileSync((await download.path())!));
+    expect(tar.toString('latin1')).toContain('approved.txt');
+    expect(download.suggestedFilename()).toMatch(/^ses_.+\.tar\.gz$/);
   });
 
   it('lists the sessions with status, title, source, tokens and cost', async () => {

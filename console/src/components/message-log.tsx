@@ -17,18 +17,18 @@ function resultsById(messages: Message[]): Map<string, ResultInfo> {
 }
 
 /** The stored conversation: prompts, assistant text, each tool call with its result, compaction marks. */
-export function MessageLog({ messages }: { messages: Message[] }) {
+export function MessageLog({ messages, waiting }: { messages: Message[]; waiting: Set<string> }) {
   const results = resultsById(messages);
   return (
     <div class="log">
       {messages.map((m) => (
-        <MessageView key={m.id} message={m} results={results} />
+        <MessageView key={m.id} message={m} results={results} waiting={waiting} />
       ))}
     </div>
   );
 }
 
-function MessageView({ message: m, results }: { message: Message; results: Map<string, ResultInfo> }) {
+function MessageView({ message: m, results, waiting }: { message: Message; results: Map<string, ResultInfo>; waiting: Set<string> }) {
   const blocks = m.content as Block[];
   const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n');
   if (m.kind === 'prompt') return <div class="prompt"><span class="sr-only">You asked: </span>{text}</div>;
@@ -42,7 +42,7 @@ function MessageView({ message: m, results }: { message: Message; results: Map<s
         const r = results.get(String(b.id));
         return (
           <ToolCallView key={String(b.id)} name={String(b.name)} input={b.input} result={r ? resultText(r.content) : undefined} isError={r?.isError}
-            durationMs={r ? Date.parse(r.at) - Date.parse(m.createdAt) : undefined} />
+            durationMs={r ? Date.parse(r.at) - Date.parse(m.createdAt) : undefined} waiting={waiting.has(String(b.id)) ? 'Waits for your approval (above).' : undefined} />
         );
       })}
     </>

@@ -25,6 +25,7 @@ export function WorkspaceFiles({ sessionId, version }: { sessionId: string; vers
   return (
     <section aria-labelledby="ws-h" class="panel">
       <h2 id="ws-h" style="margin-top:0">Workspace <span class="muted">(version {version})</span></h2>
+      <button type="button" onClick={() => downloadArchive(sessionId).catch((err: Error) => setError(err.message))}>Download as .tar.gz</button>
       {error && <p role="alert" class="error">{error}</p>}
       {files && files.length === 0 && <p class="muted">Empty.</p>}
       {files && files.length > 0 && (
@@ -44,4 +45,14 @@ export function WorkspaceFiles({ sessionId, version }: { sessionId: string; vers
       )}
     </section>
   );
+}
+
+/** The archive needs the bearer header, which a plain link cannot send: fetch it, then save the blob. */
+async function downloadArchive(sessionId: string): Promise<void> {
+  const res = await fetch(`/v1/sessions/${encodeURIComponent(sessionId)}/workspace/archive`, { headers: authHeaders() });
+  if (!res.ok) throw new Error(errorText(await res.json().catch(() => undefined), res));
+  const url = URL.createObjectURL(await res.blob());
+  const a = Object.assign(document.createElement('a'), { href: url, download: `${sessionId}.tar.gz` });
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }

@@ -81,6 +81,25 @@ describe('the web console', { timeout: 60_000 }, () => {
     await shot('session');
   });
 
+  it('reconnects with Last-Event-ID when the stream drops mid-turn, showing every event once', async () => {
+    // The turn's response is cut after its third event, as a dropped connection would cut it.
+    await page.route('**/v1/sessions/*/turns', async (route) => {
+      const res = await route.fetch();
+      const events = (await res.text()).split('\n\n');
+      await route.fulfill({ response: res, body: `${events.slice(0, 3).join('\n\n')}\n\n` });
+    });
+    const resumedWith: (string | undefined)[] = [];
+    page.on('request', (req) => req.url().includes('/events') && resumedWith.push(req.headers()['last-event-id']));
+    await page.getByLabel('Prompt').fill('please run `echo once-only`');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText('- ok: once-only').waitFor();
+    await page.unroute('**/v1/sessions/*/turns');
+    expect(resumedWith[0]).toMatch(/^\d+$/);
+    await page.getByRole('region', { name: 'Current turn' }).waitFor({ state: 'detached' });
+    expect(await page.locator('details.tool summary', { hasText: 'echo once-only' }).count()).toBe(1);
+    expect(await page.getByText('- ok: once-only').count()).toBe(1);
+  });
+
   it('interrupts a running turn: the Bash command is stopped and the turn ends interrupted', async () => {
     await page.getByLabel('Prompt').fill('please run `sleep 60`');
     await page.getByRole('button', { name: 'Send' }).click();

@@ -44,7 +44,8 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByLabel('API token').fill(fx.stack.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Sessions' }).waitFor();
-    expect(await page.evaluate(() => ({ session: { ...sessionStorage }, local: localStorage.length, cookies: document.cookie }))).toEqual({
+    // Page-side code is passed as text: this project type-checks against Node's globals, not the DOM's.
+    expect(await page.evaluate('({ session: { ...sessionStorage }, local: localStorage.length, cookies: document.cookie })')).toEqual({
       session: { 'stratus.token': fx.stack.token },
       local: 0,
       cookies: '',
@@ -56,10 +57,11 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Create session' }).click();
     await page.getByRole('heading', { name: /Watch a turn/ }).waitFor();
     // Every text the page shows while assistant text is still streaming (before its assistant_message).
-    await page.evaluate(() => {
-      const seen: string[] = ((globalThis as unknown as { streamed: string[] }).streamed = []);
-      new MutationObserver(() => document.querySelectorAll('[data-streaming="true"]').forEach((e) => seen.push(e.textContent ?? ''))).observe(document.body, { subtree: true, childList: true, characterData: true });
-    });
+    await page.evaluate(`{
+      const seen = (globalThis.streamed = []);
+      new MutationObserver(() => document.querySelectorAll('[data-streaming="true"]').forEach((e) => seen.push(e.textContent ?? '')))
+        .observe(document.body, { subtree: true, childList: true, characterData: true });
+    }`);
     // The first answer streams slowly (a pause between stream events); the demo brain reports after the call.
     const preface = 'Let me run that for you: it prints a greeting, and I will tell you what came back.';
     fx.stack.model!.enqueue({ content: [{ type: 'text', text: preface }, { type: 'tool_use', name: 'Bash', input: { command: 'echo hello-console' } }], stopReason: 'tool_use', delayMs: 150 });
@@ -71,7 +73,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     expect(await tool.locator('pre').allTextContents()).toEqual(['echo hello-console', 'hello-console']);
     expect(await tool.locator('summary').textContent()).toMatch(/\d+(\.\d)? (ms|s)$/);
     await page.getByText('The scripted model ran 1 tool call(s):').waitFor();
-    const streamed = await page.evaluate(() => (globalThis as unknown as { streamed: string[] }).streamed);
+    const streamed = (await page.evaluate('globalThis.streamed')) as string[];
     // The text showed up piece by piece: the page showed strict prefixes of it while it streamed.
     expect(streamed.filter((t) => t.length > 0 && t.length < preface.length && preface.startsWith(t)).length).toBeGreaterThan(0);
     await page.getByText(preface).waitFor();
@@ -179,7 +181,7 @@ describe('the web console', { timeout: 60_000 }, () => {
   it('has no serious accessibility violations in the dark theme either', async () => {
     await page.goto(`${base}#/`);
     await page.getByRole('button', { name: 'Switch to dark theme' }).click();
-    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
     await page.locator('tbody tr').first().waitFor();
     await expectAccessible();
     await shot('sessions-dark');

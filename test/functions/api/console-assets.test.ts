@@ -46,8 +46,8 @@ describe('serving the console', () => {
     }
     const unbuilt = await appWith(undefined).request('/console/');
     expect(unbuilt.status).toBe(404);
-    expect((await unbuilt.json()).error.message).toContain('npm run build:console');
+    expect(((await unbuilt.json()) as { error: { message: string } }).error.message).toContain('npm run build:console');
     const empty = await appWith(path.join(tmp.dir, 'missing')).request('/console/');
-    expect((await empty.json()).error.message).toContain('npm run build:console');
+    expect(((await empty.json()) as { error: { message: string } }).error.message).toContain('npm run build:console');
   });
 });

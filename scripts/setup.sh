@@ -33,6 +33,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing system packages: ${missing[*]}"
     apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  elif [ "${missing[*]}" = "chromium" ]; then
+    # Only the console's browser tests need it: `npm start` goes on without it.
+    echo "setup: chromium is missing; the console's browser tests need it (Debian/Ubuntu: sudo apt-get install chromium)." >&2
   else
     echo "setup: missing system packages: ${missing[*]}" >&2
     echo "setup: install them with your package manager (Debian/Ubuntu: sudo apt-get install ${missing[*]})." >&2

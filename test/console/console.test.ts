@@ -15,7 +15,7 @@ const SHOTS = path.resolve('test-results/console');
  * waiting Bash call from a phone-sized screen and see the turn resume, open a workspace file,
  * create a schedule; axe-core on every main page in both themes.
  */
-describe('the web console', { timeout: 60_000 }, () => {
+describe('the web console', { timeout: 150_000 }, () => {
   const fx = useLocalStack({ turn: { heartbeatMs: 200 } });
   let browser: Browser;
   let page: Page;
@@ -24,7 +24,8 @@ describe('the web console', { timeout: 60_000 }, () => {
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    page.setDefaultTimeout(20_000);
+    // Ceilings, not durations: under the full suite a new workspace's first runner call has taken 20 s.
+    page.setDefaultTimeout(60_000);
     base = `${fx.stack.apiUrl}/console/`;
   }, 60_000);
   afterAll(async () => {
@@ -107,7 +108,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await page.locator('details.tool summary', { hasText: 'sleep 60' }).getByText('running…').waitFor();
     await page.getByRole('button', { name: 'Interrupt' }).click();
-    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 20_000 }).toBe('interrupted');
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('interrupted');
     // Once the turn is stored, the stored log shows it and the live view steps aside.
     await page.getByRole('region', { name: 'Current turn' }).waitFor({ state: 'detached' });
     const interrupted = page.locator('details.tool', { hasText: 'sleep 60' });
@@ -140,7 +141,7 @@ describe('the web console', { timeout: 60_000 }, () => {
 
     await page.setViewportSize({ width: 1200, height: 900 });
     await page.goto(sessionUrl);
-    await expect.poll(async () => (await page.reload(), page.getByTestId('last-stop').textContent()), { timeout: 20_000, interval: 500 }).toBe('end_turn');
+    await expect.poll(async () => (await page.reload(), page.getByTestId('last-stop').textContent()), { timeout: 60_000, interval: 500 }).toBe('end_turn');
     await page.getByText('- ok:', { exact: false }).first().waitFor();
     await page.getByRole('button', { name: 'approved.txt' }).click();
     expect(await page.getByRole('figure', { name: 'File approved.txt' }).locator('pre').textContent()).toBe('approved\n');

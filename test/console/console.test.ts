@@ -39,7 +39,7 @@ describe('the web console', { timeout: 150_000 }, () => {
     await page.goto(base);
     await page.getByLabel('API token').fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('Invalid bearer token');
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 60_000 }).toContain('Invalid bearer token');
     await expectAccessible();
     await shot('sign-in');
     await page.getByLabel('API token').fill(fx.stack.token);
@@ -78,7 +78,7 @@ describe('the web console', { timeout: 150_000 }, () => {
     // The text showed up piece by piece: the page showed strict prefixes of it while it streamed.
     expect(streamed.filter((t) => t.length > 0 && t.length < preface.length && preface.startsWith(t)).length).toBeGreaterThan(0);
     await page.getByText(preface).waitFor();
-    await expect.poll(() => page.getByTestId('last-stop').textContent()).toBe('end_turn');
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
     await page.getByRole('figure', { name: 'Timeline of the turn' }).waitFor();
     await expectAccessible();
     await shot('session');

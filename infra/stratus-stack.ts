@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { ENTRIES } from './constructs/bundle-options.ts';
+import { CONSOLE_BUILD_DIR, ENTRIES } from './constructs/bundle-options.ts';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import { TABLE_KEYS, TABLES, tableEnvironment } from '../functions/stores/tables.ts';
 import type { StageConfig } from './config/stages.ts';
@@ -225,6 +225,8 @@ export class StratusStack extends Stack {
       memoryMb: stage.api.memoryMb,
       timeoutSeconds: stage.api.timeoutSeconds,
       reservedConcurrency: stage.api.reservedConcurrency,
+      // The web console's static files (built by scripts/setup.sh) are read from disk, not bundled.
+      assetDirs: { [CONSOLE_BUILD_DIR]: 'console' },
       environment: {
         ...baseEnv,
         POWERTOOLS_SERVICE_NAME: 'stratus-api',

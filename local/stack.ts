@@ -82,6 +82,8 @@ export interface LocalStackOptions {
   schedulerTickMs?: number;
   /** GitHub issue fixing: webhook secret, App or token, API URL (functions/deps/config.ts). */
   github?: StratusConfigInput['github'];
+  /** The web console's built files, served at /console (default: `dist/console`, built by scripts/setup.sh). */
+  consoleDir?: string;
   /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
   runnerProcesses?: { max?: number; idleMs?: number };
 }
@@ -129,7 +131,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
     functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
-    const api = await startApiServer(deps, opts.port);
+    const api = await startApiServer(deps, opts.port, opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)));
     stops.push(async () => {
       await api.close();
       await lambda.pending();
@@ -218,8 +220,8 @@ function localModel(opts: LocalStackOptions, sharedModel: ReturnType<typeof shar
 }
 
 /** The same Hono app that runs on Lambda, served on loopback. */
-async function startApiServer(deps: Deps, port: number | undefined): Promise<{ url: string; close(): Promise<void> }> {
-  const server = serve({ fetch: createApp(deps).fetch, port: port ?? 0, hostname: '127.0.0.1' }) as Server;
+async function startApiServer(deps: Deps, port: number | undefined, consoleDir: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = serve({ fetch: createApp(deps, { consoleDir }).fetch, port: port ?? 0, hostname: '127.0.0.1' }) as Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const address = server.address();
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, close: () => closeServer(server) };

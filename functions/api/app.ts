@@ -5,6 +5,7 @@ import type { Deps } from '../deps/deps.ts';
 import { bearerAuth } from './auth.ts';
 import { createTokenAuth } from './token-auth.ts';
 import { adminTokenRoutes } from './routes/admin-tokens.ts';
+import { serveConsole } from './console-assets.ts';
 import { errorResponse } from './error-response.ts';
 import { idempotency } from './idempotency.ts';
 import { createAllowedMethods, noRoute } from './method-not-allowed.ts';
@@ -27,8 +28,11 @@ import { workspaceUploadRoutes } from './routes/workspace-uploads.ts';
 /** The API's version, as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
 
-/** The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack. */
-export function createApp(deps: Deps) {
+/**
+ * The HTTP API. The same app runs on Lambda (Function URL, streaming) and in the local stack.
+ * `consoleDir`: the web console's built files, served at /console (functions/api/console-assets.ts).
+ */
+export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   const app = new OpenAPIHono<ApiEnv>();
   app.use('*', requestLog(deps.log));
 
@@ -43,6 +47,8 @@ export function createApp(deps: Deps) {
   // The document and its reference page need no token: they are registered before /v1's auth.
   serveOpenApiDocument(app, API_VERSION);
   app.get('/docs', Scalar({ url: OPENAPI_PATH, pageTitle: 'Stratus API' }));
+  // Static files; the console signs in with a token and calls /v1 like any client.
+  serveConsole(app, opts.consoleDir);
   // Signed by GitHub, not bearer-authenticated: registered before the /v1 middleware runs.
   app.route('/', githubWebhookRoutes(deps));
 

@@ -14,13 +14,13 @@ export type StreamingHandler = StreamifyHandler<unknown, void>;
  * turn's `continue_turn`) go to the engine with this invocation's deadline. Deps are built
  * once per container, on the first event.
  */
-export function createApiHandler(opts: { loadDeps: () => Promise<Deps> }): StreamingHandler {
+export function createApiHandler(opts: { loadDeps: () => Promise<Deps>; consoleDir?: string }): StreamingHandler {
   const ready = once(async () => {
     const deps = await opts.loadDeps();
     // hono types the result as a plain Handler, but it is the streamified (event, stream, context) one.
     return {
       deps,
-      http: streamHandle(createApp(deps)) as unknown as StreamingHandler,
+      http: streamHandle(createApp(deps, { consoleDir: opts.consoleDir })) as unknown as StreamingHandler,
       webhookOnly: streamHandle(createWebhookApp(deps)) as unknown as StreamingHandler,
     };
   });

@@ -43,6 +43,9 @@ export const ENTRIES = {
  */
 export const BUNDLE_ASSETS = ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'node_modules/tree-sitter-bash/tree-sitter-bash.wasm'] as const;
 
+/** The web console's built files (scripts/build-console.sh), shipped as `console/` beside the API bundle. */
+export const CONSOLE_BUILD_DIR = 'dist/console';
+
 /** Copies BUNDLE_ASSETS beside a bundle (for tests and the benchmark; the CDK app uses a bundling hook). */
 export function copyBundleAssets(outDir: string): void {
   for (const asset of BUNDLE_ASSETS) copyFileSync(path.join(REPO_ROOT, asset), path.join(outDir, path.basename(asset)));

@@ -16,6 +16,8 @@ export interface TurnEngineFunctionProps {
   readonly environment: Record<string, string>;
   readonly logRetentionDays: logs.RetentionDays;
   readonly description: string;
+  /** Folders copied beside the bundle, repo-relative → name there (the API function's built console). */
+  readonly assetDirs?: Record<string, string>;
   /** Reserved concurrency; unset leaves the function in the account's unreserved pool. */
   readonly reservedConcurrency?: number;
 }
@@ -64,7 +66,10 @@ export class TurnEngineFunction extends Construct {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          afterBundling: (inputDir, outputDir) => BUNDLE_ASSETS.map((asset) => `cp "${inputDir}/${asset}" "${outputDir}/"`),
+          afterBundling: (inputDir, outputDir) => [
+            ...BUNDLE_ASSETS.map((asset) => `cp "${inputDir}/${asset}" "${outputDir}/"`),
+            ...Object.entries(props.assetDirs ?? {}).map(([from, to]) => `cp -R "${inputDir}/${from}" "${outputDir}/${to}"`),
+          ],
         },
       },
     });

@@ -2,11 +2,11 @@ import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/constructs/bundle-options.ts';
+import { CONSOLE_BUILD_DIR, copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/constructs/bundle-options.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { tableEnvironment, tableNames } from '../../functions/stores/tables.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../local/scripted-model/server.ts';
@@ -53,6 +53,8 @@ describe('the bundled API function', () => {
       logLevel: 'silent',
     });
     copyBundleAssets(path.dirname(bundle));
+    // The web console ships as files beside the bundle (the CDK bundling hook copies the same folder).
+    cpSync(path.join(REPO_ROOT, CONSOLE_BUILD_DIR), path.join(path.dirname(bundle), 'console'), { recursive: true });
     const script = path.join(tmp.dir, 'invoke.mjs');
     writeFileSync(script, INVOKE_SCRIPT);
     const { stdout } = await promisify(execFile)(process.execPath, [script, bundle], {
@@ -78,6 +80,7 @@ describe('the bundled API function', () => {
         status: 400,
         body: JSON.stringify({ error: { code: 'invalid_request', message: 'Invalid body: "title": Invalid input: expected string, received number' } }),
       },
+      { status: 200, body: readFileSync(path.join(REPO_ROOT, CONSOLE_BUILD_DIR, 'index.html'), 'utf8') },
     ]);
   }, 60_000);
 });
@@ -153,6 +156,8 @@ const call = async (method, path, headers = {}, body) => {
 const results = [
   await call('GET', '/healthz'),
   await call('POST', '/v1/sessions', { authorization: 'Bearer tok_bundle', 'content-type': 'application/json' }, '{"title":5}'),
+  // The console's page, read from the folder beside the bundle.
+  await call('GET', '/console/'),
 ];
 process.stdout.write(JSON.stringify(results));
 process.exit(0);

@@ -1,0 +1,62 @@
+import { useState } from 'preact/hooks';
+import { authHeaders, errorText, type PendingPermission } from '../api.ts';
+import { describeInput } from '../format.ts';
+
+/**
+ * Answers one waiting call. The answer that settles the last waiting call resumes the turn in
+ * the same request; asking for SSE lets the caller stream it (`onResumed` gets the response).
+ */
+export async function answerPermission(sessionId: string, toolUseId: string, body: Record<string, unknown>): Promise<Response> {
+  const res = await fetch(`/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(toolUseId)}`, {
+    method: 'POST',
+    headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }),
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(errorText(await res.json().catch(() => undefined), res));
+  return res;
+}
+
+/** One pending approval: what the call would do, and large Allow / Deny buttons (usable on a phone). */
+export function ApprovalCard(props: { sessionId: string; pending: PendingPermission; onAnswered: (res: Response) => void }) {
+  const p = props.pending;
+  const [remember, setRemember] = useState(false);
+  const [message, setMessage] = useState('');
+  const [edited, setEdited] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const base = `ap-${p.toolUseId}`;
+  const answer = async (decision: 'allow' | 'deny') => {
+    setBusy(true);
+    setError(null);
+    try {
+      const body: Record<string, unknown> = { decision };
+      if (decision === 'allow' && remember) body.remember = true;
+      if (decision === 'allow' && edited !== null) body.updatedInput = JSON.parse(edited);
+      if (decision === 'deny' && message.trim()) body.message = message.trim();
+      props.onAnswered(await answerPermission(props.sessionId, p.toolUseId, body));
+    } catch (err) {
+      setError((err as Error).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <article class="approval" aria-labelledby={`${base}-h`}>
+      <h3 id={`${base}-h`} style="margin:0">{p.toolName} wants to run</h3>
+      {p.message && <p class="muted">{p.message}</p>}
+      <pre>{describeInput(p.toolName, p.input)}</pre>
+      <details>
+        <summary>Edit input or add a message</summary>
+        <label for={`${base}-input`}>Input to run instead (JSON)</label>
+        <textarea id={`${base}-input`} rows={4} value={edited ?? JSON.stringify(p.input ?? {}, null, 2)} onInput={(e) => setEdited(e.currentTarget.value)} />
+        <label for={`${base}-msg`}>Message to the model if denied</label>
+        <input id={`${base}-msg`} value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
+      </details>
+      <label style="font-weight:normal"><input type="checkbox" style="width:auto" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} /> Remember: allow this again in this session</label>
+      {error && <p role="alert" class="error">{error}</p>}
+      <div class="actions">
+        <button type="button" class="primary" disabled={busy} onClick={() => answer('allow')}>Allow</button>
+        <button type="button" class="danger" disabled={busy} onClick={() => answer('deny')}>Deny</button>
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,58 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatCost, formatTokens, timeAgo } from '../format.ts';
+import { useSession } from '../use-session.ts';
+import { ApprovalCard } from './approval-card.tsx';
+import { Budgets } from './budgets.tsx';
+import { LiveTurn } from './live-turn.tsx';
+import { MessageLog } from './message-log.tsx';
+import { PromptBox } from './prompt-box.tsx';
+import { StatusBadge } from './session-bits.tsx';
+import { Timeline } from './timeline.tsx';
+import { WorkspaceFiles } from './workspace-files.tsx';
+
+/** One session: its log, the turn streaming now, approvals, the prompt box, interrupt, budgets. */
+export function SessionPage({ id }: { id: string }) {
+  const s = useSession(id);
+  const now = useTicker(s.live !== null && !s.live.end);
+  if (!s.session) return s.error ? <p role="alert" class="error">{s.error}</p> : <p aria-live="polite">Loading…</p>;
+  const session = s.session;
+  const running = (s.live !== null && !s.live.end) || session.status === 'running';
+  const status = s.live && !s.live.end ? 'running' : session.status;
+  return (
+    <>
+      <h1>{session.title ?? 'Session'} <StatusBadge status={status} /></h1>
+      <p class="muted">
+        <code>{session.id}</code> · {session.turnCount} turns · {formatTokens(session.usage)} · {formatCost(session.usage.costUsd)} · updated <span title={session.updatedAt}>{timeAgo(session.updatedAt)}</span>
+        {session.lastTurn && <> · last turn: <span data-testid="last-stop">{session.lastTurn.stopReason}</span></>}
+      </p>
+      {s.error && <p role="alert" class="error">{s.error} <button type="button" onClick={() => s.setError(null)}>Dismiss</button></p>}
+      {s.pending.length > 0 && (
+        <section aria-labelledby="pending-h">
+          <h2 id="pending-h">Waiting for your approval</h2>
+          {s.pending.map((p) => <ApprovalCard key={p.toolUseId} sessionId={id} pending={p} onAnswered={s.answered} />)}
+        </section>
+      )}
+      <section aria-labelledby="log-h">
+        <h2 id="log-h">Conversation</h2>
+        {s.messages.length === 0 && !s.live && <p class="muted">No turns yet. Send a prompt below.</p>}
+        <MessageLog messages={s.messages} waiting={new Set(s.pending.map((p) => p.toolUseId))} />
+        {s.live && !s.live.settled && <LiveTurn turn={s.live} connection={s.connection} />}
+      </section>
+      <PromptBox running={running} disabled={s.pending.length > 0} onSend={s.sendPrompt} onInterrupt={s.interrupt} />
+      {s.live && <Timeline turn={s.live} now={now} />}
+      <div class="panel"><Budgets session={session} /></div>
+      <WorkspaceFiles sessionId={id} version={session.workspace.version} />
+    </>
+  );
+}
+
+/** Re-renders every half second while a turn runs, so running spans in the timeline grow. */
+function useTicker(active: boolean): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(t);
+  }, [active]);
+  return active ? now : Date.now();
+}

@@ -1,3 +1,4 @@
+import { agentRoutes } from './routes/agents.ts';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
 import { cors } from 'hono/cors';
@@ -56,6 +57,7 @@ export function createApp(deps: Deps) {
   v1.route('/sessions', permissionRoutes(deps));
   v1.route('/sessions', contextRoutes(deps));
   v1.route('/sessions', workspaceRoutes(deps));
+  v1.route('/sessions', agentRoutes(deps));
   app.route('/v1', v1);
 
   const allowed = createAllowedMethods(app);

@@ -2,6 +2,7 @@ import type { Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { z } from 'zod';
 import { isToolWhollyDenied } from '../permissions/rule-matching.ts';
 import type { PermissionRule } from '../permissions/types.ts';
+import { agentTool } from './agent/agent-tool.ts';
 import { bashTool } from './bash-tool.ts';
 import { editTool } from './edit-tool.ts';
 import { globTool } from './glob-tool.ts';
@@ -14,6 +15,7 @@ import type { Tool } from './tool.ts';
 
 /** The built-in tools. This file only lists them (and assembles pools from them). */
 export const BUILTIN_TOOLS: readonly Tool[] = [
+  agentTool,
   bashTool,
   readTool,
   writeTool,

@@ -14,6 +14,7 @@ import type { ToolRegistry } from '../tools/registry.ts';
 import { withoutToolReferences } from '../tools/tool-search/discovered-tools.ts';
 import type { ToolUseEnv, ToolUseOutcome, UserDecision } from '../tools/run-tool-use.ts';
 import type { ToolUseContext } from '../tools/tool.ts';
+import type { ForkBase } from '../tools/agent/subagent-types.ts';
 import { MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_TEXT, TRUNCATED_TOOL_USE_TEXT, truncatedToolUse } from './output-recovery.ts';
 import type { TurnStopReason } from '../stores/turn-event.ts';
 
@@ -81,6 +82,8 @@ interface LoopState {
   toolContext: ToolUseContext;
   maxTokensRecoveries: number;
   reactiveCompactTried: boolean;
+  /** The request being answered and the calls streamed so far: what a fork repeats. */
+  forkBase?: ForkBase;
 }
 
 /** How one model call's stream ended. */
@@ -127,6 +130,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
       loop.messages = prepared.history;
       requestMessages = prepared.messages;
     }
+    loop.forkBase = { system: params.system, tools: loop.base.tools ?? [], messages: requestMessages, toolUses: [], cloneReplacementState: params.context?.cloneReplacementState };
     // Tools start at their content_block_stop, while the rest of the response streams.
     const executor = newExecutor(loop);
     const streamed = yield* streamResponse(loop, executor, requestMessages);
@@ -144,7 +148,8 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
 
 function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecision>): StreamingToolExecutor {
   const env = decisions ? { ...loop.env, decisions } : loop.env;
-  return new StreamingToolExecutor(env, loop.toolContext, { maxConcurrency: loop.params.maxToolConcurrency });
+  const toolContext: ToolUseContext = { ...loop.toolContext, forkBase: () => loop.forkBase };
+  return new StreamingToolExecutor(env, toolContext, { maxConcurrency: loop.params.maxToolConcurrency });
 }
 
 /** One model call, streamed: text goes out as it comes, each complete tool_use starts at once. */
@@ -159,6 +164,7 @@ async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor,
           yield { type: 'text_delta', text: event.text };
           break;
         case 'tool_use':
+          loop.forkBase?.toolUses.push(event.block);
           // Input that did not parse waits for the whole message: cut off by max_tokens, it is not run.
           if (!hasUnparsableInput(event.block)) executor.addTool(event.block);
           break;

@@ -4,10 +4,12 @@ import { loadSessionContext } from '../context/session-context.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from '../context/transcript.ts';
 import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
+import { activeAgents } from '../tools/agent/agent-definitions.ts';
 import { assembleToolPool, createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams } from './query.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
+import { createSubagentRunner } from './subagent-runner.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRecorder } from './turn-recorder.ts';
@@ -67,22 +69,30 @@ function queryParams(
   const { config } = deps;
   const { session, turnId, log, deadlineAt } = run;
   const permissions = permissionContextFor(recorder.settings, { defaultMode: config.permissions.defaultMode, policy: config.permissions.policy, turn: run.opts.settings });
+  const registry = assembleToolPool({
+    builtins: deps.tools.tools, external: loop.external, rules: permissions.rules,
+    toolSearch: { mode: recorder.settings?.toolSearch ?? config.toolSearch.mode, model: config.model.name, contextWindow: config.model.contextWindow },
+  });
+  const hooks = [...(deps.hooks ?? []), ...hooksFor(recorder.settings)];
+  const retry = { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName };
+  // Sub-agents (the Agent tool) run in this turn, on its budget, permissions and hooks.
+  const subagents = createSubagentRunner(
+    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry },
+    { pool: registry, agents: activeAgents(), isForkChild: false },
+  );
   return {
     client: deps.model,
     model: config.model.name,
     maxTokens: config.model.maxTokens,
     system: buildSystemPrompt(),
     messages: toApiMessages(loop.conversation),
-    registry: assembleToolPool({
-      builtins: deps.tools.tools, external: loop.external, rules: permissions.rules,
-      toolSearch: { mode: recorder.settings?.toolSearch ?? config.toolSearch.mode, model: config.model.name, contextWindow: config.model.contextWindow },
-    }),
+    registry,
     toolContext: {
       sessionId: session.sessionId, turnId, workspace: loop.workspace, signal: loop.signal, log,
-      persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+      persistedResults: createPersistedResultReader(deps.blobs, session.sessionId), subagents,
     },
     permissions,
-    hooks: [...(deps.hooks ?? []), ...hooksFor(recorder.settings)],
+    hooks,
     maxToolConcurrency: config.maxToolConcurrency,
     // The per-turn model-call cap is a budget (maxModelCallsPerTurn), checked before each call with the others.
     maxTurns: Number.MAX_SAFE_INTEGER,
@@ -91,6 +101,6 @@ function queryParams(
     shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= config.turn.checkpointMarginMs,
     resume: loop.resume,
     context: loop.context,
-    retry: { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName },
+    retry,
   };
 }

@@ -183,10 +183,20 @@ export class TurnRecorder {
     }
   }
 
-  private async recordAssistant(event: Extract<QueryEvent, { type: 'assistant' }>): Promise<void> {
-    const { response } = event;
+  /**
+   * A sub-agent's model call (functions/agent/subagent-runner.ts): it counts toward the turn's
+   * model calls and the session's usage and cost like the turn's own, and the session record
+   * has it at once (written under the lease), so budgets see it before the next call anywhere.
+   */
+  async countSubagentCall(response: Extract<QueryEvent, { type: 'assistant' }>['response']): Promise<number> {
+    const cost = this.countCall(response);
+    await this.deps.sessions.updateUnderLease(this.turn.session.sessionId, this.turn.owner, this.patch(), this.deps.clock() + this.deps.config.turn.leaseMs);
+    return cost;
+  }
+
+  /** Adds one model call to the turn's and the session's totals; returns its cost. */
+  private countCall(response: Extract<QueryEvent, { type: 'assistant' }>['response']): number {
     this.modelCalls += 1;
-    this.endedInToolUse = response.content.some((b) => b.type === 'tool_use');
     const cost = costUsd(this.deps.config.modelPrices, response.model, response.usage);
     for (const totals of [this.turnUsage, this.usage]) {
       totals.inputTokens += response.usage.inputTokens;
@@ -195,6 +205,13 @@ export class TurnRecorder {
       totals.cacheCreationInputTokens = (totals.cacheCreationInputTokens ?? 0) + response.usage.cacheCreationInputTokens;
       totals.costUsd = (totals.costUsd ?? 0) + cost;
     }
+    return cost;
+  }
+
+  private async recordAssistant(event: Extract<QueryEvent, { type: 'assistant' }>): Promise<void> {
+    const { response } = event;
+    this.endedInToolUse = response.content.some((b) => b.type === 'tool_use');
+    const cost = this.countCall(response);
     // `model` is the model that answered (the fallback after one); `decisions` are the replacement
     // decisions the request was sent with: a reload re-applies exactly these.
     const stored = await this.append('assistant', 'assistant', response.content as ContentBlockParam[], {

@@ -1,3 +1,4 @@
+import { agentRoutes } from './routes/agents.ts';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { Scalar } from '@scalar/hono-api-reference';
 import { cors } from 'hono/cors';
@@ -39,9 +40,7 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   // Browsers on the configured origins may call the API; their preflights are answered here,
   // before auth (a preflight carries no token).
   const origins = deps.config.api.corsOrigins;
-  if (origins.length > 0) {
-    app.use('*', cors({ origin: origins.includes('*') ? '*' : origins, allowHeaders: ['authorization', 'content-type', 'last-event-id', 'accept', 'idempotency-key', 'prefer', 'x-amz-content-sha256'], exposeHeaders: ['retry-after', 'x-claude-session-id', 'x-content-sha256', 'location', 'content-location', 'preference-applied', 'idempotent-replayed'], maxAge: 600 }));
-  }
+  if (origins.length > 0) app.use('*', corsFor(origins));
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The document and its reference page need no token: they are registered before /v1's auth.
@@ -62,17 +61,7 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   v1.use('*', idempotency(deps, {
     followStream: async (c, url) => app.fetch(new Request(new URL(url, c.req.url), { headers: { authorization: authorizationHeader((name) => c.req.header(name)), accept: 'text/event-stream' } }), c.env),
   }));
-  v1.route('/sessions', sessionRoutes(deps));
-  v1.route('/sessions', sessionAdminRoutes(deps));
-  v1.route('/sessions', turnRoutes(deps));
-  v1.route('/sessions', turnEventRoutes(deps));
-  v1.route('/sessions', turnControlRoutes(deps));
-  v1.route('/schedules', scheduleRoutes(deps));
-  v1.route('/github', githubRoutes(deps));
-  v1.route('/sessions', permissionRoutes(deps));
-  v1.route('/sessions', contextRoutes(deps));
-  v1.route('/sessions', workspaceRoutes(deps));
-  v1.route('/sessions', workspaceUploadRoutes(deps));
+  mountTenantRoutes(v1, deps);
   app.route('/v1', v1);
 
   const allowed = createAllowedMethods(app);
@@ -81,6 +70,24 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   app.onError((err, c) => errorResponse(err, c, deps.log));
 
   return app;
+}
+
+/** The routes a tenant token opens, under /v1. */
+function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
+  for (const routes of [sessionRoutes, sessionAdminRoutes, turnRoutes, turnEventRoutes, turnControlRoutes, permissionRoutes, contextRoutes, workspaceRoutes, workspaceUploadRoutes, agentRoutes]) {
+    v1.route('/sessions', routes(deps));
+  }
+  v1.route('/schedules', scheduleRoutes(deps));
+  v1.route('/github', githubRoutes(deps));
+}
+
+function corsFor(origins: readonly string[]) {
+  return cors({
+    origin: origins.includes('*') ? '*' : [...origins],
+    allowHeaders: ['authorization', 'content-type', 'last-event-id', 'accept', 'idempotency-key', 'prefer', 'x-amz-content-sha256'],
+    exposeHeaders: ['retry-after', 'x-claude-session-id', 'x-content-sha256', 'location', 'content-location', 'preference-applied', 'idempotent-replayed'],
+    maxAge: 600,
+  });
 }
 
 /**

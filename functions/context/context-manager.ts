@@ -12,7 +12,7 @@ import { processToolResultBlock } from './large-results.ts';
 import type { ContextLimits } from './limits.ts';
 import { microCompact } from './micro-compact.ts';
 import { buildLargeToolResultMessage, persistToolResult } from './persisted-output.ts';
-import { applyReplacements, enforceToolResultBudget, isEmptyDecisions, type ContentReplacementState, type ReplacementDecisions } from './replacement-state.ts';
+import { applyReplacements, cloneContentReplacementState, enforceToolResultBudget, isEmptyDecisions, type ContentReplacementState, type ReplacementDecisions } from './replacement-state.ts';
 import type { LoadedContext, LogAppender } from './session-context.ts';
 import { countTokensExactly, tokenCountWithEstimation, type UsageLike, contextTokensOf } from './tokens.ts';
 import { toApiMessages } from './transcript.ts';
@@ -43,6 +43,8 @@ export interface ContextManager {
   takeDecisions(): ReplacementDecisions | undefined;
   /** Compacts now (the manual route); throws when it cannot. */
   compactNow(history: MessageParam[], base: RequestBase, signal: AbortSignal, trigger: 'auto' | 'manual'): Promise<MessageParam[]>;
+  /** A copy of the replacement decisions so far, for a fork that must decide exactly as this loop did. */
+  cloneReplacementState(): ContentReplacementState;
 }
 
 /** The settings the context economy reads (the `context` and `model` parts of the configuration). */
@@ -132,6 +134,7 @@ export function createContextManager(deps: ContextDeps, input: ContextManagerInp
     },
     compactNow: (history, base, signal, trigger) => compactNow(s, history, base, signal, trigger),
     takeDecisions: () => takeDecisions(s),
+    cloneReplacementState: () => cloneContentReplacementState(s.replacement),
   };
 }
 

@@ -2,6 +2,7 @@ import type { Tool as ApiTool, MessageParam } from '@anthropic-ai/sdk/resources/
 import { z } from 'zod';
 import { isToolWhollyDenied } from '../permissions/rule-matching.ts';
 import type { PermissionRule } from '../permissions/types.ts';
+import { agentTool } from './agent/agent-tool.ts';
 import { bashTool } from './bash-tool.ts';
 import { editTool } from './edit-tool.ts';
 import { globTool } from './glob-tool.ts';
@@ -17,6 +18,7 @@ import { isDeferredTool, toolSearchEnabled, type ToolSearchSettings } from './to
 
 /** The built-in tools. This file only lists them (and assembles pools from them). */
 export const BUILTIN_TOOLS: readonly Tool[] = [
+  agentTool,
   bashTool,
   readTool,
   writeTool,

@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import type { PermissionCheck } from '../permissions/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
+import type { AgentDefinition } from './agent/agent-definitions.ts';
+import type { ForkBase, SubagentRequest, SubagentResult } from './agent/subagent-types.ts';
 
 /** What a tool call can see and use. Built per call by the executor. */
 export interface ToolContext {
@@ -17,6 +19,10 @@ export interface ToolContext {
   onProgress?: (progress: unknown) => void;
   /** Large results persisted by the harness (functions/context): Read opens them by their reserved path. */
   persistedResults?: PersistedResultReader;
+  /** Runs sub-agents for the Agent tool; absent where none may run. */
+  subagents?: SubagentRunner;
+  /** The model request this call's response answered (set by the query loop; a fork repeats it). */
+  forkBase?: () => ForkBase | undefined;
 }
 
 /**
@@ -29,6 +35,18 @@ export interface PersistedResultReader {
   owns(path: string): boolean;
   /** The stored text, or undefined when there is no such result. */
   read(path: string): Promise<string | undefined>;
+}
+
+/**
+ * Runs sub-agents on the turn engine (functions/agent/subagent-runner.ts). Declared with the tool
+ * contract, so tools need nothing of the engine.
+ */
+export interface SubagentRunner {
+  /** The agent types this agent may spawn (built-ins and the session's custom agents, narrowed by `Agent(a, b)`). */
+  readonly agents: readonly AgentDefinition[];
+  /** Inside a fork: a fork may not fork again. */
+  readonly isForkChild: boolean;
+  run(request: SubagentRequest, ctx: ToolContext): Promise<SubagentResult>;
 }
 
 /** The part of the context that tools may change for the calls after them (contextModifier). */

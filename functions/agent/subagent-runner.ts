@@ -1,0 +1,226 @@
+import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import { createContextManager } from '../context/context-manager.ts';
+import { createContentReplacementState } from '../context/replacement-state.ts';
+import type { LogAppender } from '../context/session-context.ts';
+import { contextFromLog } from '../context/session-context.ts';
+import { danglingToolUses, syntheticResults, toApiMessages } from '../context/transcript.ts';
+import type { HookDefinition } from '../hooks/types.ts';
+import type { PermissionContext } from '../permissions/types.ts';
+import type { Logger } from '../shared/logger.ts';
+import { agentIdFor, agentLogId } from '../stores/agent-log.ts';
+import type { StoredMessage } from '../stores/message-store.ts';
+import type { SessionRecord } from '../stores/session-store.ts';
+import type { AgentDefinition } from '../tools/agent/agent-definitions.ts';
+import { AGENT_TOOL_NAME, resolveAgentTools } from '../tools/agent/agent-tool-filter.ts';
+import { forkStartMessages } from '../tools/agent/fork-messages.ts';
+import type { ForkBase, SubagentRequest, SubagentResult } from '../tools/agent/subagent-types.ts';
+import { assembleToolPool, type ToolRegistry } from '../tools/registry.ts';
+import { ToolError, type SubagentRunner, type ToolContext } from '../tools/tool.ts';
+import { query, type QueryEvent, type QueryParams, type TurnStopReason } from './query.ts';
+import type { TurnDeps } from './turn-deps.ts';
+import type { TurnRecorder } from './turn-recorder.ts';
+
+/** What every sub-agent of one turn shares with it: the engine, the budget, permissions and hooks. */
+export interface SubagentScope {
+  deps: TurnDeps;
+  session: SessionRecord;
+  turnId: string;
+  owner: string;
+  log: Logger;
+  /** Sub-agents' model calls count toward the turn and the session (budgets, usage, cost). */
+  recorder: Pick<TurnRecorder, 'countSubagentCall'>;
+  beforeModelCall: () => TurnStopReason | undefined;
+  permissions: PermissionContext;
+  hooks: readonly HookDefinition[];
+  retry: QueryParams['retry'];
+}
+
+/** Where in the tree a runner sits: the tools of the agent that spawns, and what it may spawn. */
+export interface SubagentLevel {
+  pool: ToolRegistry;
+  agents: readonly AgentDefinition[];
+  isForkChild: boolean;
+}
+
+/** The workspace note every sub-agent's prompt ends with (the reference gives its environment there). */
+const WORKSPACE_NOTE = 'The workspace is mounted at /workspace; all file paths you use must be absolute paths under /workspace.';
+
+export function createSubagentRunner(scope: SubagentScope, level: SubagentLevel): SubagentRunner {
+  return { agents: level.agents, isForkChild: level.isForkChild, run: (request, ctx) => runSubagent(scope, level, request, ctx) };
+}
+
+/** How a sub-agent starts: its prompt, tools and first messages, and the runner its own Agent calls get. */
+interface ChildSetup {
+  agentType: string;
+  oneShot: boolean;
+  system: string;
+  registry: ToolRegistry;
+  start: MessageParam[];
+  replacement: () => ReturnType<typeof createContentReplacementState>;
+  child: SubagentRunner | undefined;
+}
+
+async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: SubagentRequest, ctx: ToolContext): Promise<SubagentResult> {
+  const startedAt = scope.deps.clock();
+  const agentId = agentIdFor(request.toolUseId);
+  const setup = request.agent ? definedAgent(scope, level, request.agent, request.prompt) : forkedAgent(scope, level, ctx, request.prompt);
+  const log = scope.log.child({ agentId, agentType: setup.agentType });
+  const childLog = await openChildLog(scope, agentLogId(scope.session.sessionId, agentId));
+  const messages = await startingMessages(childLog, setup);
+  const progress = (event: Record<string, unknown>) => ctx.onProgress?.({ agentId, agentType: setup.agentType, ...event });
+  progress({ type: 'agent_start', description: request.description });
+  log.info('sub-agent started', { resumed: childLog.loaded.conversation.length > 0 });
+  const outcome = await drive(scope, setup, { messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress });
+  progress({ type: 'agent_end', stopReason: outcome.stopReason });
+  if (outcome.stopReason === 'model_error') throw new ToolError(`Agent ${agentId} failed: ${outcome.error ?? 'model error'}`);
+  return {
+    agentId, agentType: setup.agentType, oneShot: setup.oneShot, content: outcome.text, totalTokens: outcome.totalTokens,
+    totalToolUseCount: outcome.toolUses, totalDurationMs: scope.deps.clock() - startedAt,
+  };
+}
+
+/** A named agent: its own prompt, its tools as the three filter layers leave them, a fresh replacement state. */
+function definedAgent(scope: SubagentScope, level: SubagentLevel, agent: AgentDefinition, prompt: string): ChildSetup {
+  const resolved = resolveAgentTools(agent, level.pool.tools, { isAsync: false });
+  if (resolved.invalidToolSpecs.length > 0) scope.log.warn('agent definition names tools that are not available', { agentType: agent.agentType, invalid: resolved.invalidToolSpecs });
+  const registry = assembleToolPool({ builtins: resolved.tools.filter((t) => !t.isExternal), external: resolved.tools.filter((t) => t.isExternal) });
+  const allowed = resolved.allowedAgentTypes?.map((t) => t.toLowerCase());
+  const agents = allowed ? level.agents.filter((a) => allowed.includes(a.agentType.toLowerCase())) : level.agents;
+  const canSpawn = registry.find(AGENT_TOOL_NAME) !== undefined;
+  return {
+    agentType: agent.agentType, oneShot: agent.oneShot === true, system: `${agent.systemPrompt}\n\n${WORKSPACE_NOTE}`, registry,
+    start: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], replacement: createContentReplacementState,
+    child: canSpawn ? createSubagentRunner(scope, { pool: registry, agents, isForkChild: false }) : undefined,
+  };
+}
+
+/** A fork: the parent's exact system prompt, tools and messages, then its directive; the parent's replacement decisions cloned. */
+function forkedAgent(scope: SubagentScope, level: SubagentLevel, ctx: ToolContext, prompt: string): ChildSetup {
+  const base: ForkBase | undefined = ctx.forkBase?.();
+  if (!base) throw new ToolError('A fork needs the request it was called from; name a subagent_type instead.');
+  return {
+    agentType: 'fork', oneShot: false, system: base.system, registry: level.pool,
+    start: [...base.messages, ...forkStartMessages(base, prompt)],
+    replacement: () => base.cloneReplacementState?.() ?? createContentReplacementState(),
+    // The fork keeps the Agent tool (its tools bytes are the parent's) but may not fork again.
+    child: createSubagentRunner(scope, { ...level, isForkChild: true }),
+  };
+}
+
+interface ChildLog {
+  append: LogAppender;
+  loaded: ReturnType<typeof contextFromLog>;
+}
+
+/**
+ * The sub-agent's own log, written item by item the moment each exists (create-only on its seq),
+ * in its own partition. An existing log (a sub-agent that ran before) is continued, not redone.
+ */
+async function openChildLog(scope: SubagentScope, logId: string): Promise<ChildLog> {
+  const { deps } = scope;
+  const existing = await deps.messages.loadFrom(logId);
+  const loaded = contextFromLog(existing);
+  let nextSeq = loaded.lastSeq + 1;
+  const append: LogAppender = async (kind, role, content, extra = {}) => {
+    const message: StoredMessage = {
+      sessionId: logId, seq: nextSeq, uuid: deps.newId('msg'), turnId: scope.turnId, kind, role, content,
+      createdAt: new Date(deps.clock()).toISOString(), ...extra,
+    };
+    await deps.messages.append(message);
+    nextSeq += 1;
+    return message;
+  };
+  return { append, loaded };
+}
+
+/** A new log gets the start written first; a continued one goes on from what it holds (dangling calls repaired). */
+async function startingMessages(childLog: ChildLog, setup: ChildSetup): Promise<MessageParam[]> {
+  const conversation = childLog.loaded.conversation;
+  if (conversation.length === 0) {
+    for (const m of setup.start) await childLog.append(m.role === 'user' ? 'prompt' : 'synthetic', m.role === 'user' ? 'user' : 'assistant', m.content as ContentBlockParam[]);
+    return setup.start;
+  }
+  const dangling = danglingToolUses(conversation);
+  if (dangling.length > 0) conversation.push(await childLog.append('synthetic', 'user', syntheticResults(dangling)));
+  return toApiMessages(conversation);
+}
+
+interface DriveInput {
+  messages: MessageParam[];
+  ctx: ToolContext;
+  log: Logger;
+  append: LogAppender;
+  loaded: ChildLog['loaded'];
+  progress: (event: Record<string, unknown>) => void;
+}
+
+interface DriveOutcome {
+  stopReason: TurnStopReason;
+  error?: string;
+  text: TextBlockParam[];
+  totalTokens: number;
+  toolUses: number;
+}
+
+/** Runs the query loop for the sub-agent, writing each event to its log and reporting progress to the parent's call. */
+async function drive(scope: SubagentScope, setup: ChildSetup, input: DriveInput): Promise<DriveOutcome> {
+  const { deps } = scope;
+  const outcome: DriveOutcome = { stopReason: 'end_turn', text: [], totalTokens: 0, toolUses: 0 };
+  const loaded = { ...input.loaded, replacementState: input.loaded.conversation.length > 0 ? input.loaded.replacementState : setup.replacement() };
+  // A sub-agent never compacts: a compaction moves its session's reload pointer, which is the parent's.
+  const contextDeps = { ...deps, config: { ...deps.config, context: { ...deps.config.context, autoCompact: false } } };
+  const context = createContextManager(contextDeps, {
+    session: { ...scope.session, autoCompactFailures: 0, reloadFromSeq: undefined }, owner: scope.owner, append: input.append, loaded, log: input.log,
+  });
+  const params: QueryParams = {
+    client: deps.model, model: deps.config.model.name, maxTokens: deps.config.model.maxTokens, system: setup.system, messages: input.messages,
+    registry: setup.registry,
+    toolContext: {
+      sessionId: input.ctx.sessionId, turnId: input.ctx.turnId, workspace: input.ctx.workspace, signal: input.ctx.signal, log: input.log,
+      ...(input.ctx.persistedResults ? { persistedResults: input.ctx.persistedResults } : {}), ...(setup.child ? { subagents: setup.child } : {}),
+    },
+    // Nobody can answer a sub-agent's question mid-call: an ask is a deny, as for unattended sessions.
+    permissions: { ...scope.permissions, unattended: true },
+    hooks: scope.hooks, maxToolConcurrency: deps.config.maxToolConcurrency, maxTurns: Number.MAX_SAFE_INTEGER,
+    beforeModelCall: scope.beforeModelCall, signal: input.ctx.signal, context, ...(scope.retry ? { retry: scope.retry } : {}),
+  };
+  for await (const event of query(params)) await recordChildEvent(scope, input, outcome, event);
+  return outcome;
+}
+
+/** The sub-agent's counterpart of the turn recorder: its log, the session's usage, progress for clients. */
+async function recordChildEvent(scope: SubagentScope, input: DriveInput, outcome: DriveOutcome, event: QueryEvent): Promise<void> {
+  switch (event.type) {
+    case 'assistant': {
+      const { response } = event;
+      const cost = await scope.recorder.countSubagentCall(response);
+      const stored = await input.append('assistant', 'assistant', response.content as ContentBlockParam[], {
+        model: response.model, stopReason: response.stopReason, usage: { ...response.usage, costUsd: cost }, decisions: event.decisions,
+      });
+      const u = response.usage;
+      outcome.totalTokens = u.inputTokens + u.outputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens;
+      outcome.text = response.content.filter((b) => b.type === 'text').map((b) => ({ type: 'text' as const, text: b.text }));
+      outcome.toolUses += response.content.filter((b) => b.type === 'tool_use').length;
+      return input.progress({ type: 'assistant_message', seq: stored.seq, content: response.content });
+    }
+    case 'tool_result': {
+      const stored = await input.append('tool_result', 'user', [event.block, ...event.extra]);
+      return input.progress({ type: 'tool_result', seq: stored.seq, toolUseId: event.block.tool_use_id, toolName: event.toolName, isError: event.block.is_error === true });
+    }
+    case 'tombstone':
+      await input.append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
+      return;
+    case 'meta_user':
+      await input.append('synthetic', 'user', [{ type: 'text', text: event.text }]);
+      return;
+    case 'tool_progress':
+      return input.progress({ type: 'tool_progress', toolUseId: event.toolUseId, toolName: event.toolName, progress: event.progress });
+    case 'done':
+      outcome.stopReason = event.stopReason;
+      if (event.error !== undefined) outcome.error = event.error;
+      return;
+    default:
+      // Text deltas, retries and the fallback stay inside the sub-agent; asks cannot happen (unattended).
+      return;
+  }
+}

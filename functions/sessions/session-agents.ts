@@ -1,0 +1,49 @@
+import { NotFoundError } from '../shared/errors.ts';
+import { agentIdFor } from '../stores/agent-log.ts';
+import type { MessageStore } from '../stores/message-store.ts';
+
+export const AGENT_TOOL_NAMES: ReadonlySet<string> = new Set(['Agent', 'Task']);
+
+/** One sub-agent as `GET /v1/sessions/{id}/agents` shows it. */
+export interface SessionAgent {
+  agentId: string;
+  toolUseId: string;
+  /** The agent type asked for; `fork` when none was (a fork of the parent). */
+  subagentType: string;
+  description: string;
+  /** `running` until the parent's log holds the call's result (a crashed one stays so until the next turn repairs it). */
+  status: 'running' | 'completed' | 'failed';
+  turnId: string;
+  createdAt: string;
+}
+
+/**
+ * The session's sub-agents, read from its own log: every Agent tool_use is one, its id derived
+ * from the tool_use id, its status from the matching tool_result. Nothing else has to be kept
+ * in step with the log, so a crash can never leave the listing and the logs disagreeing.
+ */
+export async function listSessionAgents(deps: { messages: Pick<MessageStore, 'loadFrom'> }, sessionId: string): Promise<SessionAgent[]> {
+  const log = await deps.messages.loadFrom(sessionId);
+  const agents = new Map<string, SessionAgent>();
+  for (const message of log) {
+    for (const block of message.content) {
+      if (block.type === 'tool_use' && AGENT_TOOL_NAMES.has(block.name)) {
+        const input = (block.input ?? {}) as { subagent_type?: unknown; description?: unknown };
+        agents.set(block.id, {
+          agentId: agentIdFor(block.id), toolUseId: block.id, subagentType: typeof input.subagent_type === 'string' ? input.subagent_type : 'fork',
+          description: typeof input.description === 'string' ? input.description : '', status: 'running', turnId: message.turnId, createdAt: message.createdAt,
+        });
+      } else if (block.type === 'tool_result' && agents.has(block.tool_use_id)) {
+        agents.get(block.tool_use_id)!.status = block.is_error === true ? 'failed' : 'completed';
+      }
+    }
+  }
+  return [...agents.values()];
+}
+
+/** The agent, or a 404 naming it. */
+export async function getSessionAgent(deps: { messages: Pick<MessageStore, 'loadFrom'> }, sessionId: string, agentId: string): Promise<SessionAgent> {
+  const agent = (await listSessionAgents(deps, sessionId)).find((a) => a.agentId === agentId);
+  if (!agent) throw new NotFoundError(`Session ${sessionId} has no sub-agent ${agentId}.`);
+  return agent;
+}

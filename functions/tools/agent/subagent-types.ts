@@ -1,0 +1,35 @@
+import type { MessageParam, TextBlockParam, ToolUnion, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import type { AgentDefinition } from './agent-definitions.ts';
+
+/**
+ * The parent's model request as it went out, for a fork: the child repeats its system prompt,
+ * tools and messages byte for byte so its first request shares the parent's cached prefix.
+ * `toolUses` are the calls of the response streamed so far (this Agent call among them).
+ */
+export interface ForkBase {
+  system: string;
+  tools: ToolUnion[];
+  messages: MessageParam[];
+  toolUses: ToolUseBlock[];
+  /** The parent's replacement decisions (a copy): the fork's budget decides as the parent's did. */
+  cloneReplacementState?: () => { seenIds: Set<string>; replacements: Map<string, string> };
+}
+
+export interface SubagentRequest {
+  toolUseId: string;
+  description: string;
+  prompt: string;
+  /** Undefined: a fork of the parent (same system prompt, tools and conversation). */
+  agent: AgentDefinition | undefined;
+}
+
+/** What a finished sub-agent hands back: its final text is the parent's tool_result. */
+export interface SubagentResult {
+  agentId: string;
+  agentType: string;
+  oneShot: boolean;
+  content: TextBlockParam[];
+  totalTokens: number;
+  totalToolUseCount: number;
+  totalDurationMs: number;
+}

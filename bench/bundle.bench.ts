@@ -1,60 +1,64 @@
-import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { readFileSync } from 'node:fs';
-import { copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../infra/constructs/bundle-options.ts';
+import type { Metafile } from 'esbuild';
+import { bundleLambda, ENTRIES } from '../infra/constructs/bundle-options.ts';
 
 const IMPORT_RUNS = 5;
 
 /**
- * Builds the API and cron functions exactly as the CDK app bundles them (infra/constructs/bundle-options.ts)
- * and reports the bundle size and the time a fresh `node` process takes to import the built
- * file: the part of a cold start the code controls. The Lambda runtime's `awslambda` globals are
- * defined first, as the runtime does.
+ * Builds the Lambda functions exactly as the CDK app bundles them (bundleLambda in
+ * infra/constructs/bundle-options.ts) and reports, for each, what a cold start reads and compiles
+ * (index.mjs and the chunks it imports statically: the "start" files) next to everything
+ * deployed (the chunks behind dynamic imports included), and the time a fresh `node` process
+ * takes to import index.mjs, wall and CPU (CPU time is the steadier figure on a loaded machine).
+ * The process runs as Lambda runs it: with `--enable-source-maps` (the functions' NODE_OPTIONS)
+ * and the runtime's `awslambda` globals defined first.
  */
 export async function run(): Promise<void> {
   const outDir = mkdtempSync(path.join(tmpdir(), 'stratus-bundle-'));
   try {
     for (const [name, entry] of Object.entries(ENTRIES)) {
-      const outfile = path.join(outDir, name, 'index.mjs');
+      const dir = path.join(outDir, name);
       const started = performance.now();
-      const result = await build({
-        ...LAMBDA_BUNDLE,
-        mainFields: [...LAMBDA_BUNDLE.mainFields],
-        external: [...LAMBDA_BUNDLE.external],
-        entryPoints: [path.join(REPO_ROOT, entry)],
-        bundle: true,
-        outfile,
-        banner: { js: LAMBDA_BUNDLE.banner },
-        metafile: true,
-        logLevel: 'silent',
-      });
+      const metafile = bundleLambda(entry, dir);
       const buildMs = performance.now() - started;
-      copyBundleAssets(path.dirname(outfile));
-      const bytes = statSync(outfile).size;
-      const gzip = gzipSync(readFileSync(outfile)).length;
-      const inputs = Object.keys(result.metafile.inputs).length;
-      const heaviest = heaviestPackages(result.metafile.outputs, 4);
-      const times = Array.from({ length: IMPORT_RUNS }, () => importMs(outfile)).sort((a, b) => a - b);
+      const start = startFiles(metafile, path.join(dir, 'index.mjs'));
+      const all = Object.keys(metafile.outputs).filter((f) => f.endsWith('.mjs'));
+      const bytes = (files: string[]) => files.reduce((sum, f) => sum + metafile.outputs[f]!.bytes, 0);
+      const gzip = start.reduce((sum, f) => sum + gzipSync(readFileSync(f)).length, 0);
+      const runs = Array.from({ length: IMPORT_RUNS }, () => importMs(path.join(dir, 'index.mjs')));
+      const wall = runs.map((r) => r.wall).sort((a, b) => a - b);
+      const cpu = runs.map((r) => r.cpu).sort((a, b) => a - b);
+      const median = (xs: number[]) => xs[Math.floor(IMPORT_RUNS / 2)]!.toFixed(0);
       console.log(
-        `${name.padEnd(5)} bundle ${kb(bytes)} KB (${kb(gzip)} KB gzipped, ${inputs} modules), built in ${buildMs.toFixed(0)} ms; ` +
-          `import in a fresh node: median ${times[Math.floor(IMPORT_RUNS / 2)]!.toFixed(1)} ms, min ${times[0]!.toFixed(1)} ms, max ${times.at(-1)!.toFixed(1)} ms (${IMPORT_RUNS} runs, node ${process.versions.node})`,
+        `${name.padEnd(5)} start ${kb(bytes(start))} KB in ${start.length} files (${kb(gzip)} KB gzipped); deployed ${kb(bytes(all))} KB in ${all.length} files; built in ${buildMs.toFixed(0)} ms; ` +
+          `import in a fresh node: median ${median(wall)} ms wall (min ${wall[0]!.toFixed(0)}, max ${wall.at(-1)!.toFixed(0)}), ${median(cpu)} ms CPU (${IMPORT_RUNS} runs, node ${process.versions.node})`,
       );
-      console.log(`      largest parts: ${heaviest.map(([pkg, b]) => `${pkg} ${kb(b)} KB`).join(', ')}`);
+      console.log(`      largest parts at start: ${heaviestPackages(metafile, start, 6).map(([pkg, b]) => `${pkg} ${kb(b)} KB`).join(', ')}`);
     }
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }
 }
 
-/** Bytes in the output per npm package (or "own code"), largest first. */
-function heaviestPackages(outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>, n: number): [string, number][] {
+/** The entry file and every chunk it reaches through static imports: what a cold start loads. */
+function startFiles(metafile: Metafile, entry: string): string[] {
+  const key = (f: string) => Object.keys(metafile.outputs).find((o) => path.resolve(o) === path.resolve(f))!;
+  const seen = new Set<string>([key(entry)]);
+  for (const file of seen) {
+    for (const imp of metafile.outputs[file]!.imports) if (imp.kind === 'import-statement' && !imp.external) seen.add(key(imp.path));
+  }
+  return [...seen];
+}
+
+/** Bytes in the given output files per npm package (or "own code"), largest first. */
+function heaviestPackages(metafile: Metafile, files: string[], n: number): [string, number][] {
   const totals = new Map<string, number>();
-  for (const output of Object.values(outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+  for (const file of files) {
+    for (const [input, { bytesInOutput }] of Object.entries(metafile.outputs[file]!.inputs)) {
       const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
       const key = match ? match[1]! : 'own code';
       totals.set(key, (totals.get(key) ?? 0) + bytesInOutput);
@@ -63,18 +67,19 @@ function heaviestPackages(outputs: Record<string, { inputs: Record<string, { byt
   return [...totals.entries()].sort((a, b) => b[1] - a[1]).slice(0, n);
 }
 
-function importMs(file: string): number {
+function importMs(file: string): { wall: number; cpu: number } {
   const script = [
     'globalThis.awslambda = { streamifyResponse: (h) => h, HttpResponseStream: { from: (s) => s } };',
-    'const t = performance.now();',
+    'const t = performance.now(); const c = process.cpuUsage();',
     `await import(${JSON.stringify(path.resolve(file))});`,
-    'process.stdout.write(String(performance.now() - t));',
+    'const u = process.cpuUsage(c);',
+    'process.stdout.write(JSON.stringify({ wall: performance.now() - t, cpu: (u.user + u.system) / 1000 }));',
   ].join('\n');
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+  const out = execFileSync(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', script], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   });
-  return Number(out);
+  return JSON.parse(out) as { wall: number; cpu: number };
 }
 
 function kb(bytes: number): string {

@@ -1,7 +1,9 @@
 /**
  * The import graph of the product's own files, checked against dependency-rules.json: no file
  * cycles, no cycles between folders, no forbidden edges. Type-only imports count. Prints the
- * folder graph (`--graph`) so a reader sees the architecture's layering in one screen.
+ * folder graph (`--graph`) so a reader sees the architecture's layering in one screen. Packages
+ * listed under `loadLazily` may be reached from the matching files only through `import type`
+ * and dynamic `import()` (docs/deploy.md, "Cold start and bundle size").
  *
  * The code base writes every relative import with its `.ts` extension and uses no dynamic
  * imports of its own files, so reading `import … from '…'` / `export … from '…'` statements is
@@ -17,6 +19,7 @@ interface Rules {
   forbidFileCycles: boolean;
   forbidFolderCycles: boolean;
   forbidden: { from: string; to: string; why: string }[];
+  loadLazily?: { from: string; packages: string[]; why: string }[];
 }
 
 const IMPORT = /(?:^|[\n;])\s*(?:import|export)\s(?:[^'";]*?\sfrom\s)?\s*['"]([^'"]+)['"]/g;
@@ -25,6 +28,40 @@ export function importsOf(source: string): string[] {
   const found: string[] = [];
   for (const m of source.matchAll(IMPORT)) found.push(m[1]!);
   return found;
+}
+
+/** Specifiers of the static imports and re-exports that load code: `import type` / `export type` left out. */
+export function valueImportsOf(source: string): string[] {
+  const found: string[] = [];
+  for (const m of source.matchAll(IMPORT)) if (!/^[\n;]?\s*(?:import|export)\s+type\s/.test(m[0])) found.push(m[1]!);
+  return found;
+}
+
+/** The npm package a bare specifier names (`@scope/name/sub` → `@scope/name`); undefined for relative paths and node builtins. */
+export function packageOf(spec: string): string | undefined {
+  if (spec.startsWith('.') || spec.startsWith('node:')) return undefined;
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/** Static value imports of packages that must be loaded lazily, from the files a rule covers. */
+export function eagerImports(root: string, rules: Rules): string[] {
+  const problems: string[] = [];
+  for (const rule of rules.loadLazily ?? []) {
+    for (const top of rules.roots) {
+      const dir = path.join(root, top);
+      if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+      for (const file of listSourceFiles(dir)) {
+        const rel = path.relative(root, file).split(path.sep).join('/');
+        if (!new RegExp(rule.from).test(rel)) continue;
+        for (const spec of valueImportsOf(readFileSync(file, 'utf8'))) {
+          const pkg = packageOf(spec);
+          if (pkg && rule.packages.includes(pkg)) problems.push(`${rel} imports ${spec} statically: ${rule.why}`);
+        }
+      }
+    }
+  }
+  return problems;
 }
 
 export function buildGraph(root: string, roots: string[]): Map<string, string[]> {
@@ -105,6 +142,7 @@ export function check(root: string, rules: Rules): { problems: string[]; folders
       }
     }
   }
+  problems.push(...eagerImports(root, rules));
   if (rules.forbidFileCycles) for (const c of cycles(graph)) problems.push(`file cycle: ${c.join(' ↔ ')}`);
   const folders = folderGraph(graph);
   if (rules.forbidFolderCycles) for (const c of cycles(folders)) problems.push(`folder cycle: ${c.join(' ↔ ')}`);
@@ -123,5 +161,5 @@ if (isMain) {
     console.error(`dependency check: ${problems.length} problem(s)\n${problems.map((p) => `  ${p}`).join('\n')}`);
     process.exit(1);
   }
-  console.log('dependency check: no cycles, no forbidden imports');
+  console.log('dependency check: no cycles, no forbidden imports, no eager imports of lazy packages');
 }

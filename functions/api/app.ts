@@ -1,6 +1,5 @@
 import { agentRoutes } from './routes/agents.ts';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { Scalar } from '@scalar/hono-api-reference';
 import { cors } from 'hono/cors';
 import type { Deps } from '../deps/deps.ts';
 import { bearerAuth } from './auth.ts';
@@ -45,7 +44,11 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   app.get('/healthz', (c) => c.json({ ok: true }));
   // The document and its reference page need no token: they are registered before /v1's auth.
   serveOpenApiDocument(app, API_VERSION);
-  app.get('/docs', Scalar({ url: OPENAPI_PATH, pageTitle: 'Stratus API' }));
+  // The reference page's renderer is loaded when the page is first asked for (docs/deploy.md, "Cold start and bundle size").
+  app.get('/docs', async (c, next) => {
+    const { Scalar } = await import('@scalar/hono-api-reference');
+    return Scalar<ApiEnv>({ url: OPENAPI_PATH, pageTitle: 'Stratus API' })(c, next);
+  });
   // Static files; the console signs in with a token and calls /v1 like any client.
   serveConsole(app, opts.consoleDir);
   // Signed by GitHub, not bearer-authenticated: registered before the /v1 middleware runs.

@@ -1,5 +1,4 @@
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 
 /** What a run uses of GitHub: a REST client and the token git authenticates with, both for one repository. */
 export interface GithubRepoAccess {
@@ -32,13 +31,22 @@ export class GithubNotConfiguredError extends Error {
  * @octokit/auth-app's; REST calls and pagination are @octokit/rest's.
  */
 export function createGithubClientFactory(config: GithubAuthConfig): GithubClientFactory {
-  const plain = new Octokit({ baseUrl: config.apiUrl });
-  const app =
-    config.appId && config.privateKey
-      ? createAppAuth({ appId: config.appId, privateKey: config.privateKey, request: plain.request })
-      : undefined;
+  // Octokit is loaded on the first GitHub call (docs/deploy.md, "Cold start and bundle size"):
+  // the API function builds this factory at every cold start and most never call GitHub.
+  let loading: Promise<{ Octokit: typeof Octokit; app?: ReturnType<typeof import('@octokit/auth-app').createAppAuth> }> | undefined;
+  const load = () =>
+    (loading ??= (async () => {
+      const [{ Octokit }, { createAppAuth }] = await Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]);
+      const plain = new Octokit({ baseUrl: config.apiUrl });
+      const app =
+        config.appId && config.privateKey
+          ? createAppAuth({ appId: config.appId, privateKey: config.privateKey, request: plain.request })
+          : undefined;
+      return { Octokit, app };
+    })());
   return {
     async forRepository(owner, name, installationId) {
+      const { Octokit, app } = await load();
       if (app) {
         let id = installationId;
         if (id === undefined) {

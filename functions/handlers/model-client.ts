@@ -1,4 +1,5 @@
-import Anthropic from '@anthropic-ai/sdk';
+import { BaseAnthropic, type ClientOptions } from '@anthropic-ai/sdk/client';
+import { Messages } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { StratusConfig } from '../deps/config.ts';
@@ -15,13 +16,28 @@ import type { ModelClient } from '../model/model-client.ts';
  */
 export function createModelClient(config: Pick<StratusConfig, 'model' | 'region' | 'endpoints' | 'localCredentials'>): ModelClient {
   if (config.model.provider === 'anthropic') {
-    return new Anthropic({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 });
+    return new MessagesClient({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 });
   }
   // Loaded on the first call: a deployment on the Anthropic API never evaluates the Bedrock SDK.
   let bedrock: Promise<AnthropicBedrock> | undefined;
   const client = () => (bedrock ??= createBedrockClient(config));
   const create = async (...args: Parameters<AnthropicBedrock['messages']['create']>) => (await client()).messages.create(...args);
   return { messages: { create: create as unknown as ModelClient['messages']['create'] } };
+}
+
+/**
+ * The SDK's own client with only the Messages resource. The default export (`Anthropic`) also
+ * builds every other resource (beta, files, skills, organization, ...), ~320 KB of minified
+ * code the harness never calls that each cold start would compile (docs/deploy.md, "Cold start
+ * and bundle size"). Requests, retries-off, headers and errors are BaseAnthropic's, unchanged.
+ */
+class MessagesClient extends BaseAnthropic {
+  readonly messages: Messages;
+
+  constructor(options: ClientOptions) {
+    super(options);
+    this.messages = new Messages(this);
+  }
 }
 
 async function createBedrockClient(config: Pick<StratusConfig, 'region' | 'endpoints' | 'localCredentials'>): Promise<AnthropicBedrock> {

@@ -1,4 +1,5 @@
-import { copyFileSync } from 'node:fs';
+import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import { copyFileSync, cpSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -8,10 +9,12 @@ export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url
 export const NODE_TARGET = 'node24';
 
 /**
- * How the Lambda entry files are bundled, shared by the CDK app (NodejsFunction) and the bundle
- * benchmark so the measured file is the deployed one. Everything is bundled, the AWS SDK
- * included: the pinned versions ship, not whatever the runtime carries. ESM output needs a
- * `require` for the few CommonJS dependencies that call it.
+ * How the Lambda entry files are bundled, shared by the CDK app (bundleLambda below), the bundle
+ * benchmark and the bundle tests, so the measured files are the deployed ones. Everything is
+ * bundled, the AWS SDK included: the pinned versions ship, not whatever the runtime carries. ESM
+ * output needs a `require` for the few CommonJS dependencies that call it. ESM code splitting
+ * puts whatever is reached only through a dynamic `import()` in its own chunk, read and compiled
+ * only when first imported (docs/deploy.md, "Cold start and bundle size").
  */
 export const LAMBDA_BUNDLE = {
   format: 'esm',
@@ -43,10 +46,48 @@ export const ENTRIES = {
  */
 export const BUNDLE_ASSETS = ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'node_modules/tree-sitter-bash/tree-sitter-bash.wasm'] as const;
 
-/** The web console's built files (scripts/build-console.sh), shipped as `console/` beside the API bundle. */
+/** The web console's built files (`npm run build:console`), shipped as `console/` beside the API bundle. */
 export const CONSOLE_BUILD_DIR = 'dist/console';
 
-/** Copies BUNDLE_ASSETS beside a bundle (for tests and the benchmark; the CDK app uses a bundling hook). */
+/** Copies BUNDLE_ASSETS beside a bundle. */
 export function copyBundleAssets(outDir: string): void {
   for (const asset of BUNDLE_ASSETS) copyFileSync(path.join(REPO_ROOT, asset), path.join(outDir, path.basename(asset)));
+}
+
+/**
+ * The esbuild options for one entry (relative to the repo root, or absolute): `index.mjs` (the handler file Lambda loads) and its chunks,
+ * all in `outDir` itself, beside the wasm assets (web-tree-sitter looks beside its own chunk).
+ */
+export function lambdaBuildOptions(entry: string, outDir: string): BuildOptions {
+  return {
+    entryPoints: { index: path.resolve(REPO_ROOT, entry) },
+    bundle: true,
+    splitting: true,
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: '[name]-[hash]',
+    format: LAMBDA_BUNDLE.format,
+    platform: LAMBDA_BUNDLE.platform,
+    target: LAMBDA_BUNDLE.target,
+    minify: LAMBDA_BUNDLE.minify,
+    sourcemap: LAMBDA_BUNDLE.sourcemap,
+    sourcesContent: LAMBDA_BUNDLE.sourcesContent,
+    mainFields: [...LAMBDA_BUNDLE.mainFields],
+    banner: { js: LAMBDA_BUNDLE.banner },
+    external: [...LAMBDA_BUNDLE.external],
+    metafile: true,
+    logLevel: 'warning',
+  };
+}
+
+/**
+ * Bundles one Lambda entry into `outDir` with its assets, synchronously (the CDK app's local
+ * bundling hook is synchronous), and returns esbuild's metafile. `assetDirs` maps repo-relative
+ * folders to copy beside the bundle (the API function's `console/`).
+ */
+export function bundleLambda(entry: string, outDir: string, assetDirs: Readonly<Record<string, string>> = {}): Metafile {
+  const result = buildSync(lambdaBuildOptions(entry, outDir));
+  copyBundleAssets(outDir);
+  for (const [from, to] of Object.entries(assetDirs)) cpSync(path.join(REPO_ROOT, from), path.join(outDir, to), { recursive: true });
+  return result.metafile!;
 }

@@ -1,20 +1,20 @@
-import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_BUILD_DIR, copyBundleAssets, ENTRIES, LAMBDA_BUNDLE, REPO_ROOT } from '../../infra/constructs/bundle-options.ts';
+import { bundleLambda, CONSOLE_BUILD_DIR, ENTRIES, REPO_ROOT } from '../../infra/constructs/bundle-options.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { tableEnvironment, tableNames } from '../../functions/stores/tables.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../local/scripted-model/server.ts';
 
 /**
- * The file Lambda runs is the esbuild bundle, not the TypeScript sources: ESM/CommonJS interop
- * inside bundled dependencies only breaks at run time. This builds the API bundle with the CDK
- * app's options and serves two Function URL events with it in a fresh node process, its
+ * The files Lambda runs are the esbuild bundle and its chunks, not the TypeScript sources:
+ * ESM/CommonJS interop inside bundled dependencies, and chunks loaded by dynamic imports, only
+ * break at run time. This builds the API bundle as the CDK app does (bundleLambda) and serves
+ * three Function URL events with it in a fresh node process, its
  * secrets read from a Secrets Manager-protocol server.
  */
 describe('the bundled API function', () => {
@@ -42,19 +42,8 @@ describe('the bundled API function', () => {
 
   it('loads its deps from the environment and secrets, and answers through the streaming handler', async () => {
     const bundle = path.join(tmp.dir, 'api', 'index.mjs');
-    await build({
-      ...LAMBDA_BUNDLE,
-      mainFields: [...LAMBDA_BUNDLE.mainFields],
-      external: [...LAMBDA_BUNDLE.external],
-      banner: { js: LAMBDA_BUNDLE.banner },
-      entryPoints: [path.join(REPO_ROOT, ENTRIES.api)],
-      bundle: true,
-      outfile: bundle,
-      logLevel: 'silent',
-    });
-    copyBundleAssets(path.dirname(bundle));
-    // The web console ships as files beside the bundle (the CDK bundling hook copies the same folder).
-    cpSync(path.join(REPO_ROOT, CONSOLE_BUILD_DIR), path.join(path.dirname(bundle), 'console'), { recursive: true });
+    // The web console ships as files beside the bundle, as the CDK bundling hook copies them.
+    bundleLambda(ENTRIES.api, path.dirname(bundle), { [CONSOLE_BUILD_DIR]: 'console' });
     const script = path.join(tmp.dir, 'invoke.mjs');
     writeFileSync(script, INVOKE_SCRIPT);
     const { stdout } = await promisify(execFile)(process.execPath, [script, bundle], {
@@ -80,6 +69,8 @@ describe('the bundled API function', () => {
         status: 400,
         body: JSON.stringify({ error: { code: 'invalid_request', message: 'Invalid body: "title": Invalid input: expected string, received number' } }),
       },
+      // The reference page's renderer is a chunk of its own, loaded on this first request.
+      { status: 200, title: true },
       { status: 200, body: readFileSync(path.join(REPO_ROOT, CONSOLE_BUILD_DIR, 'index.html'), 'utf8') },
     ]);
   }, 60_000);
@@ -96,27 +87,18 @@ describe('the Bedrock client and the X-Ray tracer, bundled', () => {
     tmp.cleanup();
   });
 
-  it('stream a Bedrock call and load the tracer from a bundle built with the Lambda options', async () => {
+  it('stream a Bedrock call, load the tracer and the shell grammar from a bundle built with the Lambda options', async () => {
     // The same modules the API bundle holds, built the same way: interop between the Bedrock
     // SDK's CommonJS dependencies and the ESM output only shows when the bundle runs.
     const entry = path.join(tmp.dir, 'entry.ts');
     writeFileSync(entry, BEDROCK_ENTRY.replaceAll('REPO', REPO_ROOT));
     const bundle = path.join(tmp.dir, 'out', 'index.mjs');
-    await build({
-      ...LAMBDA_BUNDLE,
-      mainFields: [...LAMBDA_BUNDLE.mainFields],
-      external: [...LAMBDA_BUNDLE.external],
-      banner: { js: LAMBDA_BUNDLE.banner },
-      entryPoints: [entry],
-      bundle: true,
-      outfile: bundle,
-      logLevel: 'silent',
-    });
+    bundleLambda(entry, path.dirname(bundle));
     model.enqueue({ content: [{ type: 'text', text: 'bundled hello' }] });
     const { stdout } = await promisify(execFile)(process.execPath, [bundle, model.url], {
       env: { PATH: process.env.PATH, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     });
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ text: 'bundled hello', tracer: 'loaded' });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ text: 'bundled hello', tracer: 'loaded', readOnly: [true, false] });
     expect(model.requests.at(-1)!.body.model).toBe('global.anthropic.claude-sonnet-5-5');
   }, 60_000);
 });
@@ -125,6 +107,7 @@ const BEDROCK_ENTRY = `
 import { configSchema } from 'REPO/functions/deps/config.ts';
 import { createModelClient } from 'REPO/functions/handlers/model-client.ts';
 import { createXRayTracing } from 'REPO/functions/handlers/xray-tracing.ts';
+import { classifyCommand } from 'REPO/functions/tools/bash/classify-command.ts';
 const client = createModelClient({
   region: 'eu-west-1', localCredentials: { accessKeyId: 'AKID', secretAccessKey: 's' }, endpoints: { bedrock: process.argv[2] },
   model: configSchema.shape.model.parse({ provider: 'bedrock' }),
@@ -133,7 +116,9 @@ const stream = await client.messages.create({ model: 'global.anthropic.claude-so
 let text = '';
 for await (const e of stream) if (e.type === 'content_block_delta' && e.delta.type === 'text_delta') text += e.delta.text;
 const tracing = await createXRayTracing('bundle-test');
-process.stdout.write(JSON.stringify({ text, tracer: typeof tracing.startSpan === 'function' ? 'loaded' : 'missing' }) + '\\n');
+// The shell grammar: web-tree-sitter is a chunk of its own and finds its wasm beside it.
+const readOnly = [await classifyCommand('ls -la'), await classifyCommand('rm -rf x')];
+process.stdout.write(JSON.stringify({ text, tracer: typeof tracing.startSpan === 'function' ? 'loaded' : 'missing', readOnly }) + '\\n');
 `;
 
 /** Plays the Lambda runtime: defines its globals, imports the handler, sends Function URL events. */
@@ -156,6 +141,7 @@ const call = async (method, path, headers = {}, body) => {
 const results = [
   await call('GET', '/healthz'),
   await call('POST', '/v1/sessions', { authorization: 'Bearer tok_bundle', 'content-type': 'application/json' }, '{"title":5}'),
+  await call('GET', '/docs').then(({ status, body }) => ({ status, title: body.includes('<title>Stratus API</title>') })),
   // The console's page, read from the folder beside the bundle.
   await call('GET', '/console/'),
 ];

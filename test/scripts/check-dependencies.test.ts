@@ -93,6 +93,24 @@ describe('check-dependencies', () => {
     expect(problems).toHaveLength(3);
   });
 
+  it('reports a static import of a package that must load lazily, and lets type-only and dynamic imports through', () => {
+    const rules: Rules = { ...RULES, loadLazily: [{ from: '^app/', packages: ['@big/sdk', 'heavy'], why: 'load it lazily' }] };
+    const root = fixture({
+      ...LAYERED,
+      'app/mid/eager.ts': "import { Client } from '@big/sdk/client';\nexport * from 'heavy';\nexport const c = Client;\n",
+      'app/mid/lazy.ts': [
+        "import type { Client } from '@big/sdk';",
+        "export type { Heavy } from 'heavy';",
+        "import { light } from 'heavy-not';",
+        "export const load = async (): Promise<Client> => (await import('@big/sdk')).make(light);",
+      ].join('\n'),
+    });
+    expect(check(root, rules).problems.sort()).toEqual([
+      "app/mid/eager.ts imports @big/sdk/client statically: load it lazily",
+      "app/mid/eager.ts imports heavy statically: load it lazily",
+    ]);
+  });
+
   it('fails the command (so npm test fails) and prints the graph with --graph', async () => {
     const root = fixture({
       ...LAYERED,

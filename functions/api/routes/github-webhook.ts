@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { Webhooks } from '@octokit/webhooks';
+import type { Webhooks } from '@octokit/webhooks';
 import type { Context } from 'hono';
 import type { Deps } from '../../deps/deps.ts';
 import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
@@ -51,11 +51,13 @@ const webhook = createRoute({
 export function githubWebhookRoutes(deps: WebhookDeps) {
   const app = createRouteApp();
   const secret = deps.config.github.webhookSecret;
-  const webhooks = secret ? new Webhooks({ secret }) : undefined;
+  // Loaded on the first delivery (docs/deploy.md, "Cold start and bundle size").
+  let webhooks: Promise<Webhooks> | undefined;
+  const verifier = secret ? () => (webhooks ??= import('@octokit/webhooks').then(({ Webhooks }) => new Webhooks({ secret }))) : undefined;
   app.openAPIRegistry.registerPath(webhook);
   app.post(webhook.path, async (c) => {
-    if (!webhooks) throw new NotFoundError('GitHub webhooks are not configured on this deployment (STRATUS_GITHUB_WEBHOOK_SECRET).');
-    const delivery = await verifiedDelivery(c, webhooks);
+    if (!verifier) throw new NotFoundError('GitHub webhooks are not configured on this deployment (STRATUS_GITHUB_WEBHOOK_SECRET).');
+    const delivery = await verifiedDelivery(c, await verifier());
     return c.json(await takeDelivery(deps, delivery), 202);
   });
   return app;

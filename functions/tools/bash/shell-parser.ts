@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Language, Parser, type Node } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
 
 export type { Node as ShellNode };
 
@@ -16,6 +16,8 @@ let ready: Parser | undefined;
 export function loadShellParser(): Promise<Parser> {
   loading ??= (async () => {
     const require = createRequire(import.meta.url);
+    // A separate chunk of the Lambda bundle, off the import path (docs/deploy.md, "Cold start and bundle size").
+    const { Language, Parser } = await import('web-tree-sitter');
     await Parser.init();
     const language = await Language.load(locateWasm('tree-sitter-bash.wasm', () => require.resolve('tree-sitter-bash/tree-sitter-bash.wasm')));
     const parser = new Parser();

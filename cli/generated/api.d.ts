@@ -752,583 +752,6 @@ export interface paths {
       };
     };
   };
-  "/v1/schedules": {
-    /** The tenant's schedules */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items per page (1–200) */
-          limit?: number;
-          /** @description The previous page's `nextCursor` */
-          cursor?: string;
-        };
-      };
-      responses: {
-        /** @description One page of schedules */
-        200: {
-          content: {
-            "application/json": {
-              schedules: components["schemas"]["Schedule"][];
-              /** @description Pass as `cursor` for the next page; null on the last page */
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Invalid input (the message names the field); nothing was stored */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-    /**
-     * Create a scheduled task
-     * @description A prompt run unattended on a cron schedule.
-     */
-    post: {
-      parameters: {
-        header?: {
-          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
-          "idempotency-key"?: string;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["CreateSchedule"];
-        };
-      };
-      responses: {
-        /** @description The schedule */
-        201: {
-          content: {
-            "application/json": components["schemas"]["Schedule"];
-          };
-        };
-        /** @description Invalid input (the message names the field); nothing was stored */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Past a size limit; the message names it */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The body must be `application/json` */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-  };
-  "/v1/schedules/{id}": {
-    /** One schedule */
-    get: {
-      parameters: {
-        path: {
-          /** @description Schedule id (`sch_…`) */
-          id: string;
-        };
-      };
-      responses: {
-        /** @description The schedule */
-        200: {
-          content: {
-            "application/json": components["schemas"]["Schedule"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-    /** Delete a schedule */
-    delete: {
-      parameters: {
-        path: {
-          /** @description Schedule id (`sch_…`) */
-          id: string;
-        };
-      };
-      responses: {
-        /** @description Deleted */
-        204: {
-          content: never;
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-    /** Change a schedule */
-    patch: {
-      parameters: {
-        path: {
-          /** @description Schedule id (`sch_…`) */
-          id: string;
-        };
-      };
-      requestBody?: {
-        content: {
-          "application/json": components["schemas"]["UpdateSchedule"];
-        };
-      };
-      responses: {
-        /** @description The schedule */
-        200: {
-          content: {
-            "application/json": components["schemas"]["Schedule"];
-          };
-        };
-        /** @description Invalid input (the message names the field); nothing was stored */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Past a size limit; the message names it */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The body must be `application/json` */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-  };
-  "/v1/schedules/{id}/run": {
-    /**
-     * Run the schedule once now, to its end
-     * @description A manual firing, recorded like any other.
-     */
-    post: {
-      parameters: {
-        header?: {
-          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
-          "idempotency-key"?: string;
-        };
-        path: {
-          /** @description Schedule id (`sch_…`) */
-          id: string;
-        };
-      };
-      responses: {
-        /** @description What the firing did */
-        200: {
-          content: {
-            "application/json": {
-              run: components["schemas"]["ScheduleRun"];
-            };
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-  };
-  "/v1/github/repositories": {
-    /** The tenant's connected repositories */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items per page (1–200) */
-          limit?: number;
-          /** @description The previous page's `nextCursor` */
-          cursor?: string;
-        };
-      };
-      responses: {
-        /** @description One page of repositories */
-        200: {
-          content: {
-            "application/json": {
-              repositories: components["schemas"]["GithubRepository"][];
-              /** @description Pass as `cursor` for the next page; null on the last page */
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Invalid input (the message names the field); nothing was stored */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-    /**
-     * Connect a repository
-     * @description Its issues and pull requests start runs when labelled or mentioned (the webhook).
-     */
-    post: {
-      parameters: {
-        header?: {
-          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
-          "idempotency-key"?: string;
-        };
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["ConnectRepository"];
-        };
-      };
-      responses: {
-        /** @description The connected repository */
-        201: {
-          content: {
-            "application/json": components["schemas"]["GithubRepository"];
-          };
-        };
-        /** @description Invalid input (the message names the field); nothing was stored */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
-        409: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Past a size limit; the message names it */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The body must be `application/json` */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
-        422: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-  };
-  "/v1/github/repositories/{owner}/{name}": {
-    /** One connected repository */
-    get: {
-      parameters: {
-        path: {
-          /** @description Repository owner */
-          owner: string;
-          /** @description Repository name */
-          name: string;
-        };
-      };
-      responses: {
-        /** @description The repository */
-        200: {
-          content: {
-            "application/json": components["schemas"]["GithubRepository"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-    /** Disconnect a repository */
-    delete: {
-      parameters: {
-        path: {
-          /** @description Repository owner */
-          owner: string;
-          /** @description Repository name */
-          name: string;
-        };
-      };
-      responses: {
-        /** @description Disconnected */
-        204: {
-          content: never;
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-    /** Change a repository's label, mention, settings or bot rule */
-    patch: {
-      parameters: {
-        path: {
-          /** @description Repository owner */
-          owner: string;
-          /** @description Repository name */
-          name: string;
-        };
-      };
-      requestBody?: {
-        content: {
-          "application/json": components["schemas"]["UpdateRepository"];
-        };
-      };
-      responses: {
-        /** @description The repository */
-        200: {
-          content: {
-            "application/json": components["schemas"]["GithubRepository"];
-          };
-        };
-        /** @description Invalid input (the message names the field); nothing was stored */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
-        404: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Past a size limit; the message names it */
-        413: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The body must be `application/json` */
-        415: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-  };
-  "/v1/github/runs": {
-    /** Runs started from GitHub, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Items per page (1–200) */
-          limit?: number;
-          /** @description The previous page's `nextCursor` */
-          cursor?: string;
-        };
-      };
-      responses: {
-        /** @description One page of runs */
-        200: {
-          content: {
-            "application/json": {
-              runs: components["schemas"]["GithubRun"][];
-              /** @description Pass as `cursor` for the next page; null on the last page */
-              nextCursor: string | null;
-            };
-          };
-        };
-        /** @description Invalid input (the message names the field); nothing was stored */
-        400: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description Missing, invalid or revoked bearer token */
-        401: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-        /** @description The system or the sandbox runner failed; details are in the server logs */
-        500: {
-          content: {
-            "application/json": components["schemas"]["Error"];
-          };
-        };
-      };
-    };
-  };
   "/v1/sessions/{id}/permissions": {
     /** What the session waits for, its mode, rules and denials */
     get: {
@@ -2119,6 +1542,677 @@ export interface paths {
       };
     };
   };
+  "/v1/sessions/{id}/agents": {
+    /** The session's sub-agents (Agent tool calls), in call order */
+    get: {
+      parameters: {
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description Every sub-agent the session started */
+        200: {
+          content: {
+            "application/json": {
+              agents: components["schemas"]["SubAgent"][];
+            };
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions/{id}/agents/{agentId}/messages": {
+    /** A sub-agent's own message log, in order */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+          /** @description Sub-agent id (`agent_<tool_use id>`) */
+          agentId: string;
+        };
+      };
+      responses: {
+        /** @description One page of messages */
+        200: {
+          content: {
+            "application/json": {
+              messages: components["schemas"]["Message"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/schedules": {
+    /** The tenant's schedules */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description One page of schedules */
+        200: {
+          content: {
+            "application/json": {
+              schedules: components["schemas"]["Schedule"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Create a scheduled task
+     * @description A prompt run unattended on a cron schedule.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["CreateSchedule"];
+        };
+      };
+      responses: {
+        /** @description The schedule */
+        201: {
+          content: {
+            "application/json": components["schemas"]["Schedule"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/schedules/{id}": {
+    /** One schedule */
+    get: {
+      parameters: {
+        path: {
+          /** @description Schedule id (`sch_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description The schedule */
+        200: {
+          content: {
+            "application/json": components["schemas"]["Schedule"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /** Delete a schedule */
+    delete: {
+      parameters: {
+        path: {
+          /** @description Schedule id (`sch_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description Deleted */
+        204: {
+          content: never;
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /** Change a schedule */
+    patch: {
+      parameters: {
+        path: {
+          /** @description Schedule id (`sch_…`) */
+          id: string;
+        };
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["UpdateSchedule"];
+        };
+      };
+      responses: {
+        /** @description The schedule */
+        200: {
+          content: {
+            "application/json": components["schemas"]["Schedule"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/schedules/{id}/run": {
+    /**
+     * Run the schedule once now, to its end
+     * @description A manual firing, recorded like any other.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Schedule id (`sch_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description What the firing did */
+        200: {
+          content: {
+            "application/json": {
+              run: components["schemas"]["ScheduleRun"];
+            };
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/repositories": {
+    /** The tenant's connected repositories */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description One page of repositories */
+        200: {
+          content: {
+            "application/json": {
+              repositories: components["schemas"]["GithubRepository"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Connect a repository
+     * @description Its issues and pull requests start runs when labelled or mentioned (the webhook).
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["ConnectRepository"];
+        };
+      };
+      responses: {
+        /** @description The connected repository */
+        201: {
+          content: {
+            "application/json": components["schemas"]["GithubRepository"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/repositories/{owner}/{name}": {
+    /** One connected repository */
+    get: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+        };
+      };
+      responses: {
+        /** @description The repository */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubRepository"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /** Disconnect a repository */
+    delete: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+        };
+      };
+      responses: {
+        /** @description Disconnected */
+        204: {
+          content: never;
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /** Change a repository's label, mention, settings or bot rule */
+    patch: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+        };
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["UpdateRepository"];
+        };
+      };
+      responses: {
+        /** @description The repository */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubRepository"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/runs": {
+    /** Runs started from GitHub, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description One page of runs */
+        200: {
+          content: {
+            "application/json": {
+              runs: components["schemas"]["GithubRun"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -2591,6 +2685,81 @@ export interface components {
       /** @description The turn's events (it ends with `turn_end`, `stopReason: "interrupted"`) */
       eventsUrl: string;
     };
+    PendingPermission: {
+      toolUseId: string;
+      toolName: string;
+      input?: unknown;
+      /** @description `ask`: waits for an answer */
+      kind: string;
+      message: string | null;
+      /** @enum {string|null} */
+      decision: "allow" | "deny" | null;
+      turnId: string;
+      createdAt: string;
+    };
+    PermissionAnswer: {
+      /** @enum {string} */
+      decision: "allow" | "deny";
+      /** @description Run the call with this input instead (allow only) */
+      updatedInput?: {
+        [key: string]: unknown;
+      };
+      /** @description Keep allowing this call (Bash: this exact command; other tools: the tool) for the session */
+      remember?: boolean;
+      /** @description Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on */
+      message?: string;
+    };
+    GitImport: {
+      /** @description https:// clone URL */
+      url: string;
+      /** @description Branch or tag (default: the remote default branch) */
+      ref?: string;
+      /** @description Commits of history; 0 = full clone (default 1) */
+      depth?: number;
+      /** @description Access token sent as HTTP basic auth; never stored */
+      token?: string;
+    };
+    WorkspaceFile: {
+      path: string;
+      /** @enum {string} */
+      type: "file" | "dir" | "symlink";
+      size?: number;
+      mode?: number;
+      target?: string;
+    };
+    PresignedUpload: {
+      /** @description Names the upload in POST …/workspace/archive */
+      uploadId: string;
+      /** @description POST a multipart/form-data form here */
+      url: string;
+      /** @description Form fields to send, in this order, before the `file` field (the archive, last) */
+      fields: {
+        [key: string]: string;
+      };
+      maxBytes: number;
+      /** @description The upload must start before this (300 s after the form was made) */
+      expiresAt: string;
+    };
+    UploadRequest: {
+      /** @description The archive's size, when known: a size past the limit is refused here rather than by S3 */
+      bytes?: number;
+    };
+    ArchiveByReference: {
+      uploadId: string;
+    };
+    SubAgent: {
+      agentId: string;
+      /** @description The parent tool_use that started it */
+      toolUseId: string;
+      /** @description `general-purpose`, `Explore`, `Plan`, … or `fork` */
+      subagentType: string;
+      description: string;
+      /** @enum {string} */
+      status: "running" | "completed" | "failed";
+      turnId: string;
+      createdAt: string;
+      messagesUrl: string;
+    };
     Schedule: {
       id: string;
       name: string;
@@ -2730,68 +2899,6 @@ export interface components {
       } | null;
       createdAt: string;
       updatedAt: string;
-    };
-    PendingPermission: {
-      toolUseId: string;
-      toolName: string;
-      input?: unknown;
-      /** @description `ask`: waits for an answer */
-      kind: string;
-      message: string | null;
-      /** @enum {string|null} */
-      decision: "allow" | "deny" | null;
-      turnId: string;
-      createdAt: string;
-    };
-    PermissionAnswer: {
-      /** @enum {string} */
-      decision: "allow" | "deny";
-      /** @description Run the call with this input instead (allow only) */
-      updatedInput?: {
-        [key: string]: unknown;
-      };
-      /** @description Keep allowing this call (Bash: this exact command; other tools: the tool) for the session */
-      remember?: boolean;
-      /** @description Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on */
-      message?: string;
-    };
-    GitImport: {
-      /** @description https:// clone URL */
-      url: string;
-      /** @description Branch or tag (default: the remote default branch) */
-      ref?: string;
-      /** @description Commits of history; 0 = full clone (default 1) */
-      depth?: number;
-      /** @description Access token sent as HTTP basic auth; never stored */
-      token?: string;
-    };
-    WorkspaceFile: {
-      path: string;
-      /** @enum {string} */
-      type: "file" | "dir" | "symlink";
-      size?: number;
-      mode?: number;
-      target?: string;
-    };
-    PresignedUpload: {
-      /** @description Names the upload in POST …/workspace/archive */
-      uploadId: string;
-      /** @description POST a multipart/form-data form here */
-      url: string;
-      /** @description Form fields to send, in this order, before the `file` field (the archive, last) */
-      fields: {
-        [key: string]: string;
-      };
-      maxBytes: number;
-      /** @description The upload must start before this (300 s after the form was made) */
-      expiresAt: string;
-    };
-    UploadRequest: {
-      /** @description The archive's size, when known: a size past the limit is refused here rather than by S3 */
-      bytes?: number;
-    };
-    ArchiveByReference: {
-      uploadId: string;
     };
   };
   responses: never;

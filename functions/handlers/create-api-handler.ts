@@ -45,8 +45,8 @@ function correlationIdOf(event: unknown): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-function viaWebhookAlias(context: { invokedFunctionArn: string }): boolean {
-  return context.invokedFunctionArn.endsWith(`:${WEBHOOK_ALIAS}`);
+function viaWebhookAlias(context: { invokedFunctionArn?: string }): boolean {
+  return (context.invokedFunctionArn ?? '').endsWith(`:${WEBHOOK_ALIAS}`);
 }
 
 /** Function URL events are HTTP requests; the harness's own asynchronous events carry a `kind`. */

@@ -39,7 +39,7 @@ describe('the web console', { timeout: 150_000 }, () => {
     await page.goto(base);
     await page.getByLabel('API token').fill('not-the-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 60_000 }).toContain('Invalid bearer token');
+    await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 60_000 }).toContain('Invalid or revoked bearer token');
     await expectAccessible();
     await shot('sign-in');
     await page.getByLabel('API token').fill(fx.stack.token);

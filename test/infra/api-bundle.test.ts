@@ -63,7 +63,10 @@ describe('the bundled API function', () => {
         STRATUS_WORKSPACE_ROLE_ARN: 'arn:aws:iam::123456789012:role/stratus-test-workspace-access',
       },
     });
-    expect(JSON.parse(stdout)).toEqual([
+    // The function logs to stdout as on Lambda (one access-log line per request); the script's results are the last line.
+    const lines = stdout.trim().split('\n');
+    expect(lines.some((line) => line.includes('"message":"request"') && line.includes('"path":"/healthz"'))).toBe(true);
+    expect(JSON.parse(lines.at(-1)!)).toEqual([
       { status: 200, body: '{"ok":true}' },
       {
         status: 400,

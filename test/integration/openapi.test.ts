@@ -39,6 +39,7 @@ describe('the OpenAPI document', () => {
         'POST /v1/github/repositories', 'GET /v1/github/repositories', 'GET /v1/github/repositories/{owner}/{name}',
         'PATCH /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}', 'GET /v1/github/runs',
         'POST /v1/github/webhook',
+        'GET /v1/sessions/{id}/agents', 'GET /v1/sessions/{id}/agents/{agentId}/messages',
       ].sort(),
     );
     // Every operation names its error body; the SSE stream names each event's data schema.

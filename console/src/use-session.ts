@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, authHeaders, must, type Message, type PendingPermission, type Session } from './api.ts';
+import { api, apiFetch, authHeaders, must, type Message, type PendingPermission, type Session } from './api.ts';
 import { followTurn } from './sse.ts';
 import { emptyTurn, reduceTurn, type TurnState } from './turn-state.ts';
 
@@ -67,7 +67,7 @@ export function useSession(id: string) {
   }, [id]);
 
   const sendPrompt = (prompt: string) =>
-    follow(() => fetch(`/v1/sessions/${encodeURIComponent(id)}/turns`, { method: 'POST', headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }), body: JSON.stringify({ prompt }) }));
+    follow(() => apiFetch(`/v1/sessions/${encodeURIComponent(id)}/turns`, { method: 'POST', headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }), body: JSON.stringify({ prompt }) }));
 
   const interrupt = async () => {
     const turnId = live?.turnId ?? session?.currentTurnId;

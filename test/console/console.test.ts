@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
@@ -54,6 +55,11 @@ describe('the web console', { timeout: 150_000 }, () => {
   });
 
   it('starts a session and shows a scripted turn as it streams: text, the tool call with its result and duration', async () => {
+    // Every body the console sends carries its SHA-256, as a CloudFront-fronted stack needs.
+    const posts: { url: string; hash: string | undefined; body: string }[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push({ url: request.url(), hash: request.headers()['x-amz-content-sha256'], body: request.postData() ?? '' });
+    });
     await page.getByLabel('Title (optional)').fill('Watch a turn');
     await page.getByRole('button', { name: 'Create session' }).click();
     await page.getByRole('heading', { name: /Watch a turn/ }).waitFor();
@@ -72,6 +78,8 @@ describe('the web console', { timeout: 150_000 }, () => {
     await tool.locator('summary').getByText('done').waitFor();
     await tool.locator('summary').click();
     expect(await tool.locator('pre').allTextContents()).toEqual(['echo hello-console', 'hello-console']);
+    expect(posts.map((p) => new URL(p.url).pathname)).toEqual(expect.arrayContaining(['/v1/sessions', expect.stringMatching(/^\/v1\/sessions\/[^/]+\/turns$/)]));
+    for (const p of posts) expect(p.hash).toBe(createHash('sha256').update(p.body).digest('hex'));
     expect(await tool.locator('summary').textContent()).toMatch(/\d+(\.\d)? (ms|s)$/);
     await page.getByText('The scripted model ran 1 tool call(s):').waitFor();
     const streamed = (await page.evaluate('globalThis.streamed')) as string[];

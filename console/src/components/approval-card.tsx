@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { authHeaders, errorText, type PendingPermission } from '../api.ts';
+import { apiFetch, authHeaders, errorText, type PendingPermission } from '../api.ts';
 import { describeInput } from '../format.ts';
 
 /**
@@ -7,7 +7,7 @@ import { describeInput } from '../format.ts';
  * the same request; asking for SSE lets the caller stream it (`onResumed` gets the response).
  */
 export async function answerPermission(sessionId: string, toolUseId: string, body: Record<string, unknown>): Promise<Response> {
-  const res = await fetch(`/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(toolUseId)}`, {
+  const res = await apiFetch(`/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(toolUseId)}`, {
     method: 'POST',
     headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }),
     body: JSON.stringify(body),

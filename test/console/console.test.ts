@@ -187,6 +187,30 @@ describe('the web console', { timeout: 150_000 }, () => {
     await shot('schedules');
   });
 
+  it('connects a repository, edits its trigger label, and lists GitHub runs with their pull requests', async () => {
+    // A run as the GitHub worker records it (the webhook path itself is covered by the GitHub tests).
+    const now = new Date().toISOString();
+    await fx.stack.deps.github.putRun({
+      runId: 'ghr_console', tenantId: 'local', createdAt: now, updatedAt: now, deliveryId: 'd-console', repository: 'octo-org/app',
+      number: 42, kind: 'issue', trigger: 'label', sender: 'octocat', branch: 'stratus/issue-42', outcome: 'pr_opened',
+      pullRequestUrl: 'https://github.com/octo-org/app/pull/43', cost: { inputTokens: 1200, outputTokens: 300, usd: 0.0081 },
+    });
+    await page.goto(`${base}#/github`);
+    await page.getByLabel('Repository (owner/name)').fill('octo-org/app');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('heading', { name: 'octo-org/app' }).waitFor();
+    await page.getByLabel('Label that starts a run').fill('agent-fix');
+    await page.getByRole('button', { name: 'Save triggers' }).click();
+    await expect.poll(async () => (await fx.api.request('GET', '/v1/github/repositories/octo-org/app')).json.label).toBe('agent-fix');
+    const row = page.locator('tbody tr', { hasText: 'octo-org/app#42' });
+    await row.waitFor();
+    expect(await row.getByRole('link', { name: 'octo-org/app/pull/43' }).getAttribute('href')).toBe('https://github.com/octo-org/app/pull/43');
+    expect(await row.textContent()).toContain('pr_opened');
+    expect(await row.textContent()).toContain('stratus/issue-42');
+    await expectAccessible();
+    await shot('github');
+  });
+
   it('has no serious accessibility violations in the dark theme either', async () => {
     await page.goto(`${base}#/`);
     await page.getByRole('button', { name: 'Switch to dark theme' }).click();

@@ -3,6 +3,7 @@ import { setUnauthorizedHandler } from '../api.ts';
 import { useRoute, type Route } from '../route.ts';
 import { tokenStore } from '../token.ts';
 import { ApprovalsPage } from './approvals-page.tsx';
+import { GithubPage } from './github-page.tsx';
 import { SchedulesPage } from './schedules-page.tsx';
 import { SessionPage } from './session-page.tsx';
 import { SessionsPage } from './sessions-page.tsx';
@@ -40,6 +41,7 @@ export function App() {
           <NavLink href="#/" label="Sessions" current={route.page === 'sessions' || route.page === 'session'} />
           <NavLink href="#/approvals" label="Approvals" current={route.page === 'approvals'} />
           <NavLink href="#/schedules" label="Schedules" current={route.page === 'schedules'} />
+          <NavLink href="#/github" label="GitHub" current={route.page === 'github'} />
         </nav>
         <span class="spacer" />
         {toggle}
@@ -64,6 +66,8 @@ function Page({ route }: { route: Route }) {
       return <ApprovalsPage />;
     case 'schedules':
       return <SchedulesPage />;
+    case 'github':
+      return <GithubPage />;
     default:
       return <SessionsPage />;
   }

@@ -4,7 +4,8 @@ import { loadSessionContext } from '../context/session-context.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from '../context/transcript.ts';
 import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
-import { activeAgents } from '../tools/agent/agent-definitions.ts';
+import { activeAgents, customAgentDefinition } from '../tools/agent/agent-definitions.ts';
+import { AGENT_TOOL_NAME, agentToolFor } from '../tools/agent/agent-tool.ts';
 import { assembleToolPool, createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams } from './query.ts';
@@ -69,8 +70,9 @@ function queryParams(
   const { config } = deps;
   const { session, turnId, log, deadlineAt } = run;
   const permissions = permissionContextFor(recorder.settings, { defaultMode: config.permissions.defaultMode, policy: config.permissions.policy, turn: run.opts.settings });
+  const agents = activeAgents((recorder.settings?.agents ?? []).map(customAgentDefinition));
   const registry = assembleToolPool({
-    builtins: deps.tools.tools, external: loop.external, rules: permissions.rules,
+    builtins: deps.tools.tools.map((tool) => (tool.name === AGENT_TOOL_NAME ? agentToolFor(agents) : tool)), external: loop.external, rules: permissions.rules,
     toolSearch: { mode: recorder.settings?.toolSearch ?? config.toolSearch.mode, model: config.model.name, contextWindow: config.model.contextWindow },
   });
   const hooks = [...(deps.hooks ?? []), ...hooksFor(recorder.settings)];
@@ -78,7 +80,7 @@ function queryParams(
   // Sub-agents (the Agent tool) run in this turn, on its budget, permissions and hooks.
   const subagents = createSubagentRunner(
     { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry },
-    { pool: registry, agents: activeAgents(), isForkChild: false },
+    { pool: registry, agents, isForkChild: false },
   );
   return {
     client: deps.model,

@@ -223,6 +223,8 @@ function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Gi
       ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
       ...(settings.rules ? { rules: settings.rules } : {}),
       ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
+      ...(settings.agents ? { agents: settings.agents } : {}),
+      ...(settings.mcpServers ? { mcpServers: settings.mcpServers } : {}),
     },
     // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
     ...(settings.budgets ? { budgets: settings.budgets } : {}),

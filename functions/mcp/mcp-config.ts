@@ -50,8 +50,8 @@ export function mcpToolName(server: string, tool: string): string {
 }
 
 /** What the API shows of the servers: everything but the header values. */
-export function mcpServersView(servers: McpServers | undefined): Record<string, { type: string; url: string; headers: Record<string, string> }> {
-  const view: Record<string, { type: string; url: string; headers: Record<string, string> }> = {};
+export function mcpServersView(servers: McpServers | undefined): Record<string, { type: McpServerConfig['type']; url: string; headers: Record<string, string> }> {
+  const view: Record<string, { type: McpServerConfig['type']; url: string; headers: Record<string, string> }> = {};
   for (const [name, config] of Object.entries(servers ?? {})) {
     view[name] = { type: config.type, url: config.url, headers: Object.fromEntries(Object.keys(config.headers ?? {}).map((h) => [h, REDACTED])) };
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { allowListSchema } from '../../sandbox-runner/isolation/network-allow-list.ts';
 import { createHttpHook, httpHookConfigSchema } from '../hooks/http-hook.ts';
+import { customAgentsSchema } from '../agent-settings/custom-agents.ts';
 import { mcpServersSchema, toolSearchModeSchema } from '../mcp/mcp-config.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { UserError } from '../shared/errors.ts';
@@ -29,6 +30,8 @@ export const sessionSettingsSchema = z.strictObject({
   mcpServers: mcpServersSchema.optional(),
   /** `standard`, `tst` or `tst-auto` (functions/tools/tool-search); the deployment's default when absent. */
   toolSearch: toolSearchModeSchema.optional(),
+  /** Custom sub-agents for the Agent tool (functions/agent-settings/custom-agents.ts). */
+  agents: customAgentsSchema.optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;
 

@@ -42,6 +42,7 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
     // Header values (tokens) never leave the session record: names only, values redacted.
     mcpServers: mcpServersView(record.settings?.mcpServers),
     toolSearch: record.settings?.toolSearch ?? null,
+    agents: record.settings?.agents ?? [],
     reloadFromSeq: record.reloadFromSeq ?? null,
     source: record.source ?? null,
   };

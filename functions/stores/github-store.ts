@@ -1,3 +1,5 @@
+import type { CustomAgent } from '../agent-settings/custom-agents.ts';
+import type { McpServers } from '../mcp/mcp-config.ts';
 import type { Budgets } from './budgets.ts';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -11,6 +13,9 @@ export interface GithubRepoSettings {
   rules?: RuleLists;
   allowedDomains?: string[];
   budgets?: Budgets;
+  /** Custom sub-agents and MCP servers every run's session gets (as a session's own settings). */
+  agents?: CustomAgent[];
+  mcpServers?: McpServers;
 }
 
 export interface GithubRepoRecord {

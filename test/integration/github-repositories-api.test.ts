@@ -32,6 +32,23 @@ describe('connected GitHub repositories (API)', () => {
     expect((await a.request('GET', '/v1/github/runs')).json).toEqual({ runs: [], nextCursor: null });
   });
 
+  it('keeps custom agents and MCP servers for every run, showing no header value', async () => {
+    const a = as('token-a');
+    const reviewer = { name: 'reviewer', description: 'Reviews the fix.', prompt: 'Review.', tools: ['Read'] };
+    const mcpServers = { tracker: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer s3cret-token' } } };
+    const created = await a.request('POST', '/v1/github/repositories', { repository: 'acme/agents', settings: { agents: [reviewer], mcpServers, allowedDomains: ['127.0.0.1:9'] } });
+    expect(created.status).toBe(201);
+    expect(created.json.settings).toMatchObject({ agents: [reviewer], mcpServers: { tracker: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: '[redacted]' } } } });
+    const read = await a.request('GET', '/v1/github/repositories/acme/agents');
+    expect(read.text).not.toContain('s3cret-token');
+    // Stored as given: the run's session gets the real header (functions/github/run-github-work.ts).
+    expect((await ctx.stack.deps.github.getRepo('acme/agents'))!.settings!.mcpServers!.tracker!.headers).toEqual({ authorization: 'Bearer s3cret-token' });
+    // An MCP host off the allow-list is refused, as for a session.
+    const refused = await a.request('POST', '/v1/github/repositories', { repository: 'acme/agents2', settings: { mcpServers } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toContain('allowedDomains');
+  });
+
   it('answers bad input with a 400 naming the field, and needs a bearer token', async () => {
     const a = as('token-a');
     const bad = async (body: unknown) => (await a.request('POST', '/v1/github/repositories', body)).json.error;

@@ -2,6 +2,8 @@ import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
 import { allowListSchema } from '../../../sandbox-runner/isolation/network-allow-list.ts';
 import type { Deps } from '../../deps/deps.ts';
+import { customAgentsSchema } from '../../agent-settings/custom-agents.ts';
+import { assertMcpServersAllowed, mcpServersSchema, mcpServersView } from '../../mcp/mcp-config.ts';
 import { assertValidRules } from '../../permissions/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
@@ -23,6 +25,8 @@ export const githubRepoSettingsSchema = z.strictObject({
   rules: ruleListsSchema.optional(),
   allowedDomains: allowListSchema.optional(),
   budgets: budgetsApiSchema.optional(),
+  agents: customAgentsSchema.optional().describe("Custom sub-agents every run's session offers the Agent tool"),
+  mcpServers: mcpServersSchema.optional().describe("MCP servers every run's session connects to (hosts on `allowedDomains`); header values are shown as \"[redacted]\""),
 }).openapi('GithubRepositorySettings');
 
 export const connectRepositoryBody = z.strictObject({
@@ -178,6 +182,7 @@ function repoParam(params: { owner: string; name: string }): string {
 function checkSettings(deps: GithubRouteDeps, settings: z.output<typeof githubRepoSettingsSchema> | undefined): void {
   assertValidRules(settings?.rules, 'settings.rules');
   if (settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
+  assertMcpServersAllowed(settings?.mcpServers, settings?.allowedDomains);
 }
 
 export function repositoryView(r: GithubRepoRecord) {
@@ -186,7 +191,8 @@ export function repositoryView(r: GithubRepoRecord) {
     label: r.label,
     mention: r.mention,
     allowBots: r.allowBots,
-    settings: r.settings ?? {},
+    // MCP header values (tokens) never leave the record.
+    settings: r.settings?.mcpServers ? { ...r.settings, mcpServers: mcpServersView(r.settings.mcpServers) } : (r.settings ?? {}),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };

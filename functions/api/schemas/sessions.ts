@@ -1,3 +1,4 @@
+import { customAgentSchema } from '../../agent-settings/custom-agents.ts';
 import { z } from '@hono/zod-openapi';
 import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
 import { usageSchema } from './common.ts';
@@ -58,6 +59,7 @@ export const sessionSchema = z
       .record(z.string(), z.object({ type: z.string(), url: z.string(), headers: z.record(z.string(), z.string()) }))
       .describe('The MCP servers as configured, every header value shown as "[redacted]"'),
     toolSearch: z.string().nullable().describe('The session\'s ToolSearch mode (`standard`, `tst`, `tst-auto`), or null for the default'),
+    agents: z.array(customAgentSchema).describe('Custom sub-agents the Agent tool offers beside the built-ins'),
     reloadFromSeq: z.number().int().nullable(),
     source: sessionSourceSchema.nullable().describe('Where the session came from: a GitHub issue or pull request, or null'),
   })

@@ -56,6 +56,18 @@ export const PLAN_AGENT: AgentDefinition = {
 /** In the reference's order (it lists general-purpose first). */
 export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [GENERAL_PURPOSE_AGENT, EXPLORE_AGENT, PLAN_AGENT];
 
+/** A session's custom agent as the Agent tool runs it (the custom-agent restrictions apply). */
+export function customAgentDefinition(agent: { name: string; description: string; prompt: string; tools?: readonly string[]; disallowedTools?: readonly string[] }): AgentDefinition {
+  return {
+    agentType: agent.name,
+    whenToUse: agent.description,
+    systemPrompt: `${agent.prompt}\n\n${AGENT_NOTES}`,
+    ...(agent.tools ? { tools: agent.tools, toolsLabel: agent.tools.join(', ') } : {}),
+    ...(agent.disallowedTools ? { disallowedTools: agent.disallowedTools } : {}),
+    source: 'custom',
+  };
+}
+
 /** The built-ins, then custom agents (a custom agent with a built-in's name replaces it, as in the reference). */
 export function activeAgents(custom: readonly AgentDefinition[] = []): AgentDefinition[] {
   const byType = new Map<string, AgentDefinition>();

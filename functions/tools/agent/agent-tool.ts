@@ -60,3 +60,12 @@ export const agentTool = buildTool({
     return { type: 'tool_result', tool_use_id: toolUseId, content: [...content, { type: 'text', text: trailer }] };
   },
 });
+
+/**
+ * The Agent tool as a session sees it: its description lists the agents on offer, so a session
+ * with custom agents gets a copy naming them (built-ins only: the shared tool, byte for byte).
+ */
+export function agentToolFor(agents: readonly AgentDefinition[]): typeof agentTool {
+  const custom = agents.some((a) => a.source === 'custom');
+  return custom ? { ...agentTool, description: agentToolDescription(agents) } : agentTool;
+}

@@ -186,4 +186,38 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
     expect(result.content[0]).toEqual({ type: 'text', text: 'Scope: the notes.\nResult: one line.' });
     expect(result.content[1].text).toMatch(/^agentId: agent_toolu_fork\n<usage>total_tokens: \d+/);
   }, 120_000);
+
+  it('deletes the sub-agents\' logs with their session, a sub-agent\'s own sub-agents too', async () => {
+    const sessionId = await api.createSession();
+    let parentCalls = 0;
+    route = (body) => {
+      // A fork (its log repeats the parent's Agent call) that starts a Plan agent of its own.
+      if (userTexts(body).includes('Your directive: FORK: delegate')) {
+        return lastResults(body).some((r) => r.tool_use_id === 'toolu_grandchild')
+          ? text('Scope: delegated.')
+          : { content: [agentCall('toolu_grandchild', { description: 'plan', prompt: 'SUB: plan it', subagent_type: 'Plan' })] };
+      }
+      if (firstText(body) === 'delegate then go') return ++parentCalls === 1 ? { content: [agentCall('toolu_doomed', { description: 'delegate', prompt: 'FORK: delegate' })] } : text('Parent done.');
+      if (firstText(body) === 'SUB: plan it') return text('The plan.');
+      return undefined;
+    };
+    const other = await api.createSession();
+    expect((await api.turn(sessionId, 'delegate then go')).json).toMatchObject({ stopReason: 'end_turn' });
+    parentCalls = 0;
+    expect((await api.turn(other, 'delegate then go')).json).toMatchObject({ stopReason: 'end_turn' });
+    const logOf = async (id: string, agentId: string) => (await stack.deps.messages.loadFrom(`${id}/agents/${agentId}`)).map((m) => m.kind);
+    const forkLog = ['prompt', 'synthetic', 'prompt', 'assistant', 'tool_result', 'assistant'];
+    expect(await logOf(sessionId, 'agent_toolu_doomed')).toEqual(forkLog);
+    expect(await logOf(sessionId, 'agent_toolu_grandchild')).toEqual(['prompt', 'assistant']);
+
+    expect((await api.request('DELETE', `/v1/sessions/${sessionId}`)).status).toBe(202);
+    for (let i = 0; i < 300 && (await stack.deps.sessions.get(sessionId)); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await stack.deps.sessions.get(sessionId)).toBeUndefined();
+    expect(await stack.deps.messages.loadFrom(sessionId)).toEqual([]);
+    expect(await logOf(sessionId, 'agent_toolu_doomed')).toEqual([]);
+    expect(await logOf(sessionId, 'agent_toolu_grandchild')).toEqual([]);
+    // Another session's sub-agents, with the same tool_use ids, keep their logs.
+    expect(await logOf(other, 'agent_toolu_doomed')).toEqual(forkLog);
+    expect(await logOf(other, 'agent_toolu_grandchild')).toEqual(['prompt', 'assistant']);
+  }, 120_000);
 });

@@ -1,8 +1,10 @@
+import { agentLogIdsIn } from '../stores/agent-log.ts';
 import { BUCKET_LAYOUT } from '../stores/bucket-layout.ts';
 import { deletePrefix } from '../stores/delete-prefix.ts';
 import { leaseIsDead } from '../stores/session-store.ts';
 import { workspacePrefix } from '../../sandbox-runner/workspace/workspace-prefix.ts';
 import type { Deps } from '../deps/deps.ts';
+import type { MessageStore } from '../stores/message-store.ts';
 
 export type DeleteSessionDeps = Pick<Deps, 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'continuations' | 'workspaceStorage' | 'workspaceCredentials' | 'clock' | 'log'> & {
   config: { bucket: string };
@@ -27,9 +29,9 @@ export async function deleteSession(deps: DeleteSessionDeps, opts: { sessionId: 
 }
 
 /**
- * Removes a deleted session's messages, events, approvals, persisted results and spilled
- * payloads (harness prefixes), and its workspace's objects (with credentials minted for deleting
- * that one workspace), then the session record. Waits first for a running turn to stop, so
+ * Removes a deleted session's messages (its sub-agents' logs first), events, approvals,
+ * persisted results and spilled payloads (harness prefixes), and its workspace's objects (with
+ * credentials minted for deleting that one workspace), then the session record. Waits first for a running turn to stop, so
  * nothing is written after it. Safe to run again: each step deletes what is left.
  */
 export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): Promise<void> {
@@ -43,6 +45,7 @@ export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): 
   }
   if (!session) return;
   const removed = {
+    agentMessages: await deleteAgentLogs(deps.messages, sessionId),
     messages: await deps.messages.deleteAll(sessionId),
     events: await deps.events.deleteAll(sessionId),
     approvals: await deps.approvals.deleteAll(sessionId),
@@ -56,4 +59,25 @@ export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): 
   };
   await deps.sessions.remove(sessionId);
   deps.log.info('deleted session purged', { sessionId, ...removed });
+}
+
+/**
+ * Deletes every sub-agent log of a session, found through the logs that name them (the
+ * session's own, then each sub-agent's, for sub-agents that spawned their own). A log is deleted
+ * only after the logs it names, so a purge cut short finds the rest when it runs again. A fork's
+ * log repeats its parent's messages, its own Agent call among them: each log is visited once.
+ */
+async function deleteAgentLogs(messages: Pick<MessageStore, 'loadFrom' | 'deleteAll'>, sessionId: string): Promise<number> {
+  const visited = new Set<string>([sessionId]);
+  const purge = async (logId: string): Promise<number> => {
+    let removed = 0;
+    for (const agentLog of agentLogIdsIn(sessionId, await messages.loadFrom(logId))) {
+      if (visited.has(agentLog)) continue;
+      visited.add(agentLog);
+      removed += await purge(agentLog);
+      removed += await messages.deleteAll(agentLog);
+    }
+    return removed;
+  };
+  return purge(sessionId);
 }

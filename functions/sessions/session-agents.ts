@@ -1,8 +1,6 @@
 import { NotFoundError } from '../shared/errors.ts';
-import { agentIdFor } from '../stores/agent-log.ts';
+import { AGENT_TOOL_NAMES, agentIdFor } from '../stores/agent-log.ts';
 import type { MessageStore } from '../stores/message-store.ts';
-
-export const AGENT_TOOL_NAMES: ReadonlySet<string> = new Set(['Agent', 'Task']);
 
 /** One sub-agent as `GET /v1/sessions/{id}/agents` shows it. */
 export interface SessionAgent {

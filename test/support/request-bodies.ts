@@ -47,3 +47,34 @@ export function largestToolResultTotal(raw: string): number {
   }
   return max;
 }
+
+/**
+ * The exact bytes of a top-level member's value in a raw JSON object (`"system"` → its array or
+ * string as sent), found by scanning, not by parsing and re-serialising.
+ */
+export function rawMember(raw: string, key: string): string | undefined {
+  let depth = 0;
+  let start = -1;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === '"') {
+      const end = stringEnd(raw, i);
+      if (depth === 1 && start < 0 && raw.slice(i + 1, end) === key && raw[end + 1] === ':') start = end + 2;
+      i = end;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0 && start >= 0) return raw.slice(start, i);
+    } else if (c === ',' && depth === 1 && start >= 0) return raw.slice(start, i);
+  }
+  return undefined;
+}
+
+/** The index of the quote closing the string that opens at `open`. */
+function stringEnd(raw: string, open: number): number {
+  for (let i = open + 1; i < raw.length; i++) {
+    if (raw[i] === '\\') i++;
+    else if (raw[i] === '"') return i;
+  }
+  return raw.length;
+}

@@ -2292,6 +2292,15 @@ export interface components {
       };
       /** @description The session's ToolSearch mode (`standard`, `tst`, `tst-auto`), or null for the default */
       toolSearch: string | null;
+      /** @description Custom sub-agents the Agent tool offers beside the built-ins */
+      agents: {
+          name: string;
+          description: string;
+          prompt: string;
+          tools?: string[];
+          disallowedTools?: string[];
+          model?: string;
+        }[];
       reloadFromSeq: number | null;
       source: components["schemas"]["SessionSource"];
     };
@@ -2408,6 +2417,14 @@ export interface components {
         };
         /** @enum {string} */
         toolSearch?: "standard" | "tst" | "tst-auto";
+        agents?: {
+            name: string;
+            description: string;
+            prompt: string;
+            tools?: string[];
+            disallowedTools?: string[];
+            model?: string;
+          }[];
       };
       budgets?: components["schemas"]["Budgets"];
     };
@@ -2486,6 +2503,14 @@ export interface components {
         };
         /** @enum {string} */
         toolSearch?: "standard" | "tst" | "tst-auto";
+        agents?: {
+            name: string;
+            description: string;
+            prompt: string;
+            tools?: string[];
+            disallowedTools?: string[];
+            model?: string;
+          }[];
       };
       /** @description Members replace; `null` removes one (the tenant default applies again) */
       budgets?: {
@@ -2848,6 +2873,27 @@ export interface components {
       };
       allowedDomains?: string[];
       budgets?: components["schemas"]["Budgets"];
+      /** @description Custom sub-agents every run's session offers the Agent tool */
+      agents?: {
+          name: string;
+          description: string;
+          prompt: string;
+          tools?: string[];
+          disallowedTools?: string[];
+          model?: string;
+        }[];
+      /** @description MCP servers every run's session connects to (hosts on `allowedDomains`); header values are shown as "[redacted]" */
+      mcpServers?: {
+        [key: string]: {
+          /** @enum {string} */
+          type: "http" | "sse";
+          /** Format: uri */
+          url: string;
+          headers?: {
+            [key: string]: string;
+          };
+        };
+      };
     };
     ConnectRepository: {
       repository: string;

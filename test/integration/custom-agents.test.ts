@@ -51,7 +51,7 @@ describe('custom sub-agents from the session settings', () => {
 
     // The parent's Agent tool lists the custom agent with its tools, after the built-ins.
     const parentRequest = stack.model!.requests.find((r) => firstText(r.body).startsWith('review it'))!;
-    const description = (parentRequest.body.tools!.find((t) => t.name === 'Agent')! as { description: string }).description;
+    const description = (parentRequest.body.tools!.find((t) => t.name === 'Agent') as { name: string; description?: string }).description!;
     expect(description).toContain('- reviewer: Reviews a change for bugs; use it after editing code. (Tools: Read, Grep)');
     expect(description.indexOf('- general-purpose:')).toBeLessThan(description.indexOf('- reviewer:'));
 
@@ -72,7 +72,7 @@ describe('custom sub-agents from the session settings', () => {
     route = (body) => (firstText(body) === 'plain' ? text('ok') : undefined);
     await api.turn(sessionId, 'plain');
     const request = stack.model!.requests.find((r) => firstText(r.body) === 'plain')!;
-    const description = (request.body.tools!.find((t) => t.name === 'Agent')! as { description: string }).description;
+    const description = (request.body.tools!.find((t) => t.name === 'Agent') as { name: string; description?: string }).description!;
     expect(description).not.toContain('reviewer');
     expect(description).toContain('- Explore:');
   });

@@ -49,6 +49,7 @@ const stack = await startLocalStack({
 const line = '='.repeat(72);
 console.log(`\n${line}`);
 console.log(`Stratus is running at ${stack.apiUrl}   (API reference: ${stack.apiUrl}/docs)`);
+console.log(`Web console: ${stack.apiUrl}/console/   (sign in with the API token)`);
 console.log(`API token:   ${stack.token}`);
 if (!settings.apiTokens) console.log(`Admin token: in ${path.join(dataDir, 'admin-token')} (npx stratus admin tokens …)`);
 console.log(`Data folder: ${dataDir}`);

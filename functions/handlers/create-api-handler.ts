@@ -15,20 +15,17 @@ export type StreamingHandler = StreamifyHandler<unknown, void>;
  * once per container, on the first event.
  */
 export function createApiHandler(opts: { loadDeps: () => Promise<Deps>; consoleDir?: string }): StreamingHandler {
-  const ready = once(async () => {
-    const deps = await opts.loadDeps();
-    // hono types the result as a plain Handler, but it is the streamified (event, stream, context) one.
-    return {
-      deps,
-      http: streamHandle(createApp(deps, { consoleDir: opts.consoleDir })) as unknown as StreamingHandler,
-      webhookOnly: streamHandle(createWebhookApp(deps)) as unknown as StreamingHandler,
-    };
-  });
+  const ready = once(opts.loadDeps);
+  // Each app is built on its first request: a container behind the webhook alias (a version of
+  // its own) never serves the whole API, and the API's containers never take the alias's requests.
+  // hono types the result as a plain Handler, but it is the streamified (event, stream, context) one.
+  const http = once(async () => streamHandle(createApp(await ready(), { consoleDir: opts.consoleDir })) as unknown as StreamingHandler);
+  const webhookOnly = once(async () => streamHandle(createWebhookApp(await ready())) as unknown as StreamingHandler);
 
   return awslambda.streamifyResponse(async (event, responseStream, context) => {
-    const { deps, http, webhookOnly } = await ready();
+    const deps = await ready();
     deps.startInvocation({ context, correlationId: correlationIdOf(event) });
-    if (!isAsyncEvent(event)) return (viaWebhookAlias(context) ? webhookOnly : http)(event, responseStream, context);
+    if (!isAsyncEvent(event)) return (await (viaWebhookAlias(context) ? webhookOnly : http)())(event, responseStream, context);
     try {
       await handleAsyncEvent(deps, event, Date.now() + context.getRemainingTimeInMillis());
     } finally {

@@ -1,19 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
-import type { MessagesRequest, ScriptedResponse } from '../../local/scripted-model/script.ts';
+import { agentCall, firstText, systemText, type ScriptedRoute } from '../support/agent-requests.ts';
 import { apiClient } from '../support/api-client.ts';
 import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
-type Route = (body: MessagesRequest) => ScriptedResponse | undefined;
-
-function firstText(body: MessagesRequest): string {
-  const first = body.messages[0]!;
-  if (typeof first.content === 'string') return first.content;
-  return first.content.filter((b) => b.type === 'text').map((b) => String(b.text)).join('');
-}
-
-const systemText = (body: MessagesRequest) => (Array.isArray(body.system) ? body.system.map((b: { text: string }) => b.text).join('') : String(body.system));
-const agentCall = (id: string, input: Record<string, unknown>) => ({ type: 'tool_use' as const, id, name: 'Agent', input });
 
 const REVIEWER = {
   name: 'reviewer',
@@ -23,7 +13,7 @@ const REVIEWER = {
 };
 
 describe('custom sub-agents from the session settings', () => {
-  let route: Route = () => undefined;
+  let route: ScriptedRoute = () => undefined;
   const fx = useLocalStack({ brain: (body) => route(body) ?? unscripted() });
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;

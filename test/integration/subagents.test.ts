@@ -3,21 +3,9 @@ import type { LocalStack } from '../../local/stack.ts';
 import type { MessagesRequest, ScriptedResponse } from '../../local/scripted-model/script.ts';
 import { apiClient } from '../support/api-client.ts';
 import { FORK_IN_FORK_MESSAGE } from '../../functions/tools/agent/agent-tool.ts';
+import { agentCall, firstText, systemText, type ScriptedRoute } from '../support/agent-requests.ts';
 import { prefixProblem, rawMember } from '../support/request-bodies.ts';
 import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
-
-type Route = (body: MessagesRequest) => ScriptedResponse | undefined;
-
-/** The first user text of a request: which agent (the parent's prompt, or a sub-agent's) asked. */
-function firstText(body: MessagesRequest): string {
-  const first = body.messages[0]!;
-  if (typeof first.content === 'string') return first.content;
-  return first.content.filter((b) => b.type === 'text').map((b) => String(b.text)).join('');
-}
-
-function systemText(body: MessagesRequest): string {
-  return Array.isArray(body.system) ? body.system.map((b: { text: string }) => b.text).join('') : String(body.system);
-}
 
 /** Every text of a request's user messages: a fork's requests repeat the parent's first message, its directive comes later. */
 function userTexts(body: MessagesRequest): string {
@@ -30,10 +18,8 @@ function lastResults(body: MessagesRequest): { tool_use_id: string; is_error?: b
   return typeof last.content === 'string' ? [] : (last.content.filter((b) => b.type === 'tool_result') as never);
 }
 
-const agentCall = (id: string, input: Record<string, unknown>) => ({ type: 'tool_use' as const, id, name: 'Agent', input });
-
 describe('sub-agents (the Agent tool) on the local stack', () => {
-  let route: Route = () => undefined;
+  let route: ScriptedRoute = () => undefined;
   const fx = useLocalStack({ brain: (body) => route(body) ?? unscripted() });
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;

@@ -1,6 +1,7 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../cli/generated/api.d.ts';
 import { tokenStore } from './token.ts';
+import { apiFetch } from '../../cli/api-fetch.ts';
 
 export type Schemas = components['schemas'];
 export type Session = Schemas['Session'];
@@ -24,30 +25,8 @@ const auth: Middleware = {
   },
 };
 
-/**
- * `fetch` with a body's SHA-256 in `x-amz-content-sha256`: a stack with a custom domain puts
- * CloudFront with origin access control in front of the API, and Lambda refuses a signed POST
- * or PUT whose viewer did not send the payload hash. Other deployments ignore the header.
- * (`crypto.subtle` exists on https and localhost pages, which is where the console runs.)
- */
-export async function apiFetch(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
-  if (input instanceof Request) {
-    if (input.body === null || !crypto.subtle) return fetch(input);
-    const body = await input.clone().arrayBuffer();
-    const headers = new Headers(input.headers);
-    headers.set('x-amz-content-sha256', await sha256Hex(body));
-    return fetch(new Request(input, { headers, body }));
-  }
-  if (typeof init.body !== 'string' || !crypto.subtle) return fetch(input, init);
-  const headers = new Headers(init.headers);
-  headers.set('x-amz-content-sha256', await sha256Hex(new TextEncoder().encode(init.body)));
-  return fetch(input, { ...init, headers });
-}
-
-async function sha256Hex(body: ArrayBuffer | Uint8Array<ArrayBuffer>): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', body));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
-}
+/** Every call sends its body's hash, as the CLI does (cli/api-fetch.ts: needed behind the CloudFront custom domain). */
+export { apiFetch };
 
 /** The typed client: paths and bodies come from the types generated from the OpenAPI document. */
 export const api = createClient<paths, `application/${string}`>({ baseUrl: location.origin, fetch: (request) => apiFetch(request) });

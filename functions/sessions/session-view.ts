@@ -48,6 +48,11 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
   };
 }
 
+/** One page of a message log as the API shows it. */
+export function messagePageView(page: { messages: StoredMessage[]; nextCursor?: string }) {
+  return { messages: page.messages.map(messageView), nextCursor: page.nextCursor ?? null };
+}
+
 export function messageView(message: StoredMessage) {
   return {
     seq: message.seq,

@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Deps } from '../../deps/deps.ts';
 import { getSessionAgent, listSessionAgents } from '../../sessions/session-agents.ts';
-import { messageView } from '../../sessions/session-view.ts';
+import { messagePageView } from '../../sessions/session-view.ts';
 import { agentLogId } from '../../stores/agent-log.ts';
 import { createRouteApp } from '../route-app.ts';
-import { errorResponses, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
-import { messageSchema } from '../schemas/sessions.ts';
+import { errorResponses, json, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
+import { messagePageSchema } from '../schemas/sessions.ts';
 
 const tags = ['Sub-agents'];
 
@@ -39,7 +39,7 @@ const messages = createRoute({
   tags,
   summary: "A sub-agent's own message log, in order",
   request: { params: agentParams, query: pageQuerySchema },
-  responses: { 200: json(z.object({ messages: z.array(messageSchema), nextCursor: nextCursorSchema }), 'One page of messages'), ...errorResponses(400, 404) },
+  responses: { 200: json(messagePageSchema, 'One page of messages'), ...errorResponses(400, 404) },
 });
 
 export function agentRoutes(deps: Pick<Deps, 'sessions' | 'messages'>) {
@@ -59,7 +59,7 @@ export function agentRoutes(deps: Pick<Deps, 'sessions' | 'messages'>) {
     await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
     await getSessionAgent(deps, sessionId, agentId);
     const page = await deps.messages.page(agentLogId(sessionId, agentId), { limit: q.limit, cursor: q.cursor });
-    return c.json({ messages: page.messages.map(messageView), nextCursor: page.nextCursor ?? null }, 200);
+    return c.json(messagePageView(page), 200);
   });
 
   return app;

@@ -5,11 +5,11 @@ import { assertMcpServersAllowed } from '../../mcp/mcp-config.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
-import { messageView, sessionView } from '../../sessions/session-view.ts';
+import { messagePageView, sessionView } from '../../sessions/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
 import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
-import { messageSchema, sessionSchema } from '../schemas/sessions.ts';
+import { messagePageSchema, sessionSchema } from '../schemas/sessions.ts';
 import { assertSeedFiles, seedFilesSchema } from '../seed-files.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
 
@@ -68,7 +68,7 @@ const messages = createRoute({
   tags,
   summary: 'The message log, in order',
   request: { params: sessionIdParam, query: pageQuerySchema },
-  responses: { 200: json(z.object({ messages: z.array(messageSchema), nextCursor: nextCursorSchema }), 'One page of messages'), ...errorResponses(400, 404) },
+  responses: { 200: json(messagePageSchema, 'One page of messages'), ...errorResponses(400, 404) },
 });
 
 export function sessionRoutes(
@@ -108,7 +108,7 @@ export function sessionRoutes(
     const sessionId = c.req.valid('param').id;
     await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
     const page = await deps.messages.page(sessionId, { limit: q.limit, cursor: q.cursor });
-    return c.json({ messages: page.messages.map(messageView), nextCursor: page.nextCursor ?? null }, 200);
+    return c.json(messagePageView(page), 200);
   });
 
   return app;

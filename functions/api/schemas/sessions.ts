@@ -1,7 +1,7 @@
 import { customAgentSchema } from '../../agent-settings/custom-agents.ts';
 import { z } from '@hono/zod-openapi';
 import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
-import { usageSchema } from './common.ts';
+import { nextCursorSchema, usageSchema } from './common.ts';
 import { turnStopReasonSchema } from './turn-events.ts';
 
 export const turnSummarySchema = z
@@ -78,6 +78,9 @@ export const messageSchema = z
     usage: usageSchema.describe('This one model call (the turn total is on the turn_end event)').optional(),
   })
   .openapi('Message');
+
+/** One page of a message log (a session's or a sub-agent's). */
+export const messagePageSchema = z.object({ messages: z.array(messageSchema), nextCursor: nextCursorSchema });
 
 /** POST …/turns (and the last permission answer) without `Accept: text/event-stream`. */
 export const turnResultSchema = z

@@ -214,20 +214,14 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
 function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord): Promise<SessionRecord> {
-  const settings = repo.settings ?? {};
+  // Every repository setting but the budgets is a session setting of the same name.
+  const { budgets, ...sessionSettings } = repo.settings ?? {};
   return createSession(deps, {
     tenantId: repo.tenantId,
     title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
-    settings: {
-      unattended: true,
-      ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
-      ...(settings.rules ? { rules: settings.rules } : {}),
-      ...(settings.allowedDomains ? { allowedDomains: settings.allowedDomains } : {}),
-      ...(settings.agents ? { agents: settings.agents } : {}),
-      ...(settings.mcpServers ? { mcpServers: settings.mcpServers } : {}),
-    },
+    settings: { unattended: true, ...sessionSettings },
     // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
-    ...(settings.budgets ? { budgets: settings.budgets } : {}),
+    ...(budgets ? { budgets } : {}),
     source: {
       kind: 'github',
       repository: trigger.repository,

@@ -260,6 +260,8 @@ export class StratusStack extends Stack {
         STRATUS_GITHUB_APP_KEY_SECRET: appKey.secretArn,
         ...(githubAppId ? { STRATUS_GITHUB_APP_ID: githubAppId } : {}),
         ...(stage.github.apiUrl ? { STRATUS_GITHUB_API_URL: stage.github.apiUrl } : {}),
+        // The Function URL's own address cannot be passed in without a cycle; a custom domain's can.
+        ...(stage.api.domain ? { STRATUS_CONSOLE_URL: `https://${stage.api.domain.names[0]}/console/` } : {}),
       },
       logRetentionDays: retention,
     });

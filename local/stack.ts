@@ -201,7 +201,8 @@ function localConfig(
     context: { ...opts.context },
     api: { ...shared.api, ...opts.api },
     logLevel: opts.logLevel ?? shared.logLevel ?? 'warn',
-    github: { ...sharedGithub, ...opts.github, workerFunction: GITHUB_WORKER_FUNCTION },
+    // On a fixed port the console's address is known up front: progress comments link to it.
+    github: { ...(opts.port ? { consoleUrl: `http://127.0.0.1:${opts.port}/console/` } : {}), ...sharedGithub, ...opts.github, workerFunction: GITHUB_WORKER_FUNCTION },
     observability: { service: 'stratus-local', ...shared.observability, ...opts.observability },
   });
 }

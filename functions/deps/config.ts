@@ -22,6 +22,8 @@ export const githubConfigSchema = z.object({
   apiUrl: z.string().url().default('https://api.github.com'),
   /** The function webhook deliveries are handed to with an asynchronous invocation. */
   workerFunction: z.string().min(1).optional(),
+  /** The web console's address (`https://HOST/console/`): progress comments link each session id to its page. */
+  consoleUrl: z.string().url().optional(),
   /** Author and committer of the commits the harness makes. */
   commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
 });

@@ -48,6 +48,7 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_GITHUB_TOKEN', meaning: 'instead of an App, one token for every repository (small setups; PRs it opens may not trigger CI)', default: 'unset', where: 'both' },
   { name: 'STRATUS_GITHUB_API_URL', meaning: 'GitHub\'s REST API (GitHub Enterprise: `https://HOST/api/v3`)', default: '`https://api.github.com`', where: 'both' },
   { name: 'STRATUS_GITHUB_COMMIT_AUTHOR', meaning: 'author and committer of Stratus\'s commits, `Name <email>`', default: '`Stratus <stratus@users.noreply.github.com>`', where: 'both' },
+  { name: 'STRATUS_CONSOLE_URL', meaning: 'the web console\'s address (`https://HOST/console/`); GitHub progress comments link each session id to its console page', default: 'local: the local console on a fixed `PORT`; AWS: the custom domain\'s console when `domainName` is set', where: 'both' },
   { name: 'STRATUS_GITHUB_WORKER_FUNCTION', meaning: 'the function webhook deliveries are handed to (locally: the in-process worker)', default: 'set by the CDK app', where: 'aws' },
   { name: 'STRATUS_LOG_LEVEL', meaning: '`debug`, `info`, `warn`, `error`: Powertools JSON log lines (`level`, `message`, `service`, `stage`, session, turn and tenant ids). Metrics are not logs: their EMF lines print at every level', default: 'info', where: 'both' },
   { name: 'STRATUS_STAGE', meaning: 'the `stage` key of every log line and the `stage` dimension of every metric (namespace `Stratus`)', default: 'local (AWS: the stage name)', where: 'both' },
@@ -84,6 +85,7 @@ export interface GithubSettings {
   token?: string;
   apiUrl?: string;
   workerFunction?: string;
+  consoleUrl?: string;
   commitAuthor?: { name: string; email: string };
 }
 
@@ -214,6 +216,7 @@ function githubSettings(read: EnvReader): GithubSettings {
     token: read.str('STRATUS_GITHUB_TOKEN'),
     apiUrl: read.url('STRATUS_GITHUB_API_URL'),
     workerFunction: read.str('STRATUS_GITHUB_WORKER_FUNCTION'),
+    consoleUrl: read.url('STRATUS_CONSOLE_URL'),
     commitAuthor: match ? { name: match[1]!, email: match[2]! } : undefined,
   });
 }

@@ -20,9 +20,9 @@ export interface Cost {
 export function runCost(before: UsageRecord, after: UsageRecord): Cost {
   const usd = (after.costUsd ?? 0) - (before.costUsd ?? 0);
   return {
-    inputTokens: after.inputTokens - before.inputTokens + (after.cacheReadInputTokens ?? 0) - (before.cacheReadInputTokens ?? 0) + (after.cacheCreationInputTokens ?? 0) - (before.cacheCreationInputTokens ?? 0),
-    outputTokens: after.outputTokens - before.outputTokens,
-    usd: Math.round(usd * 10_000) / 10_000,
+      inputTokens: after.inputTokens - before.inputTokens + (after.cacheReadInputTokens ?? 0) - (before.cacheReadInputTokens ?? 0) + (after.cacheCreationInputTokens ?? 0) - (before.cacheCreationInputTokens ?? 0),
+      outputTokens: after.outputTokens - before.outputTokens,
+      usd: Math.round(usd * 10_000) / 10_000,
   };
 }
 
@@ -30,63 +30,69 @@ function costLine(cost: Cost): string {
   return `Cost: about $${cost.usd.toFixed(4)} (${cost.inputTokens} input + ${cost.outputTokens} output tokens).`;
 }
 
-export const progress = {
-  queued: (what: string) => `${MARK}\n⏳ **Stratus** is queued to work on this ${what}.`,
-  working: (sessionId: string, branch: string) =>
-    `${MARK}\n🔧 **Stratus** is working on this in session \`${sessionId}\` on branch \`${branch}\`.`,
-  opened: (o: { url: string; draft: boolean; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
-    [
-      MARK,
-      o.draft
-        ? `📝 **Stratus** opened a draft pull request with the work so far: ${o.url}`
-        : `✅ **Stratus** opened a pull request: ${o.url}`,
-      ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the draft keeps what it did. Mention me on the pull request to continue.`] : []),
-      '',
-      quote(o.summary),
-      '',
-      `${costLine(o.cost)} Session \`${o.sessionId}\`.`,
-    ].join('\n'),
-  updated: (o: { url: string; sha: string; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
-    [
-      MARK,
-      `✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url}`,
-      ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the commit keeps what it did.`] : []),
-      '',
-      quote(o.summary),
-      '',
-      `${costLine(o.cost)} Session \`${o.sessionId}\`.`,
-    ].join('\n'),
-  noChanges: (o: { summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
-    [
-      MARK,
-      '💬 **Stratus** made no change to the repository, so there is no pull request.',
-      ...(o.stopped ? [`The run stopped early: ${o.stopped}.`] : []),
-      '',
-      quote(o.summary || 'The model gave no reason.'),
-      '',
-      `${costLine(o.cost)} Session \`${o.sessionId}\`.`,
-    ].join('\n'),
-  pushRejected: (o: { branch: string; error: string; sessionId: string }) =>
-    [
-      MARK,
-      `⚠️ **Stratus** made changes but could not push the branch \`${o.branch}\`, so there is no pull request. GitHub answered:`,
-      '',
-      '```',
-      o.error.slice(0, 2_000),
-      '```',
-      '',
-      `Check the branch protection rules and that the GitHub App may write to this repository. The work is kept in session \`${o.sessionId}\`; mention me to try again.`,
-    ].join('\n'),
-  failed: (o: { reason: string; sessionId?: string }) =>
-    [
-      MARK,
-      `❌ **Stratus** could not finish: ${o.reason}`,
-      ...(o.sessionId ? ['', `Session \`${o.sessionId}\` has the details.`] : []),
-    ].join('\n'),
-};
-
-export function alreadyRunning(sessionId: string | undefined): string {
-  return `👀 **Stratus** is already working on this${sessionId ? ` (session \`${sessionId}\`)` : ''}; this request does not start a second run. Mention me again once it has finished.`;
+/**
+ * The comment texts of one deployment. With `consoleUrl` (the web console's address, e.g.
+ * `https://stratus.example.com/console/`) every session id links to that session's console page,
+ * so a maintainer goes from the issue to the live run in one click; without it the id is plain.
+ */
+export function progressTexts(consoleUrl?: string) {
+  const session = (id: string) => (consoleUrl ? `[\`${id}\`](${consoleUrl}#/sessions/${encodeURIComponent(id)})` : `\`${id}\``);
+  return {
+    queued: (what: string) => `${MARK}\n⏳ **Stratus** is queued to work on this ${what}.`,
+    working: (sessionId: string, branch: string) =>
+      `${MARK}\n🔧 **Stratus** is working on this in session ${session(sessionId)} on branch \`${branch}\`.`,
+    opened: (o: { url: string; draft: boolean; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+      [
+        MARK,
+        o.draft
+          ? `📝 **Stratus** opened a draft pull request with the work so far: ${o.url}`
+          : `✅ **Stratus** opened a pull request: ${o.url}`,
+        ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the draft keeps what it did. Mention me on the pull request to continue.`] : []),
+        '',
+        quote(o.summary),
+        '',
+        `${costLine(o.cost)} Session ${session(o.sessionId)}.`,
+      ].join('\n'),
+    updated: (o: { url: string; sha: string; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+      [
+        MARK,
+        `✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url}`,
+        ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the commit keeps what it did.`] : []),
+        '',
+        quote(o.summary),
+        '',
+        `${costLine(o.cost)} Session ${session(o.sessionId)}.`,
+      ].join('\n'),
+    noChanges: (o: { summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+      [
+        MARK,
+        '💬 **Stratus** made no change to the repository, so there is no pull request.',
+        ...(o.stopped ? [`The run stopped early: ${o.stopped}.`] : []),
+        '',
+        quote(o.summary || 'The model gave no reason.'),
+        '',
+        `${costLine(o.cost)} Session ${session(o.sessionId)}.`,
+      ].join('\n'),
+    pushRejected: (o: { branch: string; error: string; sessionId: string }) =>
+      [
+        MARK,
+        `⚠️ **Stratus** made changes but could not push the branch \`${o.branch}\`, so there is no pull request. GitHub answered:`,
+        '',
+        '```',
+        o.error.slice(0, 2_000),
+        '```',
+        '',
+        `Check the branch protection rules and that the GitHub App may write to this repository. The work is kept in session ${session(o.sessionId)}; mention me to try again.`,
+      ].join('\n'),
+    failed: (o: { reason: string; sessionId?: string }) =>
+      [
+        MARK,
+        `❌ **Stratus** could not finish: ${o.reason}`,
+        ...(o.sessionId ? ['', `Session ${session(o.sessionId)} has the details.`] : []),
+      ].join('\n'),
+    alreadyRunning: (sessionId: string | undefined) =>
+      `👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
+  };
 }
 
 function quote(text: string): string {

@@ -12,7 +12,7 @@ import type { Logger } from '../shared/logger.ts';
 import { threadKey, type GithubRepoRecord, type GithubRunRecord, type GithubThreadRecord } from '../stores/github-store.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { importIntoWorkspace } from '../workspaces/workspace-ops.ts';
-import { alreadyRunning, progress, runCost, type Cost } from './progress-comment.ts';
+import { progressTexts, runCost, type Cost } from './progress-comment.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 
 export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
@@ -69,13 +69,13 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   const existing = await deps.github.getThread(trigger.repository, trigger.number);
   const key = existing?.threadKey ?? threadKey(trigger.repository, trigger.number);
   if (!(await deps.github.claimThread(key, run.runId, deps.clock(), STALE_THREAD_MS))) {
-    await access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body: alreadyRunning(existing?.sessionId) });
+    await access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body: texts(deps).alreadyRunning(existing?.sessionId) });
     return save({ outcome: 'already_running', detail: 'Another run was working on this issue.', ...(existing?.sessionId ? { sessionId: existing.sessionId } : {}) });
   }
   let thread = threadState(existing, repo.tenantId);
   const say = progressComment(access.octokit, trigger);
   try {
-    await say(progress.queued(trigger.isPullRequest ? 'pull request' : 'issue'));
+    await say(texts(deps).queued(trigger.isPullRequest ? 'pull request' : 'issue'));
     await save({ outcome: 'running' });
     const result = await work(deps, { trigger, repo, access, thread, run, save, say, log, deadlineAt });
     thread = result.thread;
@@ -83,7 +83,7 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   } catch (err) {
     log.error('GitHub run failed', { error: errorMessage(err) });
     const reason = failureReason(err);
-    await say(progress.failed({ reason, sessionId: run.sessionId })).catch((e: unknown) => log.error('could not post the failure comment', { error: errorMessage(e) }));
+    await say(texts(deps).failed({ reason, sessionId: run.sessionId })).catch((e: unknown) => log.error('could not post the failure comment', { error: errorMessage(e) }));
     return save({ outcome: 'failed', detail: reason });
   } finally {
     await deps.github.releaseThread(key, run.runId, thread).catch((err: unknown) => log.error('could not release the issue', { error: errorMessage(err) }));
@@ -184,7 +184,7 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
   const { session, thread } = await sessionFor(deps, ctx);
   const branch = thread.branch!;
   await ctx.save({ sessionId: session.sessionId, branch });
-  await ctx.say(progress.working(session.sessionId, branch));
+  await ctx.say(texts(deps).working(session.sessionId, branch));
   const outcome = await runTheTurn(deps, ctx, session, branch);
   return publish(deps, { ...ctx, thread }, outcome, branch);
 }
@@ -265,19 +265,19 @@ async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutc
   );
   const pub = published.result;
   if (!pub.changed) {
-    await say(progress.noChanges({ summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
+    await say(texts(deps).noChanges({ summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
     await save({ outcome: 'no_changes', cost, detail: stopped ? `Stopped early: ${stopped}` : 'The run changed nothing.' });
     return { thread: ctx.thread };
   }
   if (!pub.pushed) {
-    await say(progress.pushRejected({ branch, error: pub.error, sessionId: session.sessionId }));
+    await say(texts(deps).pushRejected({ branch, error: pub.error, sessionId: session.sessionId }));
     await save({ outcome: 'push_rejected', cost, detail: pub.error.slice(0, 2_000) });
     return { thread: ctx.thread };
   }
   // The branch is on GitHub now: only from here on is any link to it posted.
   const thread = { ...ctx.thread, headSha: pub.sha };
   if (thread.pullRequest) {
-    await say(progress.updated({ url: thread.pullRequest.url, sha: pub.sha, summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
+    await say(texts(deps).updated({ url: thread.pullRequest.url, sha: pub.sha, summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
     await save({ outcome: 'pr_updated', commit: pub.sha, cost, pullRequestUrl: thread.pullRequest.url });
     return { thread };
   }
@@ -303,7 +303,7 @@ async function openPullRequest(deps: GithubWorkDeps, ctx: WorkContext, outcome: 
   ).data;
   const thread = { ...ctx.thread, pullRequest: { number: pr.number, url: pr.html_url } };
   await deps.github.linkPullRequest(trigger.repository, pr.number, threadKey(trigger.repository, trigger.number));
-  await ctx.say(progress.opened({ url: pr.html_url, draft, summary, cost, sessionId, stopped }));
+  await ctx.say(texts(deps).opened({ url: pr.html_url, draft, summary, cost, sessionId, stopped }));
   await ctx.save({ outcome: draft ? 'draft_pr_opened' : 'pr_opened', commit: pushed.sha, cost, pullRequestUrl: pr.html_url });
   return { thread };
 }
@@ -401,3 +401,6 @@ function failureReason(err: unknown): string {
   if (status !== undefined) return `GitHub answered ${status} to a request (${errorMessage(err).slice(0, 300)}).`;
   return errorMessage(err).slice(0, 1_000);
 }
+
+/** The comment texts, with session ids linked to the console when its address is configured. */
+const texts = (deps: GithubWorkDeps) => progressTexts(deps.config.github.consoleUrl);

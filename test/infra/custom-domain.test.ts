@@ -1,3 +1,4 @@
+import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { domainFromContext } from '../../infra/config/domain-context.ts';
 import { synthStage, type Synthesized } from './synth-stack.ts';
@@ -75,6 +76,13 @@ describe('the optional custom domain: CloudFront with origin access control in f
     expect(publicUrl.Qualifier).toBeDefined();
     domainWithGithub.template.hasResourceProperties('AWS::Lambda::Alias', { Name: 'webhook' });
     expect(JSON.stringify(domainWithGithub.template.findOutputs('GithubWebhookUrl'))).toContain('v1/github/webhook');
+  });
+
+  it("tells the GitHub worker the console's address on the domain, so progress comments link to it", () => {
+    domainWithGithub.template.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'stratus-prod-github-worker',
+      Environment: { Variables: Match.objectLike({ STRATUS_CONSOLE_URL: 'https://agents.example.com/console/' }) },
+    });
   });
 
   it('stops a synth that names a domain without a us-east-1 certificate', () => {

@@ -43,6 +43,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
         privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
         apiUrl: gh.url,
         commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
+        consoleUrl: 'https://stratus.example.com/console/',
       },
     });
     api = apiClient(stack.apiUrl, stack.token);
@@ -114,6 +115,8 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     expect(comments).toHaveLength(1);
     expect(comments[0]!.body).toContain(run.pullRequestUrl);
     expect(comments[0]!.body).toContain('Cost: about $');
+    // The session id links to its console page (the configured console address).
+    expect(comments[0]!.body).toContain(`Session [\`${run.sessionId}\`](https://stratus.example.com/console/#/sessions/${run.sessionId}).`);
     const updates = gh.calls.filter((c) => c.method === 'PATCH' && c.path === `/repos/acme/calc/issues/comments/${comments[0]!.id}`);
     expect(updates.map((u) => String((u.body as { body: string }).body).split('\n')[1])).toEqual([
       expect.stringContaining('is working on this in session'),

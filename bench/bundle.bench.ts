@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Metafile } from 'esbuild';
-import { bundleLambda, ENTRIES } from '../infra/constructs/bundle-options.ts';
+import { bundleLambda, ENTRIES, REPO_ROOT, startFiles } from '../infra/constructs/bundle-options.ts';
 
 const IMPORT_RUNS = 5;
 
@@ -37,7 +37,7 @@ export async function run(): Promise<void> {
       const start = startFiles(metafile, path.join(dir, 'index.mjs'));
       const all = Object.keys(metafile.outputs).filter((f) => f.endsWith('.mjs'));
       const bytes = (files: string[]) => files.reduce((sum, f) => sum + metafile.outputs[f]!.bytes, 0);
-      const gzip = start.reduce((sum, f) => sum + gzipSync(readFileSync(f)).length, 0);
+      const gzip = start.reduce((sum, f) => sum + gzipSync(readFileSync(path.resolve(REPO_ROOT, f))).length, 0);
       const withMaps = importFigures(path.join(dir, 'index.mjs'), true);
       const withoutMaps = importFigures(path.join(dir, 'index.mjs'), false);
       console.log(
@@ -56,16 +56,6 @@ export async function run(): Promise<void> {
   } finally {
     rmSync(outDir, { recursive: true, force: true });
   }
-}
-
-/** The entry file and every chunk it reaches through static imports: what a cold start loads. */
-function startFiles(metafile: Metafile, entry: string): string[] {
-  const key = (f: string) => Object.keys(metafile.outputs).find((o) => path.resolve(o) === path.resolve(f))!;
-  const seen = new Set<string>([key(entry)]);
-  for (const file of seen) {
-    for (const imp of metafile.outputs[file]!.imports) if (imp.kind === 'import-statement' && !imp.external) seen.add(key(imp.path));
-  }
-  return [...seen];
 }
 
 /** Bytes in the given output files per npm package (or "own code"), largest first. */

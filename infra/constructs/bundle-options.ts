@@ -64,6 +64,8 @@ export function copyBundleAssets(outDir: string): void {
 export function lambdaBuildOptions(entry: string, outDir: string): BuildOptions {
   return {
     entryPoints: { index: path.resolve(REPO_ROOT, entry) },
+    // The metafile's paths are relative to this folder, whatever the calling process's.
+    absWorkingDir: REPO_ROOT,
     bundle: true,
     splitting: true,
     outdir: outDir,
@@ -113,4 +115,17 @@ function buildInChildProcess(entry: string, outDir: string): Metafile {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The entry file and every chunk it reaches through static imports: what a cold start loads, as
+ * keys of `metafile.outputs` (paths relative to REPO_ROOT).
+ */
+export function startFiles(metafile: Metafile, entry: string): string[] {
+  const key = (f: string) => Object.keys(metafile.outputs).find((o) => path.resolve(REPO_ROOT, o) === path.resolve(REPO_ROOT, f))!;
+  const seen = new Set<string>([key(entry)]);
+  for (const file of seen) {
+    for (const imp of metafile.outputs[file]!.imports) if (imp.kind === 'import-statement' && !imp.external) seen.add(key(imp.path));
+  }
+  return [...seen];
 }

@@ -130,6 +130,7 @@ export class StratusStack extends Stack {
       reservedConcurrency: stage.cron.reservedConcurrency,
       environment: { ...baseEnv, POWERTOOLS_SERVICE_NAME: 'stratus-cron' },
       logRetentionDays: retention,
+      sourceMaps: stage.sourceMaps,
     });
   }
 
@@ -239,6 +240,7 @@ export class StratusStack extends Stack {
         STRATUS_CRON_FUNCTION_ARN: this.cron.fn.functionArn,
       },
       logRetentionDays: retention,
+      sourceMaps: stage.sourceMaps,
     });
     // A continuation that fails is not retried blindly: the lease expires and the next turn repairs the log.
     api.fn.configureAsyncInvoke({ retryAttempts: 0 });
@@ -264,6 +266,7 @@ export class StratusStack extends Stack {
         ...(stage.api.domain ? { STRATUS_CONSOLE_URL: `https://${stage.api.domain.names[0]}/console/` } : {}),
       },
       logRetentionDays: retention,
+      sourceMaps: stage.sourceMaps,
     });
     // A run is not retried blindly (it may have pushed or commented): the delivery is recorded, and the issue's hold expires.
     worker.fn.configureAsyncInvoke({ retryAttempts: 0 });

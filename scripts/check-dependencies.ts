@@ -2,8 +2,8 @@
  * The import graph of the product's own files, checked against dependency-rules.json: no file
  * cycles, no cycles between folders, no forbidden edges. Type-only imports count. Prints the
  * folder graph (`--graph`) so a reader sees the architecture's layering in one screen. Packages
- * listed under `loadLazily` may be reached from the matching files only through `import type`
- * and dynamic `import()` (docs/deploy.md, "Cold start and bundle size").
+ * (or paths inside packages) listed under `loadLazily` may be reached from the matching files
+ * only through `import type` and dynamic `import()` (docs/deploy.md, "Cold start and bundle size").
  *
  * The code base writes every relative import with its `.ts` extension and uses no dynamic
  * imports of its own files, so reading `import … from '…'` / `export … from '…'` statements is
@@ -55,8 +55,8 @@ export function eagerImports(root: string, rules: Rules): string[] {
         const rel = path.relative(root, file).split(path.sep).join('/');
         if (!new RegExp(rule.from).test(rel)) continue;
         for (const spec of valueImportsOf(readFileSync(file, 'utf8'))) {
-          const pkg = packageOf(spec);
-          if (pkg && rule.packages.includes(pkg)) problems.push(`${rel} imports ${spec} statically: ${rule.why}`);
+          // An entry is a package (every path in it) or a path inside one (`pkg/sub` and below).
+          if (packageOf(spec) && rule.packages.some((p) => spec === p || spec.startsWith(`${p}/`))) problems.push(`${rel} imports ${spec} statically: ${rule.why}`);
         }
       }
     }

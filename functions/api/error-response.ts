@@ -1,4 +1,4 @@
-import { APIError, APIUserAbortError, OverloadedError, RateLimitError, ServiceUnavailableError } from '@anthropic-ai/sdk';
+import { APIError, APIUserAbortError, OverloadedError, RateLimitError, ServiceUnavailableError } from '@anthropic-ai/sdk/core/error';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { StratusError, UpstreamError } from '../shared/errors.ts';

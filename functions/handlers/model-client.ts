@@ -1,6 +1,6 @@
-import { BaseAnthropic, type ClientOptions } from '@anthropic-ai/sdk/client';
-import { Messages } from '@anthropic-ai/sdk/resources/messages';
 import type { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
+import type { ClientOptions } from '@anthropic-ai/sdk/client';
+import type { Messages } from '@anthropic-ai/sdk/resources/messages';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { StratusConfig } from '../deps/config.ts';
 import type { ModelClient } from '../model/model-client.ts';
@@ -16,7 +16,17 @@ import type { ModelClient } from '../model/model-client.ts';
  */
 export function createModelClient(config: Pick<StratusConfig, 'model' | 'region' | 'endpoints' | 'localCredentials'>): ModelClient {
   if (config.model.provider === 'anthropic') {
-    return new MessagesClient({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 });
+    // Loaded on the first call as well: a cold start that serves no turn never compiles the SDK.
+    let anthropic: Promise<Messages> | undefined;
+    const messages = () => (anthropic ??= createAnthropicMessages({ apiKey: config.model.apiKey, baseURL: config.model.baseURL, maxRetries: 0 }));
+    const create = async (...args: Parameters<Messages['create']>) => (await messages()).create(...args);
+    const countTokens = async (...args: Parameters<Messages['countTokens']>) => (await messages()).countTokens(...args);
+    return {
+      messages: {
+        create: create as unknown as ModelClient['messages']['create'],
+        countTokens: countTokens as unknown as NonNullable<ModelClient['messages']['countTokens']>,
+      },
+    };
   }
   // Loaded on the first call: a deployment on the Anthropic API never evaluates the Bedrock SDK.
   let bedrock: Promise<AnthropicBedrock> | undefined;
@@ -28,16 +38,16 @@ export function createModelClient(config: Pick<StratusConfig, 'model' | 'region'
 /**
  * The SDK's own client with only the Messages resource. The default export (`Anthropic`) also
  * builds every other resource (beta, files, skills, organization, ...), ~320 KB of minified
- * code the harness never calls that each cold start would compile (docs/deploy.md, "Cold start
- * and bundle size"). Requests, retries-off, headers and errors are BaseAnthropic's, unchanged.
+ * code the harness never calls. Requests, retries-off, headers and errors are BaseAnthropic's,
+ * unchanged. BaseAnthropic still maps error codes to the error classes of every resource module,
+ * which brings ~330 KB along, hence the lazy import (docs/deploy.md, "Cold start and bundle size").
  */
-class MessagesClient extends BaseAnthropic {
-  readonly messages: Messages;
-
-  constructor(options: ClientOptions) {
-    super(options);
-    this.messages = new Messages(this);
+async function createAnthropicMessages(options: ClientOptions): Promise<Messages> {
+  const [{ BaseAnthropic }, { Messages }] = await Promise.all([import('@anthropic-ai/sdk/client'), import('@anthropic-ai/sdk/resources/messages')]);
+  class MessagesClient extends BaseAnthropic {
+    readonly messages = new Messages(this);
   }
+  return new MessagesClient(options).messages;
 }
 
 async function createBedrockClient(config: Pick<StratusConfig, 'region' | 'endpoints' | 'localCredentials'>): Promise<AnthropicBedrock> {

@@ -1,5 +1,5 @@
 import type { ModelClient } from './model-client.ts';
-import { APIConnectionError, APIError, APIUserAbortError, InternalServerError, OverloadedError, RateLimitError } from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError, APIUserAbortError, InternalServerError, OverloadedError, RateLimitError } from '@anthropic-ai/sdk/core/error';
 import type { ContentBlock, MessageParam, TextBlockParam, Tool as ApiTool } from '@anthropic-ai/sdk/resources/messages';
 import { errorMessage } from '../shared/errors.ts';
 import { streamModel, type ModelRequest, type ModelStreamEvent } from './model-stream.ts';

@@ -123,7 +123,8 @@ export class MessageStore {
     return messages;
   }
 
-  async page(sessionId: string, opts: { limit: number; cursor?: string; fromSeq?: number }): Promise<MessagePage> {
+  /** One page from `fromSeq` on: `limit` items at most, and never more than DynamoDB's 1 MB a query reads. */
+  async page(sessionId: string, opts: { limit?: number; cursor?: string; fromSeq?: number }): Promise<MessagePage> {
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
@@ -140,12 +141,16 @@ export class MessageStore {
     };
   }
 
-  /** Every message from `fromSeq` on, in order (follows DynamoDB's 1 MB pages). */
+  /**
+   * Every message from `fromSeq` on, in order. Pages are DynamoDB's own (1 MB read each), not a
+   * count of items: a turn's reload is one query per megabyte of log, and a log of exactly a
+   * round number of items costs no extra, empty query to find its end.
+   */
   async loadFrom(sessionId: string, fromSeq = 0): Promise<StoredMessage[]> {
     const all: StoredMessage[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.page(sessionId, { limit: 1000, cursor, fromSeq });
+      const page = await this.page(sessionId, { cursor, fromSeq });
       all.push(...page.messages);
       cursor = page.nextCursor;
     } while (cursor);

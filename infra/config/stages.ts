@@ -84,6 +84,14 @@ export interface StageConfig {
   /** Share of invocations logged at debug whatever `logLevel` (Powertools log sampling), 0–1. */
   readonly logSampleRate: number;
   readonly logRetentionDays: 7 | 30 | 90 | 365;
+  /**
+   * Run the Lambda functions with `NODE_OPTIONS=--enable-source-maps`: logged stack traces name
+   * the TypeScript files and lines instead of positions in the minified bundle, at a price every
+   * cold start pays (Node reads and indexes each loaded chunk's `.map`; `npm run bench -- bundle`
+   * prints the import with and without). Off, the `.map` files still ship beside the bundle to
+   * map a logged position by hand (docs/deploy.md, "Cold start and bundle size").
+   */
+  readonly sourceMaps: boolean;
   readonly bucketLifecycle: {
     /** Persisted tool results are re-readable by the model for this long. */
     readonly toolResultsDays: number;
@@ -113,6 +121,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     logLevel: 'debug',
     logSampleRate: 0,
     logRetentionDays: 7,
+    sourceMaps: true,
     bucketLifecycle: { toolResultsDays: 14, noncurrentVersionsDays: 3 },
   },
   prod: {
@@ -131,6 +140,7 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     logLevel: 'info',
     logSampleRate: 0.01,
     logRetentionDays: 90,
+    sourceMaps: true,
     bucketLifecycle: { toolResultsDays: 90, noncurrentVersionsDays: 30 },
   },
 };

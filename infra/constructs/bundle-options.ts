@@ -1,7 +1,10 @@
-import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
-import { copyFileSync, cpSync } from 'node:fs';
+import type { BuildOptions, Metafile } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { zodEnglishLocaleOnly } from './zod-locales-plugin.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -61,6 +64,8 @@ export function copyBundleAssets(outDir: string): void {
 export function lambdaBuildOptions(entry: string, outDir: string): BuildOptions {
   return {
     entryPoints: { index: path.resolve(REPO_ROOT, entry) },
+    // The metafile's paths are relative to this folder, whatever the calling process's.
+    absWorkingDir: REPO_ROOT,
     bundle: true,
     splitting: true,
     outdir: outDir,
@@ -75,6 +80,7 @@ export function lambdaBuildOptions(entry: string, outDir: string): BuildOptions 
     mainFields: [...LAMBDA_BUNDLE.mainFields],
     banner: { js: LAMBDA_BUNDLE.banner },
     external: [...LAMBDA_BUNDLE.external],
+    plugins: [zodEnglishLocaleOnly()],
     metafile: true,
     logLevel: 'warning',
   };
@@ -86,8 +92,40 @@ export function lambdaBuildOptions(entry: string, outDir: string): BuildOptions 
  * folders to copy beside the bundle (the API function's `console/`).
  */
 export function bundleLambda(entry: string, outDir: string, assetDirs: Readonly<Record<string, string>> = {}): Metafile {
-  const result = buildSync(lambdaBuildOptions(entry, outDir));
+  const metafile = buildInChildProcess(entry, outDir);
   copyBundleAssets(outDir);
   for (const [from, to] of Object.entries(assetDirs)) cpSync(path.join(REPO_ROOT, from), path.join(outDir, to), { recursive: true });
-  return result.metafile!;
+  return metafile;
+}
+
+/**
+ * esbuild runs plugins only in its asynchronous `build`, and the CDK app's bundling hook is
+ * synchronous, so the build runs in a child `node` (build-lambda.ts, loaded through tsx) that
+ * bundleLambda waits for.
+ */
+function buildInChildProcess(entry: string, outDir: string): Metafile {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'stratus-metafile-'));
+  try {
+    const metafilePath = path.join(scratch, 'metafile.json');
+    execFileSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'infra/constructs/build-lambda.ts'), entry, outDir, metafilePath], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    return JSON.parse(readFileSync(metafilePath, 'utf8')) as Metafile;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The entry file and every chunk it reaches through static imports: what a cold start loads, as
+ * keys of `metafile.outputs` (paths relative to REPO_ROOT).
+ */
+export function startFiles(metafile: Metafile, entry: string): string[] {
+  const key = (f: string) => Object.keys(metafile.outputs).find((o) => path.resolve(REPO_ROOT, o) === path.resolve(REPO_ROOT, f))!;
+  const seen = new Set<string>([key(entry)]);
+  for (const file of seen) {
+    for (const imp of metafile.outputs[file]!.imports) if (imp.kind === 'import-statement' && !imp.external) seen.add(key(imp.path));
+  }
+  return [...seen];
 }

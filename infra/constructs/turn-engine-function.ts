@@ -13,6 +13,8 @@ export interface TurnEngineFunctionProps {
   readonly timeoutSeconds: number;
   readonly environment: Record<string, string>;
   readonly logRetentionDays: logs.RetentionDays;
+  /** `--enable-source-maps` in NODE_OPTIONS (the stage's `sourceMaps`). */
+  readonly sourceMaps: boolean;
   readonly description: string;
   /** Reserved concurrency; unset leaves the function in the account's unreserved pool. */
   readonly reservedConcurrency?: number;
@@ -63,7 +65,7 @@ export class TurnEngineFunction extends Construct {
       ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       role: this.role,
       tracing: lambda.Tracing.ACTIVE,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: { ...(props.sourceMaps ? { NODE_OPTIONS: '--enable-source-maps' } : {}), ...props.environment },
       logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays }),
     });
   }

@@ -83,9 +83,9 @@ export class BackgroundAgentStore {
       new UpdateCommand({
         TableName: this.table,
         Key: { sessionId: id },
-        UpdateExpression: 'SET modelCalls = :calls, usage = :usage, toolUses = :uses, updatedAt = :now',
+        UpdateExpression: 'SET modelCalls = :calls, #usage = :usage, toolUses = :uses, updatedAt = :now',
         ConditionExpression: 'lease.#owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeNames: { '#owner': 'owner', '#usage': 'usage' },
         ExpressionAttributeValues: { ':calls': spend.modelCalls, ':usage': spend.usage, ':uses': spend.toolUses, ':owner': owner, ':now': new Date().toISOString() },
       }),
     );

@@ -13,7 +13,7 @@ import { AGENT_TOOL_NAME, agentToolFor } from '../tools/agent/agent-tool.ts';
 import { assembleToolPool } from '../tools/registry.ts';
 import type { ToolContext } from '../tools/tool.ts';
 import { budgetMessage, checkBudgets, type BudgetExceeded } from './budget.ts';
-import { definedAgent, drive, openChildLog, startingMessages, type SubagentScope } from './subagent-runner.ts';
+import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type SubagentScope } from './subagent-runner.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import { beatAt, startHeartbeat } from './turn-lease.ts';
 import { budgetsFor } from './turn-stop.ts';
@@ -108,7 +108,7 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
     persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
   };
   const margin = deps.config.turn.checkpointMarginMs;
-  const outcome = await drive(scope, setup, {
+  const outcome = finishedOutcome(childLog.loaded.conversation) ?? await drive(scope, setup, {
     messages, ctx, log, append: childLog.append, loaded: childLog.loaded,
     progress: (event: Record<string, unknown>) => logProgress(log, event),
     ...(held.deadlineAt !== undefined ? { shouldCheckpoint: () => held.deadlineAt! - deps.clock() <= margin } : {}),

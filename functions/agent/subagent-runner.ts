@@ -73,7 +73,7 @@ async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: 
   const progress = (event: Record<string, unknown>) => ctx.onProgress?.({ agentId, agentType: setup.agentType, ...event });
   progress({ type: 'agent_start', description: request.description });
   log.info('sub-agent started', { resumed: childLog.loaded.conversation.length > 0 });
-  const outcome = await drive(scope, setup, { messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress });
+  const outcome = finishedOutcome(childLog.loaded.conversation) ?? (await drive(scope, setup, { messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress }));
   progress({ type: 'agent_end', stopReason: outcome.stopReason });
   if (outcome.stopReason === 'model_error') throw new ToolError(`Agent ${agentId} failed: ${outcome.error ?? 'model error'}`);
   return {
@@ -172,6 +172,21 @@ export async function startingMessages(childLog: ChildLog, setup: ChildSetup): P
   const dangling = danglingToolUses(conversation);
   if (dangling.length > 0) conversation.push(await childLog.append('synthetic', 'user', syntheticResults(dangling)));
   return toApiMessages(conversation);
+}
+
+/**
+ * A continued log that already ends in the sub-agent's final answer (its process died after
+ * storing it, before the parent had the result): that answer, without asking the model again.
+ */
+export function finishedOutcome(log: readonly StoredMessage[]): DriveOutcome | undefined {
+  const last = log.at(-1);
+  if (last?.role !== 'assistant' || last.kind !== 'assistant' || last.content.some((b) => b.type === 'tool_use')) return undefined;
+  const u = last.usage;
+  return {
+    stopReason: 'end_turn', toolUses: 0,
+    text: last.content.filter((b) => b.type === 'text').map((b) => ({ type: 'text' as const, text: b.text })),
+    totalTokens: u ? u.inputTokens + u.outputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheCreationInputTokens ?? 0) : 0,
+  };
 }
 
 export interface DriveInput {

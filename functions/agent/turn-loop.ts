@@ -10,6 +10,7 @@ import { assembleToolPool, createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams } from './query.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
+import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
 import { addUsage } from './background-agent.ts';
 import { BackgroundNotifier, unreportedBackgroundAgents } from './background-notifications.ts';
 import { createSubagentRunner } from './subagent-runner.ts';
@@ -21,7 +22,8 @@ import type { TurnStop } from './turn-stop.ts';
 
 /**
  * The start of a turn's loop: reload the conversation (only what follows the last compact
- * boundary, with the replacement decisions), take the answers of a resume, repair dangling
+ * boundary, with the replacement decisions), take the answers of a resume, re-enter sub-agents
+ * a dead turn left running (subagent-reentry.ts), repair other dangling
  * tool_uses, append the prompt, and start the query loop on it.
  */
 export async function openTurnLoop(
@@ -47,7 +49,11 @@ export async function openTurnLoop(
     if (prepared.settings !== recorder.settings) await recorder.saveSettings(prepared.settings);
   }
   const waiting = new Set(resume?.blocks.map((b) => b.id) ?? []);
-  const dangling = danglingToolUses(conversation).filter((id) => !waiting.has(id));
+  const open = danglingToolUses(conversation).filter((id) => !waiting.has(id));
+  const reentries = agentCallsToReenter(conversation, open);
+  const dangling = open.filter((id) => !reentries.some((call) => call.id === id));
+  if (reentries.length > 0) log.warn('re-entering sub-agents a dead turn left running', { toolUseIds: reentries.map((c) => c.id) });
+  resume = withReentries(resume, reentries);
   if (dangling.length > 0) {
     log.warn('repairing dangling tool_use blocks', { toolUseIds: dangling });
     conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));

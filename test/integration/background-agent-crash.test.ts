@@ -114,4 +114,57 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     expect(session.usage.inputTokens).toBe(assistants.reduce((n: number, m: any) => n + m.usage.inputTokens, 0));
     expect(session.usage.outputTokens).toBe(assistants.reduce((n: number, m: any) => n + m.usage.outputTokens, 0));
   });
+
+  it('a foreground sub-agent cut off with its turn is re-entered by the next turn from its own log, not given an error', { timeout: 180_000 }, async () => {
+    running = await startStackProcess(tmp.dir, env);
+    let api = apiClient(running.apiUrl, running.token);
+    const sessionId = await api.createSession();
+    const agentId = 'agent_toolu_fg';
+    await script(running.modelUrl, [
+      { forFirstText: 'delegate it', content: [agentCall('toolu_fg', { description: 'slow step', prompt: 'SUB-F: slow step', subagent_type: 'general-purpose' })] },
+      { forFirstText: 'SUB-F', content: [bash('toolu_f1', 'sleep 60')] },
+    ]);
+    // The turn runs in its own invocation (202 at once); the process dies while the sub-agent's command runs.
+    const started = await fetch(`${running.apiUrl}/v1/sessions/${sessionId}/turns`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${running.token}`, 'content-type': 'application/json', prefer: 'respond-async' },
+      body: JSON.stringify({ prompt: 'delegate it' }),
+    });
+    expect(started.status).toBe(202);
+    const logPath = `/v1/sessions/${sessionId}/agents/${agentId}/messages`;
+    await until('the sub-agent to call its command', async () => {
+      const res = await api.request('GET', logPath);
+      return res.status === 200 && res.json.messages.length >= 2 ? true : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 1_500));
+    await running.kill();
+    const killedAt = Date.now();
+
+    running = await startStackProcess(tmp.dir, env);
+    api = apiClient(running.apiUrl, running.token);
+    // Until the dead turn's missed beats free the session (a live-looking lease would answer 409).
+    await new Promise((r) => setTimeout(r, Math.max(0, killedAt + 4_000 - Date.now())));
+    await script(running.modelUrl, [
+      { forFirstText: 'SUB-F', ...text('The slow step is done.') },
+      { forFirstText: 'delegate it', ...text('Thanks, noted.') },
+    ]);
+    // The new prompt frees the dead turn's session, then runs the Agent call again before its first model call.
+    const next = await api.turn(sessionId, 'carry on');
+    expect(next.json).toMatchObject({ stopReason: 'end_turn' });
+    const result = next.json.events.find((e: any) => e.type === 'tool_result' && e.toolUseId === 'toolu_fg');
+    expect(result).toMatchObject({ isError: false });
+    expect(result.content[0]).toEqual({ type: 'text', text: 'The slow step is done.' });
+
+    const agentLog = (await api.request('GET', logPath)).json.messages as { seq: number; kind: string; content: any[] }[];
+    expect(agentLog.map((m) => [m.seq, m.kind])).toEqual([[0, 'prompt'], [1, 'assistant'], [2, 'synthetic'], [3, 'assistant']]);
+    expect(agentLog[2]!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_f1', content: MISSING_RESULT_TEXT, is_error: true }]);
+    const parentLog = await api.messages(sessionId);
+    expect(parentLog.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'prompt', 'tool_result', 'assistant']);
+    // The model sees the re-entered result first, then the new prompt, in one user message (as a reload gives it).
+    const parentRequest = (await requests(running.modelUrl)).filter((r) => firstText(r).startsWith('delegate it')).at(-1)!;
+    const last = parentRequest.messages.at(-1)!.content as { type: string; tool_use_id?: string; text?: string }[];
+    expect(last.map((b) => b.type)).toEqual(['tool_result', 'text']);
+    expect(last[0]!.tool_use_id).toBe('toolu_fg');
+    expect(last[1]!.text).toBe('carry on');
+  });
 });

@@ -90,6 +90,13 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
     expect(again.json).toMatchObject({ stopReason: 'end_turn' });
     const fourth = stack.model!.requests.filter((r) => firstText(r.body).startsWith('look at the notes'))[3]!;
     expect(lastUserTexts(fourth.body)).toEqual(['anything else?']);
+
+    // Deleting the session removes the agent's record with its log.
+    expect((await api.request('DELETE', `/v1/sessions/${sessionId}`)).status).toBe(202);
+    for (let i = 0; i < 300 && (await stack.deps.sessions.get(sessionId)); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await stack.deps.sessions.get(sessionId)).toBeUndefined();
+    expect(await stack.deps.backgroundAgents.get(agentLogId(sessionId, 'agent_toolu_bg'))).toBeUndefined();
+    expect(await stack.deps.messages.loadFrom(agentLogId(sessionId, 'agent_toolu_bg'))).toEqual([]);
   }, 120_000);
 
   it('reaches a parent turn that is still running, after the tool results it was waiting on', async () => {

@@ -8,12 +8,13 @@ import { errorMessage } from '../shared/errors.ts';
 import type { BackgroundAgentRecord } from '../stores/background-agent-store.ts';
 import type { UsageRecord } from '../stores/budgets.ts';
 import type { Lease, SessionRecord } from '../stores/session-store.ts';
-import { activeAgents, customAgentDefinition } from '../tools/agent/agent-definitions.ts';
+import { activeAgents, customAgentDefinition, type AgentDefinition } from '../tools/agent/agent-definitions.ts';
+import type { PermissionContext } from '../permissions/types.ts';
 import { AGENT_TOOL_NAME, agentToolFor } from '../tools/agent/agent-tool.ts';
 import { assembleToolPool } from '../tools/registry.ts';
 import type { ToolContext } from '../tools/tool.ts';
 import { budgetMessage, checkBudgets, type BudgetExceeded } from './budget.ts';
-import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type SubagentScope } from './subagent-runner.ts';
+import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type DriveOutcome, type SubagentScope } from './subagent-runner.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import { beatAt, startHeartbeat } from './turn-lease.ts';
 import { budgetsFor } from './turn-stop.ts';
@@ -69,9 +70,7 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   const agent = agents.find((a) => a.agentType === record.agentType);
   if (!agent) throw new Error(`Agent type '${record.agentType}' is no longer available in this session.`);
   const permissions = permissionContextFor(settings, { defaultMode: deps.config.permissions.defaultMode, policy: deps.config.permissions.policy });
-  const external = settings?.mcpServers && Object.keys(settings.mcpServers).length > 0 && deps.mcp
-    ? await deps.mcp.toolsFor({ sessionId: session.sessionId, servers: settings.mcpServers, allowedDomains: settings.allowedDomains }, log) : [];
-  const pool = assembleToolPool({ builtins: deps.tools.tools.map((t) => (t.name === AGENT_TOOL_NAME ? agentToolFor(agents) : t)), external, rules: permissions.rules });
+  const pool = await toolPool(deps, session, agents, permissions, log);
   const spend = { modelCalls: record.modelCalls, usage: { ...record.usage }, toolUses: record.toolUses };
   let budgetStop: string | undefined;
   const scope: SubagentScope = {
@@ -99,20 +98,19 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   const childLog = await openChildLog(scope, record.sessionId);
   const messages = await startingMessages(childLog, setup);
   log.info('background sub-agent runs', { agentType: record.agentType, resumed: childLog.loaded.conversation.length > 1, messages: messages.length });
-  const workspace = new WorkspaceSession({
-    deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd, fileState: session.fileState,
-    allowedDomains: settings?.allowedDomains, requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
-  });
-  const ctx: ToolContext = {
-    sessionId: session.sessionId, turnId: record.agentId, toolUseId: record.toolUseId, workspace, signal: held.signal, log,
-    persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
-  };
+  const ctx = toolContext(deps, session, record, held);
   const margin = deps.config.turn.checkpointMarginMs;
   const outcome = finishedOutcome(childLog.loaded.conversation) ?? await drive(scope, setup, {
     messages, ctx, log, append: childLog.append, loaded: childLog.loaded,
     progress: (event: Record<string, unknown>) => logProgress(log, event),
     ...(held.deadlineAt !== undefined ? { shouldCheckpoint: () => held.deadlineAt! - deps.clock() <= margin } : {}),
   });
+  await settle(deps, held, outcome, budgetStop);
+}
+
+/** Its end: handed to the next invocation, left to the one that took its lease, or its outcome stored. */
+async function settle(deps: TurnDeps, held: Held, outcome: DriveOutcome, budgetStop: string | undefined): Promise<void> {
+  const { record, owner, log } = held;
   if (outcome.stopReason === 'checkpoint') return handOff(deps, record, owner, log);
   if (held.signal.aborted && held.signal.reason === 'lease_lost') return log.warn('background sub-agent lost its lease; another invocation goes on');
   const failed = outcome.stopReason !== 'end_turn';
@@ -120,7 +118,27 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   await finish(deps, record, owner, failed ? 'failed' : 'completed', {
     content: outcome.text, totalTokens: outcome.totalTokens, durationMs: deps.clock() - record.startedAt, ...(error ? { error } : {}),
   });
-  log.info('background sub-agent finished', { stopReason: outcome.stopReason, modelCalls: spend.modelCalls });
+  log.info('background sub-agent finished', { stopReason: outcome.stopReason });
+}
+
+/** The session's tools as its turns get them (built-ins, its MCP servers', its rules); the agent's filters apply after. */
+async function toolPool(deps: TurnDeps, session: SessionRecord, agents: AgentDefinition[], permissions: PermissionContext, log: Held['log']) {
+  const settings = session.settings;
+  const external = settings?.mcpServers && Object.keys(settings.mcpServers).length > 0 && deps.mcp
+    ? await deps.mcp.toolsFor({ sessionId: session.sessionId, servers: settings.mcpServers, allowedDomains: settings.allowedDomains }, log) : [];
+  return assembleToolPool({ builtins: deps.tools.tools.map((t) => (t.name === AGENT_TOOL_NAME ? agentToolFor(agents) : t)), external, rules: permissions.rules });
+}
+
+/** Its tools' context: its own copy of the session's workspace (a racing write gets the usual version conflict). */
+function toolContext(deps: TurnDeps, session: SessionRecord, record: BackgroundAgentRecord, held: Held): ToolContext {
+  const workspace = new WorkspaceSession({
+    deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd, fileState: session.fileState,
+    allowedDomains: session.settings?.allowedDomains, requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
+  });
+  return {
+    sessionId: session.sessionId, turnId: record.agentId, toolUseId: record.toolUseId, workspace, signal: held.signal, log: held.log,
+    persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+  };
 }
 
 /** The parent session's budgets, with this agent's spend on top of the session's (a turn of its own: its calls and wall clock count like a turn's). */

@@ -77,6 +77,12 @@ async function reportBackgroundAgents(deps: TurnDeps, run: TurnRun, recorder: Tu
   return notifier;
 }
 
+/** Mid-turn notifications: their spend joins the session's usage once they are recorded. */
+async function takeNotifications(notifier: BackgroundNotifier, recorder: TurnRecorder): Promise<{ texts: string[]; delivered: () => Promise<void> }> {
+  const notes = await notifier.take({ restartStalled: false });
+  return { texts: notes.texts, delivered: async () => { addUsage(recorder.usage, notes.usage); await notes.delivered(); } };
+}
+
 /** The session's MCP tools (none without servers: the MCP SDK is not even loaded then). */
 async function mcpTools(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder): Promise<Tool[]> {
   const servers = recorder.settings?.mcpServers;
@@ -102,10 +108,7 @@ function queryParams(
   const retry = { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName };
   // Sub-agents (the Agent tool) run in this turn, on its budget, permissions and hooks.
   const subagents = createSubagentRunner(
-    {
-      deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry,
-      onBackgroundLaunch: (id) => loop.notifier.add(id),
-    },
+    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry, onBackgroundLaunch: (id) => loop.notifier.add(id) },
     { pool: registry, agents, isForkChild: false },
   );
   return {
@@ -128,10 +131,7 @@ function queryParams(
     signal: loop.signal,
     shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= config.turn.checkpointMarginMs,
     resume: loop.resume,
-    takeNotifications: async () => {
-      const notes = await loop.notifier.take({ restartStalled: false });
-      return { texts: notes.texts, delivered: async () => { addUsage(recorder.usage, notes.usage); await notes.delivered(); } };
-    },
+    takeNotifications: () => takeNotifications(loop.notifier, recorder),
     context: loop.context,
     retry,
   };

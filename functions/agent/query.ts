@@ -159,10 +159,7 @@ async function* addNotifications(loop: LoopState, take: NonNullable<QueryParams[
   if (notes.texts.length === 0) return;
   for (const text of notes.texts) {
     yield { type: 'meta_user', text };
-    const last = loop.messages.at(-1);
-    const block = { type: 'text' as const, text };
-    if (last?.role === 'user') loop.messages[loop.messages.length - 1] = { role: 'user', content: [...(typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content), block] };
-    else loop.messages.push({ role: 'user', content: [block] });
+    appendUserContent(loop.messages, [{ type: 'text', text }]);
   }
   await notes.delivered();
 }

@@ -2781,6 +2781,8 @@ export interface components {
       description: string;
       /** @enum {string} */
       status: "running" | "completed" | "failed";
+      /** @description Launched with `run_in_background` (runs in its own invocation; its status is its own) */
+      background: boolean;
       turnId: string;
       createdAt: string;
       messagesUrl: string;

@@ -2,15 +2,17 @@ import type { TurnDeps } from './turn-deps.ts';
 import { asyncEventSchema } from '../deps/continuation.ts';
 import { purgeSession, type DeleteSessionDeps } from './delete-session.ts';
 import { continueTurn } from './turn.ts';
+import { runBackgroundAgent } from './background-agent.ts';
 
 /**
  * What the API function does when invoked asynchronously (not through its URL): carry on a turn
- * that checkpointed (or starts asynchronously), or remove a deleted session's data. Unknown
+ * that checkpointed (or starts asynchronously), run a background sub-agent, or remove a deleted session's data. Unknown
  * events are an error, so a misrouted invoke is visible.
  */
 export async function handleAsyncEvent(deps: TurnDeps & DeleteSessionDeps, event: unknown, deadlineAt?: number): Promise<void> {
   const parsed = asyncEventSchema.safeParse(event);
   if (!parsed.success) throw new Error(`Unknown asynchronous event for the API function: ${JSON.stringify(event).slice(0, 200)}`);
   if (parsed.data.kind === 'purge_session') return purgeSession(deps, parsed.data.sessionId);
+  if (parsed.data.kind === 'run_subagent') return runBackgroundAgent(deps, parsed.data, deadlineAt);
   await continueTurn(deps, parsed.data, deadlineAt);
 }

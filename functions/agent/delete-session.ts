@@ -1,7 +1,7 @@
 import { agentLogIdsIn } from '../stores/agent-log.ts';
 import { BUCKET_LAYOUT } from '../stores/bucket-layout.ts';
 import { deletePrefix } from '../stores/delete-prefix.ts';
-import { leaseIsDead } from '../stores/session-store.ts';
+import { leaseIsDead, type SessionStore } from '../stores/session-store.ts';
 import { workspacePrefix } from '../../sandbox-runner/workspace/workspace-prefix.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { MessageStore } from '../stores/message-store.ts';
@@ -45,7 +45,7 @@ export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): 
   }
   if (!session) return;
   const removed = {
-    agentMessages: await deleteAgentLogs(deps.messages, sessionId),
+    agentMessages: await deleteAgentLogs(deps, sessionId),
     messages: await deps.messages.deleteAll(sessionId),
     events: await deps.events.deleteAll(sessionId),
     approvals: await deps.approvals.deleteAll(sessionId),
@@ -67,7 +67,8 @@ export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): 
  * only after the logs it names, so a purge cut short finds the rest when it runs again. A fork's
  * log repeats its parent's messages, its own Agent call among them: each log is visited once.
  */
-async function deleteAgentLogs(messages: Pick<MessageStore, 'loadFrom' | 'deleteAll'>, sessionId: string): Promise<number> {
+async function deleteAgentLogs(deps: { messages: Pick<MessageStore, 'loadFrom' | 'deleteAll'>; sessions: Pick<SessionStore, 'remove'> }, sessionId: string): Promise<number> {
+  const { messages } = deps;
   const visited = new Set<string>([sessionId]);
   const purge = async (logId: string): Promise<number> => {
     let removed = 0;
@@ -75,6 +76,9 @@ async function deleteAgentLogs(messages: Pick<MessageStore, 'loadFrom' | 'delete
       if (visited.has(agentLog)) continue;
       visited.add(agentLog);
       removed += await purge(agentLog);
+      // A background agent's record sits in the sessions table under its log's id; removing it
+      // also stops one still running (its next heartbeat finds its lease gone).
+      await deps.sessions.remove(agentLog);
       removed += await messages.deleteAll(agentLog);
     }
     return removed;

@@ -35,7 +35,7 @@ export type QueryEvent =
   | { type: 'retry'; attempt: number; delayMs: number; status?: number; error: string }
   /** The primary model stayed overloaded: this call and the rest of the turn's calls in this invocation use `to`. */
   | { type: 'fallback'; from: string; to: string }
-  /** A user message the loop added (the max_tokens resume request). */
+  /** A user message the loop added (the max_tokens resume request, a background agent's notification). */
   | { type: 'meta_user'; text: string }
   | { type: 'done'; stopReason: TurnStopReason; error?: string };
 
@@ -63,6 +63,12 @@ export interface QueryParams {
    * round, not before a call, guarantees every invocation makes progress.
    */
   shouldCheckpoint?: () => boolean;
+  /**
+   * Messages from outside the loop (finished background sub-agents' notifications), taken before
+   * each model call after the first and sent as a user message; `delivered` runs once they are
+   * recorded.
+   */
+  takeNotifications?: () => Promise<{ texts: string[]; delivered: () => Promise<void> }>;
   /** Calls left waiting by an earlier turn (durable ask), run first with the answers given. */
   resume?: { blocks: Pick<ToolUseBlock, 'id' | 'name' | 'input'>[]; decisions: ReadonlyMap<string, UserDecision> };
   /** The context economy (budget, large-result persistence, compaction); absent = messages go out as they are. */
@@ -121,6 +127,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
     if (params.signal.aborted) return yield { type: 'done', stopReason: 'aborted' };
     const stop = params.beforeModelCall?.();
     if (stop) return yield { type: 'done', stopReason: stop };
+    if (call > 1 && params.takeNotifications) yield* addNotifications(loop, params.takeNotifications);
     // Tools found by ToolSearch since the last call join the tools array (the same array when none were).
     loop.base = { ...loop.base, tools: params.registry.toApiTools(loop.messages) };
     // Compaction, micro-compaction and the replacement budget, decided (and recorded) before the request.
@@ -144,6 +151,17 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
     const next = yield* afterResponse(loop, executor, streamed.response, call);
     if (next !== 'next_call') return yield { type: 'done', stopReason: next };
   }
+}
+
+/** Notifications join the conversation as user text (after the tool results they follow, in the same message). */
+async function* addNotifications(loop: LoopState, take: NonNullable<QueryParams['takeNotifications']>): AsyncGenerator<QueryEvent> {
+  const notes = await take();
+  if (notes.texts.length === 0) return;
+  for (const text of notes.texts) {
+    yield { type: 'meta_user', text };
+    appendUserContent(loop.messages, [{ type: 'text', text }]);
+  }
+  await notes.delivered();
 }
 
 function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecision>): StreamingToolExecutor {

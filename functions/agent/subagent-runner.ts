@@ -13,7 +13,7 @@ import type { SessionRecord } from '../stores/session-store.ts';
 import type { AgentDefinition } from '../tools/agent/agent-definitions.ts';
 import { AGENT_TOOL_NAME, resolveAgentTools } from '../tools/agent/agent-tool-filter.ts';
 import { forkStartMessages } from '../tools/agent/fork-messages.ts';
-import type { ForkBase, SubagentRequest, SubagentResult } from '../tools/agent/subagent-types.ts';
+import type { ForkBase, SubagentLaunch, SubagentRequest, SubagentResult } from '../tools/agent/subagent-types.ts';
 import { assembleToolPool, type ToolRegistry } from '../tools/registry.ts';
 import { ToolError, type SubagentRunner, type ToolContext } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams, type TurnStopReason } from './query.ts';
@@ -33,6 +33,8 @@ export interface SubagentScope {
   permissions: PermissionContext;
   hooks: readonly HookDefinition[];
   retry: QueryParams['retry'];
+  /** A background sub-agent was launched from this turn: its notification may come while it runs. */
+  onBackgroundLaunch?: (agentLogId: string) => void;
 }
 
 /** Where in the tree a runner sits: the tools of the agent that spawns, and what it may spawn. */
@@ -50,7 +52,7 @@ export function createSubagentRunner(scope: SubagentScope, level: SubagentLevel)
 }
 
 /** How a sub-agent starts: its prompt, tools and first messages, and the runner its own Agent calls get. */
-interface ChildSetup {
+export interface ChildSetup {
   agentType: string;
   oneShot: boolean;
   system: string;
@@ -60,7 +62,8 @@ interface ChildSetup {
   child: SubagentRunner | undefined;
 }
 
-async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: SubagentRequest, ctx: ToolContext): Promise<SubagentResult> {
+async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: SubagentRequest, ctx: ToolContext): Promise<SubagentResult | SubagentLaunch> {
+  if (request.background && request.agent) return launchBackgroundAgent(scope, level, { ...request, agent: request.agent }, ctx);
   const startedAt = scope.deps.clock();
   const agentId = agentIdFor(request.toolUseId);
   const setup = request.agent ? definedAgent(scope, level, request.agent, request.prompt) : forkedAgent(scope, level, ctx, request.prompt);
@@ -70,7 +73,7 @@ async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: 
   const progress = (event: Record<string, unknown>) => ctx.onProgress?.({ agentId, agentType: setup.agentType, ...event });
   progress({ type: 'agent_start', description: request.description });
   log.info('sub-agent started', { resumed: childLog.loaded.conversation.length > 0 });
-  const outcome = await drive(scope, setup, { messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress });
+  const outcome = finishedOutcome(childLog.loaded.conversation) ?? (await drive(scope, setup, { messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress }));
   progress({ type: 'agent_end', stopReason: outcome.stopReason });
   if (outcome.stopReason === 'model_error') throw new ToolError(`Agent ${agentId} failed: ${outcome.error ?? 'model error'}`);
   return {
@@ -79,9 +82,35 @@ async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: 
   };
 }
 
+/**
+ * `run_in_background`: the sub-agent's log gets its prompt now, its record is created (status
+ * `running`, no lease yet), and its own asynchronous invocation is asked for
+ * (background-agent.ts runs it). The call answers at once; the result comes as a notification.
+ */
+async function launchBackgroundAgent(scope: SubagentScope, level: SubagentLevel, request: SubagentRequest & { agent: AgentDefinition }, ctx: ToolContext): Promise<SubagentLaunch> {
+  const { deps, session } = scope;
+  const agentId = agentIdFor(request.toolUseId);
+  const logId = agentLogId(session.sessionId, agentId);
+  // Built now so a definition naming no usable tool is reported at launch, as for a foreground agent.
+  const setup = definedAgent(scope, level, request.agent, request.prompt, true);
+  await startingMessages(await openChildLog(scope, logId), setup);
+  const now = deps.clock();
+  await deps.backgroundAgents.create({
+    sessionId: logId, parentSessionId: session.sessionId, agentId, toolUseId: request.toolUseId, agentType: setup.agentType, description: request.description,
+    status: 'running', createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), startedAt: now,
+    modelCalls: 0, usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0 }, toolUses: 0,
+  });
+  // If this fails the record stays `running` without a lease: the session's next turn asks again.
+  await deps.continuations.schedule({ kind: 'run_subagent', sessionId: session.sessionId, agentLogId: logId });
+  scope.onBackgroundLaunch?.(logId);
+  ctx.onProgress?.({ agentId, agentType: setup.agentType, type: 'agent_launched', description: request.description });
+  scope.log.info('background sub-agent launched', { agentId, agentType: setup.agentType });
+  return { status: 'async_launched', agentId, description: request.description, prompt: request.prompt };
+}
+
 /** A named agent: its own prompt, its tools as the three filter layers leave them, a fresh replacement state. */
-function definedAgent(scope: SubagentScope, level: SubagentLevel, agent: AgentDefinition, prompt: string): ChildSetup {
-  const resolved = resolveAgentTools(agent, level.pool.tools, { isAsync: false });
+export function definedAgent(scope: SubagentScope, level: SubagentLevel, agent: AgentDefinition, prompt: string, isAsync = false): ChildSetup {
+  const resolved = resolveAgentTools(agent, level.pool.tools, { isAsync });
   if (resolved.invalidToolSpecs.length > 0) scope.log.warn('agent definition names tools that are not available', { agentType: agent.agentType, invalid: resolved.invalidToolSpecs });
   const registry = assembleToolPool({ builtins: resolved.tools.filter((t) => !t.isExternal), external: resolved.tools.filter((t) => t.isExternal) });
   const allowed = resolved.allowedAgentTypes?.map((t) => t.toLowerCase());
@@ -107,7 +136,7 @@ function forkedAgent(scope: SubagentScope, level: SubagentLevel, ctx: ToolContex
   };
 }
 
-interface ChildLog {
+export interface ChildLog {
   append: LogAppender;
   loaded: ReturnType<typeof contextFromLog>;
 }
@@ -116,7 +145,7 @@ interface ChildLog {
  * The sub-agent's own log, written item by item the moment each exists (create-only on its seq),
  * in its own partition. An existing log (a sub-agent that ran before) is continued, not redone.
  */
-async function openChildLog(scope: SubagentScope, logId: string): Promise<ChildLog> {
+export async function openChildLog(scope: SubagentScope, logId: string): Promise<ChildLog> {
   const { deps } = scope;
   const existing = await deps.messages.loadFrom(logId);
   const loaded = contextFromLog(existing);
@@ -134,7 +163,7 @@ async function openChildLog(scope: SubagentScope, logId: string): Promise<ChildL
 }
 
 /** A new log gets the start written first; a continued one goes on from what it holds (dangling calls repaired). */
-async function startingMessages(childLog: ChildLog, setup: ChildSetup): Promise<MessageParam[]> {
+export async function startingMessages(childLog: ChildLog, setup: ChildSetup): Promise<MessageParam[]> {
   const conversation = childLog.loaded.conversation;
   if (conversation.length === 0) {
     for (const m of setup.start) await childLog.append(m.role === 'user' ? 'prompt' : 'synthetic', m.role === 'user' ? 'user' : 'assistant', m.content as ContentBlockParam[]);
@@ -145,8 +174,25 @@ async function startingMessages(childLog: ChildLog, setup: ChildSetup): Promise<
   return toApiMessages(conversation);
 }
 
-interface DriveInput {
+/**
+ * A continued log that already ends in the sub-agent's final answer (its process died after
+ * storing it, before the parent had the result): that answer, without asking the model again.
+ */
+export function finishedOutcome(log: readonly StoredMessage[]): DriveOutcome | undefined {
+  const last = log.at(-1);
+  if (last?.role !== 'assistant' || last.kind !== 'assistant' || last.content.some((b) => b.type === 'tool_use')) return undefined;
+  const u = last.usage;
+  return {
+    stopReason: 'end_turn', toolUses: 0,
+    text: last.content.filter((b) => b.type === 'text').map((b) => ({ type: 'text' as const, text: b.text })),
+    totalTokens: u ? u.inputTokens + u.outputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheCreationInputTokens ?? 0) : 0,
+  };
+}
+
+export interface DriveInput {
   messages: MessageParam[];
+  /** Asked after each round of tool results (a background agent near its invocation's deadline). */
+  shouldCheckpoint?: () => boolean;
   ctx: ToolContext;
   log: Logger;
   append: LogAppender;
@@ -154,7 +200,7 @@ interface DriveInput {
   progress: (event: Record<string, unknown>) => void;
 }
 
-interface DriveOutcome {
+export interface DriveOutcome {
   stopReason: TurnStopReason;
   error?: string;
   text: TextBlockParam[];
@@ -163,7 +209,7 @@ interface DriveOutcome {
 }
 
 /** Runs the query loop for the sub-agent, writing each event to its log and reporting progress to the parent's call. */
-async function drive(scope: SubagentScope, setup: ChildSetup, input: DriveInput): Promise<DriveOutcome> {
+export async function drive(scope: SubagentScope, setup: ChildSetup, input: DriveInput): Promise<DriveOutcome> {
   const { deps } = scope;
   const outcome: DriveOutcome = { stopReason: 'end_turn', text: [], totalTokens: 0, toolUses: 0 };
   const loaded = { ...input.loaded, replacementState: input.loaded.conversation.length > 0 ? input.loaded.replacementState : setup.replacement() };
@@ -183,6 +229,7 @@ async function drive(scope: SubagentScope, setup: ChildSetup, input: DriveInput)
     permissions: { ...scope.permissions, unattended: true },
     hooks: scope.hooks, maxToolConcurrency: deps.config.maxToolConcurrency, maxTurns: Number.MAX_SAFE_INTEGER,
     beforeModelCall: scope.beforeModelCall, signal: input.ctx.signal, context, ...(scope.retry ? { retry: scope.retry } : {}),
+    ...(input.shouldCheckpoint ? { shouldCheckpoint: input.shouldCheckpoint } : {}),
   };
   for await (const event of query(params)) await recordChildEvent(scope, input, outcome, event);
   return outcome;

@@ -35,6 +35,6 @@ export interface TurnConfig extends ContextConfig {
  */
 export type TurnDeps = Pick<
   Deps,
-  | 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'runner' | 'workspaceCredentials'
+  | 'sessions' | 'messages' | 'events' | 'approvals' | 'backgroundAgents' | 'blobs' | 'runner' | 'workspaceCredentials'
   | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId' | 'workspaceStorage'
 > & Partial<Pick<Deps, 'mcp'>> & { config: TurnConfig };

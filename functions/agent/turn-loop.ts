@@ -10,6 +10,9 @@ import { assembleToolPool, createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams } from './query.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
+import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
+import { addUsage } from './background-agent.ts';
+import { BackgroundNotifier, unreportedBackgroundAgents } from './background-notifications.ts';
 import { createSubagentRunner } from './subagent-runner.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import type { TurnDeps } from './turn-deps.ts';
@@ -19,7 +22,8 @@ import type { TurnStop } from './turn-stop.ts';
 
 /**
  * The start of a turn's loop: reload the conversation (only what follows the last compact
- * boundary, with the replacement decisions), take the answers of a resume, repair dangling
+ * boundary, with the replacement decisions), take the answers of a resume, re-enter sub-agents
+ * a dead turn left running (subagent-reentry.ts), repair other dangling
  * tool_uses, append the prompt, and start the query loop on it.
  */
 export async function openTurnLoop(
@@ -45,13 +49,38 @@ export async function openTurnLoop(
     if (prepared.settings !== recorder.settings) await recorder.saveSettings(prepared.settings);
   }
   const waiting = new Set(resume?.blocks.map((b) => b.id) ?? []);
-  const dangling = danglingToolUses(conversation).filter((id) => !waiting.has(id));
+  const open = danglingToolUses(conversation).filter((id) => !waiting.has(id));
+  const reentries = agentCallsToReenter(conversation, open);
+  const dangling = open.filter((id) => !reentries.some((call) => call.id === id));
+  if (reentries.length > 0) log.warn('re-entering sub-agents a dead turn left running', { toolUseIds: reentries.map((c) => c.id) });
+  resume = withReentries(resume, reentries);
   if (dangling.length > 0) {
     log.warn('repairing dangling tool_use blocks', { toolUseIds: dangling });
     conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));
   }
+  const notifier = await reportBackgroundAgents(deps, run, recorder, conversation);
   if (run.opts.prompt !== undefined) conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }]));
-  return query(queryParams(deps, run, recorder, { conversation, resume, context, external, ...tools }));
+  return query(queryParams(deps, run, recorder, { conversation, resume, context, external, notifier, ...tools }));
+}
+
+/**
+ * Background sub-agents that finished since the log last heard of them: their notifications go
+ * in before the prompt (their spend joins the session's usage with them); those that should be
+ * running but are not get their invocation again. The notifier then watches during the turn.
+ */
+async function reportBackgroundAgents(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, conversation: StoredMessage[]): Promise<BackgroundNotifier> {
+  const notifier = new BackgroundNotifier(deps, run.session.sessionId, unreportedBackgroundAgents(run.session.sessionId, conversation), run.log);
+  const notes = await notifier.take({ restartStalled: true });
+  for (const text of notes.texts) conversation.push(await recorder.append('synthetic', 'user', [{ type: 'text', text }]));
+  addUsage(recorder.usage, notes.usage);
+  await notes.delivered();
+  return notifier;
+}
+
+/** Mid-turn notifications: their spend joins the session's usage once they are recorded. */
+async function takeNotifications(notifier: BackgroundNotifier, recorder: TurnRecorder): Promise<{ texts: string[]; delivered: () => Promise<void> }> {
+  const notes = await notifier.take({ restartStalled: false });
+  return { texts: notes.texts, delivered: async () => { addUsage(recorder.usage, notes.usage); await notes.delivered(); } };
 }
 
 /** The session's MCP tools (none without servers: the MCP SDK is not even loaded then). */
@@ -65,7 +94,7 @@ function queryParams(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
-  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; external: Tool[]; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
+  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
 ): QueryParams {
   const { config } = deps;
   const { session, turnId, log, deadlineAt } = run;
@@ -79,7 +108,7 @@ function queryParams(
   const retry = { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName };
   // Sub-agents (the Agent tool) run in this turn, on its budget, permissions and hooks.
   const subagents = createSubagentRunner(
-    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry },
+    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry, onBackgroundLaunch: (id) => loop.notifier.add(id) },
     { pool: registry, agents, isForkChild: false },
   );
   return {
@@ -102,6 +131,7 @@ function queryParams(
     signal: loop.signal,
     shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= config.turn.checkpointMarginMs,
     resume: loop.resume,
+    takeNotifications: () => takeNotifications(loop.notifier, recorder),
     context: loop.context,
     retry,
   };

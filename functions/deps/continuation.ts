@@ -34,8 +34,16 @@ export const purgeSessionEventSchema = z.object({ kind: z.literal('purge_session
 
 export type PurgeSessionEvent = z.infer<typeof purgeSessionEventSchema>;
 
+/**
+ * Runs (or picks up again) a background sub-agent: a turn of its own, under its own lease, in
+ * its own invocation. `agentLogId` names its log and record (`{sessionId}/agents/{agentId}`).
+ */
+export const runSubagentEventSchema = z.object({ kind: z.literal('run_subagent'), sessionId: z.string(), agentLogId: z.string() });
+
+export type RunSubagentEvent = z.infer<typeof runSubagentEventSchema>;
+
 /** Everything the API function is asked to do asynchronously. */
-export const asyncEventSchema = z.discriminatedUnion('kind', [continueTurnEventSchema, purgeSessionEventSchema]);
+export const asyncEventSchema = z.discriminatedUnion('kind', [continueTurnEventSchema, purgeSessionEventSchema, runSubagentEventSchema]);
 
 export type AsyncEvent = z.infer<typeof asyncEventSchema>;
 

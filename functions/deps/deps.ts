@@ -9,6 +9,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Metrics } from '../shared/metrics.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
+import type { BackgroundAgentStore } from '../stores/background-agent-store.ts';
 import type { BlobStore } from '../stores/blob-store.ts';
 import type { MessageStore } from '../stores/message-store.ts';
 import type { IdempotencyStore } from '../stores/idempotency-store.ts';
@@ -43,6 +44,8 @@ export interface Deps {
   scheduleBackend: ScheduleBackend;
   /** Tool calls waiting for a person's answer (durable ask). */
   approvals: ApprovalStore;
+  /** Background sub-agents' leases, spend and outcomes (their messages are their logs). */
+  backgroundAgents: BackgroundAgentStore;
   /** Idempotency keys of creating POSTs and their first responses. */
   idempotency: IdempotencyStore;
   /** Tenant API tokens made through the admin routes (hashed). */

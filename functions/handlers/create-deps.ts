@@ -18,6 +18,7 @@ import { observeRunner } from '../runner-client/observed-runner.ts';
 import { EventStore } from '../stores/event-store.ts';
 import { IdempotencyStore } from '../stores/idempotency-store.ts';
 import { TokenStore } from '../stores/token-store.ts';
+import { BackgroundAgentStore } from '../stores/background-agent-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
@@ -53,6 +54,8 @@ export function createDeps(
       ? createEventBridgeScheduleBackend(tracing.captureClient(new SchedulerClient({ ...aws })), config.scheduler)
       : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
+    // Background sub-agents sit in the sessions table under their log ids (not listed: no tenantId).
+    backgroundAgents: new BackgroundAgentStore(db, config.tables.sessions),
     idempotency: new IdempotencyStore(db, config.tables.idempotency),
     tokens: new TokenStore(db, config.tables.apiTokens),
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction), { metrics, clock: Date.now }),

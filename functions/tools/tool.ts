@@ -4,7 +4,7 @@ import type { PermissionCheck } from '../permissions/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { AgentDefinition } from './agent/agent-definitions.ts';
-import type { ForkBase, SubagentRequest, SubagentResult } from './agent/subagent-types.ts';
+import type { ForkBase, SubagentLaunch, SubagentRequest, SubagentResult } from './agent/subagent-types.ts';
 
 /** What a tool call can see and use. Built per call by the executor. */
 export interface ToolContext {
@@ -46,7 +46,7 @@ export interface SubagentRunner {
   readonly agents: readonly AgentDefinition[];
   /** Inside a fork: a fork may not fork again. */
   readonly isForkChild: boolean;
-  run(request: SubagentRequest, ctx: ToolContext): Promise<SubagentResult>;
+  run(request: SubagentRequest, ctx: ToolContext): Promise<SubagentResult | SubagentLaunch>;
 }
 
 /** The part of the context that tools may change for the calls after them (contextModifier). */

@@ -23,7 +23,20 @@ export interface ScriptedError {
   error: { status: number; type: string; message: string };
 }
 
-export type ScriptedResponse = ScriptedMessage | ScriptedError;
+/**
+ * A queued response with `forFirstText` is taken only by a request whose first user text starts
+ * with it (the queue keeps its order otherwise): a test with agents running at once (a parent
+ * and its background sub-agent) scripts each without depending on which asks first.
+ */
+export type ScriptedResponse = (ScriptedMessage | ScriptedError) & { forFirstText?: string };
+
+/** The first user text of a request: which agent (a session's prompt, or a sub-agent's) asked. */
+export function firstUserText(body: MessagesRequest): string {
+  const first = body.messages[0];
+  if (!first) return '';
+  if (typeof first.content === 'string') return first.content;
+  return first.content.filter((b) => b.type === 'text').map((b) => String(b.text)).join('');
+}
 
 /** The body of a Messages API request, as far as scripts need it. */
 export interface MessagesRequest {

@@ -11,7 +11,7 @@ import {
   withInvocationMetrics,
   writeBedrockError,
 } from './bedrock-wire.ts';
-import { isScriptedError, type Brain, type MessagesRequest, type ScriptedMessage, type ScriptedResponse } from './script.ts';
+import { firstUserText, isScriptedError, type Brain, type MessagesRequest, type ScriptedMessage, type ScriptedResponse } from './script.ts';
 
 export interface ScriptedModelServer {
   url: string;
@@ -50,7 +50,7 @@ type ServerState = { queue: ScriptedResponse[]; requests: ScriptedModelServer['r
  * server speaks Amazon Bedrock Runtime's InvokeModel(WithResponseStream) for the Bedrock SDK
  * (`POST /model/{id}/invoke-with-response-stream`, ./bedrock-wire.ts): the same events in
  * event-stream frames, errors as Bedrock's exceptions. Responses come from a queue (tests, parity
- * runs) or, when the queue is empty, from a brain. With neither, it answers 500 "script
+ * runs; an item with `forFirstText` only for the request it names) or, when none applies, from a brain. With neither, it answers 500 "script
  * exhausted" so a test that runs dry fails loudly. `POST /_script` (a JSON array) enqueues over
  * HTTP; `GET /_requests` returns what was received (a Bedrock request with its model id from
  * the path as `model`).
@@ -113,7 +113,9 @@ async function answerMessages(
   const body = (bedrock ? { ...parsed, model: bedrock.modelId, stream: bedrock.stream } : parsed) as MessagesRequest;
   requests.push({ raw, body, authorization: caller.authorization });
   if (keepRequests !== undefined && requests.length > keepRequests) requests.splice(0, requests.length - keepRequests);
-  const next = queue.shift() ?? state.brain?.(body);
+  const first = firstUserText(body);
+  const index = queue.findIndex((r) => r.forFirstText === undefined || first.startsWith(r.forFirstText));
+  const next = (index >= 0 ? queue.splice(index, 1)[0] : undefined) ?? state.brain?.(body);
   const fail = (status: number, type: string, message: string) => {
     if (!bedrock) return apiError(res, status, type, message);
     const e = bedrockException(status, type);

@@ -16,6 +16,7 @@ const agentSchema = z
     subagentType: z.string().describe('`general-purpose`, `Explore`, `Plan`, … or `fork`'),
     description: z.string(),
     status: z.enum(['running', 'completed', 'failed']),
+    background: z.boolean().describe('Launched with `run_in_background` (runs in its own invocation; its status is its own)'),
     turnId: z.string(),
     createdAt: z.string(),
     messagesUrl: z.string(),
@@ -42,7 +43,7 @@ const messages = createRoute({
   responses: { 200: json(messagePageSchema, 'One page of messages'), ...errorResponses(400, 404) },
 });
 
-export function agentRoutes(deps: Pick<Deps, 'sessions' | 'messages'>) {
+export function agentRoutes(deps: Pick<Deps, 'sessions' | 'messages' | 'backgroundAgents'>) {
   const app = createRouteApp();
   const urlOf = (sessionId: string, agentId: string) => `/v1/sessions/${sessionId}/agents/${agentId}/messages`;
 

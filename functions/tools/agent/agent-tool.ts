@@ -4,12 +4,27 @@ import { buildTool, ToolError } from '../tool.ts';
 import { agentNotFoundMessage, BUILT_IN_AGENTS, type AgentDefinition } from './agent-definitions.ts';
 import { agentToolDescription } from './agent-tool-description.ts';
 import { AGENT_TOOL_NAME } from './agent-tool-filter.ts';
-import type { SubagentResult } from './subagent-types.ts';
+import type { SubagentLaunch, SubagentResult } from './subagent-types.ts';
 
 export { AGENT_TOOL_NAME };
 
 /** The reference's text when a fork tries to fork again. */
 export const FORK_IN_FORK_MESSAGE = 'Fork is not available inside a forked worker. Complete your task directly using your tools.';
+/**
+ * A fork repeats its parent's request byte for byte, which its own invocation cannot rebuild:
+ * a background agent needs a type (the reference runs forks in the background by itself).
+ */
+export const BACKGROUND_FORK_MESSAGE = 'run_in_background needs a subagent_type: a fork runs in the foreground in Stratus.';
+
+/**
+ * The reference's answer to a background launch (Claude Code 2.1.88, the `async_launched`
+ * branch without an output file to read). Its "Use SendMessage …" clause is left out: there is
+ * no SendMessage.
+ */
+export function asyncLaunchedText(agentId: string): string {
+  return `Async agent launched successfully.\nagentId: ${agentId} (internal ID - do not mention to user.)\nThe agent is working in the background. You will be notified automatically when it completes.\nBriefly tell the user what you launched and end your response. Do not generate any other text — agent results will arrive in a subsequent message.`;
+}
+
 /** The reference's text for a sub-agent that ended without saying anything. */
 export const EMPTY_AGENT_OUTPUT = '(Subagent completed but returned no output.)';
 
@@ -21,6 +36,7 @@ const inputSchema = z.strictObject({
     .enum(['sonnet', 'opus', 'haiku'])
     .optional()
     .describe("Optional model override for this agent. Takes precedence over the agent definition's model frontmatter. If omitted, uses the agent definition's model, or inherits from the parent."),
+  run_in_background: z.boolean().optional().describe('Set to true to run this agent in the background. You will be notified when it completes.'),
 });
 
 export type AgentInput = z.output<typeof inputSchema>;
@@ -46,13 +62,16 @@ export const agentTool = buildTool({
     let agent: AgentDefinition | undefined;
     if (input.subagent_type === undefined) {
       if (runner.isForkChild) throw new ToolError(FORK_IN_FORK_MESSAGE);
+      if (input.run_in_background) throw new ToolError(BACKGROUND_FORK_MESSAGE);
     } else {
       agent = runner.agents.find((a) => a.agentType === input.subagent_type);
       if (!agent) throw new ToolError(agentNotFoundMessage(input.subagent_type, runner.agents));
     }
-    return { data: await runner.run({ toolUseId: ctx.toolUseId, description: input.description, prompt: input.prompt, agent }, ctx) };
+    const background = input.run_in_background === true;
+    return { data: await runner.run({ toolUseId: ctx.toolUseId, description: input.description, prompt: input.prompt, agent, ...(background ? { background } : {}) }, ctx) };
   },
-  mapToolResultToToolResultBlockParam(out: SubagentResult, toolUseId): ToolResultBlockParam {
+  mapToolResultToToolResultBlockParam(out: SubagentResult | SubagentLaunch, toolUseId): ToolResultBlockParam {
+    if (out.status === 'async_launched') return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: asyncLaunchedText(out.agentId) }] };
     const content = out.content.length > 0 ? out.content : [{ type: 'text' as const, text: EMPTY_AGENT_OUTPUT }];
     if (out.oneShot) return { type: 'tool_result', tool_use_id: toolUseId, content };
     // The reference adds "(use SendMessage with to: '…' to continue this agent)"; Stratus has no SendMessage.

@@ -21,10 +21,21 @@ export interface SubagentRequest {
   prompt: string;
   /** Undefined: a fork of the parent (same system prompt, tools and conversation). */
   agent: AgentDefinition | undefined;
+  /** `run_in_background`: launched in its own invocation; the call answers at once. */
+  background?: boolean;
+}
+
+/** What a background launch hands back at once (its result comes later, as a notification). */
+export interface SubagentLaunch {
+  status: 'async_launched';
+  agentId: string;
+  description: string;
+  prompt: string;
 }
 
 /** What a finished sub-agent hands back: its final text is the parent's tool_result. */
 export interface SubagentResult {
+  status?: 'completed';
   agentId: string;
   agentType: string;
   oneShot: boolean;

@@ -1,0 +1,178 @@
+import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
+import { createPersistedResultReader } from '../context/persisted-output.ts';
+import type { RunSubagentEvent } from '../deps/continuation.ts';
+import { costUsd } from '../model/pricing.ts';
+import { putStopMarker } from '../runner-client/stop-marker.ts';
+import { WorkspaceSession } from '../runner-client/workspace-session.ts';
+import { errorMessage } from '../shared/errors.ts';
+import type { BackgroundAgentRecord } from '../stores/background-agent-store.ts';
+import type { UsageRecord } from '../stores/budgets.ts';
+import type { Lease, SessionRecord } from '../stores/session-store.ts';
+import { activeAgents, customAgentDefinition, type AgentDefinition } from '../tools/agent/agent-definitions.ts';
+import type { PermissionContext } from '../permissions/types.ts';
+import { AGENT_TOOL_NAME, agentToolFor } from '../tools/agent/agent-tool.ts';
+import { assembleToolPool } from '../tools/registry.ts';
+import type { ToolContext } from '../tools/tool.ts';
+import { budgetMessage, checkBudgets, type BudgetExceeded } from './budget.ts';
+import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type DriveOutcome, type SubagentScope } from './subagent-runner.ts';
+import type { TurnDeps } from './turn-deps.ts';
+import { beatAt, startHeartbeat } from './turn-lease.ts';
+import { budgetsFor } from './turn-stop.ts';
+
+/**
+ * A background sub-agent's own invocation: a turn of its own on the engine. It takes the
+ * agent's lease (one instance at a time; a duplicate delivery finds it held or finished and does
+ * nothing), beats, continues the agent's log from wherever it is (the prompt written at launch,
+ * or everything a killed process stored: dangling calls repaired, replacement decisions
+ * reloaded), and ends by storing its outcome; the parent hears of it through a notification
+ * (background-notifications.ts). Near the invocation's deadline it hands itself to a fresh one.
+ */
+export async function runBackgroundAgent(deps: TurnDeps, event: RunSubagentEvent, deadlineAt?: number): Promise<void> {
+  const id = event.agentLogId;
+  const log = deps.log.child({ sessionId: event.sessionId, agentLogId: id });
+  const record = await deps.backgroundAgents.get(id);
+  if (!record || record.status !== 'running' || record.parentSessionId !== event.sessionId) return;
+  const session = await deps.sessions.get(record.parentSessionId);
+  if (!session || session.deletedAt !== undefined) return log.info('background sub-agent not run: its session is gone');
+  const owner = `${deps.instanceId}/${record.agentId}`;
+  const now = deps.clock();
+  const beat = beatAt(deps, now);
+  const lease: Lease = { owner, turnId: record.agentId, startedAt: record.startedAt, expiresAt: beat.expiresAt, heartbeatAt: beat.at, staleAt: beat.staleAt };
+  const held = await deps.backgroundAgents.acquire(id, lease, now);
+  if (!held) return log.info('background sub-agent already running elsewhere or finished; nothing to do');
+  const abort = new AbortController();
+  // The lease sits in the sessions table under the agent's id: the turn's heartbeat works on it as it is.
+  const heartbeat = startHeartbeat(deps, id, owner, log, () => abort.abort('lease_lost'));
+  try {
+    await runHeld(deps, { record: held, session, owner, log, signal: abort.signal, deadlineAt });
+  } catch (err) {
+    log.error('background sub-agent failed', { error: errorMessage(err) });
+    await finish(deps, held, owner, 'failed', { content: [], totalTokens: 0, durationMs: deps.clock() - held.startedAt, error: errorMessage(err) }).catch(() => undefined);
+  } finally {
+    heartbeat.stop();
+  }
+}
+
+interface Held {
+  record: BackgroundAgentRecord;
+  session: SessionRecord;
+  owner: string;
+  log: ReturnType<TurnDeps['log']['child']>;
+  signal: AbortSignal;
+  deadlineAt: number | undefined;
+}
+
+async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
+  const { record, owner, log } = held;
+  let session = held.session;
+  const settings = session.settings;
+  const agents = activeAgents((settings?.agents ?? []).map(customAgentDefinition));
+  const agent = agents.find((a) => a.agentType === record.agentType);
+  if (!agent) throw new Error(`Agent type '${record.agentType}' is no longer available in this session.`);
+  const permissions = permissionContextFor(settings, { defaultMode: deps.config.permissions.defaultMode, policy: deps.config.permissions.policy });
+  const pool = await toolPool(deps, session, agents, permissions, log);
+  const spend = { modelCalls: record.modelCalls, usage: { ...record.usage }, toolUses: record.toolUses };
+  let budgetStop: string | undefined;
+  const scope: SubagentScope = {
+    deps, session, turnId: record.agentId, owner, log, permissions, hooks: [...(deps.hooks ?? []), ...hooksFor(settings)],
+    retry: { maxRetries: deps.config.model.maxRetries, baseDelayMs: deps.config.model.retryBaseDelayMs, fallbackModel: deps.config.model.fallbackName },
+    recorder: {
+      countSubagentCall: async (response) => {
+        const cost = costUsd(deps.config.modelPrices, response.model, response.usage);
+        spend.modelCalls += 1;
+        addUsage(spend.usage, { ...response.usage, costUsd: cost });
+        spend.toolUses += response.content.filter((b) => b.type === 'tool_use').length;
+        await deps.backgroundAgents.recordSpend(record.sessionId, owner, spend);
+        // The session's own spend moves with its turns: read it again for the next budget check.
+        session = (await deps.sessions.get(session.sessionId)) ?? session;
+        return cost;
+      },
+    },
+    beforeModelCall: () => {
+      const stop = backgroundBudgetStop(deps, session, record, spend, held.signal);
+      if (stop && typeof stop !== 'string') budgetStop = budgetMessage(stop);
+      return stop === undefined ? undefined : typeof stop === 'string' ? stop : 'budget_exceeded';
+    },
+  };
+  const setup = definedAgent(scope, { pool, agents, isForkChild: false }, agent, '', true);
+  const childLog = await openChildLog(scope, record.sessionId);
+  const messages = await startingMessages(childLog, setup);
+  log.info('background sub-agent runs', { agentType: record.agentType, resumed: childLog.loaded.conversation.length > 1, messages: messages.length });
+  const ctx = toolContext(deps, session, record, held);
+  const margin = deps.config.turn.checkpointMarginMs;
+  const outcome = finishedOutcome(childLog.loaded.conversation) ?? await drive(scope, setup, {
+    messages, ctx, log, append: childLog.append, loaded: childLog.loaded,
+    progress: (event: Record<string, unknown>) => logProgress(log, event),
+    ...(held.deadlineAt !== undefined ? { shouldCheckpoint: () => held.deadlineAt! - deps.clock() <= margin } : {}),
+  });
+  await settle(deps, held, outcome, budgetStop);
+}
+
+/** Its end: handed to the next invocation, left to the one that took its lease, or its outcome stored. */
+async function settle(deps: TurnDeps, held: Held, outcome: DriveOutcome, budgetStop: string | undefined): Promise<void> {
+  const { record, owner, log } = held;
+  if (outcome.stopReason === 'checkpoint') return handOff(deps, record, owner, log);
+  if (held.signal.aborted && held.signal.reason === 'lease_lost') return log.warn('background sub-agent lost its lease; another invocation goes on');
+  const failed = outcome.stopReason !== 'end_turn';
+  const error = failed ? (outcome.error ?? budgetStop ?? `it stopped (${outcome.stopReason})`) : undefined;
+  await finish(deps, record, owner, failed ? 'failed' : 'completed', {
+    content: outcome.text, totalTokens: outcome.totalTokens, durationMs: deps.clock() - record.startedAt, ...(error ? { error } : {}),
+  });
+  log.info('background sub-agent finished', { stopReason: outcome.stopReason });
+}
+
+/** The session's tools as its turns get them (built-ins, its MCP servers', its rules); the agent's filters apply after. */
+async function toolPool(deps: TurnDeps, session: SessionRecord, agents: AgentDefinition[], permissions: PermissionContext, log: Held['log']) {
+  const settings = session.settings;
+  const external = settings?.mcpServers && Object.keys(settings.mcpServers).length > 0 && deps.mcp
+    ? await deps.mcp.toolsFor({ sessionId: session.sessionId, servers: settings.mcpServers, allowedDomains: settings.allowedDomains }, log) : [];
+  return assembleToolPool({ builtins: deps.tools.tools.map((t) => (t.name === AGENT_TOOL_NAME ? agentToolFor(agents) : t)), external, rules: permissions.rules });
+}
+
+/** Its tools' context: its own copy of the session's workspace (a racing write gets the usual version conflict). */
+function toolContext(deps: TurnDeps, session: SessionRecord, record: BackgroundAgentRecord, held: Held): ToolContext {
+  const workspace = new WorkspaceSession({
+    deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd, fileState: session.fileState,
+    allowedDomains: session.settings?.allowedDomains, requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
+  });
+  return {
+    sessionId: session.sessionId, turnId: record.agentId, toolUseId: record.toolUseId, workspace, signal: held.signal, log: held.log,
+    persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+  };
+}
+
+/** The parent session's budgets, with this agent's spend on top of the session's (a turn of its own: its calls and wall clock count like a turn's). */
+function backgroundBudgetStop(deps: TurnDeps, session: SessionRecord, record: BackgroundAgentRecord, spend: { modelCalls: number; usage: UsageRecord }, signal: AbortSignal): 'aborted' | BudgetExceeded | undefined {
+  if (signal.aborted) return 'aborted';
+  if (session.deletedAt !== undefined) return 'aborted';
+  const usage = { ...session.usage };
+  addUsage(usage, spend.usage);
+  return checkBudgets(budgetsFor(deps.config, session.tenantId, session), {
+    modelCallsThisTurn: spend.modelCalls, turns: 0, usage, wallSecondsThisTurn: Math.floor((deps.clock() - record.startedAt) / 1000),
+  }, 'model_call');
+}
+
+async function finish(deps: TurnDeps, record: BackgroundAgentRecord, owner: string, status: 'completed' | 'failed', result: NonNullable<BackgroundAgentRecord['result']>): Promise<void> {
+  await deps.backgroundAgents.finish(record.sessionId, owner, status, result);
+}
+
+/** Near the deadline: give the lease up and ask for the next invocation, which goes on from the log. */
+async function handOff(deps: TurnDeps, record: BackgroundAgentRecord, owner: string, log: Held['log']): Promise<void> {
+  await deps.backgroundAgents.release(record.sessionId, owner);
+  await deps.continuations.schedule({ kind: 'run_subagent', sessionId: record.parentSessionId, agentLogId: record.sessionId });
+  log.info('background sub-agent continues in a new invocation');
+}
+
+/** Nobody streams a background agent's progress (its log is the record): kept at debug level. */
+function logProgress(log: Held['log'], event: Record<string, unknown>): void {
+  if (event.type === 'assistant_message' || event.type === 'tool_result') log.debug('background sub-agent progress', { type: event.type, seq: event.seq });
+}
+
+export function addUsage(into: UsageRecord, add: UsageRecord): void {
+  into.inputTokens += add.inputTokens;
+  into.outputTokens += add.outputTokens;
+  into.cacheReadInputTokens = (into.cacheReadInputTokens ?? 0) + (add.cacheReadInputTokens ?? 0);
+  into.cacheCreationInputTokens = (into.cacheCreationInputTokens ?? 0) + (add.cacheCreationInputTokens ?? 0);
+  into.costUsd = (into.costUsd ?? 0) + (add.costUsd ?? 0);
+}
+

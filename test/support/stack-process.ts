@@ -28,10 +28,15 @@ export async function startStackProcess(dataDir: string, env: Record<string, str
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const deadline = Date.now() + 20_000;
+  // Generous: on a loaded 2-core machine the start (tsx transform + stand-ins) takes 20 s and more.
+  const deadline = Date.now() + 90_000;
   // The banner is written in several lines that may arrive in separate chunks: wait for its last one.
   while (!/\nTry:/.test(out)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`stack process did not start:\n${out}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      // Never leave a half-started stack behind: it holds ports and data folders.
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+      throw new Error(`stack process did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   const apiUrl = /Stratus is running at (\S+)/.exec(out)![1]!;

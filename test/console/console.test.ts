@@ -226,4 +226,37 @@ describe('the web console', { timeout: 150_000 }, () => {
     await page.getByTestId('last-stop').waitFor();
     await expectAccessible();
   });
+
+  /** Both themes' axe check of what the page shows now; leaves the page in the theme it found. */
+  const expectAccessibleInBothThemes = async () => {
+    await expectAccessible();
+    const other = page.getByRole('button', { name: /^Switch to (light|dark) theme$/ });
+    await other.click();
+    await expectAccessible();
+    await page.getByRole('button', { name: /^Switch to (light|dark) theme$/ }).click();
+  };
+  const loadedScripts = () => page.evaluate("performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.js'))") as Promise<string[]>;
+
+  it('highlights a source file in the viewer, loading the highlighter only when a file is opened', async () => {
+    const source = 'export const answer: number = 42; // the answer\n';
+    const sessionId = await fx.api.createSession({ 'src/answer.ts': source, 'notes.txt': 'plain words\n' });
+    await page.goto(`${base}#/sessions/${sessionId}`);
+    await page.reload();
+    await page.getByRole('button', { name: 'src/answer.ts' }).waitFor();
+    expect((await loadedScripts()).filter((n) => n.includes('highlighter'))).toEqual([]);
+    await page.getByRole('button', { name: 'src/answer.ts' }).click();
+    const code = page.getByRole('figure', { name: 'File src/answer.ts' }).locator('pre');
+    await code.locator('.hljs-keyword').first().waitFor();
+    expect(await code.getAttribute('data-language')).toBe('typescript');
+    expect(await code.textContent()).toBe(source);
+    expect(await code.locator('.hljs-keyword').allTextContents()).toEqual(expect.arrayContaining(['export', 'const']));
+    expect(await code.locator('.hljs-comment').textContent()).toBe('// the answer');
+    expect((await loadedScripts()).filter((n) => n.includes('highlighter'))).toHaveLength(1);
+    await expectAccessibleInBothThemes();
+    // A file in no known language stays plain text.
+    await page.getByRole('button', { name: 'notes.txt' }).click();
+    const plain = page.getByRole('figure', { name: 'File notes.txt' }).locator('pre');
+    expect(await plain.textContent()).toBe('plain words\n');
+    expect(await plain.locator('span').count()).toBe(0);
+  });
 });

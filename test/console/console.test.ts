@@ -259,4 +259,42 @@ describe('the web console', { timeout: 150_000 }, () => {
     expect(await plain.textContent()).toBe('plain words\n');
     expect(await plain.locator('span').count()).toBe(0);
   });
+
+  it('opens a persisted tool result from the log, and shows a sub-agent live and then nested under its Agent call', async () => {
+    // Still on the highlighting test's session. One turn: a result too large to keep inline, then an Explore sub-agent that reads a file.
+    fx.stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_cons_seq', name: 'Bash', input: { command: 'seq 1 40000' } }], stopReason: 'tool_use' },
+      { content: [{ type: 'tool_use', id: 'toolu_cons_agent', name: 'Agent', input: { description: 'read the notes', prompt: 'SUB: read notes.txt', subagent_type: 'Explore' } }], stopReason: 'tool_use' },
+      { content: [{ type: 'tool_use', id: 'toolu_cons_sub_read', name: 'Read', input: { file_path: '/workspace/notes.txt' } }], stopReason: 'tool_use', delayMs: 300 },
+      { content: [{ type: 'text', text: 'The notes say plain words.' }], delayMs: 300 },
+      { content: [{ type: 'text', text: 'Both done.' }] },
+    );
+    await page.getByLabel('Prompt').fill('count high, then ask a helper');
+    await page.getByRole('button', { name: 'Send' }).click();
+    // While the sub-agent runs, its steps show under the Agent call, tagged with its type.
+    const liveAgent = page.getByRole('region', { name: 'Current turn' }).locator('details.tool[data-tool="Agent"]');
+    await expect.poll(() => liveAgent.textContent(), { timeout: 60_000 }).toContain('[Explore] started: read the notes');
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
+    await page.getByRole('region', { name: 'Current turn' }).waitFor({ state: 'detached' });
+    expect(await page.getByText('[Explore] Read done').count()).toBe(0); // the live view has stepped aside
+
+    const seq = page.locator('details.tool', { hasText: 'seq 1 40000' });
+    await seq.locator('summary').click();
+    expect(await seq.locator('pre').nth(1).textContent()).toMatch(/^<persisted-output>\nOutput too large/);
+    await seq.getByRole('button', { name: /^Open the full output \(\d/ }).click();
+    const full = await seq.getByRole('figure', { name: 'Full output' }).locator('pre').textContent();
+    expect(full).toBe(Array.from({ length: 40_000 }, (_, i) => i + 1).join('\n'));
+
+    const agent = page.locator('details.tool[data-tool="Agent"]');
+    await agent.locator('summary').first().click();
+    const sub = agent.locator('details.subagent');
+    await sub.locator('summary').click();
+    await sub.getByText(/Explore · completed · \d+ messages/).waitFor();
+    await sub.getByText('The notes say plain words.').waitFor();
+    const subRead = sub.locator('details.tool[data-tool="Read"]');
+    await subRead.locator('summary').click();
+    expect(await subRead.locator('pre').nth(1).textContent()).toContain('plain words');
+    await expectAccessibleInBothThemes();
+    await shot('session-subagent');
+  });
 });

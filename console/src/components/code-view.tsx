@@ -14,6 +14,7 @@ export function CodeView({ path, text }: { path: string; text: string }) {
     return () => void (current = false);
   }, [path, text]);
   const highlighted = result?.for === text ? result.value : undefined;
-  if (!highlighted) return <pre>{text}</pre>;
-  return <pre class="hljs" data-language={highlighted.language}><code dangerouslySetInnerHTML={{ __html: highlighted.html }} /></pre>;
+  // Focusable: a long file scrolls inside the box, which keyboard users must be able to reach.
+  if (!highlighted) return <pre tabIndex={0}>{text}</pre>;
+  return <pre tabIndex={0} class="hljs" data-language={highlighted.language}><code dangerouslySetInnerHTML={{ __html: highlighted.html }} /></pre>;
 }

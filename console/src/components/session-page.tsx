@@ -35,7 +35,7 @@ export function SessionPage({ id }: { id: string }) {
       <section aria-labelledby="log-h">
         <h2 id="log-h">Conversation</h2>
         {s.messages.length === 0 && !s.live && <p class="muted">No turns yet. Send a prompt below.</p>}
-        <MessageLog messages={s.messages} waiting={new Set(s.pending.map((p) => p.toolUseId))} />
+        <MessageLog sessionId={id} messages={s.messages} waiting={new Set(s.pending.map((p) => p.toolUseId))} />
         {s.live && !s.live.settled && <LiveTurn turn={s.live} connection={s.connection} />}
       </section>
       <PromptBox running={running} disabled={s.pending.length > 0} onSend={s.sendPrompt} onInterrupt={s.interrupt} />

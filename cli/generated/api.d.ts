@@ -1636,6 +1636,53 @@ export interface paths {
       };
     };
   };
+  "/v1/sessions/{id}/tool-results/{toolUseId}": {
+    /**
+     * The full content of a persisted tool result
+     * @description A result too large for the conversation is stored whole and the log keeps a `<persisted-output>` preview naming it; this returns it as stored (text, or a JSON array of text blocks). Persisted results expire with the bucket's tool-results lifecycle rule.
+     */
+    get: {
+      parameters: {
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+          /** @description The tool call whose result was persisted (the file name in the `<persisted-output>` path, without extension) */
+          toolUseId: string;
+        };
+      };
+      responses: {
+        /** @description The stored result */
+        200: {
+          content: {
+            "text/plain": string;
+            "application/json": {
+                /** @enum {string} */
+                type: "text";
+                text: string;
+              }[];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/schedules": {
     /** The tenant's schedules */
     get: {
@@ -2731,6 +2778,8 @@ export interface components {
       };
       /** @description Keep allowing this call (Bash: this exact command; other tools: the tool) for the session */
       remember?: boolean;
+      /** @description Allow only: keep allowing every call this permission rule matches (e.g. `Bash(npm test:*)`) for the session, instead of what `remember` keeps */
+      rule?: string;
       /** @description Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on */
       message?: string;
     };

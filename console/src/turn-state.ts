@@ -1,4 +1,5 @@
 import type { Schemas, TurnEvent } from './api.ts';
+import { agentProgressLine, isAgentProgress } from './agent-progress.ts';
 import { resultText } from './format.ts';
 
 export interface ToolCall {
@@ -61,7 +62,7 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
     case 'tool_use':
       return { ...s, items: [...s.items, { kind: 'tool', id: event.id, name: event.name, input: event.input, startedAt: now }] };
     case 'tool_progress':
-      return { ...s, items: updateTool(s, event.toolUseId, () => ({ progress: progressText(event.progress) })) };
+      return { ...s, items: updateTool(s, event.toolUseId, (t) => ({ progress: isAgentProgress(event.progress) ? `${t.progress ? `${t.progress}\n` : ''}${agentProgressLine(event.progress)}` : progressText(event.progress) })) };
     case 'tool_result':
       return { ...s, callStart: now, items: updateTool(s, event.toolUseId, () => ({ endedAt: now, result: resultText(event.content), isError: event.isError, waiting: undefined })) };
     case 'permission_request':

@@ -27,7 +27,8 @@ export interface ResumeCalls {
  * The calls that waited, with the answers given. Calls whose result is already in the log (a
  * resumed turn that crashed after running them) are skipped. The waiting items are removed
  * now, under the lease: from here on the log is the record, and a crash leaves dangling
- * tool_uses that the next turn repairs. A remembered "allow" becomes a session rule.
+ * tool_uses that the next turn repairs. A remembered "allow" becomes a session rule (the one the
+ * person wrote, or the call's own).
  */
 export async function prepareResume(
   approvals: Pick<ApprovalStore, 'listForSession' | 'remove'>,
@@ -61,6 +62,6 @@ function decisionOf(item: PendingApproval): UserDecision | undefined {
 }
 
 function remembered(settings: SessionSettings | undefined, item: PendingApproval): SessionSettings | undefined {
-  const rule = ruleToRemember(item.toolName, item.updatedInput ?? item.input);
+  const rule = item.rememberRule ?? ruleToRemember(item.toolName, item.updatedInput ?? item.input);
   return rulesFromLists({ allow: [rule] }, 'session').invalid.length === 0 ? withRememberedRule(settings, rule) : settings;
 }

@@ -89,3 +89,17 @@ export function createPersistedResultReader(blobs: BlobStore, sessionId: string)
     },
   };
 }
+
+/**
+ * A persisted result by its tool_use id, for the API (a person opening the full output the log
+ * only previews): the text and whether it was stored as a JSON block array; undefined when the
+ * session persisted no result under that id.
+ */
+export async function readPersistedResult(blobs: BlobStore, sessionId: string, toolUseId: string): Promise<{ text: string; isJson: boolean } | undefined> {
+  if (!TOOL_USE_ID.test(toolUseId)) return undefined;
+  for (const isJson of [false, true]) {
+    const text = await blobs.get(objectKey(sessionId, `${toolUseId}.${isJson ? 'json' : 'txt'}`));
+    if (text !== undefined) return { text, isJson };
+  }
+  return undefined;
+}

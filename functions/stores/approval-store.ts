@@ -22,6 +22,8 @@ export interface PendingApproval {
   decision?: 'allow' | 'deny';
   updatedInput?: unknown;
   remember?: boolean;
+  /** With a remembered allow: the permission rule to keep (otherwise the call's own, see ruleToRemember). */
+  rememberRule?: string;
   /** With a deny: what the person told the model (deny-with-feedback). */
   feedback?: string;
   decidedAt?: string;
@@ -81,14 +83,14 @@ export class ApprovalStore {
   async decide(
     sessionId: string,
     toolUseId: string,
-    answer: { decision: 'allow' | 'deny'; updatedInput?: unknown; remember?: boolean; feedback?: string; decidedAt: string },
+    answer: { decision: 'allow' | 'deny'; updatedInput?: unknown; remember?: boolean; rememberRule?: string; feedback?: string; decidedAt: string },
   ): Promise<PendingApproval> {
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { sessionId, toolUseId },
-          UpdateExpression: `SET decision = :d, decidedAt = :at, remember = :r${answer.updatedInput === undefined ? '' : ', updatedInput = :u'}${answer.feedback === undefined ? '' : ', feedback = :f'}`,
+          UpdateExpression: `SET decision = :d, decidedAt = :at, remember = :r${answer.updatedInput === undefined ? '' : ', updatedInput = :u'}${answer.feedback === undefined ? '' : ', feedback = :f'}${answer.rememberRule === undefined ? '' : ', rememberRule = :rr'}`,
           ConditionExpression: 'attribute_exists(toolUseId) AND kind = :ask AND attribute_not_exists(decision)',
           ExpressionAttributeValues: {
             ':d': answer.decision,
@@ -97,6 +99,7 @@ export class ApprovalStore {
             ':ask': 'ask',
             ...(answer.updatedInput === undefined ? {} : { ':u': answer.updatedInput }),
             ...(answer.feedback === undefined ? {} : { ':f': answer.feedback }),
+            ...(answer.rememberRule === undefined ? {} : { ':rr': answer.rememberRule }),
           },
           ReturnValues: 'ALL_NEW',
         }),

@@ -226,4 +226,152 @@ describe('the web console', { timeout: 150_000 }, () => {
     await page.getByTestId('last-stop').waitFor();
     await expectAccessible();
   });
+
+  /** Both themes' axe check of what the page shows now; leaves the page in the theme it found. */
+  const expectAccessibleInBothThemes = async () => {
+    await expectAccessible();
+    const other = page.getByRole('button', { name: /^Switch to (light|dark) theme$/ });
+    await other.click();
+    await expectAccessible();
+    await page.getByRole('button', { name: /^Switch to (light|dark) theme$/ }).click();
+  };
+  /** Opens the session of that title (created by an earlier test) and returns its id. */
+  const openSession = async (title: string) => {
+    const { sessions } = (await fx.api.request('GET', '/v1/sessions?limit=100')).json as { sessions: { id: string; title: string | null }[] };
+    const id = sessions.find((x) => x.title === title)!.id;
+    await page.goto(`${base}#/sessions/${id}`);
+    await page.getByRole('heading', { name: new RegExp(title) }).waitFor();
+    return id;
+  };
+  const loadedScripts = () => page.evaluate("performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.js'))") as Promise<string[]>;
+
+  it('highlights a source file in the viewer, loading the highlighter only when a file is opened', async () => {
+    const source = 'export const answer: number = 42; // the answer\n';
+    const sessionId = await fx.api.createSession({ 'src/answer.ts': source, 'notes.txt': 'plain words\n' });
+    await page.goto(`${base}#/sessions/${sessionId}`);
+    await page.reload();
+    await page.getByRole('button', { name: 'src/answer.ts' }).waitFor();
+    expect((await loadedScripts()).filter((n) => n.includes('highlighter'))).toEqual([]);
+    await page.getByRole('button', { name: 'src/answer.ts' }).click();
+    const code = page.getByRole('figure', { name: 'File src/answer.ts' }).locator('pre');
+    await code.locator('.hljs-keyword').first().waitFor();
+    expect(await code.getAttribute('data-language')).toBe('typescript');
+    expect(await code.textContent()).toBe(source);
+    expect(await code.locator('.hljs-keyword').allTextContents()).toEqual(expect.arrayContaining(['export', 'const']));
+    expect(await code.locator('.hljs-comment').textContent()).toBe('// the answer');
+    expect((await loadedScripts()).filter((n) => n.includes('highlighter'))).toHaveLength(1);
+    await expectAccessibleInBothThemes();
+    // A file in no known language stays plain text.
+    await page.getByRole('button', { name: 'notes.txt' }).click();
+    const plain = page.getByRole('figure', { name: 'File notes.txt' }).locator('pre');
+    expect(await plain.textContent()).toBe('plain words\n');
+    expect(await plain.locator('span').count()).toBe(0);
+  });
+
+  it('opens a persisted tool result from the log, and shows a sub-agent live and then nested under its Agent call', async () => {
+    // Back on the first session (its workspace has run commands already, so no cold start): one turn with a result
+    // too large to keep inline, then an Explore sub-agent that tries to read a file.
+    await openSession('Watch a turn');
+    fx.stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_cons_seq', name: 'Bash', input: { command: 'seq 1 40000' } }], stopReason: 'tool_use' },
+      { content: [{ type: 'tool_use', id: 'toolu_cons_agent', name: 'Agent', input: { description: 'read the notes', prompt: 'SUB: read notes.txt', subagent_type: 'Explore' } }], stopReason: 'tool_use' },
+      { content: [{ type: 'tool_use', id: 'toolu_cons_sub_read', name: 'Read', input: { file_path: '/workspace/notes.txt' } }], stopReason: 'tool_use', delayMs: 100 },
+      { content: [{ type: 'text', text: 'There are no notes.' }] },
+      { content: [{ type: 'text', text: 'Both done.' }] },
+    );
+    await page.getByLabel('Prompt').fill('count high, then ask a helper');
+    await page.getByRole('button', { name: 'Send' }).click();
+    // While the sub-agent runs, its steps show under the Agent call, tagged with its type.
+    const liveAgent = page.getByRole('region', { name: 'Current turn' }).locator('details.tool[data-tool="Agent"]');
+    await expect.poll(() => liveAgent.textContent(), { timeout: 60_000 }).toContain('[Explore] started: read the notes');
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
+    await page.getByRole('region', { name: 'Current turn' }).waitFor({ state: 'detached' });
+    expect(await page.getByText('[Explore] Read done').count()).toBe(0); // the live view has stepped aside
+
+    const seq = page.locator('details.tool', { hasText: 'seq 1 40000' });
+    await seq.locator('summary').click();
+    expect(await seq.locator('pre').nth(1).textContent()).toMatch(/^<persisted-output>\nOutput too large/);
+    await seq.getByRole('button', { name: /^Open the full output \(\d/ }).click();
+    const full = await seq.getByRole('figure', { name: 'Full output' }).locator('pre').textContent();
+    expect(full).toBe(Array.from({ length: 40_000 }, (_, i) => i + 1).join('\n'));
+
+    const agent = page.locator('details.tool[data-tool="Agent"]');
+    await agent.locator('summary').first().click();
+    const sub = agent.locator('details.subagent');
+    await sub.locator('summary').click();
+    await sub.getByText(/Explore · completed · \d+ messages/).waitFor();
+    await sub.getByText('There are no notes.').waitFor();
+    const subRead = sub.locator('details.tool[data-tool="Read"]');
+    expect(await subRead.getAttribute('data-error')).toBe('true');
+    await subRead.locator('summary').click();
+    expect(await subRead.locator('pre').nth(1).textContent()).toContain('File does not exist.');
+    await expectAccessibleInBothThemes();
+    await shot('session-subagent');
+  });
+
+  it('remembers an approval as a permission rule the person edits, edits the budgets, and shows stored turns in the timeline', async () => {
+    // The approvals test's session: it asks before Bash writes, and its workspace is warm.
+    const sessionId = await openSession('Needs approval');
+    await page.getByLabel('Prompt').fill('please run `touch ruled.txt`');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const card = page.getByRole('article', { name: 'Bash wants to run' });
+    await card.waitFor();
+    await card.getByLabel('Allow everything this rule matches in this session:').check();
+    const rule = card.getByLabel('Permission rule to remember');
+    expect(await rule.inputValue()).toBe('Bash(touch ruled.txt:*)');
+    await rule.fill('Bash(touch:*)');
+    await expectAccessibleInBothThemes();
+    await card.getByRole('button', { name: 'Allow' }).click();
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
+    expect((await fx.api.request('GET', `/v1/sessions/${sessionId}/permissions`)).json.rules).toEqual({ allow: ['Bash(touch:*)'] });
+
+    await page.getByText('Edit budgets').click();
+    await page.getByLabel('Turns', { exact: true }).fill('50');
+    await page.getByLabel('Cost (USD)', { exact: true }).fill('2.5');
+    await page.getByRole('button', { name: 'Save budgets' }).click();
+    const turnsRow = page.locator('table.budgets tr', { has: page.getByRole('rowheader', { name: 'Turns' }) });
+    await expect.poll(() => turnsRow.locator('td').first().textContent()).toBe('50');
+    const stored = (await fx.api.request('GET', `/v1/sessions/${sessionId}`)).json.budgets;
+    expect([stored.maxTurns.limit, stored.maxCostUsd.limit]).toEqual([50, 2.5]);
+
+    // Loaded from the log (no turn watched since the reload): the timeline of a stored turn, from the stored times.
+    await page.reload();
+    const figure = page.getByRole('figure', { name: 'Timeline of a stored turn' });
+    await figure.waitFor();
+    const turnPicker = figure.getByLabel('Turn shown in the timeline');
+    const messages = await fx.api.messages(sessionId);
+    // Every stored turn with a model answer after its first message: each one that asked, and each one an answer resumed.
+    expect(await turnPicker.locator('option').count()).toBe(new Set(messages.filter((m: { kind: string }, i: number) => m.kind === 'assistant' && messages[i - 1]?.turnId === messages[i].turnId).map((m: { turnId: string }) => m.turnId)).size);
+    expect(await turnPicker.locator('option').count()).toBeGreaterThanOrEqual(4);
+    await turnPicker.selectOption({ index: 0 });
+    const asked = messages.filter((m: { turnId: string }) => m.turnId === messages[0].turnId);
+    const modelMs = Date.parse(asked[1].createdAt) - Date.parse(asked[0].createdAt);
+    expect(await figure.getByRole('img').first().getAttribute('aria-label')).toBe(`model call from 0 ms for ${modelMs < 1_000 ? `${modelMs} ms` : `${(modelMs / 1_000).toFixed(1)} s`}`);
+    await expectAccessibleInBothThemes();
+    await shot('session-stored-timeline');
+  });
+
+  it('edits a schedule and deletes it after a second, explicit confirmation', async () => {
+    const created = await fx.api.request('POST', '/v1/schedules', { name: 'weekly report', cron: '0 9 * * 1', timezone: 'UTC', prompt: 'please write the report' });
+    expect(created.status).toBe(201);
+    const id = created.json.id as string;
+    await page.goto(`${base}#/schedules`);
+    const section = page.getByRole('region', { name: /weekly report/ });
+    await section.getByRole('button', { name: 'Edit' }).click();
+    const form = section.getByRole('form', { name: 'Edit weekly report' });
+    await form.getByLabel('Name').fill('weekly summary');
+    await form.getByLabel('Cron').fill('15 4 * * 1');
+    expect(await form.locator('ol li').allTextContents()).toHaveLength(5);
+    await expectAccessibleInBothThemes();
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: /weekly summary/ }).waitFor();
+    expect((await fx.api.request('GET', `/v1/schedules/${id}`)).json).toMatchObject({ name: 'weekly summary', cron: '15 4 * * 1', prompt: 'please write the report' });
+
+    const renamed = page.getByRole('region', { name: /weekly summary/ });
+    await renamed.getByRole('button', { name: 'Delete…' }).click();
+    expect((await fx.api.request('GET', `/v1/schedules/${id}`)).status).toBe(200); // one click removes nothing
+    await renamed.getByRole('button', { name: 'Delete “weekly summary” for good' }).click();
+    await renamed.waitFor({ state: 'detached' });
+    expect((await fx.api.request('GET', `/v1/schedules/${id}`)).status).toBe(404);
+  });
 });

@@ -23,6 +23,17 @@ describe('durable transcripts and the model call', () => {
     expect(results[1]).toMatchObject({ toolUseId: 'toolu_r1', isError: false, content: '2\t2\n3\t3\n4\t4' });
     expect(results[2]).toMatchObject({ toolUseId: 'toolu_r2', isError: true });
     expect(results[2].content).toContain('File does not exist.');
+
+    // A person opens the whole result through the API; another session, or an id never persisted, is a 404.
+    const full = await api.request('GET', `/v1/sessions/${sessionId}/tool-results/toolu_seq`);
+    expect(full.status).toBe(200);
+    expect(full.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(full.text).toBe(Array.from({ length: 40_000 }, (_, i) => i + 1).join('\n'));
+    const otherSession = await api.createSession();
+    for (const path of [`/v1/sessions/${otherSession}/tool-results/toolu_seq`, `/v1/sessions/${sessionId}/tool-results/toolu_r1`, `/v1/sessions/${sessionId}/tool-results/..%2Ftoolu_seq`]) {
+      const res = await api.request('GET', path);
+      expect([path, res.status, res.json.error.code]).toEqual([path, 404, 'not_found']);
+    }
   });
 
   it('retries a 529 and succeeds on the next attempt', async () => {

@@ -40,6 +40,7 @@ describe('the OpenAPI document', () => {
         'PATCH /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}', 'GET /v1/github/runs',
         'POST /v1/github/webhook',
         'GET /v1/sessions/{id}/agents', 'GET /v1/sessions/{id}/agents/{agentId}/messages',
+        'GET /v1/sessions/{id}/tool-results/{toolUseId}',
       ].sort(),
     );
     // Every operation names its error body; the SSE stream names each event's data schema.

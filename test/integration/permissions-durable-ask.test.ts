@@ -89,6 +89,23 @@ describe('durable ask through the HTTP API', () => {
     expect(again.json.stopReason).toBe('end_turn');
   });
 
+  it('remembers an allow as the permission rule the person wrote, refusing one that is not a rule', async () => {
+    const sessionId = await createSession({ permissionMode: 'default' });
+    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_e1', name: 'Bash', input: { command: 'touch one.txt' } }] });
+    expect((await api.turn(sessionId, 'say one')).json.stopReason).toBe('awaiting_permission');
+    const bad = await api.request('POST', `/v1/sessions/${sessionId}/permissions/toolu_e1`, { decision: 'allow', rule: 'Bash(touch' });
+    expect([bad.status, bad.json.error.message]).toEqual([400, expect.stringContaining('"Bash(touch"')]);
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'Said.' }] });
+    const allowed = await api.request('POST', `/v1/sessions/${sessionId}/permissions/toolu_e1`, { decision: 'allow', rule: 'Bash(touch:*)' });
+    expect(allowed.json.stopReason).toBe('end_turn');
+    expect((await api.request('GET', `/v1/sessions/${sessionId}/permissions`)).json.rules).toEqual({ allow: ['Bash(touch:*)'] });
+    // Another command the rule matches runs without asking.
+    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_e2', name: 'Bash', input: { command: 'touch two.txt' } }] }, { content: [{ type: 'text', text: 'Two.' }] });
+    const next = await api.turn(sessionId, 'say two');
+    expect(next.json.stopReason).toBe('end_turn');
+    expect(next.json.events.find((e: any) => e.type === 'tool_result')).toMatchObject({ toolUseId: 'toolu_e2', isError: false, content: '(Bash completed with no output)' });
+  }, 90_000);
+
   it('gives a denied call the rejection text, tracks the denial, and answers each call once', async () => {
     const sessionId = await createSession({ permissionMode: 'default' });
     stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_rm', name: 'Bash', input: { command: 'rm -rf src' } }] });

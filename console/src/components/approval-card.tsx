@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { apiFetch, authHeaders, errorText, type PendingPermission } from '../api.ts';
 import { describeInput } from '../format.ts';
+import { suggestRule } from '../rule-suggestion.ts';
 
 /**
  * Answers one waiting call. The answer that settles the last waiting call resumes the turn in
@@ -19,7 +20,8 @@ export async function answerPermission(sessionId: string, toolUseId: string, bod
 /** One pending approval: what the call would do, and large Allow / Deny buttons (usable on a phone). */
 export function ApprovalCard(props: { sessionId: string; pending: PendingPermission; onAnswered: (res: Response) => void }) {
   const p = props.pending;
-  const [remember, setRemember] = useState(false);
+  const [remember, setRemember] = useState<'no' | 'call' | 'rule'>('no');
+  const [rule, setRule] = useState(() => suggestRule(p.toolName, p.input));
   const [message, setMessage] = useState('');
   const [edited, setEdited] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -30,7 +32,8 @@ export function ApprovalCard(props: { sessionId: string; pending: PendingPermiss
     setError(null);
     try {
       const body: Record<string, unknown> = { decision };
-      if (decision === 'allow' && remember) body.remember = true;
+      if (decision === 'allow' && remember === 'call') body.remember = true;
+      if (decision === 'allow' && remember === 'rule') body.rule = rule.trim();
       if (decision === 'allow' && edited !== null) body.updatedInput = JSON.parse(edited);
       if (decision === 'deny' && message.trim()) body.message = message.trim();
       props.onAnswered(await answerPermission(props.sessionId, p.toolUseId, body));
@@ -51,7 +54,13 @@ export function ApprovalCard(props: { sessionId: string; pending: PendingPermiss
         <label for={`${base}-msg`}>Message to the model if denied</label>
         <input id={`${base}-msg`} value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
       </details>
-      <label style="font-weight:normal"><input type="checkbox" style="width:auto" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} /> Remember: allow this again in this session</label>
+      <fieldset class="remember">
+        <legend>When allowed</legend>
+        <label><input type="radio" name={`${base}-rem`} checked={remember === 'no'} onChange={() => setRemember('no')} /> Ask again next time</label>
+        <label><input type="radio" name={`${base}-rem`} checked={remember === 'call'} onChange={() => setRemember('call')} /> Allow this exact call again in this session</label>
+        <label><input type="radio" name={`${base}-rem`} checked={remember === 'rule'} onChange={() => setRemember('rule')} /> Allow everything this rule matches in this session:</label>
+        <input id={`${base}-rule`} aria-label="Permission rule to remember" value={rule} disabled={remember !== 'rule'} onInput={(e) => setRule(e.currentTarget.value)} />
+      </fieldset>
       {error && <p role="alert" class="error">{error}</p>}
       <div class="actions">
         <button type="button" class="primary" disabled={busy} onClick={() => answer('allow')}>Allow</button>

@@ -1,6 +1,6 @@
 import type { Session } from '../api.ts';
 
-const NAMES: Record<string, string> = {
+export const BUDGET_LABELS: Record<string, string> = {
   maxCostUsd: 'Cost (USD)',
   maxTurns: 'Turns',
   maxTokens: 'Tokens',
@@ -22,7 +22,7 @@ export function Budgets({ session }: { session: Session }) {
       <tbody>
         {entries.map(([kind, b]) => (
           <tr key={kind}>
-            <th scope="row">{NAMES[kind] ?? kind}</th>
+            <th scope="row">{BUDGET_LABELS[kind] ?? kind}</th>
             <td>{b.limit === null ? 'no limit' : show(b.limit, kind)}</td>
             <td>{show(b.spent, kind)}</td>
             <td>{show(b.left, kind)}</td>

@@ -1,5 +1,6 @@
 import type { Message } from '../api.ts';
 import { resultText } from '../format.ts';
+import { SubAgentLog } from './sub-agent-log.tsx';
 import { ToolCallView } from './tool-call.tsx';
 
 type Block = { type: string; [key: string]: unknown };
@@ -17,18 +18,18 @@ function resultsById(messages: Message[]): Map<string, ResultInfo> {
 }
 
 /** The stored conversation: prompts, assistant text, each tool call with its result, compaction marks. */
-export function MessageLog({ messages, waiting }: { messages: Message[]; waiting: Set<string> }) {
+export function MessageLog({ sessionId, messages, waiting }: { sessionId: string; messages: Message[]; waiting: Set<string> }) {
   const results = resultsById(messages);
   return (
     <div class="log">
       {messages.map((m) => (
-        <MessageView key={m.id} message={m} results={results} waiting={waiting} />
+        <MessageView key={m.id} sessionId={sessionId} message={m} results={results} waiting={waiting} />
       ))}
     </div>
   );
 }
 
-function MessageView({ message: m, results, waiting }: { message: Message; results: Map<string, ResultInfo>; waiting: Set<string> }) {
+function MessageView({ sessionId, message: m, results, waiting }: { sessionId: string; message: Message; results: Map<string, ResultInfo>; waiting: Set<string> }) {
   const blocks = m.content as Block[];
   const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n');
   if (m.kind === 'prompt') return <div class="prompt"><span class="sr-only">You asked: </span>{text}</div>;
@@ -41,8 +42,10 @@ function MessageView({ message: m, results, waiting }: { message: Message; resul
       {blocks.filter((b) => b.type === 'tool_use').map((b) => {
         const r = results.get(String(b.id));
         return (
-          <ToolCallView key={String(b.id)} name={String(b.name)} input={b.input} result={r ? resultText(r.content) : undefined} isError={r?.isError}
-            durationMs={r ? Date.parse(r.at) - Date.parse(m.createdAt) : undefined} waiting={waiting.has(String(b.id)) ? 'Waits for your approval (above).' : undefined} />
+          <ToolCallView key={String(b.id)} sessionId={sessionId} name={String(b.name)} input={b.input} result={r ? resultText(r.content) : undefined} isError={r?.isError}
+            durationMs={r ? Date.parse(r.at) - Date.parse(m.createdAt) : undefined} waiting={waiting.has(String(b.id)) ? 'Waits for your approval (above).' : undefined}>
+            {b.name === 'Agent' && <SubAgentLog sessionId={sessionId} toolUseId={String(b.id)} />}
+          </ToolCallView>
         );
       })}
     </>

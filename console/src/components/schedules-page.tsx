@@ -3,6 +3,7 @@ import { api, errorText, must } from '../api.ts';
 import { formatCost, timeAgo } from '../format.ts';
 import { sessionHref } from '../route.ts';
 import { CronPreview } from './cron-preview.tsx';
+import { DeleteSchedule, ScheduleEditor } from './schedule-editor.tsx';
 
 const listSchedules = () => api.GET('/v1/schedules', { params: { query: { limit: 100 } } });
 type Schedule = NonNullable<Awaited<ReturnType<typeof listSchedules>>['data']>['schedules'][number];
@@ -11,6 +12,7 @@ type Schedule = NonNullable<Awaited<ReturnType<typeof listSchedules>>['data']>['
 export function SchedulesPage() {
   const [schedules, setSchedules] = useState<Schedule[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
   const load = () =>
     listSchedules().then((r) => (r.data ? setSchedules(r.data.schedules) : setError(errorText(r.error, r.response))));
   useEffect(() => void load(), []);
@@ -33,7 +35,10 @@ export function SchedulesPage() {
           <div class="row">
             <button type="button" onClick={() => act(() => api.PATCH('/v1/schedules/{id}', { params: { path: { id: s.id } }, body: { enabled: !s.enabled } }))}>{s.enabled ? 'Pause' : 'Resume'}</button>
             <button type="button" onClick={() => act(() => api.POST('/v1/schedules/{id}/run', { params: { path: { id: s.id } } }))}>Run now</button>
+            <button type="button" aria-expanded={editing === s.id} onClick={() => setEditing(editing === s.id ? null : s.id)}>Edit</button>
+            <DeleteSchedule name={s.name} onDelete={() => act(() => api.DELETE('/v1/schedules/{id}', { params: { path: { id: s.id } } }))} />
           </div>
+          {editing === s.id && <ScheduleEditor schedule={s} onDone={(saved) => (setEditing(null), saved && void load())} />}
           <Runs schedule={s} />
         </section>
       ))}

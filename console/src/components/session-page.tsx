@@ -2,11 +2,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatCost, formatTokens, timeAgo } from '../format.ts';
 import { useSession } from '../use-session.ts';
 import { ApprovalCard } from './approval-card.tsx';
+import { BudgetEditor } from './budget-editor.tsx';
 import { Budgets } from './budgets.tsx';
 import { LiveTurn } from './live-turn.tsx';
 import { MessageLog } from './message-log.tsx';
 import { PromptBox } from './prompt-box.tsx';
 import { StatusBadge } from './session-bits.tsx';
+import { StoredTimeline } from './stored-timeline.tsx';
 import { Timeline } from './timeline.tsx';
 import { WorkspaceFiles } from './workspace-files.tsx';
 
@@ -35,12 +37,12 @@ export function SessionPage({ id }: { id: string }) {
       <section aria-labelledby="log-h">
         <h2 id="log-h">Conversation</h2>
         {s.messages.length === 0 && !s.live && <p class="muted">No turns yet. Send a prompt below.</p>}
-        <MessageLog messages={s.messages} waiting={new Set(s.pending.map((p) => p.toolUseId))} />
+        <MessageLog sessionId={id} messages={s.messages} waiting={new Set(s.pending.map((p) => p.toolUseId))} />
         {s.live && !s.live.settled && <LiveTurn turn={s.live} connection={s.connection} />}
       </section>
       <PromptBox running={running} disabled={s.pending.length > 0} onSend={s.sendPrompt} onInterrupt={s.interrupt} />
-      {s.live && <Timeline turn={s.live} now={now} />}
-      <div class="panel"><Budgets session={session} /></div>
+      {s.live ? <Timeline turn={s.live} now={now} /> : <StoredTimeline messages={s.messages} />}
+      <div class="panel"><Budgets session={session} /><BudgetEditor key={session.updatedAt} session={session} onSaved={() => void s.refresh()} /></div>
       <WorkspaceFiles sessionId={id} version={session.workspace.version} />
     </>
   );

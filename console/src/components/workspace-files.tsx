@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, authHeaders, errorText, type Schemas } from '../api.ts';
+import { CodeView } from './code-view.tsx';
 
 const MAX_VIEW = 512 * 1024;
 
@@ -40,7 +41,7 @@ export function WorkspaceFiles({ sessionId, version }: { sessionId: string; vers
       {open && (
         <figure aria-label={`File ${open.path}`} style="margin:0">
           <figcaption><code>{open.path}</code></figcaption>
-          <pre>{open.text}</pre>
+          <CodeView path={open.path} text={open.text} />
         </figure>
       )}
     </section>

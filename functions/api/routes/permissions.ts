@@ -4,6 +4,7 @@ import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, NotFoundError } from '../../shared/errors.ts';
 import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
+import { assertValidRules } from '../../permissions/session-settings.ts';
 import type { PendingApproval } from '../../stores/approval-store.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
@@ -19,6 +20,8 @@ const answerBody = z
     updatedInput: z.record(z.string(), z.unknown()).optional().describe('Run the call with this input instead (allow only)'),
     /** Keep allowing this call (Bash: this exact command; other tools: the tool) for the session. */
     remember: z.boolean().optional().describe('Keep allowing this call (Bash: this exact command; other tools: the tool) for the session'),
+    /** Allow only: keep allowing every call this permission rule matches for the session, instead of what `remember` keeps. */
+    rule: z.string().min(1).max(1_000).optional().describe('Allow only: keep allowing every call this permission rule matches (e.g. `Bash(npm test:*)`) for the session, instead of what `remember` keeps'),
     /** Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on. */
     message: z.string().min(1).max(10_000).optional().describe('Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on'),
   })
@@ -105,6 +108,7 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
     if (inputBytes > MAX_UPDATED_INPUT_BYTES) {
       throw new LimitError(`"updatedInput" takes ${inputBytes} bytes as JSON; at most ${MAX_UPDATED_INPUT_BYTES} are stored with an answer.`, 'request_too_large');
     }
+    if (body.rule !== undefined) assertValidRules({ allow: [body.rule] }, 'rule');
     const { id: sessionId, toolUseId } = c.req.valid('param');
     const tenantId = c.get('tenantId');
     await deps.sessions.getForTenant(sessionId, tenantId);
@@ -113,7 +117,8 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
     await deps.approvals.decide(sessionId, toolUseId, {
       decision: body.decision,
       ...(body.decision === 'allow' && body.updatedInput ? { updatedInput: body.updatedInput } : {}),
-      remember: body.decision === 'allow' && body.remember === true,
+      remember: body.decision === 'allow' && (body.remember === true || body.rule !== undefined),
+      ...(body.decision === 'allow' && body.rule !== undefined ? { rememberRule: body.rule } : {}),
       ...(body.decision === 'deny' && body.message ? { feedback: body.message } : {}),
       decidedAt: new Date(deps.clock()).toISOString(),
     });

@@ -24,6 +24,7 @@ import { workspaceRoutes } from './routes/workspace.ts';
 import { authorizationHeader } from './auth-header.ts';
 import { requestLog } from './request-log.ts';
 import { workspaceUploadRoutes } from './routes/workspace-uploads.ts';
+import { workspaceDiffRoutes } from './routes/workspace-diff.ts';
 
 /** The API's version, as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
@@ -77,7 +78,7 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
 
 /** The routes a tenant token opens, under /v1. */
 function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
-  for (const routes of [sessionRoutes, sessionAdminRoutes, turnRoutes, turnEventRoutes, turnControlRoutes, permissionRoutes, contextRoutes, workspaceRoutes, workspaceUploadRoutes, agentRoutes]) {
+  for (const routes of [sessionRoutes, sessionAdminRoutes, turnRoutes, turnEventRoutes, turnControlRoutes, permissionRoutes, contextRoutes, workspaceRoutes, workspaceUploadRoutes, workspaceDiffRoutes, agentRoutes]) {
     v1.route('/sessions', routes(deps));
   }
   v1.route('/schedules', scheduleRoutes(deps));

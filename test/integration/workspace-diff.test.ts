@@ -6,7 +6,7 @@ const tool = (id: string, name: string, input: Record<string, unknown>) => ({ co
 describe('GET /v1/sessions/{id}/workspace/diff on the local stack', () => {
   const fx = useLocalStack({ brain: unscripted });
   const diffOf = async (sid: string, query = '') => fx.api.request('GET', `/v1/sessions/${sid}/workspace/diff${query}`);
-  const byPath = (files: { path: string }[]) => Object.fromEntries(files.map((f) => [f.path, f]));
+  const byPath = (files: { path: string; diff?: string }[]): Record<string, any> => Object.fromEntries(files.map((f) => [f.path, f]));
 
   it("lists the agent's changes per path with unified diffs, for the whole session and for each turn", async () => {
     const sid = await fx.api.createSession({ 'src/app.ts': 'line1\nline2\nline3\n', 'old.txt': 'bye\n', 'keep.sh': 'echo keep\n', 'gone.md': 'x\n' });

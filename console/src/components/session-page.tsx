@@ -9,6 +9,7 @@ import { PromptBox } from './prompt-box.tsx';
 import { StatusBadge } from './session-bits.tsx';
 import { Timeline } from './timeline.tsx';
 import { WorkspaceFiles } from './workspace-files.tsx';
+import { turnChoices, WorkspaceDiff } from './workspace-diff.tsx';
 
 /** One session: its log, the turn streaming now, approvals, the prompt box, interrupt, budgets. */
 export function SessionPage({ id }: { id: string }) {
@@ -42,6 +43,7 @@ export function SessionPage({ id }: { id: string }) {
       {s.live && <Timeline turn={s.live} now={now} />}
       <div class="panel"><Budgets session={session} /></div>
       <WorkspaceFiles sessionId={id} version={session.workspace.version} />
+      <WorkspaceDiff sessionId={id} version={session.workspace.version} turns={turnChoices(s.messages)} />
     </>
   );
 }

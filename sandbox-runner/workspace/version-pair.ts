@@ -32,66 +32,70 @@ const MAX_FOLD = 64;
  * snapshot's pack (one range GET), each checked against its hash.
  */
 export async function readVersionPair(remote: RemoteWorkspace, from: number, to: number, local?: LocalSide): Promise<VersionPair> {
-  const deltas: Delta[] = [];
-  const snapshots: SnapshotManifest[] = [];
-  const entriesAt = async (version: number): Promise<Entries> => {
-    if (version === 0) return {};
-    const snapshot = await remote.latestSnapshot(version);
-    if (snapshot) snapshots.push(snapshot);
-    const chain = await fetchDeltas(remote, (snapshot?.version ?? 0) + 1, version);
-    deltas.push(...chain);
-    return checked(remote, version, chain.reduce(applyDelta, snapshot?.entries ?? {}));
-  };
-
-  const fromEntries = await entriesAt(from);
+  const read: ReadSoFar = { deltas: [], snapshots: [] };
+  const fromEntries = await entriesAt(remote, from, read);
+  const warm = local && local.state.version === to ? local : undefined;
   let toEntries: Entries;
-  if (local && local.state.version === to) toEntries = local.state.entries;
+  if (warm) toEntries = warm.state.entries;
   else if (to === from) toEntries = fromEntries;
   else if (to - from <= MAX_FOLD) {
     const chain = await fetchDeltas(remote, from + 1, to);
-    deltas.push(...chain);
+    read.deltas.push(...chain);
     toEntries = checked(remote, to, chain.reduce(applyDelta, fromEntries));
-  } else toEntries = await entriesAt(to);
+  } else toEntries = await entriesAt(remote, to, read);
+  return { from: fromEntries, to: toEntries, body: bodyFinder(remote, read, warm) };
+}
 
+/** The deltas and snapshots read on the way: where bodies are looked for first. */
+interface ReadSoFar {
+  deltas: Delta[];
+  snapshots: SnapshotManifest[];
+}
+
+async function entriesAt(remote: RemoteWorkspace, version: number, read: ReadSoFar): Promise<Entries> {
+  if (version === 0) return {};
+  const snapshot = await remote.latestSnapshot(version);
+  if (snapshot) read.snapshots.push(snapshot);
+  const chain = await fetchDeltas(remote, (snapshot?.version ?? 0) + 1, version);
+  read.deltas.push(...chain);
+  return checked(remote, version, chain.reduce(applyDelta, snapshot?.entries ?? {}));
+}
+
+function bodyFinder(remote: RemoteWorkspace, read: ReadSoFar, warm: LocalSide | undefined): VersionPair['body'] {
   const inline = new Map<string, string>();
-  for (const d of deltas) for (const [sha, base64] of Object.entries(d.bodies ?? {})) inline.set(sha, base64);
+  for (const d of read.deltas) for (const [sha, base64] of Object.entries(d.bodies ?? {})) inline.set(sha, base64);
   const onDisk = new Map<string, string>();
-  if (local && local.state.version === to) {
-    for (const [p, e] of Object.entries(toEntries)) if (e.type === 'file') onDisk.set(e.sha256, p);
-  }
-
+  for (const [p, e] of Object.entries(warm?.state.entries ?? {})) if (e.type === 'file') onDisk.set(e.sha256, p);
   const sources: ((sha: string) => Promise<Buffer | undefined>)[] = [
     async (sha) => (inline.has(sha) ? Buffer.from(inline.get(sha)!, 'base64') : undefined),
-    async (sha) => (onDisk.has(sha) ? fs.readFile(path.join(local!.tree, onDisk.get(sha)!)).catch(() => undefined) : undefined),
+    async (sha) => (warm && onDisk.has(sha) ? fs.readFile(path.join(warm.tree, onDisk.get(sha)!)).catch(() => undefined) : undefined),
     async (sha) => {
-      const snapshot = snapshots.find((s) => s.pack[sha]);
+      const snapshot = read.snapshots.find((s) => s.pack[sha]);
       if (!snapshot) return undefined;
       const [offset, size] = snapshot.pack[sha]!;
       return remote.getRange(remote.packKey(snapshot), offset, size);
     },
-    async (sha) => {
-      try {
-        const chunks: Buffer[] = [];
-        for await (const chunk of await remote.getBlobStream(sha)) chunks.push(chunk as Buffer);
-        return Buffer.concat(chunks);
-      } catch (err) {
-        if (isNotFound(err)) return undefined;
-        throw err;
-      }
-    },
+    (sha) => blobBody(remote, sha),
   ];
-  return {
-    from: fromEntries,
-    to: toEntries,
-    async body(sha256) {
-      for (const source of sources) {
-        const found = await source(sha256);
-        // A body that does not match its hash (a crafted delta, a file rewritten since) is not used.
-        if (found && createHash('sha256').update(found).digest('hex') === sha256) return found;
-      }
-      return undefined;
-    },
+  return async (sha256) => {
+    for (const source of sources) {
+      const found = await source(sha256);
+      // A body that does not match its hash (a crafted delta, a file rewritten since) is not used.
+      if (found && createHash('sha256').update(found).digest('hex') === sha256) return found;
+    }
+    return undefined;
   };
+}
+
+async function blobBody(remote: RemoteWorkspace, sha256: string): Promise<Buffer | undefined> {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await remote.getBlobStream(sha256)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
 function checked(remote: RemoteWorkspace, version: number, entries: Entries): Entries {

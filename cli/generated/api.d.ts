@@ -1542,6 +1542,62 @@ export interface paths {
       };
     };
   };
+  "/v1/sessions/{id}/workspace/diff": {
+    /**
+     * What changed in the workspace
+     * @description Without parameters: everything since the session's first turn started. `?turn=` gives one turn's changes, `?from=&to=` any two versions. Per path the kind of change and, for text files, a unified diff; binary and large files are flagged, not diffed.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description A turn id: that turn's changes (from the version it started at to the one it left) */
+          turn?: string;
+          /** @description The earlier version (default: the version the session's first turn started from) */
+          from?: number | null;
+          /** @description The later version (default: the workspace's current version) */
+          to?: number | null;
+          /** @description Only this path (to fetch a diff a capped answer left out) */
+          path?: string;
+        };
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description The changes */
+        200: {
+          content: {
+            "application/json": components["schemas"]["WorkspaceDiff"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/sessions/{id}/agents": {
     /** The session's sub-agents (Agent tool calls), in call order */
     get: {
@@ -2589,6 +2645,8 @@ export interface components {
       type: "turn_start";
       sessionId: string;
       turnId: string;
+      /** @description The workspace version the turn starts from */
+      workspaceVersion?: number;
     };
     /** @description Streamed assistant text, as it arrives */
     TextDeltaEvent: {
@@ -2699,6 +2757,8 @@ export interface components {
       error?: string;
       /** @description With `budget_exceeded`: which budget */
       budget?: string;
+      /** @description The workspace version the turn leaves (absent when a reader ended a crashed turn) */
+      workspaceVersion?: number;
     };
     AsyncTurn: {
       sessionId: string;
@@ -2820,6 +2880,45 @@ export interface components {
     };
     ArchiveByReference: {
       uploadId: string;
+    };
+    WorkspaceDiff: {
+      workspace: {
+        id: string;
+        version: number;
+      };
+      from: number;
+      to: number;
+      turnId?: string;
+      /** @description Changed files and links by path (directories are not listed); at most 1000 */
+      files: components["schemas"]["WorkspaceFileChange"][];
+      /** @description Changed paths in all */
+      totalFiles: number;
+      diffBytes: number;
+      /** @description Paths were left out (`totalFiles` > `files.length`) or diffs were (`skipped: size_cap`) */
+      truncated: boolean;
+    };
+    WorkspaceFileChange: {
+      path: string;
+      /**
+       * @description `mode`: same content, another mode. `symlink`: a link's target changed, or a file became a link or back
+       * @enum {string}
+       */
+      kind: "added" | "modified" | "deleted" | "mode" | "symlink";
+      oldMode?: number;
+      newMode?: number;
+      oldSize?: number;
+      newSize?: number;
+      oldTarget?: string;
+      newTarget?: string;
+      additions?: number;
+      deletions?: number;
+      /** @description Unified diff (`--- a/…`, `+++ b/…`, hunks with 3 lines of context) of a text file's content */
+      diff?: string;
+      /**
+       * @description Why a changed file has no `diff`: `binary` (a NUL byte or not UTF-8), `too_large` (a side over 524288 bytes), `too_complex` (the line diff gave up), `size_cap` (the answer's 1048576 bytes of diff were reached: ask with `?path=`), `unavailable` (a body is missing from storage)
+       * @enum {string}
+       */
+      skipped?: "binary" | "too_large" | "too_complex" | "size_cap" | "unavailable";
     };
     SubAgent: {
       agentId: string;

@@ -132,7 +132,7 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
     session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
     workspace: () => ({ workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState }),
   });
-  if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId });
+  if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId, workspaceVersion: session.workspace.version });
   log.info(run.continuation ? 'turn resumed in a new invocation' : 'turn started', { messageCount: session.messageCount, resume: run.opts.resume === true });
   const abort = new AbortController();
   const stop = new TurnStop(abort, deps.config, { turnId, tenantId: session.tenantId, startedAt: run.startedAt, session }, () => ({
@@ -190,7 +190,7 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
     await releaseLease(deps, run, run.owner, { ...recorder.patch(), status, lastTurn: summary, turnCount: session.turnCount + 1 });
   };
   try {
-    await run.events.end({ type: 'turn_end', turnId, stopReason, usage: recorder.turnUsage, ...(error ? { error } : {}), ...(budget ? { budget } : {}) }, release);
+    await run.events.end({ type: 'turn_end', turnId, stopReason, usage: recorder.turnUsage, ...(error ? { error } : {}), ...(budget ? { budget } : {}), workspaceVersion: endVersion(recorder, session) }, release);
   } finally {
     // Never beat for a turn that is over: a beating lease would hold the session for good.
     stopBeating();
@@ -249,9 +249,14 @@ async function handOff(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, sto
     log.error('could not hand the turn to a continuation', { error: errorMessage(err) });
     const error = 'The turn reached its invocation deadline and could not be continued; send another prompt to go on.';
     const summary: TurnSummary = { turnId, stopReason: 'internal_error', startedAt, endedAt: new Date(deps.clock()).toISOString(), error };
-    await events.end({ type: 'turn_end', turnId, stopReason: 'internal_error', usage: { inputTokens: 0, outputTokens: 0 }, error }, () =>
+    await events.end({ type: 'turn_end', turnId, stopReason: 'internal_error', usage: { inputTokens: 0, outputTokens: 0 }, error, workspaceVersion: endVersion(recorder, session) }, () =>
       releaseLease(deps, run, owner, { ...patch, status: 'failed', lastTurn: summary, turnCount: session.turnCount + 1 }),
     );
     return summary;
   }
+}
+
+/** The workspace version the turn leaves (turn_end carries it, as turn_start carries the one it began from: the per-turn diff). */
+function endVersion(recorder: TurnRecorder, session: SessionRecord): number {
+  return recorder.patch().workspace?.version ?? session.workspace.version;
 }

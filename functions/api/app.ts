@@ -25,6 +25,7 @@ import { authorizationHeader } from './auth-header.ts';
 import { requestLog } from './request-log.ts';
 import { workspaceUploadRoutes } from './routes/workspace-uploads.ts';
 import { toolResultRoutes } from './routes/tool-results.ts';
+import { workspaceDiffRoutes } from './routes/workspace-diff.ts';
 
 /** The API's version, as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
@@ -78,7 +79,7 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
 
 /** The routes a tenant token opens, under /v1. */
 function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
-  for (const routes of [sessionRoutes, sessionAdminRoutes, turnRoutes, turnEventRoutes, turnControlRoutes, permissionRoutes, contextRoutes, workspaceRoutes, workspaceUploadRoutes, agentRoutes, toolResultRoutes]) {
+  for (const routes of [sessionRoutes, sessionAdminRoutes, turnRoutes, turnEventRoutes, turnControlRoutes, permissionRoutes, contextRoutes, workspaceRoutes, workspaceUploadRoutes, workspaceDiffRoutes, agentRoutes, toolResultRoutes]) {
     v1.route('/sessions', routes(deps));
   }
   v1.route('/schedules', scheduleRoutes(deps));

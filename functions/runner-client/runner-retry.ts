@@ -22,6 +22,7 @@ const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   list_files: true,
   export_file: true,
   export_archive: true,
+  workspace_diff: true,
   task_output: true,
   task_stop: true,
   create_workspace: true,

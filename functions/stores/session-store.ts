@@ -81,6 +81,12 @@ export interface SessionRecord {
   /** Number of messages in the log; the next message gets this `seq`. */
   messageCount: number;
   workspace: WorkspaceRef;
+  /**
+   * The workspace version the session's first turn started from (written with that turn's lease):
+   * where `GET …/workspace/diff` starts, so content imported before it is not counted as the
+   * agent's change. Absent until a turn runs.
+   */
+  workspaceBase?: number;
   /** The Bash cwd as the model sees it (under /workspace). */
   cwd: string;
   /** What the model has read or written, by virtual path (the read-file state), so "read in turn 1, edit in turn 3" works. */
@@ -171,10 +177,11 @@ export class SessionStore {
         new UpdateCommand({
           TableName: this.table,
           Key: { sessionId },
-          // A stop asked for an earlier turn is void for this one.
-          UpdateExpression: 'SET lease = :lease, #status = :running, updatedAt = :now REMOVE interruptRequest',
+          // A stop asked for an earlier turn is void for this one. The first turn's lease also
+          // records the version it starts from, in the same write (the session's diff starts there).
+          UpdateExpression: `SET lease = :lease, #status = :running, updatedAt = :now${lease.kind === 'turn' ? ', workspaceBase = if_not_exists(workspaceBase, workspace.#version)' : ''} REMOVE interruptRequest`,
           ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt) AND (attribute_not_exists(lease) OR lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)',
-          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeNames: { '#status': 'status', ...(lease.kind === 'turn' ? { '#version': 'version' } : {}) },
           ExpressionAttributeValues: { ':lease': lease, ':running': 'running', ':now': new Date(now).toISOString(), ':nowMs': now },
           ReturnValues: 'ALL_NEW',
         }),

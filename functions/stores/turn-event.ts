@@ -29,7 +29,8 @@ export type TurnStopReason =
 
 /** What clients see of a turn (the SSE event names are the `type`s). */
 export type TurnEvent =
-  | { type: 'turn_start'; sessionId: string; turnId: string }
+  /** `workspaceVersion`: the workspace version the turn starts from (absent in turns from before it was recorded). */
+  | { type: 'turn_start'; sessionId: string; turnId: string; workspaceVersion?: number }
   | { type: 'text_delta'; text: string }
   | { type: 'assistant_message'; seq: number; content: ContentBlock[]; stopReason: string | null; usage: UsageTotals }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
@@ -46,8 +47,8 @@ export type TurnEvent =
   | { type: 'model_retry'; attempt: number; delayMs: number; status?: number; error: string }
   /** The primary model stayed overloaded: the rest of this invocation's calls go to `to`. */
   | { type: 'model_fallback'; from: string; to: string }
-  /** The last event of every turn. `crashed`: the turn's process died; a reader that noticed wrote this. */
-  | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string; budget?: string };
+  /** The last event of every turn. `crashed`: the turn's process died; a reader that noticed wrote this (without `workspaceVersion`, the version the turn left). */
+  | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string; budget?: string; workspaceVersion?: number };
 
 /**
  * Tokens by kind and their cost in dollars. In events (`assistant_message`, `turn_end`) it is the

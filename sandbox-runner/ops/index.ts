@@ -15,6 +15,7 @@ import { readOp, type ReadResult } from './read-op.ts';
 import { taskOutputOp, type TaskOutputResult } from './task-output-op.ts';
 import { taskStopOp, type TaskStopResult } from './task-stop-op.ts';
 import { writeOp, type WriteResult } from './write-op.ts';
+import { workspaceDiffOp, type WorkspaceDiffResult } from './workspace-diff-op.ts';
 
 /** Every operation the runner performs. This file only lists them. */
 export const RUNNER_OPS = {
@@ -34,6 +35,7 @@ export const RUNNER_OPS = {
   list_files: listFilesOp,
   export_file: exportFileOp,
   export_archive: exportArchiveOp,
+  workspace_diff: workspaceDiffOp,
 } as const;
 
 export const runnerOpSchema = z.discriminatedUnion('type', [
@@ -53,6 +55,7 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   listFilesOp.schema,
   exportFileOp.schema,
   exportArchiveOp.schema,
+  workspaceDiffOp.schema,
 ]);
 
 export type RunnerOp = z.input<typeof runnerOpSchema>;
@@ -72,7 +75,8 @@ export type OpResult =
   | GitPublishResult
   | ListFilesResult
   | ExportFileResult
-  | ExportArchiveResult;
+  | ExportArchiveResult
+  | WorkspaceDiffResult;
 export type {
   BashResult,
   CreateWorkspaceResult,
@@ -90,6 +94,8 @@ export type {
   TaskOutputResult,
   TaskStopResult,
   WriteResult,
+  WorkspaceDiffResult,
 };
+export type { ChangeKind, FileChange, SkipReason } from './workspace-diff-op.ts';
 export type { FileStateEntry } from './files/file-state.ts';
 export type { NotebookCell } from './files/notebook.ts';

@@ -421,7 +421,7 @@ function inlineBodiesOf(deltas: Delta[]): Map<string, Buffer> {
 
 const sha256Of = (body: Buffer): string => createHash('sha256').update(body).digest('hex');
 
-async function fetchDeltas(remote: RemoteWorkspace, from: number, to: number): Promise<Delta[]> {
+export async function fetchDeltas(remote: RemoteWorkspace, from: number, to: number): Promise<Delta[]> {
   const versions = Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
   const deltas: Delta[] = new Array(versions.length);
   await forEachConcurrent(versions, TRANSFER_CONCURRENCY, async (v) => {
@@ -438,7 +438,7 @@ async function hashFile(file: string, size: number): Promise<string> {
   return hash.digest('hex');
 }
 
-async function forEachConcurrent<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function forEachConcurrent<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) await fn(items[next++]!);

@@ -157,7 +157,19 @@ export class RemoteWorkspace {
   }
 
   async getPackStream(manifest: SnapshotManifest): Promise<Readable> {
-    return this.getStream(this.key(`snapshots/${pad(manifest.version)}.${manifest.nonce}.pack`));
+    return this.getStream(this.packKey(manifest));
+  }
+
+  /** `size` bytes of an object from `offset` (one range GET: a single body out of a snapshot's pack). */
+  async getRange(key: string, offset: number, size: number): Promise<Buffer> {
+    if (size === 0) return Buffer.alloc(0);
+    const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${offset}-${offset + size - 1}` }));
+    return Buffer.from(await out.Body!.transformToByteArray());
+  }
+
+  /** The key of a snapshot's pack. */
+  packKey(manifest: Pick<SnapshotManifest, 'version' | 'nonce'>): string {
+    return this.key(`snapshots/${pad(manifest.version)}.${manifest.nonce}.pack`);
   }
 
   async exists(key: string): Promise<boolean> {

@@ -14,7 +14,7 @@ const SHOTS = path.resolve('test-results/console');
  * The web console in a real browser (Debian's Chromium through playwright-core) against the
  * local stack with the scripted model: sign in, watch a turn stream, interrupt one, approve a
  * waiting Bash call from a phone-sized screen and see the turn resume, open a workspace file,
- * create a schedule; axe-core on every main page in both themes.
+ * open the diff of a turn, create a schedule; axe-core on every main page in both themes.
  */
 describe('the web console', { timeout: 150_000 }, () => {
   const fx = useLocalStack({ turn: { heartbeatMs: 200 } });
@@ -90,6 +90,31 @@ describe('the web console', { timeout: 150_000 }, () => {
     await page.getByRole('figure', { name: 'Timeline of the turn' }).waitFor();
     await expectAccessible();
     await shot('session');
+  });
+
+  it('opens the diff of a turn that edited a file: its removed and added lines, marked and coloured', async () => {
+    const listed = await fx.api.request('GET', '/v1/sessions');
+    const sid = (listed.json.sessions as { id: string; title?: string }[]).find((x) => x.title === 'Watch a turn')!.id;
+    // Two turns through the API (the demo brain runs a backticked command): one writes the file, one edits it.
+    expect((await fx.api.turn(sid, "please run `printf 'alpha\\nbeta\\ngamma\\n' > poem.txt`")).json).toMatchObject({ stopReason: 'end_turn' });
+    expect((await fx.api.turn(sid, "please run `sed -i s/beta/BETA/ poem.txt`")).json).toMatchObject({ stopReason: 'end_turn' });
+    // The page may show this session already (an earlier test): load it afresh.
+    await page.goto(`${base}#/sessions/${sid}`);
+    await page.reload();
+    const changes = page.getByRole('region', { name: 'Changes' });
+    await changes.getByText('1 file changed, +3 −0').waitFor();
+    const turns = await changes.getByLabel('Show the changes of').locator('option').allTextContents();
+    expect(turns.at(-1)).toMatch(/^Turn \d+: please run `sed -i s\/beta\/BETA\/ poem.txt`$/);
+    await changes.getByLabel('Show the changes of').selectOption({ label: turns.at(-1)! });
+    await changes.getByText('1 file changed, +1 −1').waitFor();
+    await changes.locator('summary', { hasText: 'poem.txt' }).click();
+    const diff = changes.getByLabel('Diff of poem.txt');
+    expect(await diff.locator('.diff-del').allTextContents()).toEqual(['-beta\n']);
+    expect(await diff.locator('.diff-add').allTextContents()).toEqual(['+BETA\n']);
+    expect(await diff.locator('.diff-ctx').allTextContents()).toEqual([' alpha\n', ' gamma\n']);
+    expect(await changes.locator('summary', { hasText: 'poem.txt' }).textContent()).toMatch(/^modified poem\.txt/);
+    await expectAccessible();
+    await shot('session-diff');
   });
 
   it('reconnects with Last-Event-ID when the stream drops mid-turn, showing every event once', async () => {

@@ -32,7 +32,7 @@ describe('the OpenAPI document', () => {
         'POST /v1/sessions/{id}/compact', 'GET /v1/sessions/{id}/transcript.jsonl', 'POST /v1/sessions/import',
         'PUT /v1/sessions/{id}/workspace/archive', 'POST /v1/sessions/{id}/workspace/git', 'GET /v1/sessions/{id}/workspace/files',
         'GET /v1/sessions/{id}/workspace/files/{path}', 'GET /v1/sessions/{id}/workspace/archive',
-        'POST /v1/sessions/{id}/workspace/uploads', 'POST /v1/sessions/{id}/workspace/archive',
+        'POST /v1/sessions/{id}/workspace/uploads', 'POST /v1/sessions/{id}/workspace/archive', 'GET /v1/sessions/{id}/workspace/diff',
         'POST /v1/admin/tokens', 'GET /v1/admin/tokens', 'DELETE /v1/admin/tokens/{tokenId}',
         'POST /v1/schedules', 'GET /v1/schedules', 'GET /v1/schedules/{id}', 'PATCH /v1/schedules/{id}', 'DELETE /v1/schedules/{id}', 'POST /v1/schedules/{id}/run',
         'PATCH /v1/sessions/{id}', 'DELETE /v1/sessions/{id}', 'POST /v1/sessions/{id}/turns/{turnId}/interrupt',

@@ -11,6 +11,7 @@ import { StatusBadge } from './session-bits.tsx';
 import { StoredTimeline } from './stored-timeline.tsx';
 import { Timeline } from './timeline.tsx';
 import { WorkspaceFiles } from './workspace-files.tsx';
+import { turnChoices, WorkspaceDiff } from './workspace-diff.tsx';
 
 /** One session: its log, the turn streaming now, approvals, the prompt box, interrupt, budgets. */
 export function SessionPage({ id }: { id: string }) {
@@ -44,6 +45,7 @@ export function SessionPage({ id }: { id: string }) {
       {s.live ? <Timeline turn={s.live} now={now} /> : <StoredTimeline messages={s.messages} />}
       <div class="panel"><Budgets session={session} /><BudgetEditor key={session.updatedAt} session={session} onSaved={() => void s.refresh()} /></div>
       <WorkspaceFiles sessionId={id} version={session.workspace.version} />
+      <WorkspaceDiff sessionId={id} version={session.workspace.version} turns={turnChoices(s.messages)} />
     </>
   );
 }

@@ -19,7 +19,7 @@ export const turnStopReasonSchema = z.enum(stopReasons).describe(
 );
 
 const events = {
-  turn_start: z.object({ type: z.literal('turn_start'), sessionId: z.string(), turnId: z.string() }).describe('The first event of every turn'),
+  turn_start: z.object({ type: z.literal('turn_start'), sessionId: z.string(), turnId: z.string(), workspaceVersion: z.number().int().optional().describe('The workspace version the turn starts from') }).describe('The first event of every turn'),
   text_delta: z.object({ type: z.literal('text_delta'), text: z.string() }).describe('Streamed assistant text, as it arrives'),
   assistant_message: z
     .object({ type: z.literal('assistant_message'), seq: z.number().int(), content: z.array(block), stopReason: z.string().nullable(), usage: usageSchema.describe("The turn's running total so far (per-message usage is on GET …/messages)") })
@@ -44,7 +44,7 @@ const events = {
     .describe('A model call failed and is retried after `delayMs`'),
   model_fallback: z.object({ type: z.literal('model_fallback'), from: z.string(), to: z.string() }).describe('The primary model stayed overloaded: the rest of the calls go to `to`'),
   turn_end: z
-    .object({ type: z.literal('turn_end'), turnId: z.string(), stopReason: turnStopReasonSchema, usage: usageSchema, error: z.string().optional(), budget: z.string().optional().describe('With `budget_exceeded`: which budget') })
+    .object({ type: z.literal('turn_end'), turnId: z.string(), stopReason: turnStopReasonSchema, usage: usageSchema, error: z.string().optional(), budget: z.string().optional().describe('With `budget_exceeded`: which budget'), workspaceVersion: z.number().int().optional().describe('The workspace version the turn leaves (absent when a reader ended a crashed turn)') })
     .describe('The last event of every turn'),
 };
 

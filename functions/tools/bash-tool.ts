@@ -30,9 +30,13 @@ export interface BashOutput {
   image?: { mediaType: string; base64: string };
 }
 
-/** The stop marker's name for a call: its tool_use id, restricted to what the runner accepts. */
-function stopKeyOf(toolUseId: string): string {
-  return toolUseId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128) || 'call';
+/**
+ * The stop marker's name for a call: its turn and tool_use ids, restricted to what the runner
+ * accepts. A marker stays in storage for a day, so a tool_use id alone is not enough: a later
+ * turn's call reusing that id (a model or proxy that repeats ids) would be killed at its start.
+ */
+function stopKeyOf(turnId: string, toolUseId: string): string {
+  return `${turnId}_${toolUseId}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(-128);
 }
 
 export const bashTool = buildTool({
@@ -50,7 +54,7 @@ export const bashTool = buildTool({
   interruptBehavior: () => 'cancel',
   async call(input, ctx) {
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
-    const stopKey = ctx.workspace.canStop ? stopKeyOf(ctx.toolUseId) : undefined;
+    const stopKey = ctx.workspace.canStop ? stopKeyOf(ctx.turnId, ctx.toolUseId) : undefined;
     const result = await ctx.workspace.run(
       { type: 'bash', command: input.command, timeoutMs, background: input.run_in_background ? 'now' : 'on_timeout', ...(stopKey ? { stopKey } : {}) },
       stopKey ? { signal: ctx.signal, key: stopKey } : undefined,

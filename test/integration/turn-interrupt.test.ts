@@ -76,6 +76,17 @@ describe('interrupting a turn', () => {
     expect(next.json.stopReason).toBe('end_turn');
     const sent = stack.model!.requests.at(-1)!.body.messages;
     expect(JSON.stringify(sent)).toContain(INTERRUPT_MESSAGE_FOR_TOOL_USE);
+
+    // The stop marker stays in storage for a day: a later turn's call that happens to carry the
+    // same tool_use id (a model or proxy reusing ids) must not be killed by it.
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_long', name: 'Bash', input: { command: 'sleep 1; echo ran-to-the-end' } }] },
+      { content: [{ type: 'text', text: 'done' }] },
+    );
+    const again = await api.turn(sessionId, 'run a short one');
+    expect(again.json.stopReason).toBe('end_turn');
+    const last = (await api.messages(sessionId)).filter((m) => m.kind === 'tool_result').at(-1);
+    expect(JSON.stringify(last.content)).toContain('ran-to-the-end');
   });
 
   it('cuts a model stream short, keeping the text that arrived', async () => {

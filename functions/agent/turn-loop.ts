@@ -104,5 +104,6 @@ function queryParams(
     resume: loop.resume,
     context: loop.context,
     retry,
+    leaseHeld: () => recorder.leaseHeld(),
   };
 }

@@ -13,7 +13,7 @@ export interface SessionHeadDeps {
  * later update, append, `flush` and `leaseHeld` fails with it, and nothing after it is written.
  */
 export interface SessionHead {
-  /** Queues a head update behind the ones already queued; never rejects (a failure is kept for the next caller). */
+  /** Queues a head update behind the ones already queued (merged into one not started yet); a failure is kept for the next caller. */
   update(patch: SessionPatch): void;
   /** Waits for every queued update; throws the kept failure. */
   flush(): Promise<void>;
@@ -37,6 +37,8 @@ export function createSessionHead(
 ): SessionHead {
   let chain: Promise<void> = Promise.resolve();
   let queued = 0;
+  /** The update queued behind the one running, not started yet: later updates merge into it. */
+  let waiting: SessionPatch | undefined;
   let failure: { error: unknown } | undefined;
   /** The lease's times as the last successful lease-conditioned write left them (unknown: -Infinity, i.e. not confirmed). */
   const confirmed: Pick<Lease, 'expiresAt' | 'staleAt'> = { expiresAt: at.lease?.expiresAt ?? -Infinity, ...(at.lease?.staleAt !== undefined ? { staleAt: at.lease.staleAt } : {}) };
@@ -49,12 +51,18 @@ export function createSessionHead(
   };
   return {
     update(patch) {
+      // Each field is set whole and the later value wins, so two updates not yet started are one
+      // write: when the store falls behind (several results in a row), it gets fewer, not more.
+      if (waiting) return void Object.assign(waiting, patch);
+      waiting = { ...patch };
       queued += 1;
       chain = chain.then(async () => {
+        const next = waiting!;
+        waiting = undefined;
         try {
           if (failure) return;
           const expiresAt = deps.clock() + deps.config.turn.leaseMs;
-          await deps.sessions.updateUnderLease(at.sessionId, at.owner, patch, expiresAt);
+          await deps.sessions.updateUnderLease(at.sessionId, at.owner, next, expiresAt);
           confirmed.expiresAt = Math.max(confirmed.expiresAt, expiresAt);
         } catch (error) {
           failure ??= { error };

@@ -35,6 +35,17 @@ describe('the write-ahead append with the head off the critical path', () => {
     expect((await stack.deps.messages.loadFrom(sessionId)).map((m) => m.content[0])).toEqual(Array.from({ length: 12 }, (_, i) => ({ type: 'text', text: `m${i}` })));
   });
 
+  it('lands head updates queued back to back with the latest value of every field', async () => {
+    const { stack, sessionId, writer } = await leasedSession();
+    // Updates not started yet merge into one write: the result must be what the last of each field said.
+    writer.head.update({ cwd: '/workspace/a', messageCount: 1 });
+    writer.head.update({ denials: { Bash: 1 }, messageCount: 2 });
+    writer.head.update({ cwd: '/workspace/c' });
+    writer.head.update({ denials: { Bash: 2 }, messageCount: 3 });
+    await writer.head.flush();
+    expect((await stack.deps.sessions.get(sessionId))!).toMatchObject({ cwd: '/workspace/c', denials: { Bash: 2 }, messageCount: 3 });
+  });
+
   it('fails the next append and the flush once the lease is lost under a queued head update, keeping every stored item', async () => {
     const { stack, sessionId, owner, writer, text } = await leasedSession();
     await writer.append('prompt', 'user', text('before'));

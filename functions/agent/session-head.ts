@@ -31,59 +31,72 @@ export interface SessionHead {
   confirm(lease: Pick<Lease, 'expiresAt' | 'staleAt'>): void;
 }
 
+type LeaseTimes = Pick<Lease, 'expiresAt' | 'staleAt'>;
+
+interface HeadState {
+  chain: Promise<void>;
+  /** Updates asked for and not yet done (merged ones count once). */
+  queued: number;
+  /** The update queued behind the one running, not started yet: later updates merge into it. */
+  waiting: SessionPatch | undefined;
+  failure: { error: unknown } | undefined;
+  /** The lease's times as the last successful lease-conditioned write left them (unknown: -Infinity, not confirmed). */
+  confirmed: LeaseTimes;
+}
+
 export function createSessionHead(
   deps: SessionHeadDeps,
-  at: { sessionId: string; owner: string; lease?: Pick<Lease, 'expiresAt' | 'staleAt'>; marginMs: number },
+  at: { sessionId: string; owner: string; lease?: LeaseTimes; marginMs: number },
 ): SessionHead {
-  let chain: Promise<void> = Promise.resolve();
-  let queued = 0;
-  /** The update queued behind the one running, not started yet: later updates merge into it. */
-  let waiting: SessionPatch | undefined;
-  let failure: { error: unknown } | undefined;
-  /** The lease's times as the last successful lease-conditioned write left them (unknown: -Infinity, i.e. not confirmed). */
-  const confirmed: Pick<Lease, 'expiresAt' | 'staleAt'> = { expiresAt: at.lease?.expiresAt ?? -Infinity, ...(at.lease?.staleAt !== undefined ? { staleAt: at.lease.staleAt } : {}) };
+  const s: HeadState = {
+    chain: Promise.resolve(), queued: 0, waiting: undefined, failure: undefined,
+    confirmed: { expiresAt: at.lease?.expiresAt ?? -Infinity, ...(at.lease?.staleAt !== undefined ? { staleAt: at.lease.staleAt } : {}) },
+  };
   const check = () => {
-    if (failure) throw failure.error;
+    if (s.failure) throw s.failure.error;
   };
   const flush = async () => {
-    await chain;
+    await s.chain;
     check();
   };
   return {
     update(patch) {
       // Each field is set whole and the later value wins, so two updates not yet started are one
       // write: when the store falls behind (several results in a row), it gets fewer, not more.
-      if (waiting) return void Object.assign(waiting, patch);
-      waiting = { ...patch };
-      queued += 1;
-      chain = chain.then(async () => {
-        const next = waiting!;
-        waiting = undefined;
-        try {
-          if (failure) return;
-          const expiresAt = deps.clock() + deps.config.turn.leaseMs;
-          await deps.sessions.updateUnderLease(at.sessionId, at.owner, next, expiresAt);
-          confirmed.expiresAt = Math.max(confirmed.expiresAt, expiresAt);
-        } catch (error) {
-          failure ??= { error };
-        } finally {
-          queued -= 1;
-        }
-      });
+      if (s.waiting) return void Object.assign(s.waiting, patch);
+      s.waiting = { ...patch };
+      s.queued += 1;
+      s.chain = s.chain.then(() => writeNext(deps, at, s));
     },
     flush,
-    settled: () => chain,
+    settled: () => s.chain,
     check,
     leaseHeld() {
-      if (failure) return Promise.reject(failure.error);
-      if (queued === 0) return undefined;
+      if (s.failure) return Promise.reject(s.failure.error);
+      if (s.queued === 0) return undefined;
       // Dead when either time passes (leaseDeadAt): nobody can take the lease before then.
-      if (Math.min(confirmed.expiresAt, confirmed.staleAt ?? Infinity) - deps.clock() > at.marginMs) return undefined;
+      if (Math.min(s.confirmed.expiresAt, s.confirmed.staleAt ?? Infinity) - deps.clock() > at.marginMs) return undefined;
       return flush();
     },
     confirm(lease) {
-      confirmed.expiresAt = Math.max(confirmed.expiresAt, lease.expiresAt);
-      if (lease.staleAt !== undefined) confirmed.staleAt = Math.max(confirmed.staleAt ?? -Infinity, lease.staleAt);
+      s.confirmed.expiresAt = Math.max(s.confirmed.expiresAt, lease.expiresAt);
+      if (lease.staleAt !== undefined) s.confirmed.staleAt = Math.max(s.confirmed.staleAt ?? -Infinity, lease.staleAt);
     },
   };
+}
+
+/** One link of the queue: the waiting update, under the lease; never rejects (the failure is kept). */
+async function writeNext(deps: SessionHeadDeps, at: { sessionId: string; owner: string }, s: HeadState): Promise<void> {
+  const patch = s.waiting!;
+  s.waiting = undefined;
+  try {
+    if (s.failure) return;
+    const expiresAt = deps.clock() + deps.config.turn.leaseMs;
+    await deps.sessions.updateUnderLease(at.sessionId, at.owner, patch, expiresAt);
+    s.confirmed.expiresAt = Math.max(s.confirmed.expiresAt, expiresAt);
+  } catch (error) {
+    s.failure ??= { error };
+  } finally {
+    s.queued -= 1;
+  }
 }

@@ -63,8 +63,10 @@ export function createSessionHead(
     update(patch) {
       // Each field is set whole and the later value wins, so two updates not yet started are one
       // write: when the store falls behind (several results in a row), it gets fewer, not more.
-      if (s.waiting) return void Object.assign(s.waiting, patch);
-      s.waiting = { ...patch };
+      // A field given as undefined is not written (setExpression skips it): it must not erase a queued value either.
+      const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as SessionPatch;
+      if (s.waiting) return void Object.assign(s.waiting, defined);
+      s.waiting = defined;
       s.queued += 1;
       s.chain = s.chain.then(() => writeNext(deps, at, s));
     },

@@ -41,6 +41,8 @@ describe('the write-ahead append with the head off the critical path', () => {
     writer.head.update({ cwd: '/workspace/a', messageCount: 1 });
     writer.head.update({ denials: { Bash: 1 }, messageCount: 2 });
     writer.head.update({ cwd: '/workspace/c' });
+    // A field given as undefined is not written, merged or not (saveSettings(undefined) keeps what was there).
+    writer.head.update({ cwd: undefined });
     writer.head.update({ denials: { Bash: 2 }, messageCount: 3 });
     await writer.head.flush();
     expect((await stack.deps.sessions.get(sessionId))!).toMatchObject({ cwd: '/workspace/c', denials: { Bash: 2 }, messageCount: 3 });

@@ -75,6 +75,11 @@ export interface QueryParams {
   context?: ContextManager;
   /** Our retries (the SDK's are off) and the fallback model. */
   retry?: { maxRetries: number; baseDelayMs: number; fallbackModel?: string };
+  /**
+   * Asked before a tool call that may have effects starts: something to wait for first (the
+   * session's head writes, when the lease is not surely held without them), or undefined.
+   */
+  leaseHeld?: () => Promise<void> | undefined;
 }
 
 /** What the loop carries from one model call to the next. */
@@ -167,7 +172,7 @@ async function* addNotifications(loop: LoopState, take: NonNullable<QueryParams[
 function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecision>): StreamingToolExecutor {
   const env = decisions ? { ...loop.env, decisions } : loop.env;
   const toolContext: ToolUseContext = { ...loop.toolContext, forkBase: () => loop.forkBase };
-  return new StreamingToolExecutor(env, toolContext, { maxConcurrency: loop.params.maxToolConcurrency });
+  return new StreamingToolExecutor(env, toolContext, { maxConcurrency: loop.params.maxToolConcurrency, beforeUnsafeCall: loop.params.leaseHeld });
 }
 
 /** One model call, streamed: text goes out as it comes, each complete tool_use starts at once. */

@@ -33,8 +33,11 @@ async function withSessionLease<T>(
   const session = await deps.sessions.acquireLease(sessionId, { owner, turnId: opId, expiresAt: now + deps.config.turn.leaseMs }, now);
   const writer = createLogWriter(deps, { sessionId, owner, turnId: opId, firstSeq: session.messageCount });
   try {
-    return await work(session, writer.append, owner);
+    const result = await work(session, writer.append, owner);
+    await writer.head.flush();
+    return result;
   } finally {
+    await writer.head.settled();
     await deps.sessions
       .releaseLease(sessionId, owner, { status: session.status === 'failed' ? 'failed' : 'idle', messageCount: writer.nextSeq() })
       .catch((err: unknown) => deps.log.error('could not release the session lease; it will expire', { sessionId, error: errorMessage(err) }));

@@ -134,5 +134,6 @@ function queryParams(
     takeNotifications: () => takeNotifications(loop.notifier, recorder),
     context: loop.context,
     retry,
+    leaseHeld: () => recorder.leaseHeld(),
   };
 }

@@ -9,19 +9,18 @@ import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts';
 import type { MessageStore, StoredMessage } from '../stores/message-store.ts';
-import type { SessionPatch, SessionRecord, SessionStore } from '../stores/session-store.ts';
+import type { Lease, SessionPatch, SessionRecord } from '../stores/session-store.ts';
+import { createSessionHead, type SessionHead, type SessionHeadDeps } from './session-head.ts';
 import type { QueryEvent, TurnStopReason } from './query.ts';
 import type { UsageTotals } from '../stores/turn-event.ts';
 import type { TurnFeed } from './turn-feed.ts';
+import { heartbeatEveryMs } from './turn-lease.ts';
 import type { Metrics } from '../shared/metrics.ts';
 
 /** What the write-ahead append writes to: the log, then the session's head under the lease. */
-export interface AppendDeps {
+export interface AppendDeps extends SessionHeadDeps {
   messages: Pick<MessageStore, 'append'>;
-  sessions: Pick<SessionStore, 'updateUnderLease'>;
   newId: IdSource;
-  clock: () => number;
-  config: { turn: { leaseMs: number } };
 }
 
 export interface LogWriter {
@@ -30,33 +29,44 @@ export interface LogWriter {
   nextSeq(): number;
   /** Moves the head past items already in the log (a crash between an append and the counter move leaves the counter behind). */
   skipTo(seq: number): void;
+  /** The session's head: its updates run behind the appends, in order (flush / settle it before the lease goes). */
+  head: SessionHead;
 }
 
 /**
  * The one write-ahead append, for turns and for work under a session's lease outside a turn
- * (compaction, import): each item gets the next seq and is durable before the session's head
- * (`messageCount`, plus whatever `patch` adds) moves past it, under the caller's lease.
+ * (compaction, import): each item gets the next seq and is durable before the append returns
+ * (the model never sees an item that is not in the log); the session's head (`messageCount`,
+ * plus whatever `patch` adds) then moves past it under the caller's lease, queued behind the
+ * previous head update instead of awaited (docs/turns.md, "The write order"). A head update
+ * that failed (the lease changed hands) fails every later append.
  */
 export function createLogWriter(
   deps: AppendDeps,
-  at: { sessionId: string; owner: string; turnId: string; firstSeq: number; patch?: () => SessionPatch },
+  at: { sessionId: string; owner: string; turnId: string; firstSeq: number; patch?: () => SessionPatch; lease?: Pick<Lease, 'expiresAt' | 'staleAt'>; leaseMarginMs?: number },
 ): LogWriter {
   let nextSeq = at.firstSeq;
-  /** The JSON of each patch field as this writer last stored it: only fields that moved since are sent again. */
+  const head = createSessionHead(deps, { sessionId: at.sessionId, owner: at.owner, lease: at.lease, marginMs: at.leaseMarginMs ?? deps.config.turn.leaseMs });
+  /** The JSON of each patch field as this writer last queued it: only fields that moved since are sent again. */
   const stored = new Map<string, string>();
   const append: LogAppender = async (kind, role, content, extra = {}) => {
+    head.check();
     const message: StoredMessage = {
       sessionId: at.sessionId, seq: nextSeq, uuid: deps.newId('msg'), turnId: at.turnId, kind, role, content,
       createdAt: new Date(deps.clock()).toISOString(), ...extra,
     };
     await deps.messages.append(message);
     nextSeq += 1;
+    // Queued updates run in order and a failure stops all later ones, so a field queued is as
+    // good as stored: the turn ends on the failure before anything relies on it.
     const { patch, written } = changedFields(at.patch?.() ?? {}, stored);
-    await deps.sessions.updateUnderLease(at.sessionId, at.owner, { ...patch, messageCount: nextSeq }, deps.clock() + deps.config.turn.leaseMs);
     for (const [key, json] of written) stored.set(key, json);
+    head.update({ ...patch, messageCount: nextSeq });
+    // The lease was lost while the item was stored: say so now rather than at the next append.
+    head.check();
     return message;
   };
-  return { append, nextSeq: () => nextSeq, skipTo: (seq) => void (nextSeq = Math.max(nextSeq, seq)) };
+  return { append, nextSeq: () => nextSeq, skipTo: (seq) => void (nextSeq = Math.max(nextSeq, seq)), head };
 }
 
 /**
@@ -80,7 +90,7 @@ function changedFields(patch: SessionPatch, stored: ReadonlyMap<string, string>)
 
 export interface RecorderDeps extends AppendDeps {
   approvals: Pick<ApprovalStore, 'put'>;
-  config: AppendDeps['config'] & { modelPrices: PriceTable };
+  config: { turn: { leaseMs: number; heartbeatMs: number }; modelPrices: PriceTable };
   metrics: Metrics;
 }
 
@@ -121,7 +131,11 @@ export class TurnRecorder {
     this.denials = { ...session.denials };
     this.settings = session.settings;
     this.modelCalls = turn.modelCallsBefore;
-    this.writer = createLogWriter(deps, { sessionId: session.sessionId, owner: turn.owner, turnId: turn.turnId, firstSeq: session.messageCount, patch: () => this.patchWithoutHead() });
+    this.writer = createLogWriter(deps, {
+      sessionId: session.sessionId, owner: turn.owner, turnId: turn.turnId, firstSeq: session.messageCount, patch: () => this.patchWithoutHead(),
+      // One beat interval: the skew the lease already allows between clocks, and a beat late.
+      lease: session.lease, leaseMarginMs: heartbeatEveryMs(deps.config.turn),
+    });
   }
 
   get append(): LogAppender {
@@ -136,7 +150,18 @@ export class TurnRecorder {
   /** Settings changed for the rest of the session (a remembered answer): written now, under the lease. */
   async saveSettings(settings: SessionSettings | undefined): Promise<void> {
     this.settings = settings;
-    await this.deps.sessions.updateUnderLease(this.turn.session.sessionId, this.turn.owner, { settings }, this.deps.clock() + this.deps.config.turn.leaseMs);
+    this.writer.head.update({ settings });
+    await this.writer.head.flush();
+  }
+
+  /** Waits for the session's head to be written; throws if the lease was lost meanwhile (the turn then fails). */
+  flush(): Promise<void> {
+    return this.writer.head.flush();
+  }
+
+  /** Before a tool with effects starts: undefined when the lease is surely held, else the head writes to wait for (docs/turns.md). */
+  leaseHeld(): Promise<void> | undefined {
+    return this.writer.head.leaseHeld();
   }
 
   /** How the loop ended. Calls can be left waiting even when it ended otherwise (a stream that broke mid-way). */
@@ -190,7 +215,8 @@ export class TurnRecorder {
    */
   async countSubagentCall(response: Extract<QueryEvent, { type: 'assistant' }>['response']): Promise<number> {
     const cost = this.countCall(response);
-    await this.deps.sessions.updateUnderLease(this.turn.session.sessionId, this.turn.owner, this.patch(), this.deps.clock() + this.deps.config.turn.leaseMs);
+    this.writer.head.update(this.patch());
+    await this.writer.head.flush();
     return cost;
   }
 

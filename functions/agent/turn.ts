@@ -139,7 +139,10 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
     modelCallsThisTurn: recorder.modelCalls, turns: session.turnCount, usage: recorder.usage,
   }), deps.clock);
   // Beats until the lease is released or handed off: also while the last events are stored.
-  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort('lease_lost'), (now) => stop.onSession(now));
+  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort('lease_lost'), (now) => {
+    stop.onSession(now);
+    if (now.lease?.owner === owner) recorder.writer.head.confirm(now.lease);
+  });
   let outcome: TurnOutcome;
   try {
     const loop = await openTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
@@ -149,6 +152,8 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
       // The reference's note for the model: the next turn knows its last response was cut short.
       await recorder.append('synthetic', 'user', [{ type: 'text', text: recorder.endedInToolUse ? INTERRUPT_MESSAGE_FOR_TOOL_USE : INTERRUPT_MESSAGE }]);
     }
+    // The last head updates are still on their way: a lease lost meanwhile fails the turn here.
+    await recorder.flush();
   } catch (err) {
     abort.abort();
     outcome = { stopReason: 'internal_error', error: errorMessage(err) };
@@ -187,6 +192,8 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
   const status = stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle';
   const release = async () => {
     stopBeating();
+    // After every head update (a failed turn may have left some queued): the release writes the head last.
+    await recorder.writer.head.settled();
     await releaseLease(deps, run, run.owner, { ...recorder.patch(), status, lastTurn: summary, turnCount: session.turnCount + 1 });
   };
   try {
@@ -229,6 +236,7 @@ async function handOff(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, sto
   const { session, turnId, events, log } = run;
   const handoffOwner = `continuation/${turnId}/${recorder.modelCalls}`;
   const startedAt = new Date(run.startedAt).toISOString();
+  await recorder.writer.head.settled();
   const patch = { ...recorder.patch(), ...(recorder.settings ? { settings: recorder.settings } : {}) };
   let owner = run.owner;
   // Nobody beats for a turn in hand-off: only the lease's expiry frees it if the continuation never starts.

@@ -174,4 +174,62 @@ describe('what a killed process leaves behind, staged in the stores', () => {
       [2, 'fine'],
     ]);
   });
+  it('a crash that leaves the counter several items behind (head writes trail the appends) loses nothing', async () => {
+    const { stack, api } = fx;
+    const sessionId = await api.createSession();
+    // Appends do not wait for the head: a process killed after two appends can leave both past the counter.
+    for (const [seq, text] of [[0, 'first before the crash'], [1, 'second before the crash']] as const) {
+      await stack.deps.messages.append({
+        sessionId, seq, uuid: `msg_orphan${seq}`, turnId: 'turn_dead', kind: 'prompt', role: 'user',
+        content: [{ type: 'text', text }], createdAt: new Date().toISOString(),
+      });
+    }
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'fine' }] });
+    const res = await api.turn(sessionId, 'next');
+    expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
+    expect((await api.messages(sessionId)).map((m) => [m.seq, m.content[0].text])).toEqual([
+      [0, 'first before the crash'],
+      [1, 'second before the crash'],
+      [2, 'next'],
+      [3, 'fine'],
+    ]);
+    expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json).toMatchObject({ messageCount: 4, status: 'idle' });
+  });
+
+  it('a lease lost while a head update is on its way fails the turn, keeps every stored message, and the next holder goes on from the log', { timeout: 60_000 }, async () => {
+    const { stack, api } = fx;
+    const sessionId = await api.createSession({ 'a.txt': 'alpha\n' });
+    const requestsBefore = stack.model!.requests.length;
+    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: '/workspace/a.txt' } }] });
+    // The second response is slow: the lease changes hands while the model answers.
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'read it' }], delayMs: 300 });
+    const turn = api.turn(sessionId, 'read a.txt');
+    while (stack.model!.requests.length < requestsBefore + 2) await new Promise((r) => setTimeout(r, 20));
+    // The tool result's head update trails its append: take the lease once it has landed.
+    while ((await stack.deps.sessions.get(sessionId))!.messageCount < 3) await new Promise((r) => setTimeout(r, 20));
+    const held = (await stack.deps.sessions.get(sessionId))!.lease!;
+    const now = Date.now();
+    const other = turnLease(stack.deps, stack.deps.newId('turn'), now, now);
+    await stack.deps.sessions.takeOverLease(sessionId, held.owner, other, now);
+
+    const res = await turn;
+    expect(res.json.stopReason).toBe('internal_error');
+    // Everything the model was sent or said is in the log, the last response included.
+    const messages = await api.messages(sessionId);
+    expect(messages.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'tool_result', 'assistant']);
+    expect(messages[3].content[0]).toEqual({ type: 'text', text: 'read it' });
+    // The turn wrote nothing under the new holder's lease: its head stayed where the lease was lost.
+    const session = (await stack.deps.sessions.get(sessionId))!;
+    expect(session.lease!.owner).toBe(other.owner);
+    expect(session.messageCount).toBe(3);
+
+    // The new holder gives the session back; the next turn continues from the log, not the counter.
+    await stack.deps.sessions.releaseLease(sessionId, other.owner, { status: 'idle' });
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'carrying on' }] });
+    const next = await api.turn(sessionId, 'go on');
+    expect(next.json).toMatchObject({ stopReason: 'end_turn', error: null });
+    expect((await api.messages(sessionId)).map((m) => [m.seq, m.kind])).toEqual([
+      [0, 'prompt'], [1, 'assistant'], [2, 'tool_result'], [3, 'assistant'], [4, 'prompt'], [5, 'assistant'],
+    ]);
+  });
 });

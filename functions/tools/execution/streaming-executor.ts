@@ -31,6 +31,11 @@ export interface ExecutorOptions {
   maxConcurrency?: number;
   /** The per-call pipeline; `runToolUse` unless a caller wraps it (e.g. to measure it). */
   run?: (block: Block, ctx: ToolUseContext, env: ToolUseEnv) => Promise<ToolUseOutcome>;
+  /**
+   * Asked before a call that is not concurrency-safe (it may have effects) starts: a promise to
+   * wait for first, or undefined to start at once. A rejection fails the call without running it.
+   */
+  beforeUnsafeCall?: () => Promise<void> | undefined;
 }
 
 /**
@@ -47,6 +52,7 @@ export class StreamingToolExecutor {
   private readonly siblingAbort = new AbortController();
   private readonly maxConcurrency: number;
   private readonly run: NonNullable<ExecutorOptions['run']>;
+  private readonly beforeUnsafeCall: ExecutorOptions['beforeUnsafeCall'];
   private context: ToolUseContext;
   private hasErrored = false;
   private erroredDescription = '';
@@ -66,6 +72,7 @@ export class StreamingToolExecutor {
     this.context = context;
     this.maxConcurrency = opts.maxConcurrency ?? DEFAULT_MAX_TOOL_CONCURRENCY;
     this.run = opts.run ?? runToolUse;
+    this.beforeUnsafeCall = opts.beforeUnsafeCall;
     const parent = context.signal;
     const forward = () => this.siblingAbort.abort(parent.reason);
     if (parent.aborted) forward();
@@ -208,7 +215,8 @@ export class StreamingToolExecutor {
         this.notify();
       },
     };
-    call.promise = this.run(call.block, ctx, this.env)
+    const wait = call.isConcurrencySafe ? undefined : this.beforeUnsafeCall?.();
+    call.promise = (wait ? wait.then(() => this.run(call.block, ctx, this.env)) : this.run(call.block, ctx, this.env))
       .catch((err: unknown) => errorOutcome(call.block.id, `<tool_use_error>Error: ${String(err)}</tool_use_error>`))
       .then((outcome) => this.onFinished(call, outcome));
   }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { PermissionContext } from '../../../../functions/permissions/types.ts';
 import { StreamingToolExecutor, type ExecutorUpdate } from '../../../../functions/tools/execution/streaming-executor.ts';
 import { assembleToolPool } from '../../../../functions/tools/registry.ts';
@@ -9,7 +9,7 @@ import { deferred, gatedTool, open, settle, testContext, type Deferred } from '.
 
 const ALLOW_ALL: PermissionContext = { mode: 'bypassPermissions', rules: [], unattended: false };
 
-function setup(extra: Tool[] = [], opts: { maxConcurrency?: number; signal?: AbortSignal; permissions?: PermissionContext } = {}) {
+function setup(extra: Tool[] = [], opts: { maxConcurrency?: number; signal?: AbortSignal; permissions?: PermissionContext; beforeUnsafeCall?: () => Promise<void> | undefined } = {}) {
   const events: string[] = [];
   const gates = new Map<string, Deferred>();
   const tools = [
@@ -19,7 +19,7 @@ function setup(extra: Tool[] = [], opts: { maxConcurrency?: number; signal?: Abo
     ...extra,
   ];
   const env: ToolUseEnv = { pool: assembleToolPool({ builtins: tools }), permissions: opts.permissions ?? ALLOW_ALL, hooks: [] };
-  const executor = new StreamingToolExecutor(env, testContext(opts.signal), { maxConcurrency: opts.maxConcurrency });
+  const executor = new StreamingToolExecutor(env, testContext(opts.signal), { maxConcurrency: opts.maxConcurrency, beforeUnsafeCall: opts.beforeUnsafeCall });
   let n = 0;
   const add = (name: string, input: Record<string, unknown>) => {
     const id = `toolu_${++n}`;
@@ -303,6 +303,45 @@ describe('StreamingToolExecutor', () => {
     expect(results[0]).toMatchObject({ outcome: { kind: 'ask', toolUseId: w, message: "Claude requested permissions to use Unsafe, but you haven't granted it yet." } });
     expect(results[1]).toMatchObject({ block: { id: s } });
     expect(events).toEqual([]);
+  });
+});
+
+describe('StreamingToolExecutor before a call with effects (the lease check)', () => {
+  it('starts safe calls at once and holds an unsafe call until the check resolves', async () => {
+    const lease = deferred<void>();
+    const beforeUnsafeCall = vi.fn(() => lease.promise);
+    const { executor, events, gates, add } = setup([], { beforeUnsafeCall });
+    const s = add('Safe', { key: 's' });
+    const w = add('Unsafe', { key: 'w' });
+    open(gates, 's');
+    open(gates, 'w');
+    await settle();
+    expect(events).toEqual(['start s', 'end s']);
+    expect(beforeUnsafeCall).toHaveBeenCalledTimes(1);
+    lease.resolve();
+    const results = await collect(executor);
+    expect(contents(results)).toEqual([[s, 'done s'], [w, 'done w']]);
+    expect(events).toEqual(['start s', 'end s', 'start w', 'end w']);
+  });
+
+  it('runs an unsafe call at once when the check has nothing to wait for', async () => {
+    const { executor, events, gates, add } = setup([], { beforeUnsafeCall: () => undefined });
+    const w = add('Unsafe', { key: 'w' });
+    await settle();
+    expect(events).toEqual(['start w']);
+    open(gates, 'w');
+    expect(contents(await collect(executor))).toEqual([[w, 'done w']]);
+  });
+
+  it('never runs an unsafe call whose check fails (the lease was lost), and still gives it a result', async () => {
+    const { executor, events, gates, add } = setup([], { beforeUnsafeCall: () => Promise.reject(new Error('lease lost')) });
+    const w = add('Unsafe', { key: 'w' });
+    open(gates, 'w');
+    const results = await collect(executor);
+    expect(events).toEqual([]);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ block: { id: w }, outcome: { kind: 'result', result: { is_error: true } } });
+    expect(JSON.stringify(results[0])).toContain('lease lost');
   });
 });
 

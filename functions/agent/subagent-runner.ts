@@ -35,6 +35,8 @@ export interface SubagentScope {
   retry: QueryParams['retry'];
   /** A background sub-agent was launched from this turn: its notification may come while it runs. */
   onBackgroundLaunch?: (agentLogId: string) => void;
+  /** The parent turn's lease check: a sub-agent's call with effects waits on it as the parent's own calls do. */
+  leaseHeld?: QueryParams['leaseHeld'];
 }
 
 /** Where in the tree a runner sits: the tools of the agent that spawns, and what it may spawn. */
@@ -230,6 +232,7 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
     hooks: scope.hooks, maxToolConcurrency: deps.config.maxToolConcurrency, maxTurns: Number.MAX_SAFE_INTEGER,
     beforeModelCall: scope.beforeModelCall, signal: input.ctx.signal, context, ...(scope.retry ? { retry: scope.retry } : {}),
     ...(input.shouldCheckpoint ? { shouldCheckpoint: input.shouldCheckpoint } : {}),
+    ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),
   };
   for await (const event of query(params)) await recordChildEvent(scope, input, outcome, event);
   return outcome;

@@ -108,7 +108,7 @@ function queryParams(
   const retry = { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName };
   // Sub-agents (the Agent tool) run in this turn, on its budget, permissions and hooks.
   const subagents = createSubagentRunner(
-    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry, onBackgroundLaunch: (id) => loop.notifier.add(id) },
+    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry, onBackgroundLaunch: (id) => loop.notifier.add(id), leaseHeld: () => recorder.leaseHeld() },
     { pool: registry, agents, isForkChild: false },
   );
   return {

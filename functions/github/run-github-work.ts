@@ -21,8 +21,14 @@ export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' 
   DepsOf<typeof createSession> &
   DepsOf<typeof importIntoWorkspace>;
 
-/** A hold on an issue older than this belongs to a worker that died; the next trigger takes over. */
-const STALE_THREAD_MS = 2 * 60 * 60_000;
+/**
+ * How long a run holds its issue without a deadline of its own (the local worker has none); a
+ * Lambda worker holds it until its invocation's deadline. Past the hold, the holder is dead and
+ * the next trigger takes over.
+ */
+const UNBOUNDED_HOLD_MS = 2 * 60 * 60_000;
+/** Slack after a worker's deadline before its hold is taken over (its last writes may still land). */
+const HOLD_MARGIN_MS = 60_000;
 /** How long the worker waits for a turn that continued in another invocation. */
 const TURN_POLL_MS = 1_000;
 
@@ -68,7 +74,9 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   if (!('octokit' in access)) return access;
   const existing = await deps.github.getThread(trigger.repository, trigger.number);
   const key = existing?.threadKey ?? threadKey(trigger.repository, trigger.number);
-  if (!(await deps.github.claimThread(key, run.runId, deps.clock(), STALE_THREAD_MS))) {
+  const now = deps.clock();
+  const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
+  if (!(await deps.github.claimThread(key, run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS }))) {
     await access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body: texts(deps).alreadyRunning(existing?.sessionId) });
     return save({ outcome: 'already_running', detail: 'Another run was working on this issue.', ...(existing?.sessionId ? { sessionId: existing.sessionId } : {}) });
   }
@@ -90,7 +98,7 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   }
 }
 
-type ThreadState = Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'aliasOf'>;
+type ThreadState = Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'heldUntil' | 'aliasOf'>;
 type SaveRun = (patch: Partial<GithubRunRecord>) => Promise<GithubRunRecord>;
 
 /** The run's record, and how each step stores what it did. */
@@ -143,6 +151,7 @@ function threadState(existing: GithubThreadRecord | undefined, tenantId: string)
   delete thread.threadKey;
   delete thread.activeRunId;
   delete thread.activeSince;
+  delete thread.heldUntil;
   return thread as ThreadState;
 }
 

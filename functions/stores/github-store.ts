@@ -70,6 +70,8 @@ export interface GithubThreadRecord {
   /** The run working on it now; a second trigger meanwhile is told so instead of starting another. */
   activeRunId?: string;
   activeSince?: number;
+  /** When the holding run is over at the latest (its worker's deadline): past it, the hold belongs to a dead worker. */
+  heldUntil?: number;
 }
 
 /** A delivery record lives a week: GitHub redelivers for days at most. */
@@ -164,18 +166,19 @@ export class GithubStore {
   }
 
   /**
-   * Marks a thread as worked on by `runId` (creating it if new). False when another run holds
-   * it; a hold older than `staleMs` (a worker that died) is taken over.
+   * Marks a thread as worked on by `runId` until `heldUntil` at the latest (creating it if new).
+   * False when another run holds it; a hold past its `heldUntil` (a worker that died) is taken
+   * over, as is one written without it (by an earlier release) once older than `legacyStaleMs`.
    */
-  async claimThread(key: string, runId: string, now: number, staleMs: number): Promise<boolean> {
+  async claimThread(key: string, runId: string, at: { now: number; heldUntil: number; legacyStaleMs: number }): Promise<boolean> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tables.threads,
           Key: { threadKey: key },
-          UpdateExpression: 'SET activeRunId = :run, activeSince = :now',
-          ConditionExpression: 'attribute_not_exists(activeRunId) OR activeSince < :stale',
-          ExpressionAttributeValues: { ':run': runId, ':now': now, ':stale': now - staleMs },
+          UpdateExpression: 'SET activeRunId = :run, activeSince = :now, heldUntil = :until',
+          ConditionExpression: 'attribute_not_exists(activeRunId) OR heldUntil < :now OR (attribute_not_exists(heldUntil) AND activeSince < :stale)',
+          ExpressionAttributeValues: { ':run': runId, ':now': at.now, ':until': at.heldUntil, ':stale': at.now - at.legacyStaleMs },
         }),
       );
       return true;
@@ -186,7 +189,7 @@ export class GithubStore {
   }
 
   /** Saves what the run learnt about the thread and lets go of it. */
-  async releaseThread(key: string, runId: string, patch: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'aliasOf'>): Promise<void> {
+  async releaseThread(key: string, runId: string, patch: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'heldUntil' | 'aliasOf'>): Promise<void> {
     const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
     const names = Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k]));
     const values = Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v]));
@@ -195,7 +198,7 @@ export class GithubStore {
       new UpdateCommand({
         TableName: this.tables.threads,
         Key: { threadKey: key },
-        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE activeRunId, activeSince`,
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE activeRunId, activeSince, heldUntil`,
         ConditionExpression: 'activeRunId = :run',
         ExpressionAttributeNames: entries.length ? names : undefined,
         ExpressionAttributeValues: { ...values, ':run': runId },

@@ -277,11 +277,26 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
 
   it('a trigger on an issue already being worked on gets a comment, not a second run', async () => {
     gh.addIssue('acme/calc', 12, { title: 'Busy', body: 'b', user: { login: 'reporter', type: 'User' } });
-    expect(await stack.deps.github.claimThread('acme/calc#12', 'ghr_other', Date.now(), 60_000)).toBe(true);
+    const now = Date.now();
+    expect(await stack.deps.github.claimThread('acme/calc#12', 'ghr_other', { now, heldUntil: now + 60_000, legacyStaleMs: 7_200_000 })).toBe(true);
     const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 12, title: 'Busy' }, 'stratus', { login: 'maintainer' }));
     const run = await runFor(sent.deliveryId);
     expect(run.outcome).toBe('already_running');
     expect(gh.commentsOn('acme/calc', 12).map((c) => c.body)).toEqual([expect.stringContaining('already working on this')]);
+  });
+
+  it('a hold past its worker\'s deadline belongs to a dead worker: the next trigger takes the issue over', async () => {
+    gh.addIssue('acme/calc', 13, { title: 'Orphaned', body: 'b', user: { login: 'reporter', type: 'User' } });
+    // A worker claimed the issue an hour ago with a 15-minute deadline, then died without releasing it.
+    const then = Date.now() - 3_600_000;
+    expect(await stack.deps.github.claimThread('acme/calc#13', 'ghr_dead', { now: then, heldUntil: then + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    // A second claim by a live run within the hold is refused...
+    const now = Date.now();
+    expect(await stack.deps.github.claimThread('acme/calc#14', 'ghr_live', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    expect(await stack.deps.github.claimThread('acme/calc#14', 'ghr_second', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(false);
+    // ...while the dead one's is taken over, well before the two hours a hold without a deadline lasts.
+    expect(await stack.deps.github.claimThread('acme/calc#13', 'ghr_next', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    expect(await stack.deps.github.getThread('acme/calc', 13)).toMatchObject({ activeRunId: 'ghr_next' });
   });
 
 });

@@ -3,24 +3,9 @@ import { apiClient } from '../support/api-client.ts';
 import { startStackProcess, type StackProcess } from '../support/stack-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { MISSING_RESULT_TEXT } from '../../functions/context/transcript.ts';
-import { agentCall } from '../support/agent-requests.ts';
+import type { MessagesRequest } from '../../local/scripted-model/script.ts';
+import { agentCall, firstText } from '../support/agent-requests.ts';
 import { bash, text } from '../support/stack-fixture.ts';
-
-type Request = { messages: { role: string; content: string | { type: string; text?: string; tool_use_id?: string; is_error?: boolean; content?: unknown }[] }[] };
-
-async function script(modelUrl: string, responses: unknown[]) {
-  const res = await fetch(`${modelUrl}/_script`, { method: 'POST', body: JSON.stringify(responses) });
-  expect(res.status).toBe(200);
-}
-
-async function requests(modelUrl: string): Promise<Request[]> {
-  return (await (await fetch(`${modelUrl}/_requests`)).json()) as Request[];
-}
-
-const firstText = (r: Request) => {
-  const c = r.messages[0]!.content;
-  return typeof c === 'string' ? c : c.filter((b) => b.type === 'text').map((b) => b.text).join('');
-};
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -48,7 +33,7 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     let api = apiClient(running.apiUrl, running.token);
     const sessionId = await api.createSession();
     const agentId = 'agent_toolu_bgk';
-    await script(running.modelUrl, [
+    await running.script([
       { forFirstText: 'launch the work', content: [agentCall('toolu_bgk', { description: 'two steps', prompt: 'SUB-K: two steps', subagent_type: 'general-purpose', run_in_background: true })] },
       { forFirstText: 'launch the work', ...text('Launched.') },
       { forFirstText: 'SUB-K', content: [bash('toolu_k1', 'echo one > one.txt')] },
@@ -72,7 +57,7 @@ describe('a background sub-agent whose process is killed mid-run', () => {
 
     running = await startStackProcess(tmp.dir, env);
     api = apiClient(running.apiUrl, running.token);
-    await script(running.modelUrl, [
+    await running.script([
       { forFirstText: 'SUB-K', ...text('Both steps done.') },
       { forFirstText: 'launch the work', ...text('Still working.') },
       { forFirstText: 'launch the work', ...text('It is done.') },
@@ -93,18 +78,18 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     expect(after.slice(0, 4).map((m) => m.uuid)).toEqual(before.map((m) => m.uuid));
     expect(after[4]!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_k2', content: MISSING_RESULT_TEXT, is_error: true }]);
     // What the new process sent for it: the prompt once, both calls, both results.
-    const subRequest = (await requests(running.modelUrl)).find((r) => firstText(r) === 'SUB-K: two steps')!;
+    const subRequest = (await running.modelRequests<MessagesRequest>()).find((r) => firstText(r) === 'SUB-K: two steps')!;
     expect(subRequest.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
     expect(JSON.stringify(subRequest.messages).split('SUB-K: two steps')).toHaveLength(2);
 
     // The turn after it finished hears of it, once, with its final text.
     expect((await api.turn(sessionId, 'and now?')).json).toMatchObject({ stopReason: 'end_turn' });
-    const parentRequests = (await requests(running.modelUrl)).filter((r) => firstText(r).startsWith('launch the work'));
+    const parentRequests = (await running.modelRequests<MessagesRequest>()).filter((r) => firstText(r).startsWith('launch the work'));
     const last = parentRequests.at(-1)!.messages.at(-1)!.content as { type: string; text?: string }[];
     expect(last.map((b) => b.text)).toEqual([expect.stringContaining('<result>Both steps done.</result>'), 'and now?']);
     expect(last[0]!.text).toContain('<usage><total_tokens>');
     expect(last[0]!.text).toContain('<tool_uses>2</tool_uses>');
-    expect(parentRequests.at(-2)!.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).some((b) => b.text?.includes('<task-notification>'))).toBe(false);
+    expect(parentRequests.at(-2)!.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).some((b) => String(b.text ?? '').includes('<task-notification>'))).toBe(false);
 
     // Budget counting survived the kill: the session's usage is every assistant message's, the parent's and the agent's.
     const parentLog = await api.messages(sessionId);
@@ -120,7 +105,7 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     let api = apiClient(running.apiUrl, running.token);
     const sessionId = await api.createSession();
     const agentId = 'agent_toolu_fg';
-    await script(running.modelUrl, [
+    await running.script([
       { forFirstText: 'delegate it', content: [agentCall('toolu_fg', { description: 'slow step', prompt: 'SUB-F: slow step', subagent_type: 'general-purpose' })] },
       { forFirstText: 'SUB-F', content: [bash('toolu_f1', 'sleep 60')] },
     ]);
@@ -144,7 +129,7 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     api = apiClient(running.apiUrl, running.token);
     // Until the dead turn's missed beats free the session (a live-looking lease would answer 409).
     await new Promise((r) => setTimeout(r, Math.max(0, killedAt + 4_000 - Date.now())));
-    await script(running.modelUrl, [
+    await running.script([
       { forFirstText: 'SUB-F', ...text('The slow step is done.') },
       { forFirstText: 'delegate it', ...text('Thanks, noted.') },
     ]);
@@ -161,7 +146,7 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     const parentLog = await api.messages(sessionId);
     expect(parentLog.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'prompt', 'tool_result', 'assistant']);
     // The model sees the re-entered result first, then the new prompt, in one user message (as a reload gives it).
-    const parentRequest = (await requests(running.modelUrl)).filter((r) => firstText(r).startsWith('delegate it')).at(-1)!;
+    const parentRequest = (await running.modelRequests<MessagesRequest>()).filter((r) => firstText(r).startsWith('delegate it')).at(-1)!;
     const last = parentRequest.messages.at(-1)!.content as { type: string; tool_use_id?: string; text?: string }[];
     expect(last.map((b) => b.type)).toEqual(['tool_result', 'text']);
     expect(last[0]!.tool_use_id).toBe('toolu_fg');

@@ -5,8 +5,8 @@ import { apiClient } from '../support/api-client.ts';
 import { asyncLaunchedText } from '../../functions/tools/agent/agent-tool.ts';
 import { ASYNC_AGENT_ALLOWED_TOOLS } from '../../functions/tools/agent/agent-tool-filter.ts';
 import { agentLogId } from '../../functions/stores/agent-log.ts';
-import { agentCall, firstText, type ScriptedRoute } from '../support/agent-requests.ts';
-import { bash, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { agentCall, firstText } from '../support/agent-requests.ts';
+import { bash, text, useRoutedLocalStack } from '../support/stack-fixture.ts';
 
 /** Every text block of a request's last user message, in order. */
 function lastUserTexts(body: MessagesRequest): string[] {
@@ -18,8 +18,7 @@ const bgCall = (id: string, prompt: string, description = 'read the notes') =>
   agentCall(id, { description, prompt, subagent_type: 'general-purpose', run_in_background: true });
 
 describe('background sub-agents (run_in_background) on the local stack', () => {
-  let route: ScriptedRoute = () => undefined;
-  const fx = useLocalStack({ brain: (body) => route(body) ?? unscripted() });
+  const { fx, routed } = useRoutedLocalStack();
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
   beforeAll(() => {
@@ -39,7 +38,7 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
   it('answers the launch at once, runs in its own invocation with the async tools, and reports at the next turn', async () => {
     const sessionId = await api.createSession({ 'notes.txt': 'alpha\n' });
     let parentCalls = 0;
-    route = (body) => {
+    routed.route = (body) => {
       if (firstText(body).startsWith('look at the notes')) {
         parentCalls += 1;
         if (parentCalls === 1) return { content: [bgCall('toolu_bg', 'SUB-BG: read notes')] };
@@ -102,7 +101,7 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
   it('reaches a parent turn that is still running, after the tool results it was waiting on', async () => {
     const sessionId = await api.createSession();
     let parentCalls = 0;
-    route = (body) => {
+    routed.route = (body) => {
       if (firstText(body).startsWith('launch and wait')) {
         parentCalls += 1;
         if (parentCalls === 1) return { content: [bgCall('toolu_bg2', 'SUB-BG2: say hi', 'say hi')] };
@@ -132,7 +131,7 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
     expect(patched.status).toBe(200);
     let parentCalls = 0;
     let subCalls = 0;
-    route = (body) => {
+    routed.route = (body) => {
       if (firstText(body).startsWith('launch a long one')) {
         parentCalls += 1;
         return parentCalls === 1 ? { content: [bgCall('toolu_bg3', 'SUB-BG3: loop', 'loop')] } : text(`parent ${parentCalls}`);
@@ -156,7 +155,7 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
   it('refuses a background fork', async () => {
     const sessionId = await api.createSession();
     let parentCalls = 0;
-    route = (body) => {
+    routed.route = (body) => {
       if (!firstText(body).startsWith('fork in the background')) return undefined;
       parentCalls += 1;
       return parentCalls === 1 ? { content: [agentCall('toolu_bgfork', { description: 'fork', prompt: 'go', run_in_background: true })] } : text('ok');

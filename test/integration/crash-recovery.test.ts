@@ -7,11 +7,6 @@ import { withoutCacheControl } from '../support/request-bodies.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 import { turnLease } from '../../functions/agent/turn-lease.ts';
 
-async function script(modelUrl: string, responses: unknown[]) {
-  const res = await fetch(`${modelUrl}/_script`, { method: 'POST', body: JSON.stringify(responses) });
-  expect(res.status).toBe(200);
-}
-
 
 describe('a process killed mid-turn', () => {
   const tmp = makeTempDir();
@@ -28,7 +23,7 @@ describe('a process killed mid-turn', () => {
     running = await startStackProcess(tmp.dir, env);
     let api = apiClient(running.apiUrl, running.token);
     const sessionId = await api.createSession({ 'a.txt': 'alpha\n' });
-    await script(running.modelUrl, [
+    await running.script([
       { content: [{ type: 'text', text: 'Working.' }, { type: 'tool_use', id: 'toolu_slow', name: 'Bash', input: { command: 'echo started > started.txt; sleep 30' } }] },
     ]);
 
@@ -99,7 +94,7 @@ describe('a process killed mid-turn', () => {
     expect(status.json).toMatchObject({ status: 'idle', currentTurnId: null, turnCount: 1, lastTurn: { turnId, stopReason: 'crashed' } });
 
     // The next turn runs at once, and the transcript is valid again.
-    await script(running.modelUrl, [{ content: [{ type: 'text', text: 'Recovered.' }] }]);
+    await running.script([{ content: [{ type: 'text', text: 'Recovered.' }] }]);
     const next = await api.turn(sessionId, 'carry on');
     expect(next.status).toBe(200);
     expect(next.json.error).toBeNull();
@@ -108,7 +103,7 @@ describe('a process killed mid-turn', () => {
     const after = await api.messages(sessionId);
     expect(after.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'synthetic', 'prompt', 'assistant']);
     expect(after[2].content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_slow', content: MISSING_RESULT_TEXT, is_error: true }]);
-    const models = (await (await fetch(`${running.modelUrl}/_requests`)).json()) as { messages: { role: string; content: unknown[] }[] }[];
+    const models = await running.modelRequests<{ messages: { role: string; content: unknown[] }[] }>();
     const sent = models.at(-1)!.messages;
     expect(sent.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(sent[2]!.content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_slow', is_error: true });

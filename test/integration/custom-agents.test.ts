@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
-import { agentCall, firstText, systemText, type ScriptedRoute } from '../support/agent-requests.ts';
+import { agentCall, firstText, systemText } from '../support/agent-requests.ts';
 import { apiClient } from '../support/api-client.ts';
-import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { text, useRoutedLocalStack } from '../support/stack-fixture.ts';
 
 
 const REVIEWER = {
@@ -13,8 +13,7 @@ const REVIEWER = {
 };
 
 describe('custom sub-agents from the session settings', () => {
-  let route: ScriptedRoute = () => undefined;
-  const fx = useLocalStack({ brain: (body) => route(body) ?? unscripted() });
+  const { fx, routed } = useRoutedLocalStack();
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
   beforeAll(() => {
@@ -27,7 +26,7 @@ describe('custom sub-agents from the session settings', () => {
     expect(created.json.agents).toEqual([REVIEWER]);
     const sessionId = created.json.id as string;
     let parentCalls = 0;
-    route = (body) => {
+    routed.route = (body) => {
       if (firstText(body).startsWith('review it')) {
         return ++parentCalls === 1
           ? { content: [agentCall('toolu_review', { description: 'review change', prompt: 'SUB: review', subagent_type: 'reviewer' }), agentCall('toolu_nobody', { description: 'x', prompt: 'SUB: nobody', subagent_type: 'nobody' })] }
@@ -59,7 +58,7 @@ describe('custom sub-agents from the session settings', () => {
 
   it('keeps the built-in Agent tool byte for byte when a session has no custom agents', async () => {
     const sessionId = await api.createSession();
-    route = (body) => (firstText(body) === 'plain' ? text('ok') : undefined);
+    routed.route = (body) => (firstText(body) === 'plain' ? text('ok') : undefined);
     await api.turn(sessionId, 'plain');
     const request = stack.model!.requests.find((r) => firstText(r.body) === 'plain')!;
     const description = (request.body.tools!.find((t) => t.name === 'Agent') as { name: string; description?: string }).description!;

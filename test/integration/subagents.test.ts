@@ -3,9 +3,9 @@ import type { LocalStack } from '../../local/stack.ts';
 import type { MessagesRequest, ScriptedResponse } from '../../local/scripted-model/script.ts';
 import { apiClient } from '../support/api-client.ts';
 import { FORK_IN_FORK_MESSAGE } from '../../functions/tools/agent/agent-tool.ts';
-import { agentCall, firstText, systemText, type ScriptedRoute } from '../support/agent-requests.ts';
+import { agentCall, firstText, systemText } from '../support/agent-requests.ts';
 import { prefixProblem, rawMember } from '../support/request-bodies.ts';
-import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { text, useRoutedLocalStack } from '../support/stack-fixture.ts';
 
 /** Every text of a request's user messages: a fork's requests repeat the parent's first message, its directive comes later. */
 function userTexts(body: MessagesRequest): string {
@@ -19,8 +19,7 @@ function lastResults(body: MessagesRequest): { tool_use_id: string; is_error?: b
 }
 
 describe('sub-agents (the Agent tool) on the local stack', () => {
-  let route: ScriptedRoute = () => undefined;
-  const fx = useLocalStack({ brain: (body) => route(body) ?? unscripted() });
+  const { fx, routed } = useRoutedLocalStack();
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
   beforeAll(() => {
@@ -30,7 +29,7 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
   it('runs an Explore sub-agent with its own log and tools; its final text is the parent\'s tool_result', async () => {
     const sessionId = await api.createSession({ 'notes.txt': 'alpha\n' });
     let parentCalls = 0;
-    route = (body) => {
+    routed.route = (body) => {
       if (firstText(body).startsWith('find the notes')) {
         return ++parentCalls === 1 ? { content: [agentCall('toolu_explore', { description: 'find notes', prompt: 'SUB: read notes', subagent_type: 'Explore' })] } : text('Parent done.');
       }
@@ -80,7 +79,7 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
       // Agent a's first answer streams slowly: b, started at the same time, finishes first.
       return { content: [{ type: 'tool_use', id: `toolu_read_${name}`, name: 'Read', input: { file_path: `/workspace/${name}.txt` } }], ...(name === 'a' ? { delayMs: 30 } : {}) };
     };
-    route = (body) => {
+    routed.route = (body) => {
       const first = firstText(body);
       if (first === 'read both files') {
         return ++parentCalls === 1
@@ -129,7 +128,7 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
   it('forks with the parent\'s exact system prompt and tools bytes, and refuses a fork inside the fork', async () => {
     const sessionId = await api.createSession({ 'notes.txt': 'alpha\n' });
     let parentCalls = 0;
-    route = (body) => {
+    routed.route = (body) => {
       // The fork's requests repeat the parent's messages: its directive is what tells them apart.
       if (userTexts(body).includes('Your directive: FORK: count the notes')) {
         return lastResults(body).some((r) => r.tool_use_id === 'toolu_nested')
@@ -176,7 +175,7 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
   it('deletes the sub-agents\' logs with their session, a sub-agent\'s own sub-agents too', async () => {
     const sessionId = await api.createSession();
     let parentCalls = 0;
-    route = (body) => {
+    routed.route = (body) => {
       // A fork (its log repeats the parent's Agent call) that starts a Plan agent of its own.
       if (userTexts(body).includes('Your directive: FORK: delegate')) {
         return lastResults(body).some((r) => r.tool_use_id === 'toolu_grandchild')

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/stack.ts';
+import type { ScriptedRoute } from './agent-requests.ts';
 import { apiClient } from './api-client.ts';
 import { makeTempDir } from './temp-dir.ts';
 
@@ -17,6 +18,15 @@ export function useLocalStack(opts: Omit<LocalStackOptions, 'dataDir'>): { stack
     tmp.cleanup();
   });
   return fixture;
+}
+
+/**
+ * A local stack whose scripted model answers each request through `routed.route`, which each
+ * test sets to its own; a request the route leaves (undefined) gets the unscripted error.
+ */
+export function useRoutedLocalStack(opts: Omit<LocalStackOptions, 'dataDir' | 'brain'> = {}): { fx: ReturnType<typeof useLocalStack>; routed: { route: ScriptedRoute } } {
+  const routed: { route: ScriptedRoute } = { route: () => undefined };
+  return { fx: useLocalStack({ ...opts, brain: (body) => routed.route(body) ?? unscripted() }), routed };
 }
 
 /** A brain that fails loudly: every response a test needs must be queued. */

@@ -6,6 +6,10 @@ export interface StackProcess {
   apiUrl: string;
   token: string;
   modelUrl: string;
+  /** Queues responses on the process's scripted model server (its `/_script` endpoint). */
+  script(responses: unknown[]): Promise<void>;
+  /** The model requests the scripted server has received, oldest first (its `/_requests` endpoint). */
+  modelRequests<T = { messages: { role: string; content: unknown }[] }>(): Promise<T[]>;
   /** SIGKILL the whole process group: no cleanup, no graceful shutdown. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -50,5 +54,10 @@ export async function startStackProcess(dataDir: string, env: Record<string, str
     }
     await exited;
   };
-  return { child, apiUrl, token, modelUrl, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+  const script = async (responses: unknown[]) => {
+    const res = await fetch(`${modelUrl}/_script`, { method: 'POST', body: JSON.stringify(responses) });
+    if (res.status !== 200) throw new Error(`scripting the model failed: ${res.status} ${await res.text()}`);
+  };
+  const modelRequests = async <T,>() => (await (await fetch(`${modelUrl}/_requests`)).json()) as T[];
+  return { child, apiUrl, token, modelUrl, script, modelRequests, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
 }

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { UsageRecord } from './budgets.ts';
-import type { Lease } from './session-store.ts';
+import { LEASE_IS_FREE, type Lease } from './session-store.ts';
 
 export type BackgroundAgentStatus = 'running' | 'completed' | 'failed';
 
@@ -64,7 +64,7 @@ export class BackgroundAgentStore {
           TableName: this.table,
           Key: { sessionId: id },
           UpdateExpression: 'SET lease = :lease, updatedAt = :now',
-          ConditionExpression: '#status = :running AND (attribute_not_exists(lease) OR lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)',
+          ConditionExpression: `#status = :running AND ${LEASE_IS_FREE}`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':lease': lease, ':running': 'running', ':now': new Date(now).toISOString(), ':nowMs': now },
           ReturnValues: 'ALL_NEW',

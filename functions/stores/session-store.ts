@@ -55,6 +55,11 @@ export function leaseIsDead(lease: Lease, now: number): boolean {
   return now > leaseDeadAt(lease);
 }
 
+/** `leaseIsDead` as a DynamoDB condition on an item's `lease`, with the time in `:nowMs`. */
+export const LEASE_IS_DEAD = '(lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)';
+/** No lease on the item, or a dead one: whoever asks may take it. */
+export const LEASE_IS_FREE = `(attribute_not_exists(lease) OR ${LEASE_IS_DEAD})`;
+
 /** Whole seconds a caller refused by this lease should wait before trying again (at least 1, at most 60). */
 export function retryAfterSeconds(lease: Lease | undefined, now: number): number {
   if (!lease) return 1;
@@ -180,7 +185,7 @@ export class SessionStore {
           // A stop asked for an earlier turn is void for this one. The first turn's lease also
           // records the version it starts from, in the same write (the session's diff starts there).
           UpdateExpression: `SET lease = :lease, #status = :running, updatedAt = :now${lease.kind === 'turn' ? ', workspaceBase = if_not_exists(workspaceBase, workspace.#version)' : ''} REMOVE interruptRequest`,
-          ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt) AND (attribute_not_exists(lease) OR lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)',
+          ConditionExpression: `attribute_exists(sessionId) AND attribute_not_exists(deletedAt) AND ${LEASE_IS_FREE}`,
           ExpressionAttributeNames: { '#status': 'status', ...(lease.kind === 'turn' ? { '#version': 'version' } : {}) },
           ExpressionAttributeValues: { ':lease': lease, ':running': 'running', ':now': new Date(now).toISOString(), ':nowMs': now },
           ReturnValues: 'ALL_NEW',
@@ -347,7 +352,7 @@ export class SessionStore {
           TableName: this.table,
           Key: { sessionId },
           UpdateExpression: `${expression} REMOVE lease`,
-          ConditionExpression: 'lease.#owner = :owner AND (lease.expiresAt < :nowMs OR lease.staleAt < :nowMs)',
+          ConditionExpression: `lease.#owner = :owner AND ${LEASE_IS_DEAD}`,
           ExpressionAttributeNames: { ...names, '#owner': 'owner' },
           ExpressionAttributeValues: { ...values, ':owner': owner, ':nowMs': now },
         }),

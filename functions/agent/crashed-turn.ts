@@ -68,7 +68,7 @@ async function endCrashedTurnLog(deps: CrashDeps, sessionId: string, turnId: str
     if (!last && !opts.evenIfEmpty) return false;
     const end: TurnEvent = { type: 'turn_end', turnId, stopReason: 'crashed', usage, error: opts.error };
     try {
-      await deps.events.append(sessionId, { turnId, seq: (last?.seq ?? -1) + 1, event: end });
+      await deps.events.append(sessionId, [{ turnId, seq: (last?.seq ?? -1) + 1, event: end }]);
       deps.log.warn('ended the event log of a crashed turn', { sessionId, turnId, seq: (last?.seq ?? -1) + 1 });
       return true;
     } catch (err) {

@@ -2,18 +2,21 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { errorMessage } from '../shared/errors.ts';
 import { EventFeed } from '../shared/event-feed.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { EventStore, StoredTurnEvent } from '../stores/event-store.ts';
+import { MAX_EVENTS_PER_ITEM, type EventStore, type StoredTurnEvent } from '../stores/event-store.ts';
 import type { TurnEvent } from '../stores/turn-event.ts';
 
 /** Text deltas arriving within this window are sent and stored as one event. */
 export const TEXT_COALESCE_MS = 50;
 const TEXT_COALESCE_MAX_CHARS = 4_000;
+/** Event JSON per stored item at most (DynamoDB's item limit is 400 KB); a larger event goes alone, as it always did. */
+const ITEM_EVENT_BYTES = 256 * 1024;
 
 /**
  * A turn's events, numbered, appended to the event log in order and only then broadcast live to
  * readers in this process: whatever a live client saw, a reconnect (Last-Event-ID) or a follower
  * in another invocation sees too. Consecutive text deltas are coalesced briefly so the log gets
- * a few writes per second, not one per token.
+ * a few writes per second, not one per token, and events that pile up while a write runs (an
+ * assistant message and its tool calls, a result behind them) go out as one item.
  */
 export class TurnFeed {
   readonly live = new EventFeed<StoredTurnEvent>();
@@ -21,6 +24,8 @@ export class TurnFeed {
   private text = '';
   private timer: NodeJS.Timeout | undefined;
   private writes: Promise<void> = Promise.resolve();
+  /** Numbered, waiting for the write in progress to finish. */
+  private pending: StoredTurnEvent[] = [];
   /** Events numbered but not yet stored: while the store is behind, text keeps coalescing. */
   private unstored = 0;
   /** Someone else wrote this turn's log (it found this turn dead): nothing more goes out. */
@@ -69,7 +74,7 @@ export class TurnFeed {
     const stored = this.number(event);
     this.unstored += 1;
     this.writes = this.writes.then(async () => {
-      const ok = !this.takenOver && (await this.store(stored));
+      const ok = !this.takenOver && (await this.store([stored]));
       this.unstored -= 1;
       await beforeSend();
       if (ok) this.live.push(stored);
@@ -99,24 +104,30 @@ export class TurnFeed {
   }
 
   private emit(event: TurnEvent): void {
-    const stored = this.number(event);
+    this.pending.push(this.number(event));
     this.unstored += 1;
-    this.writes = this.writes.then(async () => {
-      const ok = !this.takenOver && (await this.store(stored));
-      this.unstored -= 1;
-      if (ok) this.live.push(stored);
-    });
+    // The first link to run takes whatever is pending then; the links behind it find less, or nothing.
+    this.writes = this.writes.then(() => this.storePending());
   }
 
-  /** Whether the event is in the log now (only then may anyone see it). */
-  private async store(stored: StoredTurnEvent): Promise<boolean> {
+  private async storePending(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = takeBatch(this.pending);
+      const ok = !this.takenOver && (await this.store(batch));
+      this.unstored -= batch.length;
+      if (ok) for (const stored of batch) this.live.push(stored);
+    }
+  }
+
+  /** Whether the events are in the log now (only then may anyone see them). */
+  private async store(batch: StoredTurnEvent[]): Promise<boolean> {
     try {
-      await this.events.append(this.sessionId, stored);
+      await this.events.append(this.sessionId, batch);
       return true;
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return this.numberTaken(stored);
+      if (err instanceof ConditionalCheckFailedException) return this.numberTaken(batch);
       // Not sent either: the message log stays authoritative, and a live client sees nothing a follower won't.
-      this.log.error('could not store a turn event; not sending it', { seq: stored.seq, type: stored.event.type, error: errorMessage(err) });
+      this.log.error('could not store turn events; not sending them', { seq: batch[0]!.seq, types: batch.map((e) => e.event.type), error: errorMessage(err) });
       return false;
     }
   }
@@ -126,19 +137,32 @@ export class TurnFeed {
    * reader that found this turn dead and ended its log. Then this feed stops, and its live
    * readers get the log's ending instead.
    */
-  private async numberTaken(stored: StoredTurnEvent): Promise<boolean> {
-    let there: StoredTurnEvent | undefined;
+  private async numberTaken(batch: StoredTurnEvent[]): Promise<boolean> {
+    const first = batch[0]!;
+    let there: StoredTurnEvent[];
     try {
-      [there] = await this.events.listAfter(this.sessionId, this.turnId, stored.seq - 1, 1);
+      there = await this.events.listAfter(this.sessionId, this.turnId, first.seq - 1, batch.length);
     } catch (err) {
-      this.log.error('could not read back a turn event; not sending it', { seq: stored.seq, error: errorMessage(err) });
+      this.log.error('could not read back turn events; not sending them', { seq: first.seq, error: errorMessage(err) });
       return false;
     }
-    if (there?.seq === stored.seq && JSON.stringify(there.event) === JSON.stringify(stored.event)) return true;
+    if (there.length === batch.length && there.every((e, i) => JSON.stringify(e.event) === JSON.stringify(batch[i]!.event))) return true;
     this.takenOver = true;
-    this.log.error('this turn was ended by another process (it missed its heartbeats); stopping its events', { seq: stored.seq });
-    if (there?.event.type === 'turn_end') this.live.push(there);
+    this.log.error('this turn was ended by another process (it missed its heartbeats); stopping its events', { seq: first.seq });
+    if (there[0]?.event.type === 'turn_end') this.live.push(there[0]);
     this.live.close();
     return false;
   }
+}
+
+/** Takes the events that go out as the next item: at least one, then while they fit. */
+function takeBatch(pending: StoredTurnEvent[]): StoredTurnEvent[] {
+  let bytes = 0;
+  let n = 0;
+  while (n < pending.length && n < MAX_EVENTS_PER_ITEM) {
+    bytes += Buffer.byteLength(JSON.stringify(pending[n]!.event));
+    if (n > 0 && bytes > ITEM_EVENT_BYTES) break;
+    n += 1;
+  }
+  return pending.splice(0, n);
 }

@@ -14,6 +14,12 @@ export interface StoredTurnEvent {
 export const EVENT_RETENTION_SECONDS = 7 * 24 * 3600;
 
 /**
+ * Consecutive events stored as one item at most (the writer batches what piled up while its
+ * previous write ran). Readers rely on it: the item holding seq n is keyed n - MAX_EVENTS_PER_ITEM + 1 or later.
+ */
+export const MAX_EVENTS_PER_ITEM = 25;
+
+/**
  * The event log of turns: what lets a client reconnect to a running turn, and follow a turn
  * that continued in another Lambda invocation. Written in order by the turn's lease holder, and
  * ended with a `crashed` turn_end by whoever finds that holder dead.
@@ -25,18 +31,27 @@ export class EventStore {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Create-only: a taken number fails with ConditionalCheckFailedException (each number is written once). */
-  async append(sessionId: string, stored: StoredTurnEvent): Promise<void> {
+  /**
+   * Stores consecutive events of one turn (1 to MAX_EVENTS_PER_ITEM, numbered from the first's
+   * seq) as one item keyed by the first number. Create-only: a taken first number fails with
+   * ConditionalCheckFailedException, so two writers of one turn (the holder and whoever ended its
+   * log after finding it dead) never both store from the same number.
+   */
+  async append(sessionId: string, batch: readonly StoredTurnEvent[]): Promise<void> {
+    const first = batch[0];
+    if (!first || batch.length > MAX_EVENTS_PER_ITEM || batch.some((e, i) => e.turnId !== first.turnId || e.seq !== first.seq + i)) {
+      throw new Error(`An event item holds 1 to ${MAX_EVENTS_PER_ITEM} consecutive events of one turn.`);
+    }
     await this.db.send(
       new PutCommand({
         TableName: this.table,
         Item: {
           sessionId,
-          eventKey: eventKey(stored.turnId, stored.seq),
-          turnId: stored.turnId,
-          seq: stored.seq,
+          eventKey: eventKey(first.turnId, first.seq),
+          turnId: first.turnId,
+          seq: first.seq,
           // Stored as a string: event payloads carry arbitrary tool input/output shapes.
-          event: JSON.stringify(stored.event),
+          events: JSON.stringify(batch.map((e) => e.event)),
           [TTL_ATTRIBUTE]: Math.floor(this.clock() / 1000) + EVENT_RETENTION_SECONDS,
         },
         ConditionExpression: 'attribute_not_exists(eventKey)',
@@ -49,18 +64,22 @@ export class EventStore {
     return deletePartition(this.db, this.table, { partition: 'sessionId', sort: 'eventKey' }, sessionId);
   }
 
-  /** Events of one turn with seq > afterSeq, in order. */
+  /** Up to `limit` events of one turn with seq > afterSeq, in order. */
   async listAfter(sessionId: string, turnId: string, afterSeq: number, limit = 500): Promise<StoredTurnEvent[]> {
+    // The item holding afterSeq + 1 may start up to MAX_EVENTS_PER_ITEM - 1 numbers before it.
+    const from = Math.max(0, afterSeq + 2 - MAX_EVENTS_PER_ITEM);
     const out = await this.db.send(
       new QueryCommand({
         TableName: this.table,
         KeyConditionExpression: 'sessionId = :s AND eventKey BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':s': sessionId, ':from': eventKey(turnId, afterSeq + 1), ':to': `${turnId}/~` },
-        Limit: limit,
+        ExpressionAttributeValues: { ':s': sessionId, ':from': eventKey(turnId, from), ':to': `${turnId}/~` },
+        // Items, not events: at most MAX_EVENTS_PER_ITEM - 1 of them start at or before afterSeq,
+        // and every later one holds at least one event.
+        Limit: limit + MAX_EVENTS_PER_ITEM - 1,
         ConsistentRead: true,
       }),
     );
-    return (out.Items ?? []).map(fromItem);
+    return (out.Items ?? []).flatMap(fromItem).filter((e) => e.seq > afterSeq).slice(0, limit);
   }
 
   /** The newest stored event of one turn, if it has any. */
@@ -76,12 +95,16 @@ export class EventStore {
       }),
     );
     const item = out.Items?.[0];
-    return item ? fromItem(item) : undefined;
+    return item ? fromItem(item).at(-1) : undefined;
   }
 }
 
-function fromItem(item: Record<string, unknown>): StoredTurnEvent {
-  return { turnId: item.turnId as string, seq: item.seq as number, event: JSON.parse(item.event as string) as TurnEvent };
+/** The events an item holds: a batch (`events`), or one event (`event`, items written before batching). */
+function fromItem(item: Record<string, unknown>): StoredTurnEvent[] {
+  const turnId = item.turnId as string;
+  const first = item.seq as number;
+  const events = typeof item.events === 'string' ? (JSON.parse(item.events) as TurnEvent[]) : [JSON.parse(item.event as string) as TurnEvent];
+  return events.map((event, i) => ({ turnId, seq: first + i, event }));
 }
 
 function eventKey(turnId: string, seq: number): string {

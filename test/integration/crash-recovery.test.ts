@@ -123,7 +123,7 @@ describe('what a killed process leaves behind, staged in the stores', () => {
     const then = Date.now() - 10_000;
     const deadTurn = stack.deps.newId('turn');
     await stack.deps.sessions.acquireLease(sessionId, turnLease(stack.deps, deadTurn, then, then), then);
-    await stack.deps.events.append(sessionId, { turnId: deadTurn, seq: 0, event: { type: 'turn_start', sessionId, turnId: deadTurn } });
+    await stack.deps.events.append(sessionId, [{ turnId: deadTurn, seq: 0, event: { type: 'turn_start', sessionId, turnId: deadTurn } }]);
 
     stack.model!.enqueue({ content: [{ type: 'text', text: 'fine' }] });
     const res = await api.turn(sessionId, 'next');

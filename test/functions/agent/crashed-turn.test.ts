@@ -64,10 +64,10 @@ describe('dead turns: heartbeat liveness and the crashed turn_end', () => {
     await deps.sessions.create(record);
     await deps.sessions.acquireLease(sessionId, lease(turnId), T0);
     for (let seq = 0; seq < events; seq++) {
-      await deps.events.append(sessionId, {
+      await deps.events.append(sessionId, [{
         turnId, seq,
         event: seq === 0 ? { type: 'turn_start', sessionId, turnId } : { type: 'assistant_message', seq, content: [], stopReason: 'tool_use', usage: { inputTokens: 10 * seq, outputTokens: seq } },
-      });
+      }]);
     }
     return { sessionId, turnId };
   }

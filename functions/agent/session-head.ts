@@ -33,12 +33,22 @@ export interface SessionHead {
 
 type LeaseTimes = Pick<Lease, 'expiresAt' | 'staleAt'>;
 
+/**
+ * How long a head update waits for the next one before it is written. A round trip appends
+ * twice (the model's tool call, then its result): when the result comes within this window, as a
+ * quick tool's does, the two head updates are one write. The second update, a flush, a lease
+ * check and the turn's end all start the write at once.
+ */
+export const HEAD_WRITE_DELAY_MS = 100;
+
 interface HeadState {
   chain: Promise<void>;
   /** Updates asked for and not yet done (merged ones count once). */
   queued: number;
   /** The update queued behind the one running, not started yet: later updates merge into it. */
   waiting: SessionPatch | undefined;
+  /** Lets the waiting update go now instead of after HEAD_WRITE_DELAY_MS. */
+  release: (() => void) | undefined;
   failure: { error: unknown } | undefined;
   /** The lease's times as the last successful lease-conditioned write left them (unknown: -Infinity, not confirmed). */
   confirmed: LeaseTimes;
@@ -49,13 +59,14 @@ export function createSessionHead(
   at: { sessionId: string; owner: string; lease?: LeaseTimes; marginMs: number },
 ): SessionHead {
   const s: HeadState = {
-    chain: Promise.resolve(), queued: 0, waiting: undefined, failure: undefined,
+    chain: Promise.resolve(), queued: 0, waiting: undefined, release: undefined, failure: undefined,
     confirmed: { expiresAt: at.lease?.expiresAt ?? -Infinity, ...(at.lease?.staleAt !== undefined ? { staleAt: at.lease.staleAt } : {}) },
   };
   const check = () => {
     if (s.failure) throw s.failure.error;
   };
   const flush = async () => {
+    s.release?.();
     await s.chain;
     check();
   };
@@ -65,13 +76,21 @@ export function createSessionHead(
       // write: when the store falls behind (several results in a row), it gets fewer, not more.
       // A field given as undefined is not written (setExpression skips it): it must not erase a queued value either.
       const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as SessionPatch;
-      if (s.waiting) return void Object.assign(s.waiting, defined);
+      if (s.waiting) {
+        Object.assign(s.waiting, defined);
+        return s.release?.();
+      }
       s.waiting = defined;
       s.queued += 1;
-      s.chain = s.chain.then(() => writeNext(deps, at, s));
+      const delay = delayed(HEAD_WRITE_DELAY_MS);
+      s.release = delay.release;
+      s.chain = s.chain.then(() => delay.done).then(() => writeNext(deps, at, s));
     },
     flush,
-    settled: () => s.chain,
+    settled: () => {
+      s.release?.();
+      return s.chain;
+    },
     check,
     leaseHeld() {
       if (s.failure) return Promise.reject(s.failure.error);
@@ -91,6 +110,7 @@ export function createSessionHead(
 async function writeNext(deps: SessionHeadDeps, at: { sessionId: string; owner: string }, s: HeadState): Promise<void> {
   const patch = s.waiting!;
   s.waiting = undefined;
+  s.release = undefined;
   try {
     if (s.failure) return;
     const expiresAt = deps.clock() + deps.config.turn.leaseMs;
@@ -101,4 +121,17 @@ async function writeNext(deps: SessionHeadDeps, at: { sessionId: string; owner: 
   } finally {
     s.queued -= 1;
   }
+}
+
+/** A promise that settles after `ms`, or at once when released. */
+function delayed(ms: number): { done: Promise<void>; release(): void } {
+  let release!: () => void;
+  const done = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    release = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+  });
+  return { done, release };
 }

@@ -7,6 +7,7 @@ import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import { tableNames } from '../functions/stores/tables.ts';
 import { createParitySession } from '../scripts/parity-case.ts';
 import { createPhaseRecorder, PHASES, type Phase } from './roundtrip-phases.ts';
+import { measureFloor, type RoundTripFloor } from './roundtrip-floor.ts';
 import { isMainLoopRequest, runClaudeCode } from '../scripts/reference-claude.ts';
 
 /** Tool calls per tool case (each in its own model response). Below the local per-turn model-call cap. */
@@ -38,10 +39,11 @@ export async function run(): Promise<void> {
   const files = seedFiles();
   const cases = toolCases();
   const long = longSession();
-  const { overheads: stratus, phases } = await measureStratus(files, cases, long);
+  const { overheads: stratus, phases, floor } = await measureStratus(files, cases, long);
   const claude = reference ? await measureReference(reference, files, cases, long) : undefined;
   printTable(stratus, claude);
   printPhases(phases, stratus);
+  printFloor(floor, claude);
   if (!reference) console.log('\n(No Claude Code binary given: pass `--reference PATH` or set STRATUS_REFERENCE_CLAUDE to print ratios.)');
 }
 
@@ -92,11 +94,13 @@ type Overheads = Record<string, number[]>;
  */
 function exchangeRecorder() {
   let lastEnd: number | undefined;
+  let lastBody: MessagesRequest | undefined;
   let gaps: number[] = [];
   let windows: [number, number][] = [];
   return {
     onExchange({ body, receivedAt, respondedAt }: { body: MessagesRequest; receivedAt: number; respondedAt: number }) {
       if (!isMainLoopRequest(body)) return;
+      lastBody = body;
       if (lastEnd !== undefined) {
         gaps.push(receivedAt - lastEnd);
         windows.push([lastEnd, receivedAt]);
@@ -110,6 +114,8 @@ function exchangeRecorder() {
       lastEnd = undefined;
       return out;
     },
+    /** The last main-loop request received. */
+    lastBody: () => lastBody,
     /** The windows (start, end) of the gaps since the last take. */
     takeWindows(): [number, number][] {
       const out = windows;
@@ -124,7 +130,7 @@ type Breakdowns = Record<string, Record<Phase, number>[]>;
 
 const done: ScriptedResponse = { content: [{ type: 'text', text: 'Done.' }] };
 
-async function measureStratus(files: Record<string, string>, cases: ToolCase[], long: Step[]): Promise<{ overheads: Overheads; phases: Breakdowns }> {
+async function measureStratus(files: Record<string, string>, cases: ToolCase[], long: Step[]): Promise<{ overheads: Overheads; phases: Breakdowns; floor: RoundTripFloor }> {
   const recorder = exchangeRecorder();
   const phases = createPhaseRecorder(tableNames('stratus'));
   const breakdowns: Breakdowns = {};
@@ -165,7 +171,7 @@ async function measureStratus(files: Record<string, string>, cases: ToolCase[], 
       out.long.push(...gaps);
       breakdowns.long.push(...split);
     }
-    return { overheads: out, phases: breakdowns };
+    return { overheads: out, phases: breakdowns, floor: await measureFloor(stack, recorder.lastBody()) };
   } finally {
     await stack.stop();
     await model.close();
@@ -246,4 +252,22 @@ function printPhases(phases: Breakdowns, overheads: Overheads): void {
     console.log(`| ${label} | ${names.map((n) => quantile(values(n), 0.5).toFixed(1)).join(' | ')} |`);
   row('round trip', (n) => overheads[n] ?? []);
   for (const phase of PHASES) row(phase, (n) => phases[n]!.map((b) => b[phase]));
+}
+
+/** The floor of each case next to half the reference's median (the issue's target): below the floor, no harness work can reach it. */
+function printFloor(floor: RoundTripFloor, reference: Overheads | undefined): void {
+  const ms = (n: number) => n.toFixed(1);
+  console.log(
+    `\nThe floor (bench/roundtrip-floor.ts; medians, each part alone): message put ${ms(floor.messagePut)} + Lambda Invoke of a no-op ${ms(floor.invoke)} + ` +
+      `model request to its arrival ${ms(floor.modelSend)} ms; hardened sandbox running \`true\` ${ms(floor.sandboxStart)} ms`,
+  );
+  if (!reference) return;
+  console.log('| case | floor | 0.5 × Claude Code median | floor within it |');
+  console.log('|---|---:|---:|---|');
+  const base = floor.messagePut + floor.invoke + floor.modelSend;
+  for (const [name, values] of Object.entries(reference)) {
+    const target = quantile(values, 0.5) / 2;
+    const least = name === 'Bash' ? base + floor.sandboxStart : base;
+    console.log(`| ${name} | ${ms(least)} | ${ms(target)} | ${least <= target ? 'yes' : 'no'} |`);
+  }
 }

@@ -1,0 +1,103 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { startLambdaInvokeServer } from '../local/lambda-invoke-server.ts';
+import type { MessagesRequest } from '../local/scripted-model/script.ts';
+import { startScriptedModelServer } from '../local/scripted-model/server.ts';
+import type { LocalStack } from '../local/stack.ts';
+import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
+
+const SAMPLES = 60;
+const WARMUP = 10;
+
+/** Medians (ms) of the parts every tool round trip goes through, each measured alone. */
+export interface RoundTripFloor {
+  messagePut: number;
+  invoke: number;
+  modelSend: number;
+  sandboxStart: number;
+}
+
+/**
+ * The least a tool round trip can cost on this machine with these parts, whatever the harness
+ * around them does: each part measured alone, one call at a time, through the real clients the
+ * round trip uses — one message put (the tool result must be durable before the next request),
+ * one Lambda Invoke of a function that does nothing (in this process: the runner's own process
+ * adds an IPC hop on top), one model request from the SDK call to its arrival at the server (the
+ * body the bench's last Stratus request carried), and for Bash one `true` in the hardened
+ * sandbox. A round trip needs at least the first three in series; Bash also the sandbox.
+ */
+export async function measureFloor(stack: LocalStack, lastRequest: MessagesRequest | undefined): Promise<RoundTripFloor> {
+  let seq = 0;
+  const content = [{ type: 'tool_result' as const, tool_use_id: 'toolu_floor', content: 'x'.repeat(1_500) }];
+  const messagePut = await medianOf(() =>
+    stack.deps.messages.append({
+      sessionId: 'ses_roundtrip_floor', seq: seq++, uuid: `msg_floor_${seq}`, turnId: 'turn_floor', kind: 'tool_result', role: 'user', content,
+      createdAt: new Date().toISOString(),
+    }),
+  );
+  return { messagePut, invoke: await invokeFloor(stack), modelSend: await modelSendFloor(lastRequest), sandboxStart: await sandboxFloor() };
+}
+
+async function invokeFloor(stack: LocalStack): Promise<number> {
+  const server = await startLambdaInvokeServer({ functions: { noop: async (event) => event } });
+  const lambda = new LambdaClient({ region: stack.deps.config.region, endpoint: server.url, credentials: stack.deps.config.localCredentials });
+  const payload = Buffer.from(JSON.stringify({ op: { type: 'read', path: '/workspace/src/mod1.ts' }, padding: 'x'.repeat(1_000) }));
+  try {
+    return await medianOf(() => lambda.send(new InvokeCommand({ FunctionName: 'noop', Payload: payload })));
+  } finally {
+    lambda.destroy();
+    await server.close();
+  }
+}
+
+async function modelSendFloor(lastRequest: MessagesRequest | undefined): Promise<number> {
+  let arrived = 0;
+  const model = await startScriptedModelServer({
+    keepRequests: 1,
+    brain: () => ({ content: [{ type: 'text', text: 'ok' }] }),
+    onExchange: ({ receivedAt }) => void (arrived = receivedAt),
+  });
+  const client = new Anthropic({ apiKey: 'floor', baseURL: model.url });
+  const body = { ...(lastRequest ?? { model: 'floor', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }), stream: true } as MessageCreateParamsStreaming;
+  try {
+    return await medianOf(async () => {
+      const sent = performance.now();
+      await client.messages.stream(body).finalMessage();
+      return arrived - sent;
+    });
+  } finally {
+    await model.close();
+  }
+}
+
+async function sandboxFloor(): Promise<number> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'stratus-floor-'));
+  const workspaceDir = path.join(dir, 'ws');
+  const tmpDir = path.join(dir, 'tmp');
+  mkdirSync(workspaceDir);
+  mkdirSync(tmpDir);
+  const sandbox = createBwrapSandbox({ runtimeDir: path.join(dir, 'rt') });
+  try {
+    return await medianOf(() =>
+      sandbox.run({ command: 'true', workspaceDir, tmpDir, cwd: '/workspace', env: {}, timeoutMs: 10_000, outputFile: path.join(tmpDir, 'out'), maxOutputBytes: 1_000_000 }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Median of SAMPLES timed calls after WARMUP untimed ones; a call returning a number reports its own duration. */
+async function medianOf(call: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < WARMUP; i++) await call();
+  const times: number[] = [];
+  for (let i = 0; i < SAMPLES; i++) {
+    const started = performance.now();
+    const own = await call();
+    times.push(typeof own === 'number' ? own : performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+}

@@ -28,16 +28,23 @@ export function useSession(id: string) {
   const [error, setError] = useState<string | null>(null);
   const following = useRef<AbortController | null>(null);
 
-  const refresh = useCallback(async () => {
+  // The stored log now holds the turn: the live view steps aside (its timeline stays), in the
+  // same render that shows the log, so the turn is never on the page twice.
+  const settle = () => setLive((t) => t && { ...t, settled: true });
+  /** Reloads the session, its log and what waits, shown in one render (`settleLive`: the live view steps aside in it too). */
+  const refresh = useCallback(async (opts?: { settleLive?: boolean }) => {
     try {
       const s = must(await api.GET('/v1/sessions/{id}', { params: { path: { id } } }));
-      setSession(s);
-      setMessages(await loadMessages(id));
+      const stored = await loadMessages(id);
       const p = must(await api.GET('/v1/sessions/{id}/permissions', { params: { path: { id } } }));
+      setSession(s);
+      setMessages(stored);
       setPending(p.pending.filter((x) => x.decision === null));
+      if (opts?.settleLive) settle();
       return s;
     } catch (err) {
       setError((err as Error).message);
+      if (opts?.settleLive) settle();
       return null;
     }
   }, [id]);
@@ -51,12 +58,7 @@ export function useSession(id: string) {
       setConnection('live');
       followTurn(id, start, { onEvent: (e) => setLive((t) => reduceTurn(t ?? emptyTurn(), e)), onConnection: setConnection, signal: ctrl.signal })
         .catch((err: Error) => ctrl.signal.aborted || setError(err.message))
-        .finally(async () => {
-          if (ctrl.signal.aborted) return;
-          await refresh();
-          // The stored log now holds the turn: the live view steps aside (its timeline stays).
-          setLive((t) => t && { ...t, settled: true });
-        });
+        .finally(() => ctrl.signal.aborted || refresh({ settleLive: true }));
     },
     [id, refresh],
   );

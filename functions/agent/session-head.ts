@@ -34,10 +34,10 @@ export interface SessionHead {
 type LeaseTimes = Pick<Lease, 'expiresAt' | 'staleAt'>;
 
 /**
- * How long a head update waits for the next one before it is written. A round trip appends
- * twice (the model's tool call, then its result): when the result comes within this window, as a
- * quick tool's does, the two head updates are one write. The second update, a flush, a lease
- * check and the turn's end all start the write at once.
+ * How long a head update waits for more before it is written: every update asked for meanwhile
+ * merges into it, so a running turn writes its head at most once per window however many round
+ * trips it makes (a round trip appends twice: the model's tool call, then its result). A flush,
+ * a lease check and the turn's end start the write at once.
  */
 export const HEAD_WRITE_DELAY_MS = 100;
 
@@ -76,10 +76,7 @@ export function createSessionHead(
       // write: when the store falls behind (several results in a row), it gets fewer, not more.
       // A field given as undefined is not written (setExpression skips it): it must not erase a queued value either.
       const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as SessionPatch;
-      if (s.waiting) {
-        Object.assign(s.waiting, defined);
-        return s.release?.();
-      }
+      if (s.waiting) return void Object.assign(s.waiting, defined);
       s.waiting = defined;
       s.queued += 1;
       const delay = delayed(HEAD_WRITE_DELAY_MS);

@@ -8,6 +8,12 @@ import type { TurnEvent } from '../stores/turn-event.ts';
 /** Text deltas arriving within this window are sent and stored as one event. */
 export const TEXT_COALESCE_MS = 50;
 const TEXT_COALESCE_MAX_CHARS = 4_000;
+/**
+ * Events other than text wait this long to be stored (and sent), gathering what follows: a tool
+ * round trip's events (the call, its result, the next response) are one write, not one each.
+ * The turn's end and `close` store what waits at once.
+ */
+export const EVENT_BATCH_MS = 50;
 /** Event JSON per stored item at most (DynamoDB's item limit is 400 KB); a larger event goes alone, as it always did. */
 const ITEM_EVENT_BYTES = 256 * 1024;
 
@@ -15,8 +21,9 @@ const ITEM_EVENT_BYTES = 256 * 1024;
  * A turn's events, numbered, appended to the event log in order and only then broadcast live to
  * readers in this process: whatever a live client saw, a reconnect (Last-Event-ID) or a follower
  * in another invocation sees too. Consecutive text deltas are coalesced briefly so the log gets
- * a few writes per second, not one per token, and events that pile up while a write runs (an
- * assistant message and its tool calls, a result behind them) go out as one item.
+ * a few writes per second, not one per token; other events wait EVENT_BATCH_MS, and longer
+ * while a write runs, and what gathered meanwhile (an assistant message, its tool calls, their
+ * results) goes out as one item.
  */
 export class TurnFeed {
   readonly live = new EventFeed<StoredTurnEvent>();
@@ -24,8 +31,9 @@ export class TurnFeed {
   private text = '';
   private timer: NodeJS.Timeout | undefined;
   private writes: Promise<void> = Promise.resolve();
-  /** Numbered, waiting for the write in progress to finish. */
+  /** Numbered, waiting for the batch window or the write in progress. */
   private pending: StoredTurnEvent[] = [];
+  private batchTimer: NodeJS.Timeout | undefined;
   /** Events numbered but not yet stored: while the store is behind, text keeps coalescing. */
   private unstored = 0;
   /** Someone else wrote this turn's log (it found this turn dead): nothing more goes out. */
@@ -60,6 +68,7 @@ export class TurnFeed {
   /** Flushes what is pending and waits until every event is stored (and sent). */
   async close(): Promise<void> {
     this.flushText();
+    this.writePending();
     await this.writes;
     this.live.close();
   }
@@ -71,6 +80,7 @@ export class TurnFeed {
    */
   async end(event: TurnEvent, beforeSend: () => Promise<void>): Promise<void> {
     this.flushText();
+    this.writePending();
     const stored = this.number(event);
     this.unstored += 1;
     this.writes = this.writes.then(async () => {
@@ -87,7 +97,11 @@ export class TurnFeed {
   private textTimer(): void {
     this.timer = undefined;
     if (this.unstored > 0) this.timer = setTimeout(() => this.textTimer(), TEXT_COALESCE_MS);
-    else this.flushText();
+    else {
+      // The text waited its own window already.
+      this.flushText();
+      this.writePending();
+    }
   }
 
   private flushText(): void {
@@ -106,7 +120,14 @@ export class TurnFeed {
   private emit(event: TurnEvent): void {
     this.pending.push(this.number(event));
     this.unstored += 1;
-    // The first link to run takes whatever is pending then; the links behind it find less, or nothing.
+    this.batchTimer ??= setTimeout(() => this.writePending(), EVENT_BATCH_MS);
+  }
+
+  /** Queues the pending events' write behind the ones in flight; what piles up until it runs goes with it. */
+  private writePending(): void {
+    if (!this.batchTimer) return;
+    clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
     this.writes = this.writes.then(() => this.storePending());
   }
 

@@ -243,7 +243,8 @@ describe('the web console', { timeout: 150_000 }, () => {
   it('has no serious accessibility violations in the dark theme either', async () => {
     await page.goto(`${base}#/`);
     await page.getByRole('button', { name: 'Switch to dark theme' }).click();
-    expect(await page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
+    // The theme lands on <html> in an effect after the render the click causes.
+    await expect.poll(() => page.evaluate('document.documentElement.dataset.theme')).toBe('dark');
     await page.locator('tbody tr').first().waitFor();
     await expectAccessible();
     await shot('sessions-dark');

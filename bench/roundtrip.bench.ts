@@ -2,13 +2,13 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startLocalStack } from '../local/stack.ts';
-import type { MessagesRequest, ScriptedBlock, ScriptedResponse } from '../local/scripted-model/script.ts';
-import { startScriptedModelServer } from '../local/scripted-model/server.ts';
+import type { ScriptedBlock, ScriptedResponse } from '../local/scripted-model/script.ts';
 import { tableNames } from '../functions/stores/tables.ts';
 import { createParitySession } from '../scripts/parity-case.ts';
 import { createPhaseRecorder, PHASES, type Phase } from './roundtrip-phases.ts';
 import { measureFloor, type RoundTripFloor } from './roundtrip-floor.ts';
-import { isMainLoopRequest, runClaudeCode } from '../scripts/reference-claude.ts';
+import { runClaudeCode } from '../scripts/reference-claude.ts';
+import { startModelProcess, type Exchange } from './model-process-client.ts';
 
 /** Tool calls per tool case (each in its own model response). Below the local per-turn model-call cap. */
 const CALLS_PER_TOOL = 20;
@@ -29,7 +29,8 @@ interface ToolCase {
  * round trip as the model server sees it — from the end of a streamed response that asks for
  * one tool call to the arrival of the next request carrying its result — through the full local
  * path (HTTP API → turn engine → Lambda Invoke → runner → isolation) with the real SDK against
- * the scripted model server. Prints median and p90 per tool and for a long session of Reads.
+ * the scripted model server, which runs in a process of its own for both harnesses
+ * (model-process.ts). Prints median and p90 per tool and for a long session of Reads.
  * With a Claude Code binary (`--reference PATH` or `STRATUS_REFERENCE_CLAUDE`), the same cases
  * run through it in the same run (docs/tools.md, "Observing the reference") and the ratio is
  * printed per tool.
@@ -94,13 +95,11 @@ type Overheads = Record<string, number[]>;
  */
 function exchangeRecorder() {
   let lastEnd: number | undefined;
-  let lastBody: MessagesRequest | undefined;
   let gaps: number[] = [];
   let windows: [number, number][] = [];
   return {
-    onExchange({ body, receivedAt, respondedAt }: { body: MessagesRequest; receivedAt: number; respondedAt: number }) {
-      if (!isMainLoopRequest(body)) return;
-      lastBody = body;
+    onExchange({ main, receivedAt, respondedAt }: Exchange) {
+      if (!main) return;
       if (lastEnd !== undefined) {
         gaps.push(receivedAt - lastEnd);
         windows.push([lastEnd, receivedAt]);
@@ -114,8 +113,6 @@ function exchangeRecorder() {
       lastEnd = undefined;
       return out;
     },
-    /** The last main-loop request received. */
-    lastBody: () => lastBody,
     /** The windows (start, end) of the gaps since the last take. */
     takeWindows(): [number, number][] {
       const out = windows;
@@ -134,14 +131,13 @@ async function measureStratus(files: Record<string, string>, cases: ToolCase[], 
   const recorder = exchangeRecorder();
   const phases = createPhaseRecorder(tableNames('stratus'));
   const breakdowns: Breakdowns = {};
-  const queue: ScriptedResponse[] = [];
-  const model = await startScriptedModelServer({ brain: () => queue.shift() ?? done, onExchange: recorder.onExchange, keepRequests: 10 });
+  const model = await startModelProcess(recorder.onExchange);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'stratus-bench-roundtrip-'));
   const stack = await startLocalStack({
     dataDir, anthropic: { apiKey: 'roundtrip-bench', baseURL: model.url }, logLevel: 'error', tracing: phases.tracing, writeMetrics: phases.writeMetrics,
   });
   const turn = async (sessionId: string, steps: Step[]) => {
-    queue.push(...steps.map((content) => ({ content })), done);
+    await model.enqueue([...steps.map((content): ScriptedResponse => ({ content })), done]);
     const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
       method: 'POST',
       headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
@@ -149,6 +145,8 @@ async function measureStratus(files: Record<string, string>, cases: ToolCase[], 
     });
     if (res.status !== 200) throw new Error(`The turn failed: ${res.status} ${await res.text()}`);
     await res.text();
+    // Every exchange of the turn has reached the recorder once this answers.
+    await model.lastMainRequest();
     const windows = recorder.takeWindows();
     const split = windows.map(([start, end]) => phases.breakdown(start, end));
     phases.clear();
@@ -171,7 +169,7 @@ async function measureStratus(files: Record<string, string>, cases: ToolCase[], 
       out.long.push(...gaps);
       breakdowns.long.push(...split);
     }
-    return { overheads: out, phases: breakdowns, floor: await measureFloor(stack, recorder.lastBody()) };
+    return { overheads: out, phases: breakdowns, floor: await measureFloor(stack, await model.lastMainRequest()) };
   } finally {
     await stack.stop();
     await model.close();
@@ -199,14 +197,11 @@ async function runReference(claude: string, files: Record<string, string>, steps
   }
   const swapped = JSON.parse(JSON.stringify(steps).split('/workspace').join(dir)) as Step[];
   const recorder = exchangeRecorder();
-  let next = 0;
-  const model = await startScriptedModelServer({
-    keepRequests: 10,
-    onExchange: recorder.onExchange,
-    brain: (request) => (isMainLoopRequest(request) ? (swapped[next] ? { content: swapped[next++]! } : done) : { content: [{ type: 'text', text: 'ok' }] }),
-  });
+  const model = await startModelProcess(recorder.onExchange);
   try {
+    await model.enqueue(swapped.map((content) => ({ content })));
     await runClaudeCode(claude, { cwd: dir, home, modelUrl: model.url, prompt: 'Run the round-trip case.' });
+    await model.lastMainRequest();
     return recorder.take();
   } finally {
     await model.close();

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { closeServer, listenOnLoopback } from './net/listen.ts';
-import type { EmbeddedServer } from './dynamo-server.ts';
+import type { EmbeddedServer } from './service-child.ts';
 import type { TenantIsolatedFunction } from './tenant-worker-pool.ts';
 
 export type LocalFunction = (event: unknown) => Promise<unknown>;

@@ -2,7 +2,7 @@ import S3rver from 's3rver';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdirSync } from 'node:fs';
 import { closeServer, listenOnLoopback } from './net/listen.ts';
-import type { EmbeddedServer } from './dynamo-server.ts';
+import type { EmbeddedServer } from './service-child.ts';
 
 /** s3rver only accepts this access key id. */
 export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;

@@ -24,7 +24,8 @@ import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-ser
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { closeServer } from './net/listen.ts';
-import { LOCAL_S3_CREDENTIALS, startS3Server } from './s3-server.ts';
+import { LOCAL_S3_CREDENTIALS } from './s3-server.ts';
+import { startS3ServerProcess } from './s3-server-process.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
 import type { Brain } from './scripted-model/script.ts';
@@ -110,7 +111,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const started = <T extends { close(): Promise<void> }>(part: T): T => (stops.push(() => part.close()), part);
   try {
     const dynamo = started(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb') }));
-    const s3 = started(await startS3Server({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] }));
+    const s3 = started(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] }));
     const runner = started(startRunnerPool(opts, s3.url));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.

@@ -52,7 +52,7 @@ export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): 
     toolResults: await deps.blobs.deletePrefix(`${BUCKET_LAYOUT.toolResults}${sessionId}/`),
     spilled: await deps.blobs.deletePrefix(`${BUCKET_LAYOUT.spill}${sessionId}/`),
     workspaceObjects: await deletePrefix(
-      deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(session.workspace.id, 'delete')),
+      await deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(session.workspace.id, 'delete')),
       deps.config.bucket,
       workspacePrefix(session.workspace.id),
     ),

@@ -1,4 +1,5 @@
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { LazyClient } from '../shared/lazy-client.ts';
 import { z } from 'zod';
 import { turnSettingsSchema } from '../permissions/session-settings.ts';
 
@@ -52,10 +53,11 @@ export interface ContinuationScheduler {
 }
 
 /** Schedules continuations with an asynchronous (Event) Lambda invoke of the API function. */
-export function createLambdaContinuationScheduler(lambda: LambdaClient, functionName: string): ContinuationScheduler {
+export function createLambdaContinuationScheduler(lambda: LazyClient<LambdaClient>, functionName: string): ContinuationScheduler {
   return {
     async schedule(event) {
-      await lambda.send(
+      const { InvokeCommand } = await import('@aws-sdk/client-lambda');
+      await (await lambda()).send(
         new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(event)) }),
       );
     },

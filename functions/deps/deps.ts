@@ -66,7 +66,7 @@ export interface Deps {
    * S3 access to one workspace's objects (staging uploads, streaming exports back), always
    * through that workspace's minted credentials: the API's own role has no access to workspaces.
    */
-  workspaceStorage: (credentials: StorageCredentials) => S3Client;
+  workspaceStorage: (credentials: StorageCredentials) => Promise<S3Client>;
   workspaceCredentials: WorkspaceCredentialSource;
   model: ModelClient;
   tools: ToolRegistry;

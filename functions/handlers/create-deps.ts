@@ -1,9 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LambdaClient } from '@aws-sdk/client-lambda';
-import { SchedulerClient } from '@aws-sdk/client-scheduler';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createS3ClientFactory } from '../../sandbox-runner/s3-client.ts';
+import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
+import { cachedByCredentials, s3ClientConfig } from '../../sandbox-runner/s3-client-config.ts';
 import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
 import { createLambdaGithubDispatcher } from '../deps/github-dispatch.ts';
 import { createGithubClientFactory } from '../github-api/github-client.ts';
@@ -29,7 +29,9 @@ import { createToolRegistry } from '../tools/registry.ts';
 import { createMcpClients } from '../tools/mcp/mcp-clients.ts';
 import type { StratusConfig } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
+import type { LazyClient } from '../shared/lazy-client.ts';
 import { createModelClient } from './model-client.ts';
+import { once } from './once.ts';
 
 /**
  * The composition root (above every layer it wires): the only place AWS and model clients are
@@ -41,7 +43,7 @@ export function createDeps(
   overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string; tracing?: Tracing; writeMetrics?: (line: string) => void } = {},
 ): Deps {
   const { tracing, log, metrics, instanceId } = observability(config, overrides);
-  const { db, lambda, s3, aws } = awsClients(config, tracing);
+  const { db, lambda, scheduler, s3 } = awsClients(config, tracing);
   const blobs = new BlobStore(s3, config.bucket);
   return {
     config,
@@ -51,7 +53,7 @@ export function createDeps(
     events: new EventStore(db, config.tables.events),
     schedules: new ScheduleStore(db, config.tables.schedules),
     scheduleBackend: config.scheduler
-      ? createEventBridgeScheduleBackend(tracing.captureClient(new SchedulerClient({ ...aws })), config.scheduler)
+      ? createEventBridgeScheduleBackend(scheduler, config.scheduler)
       : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
     // Background sub-agents sit in the sessions table under their log ids (not listed: no tenantId).
@@ -61,7 +63,7 @@ export function createDeps(
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction), { metrics, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     ...githubDeps(config, db, lambda),
-    workspaceStorage: createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 }),
+    workspaceStorage: lazyWorkspaceStorage(config),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
     tools: createToolRegistry(),
@@ -89,7 +91,12 @@ function observability(config: StratusConfig, overrides: { instanceId?: string; 
   return { tracing, log, metrics, instanceId };
 }
 
-/** The AWS SDK clients, pointed at the config's endpoints (the local stack's servers, or AWS), each traced. */
+/**
+ * The AWS SDK clients, pointed at the config's endpoints (the local stack's servers, or AWS), each
+ * traced. All but DynamoDB's are built on their first call (most requests make none: an S3 read
+ * or write, a runner call, a continuation, a schedule change), so their packages stay off a
+ * cold start's import path (LazyClient).
+ */
 function awsClients(config: StratusConfig, tracing: Tracing) {
   const aws = {
     region: config.region,
@@ -97,20 +104,39 @@ function awsClients(config: StratusConfig, tracing: Tracing) {
   };
   const dynamo = tracing.captureClient(new DynamoDBClient({ ...aws, endpoint: config.endpoints.dynamodb }));
   const db = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
-  const lambda = tracing.captureClient(new LambdaClient({ ...aws, endpoint: config.endpoints.lambda }));
+  const lambda = once(async () => {
+    const { LambdaClient } = await import('@aws-sdk/client-lambda');
+    return tracing.captureClient(new LambdaClient({ ...aws, endpoint: config.endpoints.lambda }));
+  });
+  const scheduler = once(async () => {
+    const { SchedulerClient } = await import('@aws-sdk/client-scheduler');
+    return tracing.captureClient(new SchedulerClient({ ...aws }));
+  });
   // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
-  const s3 = tracing.captureClient(new S3Client({
-    ...aws,
-    endpoint: config.endpoints.s3,
-    forcePathStyle: config.endpoints.s3 !== undefined,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  }));
-  return { aws, db, lambda, s3 };
+  const s3 = once(async () => {
+    const { S3Client } = await import('@aws-sdk/client-s3');
+    return tracing.captureClient(new S3Client({
+      ...aws,
+      endpoint: config.endpoints.s3,
+      forcePathStyle: config.endpoints.s3 !== undefined,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    }));
+  });
+  return { db, lambda, scheduler, s3 };
+}
+
+/** S3 clients holding one workspace's minted credentials, built once the S3 package is loaded (on the first workspace access). */
+function lazyWorkspaceStorage(config: StratusConfig): (credentials: StorageCredentials) => Promise<S3Client> {
+  const factory = once(async () => {
+    const { S3Client } = await import('@aws-sdk/client-s3');
+    return cachedByCredentials((credentials) => new S3Client(s3ClientConfig({ region: config.region, endpoint: config.endpoints.s3 }, credentials)));
+  });
+  return async (credentials) => (await factory())(credentials);
 }
 
 /** GitHub issue fixing: its tables, the worker deliveries are handed to, and the GitHub API clients. */
-function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: LambdaClient): Pick<Deps, 'github' | 'githubDispatch' | 'githubClients'> {
+function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: LazyClient<LambdaClient>): Pick<Deps, 'github' | 'githubDispatch' | 'githubClients'> {
   return {
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,

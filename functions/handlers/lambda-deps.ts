@@ -1,10 +1,10 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { STSClient } from '@aws-sdk/client-sts';
 import { EGRESS_TOKEN_TTL_MS, withEgressTokens } from '../runner-client/egress-tokens.ts';
 import { createStsWorkspaceCredentialSource } from '../runner-client/sts-credentials.ts';
 import { configFromEnv } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
 import { createDeps } from './create-deps.ts';
+import { once } from './once.ts';
 import { NO_TRACING } from '../shared/tracing.ts';
 import { createXRayTracing } from './xray-tracing.ts';
 
@@ -51,7 +51,11 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
     ...(appKey ? { STRATUS_GITHUB_APP_PRIVATE_KEY: appKey } : {}),
   });
   const workspaceCredentials = createStsWorkspaceCredentialSource({
-    sts: tracing.captureClient(new STSClient({ region })),
+    // Built on the first runner call (LazyClient): no request needs STS before.
+    sts: once(async () => {
+      const { STSClient } = await import('@aws-sdk/client-sts');
+      return tracing.captureClient(new STSClient({ region }));
+    }),
     roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'),
     bucket: config.bucket,
   });

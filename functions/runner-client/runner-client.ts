@@ -1,4 +1,5 @@
-import { InvokeCommand, type LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { LazyClient } from '../shared/lazy-client.ts';
 import type { RunnerRequest, RunnerResponse, StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import { RunnerFailedError } from './runner-errors.ts';
 import { isConnectionReset, isRetryableOnReset, RUNNER_RESET_RETRIES } from './runner-retry.ts';
@@ -29,9 +30,10 @@ const RETRY_PAUSE_MS = 50;
  * op that is safe to repeat (runner-retry.ts) is sent again when the call failed on a reset
  * connection, on the way to the runner or inside it.
  */
-export function createLambdaRunnerClient(lambda: LambdaClient, functionName: string): RunnerClient {
+export function createLambdaRunnerClient(lambda: LazyClient<LambdaClient>, functionName: string): RunnerClient {
   async function invokeOnce(request: RunnerRequest, tenantId: string): Promise<RunnerResponse> {
-    const out = await lambda.send(
+    const { InvokeCommand } = await import('@aws-sdk/client-lambda');
+    const out = await (await lambda()).send(
       new InvokeCommand({ FunctionName: functionName, TenantId: tenantId, Payload: Buffer.from(JSON.stringify(request)) }),
     );
     const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';

@@ -1,4 +1,4 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import { stopMarkerKey } from '../../sandbox-runner/ops/stop-marker-key.ts';
 import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/workspace/short-lived-tag.ts';
@@ -6,7 +6,7 @@ import { workspacePrefix } from '../../sandbox-runner/workspace/workspace-prefix
 import type { WorkspaceCredentialSource } from './runner-client.ts';
 
 export interface StopMarkerDeps {
-  workspaceStorage: (credentials: StorageCredentials) => S3Client;
+  workspaceStorage: (credentials: StorageCredentials) => Promise<S3Client>;
   workspaceCredentials: WorkspaceCredentialSource;
   config: { bucket: string };
 }
@@ -18,6 +18,7 @@ export interface StopMarkerDeps {
  * Tagged short-lived: the bucket's lifecycle rule removes it after a day.
  */
 export async function putStopMarker(deps: StopMarkerDeps, workspaceId: string, key: string): Promise<void> {
-  const s3 = deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
+  const { PutObjectCommand } = await import('@aws-sdk/client-s3');
+  const s3 = await deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
   await s3.send(new PutObjectCommand({ Bucket: deps.config.bucket, Key: `${workspacePrefix(workspaceId)}${stopMarkerKey(key)}`, Body: new Uint8Array(0), ContentLength: 0, Tagging: SHORT_LIVED_TAGGING }));
 }

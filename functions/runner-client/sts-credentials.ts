@@ -1,7 +1,8 @@
-import { AssumeRoleCommand, type STSClient } from '@aws-sdk/client-sts';
+import type { STSClient } from '@aws-sdk/client-sts';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import { workspaceSessionPolicy } from '../../sandbox-runner/workspace/session-policy.ts';
 import { SystemError } from '../shared/errors.ts';
+import type { LazyClient } from '../shared/lazy-client.ts';
 import type { WorkspaceCredentialSource, WorkspacePurpose } from './runner-client.ts';
 
 /** Workspace objects live under this prefix; the runner protocol's `workspace.id` names the folder. */
@@ -37,7 +38,7 @@ export function assertWorkspaceId(workspaceId: string): void {
 }
 
 export interface StsWorkspaceCredentialOptions {
-  sts: STSClient;
+  sts: LazyClient<STSClient>;
   /** The dedicated workspace-access role (its own policy: the bucket's `workspaces/*`). */
   roleArn: string;
   bucket: string;
@@ -65,7 +66,8 @@ export function createStsWorkspaceCredentialSource(opts: StsWorkspaceCredentialO
       const cached = cache.get(cacheKey);
       if (cached && cached.expiresAt - clock() > REUSE_MARGIN_MS) return cached.credentials;
 
-      const out = await opts.sts.send(
+      const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+      const out = await (await opts.sts()).send(
         new AssumeRoleCommand({
           RoleArn: opts.roleArn,
           RoleSessionName: `ws-${workspaceId}`.slice(0, 64),

@@ -1,17 +1,19 @@
-import { Cron } from 'croner';
 import { UserError } from '../shared/errors.ts';
 
 /**
  * Schedules use standard five-field cron (`minute hour day-of-month month day-of-week`) in an
  * IANA time zone. Locally croner computes the next run; in AWS the same expression is
- * translated into EventBridge Scheduler's six-field `cron(...)` form.
+ * translated into EventBridge Scheduler's six-field `cron(...)` form. croner is loaded on first
+ * use: only schedule requests and firings need it, not a cold start (docs/deploy.md, "Cold start
+ * and bundle size").
  */
-export function nextRunAt(expression: string, timezone: string, after: Date): Date | undefined {
+export async function nextRunAt(expression: string, timezone: string, after: Date): Promise<Date | undefined> {
+  const { Cron } = await import('croner');
   return new Cron(expression, { paused: true, timezone }).nextRun(after) ?? undefined;
 }
 
-/** Throws a UserError naming what is wrong with the expression or time zone. */
-export function validateSchedule(expression: string, timezone: string): void {
+/** Throws (rejects with) a UserError naming what is wrong with the expression or time zone. */
+export async function validateSchedule(expression: string, timezone: string): Promise<void> {
   const fields = expression.trim().split(/\s+/);
   if (fields.length !== 5) {
     throw new UserError(`Invalid "cron": expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}.`);
@@ -21,6 +23,7 @@ export function validateSchedule(expression: string, timezone: string): void {
   } catch {
     throw new UserError(`Invalid "timezone": "${timezone}" is not an IANA time zone (e.g. "UTC", "Europe/Berlin").`);
   }
+  const { Cron } = await import('croner');
   try {
     new Cron(expression, { paused: true, timezone });
   } catch (err) {

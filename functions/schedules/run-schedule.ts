@@ -37,7 +37,7 @@ export async function runScheduledTask(deps: ScheduleRunDeps, event: ScheduledTa
     log.warn('schedule fired but no longer exists');
     return undefined;
   }
-  const next = nextRunAt(schedule.cron, schedule.timezone, new Date(event.firedAt));
+  const next = await nextRunAt(schedule.cron, schedule.timezone, new Date(event.firedAt));
   if (!(await deps.schedules.claimFiring(schedule.scheduleId, event.firedAt, next?.getTime()))) {
     log.info('firing already claimed; ignoring a duplicate');
     return undefined;

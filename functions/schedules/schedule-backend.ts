@@ -1,11 +1,5 @@
-import {
-  CreateScheduleCommand,
-  DeleteScheduleCommand,
-  ResourceNotFoundException,
-  UpdateScheduleCommand,
-  type CreateScheduleCommandInput,
-  type SchedulerClient,
-} from '@aws-sdk/client-scheduler';
+import type { CreateScheduleCommandInput, SchedulerClient } from '@aws-sdk/client-scheduler';
+import type { LazyClient } from '../shared/lazy-client.ts';
 import type { ScheduleBackend, ScheduleRecord } from '../stores/schedule-store.ts';
 import { toEventBridgeExpression } from './cron.ts';
 
@@ -43,10 +37,11 @@ export function toSchedulerRequest(record: ScheduleRecord, target: EventBridgeTa
   };
 }
 
-export function createEventBridgeScheduleBackend(client: SchedulerClient, target: EventBridgeTarget): ScheduleBackend {
+export function createEventBridgeScheduleBackend(scheduler: LazyClient<SchedulerClient>, target: EventBridgeTarget): ScheduleBackend {
   return {
     async upsert(record) {
       const request = toSchedulerRequest(record, target);
+      const [{ CreateScheduleCommand, ResourceNotFoundException, UpdateScheduleCommand }, client] = await Promise.all([import('@aws-sdk/client-scheduler'), scheduler()]);
       try {
         await client.send(new UpdateScheduleCommand(request));
       } catch (err) {
@@ -55,6 +50,7 @@ export function createEventBridgeScheduleBackend(client: SchedulerClient, target
       }
     },
     async remove(scheduleId) {
+      const [{ DeleteScheduleCommand, ResourceNotFoundException }, client] = await Promise.all([import('@aws-sdk/client-scheduler'), scheduler()]);
       try {
         await client.send(new DeleteScheduleCommand({ Name: scheduleId, GroupName: target.groupName }));
       } catch (err) {

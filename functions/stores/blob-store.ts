@@ -1,5 +1,6 @@
 import { deletePrefix } from './delete-prefix.ts';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3ServiceException, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { LazyClient } from '../shared/lazy-client.ts';
 
 /**
  * Harness-side blobs in S3: persisted tool results and message payloads too large for a
@@ -8,41 +9,41 @@ import { GetObjectCommand, NoSuchKey, PutObjectCommand, S3ServiceException, type
  */
 export class BlobStore {
   constructor(
-    private readonly s3: S3Client,
+    private readonly s3: LazyClient<S3Client>,
     private readonly bucket: string,
   ) {}
 
-  /** Writes the object unless it exists. Returns false when it was already there (a replay). */
+  /**
+   * Writes the object unless it exists. Returns false when it was already there (a replay): S3
+   * answers a failed `If-None-Match` with 412 PreconditionFailed, whatever the message.
+   */
   async putIfAbsent(key: string, body: string, contentType = 'text/plain; charset=utf-8'): Promise<boolean> {
+    const { PutObjectCommand, S3ServiceException } = await import('@aws-sdk/client-s3');
     try {
-      await this.s3.send(
+      await (await this.s3()).send(
         new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, IfNoneMatch: '*' }),
       );
       return true;
     } catch (err) {
-      if (isPreconditionFailed(err)) return false;
+      if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 412) return false;
       throw err;
     }
   }
 
   /** Deletes everything under a harness prefix (a deleted session's results and spills). */
   async deletePrefix(prefix: string): Promise<number> {
-    return deletePrefix(this.s3, this.bucket, prefix);
+    return deletePrefix(await this.s3(), this.bucket, prefix);
   }
 
   /** The object's text, or undefined when there is none. */
   async get(key: string): Promise<string | undefined> {
+    const { GetObjectCommand, NoSuchKey, S3ServiceException } = await import('@aws-sdk/client-s3');
     try {
-      const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const out = await (await this.s3()).send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       return (await out.Body?.transformToString('utf8')) ?? '';
     } catch (err) {
       if (err instanceof NoSuchKey || (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 404)) return undefined;
       throw err;
     }
   }
-}
-
-/** S3 answers a failed `If-None-Match`/`If-Match` with 412 PreconditionFailed, whatever the message. */
-function isPreconditionFailed(err: unknown): boolean {
-  return err instanceof S3ServiceException && err.$metadata.httpStatusCode === 412;
 }

@@ -1,10 +1,11 @@
-import { DeleteObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 
 /** Deletes at once (single-object deletes: they need no checksum header, which some S3 stand-ins refuse). */
 const PARALLEL_DELETES = 8;
 
 /** Deletes every object under a prefix, a listing page at a time. Returns how many were deleted. */
 export async function deletePrefix(s3: S3Client, bucket: string, prefix: string): Promise<number> {
+  const { DeleteObjectCommand, ListObjectsV2Command } = await import('@aws-sdk/client-s3');
   let deleted = 0;
   let token: string | undefined;
   do {

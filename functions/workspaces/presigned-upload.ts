@@ -1,5 +1,3 @@
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { SHORT_LIVED_TAGGING_XML } from '../../sandbox-runner/workspace/short-lived-tag.ts';
 import { isId } from '../shared/ids.ts';
 import { ConflictError, LimitError, NotFoundError } from '../shared/errors.ts';
@@ -39,7 +37,8 @@ export async function createPresignedUpload(
   assertEmpty(session);
   const uploadId = deps.newId(UPLOAD_ID_PREFIX);
   const key = uploadKey(session.workspace.id, uploadId).full;
-  const s3 = deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(session.workspace.id));
+  const { createPresignedPost } = await import('@aws-sdk/s3-presigned-post');
+  const s3 = await deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(session.workspace.id));
   const { url, fields } = await createPresignedPost(s3, {
     Bucket: deps.config.bucket,
     Key: key,
@@ -60,7 +59,8 @@ export async function stagedUpload(deps: StorageDeps, session: SessionRecord, up
   const unknown = () => new NotFoundError(`No upload "${uploadId.slice(0, 64)}" for session ${session.sessionId}: an upload id comes from POST …/workspace/uploads of the same session, and the archive must have been uploaded with its form first.`);
   if (!isId(UPLOAD_ID_PREFIX, uploadId)) throw unknown();
   const key = uploadKey(session.workspace.id, uploadId);
-  const s3 = deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(session.workspace.id));
+  const { HeadObjectCommand } = await import('@aws-sdk/client-s3');
+  const s3 = await deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(session.workspace.id));
   let size: number;
   try {
     size = (await s3.send(new HeadObjectCommand({ Bucket: deps.config.bucket, Key: key.full }))).ContentLength ?? 0;

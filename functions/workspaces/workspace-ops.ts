@@ -1,4 +1,3 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { RunnerOp } from '../../sandbox-runner/protocol.ts';
 import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/workspace/short-lived-tag.ts';
@@ -70,17 +69,17 @@ async function workspaceS3(deps: StorageDeps, workspaceId: string) {
 
 /** A staged upload, tagged short-lived so one left behind by a failed import expires. */
 export async function putUpload(deps: StorageDeps, workspaceId: string, key: string, body: Readable, length: number): Promise<void> {
-  const s3 = await workspaceS3(deps, workspaceId);
+  const [{ PutObjectCommand }, s3] = await Promise.all([import('@aws-sdk/client-s3'), workspaceS3(deps, workspaceId)]);
   await s3.send(new PutObjectCommand({ Bucket: deps.config.bucket, Key: key, Body: body, ContentLength: length, Tagging: SHORT_LIVED_TAGGING }));
 }
 
 export async function deleteObject(deps: StorageDeps, workspaceId: string, key: string): Promise<void> {
-  const s3 = await workspaceS3(deps, workspaceId);
+  const [{ DeleteObjectCommand }, s3] = await Promise.all([import('@aws-sdk/client-s3'), workspaceS3(deps, workspaceId)]);
   await s3.send(new DeleteObjectCommand({ Bucket: deps.config.bucket, Key: key }));
 }
 
 export async function getObjectStream(deps: StorageDeps, workspaceId: string, key: string): Promise<ReadableStream> {
-  const s3 = await workspaceS3(deps, workspaceId);
+  const [{ GetObjectCommand }, s3] = await Promise.all([import('@aws-sdk/client-s3'), workspaceS3(deps, workspaceId)]);
   const out = await s3.send(new GetObjectCommand({ Bucket: deps.config.bucket, Key: key }));
   return out.Body!.transformToWebStream();
 }

@@ -54,6 +54,9 @@ describe('the bundled API function', () => {
     expect(startBytes).toBeLessThanOrEqual(START_PATH_CAP_BYTES);
     const startInputs = start.flatMap((f) => Object.keys(metafile.outputs[f]!.inputs));
     expect(startInputs.filter((input) => /node_modules\/zod\/v4\/locales\/(?!en\.js)|node_modules\/@anthropic-ai\/sdk\/client\.mjs/.test(input))).toEqual([]);
+    // The AWS SDK clients most requests never call, and croner (schedules only), load on first use.
+    expect(startInputs.filter((input) => /node_modules\/(@aws-sdk\/client-(s3|lambda|sts|scheduler)|@aws-sdk\/s3-presigned-post|croner)\//.test(input))).toEqual([]);
+    expect(startInputs).toContain('node_modules/@aws-sdk/client-dynamodb/dist-es/DynamoDBClient.js');
     expect(startInputs).toContain('node_modules/zod/v4/locales/en.js');
     const script = path.join(tmp.dir, 'invoke.mjs');
     writeFileSync(script, INVOKE_SCRIPT);

@@ -14,7 +14,7 @@ describe('deleting and changing a session', () => {
   });
 
   async function objectsUnder(prefix: string, workspaceId?: string): Promise<string[]> {
-    const s3 = workspaceId ? stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace(workspaceId)) : stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace('any'));
+    const s3 = workspaceId ? await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace(workspaceId)) : await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace('any'));
     const out = await s3.send(new ListObjectsV2Command({ Bucket: stack.deps.config.bucket, Prefix: prefix }));
     return (out.Contents ?? []).map((o) => o.Key!);
   }

@@ -36,7 +36,7 @@ describe('presigned archive uploads on the local stack', () => {
     expect(uploaded.status).toBe(204);
     const { deps } = fx.stack;
     const workspaceId = (form.json.fields.key as string).split('/')[1]!;
-    const s3 = deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
+    const s3 = await deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
     const head = () => s3.send(new HeadObjectCommand({ Bucket: deps.config.bucket, Key: form.json.fields.key })).then((o) => o.ContentLength, (err: { $metadata: { httpStatusCode: number } }) => err.$metadata.httpStatusCode);
     expect(await head()).toBe(archive.length);
 

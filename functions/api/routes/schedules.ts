@@ -153,7 +153,7 @@ function createHandler(deps: ScheduleRouteDeps): RouteHandler<typeof create, Api
   return async (c) => {
     const body = c.req.valid('json');
     const tenantId = c.get('tenantId');
-    validateSchedule(body.cron, body.timezone);
+    await validateSchedule(body.cron, body.timezone);
     if (body.sessionId && body.files) throw new UserError('Give either "sessionId" or "files", not both.');
     // Checked now, with the runner's rules: a bad seed would otherwise fail only when the schedule fires.
     assertSeedFiles(body.files, 'files');
@@ -170,7 +170,7 @@ function createHandler(deps: ScheduleRouteDeps): RouteHandler<typeof create, Api
       enabled: body.enabled,
       createdAt: now.toISOString(),
       updatedAt: now.toISOString(),
-      nextRunAt: nextRunAt(body.cron, body.timezone, now)?.getTime(),
+      nextRunAt: (await nextRunAt(body.cron, body.timezone, now))?.getTime(),
       ...(body.budgets ? { budgets: body.budgets } : {}),
     };
     assertFits(record);
@@ -186,8 +186,8 @@ function patchHandler(deps: ScheduleRouteDeps): RouteHandler<typeof patch, ApiEn
     const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     assertSeedFiles(files, 'files');
     const updated: ScheduleRecord = { ...current, ...fields, target: await patchedTarget(deps, c.get('tenantId'), current.target, { sessionId, files }), updatedAt: new Date(deps.clock()).toISOString() };
-    validateSchedule(updated.cron, updated.timezone);
-    updated.nextRunAt = nextRunAt(updated.cron, updated.timezone, new Date(deps.clock()))?.getTime();
+    await validateSchedule(updated.cron, updated.timezone);
+    updated.nextRunAt = (await nextRunAt(updated.cron, updated.timezone, new Date(deps.clock())))?.getTime();
     assertFits(updated);
     await deps.schedules.put(updated);
     await deps.scheduleBackend.upsert(updated);

@@ -77,7 +77,7 @@ describe('runner client', () => {
 
   /** A client whose SDK makes one attempt, so any retry seen here is the runner client's own. */
   function client(endpoint: string) {
-    return createLambdaRunnerClient(new LambdaClient({ region: 'us-east-1', endpoint, credentials, maxAttempts: 1 }), 'runner');
+    return createLambdaRunnerClient(async () => new LambdaClient({ region: 'us-east-1', endpoint, credentials, maxAttempts: 1 }), 'runner');
   }
 
   it('invokes the tenant-isolated runner with the workspace id as the tenant id, on every call', async () => {

@@ -50,7 +50,7 @@ describe('createStsWorkspaceCredentialSource', () => {
 
   const source = (now: { t: number }) =>
     createStsWorkspaceCredentialSource({
-      sts: new STSClient({ region: 'eu-west-1', endpoint, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' } }),
+      sts: async () => new STSClient({ region: 'eu-west-1', endpoint, credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'x' } }),
       roleArn: ROLE_ARN,
       bucket: 'stratus-bucket',
       clock: () => now.t,

@@ -21,17 +21,17 @@ describe('cron expressions', () => {
     );
   });
 
-  it('validates field count, syntax and time zone with messages naming the field', () => {
-    expect(() => validateSchedule('* * * *', 'UTC')).toThrow('Invalid "cron": expected 5 fields (minute hour day-of-month month day-of-week), got 4.');
-    expect(() => validateSchedule('61 * * * *', 'UTC')).toThrow(/^Invalid "cron": /);
-    expect(() => validateSchedule('0 * * * *', 'Mars/Olympus')).toThrow('Invalid "timezone": "Mars/Olympus" is not an IANA time zone (e.g. "UTC", "Europe/Berlin").');
-    expect(() => validateSchedule('0 9 * * 1-5', 'Europe/Berlin')).not.toThrow();
+  it('validates field count, syntax and time zone with messages naming the field', async () => {
+    await expect(validateSchedule('* * * *', 'UTC')).rejects.toThrow('Invalid "cron": expected 5 fields (minute hour day-of-month month day-of-week), got 4.');
+    await expect(validateSchedule('61 * * * *', 'UTC')).rejects.toThrow(/^Invalid "cron": /);
+    await expect(validateSchedule('0 * * * *', 'Mars/Olympus')).rejects.toThrow('Invalid "timezone": "Mars/Olympus" is not an IANA time zone (e.g. "UTC", "Europe/Berlin").');
+    await expect(validateSchedule('0 9 * * 1-5', 'Europe/Berlin')).resolves.toBeUndefined();
   });
 
-  it('computes the next run in the schedule\'s time zone', () => {
+  it('computes the next run in the schedule\'s time zone', async () => {
     const after = new Date('2026-03-02T07:30:00Z'); // a Monday
-    expect(nextRunAt('0 9 * * 1-5', 'Europe/Berlin', after)?.toISOString()).toBe('2026-03-02T08:00:00.000Z');
-    expect(nextRunAt('0 9 * * 1-5', 'UTC', after)?.toISOString()).toBe('2026-03-02T09:00:00.000Z');
+    expect((await nextRunAt('0 9 * * 1-5', 'Europe/Berlin', after))?.toISOString()).toBe('2026-03-02T08:00:00.000Z');
+    expect((await nextRunAt('0 9 * * 1-5', 'UTC', after))?.toISOString()).toBe('2026-03-02T09:00:00.000Z');
   });
 
   it('builds the EventBridge Scheduler request from the record', () => {

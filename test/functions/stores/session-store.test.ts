@@ -34,7 +34,7 @@ describe('SessionStore leases and MessageStore appends (against the DynamoDB pro
     await ensureTables(client, TABLES);
     const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     sessions = new SessionStore(db, TABLES.sessions);
-    messages = new MessageStore(db, TABLES.messages, new BlobStore(s3, 'b'));
+    messages = new MessageStore(db, TABLES.messages, new BlobStore(async () => s3, 'b'));
   });
   afterAll(async () => {
     client.destroy();

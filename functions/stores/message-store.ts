@@ -5,11 +5,12 @@ import type { BlobStore } from './blob-store.ts';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, keyString } from './cursor.ts';
 import { spilledMessageKey } from './bucket-layout.ts';
+import { decodeMessageItem, encodeMessageItem } from './message-item.ts';
 
 /**
- * DynamoDB refuses items over 400 KB (names and values together). Past this many bytes of JSON
- * a message's payload goes to S3 and the item keeps a pointer; the margin covers attribute
- * names and the number encoding.
+ * DynamoDB refuses items over 400 KB (names and values together). Past this many bytes of item
+ * (`encodeMessageItem` counts them) a message's payload goes to S3 and the item keeps a pointer;
+ * the margin leaves room below the limit.
  */
 export const SPILL_THRESHOLD_BYTES = 350_000;
 
@@ -70,9 +71,9 @@ export interface MessagePage {
 }
 
 /**
- * The append-only message log. Each message is its own item, written the moment it exists with
- * a create-only condition on its sequence number, so a replayed or racing write can never
- * overwrite history.
+ * The append-only message log. Each message is its own item (laid out as `message-item.ts`
+ * says), written the moment it exists with a create-only condition on its sequence number, so
+ * a replayed or racing write can never overwrite history.
  */
 export class MessageStore {
   /** Every message of a session (DELETE); spilled payloads are removed with the session's `spill/` prefix. */
@@ -92,17 +93,16 @@ export class MessageStore {
    * points at something missing.
    */
   async append(message: StoredMessage): Promise<void> {
-    let item: StoredMessage = message;
-    const bytes = Buffer.byteLength(JSON.stringify(message));
-    if (bytes > SPILL_THRESHOLD_BYTES) {
+    let encoded = encodeMessageItem(message);
+    if (encoded.bytes > SPILL_THRESHOLD_BYTES) {
       const key = spilledMessageKey(message.sessionId, message.seq, message.uuid);
       const payload = JSON.stringify({ content: message.content, decisions: message.decisions });
       await this.blobs.putIfAbsent(key, payload, 'application/json');
       const { decisions: _decisions, ...rest } = message;
-      item = { ...rest, content: [], spill: { key, bytes: Buffer.byteLength(payload) } };
+      encoded = encodeMessageItem({ ...rest, content: [], spill: { key, bytes: Buffer.byteLength(payload) } });
     }
     await this.db.send(
-      new PutCommand({ TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(seq)' }),
+      new PutCommand({ TableName: this.table, Item: encoded.item, ConditionExpression: 'attribute_not_exists(seq)' }),
     );
   }
 
@@ -136,7 +136,7 @@ export class MessageStore {
       }),
     );
     return {
-      messages: await this.resolveSpills((out.Items ?? []) as StoredMessage[]),
+      messages: await this.resolveSpills((out.Items ?? []).map((item) => decodeMessageItem<StoredMessage>(item))),
       nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : undefined,
     };
   }

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeMessageItem } from '../../functions/stores/message-item.ts';
 import { SPILL_THRESHOLD_BYTES, type StoredMessage } from '../../functions/stores/message-store.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { LOCAL_S3_CREDENTIALS } from '../../local/s3-server.ts';
@@ -28,9 +29,11 @@ describe('messages too big for a DynamoDB item', () => {
 
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: LOCAL_S3_CREDENTIALS }));
     const item = (await db.send(new GetCommand({ TableName: stack.deps.config.tables.messages, Key: { sessionId: 'ses_spill', seq: 0 } }))).Item!;
-    expect(item.content).toEqual([]);
-    expect(item.spill).toEqual({ key: 'spill/ses_spill/messages/0000000000-msg_big.json', bytes: expect.any(Number) });
-    expect(item.spill.bytes).toBeGreaterThan(SPILL_THRESHOLD_BYTES);
+    const stored = decodeMessageItem<StoredMessage>(item);
+    expect(stored.content).toEqual([]);
+    expect(stored.spill).toEqual({ key: 'spill/ses_spill/messages/0000000000-msg_big.json', bytes: expect.any(Number) });
+    expect(stored.spill!.bytes).toBeGreaterThan(SPILL_THRESHOLD_BYTES);
+    expect(Buffer.byteLength(item.body)).toBeLessThan(1_000);
 
     const loaded = await stack.deps.messages.loadFrom('ses_spill', 0);
     expect(loaded.map((m) => m.seq)).toEqual([0, 1]);

@@ -47,8 +47,17 @@ async function createAnthropicMessages(options: ClientOptions): Promise<Messages
   class MessagesClient extends BaseAnthropic {
     readonly messages = new Messages(this);
   }
-  return new MessagesClient(options).messages;
+  return new MessagesClient({ ...options, fetch: fetchWithBytesBody }).messages;
 }
+
+/**
+ * The platform fetch, handed a string body as bytes. Given a string, undici first checks every
+ * character for lone surrogates and then encodes it through a web stream: about a millisecond a
+ * request at a long session's few hundred KB of JSON, in the turn's own process. Encoding it here
+ * is one native copy (lone surrogates become U+FFFD either way).
+ */
+const fetchWithBytesBody: typeof fetch = (input, init) =>
+  fetch(input, typeof init?.body === 'string' ? { ...init, body: Buffer.from(init.body) } : init);
 
 async function createBedrockClient(config: Pick<StratusConfig, 'region' | 'endpoints' | 'localCredentials'>): Promise<AnthropicBedrock> {
   const { AnthropicBedrock } = await import('@anthropic-ai/bedrock-sdk');

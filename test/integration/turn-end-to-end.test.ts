@@ -38,6 +38,14 @@ describe('a turn through the whole local stack', () => {
     expect(session.json).toMatchObject({ status: 'idle', messageCount: 6, turnCount: 1, cwd: '/workspace/src', workspace: { version: 2 } });
   });
 
+  it('sends the model non-ASCII text exactly (the request body goes out as UTF-8 bytes)', async () => {
+    const sessionId = await api.createSession();
+    const prompt = 'Grüße, naïve café 日本語 — 🚀 done';
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'ok' }] });
+    expect((await api.turn(sessionId, prompt)).json).toMatchObject({ stopReason: 'end_turn' });
+    expect(JSON.stringify(stack.model!.requests.at(-1)!.body.messages[0]!.content)).toContain(prompt);
+  });
+
   it('returns JSON when the client does not ask for a stream, and keeps the log in order', async () => {
     const sessionId = await api.createSession();
     stack.model!.enqueue({ content: [{ type: 'text', text: 'Hi there.' }] });

@@ -4,10 +4,12 @@ import path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsStreaming } from '@anthropic-ai/sdk/resources/messages';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startLambdaInvokeServer } from '../local/lambda-invoke-server.ts';
 import type { MessagesRequest } from '../local/scripted-model/script.ts';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
-import type { LocalStack } from '../local/stack.ts';
+import { LOCAL_S3_CREDENTIALS } from '../local/s3-server.ts';
+import { LOCAL_BUCKET, type LocalStack } from '../local/stack.ts';
 import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
 
 const SAMPLES = 60;
@@ -18,6 +20,8 @@ export interface RoundTripFloor {
   messagePut: number;
   invoke: number;
   modelSend: number;
+  /** A create-only PUT of a small object: how a changed workspace's new version becomes durable. */
+  versionPut: number;
   sandboxStart: number;
 }
 
@@ -27,8 +31,10 @@ export interface RoundTripFloor {
  * round trip uses — one message put (the tool result must be durable before the next request),
  * one Lambda Invoke of a function that does nothing (in this process: the runner's own process
  * adds an IPC hop on top), one model request from the SDK call to its arrival at the server (the
- * body the bench's last Stratus request carried), and for Bash one `true` in the hardened
- * sandbox. A round trip needs at least the first three in series; Bash also the sandbox.
+ * body the bench's last Stratus request carried), a create-only PUT of a small object to the
+ * S3 stand-in (a tool that changes the workspace reports its result only once the new version
+ * is durable), and for Bash one `true` in the hardened sandbox. A round trip needs at least the
+ * first three in series; Write and Edit also the PUT, Bash also the sandbox.
  */
 export async function measureFloor(stack: LocalStack, lastRequest: MessagesRequest | undefined): Promise<RoundTripFloor> {
   let seq = 0;
@@ -39,7 +45,23 @@ export async function measureFloor(stack: LocalStack, lastRequest: MessagesReque
       createdAt: new Date().toISOString(),
     }),
   );
-  return { messagePut, invoke: await invokeFloor(stack), modelSend: await modelSendFloor(lastRequest), sandboxStart: await sandboxFloor() };
+  return {
+    messagePut, invoke: await invokeFloor(stack), modelSend: await modelSendFloor(lastRequest), versionPut: await versionPutFloor(stack), sandboxStart: await sandboxFloor(),
+  };
+}
+
+async function versionPutFloor(stack: LocalStack): Promise<number> {
+  const s3 = new S3Client({
+    region: stack.deps.config.region, endpoint: stack.urls.s3, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS,
+    requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const body = JSON.stringify({ version: 2, upserts: { 'out/w.txt': { type: 'file', sha256: 'x'.repeat(64), size: 8, mode: 420 } }, padding: 'x'.repeat(400) });
+  let n = 0;
+  try {
+    return await medianOf(() => s3.send(new PutObjectCommand({ Bucket: LOCAL_BUCKET, Key: `roundtrip-floor/${n++}.json`, Body: body, IfNoneMatch: '*' })));
+  } finally {
+    s3.destroy();
+  }
 }
 
 async function invokeFloor(stack: LocalStack): Promise<number> {

@@ -1,20 +1,14 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { endTurnIfDead, reapDeadLease } from '../../../functions/agent/crashed-turn.ts';
 import { TurnFeed } from '../../../functions/agent/turn-feed.ts';
 import { turnLease, handOffLease } from '../../../functions/agent/turn-lease.ts';
 import { configSchema } from '../../../functions/deps/config.ts';
 import { createLogger } from '../../../functions/shared/logger.ts';
 import { SessionBusyError } from '../../../functions/shared/errors.ts';
-import { ensureTables } from '../../../functions/stores/ensure-tables.ts';
-import { tableNames } from '../../../functions/stores/tables.ts';
 import { EventStore, type StoredTurnEvent } from '../../../functions/stores/event-store.ts';
 import { SessionStore, type SessionRecord } from '../../../functions/stores/session-store.ts';
-import { startDynamoServer, type EmbeddedServer } from '../../../local/dynamo-server.ts';
-import { makeTempDir } from '../../support/temp-dir.ts';
+import { useDynamoTables } from '../../support/dynamo-fixture.ts';
 
-const TABLES = tableNames('test');
 const T0 = 1_800_000_000_000;
 
 /**
@@ -22,34 +16,24 @@ const T0 = 1_800_000_000_000;
  * and that a dead turn's log gets exactly one `crashed` turn_end however many readers notice.
  */
 describe('dead turns: heartbeat liveness and the crashed turn_end', () => {
-  const tmp = makeTempDir();
-  let server: EmbeddedServer;
-  let client: DynamoDBClient;
+  const fx = useDynamoTables();
+  const TABLES = fx.tables;
   let now = T0;
   const deps = {} as {
     sessions: SessionStore; events: EventStore; clock: () => number; log: ReturnType<typeof createLogger>;
     config: ReturnType<typeof configSchema.parse>; instanceId: string;
   };
 
-  beforeAll(async () => {
-    server = await startDynamoServer({ dir: `${tmp.dir}/dynamodb` });
-    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
-    await ensureTables(client, TABLES);
-    const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  beforeAll(() => {
     Object.assign(deps, {
-      sessions: new SessionStore(db, TABLES.sessions),
-      events: new EventStore(db, TABLES.events),
+      sessions: new SessionStore(fx.db, TABLES.sessions),
+      events: new EventStore(fx.db, TABLES.events),
       clock: () => now,
       log: createLogger({ level: 'error' }),
       // One-second beats, three to a dead turn; a minute's lease.
       config: configSchema.parse({ tables: TABLES, bucket: 'b', runnerFunction: 'r', selfFunction: 's', model: { apiKey: 'unused' }, apiTokens: {}, turn: { leaseMs: 60_000, heartbeatMs: 1_000 } }),
       instanceId: 'inst_test',
     });
-  });
-  afterAll(async () => {
-    client.destroy();
-    await server.close();
-    tmp.cleanup();
   });
 
   let n = 0;

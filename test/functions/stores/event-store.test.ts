@@ -1,16 +1,11 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TurnFeed } from '../../../functions/agent/turn-feed.ts';
 import { createLogger } from '../../../functions/shared/logger.ts';
-import { ensureTables } from '../../../functions/stores/ensure-tables.ts';
 import { EventStore, MAX_EVENTS_PER_ITEM, type StoredTurnEvent } from '../../../functions/stores/event-store.ts';
-import { tableNames } from '../../../functions/stores/tables.ts';
 import type { TurnEvent } from '../../../functions/stores/turn-event.ts';
-import { startDynamoServer, type EmbeddedServer } from '../../../local/dynamo-server.ts';
-import { makeTempDir } from '../../support/temp-dir.ts';
-
-const TABLES = tableNames('test');
+import { useDynamoTables } from '../../support/dynamo-fixture.ts';
 
 const progress = (n: number): TurnEvent => ({ type: 'tool_progress', toolUseId: `toolu_${n}`, toolName: 'Bash', progress: n });
 
@@ -20,26 +15,15 @@ const progress = (n: number): TurnEvent => ({ type: 'tool_progress', toolUseId: 
  * each (before batching) read back unchanged.
  */
 describe('event store: batched items', () => {
-  const tmp = makeTempDir();
-  let server: EmbeddedServer;
-  let client: DynamoDBClient;
-  let db: DynamoDBDocumentClient;
+  const fx = useDynamoTables();
+  const TABLES = fx.tables;
   let store: EventStore;
-
-  beforeAll(async () => {
-    server = await startDynamoServer({ dir: `${tmp.dir}/dynamodb` });
-    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
-    await ensureTables(client, TABLES);
-    db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    store = new EventStore(db, TABLES.events);
-  });
-  afterAll(async () => {
-    client.destroy();
-    await server.close();
+  beforeAll(() => {
+    store = new EventStore(fx.db, TABLES.events);
   });
 
   const itemCount = async (sessionId: string) =>
-    (await db.send(new QueryCommand({ TableName: TABLES.events, KeyConditionExpression: 'sessionId = :s', ExpressionAttributeValues: { ':s': sessionId } }))).Items!.length;
+    (await fx.db.send(new QueryCommand({ TableName: TABLES.events, KeyConditionExpression: 'sessionId = :s', ExpressionAttributeValues: { ':s': sessionId } }))).Items!.length;
 
   it('a feed stores events that pile up behind a write as fewer items, and every read window sees them in order', async () => {
     const feed = new TurnFeed(store, 'ses_batch', 'turn_a', createLogger({ level: 'error' }));
@@ -70,7 +54,7 @@ describe('event store: batched items', () => {
 
   it('reads items of one event each, written before batching, beside batched ones', async () => {
     for (let seq = 0; seq < 30; seq++) {
-      await db.send(new PutCommand({
+      await fx.db.send(new PutCommand({
         TableName: TABLES.events,
         Item: { sessionId: 'ses_old', eventKey: `turn_o/${String(seq).padStart(10, '0')}`, turnId: 'turn_o', seq, event: JSON.stringify(progress(seq)) },
       }));

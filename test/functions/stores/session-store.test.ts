@@ -1,45 +1,34 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynamoServer, type EmbeddedServer } from '../../../local/dynamo-server.ts';
-import { ensureTables } from '../../../functions/stores/ensure-tables.ts';
-import { tableNames } from '../../../functions/stores/tables.ts';
+import type { EmbeddedServer } from '../../../local/service-child.ts';
 import { SessionStore, type SessionRecord } from '../../../functions/stores/session-store.ts';
 import { MessageStore } from '../../../functions/stores/message-store.ts';
 import { BlobStore } from '../../../functions/stores/blob-store.ts';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from '../../../local/s3-server.ts';
 import { SessionBusyError, NotFoundError } from '../../../functions/shared/errors.ts';
+import { useDynamoTables } from '../../support/dynamo-fixture.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 
-const TABLES = tableNames('test');
-
 describe('SessionStore leases and MessageStore appends (against the DynamoDB protocol server)', () => {
+  const fx = useDynamoTables();
+  const TABLES = fx.tables;
   const tmp = makeTempDir();
-  let server: EmbeddedServer;
   let s3Server: EmbeddedServer;
   let s3: S3Client;
-  let client: DynamoDBClient;
   let sessions: SessionStore;
   let messages: MessageStore;
 
   beforeAll(async () => {
-    server = await startDynamoServer({ dir: `${tmp.dir}/dynamodb` });
     s3Server = await startS3Server({ dir: `${tmp.dir}/s3`, buckets: ['b'] });
     s3 = new S3Client({
       region: 'us-east-1', endpoint: s3Server.url, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS,
       requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
     });
-    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
-    await ensureTables(client, TABLES);
-    const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    sessions = new SessionStore(db, TABLES.sessions);
-    messages = new MessageStore(db, TABLES.messages, new BlobStore(async () => s3, 'b'));
+    sessions = new SessionStore(fx.db, TABLES.sessions);
+    messages = new MessageStore(fx.db, TABLES.messages, new BlobStore(async () => s3, 'b'));
   });
   afterAll(async () => {
-    client.destroy();
     s3.destroy();
-    await server.close();
     await s3Server.close();
     tmp.cleanup();
   });

@@ -79,42 +79,33 @@ export class BackgroundAgentStore {
 
   /** Its spend after a model call, under its lease (fails if the lease was lost). */
   async recordSpend(id: string, owner: string, spend: Pick<BackgroundAgentRecord, 'modelCalls' | 'usage' | 'toolUses'>): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { sessionId: id },
-        UpdateExpression: 'SET modelCalls = :calls, #usage = :usage, toolUses = :uses, updatedAt = :now',
-        ConditionExpression: 'lease.#owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner', '#usage': 'usage' },
-        ExpressionAttributeValues: { ':calls': spend.modelCalls, ':usage': spend.usage, ':uses': spend.toolUses, ':owner': owner, ':now': new Date().toISOString() },
-      }),
-    );
+    await this.updateHeld(id, owner, 'SET modelCalls = :calls, #usage = :usage, toolUses = :uses, updatedAt = :now', { '#usage': 'usage' }, {
+      ':calls': spend.modelCalls, ':usage': spend.usage, ':uses': spend.toolUses,
+    });
   }
 
   /** Its outcome, and the lease given up, in one conditional write. */
   async finish(id: string, owner: string, status: Exclude<BackgroundAgentStatus, 'running'>, result: NonNullable<BackgroundAgentRecord['result']>): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { sessionId: id },
-        UpdateExpression: 'SET #status = :status, #result = :result, updatedAt = :now REMOVE lease',
-        ConditionExpression: 'lease.#owner = :owner',
-        ExpressionAttributeNames: { '#status': 'status', '#result': 'result', '#owner': 'owner' },
-        ExpressionAttributeValues: { ':status': status, ':result': result, ':owner': owner, ':now': new Date().toISOString() },
-      }),
-    );
+    await this.updateHeld(id, owner, 'SET #status = :status, #result = :result, updatedAt = :now REMOVE lease', { '#status': 'status', '#result': 'result' }, {
+      ':status': status, ':result': result,
+    });
   }
 
   /** Gives the lease up without an outcome (a hand-off to its next invocation). */
   async release(id: string, owner: string): Promise<void> {
+    await this.updateHeld(id, owner, 'SET updatedAt = :now REMOVE lease', {}, {});
+  }
+
+  /** One update conditioned on `owner` holding the agent's lease; `:now` and `#owner`/`:owner` are supplied here. */
+  private async updateHeld(id: string, owner: string, expression: string, names: Record<string, string>, values: Record<string, unknown>): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { sessionId: id },
-        UpdateExpression: 'SET updatedAt = :now REMOVE lease',
+        UpdateExpression: expression,
         ConditionExpression: 'lease.#owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': owner, ':now': new Date().toISOString() },
+        ExpressionAttributeNames: { ...names, '#owner': 'owner' },
+        ExpressionAttributeValues: { ...values, ':owner': owner, ':now': new Date().toISOString() },
       }),
     );
   }

@@ -7,10 +7,11 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startLambdaInvokeServer } from '../local/lambda-invoke-server.ts';
 import type { MessagesRequest } from '../local/scripted-model/script.ts';
-import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import { LOCAL_S3_CREDENTIALS } from '../local/s3-server.ts';
 import { LOCAL_BUCKET, type LocalStack } from '../local/stack.ts';
+import { startModelProcess } from './model-process-client.ts';
 import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
+import { s3ClientConfig } from '../sandbox-runner/s3-client-config.ts';
 
 const SAMPLES = 60;
 const WARMUP = 10;
@@ -51,10 +52,7 @@ export async function measureFloor(stack: LocalStack, lastRequest: MessagesReque
 }
 
 async function versionPutFloor(stack: LocalStack): Promise<number> {
-  const s3 = new S3Client({
-    region: stack.deps.config.region, endpoint: stack.urls.s3, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS,
-    requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  const s3 = new S3Client(s3ClientConfig({ region: stack.deps.config.region, endpoint: stack.urls.s3 }, LOCAL_S3_CREDENTIALS));
   const body = JSON.stringify({ version: 2, upserts: { 'out/w.txt': { type: 'file', sha256: 'x'.repeat(64), size: 8, mode: 420 } }, padding: 'x'.repeat(400) });
   let n = 0;
   try {
@@ -78,17 +76,16 @@ async function invokeFloor(stack: LocalStack): Promise<number> {
 
 async function modelSendFloor(lastRequest: MessagesRequest | undefined): Promise<number> {
   let arrived = 0;
-  const model = await startScriptedModelServer({
-    keepRequests: 1,
-    brain: () => ({ content: [{ type: 'text', text: 'ok' }] }),
-    onExchange: ({ receivedAt }) => void (arrived = receivedAt),
-  });
+  // The same model process the round trips talk to (model-process.ts).
+  const model = await startModelProcess(({ receivedAt }) => void (arrived = receivedAt));
   const client = new Anthropic({ apiKey: 'floor', baseURL: model.url });
   const body = { ...(lastRequest ?? { model: 'floor', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }), stream: true } as MessageCreateParamsStreaming;
   try {
     return await medianOf(async () => {
       const sent = performance.now();
       await client.messages.stream(body).finalMessage();
+      // A reply follows every exchange reported before it: `arrived` is this request's now.
+      await model.enqueue([]);
       return arrived - sent;
     });
   } finally {

@@ -5,6 +5,7 @@ import type { Deps } from '../deps/deps.ts';
 import { bearerAuth } from './auth.ts';
 import { createTokenAuth } from './token-auth.ts';
 import { adminTokenRoutes } from './routes/admin-tokens.ts';
+import { limitRequestBodies } from './body-limit.ts';
 import { serveConsole } from './console-assets.ts';
 import { errorResponse } from './error-response.ts';
 import { idempotency } from './idempotency.ts';
@@ -37,6 +38,8 @@ export const API_VERSION = '1.0.0';
 export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   const app = new OpenAPIHono<ApiEnv>();
   app.use('*', requestLog(deps.log));
+  // Every body is capped by its route's declared limit as it arrives, before anything reads it.
+  app.use('*', limitRequestBodies());
 
   // Browsers on the configured origins may call the API; their preflights are answered here,
   // before auth (a preflight carries no token).
@@ -104,6 +107,7 @@ function corsFor(origins: readonly string[]) {
 export function createWebhookApp(deps: Deps) {
   const app = new OpenAPIHono<ApiEnv>();
   app.use('*', requestLog(deps.log));
+  app.use('*', limitRequestBodies());
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.route('/', githubWebhookRoutes(deps));
   const allowed = createAllowedMethods(app);

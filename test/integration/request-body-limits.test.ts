@@ -52,4 +52,17 @@ describe('chunked request bodies past their route\'s cap', () => {
     const retry = await api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'x' }, { 'idempotency-key': 'huge-turn', prefer: 'respond-async' });
     expect(retry.status).toBe(202);
   });
+
+  it('a transcript import stops at its 16 MiB, and a route that takes no body at 64 KiB', { timeout: 120_000 }, async () => {
+    const auth = { authorization: `Bearer ${stack.token}` };
+    const sessionId = await apiClient(stack.apiUrl, stack.token).createSession();
+    for (const [path, headers, cap] of [
+      ['/v1/sessions/import', { ...auth, 'content-type': 'application/x-ndjson' }, 16 * MB],
+      [`/v1/sessions/${sessionId}/compact`, { ...auth, 'content-type': 'application/json', 'idempotency-key': 'huge-compact' }, 64 * 1024],
+    ] as const) {
+      const res = await chunkedUpload(`${stack.apiUrl}${path}`, headers, HUGE);
+      expect([path, res.status, res.sentAll]).toEqual([path, 413, false]);
+      expect(JSON.parse(res.body).error.message).toMatch(new RegExp(`at most ${cap} are accepted here\\.$`));
+    }
+  });
 });

@@ -36,7 +36,9 @@ export async function readJsonBody(c: Context): Promise<{ text: string; value: u
 }
 
 async function readUtf8Body(c: Context): Promise<string> {
-  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  // Off the raw request, not through hono's body cache: the text checked here is what
+  // jsonBodyLimit puts in that cache for the validator, and the first cached form is what it reads.
+  const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

@@ -1,6 +1,7 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { deleteObject, importIntoWorkspace, uploadKey } from '../../workspaces/workspace-ops.ts';
+import { deleteObject, holdingImportLease, importIntoWorkspace, uploadKey } from '../../workspaces/workspace-ops.ts';
+import { runOp } from '../../runner-client/workspace-client.ts';
 import { createPresignedUpload, stagedUpload, UPLOAD_EXPIRY_SECONDS } from '../../workspaces/presigned-upload.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
@@ -67,20 +68,28 @@ export function workspaceUploadRoutes(deps: UploadRouteDeps) {
   return app;
 }
 
-/** POST …/workspace/archive {uploadId}: the staged object is checked, imported, then removed (also when refused). */
+/**
+ * POST …/workspace/archive {uploadId}: under the session's import lease, the staged object is
+ * checked, imported, then removed (also when refused). Only the lease's holder touches the
+ * upload, so of concurrent imports of one upload one imports it and the others get 409 while
+ * the winner's object stays where its import reads it.
+ */
 function importHandler(deps: UploadRouteDeps): RouteHandler<typeof importUpload, ApiEnv> {
   return async (c) => {
     const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
-    const upload = await stagedUpload(deps, record, c.req.valid('json').uploadId, MAX_ARCHIVE_UPLOAD_BYTES).catch(async (err: unknown) => {
-      if (err instanceof LimitError) await removeUpload(deps, record.workspace.id, c.req.valid('json').uploadId);
-      throw err;
+    const { uploadId } = c.req.valid('json');
+    const { version, result } = await holdingImportLease(deps, record, async () => {
+      const upload = await stagedUpload(deps, record, uploadId, MAX_ARCHIVE_UPLOAD_BYTES).catch(async (err: unknown) => {
+        if (err instanceof LimitError) await removeUpload(deps, record.workspace.id, uploadId);
+        throw err;
+      });
+      try {
+        return await runOp(deps, { sessionId: record.sessionId, workspace: { id: record.workspace.id, version: 0 } }, { type: 'import_archive', key: upload.relative });
+      } finally {
+        await deleteObject(deps, record.workspace.id, upload.full).catch(() => undefined);
+      }
     });
-    try {
-      const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_archive', key: upload.relative });
-      return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
-    } finally {
-      await deleteObject(deps, record.workspace.id, upload.full).catch(() => undefined);
-    }
+    return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
   };
 }
 

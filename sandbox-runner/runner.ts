@@ -88,6 +88,9 @@ export function createRunner(deps: RunnerDeps): RunnerWithCopies {
   return Object.assign(runner, { warmCopies: copies });
 }
 
+/** What an op that does not need the copy reports as its sync: nothing was read. */
+const NOT_MATERIALIZED = { mode: 'none', changedPaths: 0 } as const;
+
 /** A workspace's private tmp dir (the sandbox's /tmp), beside its tree. */
 const tmpDirOf = (local: LocalCopy) => path.join(local.dir, 'tmp');
 
@@ -107,10 +110,11 @@ async function execute(
 
   try {
     const startedAt = performance.now();
-    const sync = await local.materialize(remote, workspace.version);
-    await fs.mkdir(tmpDirOf(local), { recursive: true });
-    const ctx = opContext(deps, { request, local, remote, retain });
     const definition = RUNNER_OPS[request.op.type] as RunnerOpDefinition;
+    const needsCopy = definition.needsCopy ?? true;
+    const sync = needsCopy ? await local.materialize(remote, workspace.version) : NOT_MATERIALIZED;
+    if (needsCopy) await fs.mkdir(tmpDirOf(local), { recursive: true });
+    const ctx = opContext(deps, { request, local, remote, retain });
     const synced = performance.now();
     // Before anything may touch the tree, forget that it matches a version: a crash from here on
     // makes the next call rebuild instead of trusting the record.

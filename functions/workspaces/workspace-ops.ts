@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { RunnerOp } from '../../sandbox-runner/protocol.ts';
 import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/workspace/short-lived-tag.ts';
 import type { Deps } from '../deps/deps.ts';
-import { runOp, type ResultOf, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
+import { runOp, type OpTarget, type ResultOf, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { ConflictError, SessionBusyError } from '../shared/errors.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 
@@ -19,7 +19,7 @@ export async function runWorkspaceOp<T extends RunnerOp['type']>(
 }
 
 /** What an import uses: the workspace client, plus the session lease and the ids that name its owner. */
-export type ImportDeps = WorkspaceClientDeps & Pick<Deps, 'sessions' | 'clock' | 'instanceId' | 'newId'>;
+export type ImportDeps = WorkspaceClientDeps & Pick<Deps, 'sessions' | 'clock' | 'instanceId' | 'newId' | 'tenantUsage'>;
 
 /**
  * Fills a session's empty workspace (an archive import or a git clone). Holds the session's
@@ -31,7 +31,7 @@ export async function importIntoWorkspace<T extends 'import_archive' | 'import_g
   session: SessionRecord,
   op: RunnerOp & { type: T },
 ): Promise<{ version: number; result: ResultOf<T> }> {
-  return holdingImportLease(deps, session, () => runOp<T>(deps, { sessionId: session.sessionId, workspace: { id: session.workspace.id, version: 0 } }, op));
+  return holdingImportLease(deps, session, () => runOp<T>(deps, importTarget(deps, session), op));
 }
 
 /**
@@ -60,6 +60,11 @@ export async function holdingImportLease<R extends { version: number }>(deps: Im
   } finally {
     await deps.sessions.releaseLease(session.sessionId, owner, { status: 'idle', ...(version ? { workspace: { ...session.workspace, version } } : {}) });
   }
+}
+
+/** An import's target: the session's empty workspace, metered against its tenant's storage quota. */
+export function importTarget(deps: Pick<Deps, 'tenantUsage'>, session: SessionRecord): OpTarget {
+  return { sessionId: session.sessionId, workspace: { id: session.workspace.id, version: 0 }, storage: { tenantId: session.tenantId, usage: deps.tenantUsage } };
 }
 
 /** Imports go into an empty workspace only (version 0). */

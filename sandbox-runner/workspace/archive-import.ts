@@ -103,15 +103,7 @@ async function importEntry(state: ImportState, entry: Entry): Promise<void> {
     entry.resume();
     return;
   }
-  state.entries += 1;
-  if (state.entries > state.archiveLimits.maxEntries) {
-    throw new WorkspaceLimitError(`The archive holds more than ${state.archiveLimits.maxEntries} entries (files, directories and links), the import limit.`);
-  }
-  const pathProblem = entryPathProblem(rel, state.archiveLimits);
-  if (pathProblem) throw new ArchiveError(pathProblem);
-  if (state.kinds.has(rel) && !(header.type === 'directory' && state.kinds.get(rel) === 'dir')) {
-    throw new ArchiveError(`Archive entry "${rel}" appears twice.`);
-  }
+  checkEntry(state, rel, header);
   await ensureParents(state, rel);
   const real = path.join(state.dest, rel);
   const mode = (header.mode ?? 0o644) & 0o777;
@@ -134,9 +126,6 @@ async function importEntry(state: ImportState, entry: Entry): Promise<void> {
       return;
     case 'symlink':
       state.kinds.set(rel, 'symlink');
-      if (Buffer.byteLength(header.linkname ?? '') > MAX_LINK_TARGET_BYTES) {
-        throw new ArchiveError(`Archive entry ${showKey(rel)} is a symbolic link whose target is longer than ${MAX_LINK_TARGET_BYTES} bytes, the file system's limit.`);
-      }
       await fs.symlink(header.linkname ?? '', real);
       entry.resume();
       return;
@@ -147,6 +136,22 @@ async function importEntry(state: ImportState, entry: Entry): Promise<void> {
     default:
       state.summary.skipped += 1;
       entry.resume();
+  }
+}
+
+/** What is refused from the header alone, before anything of the entry is created. */
+function checkEntry(state: ImportState, rel: string, header: Entry['header']): void {
+  state.entries += 1;
+  if (state.entries > state.archiveLimits.maxEntries) {
+    throw new WorkspaceLimitError(`The archive holds more than ${state.archiveLimits.maxEntries} entries (files, directories and links), the import limit.`);
+  }
+  const pathProblem = entryPathProblem(rel, state.archiveLimits);
+  if (pathProblem) throw new ArchiveError(pathProblem);
+  if (state.kinds.has(rel) && !(header.type === 'directory' && state.kinds.get(rel) === 'dir')) {
+    throw new ArchiveError(`Archive entry "${rel}" appears twice.`);
+  }
+  if (header.type === 'symlink' && Buffer.byteLength(header.linkname ?? '') > MAX_LINK_TARGET_BYTES) {
+    throw new ArchiveError(`Archive entry ${showKey(rel)} is a symbolic link whose target is longer than ${MAX_LINK_TARGET_BYTES} bytes, the file system's limit.`);
   }
 }
 

@@ -65,6 +65,9 @@ describe('the per-tenant storage quota', () => {
     const seeded = await api.request('POST', '/v1/sessions', { files: { 'x.txt': 'x' } });
     expect(seeded.status).toBe(413);
     expect(seeded.json.error.code).toBe('storage_quota');
+    const form = await api.request('POST', `/v1/sessions/${b}/workspace/uploads`, {});
+    expect(form.status).toBe(413);
+    expect(form.json.error.message).toContain('(STRATUS_TENANT_STORAGE_QUOTA_BYTES)');
 
     // Deleting the session gives its bytes back; the refused upload now fits.
     expect((await api.request('DELETE', `/v1/sessions/${a}`)).status).toBe(202);

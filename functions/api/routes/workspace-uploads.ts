@@ -62,6 +62,8 @@ export function workspaceUploadRoutes(deps: UploadRouteDeps) {
       throw new LimitError(`The archive is ${bytes} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
     }
     const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
+    // A tenant at its storage quota could not import the archive: say so before it is uploaded.
+    await deps.tenantUsage.assertRoom(record.tenantId);
     return c.json(await createPresignedUpload(deps, record, MAX_ARCHIVE_UPLOAD_BYTES), 201);
   });
   app.openapi(importUpload, importHandler(deps));

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract, type Extract } from 'tar-stream';
-import { DEFAULT_ARCHIVE_LIMITS, entryPathProblem, expansionMeter, MAX_LINK_TARGET_BYTES, type ArchiveLimits } from './archive-guards.ts';
+import { entryPathProblem, expansionMeter, MAX_LINK_TARGET_BYTES, type ArchiveLimits } from './archive-guards.ts';
 import { showKey } from './file-keys.ts';
 import { WorkspaceLimitError, type WorkspaceLimits } from './limits.ts';
 
@@ -40,7 +40,7 @@ export async function importTarGz(
   source: ArchiveSource,
   dest: string,
   limits: WorkspaceLimits,
-  archiveLimits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
+  archiveLimits: ArchiveLimits,
 ): Promise<ImportSummary> {
   const state: ImportState = { dest, limits, archiveLimits, entries: 0, kinds: new Map<string, Kind>([['', 'dir']]), summary: { files: 0, bytes: 0, skipped: 0 }, dirModes: [] };
   const untar = extract();

@@ -143,12 +143,15 @@ function putArchiveHandler(deps: WorkspaceRouteDeps): RouteHandler<typeof putArc
     const body = c.req.raw.body;
     if (!body) throw new UserError('Send the tar.gz as the request body.', 'length_required', 411);
     const key = uploadKey(record.workspace.id, deps.newId('up'));
-    await putUpload(deps, record.workspace.id, key.full, Readable.fromWeb(body as unknown as NodeWebStream), length);
+    // The staged archive counts against the storage quota until it is removed.
+    await deps.tenantUsage.reserve(record.tenantId, record.sessionId, length);
     try {
+      await putUpload(deps, record.workspace.id, key.full, Readable.fromWeb(body as unknown as NodeWebStream), length);
       const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_archive', key: key.relative });
       return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
     } finally {
       await deleteObject(deps, record.workspace.id, key.full).catch(() => undefined);
+      await deps.tenantUsage.add(record.tenantId, record.sessionId, -length);
     }
   };
 }

@@ -51,7 +51,7 @@ console.log(`\n${line}`);
 console.log(`Stratus is running at ${stack.apiUrl}   (API reference: ${stack.apiUrl}/docs)`);
 console.log(`Web console: ${stack.apiUrl}/console/   (sign in with the API token)`);
 console.log(`API token:   ${stack.token}`);
-if (!settings.apiTokens) console.log(`Admin token: in ${path.join(dataDir, 'admin-token')} (npx stratus admin tokens …)`);
+if (!settings.apiTokens) console.log(`Admin token: in ${path.join(dataDir, 'admin-token')} (npm run -s stratus -- admin tokens …)`);
 console.log(`Data folder: ${dataDir}`);
 console.log(`DynamoDB ${stack.urls.dynamodb} | S3 ${stack.urls.s3} | runner (Lambda Invoke) ${stack.urls.lambda}`);
 if (stack.model) {
@@ -62,8 +62,8 @@ if (stack.model) {
 } else {
   console.log(`Model: ${stack.urls.model}`);
 }
-console.log(`\nTry:\n  npx stratus login --url ${stack.apiUrl} --token ${stack.token}`);
-console.log(`  npx stratus new && npx stratus run "please run \\\`ls\\\`"`);
+console.log(`\nTry:\n  npm run -s stratus -- login --url ${stack.apiUrl} --token ${stack.token}`);
+console.log(`  npm run -s stratus -- new && npm run -s stratus -- run "please run \\\`ls\\\`"`);
 console.log(`${line}\n`);
 
 let stopping = false;

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -70,6 +70,14 @@ describe('the stratus CLI on the paths a new user takes first', () => {
   });
 
   it('runs as the README invokes it, from a subfolder, with paths relative to it and no registry request', { timeout: 200_000 }, async () => {
+    // Every CLI line of the README's CLI section uses the invocation run below, and no doc says `npx stratus`.
+    const readme = readFileSync('README.md', 'utf8');
+    const block = /## The CLI\n\n```sh\n([\s\S]*?)```/.exec(readme)![1]!;
+    const cliLines = block.split('\n').filter((l) => /\bstratus\b/.test(l) && !l.startsWith('npm start'));
+    expect(cliLines.length).toBeGreaterThan(5);
+    for (const line of cliLines) expect(line).toMatch(/(^|\) )npm run -s stratus -- /);
+    for (const doc of ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]) expect(readFileSync(doc, 'utf8'), doc).not.toContain('npx stratus');
+
     // A registry that only counts: the invocation must never ask it anything.
     const asked: string[] = [];
     const registry = createServer((req, res) => {

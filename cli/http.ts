@@ -22,7 +22,7 @@ export async function cliFetch(input: string | URL | Request, init?: RequestInit
   }
 }
 
-/** Plain `fetch` (a presigned S3 upload, which must not carry the API's headers) with the same errors. */
+/** Plain `fetch`, for the presigned S3 upload (it goes to S3, not the API), with the same errors. */
 export async function plainFetch(url: string, init?: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);

@@ -59,6 +59,7 @@ if (stack.model) {
   console.log('!!! NO ANTHROPIC_API_KEY SET: using the bundled SCRIPTED model server !!!');
   console.log(`!!! at ${stack.model.url}. It is deterministic, not intelligent: a prompt with a`);
   console.log('!!! `backticked command` runs it with Bash; a /workspace/... path is read with Read.');
+  console.log(`!!! To make it call other tools: POST ${stack.model.url}/_script (docs/local-stack.md).`);
 } else {
   console.log(`Model: ${stack.urls.model}`);
 }

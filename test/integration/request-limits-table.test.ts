@@ -12,10 +12,14 @@ import { MAX_CURSOR_CHARS } from '../../functions/stores/cursor.ts';
 import { UPLOAD_EXPIRY_SECONDS } from '../../functions/workspaces/presigned-upload.ts';
 import { MAX_DIFF_BYTES, MAX_DIFF_FILE_BYTES, MAX_DIFF_FILES } from '../../sandbox-runner/ops/workspace-diff-op.ts';
 import { MAX_KEY_BYTES, MAX_KEY_COMPONENT_BYTES, MAX_SEED_FILES, MAX_SEED_JSON_BYTES } from '../../sandbox-runner/workspace/file-keys.ts';
+import { DEFAULT_ARCHIVE_LIMITS, MAX_LINK_TARGET_BYTES } from '../../sandbox-runner/workspace/archive-guards.ts';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../sandbox-runner/workspace/limits.ts';
+import { configSchema } from '../../functions/deps/config.ts';
 import { unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 type Schema = { $ref?: string; maxLength?: number; minLength?: number; maximum?: number; minimum?: number; default?: unknown; pattern?: string; properties?: Record<string, Schema> };
+
+const defaultStorageQuota = (): number => configSchema.shape.tenantStorageQuotaBytes.parse(undefined);
 
 /** 200,000 · 2 MiB · 512 KiB: how the README writes numbers and sizes. */
 const n = (value: number) => value.toLocaleString('en-US');
@@ -65,6 +69,8 @@ describe('the README table of request limits', () => {
       ['seed `files` (a session\'s, a schedule\'s)', [`${n(MAX_SEED_FILES)} files`, `${n(MAX_SEED_JSON_BYTES)} bytes as JSON`], '413 `request_too_large`'],
       ['file path (seed names, `…/workspace/files/<path>`)', [`${n(MAX_KEY_COMPONENT_BYTES)} bytes a component`, `${n(MAX_KEY_BYTES)} in all`], '400 `invalid_request`'],
       ['workspace (archive import, presigned upload)', [`${n(DEFAULT_WORKSPACE_LIMITS.maxFiles)} files`, `${size(DEFAULT_WORKSPACE_LIMITS.maxBytes)} in all`, `${size(DEFAULT_WORKSPACE_LIMITS.maxFileBytes)} a file`, `valid ${UPLOAD_EXPIRY_SECONDS} s`], '413 `workspace_limit`'],
+      ['archive entries', [`at most ${DEFAULT_ARCHIVE_LIMITS.maxDepth} levels deep`, `link targets ${n(MAX_LINK_TARGET_BYTES)} bytes`, `${n(DEFAULT_ARCHIVE_LIMITS.maxEntries)} entries`, `at most ${DEFAULT_ARCHIVE_LIMITS.maxExpansionRatio}× the compressed size (${size(DEFAULT_ARCHIVE_LIMITS.expansionFloorBytes)} always allowed)`], '400 `invalid_request` · 413 `workspace_limit`'],
+      ['a tenant\'s stored workspace bytes', ['`STRATUS_TENANT_STORAGE_QUOTA_BYTES`', `(${size(defaultStorageQuota())})`], '413 `storage_quota` (a tool gets it as an error result)'],
       ['`settings` (create, PATCH)', [`${n(MAX_SETTINGS_BYTES)} bytes as JSON`], '413 `request_too_large`'],
       ['a schedule as stored (with its prompt and seed files)', [`${n(MAX_SCHEDULE_BYTES)} bytes`], '413 `request_too_large`'],
       ['permission answer', [`\`message\` ${chars(bodyField('/v1/sessions/{id}/permissions/{toolUseId}', 'post', 'message'))} characters`, `\`updatedInput\` ${n(MAX_UPDATED_INPUT_BYTES)} bytes as JSON`], '400 `invalid_request` · 413 `request_too_large`'],

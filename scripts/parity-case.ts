@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { LocalStack } from '../local/stack.ts';
 import type { ScriptedBlock } from '../local/scripted-model/script.ts';
+import { permissionModeSchema, ruleListsSchema } from '../functions/permissions/types.ts';
 
 /**
  * A parity case: seed files, then one model response per step. Paths in inputs are under
@@ -11,6 +12,14 @@ export const parityCaseSchema = z.object({
   filesAfter: z.array(z.string()).default([]),
   /** Runs the demo MCP server (local/mcp-demo-server.ts) as the session's server "tracker". */
   mcpServer: z.boolean().default(false),
+  /**
+   * Permission rules the run starts with. Stratus gets them as the session's rules in an
+   * unattended session (nobody can answer an ask, as in the reference's print mode); the
+   * reference reads them from a settings file and runs without skipping permission checks.
+   */
+  permissions: ruleListsSchema.optional(),
+  /** The permission mode for both (the reference's `--permission-mode`); `default` when absent. */
+  permissionMode: permissionModeSchema.optional(),
   steps: z.array(
     z.array(
       z.union([

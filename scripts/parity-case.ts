@@ -31,6 +31,7 @@ export const parityCaseSchema = z.object({
 });
 
 export type ParityCase = z.input<typeof parityCaseSchema>;
+export type ParityCaseOutput = z.output<typeof parityCaseSchema>;
 export type ParityStep = ParityCase['steps'][number];
 
 export interface ParityLine {
@@ -56,6 +57,8 @@ export async function readParityFile(stack: LocalStack, sessionId: string, rel: 
   const url = `${stack.apiUrl}/v1/sessions/${sessionId}/workspace/files/${rel.split('/').map(encodeURIComponent).join('/')}`;
   const res = await fetch(url, { headers: { authorization: `Bearer ${stack.token}` } });
   if (res.status === 404) return undefined;
+  // The download route answers a missing file with 400 "No file … in the workspace.".
+  if (res.status === 400 && /^No file /.test(((await res.clone().json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? '')) return undefined;
   if (res.status !== 200) throw new Error(`Could not download ${rel}: ${res.status} ${await res.text()}`);
   return Buffer.from(await res.arrayBuffer());
 }

@@ -1,5 +1,6 @@
 import type { CommandPart, CommandParts } from '../../permissions/types.ts';
 import { isReadOnlyCommand } from './classify-command.ts';
+import { isOutsideWorkspace } from './read-only-commands.ts';
 import { baseName, findExecCommands, innerCommandLine, wrappedCommandStart } from './command-wrappers.ts';
 import type { ShellNode } from './shell-parser.ts';
 import { loadShellParser, shellParserIfReady } from './shell-parser.ts';
@@ -47,7 +48,8 @@ export function splitCommand(command: string, nesting = 0): CommandParts {
     const parts: NamedPart[] = [];
     collect(tree.rootNode, { parts, segmentOf: segments, nesting });
     guardCdWithGit(parts);
-    return { parsed: true, parts: parts.map(({ name: _name, ...part }) => part) };
+    guardCdOutOfWorkspace(parts);
+    return { parsed: true, parts: parts.map(({ name: _name, args: _args, ...part }) => part) };
   } finally {
     tree.delete();
   }
@@ -59,7 +61,8 @@ interface Walk {
   nesting: number;
 }
 
-type NamedPart = CommandPart & { name?: string };
+/** A part while the split is built: its program's name and static arguments, for the guards below. */
+type NamedPart = CommandPart & { name?: string; args?: (string | undefined)[] };
 
 function collect(node: ShellNode, walk: Walk): void {
   if (node.type === 'command') commandPart(node, walk);
@@ -93,6 +96,7 @@ function commandPart(node: ShellNode, walk: Walk): void {
     readOnly: isReadOnlyCommand(node.text),
     ...(unknown || nested.unknown ? { unknown: true } : {}),
     name: values[0] === undefined ? undefined : baseName(values[0]),
+    args: values.slice(1),
   });
   walk.parts.push(...nested.parts);
 }
@@ -182,6 +186,20 @@ function pseudoPart(node: ShellNode, walk: Walk): NamedPart {
 function guardCdWithGit(parts: NamedPart[]): void {
   if (!parts.some((p) => p.name === 'cd')) return;
   for (const part of parts) if (part.name === 'git') part.readOnly = false;
+}
+
+/**
+ * A `cd` that may leave the workspace (an absolute path outside it, `~`, `-`, `..`, or none: home)
+ * needs approval, as in the reference: the parts after it would run somewhere their rules never
+ * meant. Inside the workspace it only moves.
+ */
+function guardCdOutOfWorkspace(parts: NamedPart[]): void {
+  for (const part of parts) {
+    if (part.name !== 'cd') continue;
+    const args = part.args ?? [];
+    const target = args[0];
+    if (args.length !== 1 || target === undefined || target === '-' || isOutsideWorkspace(target) || target.split('/').includes('..')) part.readOnly = false;
+  }
 }
 
 function shellParserOrThrow() {

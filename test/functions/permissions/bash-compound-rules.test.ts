@@ -65,6 +65,8 @@ const ROWS: Row[] = [
   ['make build > out.txt', MAKE, 'ask', needs('> out.txt')],
   ['make build >> log.txt 2>&1', MAKE, 'ask', needs('>> log.txt')],
   ['cd sub && make build', MAKE, 'allow'],
+  ['cd /tmp && make build', MAKE, 'ask', needs('cd /tmp')],
+  ['cd .. && make build', MAKE, 'ask', needs('cd ..')],
   ['make build && git status', MAKE, 'allow'],
   ['make builds', MAKE, 'ask', ASK],
   ['make build\nmake clean', MAKE, 'ask', needs('make clean')],

@@ -33,7 +33,7 @@ export async function rulesForCall<Ctx>(rules: readonly PermissionRule[], tool: 
   const wholeAsk = firstMatching(whole, 'ask', tool.name, input);
   const wholeAllow = firstMatching(whole, 'allow', tool.name, input);
   const match = matchCommandRules(command, split, own.filter((r) => r.value.toolName === tool.name && r.value.content !== undefined));
-  const compound = split.parsed && split.parts.filter((p) => !p.denyOnly).length > 1;
+  const compound = split.parsed && split.compound;
   return {
     deny: wholeDeny ? { rule: wholeDeny } : match.deny,
     ask: wholeAsk ? { rule: wholeAsk } : match.ask,

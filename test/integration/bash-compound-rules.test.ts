@@ -79,6 +79,9 @@ describe('Bash rules hold for compound commands (through the API and the runner)
       'This Bash command contains multiple operations. The following part requires approval: touch made.txt',
     ]);
     expect(await fileExists(sessionId, 'made.txt')).toBe(false);
+    // The rule offered for remembering covers the part asked about, not the part already allowed.
+    const pending = await api.request('GET', `/v1/sessions/${sessionId}/permissions`);
+    expect(pending.json.pending.map((p: any) => p.suggestedRule)).toEqual(['Bash(touch made.txt:*)']);
   });
 
   it('denies a denied program wherever it sits in the command', async () => {

@@ -49,7 +49,8 @@ export function splitCommand(command: string, nesting = 0): CommandParts {
     collect(tree.rootNode, { parts, segmentOf: segments, nesting });
     guardCdWithGit(parts);
     guardCdOutOfWorkspace(parts);
-    return { parsed: true, parts: parts.map(({ name: _name, args: _args, ...part }) => part) };
+    const statements = parts.filter((p) => !p.denyOnly && !p.redirect).length;
+    return { parsed: true, parts: parts.map(({ name: _name, args: _args, redirect: _redirect, ...part }) => part), compound: statements > 1 };
   } finally {
     tree.delete();
   }
@@ -62,7 +63,7 @@ interface Walk {
 }
 
 /** A part while the split is built: its program's name and static arguments, for the guards below. */
-type NamedPart = CommandPart & { name?: string; args?: (string | undefined)[] };
+type NamedPart = CommandPart & { name?: string; args?: (string | undefined)[]; redirect?: boolean };
 
 function collect(node: ShellNode, walk: Walk): void {
   if (node.type === 'command') commandPart(node, walk);
@@ -169,7 +170,7 @@ function redirectPart(node: ShellNode, walk: Walk): void {
   const op = node.children.find((c) => c && /^(>|>>|&>|&>>|>&|>\||<>)$/.test(c.type));
   const target = node.childForFieldName('destination');
   if (!op || (target && HARMLESS_TARGET.test(target.text))) return;
-  walk.parts.push(pseudoPart(node, walk));
+  walk.parts.push({ ...pseudoPart(node, walk), redirect: true });
 }
 
 /** `X=1`, `export X=1`, `unset X` on their own: they change what later commands see, so they need an allow of their own. */

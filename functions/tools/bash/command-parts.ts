@@ -84,6 +84,8 @@ function commandPart(node: ShellNode, walk: Walk): void {
   }
   const raw = words.map((w) => w.text);
   const values = words.map(staticValue);
+  // The shell, not the word, decides what a glob or brace list in the program's name runs (`/bin/r?`).
+  if (words[0] && hasUnquotedPattern(words[0])) values[0] = undefined;
   const segment = walk.segmentOf(node.startIndex);
   const unknown = values[0] === undefined;
   const matchForms = new Set([node.text.trim(), raw.join(' ')]);
@@ -152,6 +154,19 @@ function allowFormOf(node: ShellNode, assignments: ShellNode[], raw: string[], v
     start += next;
   }
   return [...kept, ...raw.slice(start)].join(' ');
+}
+
+/** An unquoted glob character or brace list, which the shell expands into other words. */
+function hasUnquotedPattern(node: ShellNode): boolean {
+  const unquoted = unquotedText(node).replace(/\\./g, '');
+  return /[*?[]/.test(unquoted) || /\{[^}]*(,|\.\.)[^}]*\}/.test(unquoted);
+}
+
+/** The word with its quoted pieces blanked out: what the shell would still expand. */
+function unquotedText(node: ShellNode): string {
+  if (node.type === 'word') return node.text;
+  if (node.type === 'concatenation') return node.namedChildren.map((c) => (c ? unquotedText(c) : '')).join('');
+  return '_';
 }
 
 function isSafeAssignment(node: ShellNode): boolean {

@@ -23,10 +23,22 @@ const OPTIONS_WITH_VALUE: Record<string, ReadonlySet<string>> = {
   sudo: new Set(['-u', '--user', '-g', '--group', '-C', '--close-from', '-D', '--chdir', '-h', '--host', '-p', '--prompt', '-r', '--role', '-t', '--type', '-U', '--other-user', '-T', '--command-timeout']),
   doas: new Set(['-u', '-C']),
   xargs: new Set(['-a', '--arg-file', '-d', '--delimiter', '-E', '-e', '--eof', '-I', '-i', '--replace', '-L', '-l', '--max-lines', '-n', '--max-args', '-P', '--max-procs', '-s', '--max-chars']),
+  coproc: new Set(),
+  setsid: new Set(),
+  ionice: new Set(['-c', '--class', '-n', '--classdata', '-p', '--pid', '-P', '--pgid', '-u', '--uid']),
+  taskset: new Set(),
+  chrt: new Set(),
+  flock: new Set(['-w', '--wait', '--timeout', '-E', '--conflict-exit-code']),
+  unbuffer: new Set(),
+  busybox: new Set(),
+  strace: new Set(['-o', '-e', '-p', '-s', '-u', '-E', '-a', '-b', '-I', '-O', '-P', '-S', '-X']),
+  ltrace: new Set(['-o', '-e', '-p', '-s', '-u', '-a', '-n', '-l', '-x']),
+  watch: new Set(['-n', '--interval', '-d', '--differences', '-q', '--equexit']),
+  caffeinate: new Set(['-t', '-w']),
 };
 
-/** Wrappers whose first operand is not the command (timeout's duration). */
-const LEADING_OPERANDS: Record<string, number> = { timeout: 1 };
+/** Wrappers whose first operands are not the command (timeout's duration, taskset's mask, flock's lock file). */
+const LEADING_OPERANDS: Record<string, number> = { timeout: 1, taskset: 1, chrt: 1, flock: 1 };
 
 /**
  * Where the wrapped command starts in `words` (values, unquoted), when `words[0]` is a wrapper
@@ -36,7 +48,10 @@ const LEADING_OPERANDS: Record<string, number> = { timeout: 1 };
 export function wrappedCommandStart(words: readonly string[], safeOnly: boolean): number | undefined {
   const name = baseName(words[0] ?? '');
   const withValue = OPTIONS_WITH_VALUE[name];
-  if (!withValue || (safeOnly && !SAFE_WRAPPERS.has(name))) return undefined;
+  if (!withValue) return undefined;
+  // An allow rule looks past a safe wrapper only as the shell's own (`time -p`) or PATH's, never a
+  // program named by its folder or a `time` told to write a file (-o).
+  if (safeOnly && (!SAFE_WRAPPERS.has(words[0]!) || (name === 'time' && words.slice(1).some((w) => w.startsWith('-') && w !== '-p')))) return undefined;
   let operands = LEADING_OPERANDS[name] ?? 0;
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!;
@@ -64,8 +79,8 @@ function skipOperands(words: readonly string[], from: number, operands: number):
   return start < words.length ? start : undefined;
 }
 
-/** The shells whose `-c STRING` runs STRING as a command line. */
-export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish']);
+/** The shells whose `-c STRING` runs STRING as a command line (`su -c` and `runuser -c` too). */
+export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'su', 'runuser']);
 
 /**
  * The command line a shell or `eval` would run from these words, when there is one: `bash -c S`
@@ -73,6 +88,12 @@ export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash',
  */
 export function innerCommandLine(words: readonly (string | undefined)[]): { line?: string; dynamic: boolean } | undefined {
   const name = baseName(words[0] ?? '');
+  if (name === 'env') {
+    // `env -S 'rm x'` splits its value into a command line.
+    const split = words.findIndex((w) => w === '-S' || w === '--split-string');
+    if (split !== -1) return words[split + 1] === undefined ? { dynamic: true } : { line: words[split + 1], dynamic: false };
+    return undefined;
+  }
   if (name === 'eval') {
     const rest = words.slice(1);
     return rest.every((w) => w !== undefined) ? { line: rest.join(' '), dynamic: false } : { dynamic: true };

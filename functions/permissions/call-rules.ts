@@ -1,6 +1,6 @@
 import { matchCommandRules } from './command-rules.ts';
 import { firstMatching } from './rule-matching.ts';
-import type { CommandPart, PermissionRule, PermissionSubject } from './types.ts';
+import type { CommandPart, CommandParts, PermissionRule, PermissionSubject } from './types.ts';
 
 /** The rules that bear on one call, found once for the whole decision. */
 export interface CallRules {
@@ -23,7 +23,7 @@ export interface CallRules {
  */
 export async function rulesForCall<Ctx>(rules: readonly PermissionRule[], tool: PermissionSubject<Ctx>, input: unknown): Promise<CallRules> {
   const command = (input as { command?: unknown } | null)?.command;
-  const split = tool.commandParts && typeof command === 'string' ? await tool.commandParts(input) : undefined;
+  const split = tool.commandParts && typeof command === 'string' ? await splitSafely(tool.commandParts.bind(tool), input) : undefined;
   if (!split || typeof command !== 'string') {
     return { deny: wrap(firstMatching(rules, 'deny', tool.name, input)), ask: wrap(firstMatching(rules, 'ask', tool.name, input)), allow: firstMatching(rules, 'allow', tool.name, input) };
   }
@@ -42,6 +42,15 @@ export async function rulesForCall<Ctx>(rules: readonly PermissionRule[], tool: 
     uncovered: wholeAllow ? [] : match.uncovered,
     compound,
   };
+}
+
+/** A split that fails (the grammar would not load) leaves the command unparsed: asked about, never allowed by a prefix. */
+async function splitSafely(split: (input: unknown) => Promise<CommandParts | undefined>, input: unknown): Promise<CommandParts | undefined> {
+  try {
+    return await split(input);
+  } catch (err) {
+    return { parsed: false, reason: String(err) };
+  }
 }
 
 function wrap(rule: PermissionRule | undefined): { rule: PermissionRule } | undefined {

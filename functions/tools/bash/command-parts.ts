@@ -21,8 +21,9 @@ const NEEDS_APPROVAL = new Set(['function_definition', 'if_statement', 'for_stat
 /** Statements that set or unset shell state for the commands after them. */
 const STATE_CHANGES = new Set(['variable_assignment', 'declaration_command', 'unset_command']);
 const SUBSTITUTIONS = new Set(['command_substitution', 'process_substitution']);
-/** Output redirections that write nowhere: duplicating a descriptor, or /dev/null. */
-const HARMLESS_TARGET = /^(\d+|-|\/dev\/null)$/;
+/** Output redirections that write nowhere: /dev/null, or (after `>&`) duplicating or closing a descriptor. */
+const DISCARDED = /^\/dev\/null$/;
+const DESCRIPTOR = /^(\d+|-)$/;
 /** How deep `bash -c '…'` and `eval` are followed. */
 const MAX_NESTING = 3;
 
@@ -87,55 +88,78 @@ function commandPart(node: ShellNode, walk: Walk): void {
   // The shell, not the word, decides what a glob or brace list in the program's name runs (`/bin/r?`).
   if (words[0] && hasUnquotedPattern(words[0])) values[0] = undefined;
   const segment = walk.segmentOf(node.startIndex);
-  const unknown = values[0] === undefined;
-  const matchForms = new Set([node.text.trim(), raw.join(' ')]);
-  if (values.every((v) => v !== undefined)) for (const form of strippedForms(values as string[])) matchForms.add(form);
-  const nested = innerCommands(values, walk, segment);
+  const levels = wrapperLevels(values, raw);
+  const nested = innerCommands(levels.levels, walk, segment);
   walk.parts.push({
     text: node.text,
     segment,
-    matchForms: [...matchForms],
+    matchForms: [...new Set([node.text.trim(), raw.join(' '), ...levels.levels.flatMap(formsOf)])],
     allowForm: allowFormOf(node, assignments, raw, values),
-    readOnly: isReadOnlyCommand(node.text),
-    ...(unknown || nested.unknown ? { unknown: true } : {}),
+    readOnly: isReadOnlyCommand(node.text) && !readsRedirectedInput(node),
+    ...(levels.unknown || nested.unknown ? { unknown: true } : {}),
     name: values[0] === undefined ? undefined : baseName(values[0]),
     args: values.slice(1),
   });
   walk.parts.push(...nested.parts);
 }
 
-/** The command as its words say (unquoted), without the program's folder, and without each wrapper in turn. */
-function strippedForms(values: string[]): string[] {
-  const forms: string[] = [];
-  let words = values;
-  for (let depth = 0; depth < 8 && words.length > 0; depth++) {
-    forms.push(words.join(' '));
-    if (words[0]!.includes('/')) forms.push([baseName(words[0]!), ...words.slice(1)].join(' '));
-    for (const exec of findExecCommands(words)) forms.push(...strippedForms(exec));
-    const start = wrappedCommandStart(words, false);
-    if (start === undefined) break;
-    words = words.slice(start);
+/** The words of one command, after some wrappers: unquoted values (undefined where only the running shell knows) and the text as written. */
+interface Level {
+  values: (string | undefined)[];
+  raw: string[];
+}
+
+/**
+ * The command, then what each wrapper in turn runs (`timeout 5 nice rm x` → `nice rm x` → `rm x`).
+ * A wrapped program that is not a plain word (`sudo "$CMD" x`) makes the command unknown.
+ */
+function wrapperLevels(values: (string | undefined)[], raw: string[]): { levels: Level[]; unknown: boolean } {
+  const levels: Level[] = [{ values, raw }];
+  if (values[0] === undefined) return { levels, unknown: true };
+  for (let depth = 0; depth < 8; depth++) {
+    const level = levels.at(-1)!;
+    const start = wrappedCommandStart(level.values.map((v, i) => v ?? level.raw[i]!), false);
+    if (start === undefined) return { levels, unknown: false };
+    const next = { values: level.values.slice(start), raw: level.raw.slice(start) };
+    levels.push(next);
+    if (next.values[0] === undefined) return { levels, unknown: true };
   }
+  return { levels, unknown: true };
+}
+
+/** A level as deny and ask rules see it: unquoted where it can be, without the program's folder, and the commands of `find -exec`. */
+function formsOf(level: Level): string[] {
+  const words = level.values.map((v, i) => v ?? level.raw[i]!);
+  const forms = [words.join(' ')];
+  if (words[0]!.includes('/')) forms.push([baseName(words[0]!), ...words.slice(1)].join(' '));
+  for (const exec of findExecCommands(words)) forms.push(exec.join(' '), ...(exec[0]!.includes('/') ? [[baseName(exec[0]!), ...exec.slice(1)].join(' ')] : []));
   return forms;
 }
 
-/** What `bash -c '…'` or `eval …` runs, split in turn; its parts count for deny and ask rules only. */
-function innerCommands(values: (string | undefined)[], walk: Walk, segment: string): { parts: NamedPart[]; unknown: boolean } {
-  let words = values;
-  for (let depth = 0; depth < 8; depth++) {
-    const inner = innerCommandLine(words);
-    if (inner) {
-      if (inner.dynamic || inner.line === undefined || walk.nesting >= MAX_NESTING) return { parts: [], unknown: true };
-      const split = splitCommand(inner.line, walk.nesting + 1);
-      if (!split.parsed) return { parts: [], unknown: true };
-      return { parts: split.parts.map((p) => ({ ...p, segment, denyOnly: true })), unknown: false };
-    }
-    if (words.some((w) => w === undefined)) break;
-    const start = wrappedCommandStart(words as string[], false);
-    if (start === undefined) break;
-    words = words.slice(start);
+/** What `bash -c '…'` or `eval …` runs, at any wrapper level, split in turn; its parts count for deny and ask rules only. */
+function innerCommands(levels: Level[], walk: Walk, segment: string): { parts: NamedPart[]; unknown: boolean } {
+  for (const level of levels) {
+    const inner = innerCommandLine(level.values);
+    if (!inner) continue;
+    if (inner.dynamic || inner.line === undefined || walk.nesting >= MAX_NESTING) return { parts: [], unknown: true };
+    const split = splitCommand(inner.line, walk.nesting + 1);
+    if (!split.parsed) return { parts: [], unknown: true };
+    return { parts: split.parts.map((p) => ({ ...p, segment, denyOnly: true })), unknown: false };
   }
   return { parts: [], unknown: false };
+}
+
+/**
+ * `cmd < file` reads a file the classifier has not looked at: such a part is not read-only on its
+ * own. The grammar hangs a redirection after a list on the whole list (`a && cat < f`), so every
+ * enclosing redirected statement counts.
+ */
+function readsRedirectedInput(node: ShellNode): boolean {
+  for (let at: ShellNode | null = node; at; at = at.parent) {
+    const redirects = at.type === 'command' || at.type === 'redirected_statement' ? at.namedChildren : [];
+    if (redirects.some((r) => r?.type === 'file_redirect' && r.children.some((c) => c?.type === '<' || c?.type === '<>'))) return true;
+  }
+  return false;
 }
 
 /**
@@ -184,7 +208,7 @@ function hasSubstitution(node: ShellNode): boolean {
 function redirectPart(node: ShellNode, walk: Walk): void {
   const op = node.children.find((c) => c && /^(>|>>|&>|&>>|>&|>\||<>)$/.test(c.type));
   const target = node.childForFieldName('destination');
-  if (!op || (target && HARMLESS_TARGET.test(target.text))) return;
+  if (!op || (target && (DISCARDED.test(target.text) || (op.type === '>&' && DESCRIPTOR.test(target.text))))) return;
   walk.parts.push({ ...pseudoPart(node, walk), redirect: true });
 }
 

@@ -2828,6 +2828,8 @@ export interface components {
       decision: "allow" | "deny" | null;
       turnId: string;
       createdAt: string;
+      /** @description A rule to offer for `rule` when allowing: for Bash, a prefix rule for the one part that needed approval, or the exact command when a prefix would cover more than was asked about */
+      suggestedRule: string;
     };
     PermissionAnswer: {
       /** @enum {string} */

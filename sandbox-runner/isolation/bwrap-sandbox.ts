@@ -8,7 +8,7 @@ import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 import { shellInvocation } from './shell-invocation.ts';
 import { spawnWatched } from './watched-process.ts';
 import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
-import type { StackEndpoints } from './stack-endpoints.ts';
+import { NO_STACK_ENDPOINTS, type StackEndpoints } from './stack-endpoints.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */
 const SANDBOX_UID = 1000;
@@ -109,7 +109,7 @@ async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<San
 async function startCommandProxy(socket: string, allowedDomains: string[], stackEndpoints: StackEndpoints | undefined): Promise<DomainProxy & { socket: string }> {
   if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
   await fs.mkdir(path.dirname(socket), { recursive: true });
-  const proxy = await startDomainProxy(socket, allowedDomains, stackEndpoints);
+  const proxy = await startDomainProxy(socket, allowedDomains, stackEndpoints ?? NO_STACK_ENDPOINTS);
   return { socket, close: () => proxy.close() };
 }
 

@@ -178,7 +178,7 @@ function proxyConnect(req: IncomingMessage, client: Socket, head: Buffer, opts: 
 }
 
 /** The proxy for one sandboxed command: a fixed policy, on a unix socket bound into its sandbox. */
-export async function startDomainProxy(socketPath: string, allowedDomains: string[], stackEndpoints?: StackEndpoints): Promise<DomainProxy> {
+export async function startDomainProxy(socketPath: string, allowedDomains: string[], stackEndpoints: StackEndpoints): Promise<DomainProxy> {
   const policy: ProxyPolicy = { entries: parseAllowList(allowedDomains), honourListedAddresses: true, stackEndpoints };
   const { server, destroyAll } = createDomainProxyServer({ policyFor: () => policy });
   await fs.rm(socketPath, { force: true });
@@ -196,7 +196,7 @@ export async function startDomainProxy(socketPath: string, allowedDomains: strin
 }
 
 /** The same proxy on a loopback TCP port, for the runner's own clients (git). */
-export async function startLoopbackDomainProxy(allowedDomains: string[], stackEndpoints?: StackEndpoints): Promise<DomainProxy & { url: string }> {
+export async function startLoopbackDomainProxy(allowedDomains: string[], stackEndpoints: StackEndpoints): Promise<DomainProxy & { url: string }> {
   const policy: ProxyPolicy = { entries: parseAllowList(allowedDomains), honourListedAddresses: true, stackEndpoints };
   const { server, destroyAll } = createDomainProxyServer({ policyFor: () => policy });
   await new Promise<void>((resolve, reject) => {

@@ -45,8 +45,8 @@ export interface GitImportOptions {
   timeoutMs: number;
   /** How clones reach the remote; always through an allow-list proxy naming only the clone URL's host:port. @default direct */
   egress?: EgressMode;
-  /** The deployment's own services, which the clone's proxy refuses like a command's does. @default none */
-  stackEndpoints?: StackEndpoints;
+  /** The deployment's own services, which the clone's proxy refuses like a command's does. @default none (NO_STACK_ENDPOINTS) */
+  stackEndpoints: StackEndpoints;
 }
 
 export interface RunnerLimits {

@@ -103,4 +103,14 @@ describe('a sandbox never reaches the stack\'s own services (through the API)', 
       'still serving',
     ].join('\n\n'));
   });
+
+  it('refuses a git import from one of the stack\'s services (git goes through the same proxy)', async () => {
+    const s3 = `127.0.0.1:${port(stack.urls.s3)}`;
+    const sessionId = await attacker.createSession();
+    const url = `http://${s3}/${LOCAL_BUCKET}/workspaces/${victimWorkspace}.git`;
+    const res = await attacker.request('POST', `/v1/sessions/${sessionId}/workspace/git`, { url });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.json.error.message).toContain(`remote: ${blocked(s3)}`);
+  });
 });

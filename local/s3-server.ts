@@ -3,11 +3,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { mkdirSync } from 'node:fs';
 import { closeServer, listenOnLoopback } from './net/listen.ts';
 import type { EmbeddedServer } from './service-child.ts';
+import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { isPostForm, verifyPostForm } from './s3-post-policy.ts';
 import { accessDenied, refuse, signatureForm, verifyHeaderSignature, verifyQuerySignature, type Refusal, type SigningCredentials, type Verdict } from './sigv4-verify.ts';
 
-/** s3rver only accepts this access key id; the front checks every signature against this pair. */
-export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+export { LOCAL_CREDENTIALS as LOCAL_S3_CREDENTIALS } from './local-credentials.ts';
 
 /**
  * An in-process S3-protocol server: s3rver behind a small front that does what s3rver does not
@@ -31,7 +31,7 @@ export async function startS3Server(opts: {
   dir: string;
   buckets: string[];
   port?: number;
-  /** The only key requests may be signed with. @default LOCAL_S3_CREDENTIALS */
+  /** The only key requests may be signed with. @default LOCAL_CREDENTIALS */
   credentials?: SigningCredentials;
 }): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
   mkdirSync(opts.dir, { recursive: true });
@@ -42,7 +42,7 @@ export async function startS3Server(opts: {
 
   const traffic: S3Traffic = { requests: 0, bytesReceived: 0, byMethod: {} };
 
-  const credentials = opts.credentials ?? LOCAL_S3_CREDENTIALS;
+  const credentials = opts.credentials ?? LOCAL_CREDENTIALS;
   const server = createServer((req, res) => {
     countRequest(traffic, req);
     void authenticate(req, credentials).then(

@@ -1,4 +1,3 @@
-import { createHash, createHmac } from 'node:crypto';
 import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { HttpRequest } from '@smithy/protocol-http';
@@ -6,25 +5,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from '../../local/s3-server.ts';
 import type { EmbeddedServer } from '../../local/service-child.ts';
+import { Sha256 } from '../support/sdk-sha256.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
-
-/** The SDK signer's hash, from node:crypto (what @smithy/hash-node does). */
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret ? createHmac('sha256', bytes(secret)) : createHash('sha256');
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset(): void {}
-}
-
-const bytes = (data: string | ArrayBuffer | ArrayBufferView) =>
-  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
 
 const error = (xml: string) => /<Code>([^<]+)<\/Code><Message>([^<]*)<\/Message>/.exec(xml)?.slice(1);
 

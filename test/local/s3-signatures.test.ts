@@ -103,10 +103,10 @@ describe('the S3 stand-in refuses what is not signed with the local credentials'
     const presignedPost = (Key: string, Expires = 300) =>
       createPresignedPost(s3, { Bucket: 'b', Key, Conditions: [['content-length-range', 1, 16], ['eq', '$tagging', tagging]], Fields: { tagging }, Expires });
 
-    it('stores a form within its policy', async () => {
-      const res = await post(await presignedPost('forms/ok'), 'small file');
+    it('stores a form within its policy, a file of exactly the largest size included', async () => {
+      const res = await post(await presignedPost('forms/ok'), 'sixteen bytes!!!');
       expect(res.status).toBe(204);
-      expect(await (await s3.send(new GetObjectCommand({ Bucket: 'b', Key: 'forms/ok' }))).Body!.transformToString()).toBe('small file');
+      expect(await (await s3.send(new GetObjectCommand({ Bucket: 'b', Key: 'forms/ok' }))).Body!.transformToString()).toBe('sixteen bytes!!!');
     });
 
     it('refuses an unsigned form, a forged or altered policy, a changed field, an extra field, a file over the range and an expired policy', async () => {

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { LocalCredentials } from './local-credentials.ts';
 
 /**
  * Verification of AWS Signature Version 4, for the local stand-ins: the stack's own clients
@@ -8,10 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
  * (query parameters) and a browser POST form's policy (s3-post-policy.ts). The canonical request
  * is built as the AWS SDK builds it (@smithy/signature-v4).
  */
-export interface SigningCredentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
+export type SigningCredentials = LocalCredentials;
 
 /** The request as the server received it: `url` is the raw path and query. */
 export interface SignedRequest {

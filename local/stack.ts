@@ -24,7 +24,7 @@ import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-ser
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { closeServer } from './net/listen.ts';
-import { LOCAL_S3_CREDENTIALS } from './s3-server.ts';
+import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
@@ -113,8 +113,9 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // The stack's services, listed as each starts: the runner's sandboxes never reach them (docs/security.md).
     const stackEndpoints: string[] = [];
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
-    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb') }));
-    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] }));
+    const credentials = freshLocalCredentials();
+    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials }));
+    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials }));
     const runner = started(startRunnerPool(opts, s3.url, stackEndpoints));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
@@ -129,7 +130,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests })) : undefined;
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
-    const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, apiTokens, model);
+    const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model);
     const deps = createDeps(config, { writeMetrics: opts.writeMetrics, tracing: opts.tracing });
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
@@ -179,6 +180,7 @@ function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpo
 function localConfig(
   opts: LocalStackOptions,
   endpoints: { dynamodb: string; s3: string; lambda: string },
+  credentials: LocalCredentials,
   apiTokens: Record<string, string>,
   model: ScriptedModelServer | undefined,
 ): StratusConfig {
@@ -192,7 +194,7 @@ function localConfig(
     runnerFunction: RUNNER_FUNCTION,
     selfFunction: API_FUNCTION,
     endpoints: { ...endpoints, ...(model && opts.scriptedProvider === 'bedrock' ? { bedrock: model.url } : {}) },
-    localCredentials: { ...LOCAL_S3_CREDENTIALS },
+    localCredentials: { ...credentials },
     ...shared,
     model: localModel(opts, shared.model, model),
     apiTokens,

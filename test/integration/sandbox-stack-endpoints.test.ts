@@ -1,8 +1,9 @@
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
+import { LOCAL_CREDENTIALS } from '../../local/local-credentials.ts';
 import { LOCAL_BUCKET } from '../../local/stack.ts';
-import { LOCAL_S3_CREDENTIALS } from '../../local/s3-server.ts';
 import { apiClient } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 
@@ -10,7 +11,7 @@ import { useLocalStack } from '../support/stack-fixture.ts';
  * A session that allow-lists the local stack's own ports tries, from Bash, what issue #25 found
  * open: listing and reading another tenant's workspace objects and writing into its prefix
  * unsigned on the S3 stand-in, a Scan of the messages table on the DynamoDB stand-in (signed
- * with the stand-ins' published key, so only the network stops it), and the Lambda Invoke
+ * with the stack's own key, as if it had leaked, so only the network stops it), and the Lambda Invoke
  * server, the API and the scripted model server, under every spelling of this host. Each is
  * refused by the sandbox's proxy with the same sentence, and the runner keeps serving.
  */
@@ -52,15 +53,16 @@ describe('a sandbox never reaches the stack\'s own services (through the API)', 
       `curl -sS -X PUT --data-binary pwned "http://${s3}/${LOCAL_BUCKET}/${key}"`,
     ].join('; echo; '));
     expect(out).toBe([blocked(s3), blocked(s3), blocked(s3)].join('\n\n'));
-    const client = new S3Client({ region: 'us-east-1', endpoint: stack.urls.s3, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+    const client = new S3Client({ region: 'us-east-1', endpoint: stack.urls.s3, forcePathStyle: true, credentials: stack.deps.config.localCredentials });
     const planted = await client.send(new HeadObjectCommand({ Bucket: LOCAL_BUCKET, Key: key })).catch((err: { $metadata?: { httpStatusCode?: number } }) => err.$metadata?.httpStatusCode);
     expect(planted).toBe(404);
   });
 
-  it('refuses a correctly signed Scan of the messages table on the DynamoDB stand-in', async () => {
+  it('refuses a Scan of the messages table on the DynamoDB stand-in, even signed with the stack\'s own key', async () => {
     const dynamo = `127.0.0.1:${port(stack.urls.dynamodb)}`;
+    const { accessKeyId, secretAccessKey } = stack.deps.config.localCredentials!;
     const out = await bash([dynamo], [
-      `curl -sS -X POST --aws-sigv4 aws:amz:us-east-1:dynamodb --user ${LOCAL_S3_CREDENTIALS.accessKeyId}:${LOCAL_S3_CREDENTIALS.secretAccessKey}`,
+      `curl -sS -X POST --aws-sigv4 aws:amz:us-east-1:dynamodb --user ${accessKeyId}:${secretAccessKey}`,
       `-H 'x-amz-target: DynamoDB_20120810.Scan' -H 'content-type: application/x-amz-json-1.0'`,
       `-d '{"TableName":"stratus-messages"}' http://${dynamo}/`,
     ].join(' '));
@@ -112,5 +114,18 @@ describe('a sandbox never reaches the stack\'s own services (through the API)', 
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.json.error.message).toContain(`remote: ${blocked(s3)}`);
+  });
+
+  it('has its stand-ins check a key made for this stack: the published one is refused', async () => {
+    const published = LOCAL_CREDENTIALS;
+    expect(stack.deps.config.localCredentials?.secretAccessKey).not.toBe(published.secretAccessKey);
+    const s3 = new S3Client({ region: 'us-east-1', endpoint: stack.urls.s3, forcePathStyle: true, credentials: published });
+    const list = await s3.send(new ListObjectsV2Command({ Bucket: LOCAL_BUCKET, Prefix: 'workspaces/' })).then(() => 'listed', (e: { name: string }) => e.name);
+    expect(list).toBe('SignatureDoesNotMatch');
+    const dynamo = new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: published, maxAttempts: 1 });
+    const scan = await dynamo.send(new ScanCommand({ TableName: 'stratus-messages' })).then(() => 'scanned', (e: { name: string }) => e.name);
+    expect(scan).toBe('InvalidSignatureException');
+    s3.destroy();
+    dynamo.destroy();
   });
 });

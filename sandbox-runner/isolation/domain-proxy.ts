@@ -10,7 +10,9 @@ import { NO_STACK_ENDPOINTS, type StackEndpoints } from './stack-endpoints.ts';
  * pairs the policy allows (network-allow-list.ts: names, `*.domain`, IPs, ports 80/443 unless an
  * entry names one). DNS is resolved here, once: a name whose addresses are all non-public
  * (loopback, private, link-local, …) is refused unless such an address is itself listed, and the
- * connection goes to an address that passed the check, never to a second resolution.
+ * connection goes to an address that passed the check, never to a second resolution. The
+ * deployment's own services are refused at any address that reaches them, listed or not
+ * (stack-endpoints.ts).
  *
  * Used two ways: for one sandboxed command, on a unix socket that is its only way out
  * (`startDomainProxy`); and as the AWS egress proxy, where each request proves its policy with a

@@ -7,7 +7,6 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startLambdaInvokeServer } from '../local/lambda-invoke-server.ts';
 import type { MessagesRequest } from '../local/scripted-model/script.ts';
-import { LOCAL_S3_CREDENTIALS } from '../local/s3-server.ts';
 import { LOCAL_BUCKET, type LocalStack } from '../local/stack.ts';
 import { startModelProcess } from './model-process-client.ts';
 import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
@@ -52,7 +51,7 @@ export async function measureFloor(stack: LocalStack, lastRequest: MessagesReque
 }
 
 async function versionPutFloor(stack: LocalStack): Promise<number> {
-  const s3 = new S3Client(s3ClientConfig({ region: stack.deps.config.region, endpoint: stack.urls.s3 }, LOCAL_S3_CREDENTIALS));
+  const s3 = new S3Client(s3ClientConfig({ region: stack.deps.config.region, endpoint: stack.urls.s3 }, stack.deps.config.localCredentials!));
   const body = JSON.stringify({ version: 2, upserts: { 'out/w.txt': { type: 'file', sha256: 'x'.repeat(64), size: 8, mode: 420 } }, padding: 'x'.repeat(400) });
   let n = 0;
   try {

@@ -26,7 +26,7 @@ export async function run(): Promise<void> {
   const pool = (name: string): TenantWorkerPool =>
     createTenantWorkerPool({
       entry: WORKER,
-      init: (tenantId): RunnerWorkerInit => ({ rootDir: path.join(dir, name, tenantId), s3Endpoint: s3.url, region: 'us-east-1' }),
+      init: (tenantId): RunnerWorkerInit => ({ rootDir: path.join(dir, name, tenantId), s3Endpoint: s3.url, region: 'us-east-1', stackEndpoints: [s3.url] }),
       maxWorkers: BURST + TENANTS,
     });
   const ids = Array.from({ length: TENANTS }, (_, i) => `ws_bench${i}`);

@@ -5,4 +5,4 @@
 import { serveFromChild } from './service-child.ts';
 import { startS3Server } from './s3-server.ts';
 
-serveFromChild((opts: { dir: string; buckets: string[]; port?: number }) => startS3Server(opts));
+serveFromChild((opts: Parameters<typeof startS3Server>[0]) => startS3Server(opts));

@@ -3,15 +3,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { mkdirSync } from 'node:fs';
 import { closeServer, listenOnLoopback } from './net/listen.ts';
 import type { EmbeddedServer } from './service-child.ts';
+import { LOCAL_CREDENTIALS } from './local-credentials.ts';
+import { isPostForm, verifyPostForm } from './s3-post-policy.ts';
+import { accessDenied, refuse, signatureForm, verifyHeaderSignature, verifyQuerySignature, type Refusal, type SigningCredentials, type Verdict } from './sigv4-verify.ts';
 
-/** s3rver only accepts this access key id. */
-export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
+export { LOCAL_CREDENTIALS as LOCAL_S3_CREDENTIALS } from './local-credentials.ts';
 
 /**
- * An in-process S3-protocol server: s3rver behind a small front that gives PutObject the
- * conditional semantics of real S3 (`If-None-Match: *` → 412 when the key exists, `If-Match`
- * → 412 when the ETag differs), serialised per key so two racing writers cannot both win.
- * s3rver alone silently overwrites (docs/local-stack.md). Requests must be path-style.
+ * An in-process S3-protocol server: s3rver behind a small front that does what s3rver does not
+ * (docs/local-stack.md). It refuses, as S3 does, every request that is not signed with the local
+ * credentials: SigV4 in the Authorization header, a presigned URL, or a POST form's signed
+ * policy, whose conditions it evaluates (s3rver accepts anonymous requests and never checks a
+ * V4 signature). And it gives PutObject the conditional semantics of real S3 (`If-None-Match: *`
+ * → 412 when the key exists, `If-Match` → 412 when the ETag differs), serialised per key so two
+ * racing writers cannot both win; s3rver alone silently overwrites. Requests must be path-style.
  */
 /** What clients sent to the server since it started (the figure the sync benchmark reports). */
 export interface S3Traffic {
@@ -26,6 +31,8 @@ export async function startS3Server(opts: {
   dir: string;
   buckets: string[];
   port?: number;
+  /** The only key requests may be signed with. @default LOCAL_CREDENTIALS */
+  credentials?: SigningCredentials;
 }): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
   mkdirSync(opts.dir, { recursive: true });
   const s3rver = new S3rver({ directory: opts.dir, silent: true, configureBuckets: opts.buckets.map((name) => ({ name })) });
@@ -35,8 +42,15 @@ export async function startS3Server(opts: {
 
   const traffic: S3Traffic = { requests: 0, bytesReceived: 0, byMethod: {} };
 
+  const credentials = opts.credentials ?? LOCAL_CREDENTIALS;
   const server = createServer((req, res) => {
     countRequest(traffic, req);
+    void authenticate(req, credentials).then(
+      (verdict) => (verdict.ok ? serve(req, res) : refuseRequest(req, res, verdict)),
+      (err: unknown) => refuseRequest(req, res, refuse(500, 'InternalError', String(err))),
+    );
+  });
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     const target = req.method === 'PUT' ? objectTarget(req) : undefined;
     if (!target || (!req.headers['if-none-match'] && !req.headers['if-match'])) return inner(req, res);
     const lockKey = `${target.bucket}/${target.key}`;
@@ -53,9 +67,41 @@ export async function startS3Server(opts: {
     void settled.finally(() => {
       if (keyLocks.get(lockKey) === settled) keyLocks.delete(lockKey);
     });
-  });
+  };
   const url = await listenOnLoopback(server, opts.port);
   return { url, close: () => closeServer(server), traffic: () => ({ ...traffic, byMethod: { ...traffic.byMethod } }) };
+}
+
+/**
+ * The request's signature, checked before s3rver sees it. CORS preflights carry none (browsers
+ * never sign them), as with S3; s3rver answers them from the bucket's CORS rules.
+ */
+async function authenticate(req: IncomingMessage, credentials: SigningCredentials): Promise<Verdict> {
+  const signed = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers };
+  const opts = { credentials, service: 's3', escapePath: false, now: Date.now() };
+  switch (signatureForm(signed)) {
+    case 'header': {
+      const payloadHash = req.headers['x-amz-content-sha256'];
+      if (typeof payloadHash !== 'string') return refuse(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
+      return verifyHeaderSignature(signed, payloadHash, opts);
+    }
+    case 'query':
+      return verifyQuerySignature(signed, opts);
+    default:
+      if (req.method === 'OPTIONS') return { ok: true };
+      if (isPostForm(req)) return verifyPostForm(req, credentials, opts.now);
+      return accessDenied();
+  }
+}
+
+/** An S3-style XML error; the rest of the body is drained, never stored. */
+function refuseRequest(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
+  req.resume();
+  if (res.headersSent) return void res.end();
+  res.statusCode = refusal.status;
+  res.setHeader('content-type', 'application/xml');
+  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${refusal.code}</Code><Message>${escape(refusal.message)}</Message></Error>`);
 }
 
 function countRequest(traffic: S3Traffic, req: IncomingMessage): void {

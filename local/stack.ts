@@ -24,7 +24,7 @@ import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-ser
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { closeServer } from './net/listen.ts';
-import { LOCAL_S3_CREDENTIALS } from './s3-server.ts';
+import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
@@ -110,33 +110,35 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   const stops: (() => Promise<void>)[] = [];
   const started = <T extends { close(): Promise<void> }>(part: T): T => (stops.push(() => part.close()), part);
   try {
-    const dynamo = started(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb') }));
-    const s3 = started(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET] }));
-    const runner = started(startRunnerPool(opts, s3.url));
+    // The stack's services, listed as each starts: the runner's sandboxes never reach them (docs/security.md).
+    const stackEndpoints: string[] = [];
+    const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
+    const credentials = freshLocalCredentials();
+    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials }));
+    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials }));
+    const runner = started(startRunnerPool(opts, s3.url, stackEndpoints));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
-    const lambda = started(
+    const lambda = service(
       await startLambdaInvokeServer({
         functions,
         onBackgroundError: (name, err) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) }),
       }),
     );
     const scripted = !opts.anthropic && !opts.bedrock;
-    const model = scripted ? started(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests })) : undefined;
+    const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests })) : undefined;
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
-    const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, apiTokens, model);
+    const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model);
     const deps = createDeps(config, { writeMetrics: opts.writeMetrics, tracing: opts.tracing });
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
     functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
-    const api = await startApiServer(deps, opts.port, opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)));
-    stops.push(async () => {
-      await api.close();
-      await lambda.pending();
-    });
+    // Stopping runs backwards: the API closes first, then the invocations it started are awaited.
+    stops.push(() => lambda.pending());
+    const api = service(await startApiServer(deps, opts.port, opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url))));
     const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000 });
     stops.push(scheduler.stop);
     return {
@@ -161,13 +163,13 @@ const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JS
  * functions/runner-client/runner-tenant.ts), each with its own folder, removed when the process
  * ends as Lambda discards an environment's /tmp. Leftovers of a previous run go too.
  */
-function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string): TenantWorkerPool {
+function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpoints: readonly string[]): TenantWorkerPool {
   const tenantsDir = path.join(opts.dataDir, 'runner', 'tenants');
   rmSync(tenantsDir, { recursive: true, force: true });
   const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
   return createTenantWorkerPool({
     entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
-    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1' }),
+    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1', stackEndpoints: [...stackEndpoints] }),
     maxWorkers: opts.runnerProcesses?.max,
     idleMs: opts.runnerProcesses?.idleMs,
     onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
@@ -178,6 +180,7 @@ function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string): TenantWor
 function localConfig(
   opts: LocalStackOptions,
   endpoints: { dynamodb: string; s3: string; lambda: string },
+  credentials: LocalCredentials,
   apiTokens: Record<string, string>,
   model: ScriptedModelServer | undefined,
 ): StratusConfig {
@@ -191,7 +194,7 @@ function localConfig(
     runnerFunction: RUNNER_FUNCTION,
     selfFunction: API_FUNCTION,
     endpoints: { ...endpoints, ...(model && opts.scriptedProvider === 'bedrock' ? { bedrock: model.url } : {}) },
-    localCredentials: { ...LOCAL_S3_CREDENTIALS },
+    localCredentials: { ...credentials },
     ...shared,
     model: localModel(opts, shared.model, model),
     apiTokens,

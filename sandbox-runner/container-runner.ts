@@ -4,6 +4,7 @@ import { createBwrapSandbox } from './isolation/bwrap-sandbox.ts';
 import { egressModeFromEnv, type EgressMode } from './isolation/egress-mode.ts';
 import { createProcessSandbox } from './isolation/process-sandbox.ts';
 import type { Sandbox } from './isolation/sandbox.ts';
+import { stackEndpoints, type StackEndpoints } from './isolation/stack-endpoints.ts';
 import { createRunner, DEFAULT_RUNNER_LIMITS, type Runner } from './runner.ts';
 import { createS3ClientFactory } from './s3-client.ts';
 
@@ -13,23 +14,26 @@ import { createS3ClientFactory } from './s3-client.ts';
  * STRATUS_SANDBOX is `bwrap`, `process` or `auto` (bwrap when user namespaces work, which they
  * do not inside Lambda); STRATUS_S3_ENDPOINT points at a local S3 server outside AWS;
  * STRATUS_EGRESS / STRATUS_EGRESS_PROXY say how network use leaves (isolation/egress-mode.ts).
+ * A local S3 server is one of the deployment's own services: no sandboxed request may reach it.
  * The function's own credentials are never used for workspaces: each request carries its own.
  */
 export function createContainerRunner(env: NodeJS.ProcessEnv): Runner {
   const rootDir = env.STRATUS_RUNNER_ROOT || '/tmp/stratus';
   const egress = egressModeFromEnv(env.STRATUS_EGRESS, env.STRATUS_EGRESS_PROXY);
+  const s3Endpoint = env.STRATUS_S3_ENDPOINT || undefined;
+  const endpoints = stackEndpoints(s3Endpoint ? [s3Endpoint] : []);
   return createRunner({
     rootDir,
-    s3ForCredentials: createS3ClientFactory({ region: env.AWS_REGION || 'us-east-1', endpoint: env.STRATUS_S3_ENDPOINT || undefined }),
-    sandbox: chooseSandbox(env.STRATUS_SANDBOX || 'auto', rootDir, env.STRATUS_WORKSPACE_LINK || path.join(rootDir, 'current'), egress),
+    s3ForCredentials: createS3ClientFactory({ region: env.AWS_REGION || 'us-east-1', endpoint: s3Endpoint }),
+    sandbox: chooseSandbox(env.STRATUS_SANDBOX || 'auto', rootDir, env.STRATUS_WORKSPACE_LINK || path.join(rootDir, 'current'), egress, endpoints),
     limits: DEFAULT_RUNNER_LIMITS,
     maxWarmWorkspaces: 1,
-    git: { egress },
+    git: { egress, stackEndpoints: endpoints },
   });
 }
 
-function chooseSandbox(kind: string, rootDir: string, linkPath: string, egress: EgressMode): Sandbox {
-  if (kind === 'bwrap' || (kind === 'auto' && bwrapWorks())) return createBwrapSandbox({ runtimeDir: rootDir });
+function chooseSandbox(kind: string, rootDir: string, linkPath: string, egress: EgressMode, endpoints: StackEndpoints): Sandbox {
+  if (kind === 'bwrap' || (kind === 'auto' && bwrapWorks())) return createBwrapSandbox({ runtimeDir: rootDir, stackEndpoints: endpoints });
   if (kind === 'process' || kind === 'auto') return createProcessSandbox({ linkPath, maxProcesses: 512, egress });
   throw new Error(`STRATUS_SANDBOX must be bwrap, process or auto, not "${kind}".`);
 }

@@ -2,6 +2,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Sandbox } from './isolation/sandbox.ts';
+import { NO_STACK_ENDPOINTS } from './isolation/stack-endpoints.ts';
 import { RUNNER_OPS } from './ops/index.ts';
 import type { RunnerOpDefinition } from './ops/op.ts';
 import type { GitImportOptions, OpContext, RunnerLimits } from './ops/op-context.ts';
@@ -158,7 +159,7 @@ function opContext(
     local: at.local,
     workspaceLimits: deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS,
     archiveLimits: deps.archiveLimits ?? DEFAULT_ARCHIVE_LIMITS,
-    git: { allowHttp: false, timeoutMs: 120_000, ...deps.git },
+    git: { allowHttp: false, timeoutMs: 120_000, stackEndpoints: NO_STACK_ENDPOINTS, ...deps.git },
     retain: at.retain,
   };
 }

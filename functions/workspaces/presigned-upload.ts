@@ -25,9 +25,9 @@ export interface PresignedUpload {
 /**
  * A browser-style POST form that lets a client put one archive straight into S3, under the
  * session's workspace prefix (`workspaces/{id}/uploads/{uploadId}.tar.gz`), at most `maxBytes`,
- * for UPLOAD_EXPIRY_SECONDS. S3 enforces the policy (key, size range, expiry, signature); the
- * import checks existence and size again, so a store that does not evaluate policies (the
- * local stack's s3rver) still cannot import more than the limit.
+ * for UPLOAD_EXPIRY_SECONDS. S3 (and the local stand-in's front) enforces the policy (key, size
+ * range, expiry, signature); the import checks existence and size again, so even a store that
+ * did not evaluate policies could not import more than the limit.
  */
 export async function createPresignedUpload(
   deps: StorageDeps & { newId: (prefix: string) => string; clock: () => number },

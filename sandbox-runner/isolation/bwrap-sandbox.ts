@@ -8,6 +8,7 @@ import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 import { shellInvocation } from './shell-invocation.ts';
 import { spawnWatched } from './watched-process.ts';
 import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
+import { NO_STACK_ENDPOINTS, type StackEndpoints } from './stack-endpoints.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */
 const SANDBOX_UID = 1000;
@@ -37,6 +38,8 @@ export function createBwrapSandbox(opts: {
   processLimits?: ProcessLimits;
   /** Refuse to run commands when the caps cannot be enforced (instead of running uncapped). @default false */
   requireProcessLimits?: boolean;
+  /** The deployment's own services, which a command's proxy refuses whatever its allow-list says. @default none */
+  stackEndpoints?: StackEndpoints;
 }): Sandbox {
   const bwrap = opts.bwrapPath ?? 'bwrap';
   const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
@@ -61,7 +64,8 @@ export function createBwrapSandbox(opts: {
     async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
       const limiter = await prepare();
       const id = ++counter;
-      return runCommand(cmd, { bwrap, etcDir, processLimits, proxySocket: path.join(opts.runtimeDir, 'proxy', `${id}.sock`), limiter, cgroupName: `${instance}-${process.pid}-${id}` });
+      const proxySocket = path.join(opts.runtimeDir, 'proxy', `${id}.sock`);
+      return runCommand(cmd, { bwrap, etcDir, processLimits, proxySocket, stackEndpoints: opts.stackEndpoints, limiter, cgroupName: `${instance}-${process.pid}-${id}` });
     },
   };
 }
@@ -72,6 +76,7 @@ interface CommandSetup {
   processLimits: ProcessLimits;
   /** Where this command's domain proxy listens, should it have an allow-list. */
   proxySocket: string;
+  stackEndpoints: StackEndpoints | undefined;
   limiter: CgroupLimiter | undefined;
   cgroupName: string;
 }
@@ -79,7 +84,7 @@ interface CommandSetup {
 async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<SandboxOutcome> {
   await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
   await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-  const proxy = cmd.allowedDomains?.length ? await startCommandProxy(setup.proxySocket, cmd.allowedDomains) : undefined;
+  const proxy = cmd.allowedDomains?.length ? await startCommandProxy(setup.proxySocket, cmd.allowedDomains, setup.stackEndpoints) : undefined;
   const args = bwrapArgs(cmd, setup.etcDir, proxy?.socket);
   const cgroup: CommandCgroup | undefined = await setup.limiter?.create(setup.cgroupName);
   const cleanup = async () => {
@@ -101,10 +106,10 @@ async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<San
 }
 
 /** The domain proxy of one command, on a unix socket that bwrap binds into its sandbox. */
-async function startCommandProxy(socket: string, allowedDomains: string[]): Promise<DomainProxy & { socket: string }> {
+async function startCommandProxy(socket: string, allowedDomains: string[], stackEndpoints: StackEndpoints | undefined): Promise<DomainProxy & { socket: string }> {
   if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
   await fs.mkdir(path.dirname(socket), { recursive: true });
-  const proxy = await startDomainProxy(socket, allowedDomains);
+  const proxy = await startDomainProxy(socket, allowedDomains, stackEndpoints ?? NO_STACK_ENDPOINTS);
   return { socket, close: () => proxy.close() };
 }
 

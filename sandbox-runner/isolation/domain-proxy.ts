@@ -3,13 +3,16 @@ import { lookup } from 'node:dns/promises';
 import { connect, type Socket } from 'node:net';
 import { promises as fs } from 'node:fs';
 import { canonicalIp, checkAddresses, checkHostPort, parseAllowList, type AllowListEntry } from './network-allow-list.ts';
+import { NO_STACK_ENDPOINTS, type StackEndpoints } from './stack-endpoints.ts';
 
 /**
  * The allow-list proxy. It forwards plain HTTP and opens CONNECT tunnels only to host:port
  * pairs the policy allows (network-allow-list.ts: names, `*.domain`, IPs, ports 80/443 unless an
  * entry names one). DNS is resolved here, once: a name whose addresses are all non-public
  * (loopback, private, link-local, …) is refused unless such an address is itself listed, and the
- * connection goes to an address that passed the check, never to a second resolution.
+ * connection goes to an address that passed the check, never to a second resolution. The
+ * deployment's own services are refused at any address that reaches them, listed or not
+ * (stack-endpoints.ts).
  *
  * Used two ways: for one sandboxed command, on a unix socket that is its only way out
  * (`startDomainProxy`); and as the AWS egress proxy, where each request proves its policy with a
@@ -23,6 +26,8 @@ export interface ProxyPolicy {
   entries: AllowListEntry[];
   /** Connect to non-public addresses that are listed (the local sandbox) or never (the AWS egress proxy). */
   honourListedAddresses: boolean;
+  /** The deployment's own services, refused whatever the entries say (stack-endpoints.ts). @default none */
+  stackEndpoints?: StackEndpoints;
   /** For the proxy's log: who asked (a session id). */
   label?: string;
 }
@@ -39,6 +44,9 @@ const PORT_BODY = (host: string, port: number) =>
   `Blocked by the sandbox: port ${port} of ${host} is not allowed; only 80 and 443 are, unless an allowed network domain names the port (${host}:${port}).\n`;
 const ADDRESS_BODY = (host: string, address: string, range: string, honoured: boolean) =>
   `Blocked by the sandbox: ${host} resolves to ${address}, a ${range} address${honoured ? `; name ${address} itself to reach it` : ''}.\n`;
+const hostPort = (host: string, port: number) => `${host.includes(':') ? `[${host}]` : host}:${port}`;
+export const STACK_ENDPOINT_BODY = (host: string, address: string, port: number) =>
+  `Blocked by the sandbox: ${hostPort(host, port)}${host === address ? '' : ` (${address})`} is one of this Stratus deployment's own services (its database, storage, functions, API or model); a sandbox can never reach them, whatever its allowed network domains say.\n`;
 
 type Verdict = { ok: true; address: string } | { ok: false; status: number; body: string; reason: string };
 
@@ -61,6 +69,12 @@ export async function decide(host: string, port: number, policy: ProxyPolicy): P
   const addresses = checkAddresses(resolved, policy.entries, policy.honourListedAddresses);
   if (!addresses.allowed) {
     return { ok: false, status: 403, body: ADDRESS_BODY(bare, addresses.address, addresses.range, policy.honourListedAddresses), reason: `address ${addresses.address}` };
+  }
+  const endpoints = policy.stackEndpoints ?? NO_STACK_ENDPOINTS;
+  for (const address of addresses.addresses) {
+    if (await endpoints.includes(address, port)) {
+      return { ok: false, status: 403, body: STACK_ENDPOINT_BODY(bare, address, port), reason: `stack endpoint ${address}:${port}` };
+    }
   }
   return { ok: true, address: addresses.addresses[0]! };
 }
@@ -166,8 +180,8 @@ function proxyConnect(req: IncomingMessage, client: Socket, head: Buffer, opts: 
 }
 
 /** The proxy for one sandboxed command: a fixed policy, on a unix socket bound into its sandbox. */
-export async function startDomainProxy(socketPath: string, allowedDomains: string[]): Promise<DomainProxy> {
-  const policy: ProxyPolicy = { entries: parseAllowList(allowedDomains), honourListedAddresses: true };
+export async function startDomainProxy(socketPath: string, allowedDomains: string[], stackEndpoints: StackEndpoints): Promise<DomainProxy> {
+  const policy: ProxyPolicy = { entries: parseAllowList(allowedDomains), honourListedAddresses: true, stackEndpoints };
   const { server, destroyAll } = createDomainProxyServer({ policyFor: () => policy });
   await fs.rm(socketPath, { force: true });
   await new Promise<void>((resolve, reject) => {
@@ -184,8 +198,8 @@ export async function startDomainProxy(socketPath: string, allowedDomains: strin
 }
 
 /** The same proxy on a loopback TCP port, for the runner's own clients (git). */
-export async function startLoopbackDomainProxy(allowedDomains: string[]): Promise<DomainProxy & { url: string }> {
-  const policy: ProxyPolicy = { entries: parseAllowList(allowedDomains), honourListedAddresses: true };
+export async function startLoopbackDomainProxy(allowedDomains: string[], stackEndpoints: StackEndpoints): Promise<DomainProxy & { url: string }> {
+  const policy: ProxyPolicy = { entries: parseAllowList(allowedDomains), honourListedAddresses: true, stackEndpoints };
   const { server, destroyAll } = createDomainProxyServer({ policyFor: () => policy });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -17,7 +17,7 @@ export async function withGitProxy<T>(ctx: OpContext, remoteUrl: string, use: (p
     return use(proxyUrlWithToken(egress.url, ctx.request.network.egressToken));
   }
   const entry = cloneAllowListEntry(remoteUrl);
-  const local = entry ? await startLoopbackDomainProxy([entry]) : undefined;
+  const local = entry ? await startLoopbackDomainProxy([entry], ctx.git.stackEndpoints) : undefined;
   try {
     // Without an entry the URL is unusable, and the git helpers refuse it before any request.
     return await use(local?.url ?? 'http://127.0.0.1:9');

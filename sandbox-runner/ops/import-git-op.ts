@@ -34,7 +34,7 @@ export const importGitOp = defineOp({
       if (!ctx.request.network.egressToken) throw new ToolInputError(NO_EGRESS_TOKEN);
       proxy = proxyUrlWithToken(egress.url, ctx.request.network.egressToken);
     } else {
-      local = entry ? await startLoopbackDomainProxy([entry]) : undefined;
+      local = entry ? await startLoopbackDomainProxy([entry], ctx.git.stackEndpoints) : undefined;
       // Without an entry the URL is unusable, and gitClone refuses it before any request.
       proxy = local?.url ?? 'http://127.0.0.1:9';
     }

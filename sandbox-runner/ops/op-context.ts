@@ -1,5 +1,6 @@
 import type { EgressMode } from '../isolation/egress-mode.ts';
 import type { Sandbox } from '../isolation/sandbox.ts';
+import type { StackEndpoints } from '../isolation/stack-endpoints.ts';
 import type { PathMapper } from '../workspace/virtual-paths.ts';
 import type { WorkspaceLimits } from '../workspace/limits.ts';
 import type { ArchiveLimits } from '../workspace/archive-guards.ts';
@@ -44,6 +45,8 @@ export interface GitImportOptions {
   timeoutMs: number;
   /** How clones reach the remote; always through an allow-list proxy naming only the clone URL's host:port. @default direct */
   egress?: EgressMode;
+  /** The deployment's own services, which the clone's proxy refuses like a command's does. @default none (NO_STACK_ENDPOINTS) */
+  stackEndpoints: StackEndpoints;
 }
 
 export interface RunnerLimits {

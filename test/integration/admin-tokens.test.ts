@@ -21,7 +21,7 @@ describe('tenant tokens made through the admin routes', () => {
 
     // Only the hash is stored: no attribute of any item holds the token.
     const { deps } = fx.stack;
-    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: deps.config.region, endpoint: fx.stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: deps.config.region, endpoint: fx.stack.urls.dynamodb, credentials: deps.config.localCredentials }));
     const items = (await db.send(new ScanCommand({ TableName: deps.config.tables.apiTokens }))).Items!;
     expect(items).toHaveLength(1);
     expect(JSON.stringify(items)).not.toContain(token.split('.')[1]);

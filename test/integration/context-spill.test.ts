@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMessageItem } from '../../functions/stores/message-item.ts';
 import { SPILL_THRESHOLD_BYTES, type StoredMessage } from '../../functions/stores/message-store.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { LOCAL_S3_CREDENTIALS } from '../../local/s3-server.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 describe('messages too big for a DynamoDB item', () => {
@@ -27,7 +26,7 @@ describe('messages too big for a DynamoDB item', () => {
     await stack.deps.messages.append(message);
     await stack.deps.messages.append({ ...message, seq: 1, uuid: 'msg_small', content: [{ type: 'text', text: 'small' }], kind: 'prompt' });
 
-    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: LOCAL_S3_CREDENTIALS }));
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: stack.deps.config.localCredentials }));
     const item = (await db.send(new GetCommand({ TableName: stack.deps.config.tables.messages, Key: { sessionId: 'ses_spill', seq: 0 } }))).Item!;
     const stored = decodeMessageItem<StoredMessage>(item);
     expect(stored.content).toEqual([]);

@@ -1,6 +1,5 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_S3_CREDENTIALS } from '../../local/s3-server.ts';
 import { MAX_SEED_JSON_BYTES } from '../../sandbox-runner/workspace/file-keys.ts';
 import { apiClient } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
@@ -120,7 +119,7 @@ describe('hostile input: a clear 4xx, never a 500, and nothing stored', () => {
   beforeAll(async () => {
     api = apiClient(fx.stack.apiUrl, 'token-a');
     const b = apiClient(fx.stack.apiUrl, 'token-b');
-    s3 = new S3Client({ region: 'us-east-1', endpoint: fx.stack.urls.s3, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS });
+    s3 = new S3Client({ region: 'us-east-1', endpoint: fx.stack.urls.s3, forcePathStyle: true, credentials: fx.stack.deps.config.localCredentials });
     f.session = await api.createSession({ 'a.txt': 'a', 'd/b.txt': 'b' });
     await api.createSession();
     f.otherTenantSession = await b.createSession();

@@ -3,7 +3,6 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { describe, expect, it } from 'vitest';
 import { spilledMessageKey } from '../../functions/stores/bucket-layout.ts';
 import type { StoredMessage } from '../../functions/stores/message-store.ts';
-import { LOCAL_S3_CREDENTIALS } from '../../local/s3-server.ts';
 import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 /**
@@ -17,7 +16,7 @@ describe('message items written in the legacy format (nested attributes)', () =>
   it('load as they were written, and a turn continues the session from them', async () => {
     const { stack, api } = env;
     const db = DynamoDBDocumentClient.from(
-      new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: LOCAL_S3_CREDENTIALS }),
+      new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: stack.deps.config.localCredentials }),
       { marshallOptions: { removeUndefinedValues: true } },
     );
     const table = stack.deps.config.tables.messages;

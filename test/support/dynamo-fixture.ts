@@ -4,6 +4,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { ensureTables } from '../../functions/stores/ensure-tables.ts';
 import { tableNames, type TableNames } from '../../functions/stores/tables.ts';
 import { startDynamoServer, type EmbeddedServer } from '../../local/dynamo-server.ts';
+import { LOCAL_S3_CREDENTIALS } from '../../local/s3-server.ts';
 import { makeTempDir } from './temp-dir.ts';
 
 /**
@@ -19,7 +20,7 @@ export function useDynamoTables(): { readonly db: DynamoDBDocumentClient; readon
   const fx = { db: undefined as unknown as DynamoDBDocumentClient, tables };
   beforeAll(async () => {
     server = await startDynamoServer({ dir: `${tmp.dir}/dynamodb` });
-    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: LOCAL_S3_CREDENTIALS });
     await ensureTables(client, tables);
     fx.db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   });

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLoopbackDomainProxy } from '../../../sandbox-runner/isolation/domain-proxy.ts';
+import { NO_STACK_ENDPOINTS } from '../../../sandbox-runner/isolation/stack-endpoints.ts';
 import { gitCheckout, gitPublish } from '../../../sandbox-runner/workspace/git-remote.ts';
 import { startGitHttpServer } from '../../support/git-http-server.ts';
 import { makeBareRepo } from '../../support/github-fixture.ts';
@@ -22,7 +23,7 @@ describe('the runner\'s git for GitHub runs (checkout, commit and push outside t
     git = await startGitHttpServer({ projectRoot: path.join(tmp.dir, 'git'), token: TOKEN });
     repo = makeBareRepo(path.join(tmp.dir, 'git'), 'o/r', { 'a.txt': 'one\n', '.gitignore': 'build/\n', 'build/kept.txt': 'tracked though ignored\n' }, { pulls: { 3: { 'a.txt': 'fork\n' } } });
     url = `${git.url}/o/r.git`;
-    proxy = await startLoopbackDomainProxy([new URL(url).host]);
+    proxy = await startLoopbackDomainProxy([new URL(url).host], NO_STACK_ENDPOINTS);
   });
   afterAll(async () => {
     await proxy.close();

@@ -131,10 +131,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, apiTokens, model);
-    const metricsSink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
-    // Closed last, after the API and the scheduler, whose turns may still emit.
-    if (metricsSink) stops.unshift(metricsSink.close);
-    const deps = createDeps(config, { writeMetrics: opts.writeMetrics ?? metricsSink!.write, tracing: opts.tracing });
+    const deps = createLocalDeps(opts, config, stops);
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
     functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
@@ -159,6 +156,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll(stops);
     throw err;
   }
+}
+
+/** The deps, with metric documents written to the data folder unless the options take them. */
+function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: (() => Promise<void>)[]): Deps {
+  const sink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
+  // Closed last, after the API and the scheduler, whose turns may still emit.
+  if (sink) stops.unshift(sink.close);
+  return createDeps(config, { writeMetrics: opts.writeMetrics ?? sink!.write, tracing: opts.tracing });
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);

@@ -78,9 +78,14 @@ export async function createTable(client: DynamoDBClient, TableName: string, spe
     }),
   );
   // A table takes writes once ACTIVE (the stand-in gets there within milliseconds; a write before is a ResourceInUseException).
+  await waitUntil(client, TableName, (table) => table?.TableStatus === 'ACTIVE', 'become ACTIVE');
+}
+
+/** Polls the table's description until `done` holds (creating and deleting both finish asynchronously). */
+async function waitUntil(client: DynamoDBClient, TableName: string, done: (table: TableDescription | undefined) => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while ((await describe(client, TableName))?.TableStatus !== 'ACTIVE') {
-    if (Date.now() > deadline) throw new Error(`Table ${TableName} did not become ACTIVE within 30 s.`);
+  while (!done(await describe(client, TableName))) {
+    if (Date.now() > deadline) throw new Error(`Table ${TableName} did not ${what} within 30 s.`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -91,6 +96,8 @@ function keySchema(pk: KeyDef, sk?: KeyDef) {
 
 async function drop(client: DynamoDBClient, TableName: string): Promise<void> {
   await client.send(new DeleteTableCommand({ TableName }));
+  // Its name is free again only once it is gone (DELETING is a ResourceInUseException for a new CreateTable).
+  await waitUntil(client, TableName, (table) => table === undefined, 'go away');
 }
 
 /** Every item of `from` into `to`, 25 per batch, retrying what a batch leaves unprocessed. */

@@ -410,10 +410,12 @@ describe('the web console', { timeout: 150_000 }, () => {
     try {
       const pages = { sessions: '#/', session: `#/sessions/${sessionId}`, approvals: '#/approvals', schedules: '#/schedules', github: '#/github' };
       for (const [name, hash] of Object.entries(pages)) {
+        // Reloaded: a hash the tab already shows would not fetch the page's data again.
         await page.goto(`${base}${hash}`);
+        await page.reload();
         await page.locator('main h1').first().waitFor();
         if (name === 'session') await page.getByLabel('Show the changes of').locator('option', { hasText: 'a prompt long enough' }).waitFor({ state: 'attached' });
-        if (name === 'sessions') await page.getByRole('cell', { name: new RegExp(sessionId) }).waitFor();
+        if (name === 'sessions') await page.getByText(sessionId).waitFor();
         // Page-side code as text (the project type-checks against Node's globals).
         const fit = (await page.evaluate(`({ width: document.documentElement.scrollWidth, header: document.querySelector('header.bar').getBoundingClientRect().height })`)) as { width: number; header: number };
         expect({ name, width: fit.width }).toEqual({ name, width: 390 });
@@ -431,6 +433,7 @@ describe('the web console', { timeout: 150_000 }, () => {
     const newer = await fx.api.createSession();
     expect((await fx.api.request('PATCH', `/v1/sessions/${older}`, { title: 'Active again' })).status).toBe(200);
     await page.goto(`${base}#/`);
+    await page.reload();
     const rows = page.locator('tbody tr');
     await rows.first().getByText('Active again').waitFor();
     const texts = await rows.allTextContents();

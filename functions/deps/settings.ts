@@ -45,7 +45,7 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_SSE_HEARTBEAT_MS', meaning: 'an SSE stream sends a `: heartbeat` comment this often while quiet', default: '15000', where: 'both' },
   { name: 'STRATUS_BUDGETS', meaning: 'JSON budgets of every session that sets none, e.g. `{"maxCostUsd":5,"maxWallSecondsPerTurn":1800}` (docs/turns.md, budgets)', default: 'none (400 model calls per turn)', where: 'both' },
   { name: 'STRATUS_TENANT_BUDGETS', meaning: 'JSON budgets per tenant id, over `STRATUS_BUDGETS`: `{"acme":{"maxTurns":100}}`', default: 'none', where: 'both' },
-  { name: 'STRATUS_MODEL_PRICES', meaning: 'JSON USD per million tokens by model-name prefix, adding to or replacing the built-in list prices: `{"my-model":{"inputPerMTok":1,"outputPerMTok":5,"cacheReadPerMTok":0.1,"cacheWritePerMTok":1.25}}`', default: "Anthropic's list prices; the bundled scripted model (`stratus-scripted-model`) at 0", where: 'both' },
+  { name: 'STRATUS_MODEL_PRICES', meaning: 'JSON USD per million tokens by model-name prefix, adding to or replacing the built-in list prices: `{"my-model":{"inputPerMTok":1,"outputPerMTok":5,"cacheReadPerMTok":0.1,"cacheWritePerMTok":1.25}}`', default: "Anthropic's list prices", where: 'both' },
   { name: 'STRATUS_GITHUB_WEBHOOK_SECRET', meaning: 'the GitHub webhook\'s secret; `POST /v1/github/webhook` answers 404 without it', default: 'unset', where: 'both' },
   { name: 'STRATUS_GITHUB_APP_ID', meaning: 'a GitHub App\'s id (with `STRATUS_GITHUB_APP_PRIVATE_KEY`): each run gets an installation token narrowed to its repository', default: 'unset', where: 'both' },
   { name: 'STRATUS_GITHUB_APP_PRIVATE_KEY', meaning: 'the GitHub App\'s private key (PEM)', default: 'unset', where: 'both' },

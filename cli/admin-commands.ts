@@ -1,6 +1,7 @@
 import createClient from 'openapi-fetch';
 import type { paths } from './generated/api.d.ts';
 import { ok } from './client.ts';
+import { cliFetch } from './http.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 
 type Print = (human: string, json: unknown) => void;
@@ -12,7 +13,7 @@ type Print = (human: string, json: unknown) => void;
 export function adminTokenCommands(url: () => string, adminToken: string | undefined, print: Print) {
   const api = () => {
     if (!adminToken) throw new CliError('Give the admin token with --admin-token or STRATUS_ADMIN_TOKEN.', EXIT.usage);
-    return createClient<paths, `application/${string}`>({ baseUrl: url(), headers: { authorization: `Bearer ${adminToken}` } });
+    return createClient<paths, `application/${string}`>({ baseUrl: url(), headers: { authorization: `Bearer ${adminToken}` }, fetch: cliFetch });
   };
   return {
     async create(o: { tenant: string; label: string }) {

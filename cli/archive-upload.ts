@@ -1,4 +1,4 @@
-import { apiFetch } from './api-fetch.ts';
+import { cliFetch, plainFetch } from './http.ts';
 import { apiError, ok, type Api } from './client.ts';
 import { CliError } from './exit-codes.ts';
 
@@ -19,13 +19,13 @@ export async function uploadArchive(client: Api, sessionId: string, archive: Buf
   const body = new FormData();
   for (const [name, value] of Object.entries(form.fields)) body.append(name, value);
   body.append('file', new Blob([new Uint8Array(archive)], { type: 'application/gzip' }), 'workspace.tar.gz');
-  const uploaded = await fetch(form.url, { method: 'POST', body });
+  const uploaded = await plainFetch(form.url, { method: 'POST', body });
   if (!uploaded.ok) throw new CliError(`S3 refused the upload (HTTP ${uploaded.status}): ${(await uploaded.text()).slice(0, 500)}`);
   return ok(await client.api.POST('/v1/sessions/{id}/workspace/archive', { params: { path }, body: { uploadId: form.uploadId } }));
 }
 
 async function putDirect(client: Api, sessionId: string, archive: Buffer): Promise<Imported> {
-  const res = await apiFetch(`${client.url}/v1/sessions/${sessionId}/workspace/archive`, {
+  const res = await cliFetch(`${client.url}/v1/sessions/${sessionId}/workspace/archive`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/gzip' },
     body: new Uint8Array(archive),

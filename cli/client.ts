@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import { apiFetch } from './api-fetch.ts';
+import { cliFetch } from './http.ts';
 import type { paths } from './generated/api.d.ts';
 import type { ConfigStore } from './config-store.ts';
 import { CliError, EXIT } from './exit-codes.ts';
@@ -7,7 +7,7 @@ import { CliError, EXIT } from './exit-codes.ts';
 /** The typed API client (types generated from the server's OpenAPI document). */
 export function apiFor(store: ConfigStore) {
   const { url, token } = store.credentials();
-  const api = createClient<paths, `application/${string}`>({ baseUrl: url, headers: { authorization: `Bearer ${token}` }, fetch: apiFetch });
+  const api = createClient<paths, `application/${string}`>({ baseUrl: url, headers: { authorization: `Bearer ${token}` }, fetch: cliFetch });
   return { api, url, token };
 }
 

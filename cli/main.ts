@@ -1,4 +1,4 @@
-import { apiFetch } from './api-fetch.ts';
+import { cliFetch } from './http.ts';
 import { Command, CommanderError } from 'commander';
 import { apiFor } from './client.ts';
 import { createConfigStore } from './config-store.ts';
@@ -31,9 +31,7 @@ program
   .requiredOption('--url <url>', 'the API, e.g. http://127.0.0.1:8787')
   .requiredOption('--token <token>', 'an API token')
   .action(async (o: { url: string; token: string }) => {
-    const res = await apiFetch(`${o.url.replace(/\/+$/, '')}/v1/sessions?limit=1`, { headers: { authorization: `Bearer ${o.token}` } }).catch((err: Error) => {
-      throw new CliError(`Cannot reach ${o.url}: ${err.message}`);
-    });
+    const res = await cliFetch(`${o.url.replace(/\/+$/, '')}/v1/sessions?limit=1`, { headers: { authorization: `Bearer ${o.token}` } });
     if (res.status === 401) throw new CliError('The API refused this token.', EXIT.unauthorized);
     if (!res.ok) throw new CliError(`The API answered HTTP ${res.status}.`);
     store.write({ url: o.url, token: o.token });
@@ -106,10 +104,17 @@ program.command('log').description("a session's message log").argument('[session
 
 program
   .command('pull')
-  .description("download a session's workspace into a folder")
-  .argument('<session>')
-  .argument('<dir>')
-  .action(async (id: string, dir: string) => pullWorkspace(client(), id, dir, print));
+  .description("download a session's workspace into a folder (the session defaults to the last `new`)")
+  .usage('[session] <dir>')
+  .argument('[session]')
+  .argument('[dir]')
+  .action(async (first?: string, second?: string) => {
+    // One argument is the folder: the session is the default one, which must then exist.
+    const dir = second ?? first;
+    if (!dir) throw new CliError('Give the folder to download into: `stratus pull [SESSION] DIR`.', EXIT.usage);
+    const id = session(second === undefined ? undefined : first);
+    await pullWorkspace(client(), id, dir, print);
+  });
 
 program
   .command('transcript')

@@ -1,4 +1,5 @@
 import type { TurnEvent } from './sse.ts';
+import type { CallTiming } from './stored-timing.ts';
 
 /** What a tool call is about, in one line: its command, path or pattern. */
 export function inputSummary(input: unknown): string {
@@ -24,10 +25,13 @@ export const RESULT_LINES = 4;
  * spinner with the elapsed time while it runs (on a terminal), the result's first lines, and
  * the usage at the end. With `json`, every event is one JSON line instead.
  */
-export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolean }) {
+export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolean; timings?: ReadonlyMap<string, CallTiming> }) {
   let spinner: NodeJS.Timeout | undefined;
   let midLine = false;
   const running = new Map<string, number>();
+  // A call the log already timed (a replayed turn) keeps its stored times; others are timed as they stream.
+  const startOf = (id: string) => opts.timings?.get(id)?.startedAt ?? Date.now();
+  const endOf = (id: string) => opts.timings?.get(id)?.endedAt ?? Date.now();
   const stopSpinner = () => {
     if (!spinner) return;
     clearInterval(spinner);
@@ -59,16 +63,18 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
           break;
         case 'tool_use':
           line(`● ${event.name}(${inputSummary(event.input)})`);
-          running.set(event.id, Date.now());
-          startSpinner(event.name, Date.now());
+          running.set(event.id, startOf(event.id));
+          startSpinner(event.name, startOf(event.id));
           break;
         case 'tool_result': {
           const startedAt = running.get(event.toolUseId);
           running.delete(event.toolUseId);
-          const lines = resultText(event.content).split('\n');
+          // Blank lines a result starts with would leave the ⎿ line empty.
+          const lines = resultText(event.content).replace(/^(\s*\n)+/, '').split('\n');
           const shown = lines.slice(0, RESULT_LINES).map((l, i) => `${i === 0 ? '  ⎿ ' : '    '}${l}`);
-          if (lines.length > RESULT_LINES) shown.push(`    … ${lines.length - RESULT_LINES} more lines`);
-          const took = startedAt ? ` (${((Date.now() - startedAt) / 1000).toFixed(1)}s)` : '';
+          const more = lines.length - RESULT_LINES;
+          if (more > 0) shown.push(`    … ${more} more ${more === 1 ? 'line' : 'lines'}`);
+          const took = startedAt ? ` (${((endOf(event.toolUseId) - startedAt) / 1000).toFixed(1)}s)` : '';
           line(`${event.isError ? '  ✗ error' + took : ''}${event.isError ? '\n' : ''}${shown.join('\n')}${event.isError ? '' : took}`);
           break;
         }

@@ -1,4 +1,4 @@
-import { apiFetch } from './api-fetch.ts';
+import { cliFetch, UnreachableError } from './http.ts';
 import { createParser } from 'eventsource-parser';
 import type { components } from './generated/api.d.ts';
 import { apiError, type Api } from './client.ts';
@@ -35,15 +35,15 @@ export async function followEvents(client: Api, sessionId: string, turnId: strin
   for (let attempt = 0; !ended; attempt++) {
     const url = `${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events`;
     try {
-      const res = await apiFetch(url, { headers: { authorization: `Bearer ${client.token}`, accept: 'text/event-stream', ...(lastId !== undefined ? { 'last-event-id': lastId } : {}) } });
+      const res = await cliFetch(url, { headers: { authorization: `Bearer ${client.token}`, accept: 'text/event-stream', ...(lastId !== undefined ? { 'last-event-id': lastId } : {}) } });
       lastId = await readEvents(res, async (event) => {
         if (event.type === 'turn_end') ended = true;
         if (event.type !== 'turn_continued') await onEvent(event);
       }, lastId);
       attempt = 0;
     } catch (err) {
-      // An HTTP error is final; a dropped connection is retried a few times.
-      if (!(err instanceof TypeError) || attempt >= 5) throw err;
+      // An HTTP error is final; a dropped connection (mid-stream, or on reconnecting) is retried a few times.
+      if (!(err instanceof TypeError || err instanceof UnreachableError) || attempt >= 5) throw err;
       await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
     }
   }

@@ -1,9 +1,10 @@
-import { apiFetch } from './api-fetch.ts';
+import { cliFetch } from './http.ts';
 import { createInterface } from 'node:readline/promises';
 import { apiError, ok, type Api } from './client.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { createTurnRenderer } from './render.ts';
 import { followEvents, readEvents, type TurnEvent } from './sse.ts';
+import { storedCallTimings } from './stored-timing.ts';
 
 export interface TurnOptions {
   json: boolean;
@@ -45,7 +46,7 @@ async function streamTurn(client: Api, sessionId: string, res: Response, opts: T
 
 /** Runs a prompt in a session and streams it; answers permission requests on a terminal. Returns the exit code. */
 export async function runPrompt(client: Api, sessionId: string, prompt: string, opts: TurnOptions): Promise<number> {
-  const res = await apiFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/turns`, {
+  const res = await cliFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/turns`, {
     method: 'POST',
     headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({ prompt }),
@@ -62,7 +63,7 @@ export async function attach(client: Api, sessionId: string, opts: TurnOptions):
   const session = ok(await client.api.GET('/v1/sessions/{id}', { params: { path: { id: sessionId } } }));
   const turnId = session.currentTurnId ?? session.lastTurn?.turnId;
   if (!turnId) throw new CliError(`Session ${sessionId} has run no turn yet.`, EXIT.notFound);
-  const render = createTurnRenderer(opts.out, opts);
+  const render = createTurnRenderer(opts.out, { ...opts, timings: opts.json ? undefined : await storedCallTimings(client, sessionId, turnId) });
   let end: Extract<TurnEvent, { type: 'turn_end' }> | undefined;
   try {
     await followEvents(client, sessionId, turnId, (event) => {
@@ -92,7 +93,7 @@ export async function answerPending(client: Api, sessionId: string, toolUseId: s
         const reply = (await rl.question(`Allow ${call.toolName} ${JSON.stringify(call.input)}? [y/N] `)).trim().toLowerCase();
         answer = reply === 'y' || reply === 'yes' ? 'allow' : 'deny';
       }
-      const res = await apiFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(call.toolUseId)}`, {
+      const res = await cliFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(call.toolUseId)}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
         body: JSON.stringify(answerBody(answer, opts)),

@@ -56,7 +56,7 @@ console.log(`\n${line}`);
 console.log(`Stratus is running at ${stack.apiUrl}   (API reference: ${stack.apiUrl}/docs)`);
 console.log(`Web console: ${stack.apiUrl}/console/   (sign in with the API token)`);
 console.log(`API token:   ${stack.token}`);
-if (!settings.apiTokens) console.log(`Admin token: in ${path.join(dataDir, 'admin-token')} (npx stratus admin tokens …)`);
+if (!settings.apiTokens) console.log(`Admin token: in ${path.join(dataDir, 'admin-token')} (npm run -s stratus -- admin tokens …)`);
 console.log(`Data folder: ${dataDir}`);
 const where = (label: string, url: string, variable: string) => console.log(`  ${label.padEnd(24)} ${url.padEnd(24)} (${variable})`);
 console.log('Ports (each settable; 0 = any free port):');
@@ -70,11 +70,12 @@ if (stack.model) {
   console.log('!!! NO ANTHROPIC_API_KEY SET: using the bundled SCRIPTED model server !!!');
   console.log(`!!! at ${stack.model.url}. It is deterministic, not intelligent: a prompt with a`);
   console.log('!!! `backticked command` runs it with Bash; a /workspace/... path is read with Read.');
+  console.log(`!!! To make it call other tools: POST ${stack.model.url}/_script (docs/local-stack.md).`);
 } else {
   console.log(`Model: ${stack.urls.model}`);
 }
-console.log(`\nTry:\n  npx stratus login --url ${stack.apiUrl} --token ${stack.token}`);
-console.log(`  npx stratus new && npx stratus run "please run \\\`ls\\\`"`);
+console.log(`\nTry:\n  npm run -s stratus -- login --url ${stack.apiUrl} --token ${stack.token}`);
+console.log(`  npm run -s stratus -- new && npm run -s stratus -- run "please run \\\`ls\\\`"`);
 console.log(`${line}\n`);
 
 let stopping = false;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { LocalStack } from '../local/stack.ts';
 import type { ScriptedBlock } from '../local/scripted-model/script.ts';
+import { permissionModeSchema, ruleListsSchema } from '../functions/permissions/types.ts';
 
 /**
  * A parity case: seed files, then one model response per step. Paths in inputs are under
@@ -11,6 +12,14 @@ export const parityCaseSchema = z.object({
   filesAfter: z.array(z.string()).default([]),
   /** Runs the demo MCP server (local/mcp-demo-server.ts) as the session's server "tracker". */
   mcpServer: z.boolean().default(false),
+  /**
+   * Permission rules the run starts with. Stratus gets them as the session's rules in an
+   * unattended session (nobody can answer an ask, as in the reference's print mode); the
+   * reference reads them from a settings file and runs without skipping permission checks.
+   */
+  permissions: ruleListsSchema.optional(),
+  /** The permission mode for both (the reference's `--permission-mode`); `default` when absent. */
+  permissionMode: permissionModeSchema.optional(),
   steps: z.array(
     z.array(
       z.union([
@@ -22,6 +31,7 @@ export const parityCaseSchema = z.object({
 });
 
 export type ParityCase = z.input<typeof parityCaseSchema>;
+export type ParityCaseOutput = z.output<typeof parityCaseSchema>;
 export type ParityStep = ParityCase['steps'][number];
 
 export interface ParityLine {
@@ -47,6 +57,8 @@ export async function readParityFile(stack: LocalStack, sessionId: string, rel: 
   const url = `${stack.apiUrl}/v1/sessions/${sessionId}/workspace/files/${rel.split('/').map(encodeURIComponent).join('/')}`;
   const res = await fetch(url, { headers: { authorization: `Bearer ${stack.token}` } });
   if (res.status === 404) return undefined;
+  // The download route answers a missing file with 400 "No file … in the workspace.".
+  if (res.status === 400 && /^No file /.test(((await res.clone().json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? '')) return undefined;
   if (res.status !== 200) throw new Error(`Could not download ${rel}: ${res.status} ${await res.text()}`);
   return Buffer.from(await res.arrayBuffer());
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startMcpDemoServer } from '../local/mcp-demo-server.ts';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import type { MessagesRequest, ScriptedBlock } from '../local/scripted-model/script.ts';
-import { parityCaseSchema, parityFileLine } from './parity-case.ts';
+import { parityCaseSchema, parityFileLine, type ParityCase } from './parity-case.ts';
 import { isMainLoopRequest, runClaudeCode } from './reference-claude.ts';
 
 /**
@@ -14,6 +14,18 @@ import { isMainLoopRequest, runClaudeCode } from './reference-claude.ts';
  * can be diffed (including the `filesAfter` bytes). The case's files go to a temp dir that stands
  * in for /workspace.
  */
+/** A case's rules go to a settings file outside the workspace (so the case's files stay its own); its mode to the flag. */
+function permissionArgs(kase: ParityCase, home: string): string[] {
+  const args: string[] = [];
+  if (kase.permissions) {
+    const settings = path.join(home, 'parity-settings.json');
+    writeFileSync(settings, JSON.stringify({ permissions: kase.permissions }));
+    args.push('--settings', settings);
+  }
+  if (kase.permissionMode) args.push('--permission-mode', kase.permissionMode);
+  return args;
+}
+
 const [file, claude] = process.argv.slice(2);
 if (!file || !claude) {
   console.error('usage: npm run --silent parity-reference -- CASE.json /path/to/claude');
@@ -47,10 +59,11 @@ const server = await startScriptedModelServer({
 });
 const mcp = kase.mcpServer ? await startMcpDemoServer() : undefined;
 try {
-  const extraArgs = mcp ? ['--mcp-config', JSON.stringify({ mcpServers: { tracker: { type: 'http', url: mcp.url } } })] : [];
+  const extraArgs = [...(mcp ? ['--mcp-config', JSON.stringify({ mcpServers: { tracker: { type: 'http', url: mcp.url } } })] : []), ...permissionArgs(kase, home)];
   // The reference keeps ToolSearch off for a model endpoint that is not Anthropic's own unless told otherwise.
   const env = mcp ? { ENABLE_TOOL_SEARCH: 'true' } : undefined;
-  await runClaudeCode(claude, { cwd: dir, home, modelUrl: server.url, prompt: 'Run the parity case.', extraArgs, env });
+  const checkPermissions = kase.permissions !== undefined || kase.permissionMode !== undefined;
+  await runClaudeCode(claude, { cwd: dir, home, modelUrl: server.url, prompt: 'Run the parity case.', extraArgs, env, checkPermissions });
   for (const message of last?.messages ?? []) {
     if (message.role !== 'user' || typeof message.content === 'string') continue;
     for (const block of message.content) {

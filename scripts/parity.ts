@@ -4,13 +4,23 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startMcpDemoServer } from '../local/mcp-demo-server.ts';
 import { startLocalStack } from '../local/stack.ts';
-import { createParitySession, parityCaseSchema, parityFileLine, readParityFile, runParityTurn } from './parity-case.ts';
+import { createParitySession, parityCaseSchema, parityFileLine, readParityFile, runParityTurn, type ParityCaseOutput } from './parity-case.ts';
 
 /**
  * `npm run parity -- CASE.json`: runs a case's scripted tool calls through the real Stratus path
  * (API → turn engine → runner, scripted model server) and prints one JSON line per tool_result,
  * then one per file named in `filesAfter` with its exact bytes.
  */
+function mcpSettings(mcp: { url: string; port: number } | undefined) {
+  return mcp ? { mcpServers: { tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`] } : {};
+}
+
+/** A case with rules runs as the reference's print mode does: the rules, its mode (else `default`), and nobody to ask. */
+function permissionSettings(kase: ParityCaseOutput) {
+  if (kase.permissions === undefined && kase.permissionMode === undefined) return {};
+  return { rules: kase.permissions ?? {}, permissionMode: kase.permissionMode ?? 'default', unattended: true };
+}
+
 const file = process.argv[2];
 if (!file) {
   console.error('usage: npm run parity -- CASE.json');
@@ -26,7 +36,7 @@ const stack = await startLocalStack({
 });
 const mcp = kase.mcpServer ? await startMcpDemoServer() : undefined;
 try {
-  const settings = mcp ? { mcpServers: { tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`] } : undefined;
+  const settings = { ...mcpSettings(mcp), ...permissionSettings(kase) };
   const sessionId = await createParitySession(stack, kase.files, settings);
   for (const line of await runParityTurn(stack, sessionId, kase.steps)) console.log(JSON.stringify(line));
   for (const rel of kase.filesAfter) console.log(JSON.stringify(parityFileLine(rel, await readParityFile(stack, sessionId, rel))));

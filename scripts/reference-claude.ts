@@ -12,9 +12,14 @@ export function isMainLoopRequest(request: MessagesRequest): boolean {
 /**
  * Runs Claude Code once in print mode in `cwd` against a model endpoint, with a throw-away home
  * and its own traffic off (docs/tools.md, "Observing the reference"); resolves when it exits.
+ * Permission checks are skipped unless `checkPermissions` is set (a case that carries rules).
  */
-export async function runClaudeCode(claude: string, opts: { cwd: string; home: string; modelUrl: string; prompt: string; extraArgs?: string[]; env?: Record<string, string> }): Promise<void> {
-  const child = spawn(claude, ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', '--dangerously-skip-permissions', ...(opts.extraArgs ?? [])], {
+export async function runClaudeCode(
+  claude: string,
+  opts: { cwd: string; home: string; modelUrl: string; prompt: string; extraArgs?: string[]; env?: Record<string, string>; checkPermissions?: boolean },
+): Promise<void> {
+  const permissions = opts.checkPermissions ? [] : ['--dangerously-skip-permissions'];
+  const child = spawn(claude, ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', ...permissions, ...(opts.extraArgs ?? [])], {
     cwd: opts.cwd,
     env: {
       PATH: process.env.PATH ?? '', HOME: opts.home, ANTHROPIC_BASE_URL: opts.modelUrl, ANTHROPIC_API_KEY: 'reference',

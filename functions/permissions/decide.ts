@@ -1,5 +1,5 @@
-import { askByRuleMessage, askMessage, deniedByRuleMessage, deniedInPlanModeMessage, deniedNoOneToAskMessage } from './messages.ts';
-import { firstMatching } from './rule-matching.ts';
+import { rulesForCall, type CallRules } from './call-rules.ts';
+import { askByRuleMessage, askMessage, deniedByRuleMessage, deniedInPlanModeMessage, deniedNoOneToAskMessage, partsNeedApprovalMessage, rulesUncheckableMessage } from './messages.ts';
 import type { PermissionCheck, PermissionContext, PermissionDecision, PermissionSubject } from './types.ts';
 import type { Logger } from '../shared/logger.ts';
 
@@ -31,11 +31,10 @@ async function decideBeforeAsk<Ctx extends PermissionCallContext>(
   ctx: Ctx,
   permissions: PermissionContext,
 ): Promise<PermissionDecision> {
-  const { rules, mode } = permissions;
-  const deny = firstMatching(rules, 'deny', tool.name, input);
-  if (deny) return { behavior: 'deny', message: deniedByRuleMessage(tool.name, input, deny), reason: { type: 'rule', rule: deny } };
-  const ask = firstMatching(rules, 'ask', tool.name, input);
-  if (ask) return { behavior: 'ask', message: askByRuleMessage(tool.name, ask), reason: { type: 'rule', rule: ask } };
+  const { mode } = permissions;
+  const matched = await rulesForCall(permissions.rules, tool, input);
+  const guarded = denyOrAskByRule(tool.name, input, matched);
+  if (guarded) return guarded;
 
   let check: PermissionCheck;
   try {
@@ -50,7 +49,7 @@ async function decideBeforeAsk<Ctx extends PermissionCallContext>(
   const updatedInput = check.behavior === 'allow' ? check.updatedInput : undefined;
 
   if (mode === 'bypassPermissions') return { behavior: 'allow', updatedInput, reason: { type: 'mode', mode } };
-  const allow = firstMatching(rules, 'allow', tool.name, input);
+  const allow = matched.allow;
   if (allow) return { behavior: 'allow', updatedInput, reason: { type: 'rule', rule: allow } };
   if (check.behavior === 'allow') return { behavior: 'allow', updatedInput, reason: { type: 'tool' } };
 
@@ -62,7 +61,22 @@ async function decideBeforeAsk<Ctx extends PermissionCallContext>(
   }
   if (readOnly) return { behavior: 'allow', reason: { type: 'mode', mode } };
   if (mode === 'acceptEdits' && EDIT_TOOL_NAMES.has(tool.name)) return { behavior: 'allow', reason: { type: 'mode', mode } };
-  return { behavior: 'ask', message: askMessage(tool.name), reason: { type: 'mode', mode } };
+  const uncovered = matched.uncovered ?? [];
+  const message = matched.compound && uncovered.length > 0 ? partsNeedApprovalMessage(tool.name, uncovered) : askMessage(tool.name);
+  return { behavior: 'ask', message, reason: { type: 'mode', mode } };
+}
+
+/**
+ * What deny and ask rules say of a call, before anything may allow it: a deny rule that matches
+ * (any part of a shell command) denies, an ask rule asks, and a shell command whose parts could
+ * not all be checked against them is asked about — even in bypassPermissions, where rules still hold.
+ */
+export function denyOrAskByRule(toolName: string, input: unknown, matched: CallRules): PermissionDecision | undefined {
+  const { deny, ask, unsure } = matched;
+  if (deny) return { behavior: 'deny', message: deniedByRuleMessage(toolName, input, deny.rule, deny.part), reason: { type: 'rule', rule: deny.rule } };
+  if (ask) return { behavior: 'ask', message: askByRuleMessage(toolName, ask.rule, ask.part, matched.compound), reason: { type: 'rule', rule: ask.rule } };
+  if (unsure) return { behavior: 'ask', message: rulesUncheckableMessage(toolName, unsure.why, unsure.parts), reason: { type: 'tool' } };
+  return undefined;
 }
 
 /** `ask` with nobody to answer is `deny`, with a message that says so. */

@@ -1,5 +1,5 @@
 import { formatRuleValue } from './rule-syntax.ts';
-import type { PermissionRule, RuleSource } from './types.ts';
+import type { CommandPart, PermissionRule, RuleSource } from './types.ts';
 
 /**
  * The texts the model reads when a call is refused, worded as the reference harness words them
@@ -29,8 +29,9 @@ export function userRejectedWithFeedback(feedback: string): string {
   return `${USER_REJECTED_WITH_FEEDBACK_PREFIX}${feedback}`;
 }
 
-export function deniedByRuleMessage(toolName: string, input: unknown, rule: PermissionRule): string {
-  const command = toolName === 'Bash' && rule.value.content !== undefined ? commandOf(input) : undefined;
+/** A Bash content rule names the command, or the pipeline stage that holds the denied part (as the reference does). */
+export function deniedByRuleMessage(toolName: string, input: unknown, rule: PermissionRule, part?: CommandPart): string {
+  const command = toolName === 'Bash' && rule.value.content !== undefined ? (part?.segment ?? commandOf(input)) : undefined;
   return command !== undefined ? `Permission to use ${toolName} with command ${command} has been denied.` : `Permission to use ${toolName} has been denied.`;
 }
 
@@ -47,8 +48,23 @@ export function askMessage(toolName: string): string {
   return `Claude requested permissions to use ${toolName}, but you haven't granted it yet.`;
 }
 
-export function askByRuleMessage(toolName: string, rule: PermissionRule): string {
+export function askByRuleMessage(toolName: string, rule: PermissionRule, part?: CommandPart, compound = false): string {
+  if (part && compound) return partsNeedApprovalMessage(toolName, [part]);
   return `Permission rule '${formatRuleValue(rule.value)}' from ${SOURCE_NAMES[rule.source]} requires approval for this ${toolName} command`;
+}
+
+/** A command of several parts, some of which no rule allows: which ones, in the reference's words. */
+export function partsNeedApprovalMessage(toolName: string, parts: readonly CommandPart[]): string {
+  const names = parts.map((p) => p.text.trim());
+  const which = names.length === 1 ? 'part requires' : 'parts require';
+  return `This ${toolName} command contains multiple operations. The following ${which} approval: ${names.join(', ')}`;
+}
+
+/** Deny or ask rules exist, but what the command runs cannot be checked against them. */
+export function rulesUncheckableMessage(toolName: string, why: 'unparsable' | 'unknown', parts: readonly CommandPart[] = []): string {
+  if (why === 'unparsable') return `This ${toolName} command could not be parsed, so it cannot be checked against the permission rules; it requires approval.`;
+  const names = parts.map((p) => p.text.trim()).join(', ');
+  return `This ${toolName} command runs a program that is only known when it runs (${names}), so it cannot be checked against the permission rules; it requires approval.`;
 }
 
 const SOURCE_NAMES: Record<RuleSource, string> = {

@@ -5,7 +5,9 @@ import type { PermissionRule, RuleBehavior } from './types.ts';
  * and `mcp__server__*` cover every tool of that server. A rule with content looks at the
  * call's main argument: Bash's command (`git commit:*` is a prefix rule: the command itself or
  * the command followed by a space and anything), or a file path, pattern or URL (exact, or a
- * prefix when the content ends in `*`).
+ * prefix when the content ends in `*`). A tool that splits its command into parts (the Bash tool)
+ * has its content rules matched part by part instead (./call-rules.ts); this string match is for
+ * the whole-tool rules and for tools that do not split.
  */
 export function ruleMatches(rule: PermissionRule, toolName: string, input: unknown): boolean {
   const { toolName: ruleTool, content } = rule.value;

@@ -45,6 +45,34 @@ export type PermissionCheck =
   | { behavior: 'ask'; message?: string };
 
 /**
+ * One simple command of a shell command line, as rules see it (the Bash tool splits a command
+ * into these: functions/tools/bash/command-parts.ts). A rule with content is matched against
+ * each part, never against the line as a whole (docs/security.md, "Bash rules").
+ */
+export interface CommandPart {
+  /** The part as written: what an "approval needed" message names. */
+  text: string;
+  /** What a deny message names: the whole command, or its pipeline stage when the command has pipes. */
+  segment: string;
+  /** Every form a deny or ask rule is tried against: as written, without assignments, wrappers or the program's folder, unquoted. */
+  matchForms: string[];
+  /** The one form an allow rule must cover (safe assignments and safe wrappers removed); absent when no rule can cover it. */
+  allowForm?: string;
+  /** Only reads, by itself: it needs no rule. */
+  readOnly: boolean;
+  /** Only matters to deny and ask rules (a command a shell wrapper would run); the part that holds it needs the allow. */
+  denyOnly?: boolean;
+  /** What it runs cannot be known before it runs (`$CMD x`, `eval "$X"`): no deny rule can be ruled out. */
+  unknown?: boolean;
+}
+
+/** A command split for rule matching, or the reason it could not be. */
+export type CommandParts =
+  /** `compound`: more than one statement (a redirection is part of its command, not one of its own). */
+  | { parsed: true; parts: CommandPart[]; compound: boolean }
+  | { parsed: false; reason: string };
+
+/**
  * What a permission decision reads of a tool: the tools/ contract satisfies it, so permissions
  * stay below tools (tools ask permissions, never the other way round).
  */
@@ -52,6 +80,8 @@ export interface PermissionSubject<Ctx> {
   readonly name: string;
   isReadOnly(input: unknown): boolean;
   checkPermissions(input: unknown, ctx: Ctx): Promise<PermissionCheck>;
+  /** A shell tool: its command split into parts, which content rules match one by one. */
+  commandParts?(input: unknown): Promise<CommandParts | undefined>;
 }
 
 export type DecisionReason =

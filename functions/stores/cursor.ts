@@ -12,7 +12,7 @@ import { UserError } from '../shared/errors.ts';
 export type Cursor = Record<string, string | number>;
 
 /** Longer than any key we hand out (ids, an ISO time and a tenant name, as JSON, in base64). */
-const MAX_CURSOR_CHARS = 2_048;
+export const MAX_CURSOR_CHARS = 2_048;
 
 export function encodeCursor(key: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isInsideWorkspace, VIRTUAL_ROOT } from '../../sandbox-runner/workspace/virtual-paths.ts';
 import { isReadOnlyCommand } from './bash/classify-command.ts';
+import { bashCommandParts } from './bash/command-parts.ts';
 import { loadShellParser } from './bash/shell-parser.ts';
 import { buildTool } from './tool.ts';
 
@@ -50,6 +51,8 @@ export const bashTool = buildTool({
   maxResultSizeChars: 30_000,
   isReadOnly: (input) => isReadOnlyCommand(input.command),
   isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
+  // Content rules match each simple command of the line, not the line as a string (docs/security.md, "Bash rules").
+  commandParts: (input) => bashCommandParts(input.command),
   // An interrupt kills a running command (through its stop marker in the runner), as the reference's Esc does.
   interruptBehavior: () => 'cancel',
   async call(input, ctx) {

@@ -2,9 +2,9 @@ import type { ContentBlockParam, ToolResultBlockParam, ToolUseBlock } from '@ant
 import type { ZodError } from 'zod';
 import { runPostToolUseHooks, runPreToolUseHooks } from '../hooks/tool-hooks.ts';
 import type { HookDefinition } from '../hooks/types.ts';
-import { decidePermission, finalizeAsk } from '../permissions/decide.ts';
-import { USER_REJECTED_MESSAGE, deniedByRuleMessage, askByRuleMessage, userRejectedWithFeedback } from '../permissions/messages.ts';
-import { firstMatching } from '../permissions/rule-matching.ts';
+import { rulesForCall } from '../permissions/call-rules.ts';
+import { decidePermission, denyOrAskByRule, finalizeAsk } from '../permissions/decide.ts';
+import { USER_REJECTED_MESSAGE, userRejectedWithFeedback } from '../permissions/messages.ts';
 import type { PermissionContext, PermissionDecision } from '../permissions/types.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { describeInputIssues } from './input-errors.ts';
@@ -125,7 +125,7 @@ async function decide(
     if (!reparsed.success) return { kind: 'done', outcome: errorOutcome(block.id, inputError(tool, reparsed.error)) };
     call.input = reparsed.data;
   }
-  const decision = pre.permission ? withHookVerdict(pre.permission, tool, call.input, env.permissions) : await decidePermission(tool, call.input, ctx, env.permissions);
+  const decision = pre.permission ? await withHookVerdict(pre.permission, tool, call.input, env.permissions) : await decidePermission(tool, call.input, ctx, env.permissions);
   if (decision.behavior === 'deny') return { kind: 'done', outcome: { kind: 'result', result: errorResult(block.id, decision.message), extra: call.extra, denied: { toolName: tool.name }, stop: call.stop } };
   if (decision.behavior === 'ask') return { kind: 'done', outcome: { kind: 'ask', toolUseId: block.id, toolName: tool.name, input: call.input, message: decision.message } };
   return { kind: 'allow', decision };
@@ -158,15 +158,12 @@ async function callTool(tool: Tool, block: Block, ctx: ToolContext, env: ToolUse
 }
 
 /** A hook's verdict: deny and ask stand; allow still yields to the rules that deny or ask. */
-function withHookVerdict(verdict: { behavior: 'allow' | 'deny' | 'ask'; message: string; hookName: string }, tool: Tool, input: unknown, permissions: PermissionContext): PermissionDecision {
+async function withHookVerdict(verdict: { behavior: 'allow' | 'deny' | 'ask'; message: string; hookName: string }, tool: Tool, input: unknown, permissions: PermissionContext): Promise<PermissionDecision> {
   const reason = { type: 'hook' as const, hookName: verdict.hookName };
   if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.message, reason };
   if (verdict.behavior === 'ask') return finalizeAsk({ behavior: 'ask', message: verdict.message, reason }, tool, permissions);
-  const deny = firstMatching(permissions.rules, 'deny', tool.name, input);
-  if (deny) return { behavior: 'deny', message: deniedByRuleMessage(tool.name, input, deny), reason: { type: 'rule', rule: deny } };
-  const ask = firstMatching(permissions.rules, 'ask', tool.name, input);
-  if (ask) return finalizeAsk({ behavior: 'ask', message: askByRuleMessage(tool.name, ask), reason: { type: 'rule', rule: ask } }, tool, permissions);
-  return { behavior: 'allow', reason };
+  const ruled = denyOrAskByRule(tool.name, input, await rulesForCall(permissions.rules, tool, input));
+  return ruled ? finalizeAsk(ruled, tool, permissions) : { behavior: 'allow', reason };
 }
 
 function inputError(tool: Tool, error: ZodError): string {

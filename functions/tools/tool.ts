@@ -1,6 +1,6 @@
 import type { ContentBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { z } from 'zod';
-import type { PermissionCheck } from '../permissions/types.ts';
+import type { CommandParts, PermissionCheck } from '../permissions/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { AgentDefinition } from './agent/agent-definitions.ts';
@@ -100,6 +100,8 @@ export interface Tool<Input = any, Output = any> {
    * rules and the session's mode; `allow`, `deny` and `ask` are taken as the tool's verdict.
    */
   checkPermissions(input: Input, ctx: ToolContext): Promise<PermissionCheck>;
+  /** A shell tool's command split into the parts its permission rules match one by one (Bash). */
+  commandParts?(input: Input): Promise<CommandParts | undefined>;
   call(input: Input, ctx: ToolContext): Promise<ToolResult<Output>>;
   mapToolResultToToolResultBlockParam(output: Output, toolUseId: string): ToolResultBlockParam;
 }

@@ -5,9 +5,9 @@ import { apiClient } from './api-client.ts';
 import { makeTempDir } from './temp-dir.ts';
 
 /** A local stack in a fresh temp dir for the enclosing describe block, with an API client. */
-export function useLocalStack(opts: Omit<LocalStackOptions, 'dataDir'>): { stack: LocalStack; api: ReturnType<typeof apiClient> } {
+export function useLocalStack(opts: Omit<LocalStackOptions, 'dataDir'>): { stack: LocalStack; api: ReturnType<typeof apiClient>; dataDir: string } {
   const tmp = makeTempDir();
-  const fixture = {} as { stack: LocalStack; api: ReturnType<typeof apiClient> };
+  const fixture = { dataDir: tmp.dir } as { stack: LocalStack; api: ReturnType<typeof apiClient>; dataDir: string };
   beforeAll(async () => {
     // Metric lines are asserted where they matter (test/integration/observability.test.ts); elsewhere they are noise.
     fixture.stack = await startLocalStack({ dataDir: tmp.dir, writeMetrics: () => undefined, ...opts });

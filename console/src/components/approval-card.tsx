@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { apiFetch, authHeaders, errorText, type PendingPermission } from '../api.ts';
 import { describeInput } from '../format.ts';
-import { suggestRule } from '../rule-suggestion.ts';
 
 /**
  * Answers one waiting call. The answer that settles the last waiting call resumes the turn in
@@ -21,7 +20,8 @@ export async function answerPermission(sessionId: string, toolUseId: string, bod
 export function ApprovalCard(props: { sessionId: string; pending: PendingPermission; onAnswered: (res: Response) => void }) {
   const p = props.pending;
   const [remember, setRemember] = useState<'no' | 'call' | 'rule'>('no');
-  const [rule, setRule] = useState(() => suggestRule(p.toolName, p.input));
+  // The server drafts it: only it can split a Bash command the way its rules are matched.
+  const [rule, setRule] = useState(() => p.suggestedRule);
   const [message, setMessage] = useState('');
   const [edited, setEdited] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);

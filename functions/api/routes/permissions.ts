@@ -6,6 +6,7 @@ import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
 import { assertValidRules } from '../../permissions/session-settings.ts';
 import type { PendingApproval } from '../../stores/approval-store.ts';
+import { suggestRule } from '../../tools/rule-suggestion.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
@@ -40,6 +41,9 @@ const pendingSchema = z
     decision: z.enum(['allow', 'deny']).nullable(),
     turnId: z.string(),
     createdAt: z.string(),
+    suggestedRule: z
+      .string()
+      .describe('A rule to offer for `rule` when allowing: for Bash, a prefix rule for the one part that needed approval, or the exact command when a prefix would cover more than was asked about'),
   })
   .openapi('PendingPermission');
 
@@ -98,7 +102,7 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
       unattended: record.settings?.unattended === true,
       rules: record.settings?.rules ?? {},
       denials: denialSummary(record.denials),
-      pending: pending.map(pendingView),
+      pending: await pendingViews(pending),
     }, 200);
   });
 
@@ -124,7 +128,7 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
     });
     const pending = await deps.approvals.listForSession(sessionId);
     const undecided = pending.filter((p) => p.kind === 'ask' && p.decision === undefined);
-    if (undecided.length > 0) return c.json({ status: 'awaiting_permission' as const, pending: undecided.map(pendingView) }, 202);
+    if (undecided.length > 0) return c.json({ status: 'awaiting_permission' as const, pending: await pendingViews(undecided) }, 202);
     const deadlineAt = invocationDeadline(c);
     const turn = await startTurn(deps, { sessionId, tenantId, resume: true, deadlineAt });
     return untypedResponse(await respondWithTurn(c, deps, turn, deadlineAt));
@@ -133,7 +137,8 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
   return app;
 }
 
-function pendingView(p: PendingApproval) {
+/** What waits, with the rule a person could remember for it (safe under part-by-part Bash matching). */
+async function pendingView(p: PendingApproval) {
   return {
     toolUseId: p.toolUseId,
     toolName: p.toolName,
@@ -143,5 +148,10 @@ function pendingView(p: PendingApproval) {
     decision: p.decision ?? null,
     turnId: p.turnId,
     createdAt: p.createdAt,
+    suggestedRule: await suggestRule(p.toolName, p.input),
   };
+}
+
+function pendingViews(pending: PendingApproval[]) {
+  return Promise.all(pending.map(pendingView));
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { HookDefinition } from '../../../functions/hooks/types.ts';
 import { rulesFromLists } from '../../../functions/permissions/rule-syntax.ts';
 import type { PermissionContext } from '../../../functions/permissions/types.ts';
+import { bashTool } from '../../../functions/tools/bash-tool.ts';
 import { createExternalTool } from '../../../functions/tools/external-tool.ts';
 import { assembleToolPool } from '../../../functions/tools/registry.ts';
 import { INTERRUPTED_MESSAGE, runToolUse, type ToolUseEnv } from '../../../functions/tools/run-tool-use.ts';
@@ -123,6 +124,13 @@ describe('runToolUse', () => {
       const rules = rulesFromLists({ deny: ['Echo'] }, 'policy').rules;
       const out = await runToolUse(use('Echo', { text: 'hi' }), testContext(), env({ hooks, permissions: { rules, mode: 'default' } }));
       expect(out).toMatchObject({ result: { content: 'Permission to use Echo has been denied.' } });
+    });
+
+    it('makes a hook "allow" yield to a Bash deny rule that matches one part of a compound command', async () => {
+      const hooks = [fnHook('PreToolUse', async () => ({ decision: 'allow' }))];
+      const rules = rulesFromLists({ deny: ['Bash(rm:*)'] }, 'policy').rules;
+      const out = await runToolUse(use('Bash', { command: 'echo x && FOO=1 rm a.txt' }), testContext(), env({ tools: [bashTool], hooks, permissions: { rules, mode: 'default' } }));
+      expect(out).toMatchObject({ result: { is_error: true, content: 'Permission to use Bash with command echo x && FOO=1 rm a.txt has been denied.' } });
     });
 
     it('lets a hook "allow" skip the ask of default mode', async () => {

@@ -414,6 +414,8 @@ describe('the web console', { timeout: 150_000 }, () => {
         await page.goto(`${base}${hash}`);
         await page.reload();
         await page.locator('main h1').first().waitFor();
+        // Every list the page fetches has arrived (the widest content comes with the data).
+        await page.waitForLoadState('networkidle');
         if (name === 'session') await page.getByLabel('Show the changes of').locator('option', { hasText: 'a prompt long enough' }).waitFor({ state: 'attached' });
         if (name === 'sessions') await page.getByText(sessionId).waitFor();
         // Page-side code as text (the project type-checks against Node's globals).

@@ -23,6 +23,7 @@ import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
+import { createLocalMetricsSink } from './metrics-sink.ts';
 import { closeServer } from './net/listen.ts';
 import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
@@ -42,6 +43,8 @@ export interface LocalStackOptions {
   dataDir: string;
   /** API port (0 = ephemeral). */
   port?: number;
+  /** The stand-ins' ports (each 0 or unset = ephemeral). */
+  ports?: Partial<Record<'dynamodb' | 's3' | 'lambda' | 'model', number>>;
   /** Use the real Anthropic API (or ANTHROPIC_BASE_URL) with this key; otherwise the scripted model server. */
   anthropic?: { apiKey: string; baseURL?: string; model?: string };
   /** Use Amazon Bedrock in this region with the default AWS credential chain (when `anthropic` is unset). */
@@ -75,7 +78,7 @@ export interface LocalStackOptions {
   modelPrices?: Record<string, StratusConfig['modelPrices'][string]>;
   /** Stage, service, namespace and log sampling of the logs and metrics (default stage `local`). */
   observability?: Partial<StratusConfig['observability']>;
-  /** Where EMF metric lines go (default: stdout, as in Lambda). */
+  /** Where EMF metric lines go (default: `<dataDir>/metrics.jsonl`, and stderr at log level debug; local/metrics-sink.ts). */
   writeMetrics?: (line: string) => void;
   /** Traces of the AWS SDK calls and model calls (default: none, as in Lambda without X-Ray). */
   tracing?: Tracing;
@@ -114,8 +117,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const stackEndpoints: string[] = [];
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
     const credentials = freshLocalCredentials();
-    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials }));
-    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials }));
+    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
+    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
     const runner = started(startRunnerPool(opts, s3.url, stackEndpoints));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
@@ -123,15 +126,16 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const lambda = service(
       await startLambdaInvokeServer({
         functions,
+        port: opts.ports?.lambda,
         onBackgroundError: (name, err) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) }),
       }),
     );
     const scripted = !opts.anthropic && !opts.bedrock;
-    const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests })) : undefined;
+    const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests, port: opts.ports?.model })) : undefined;
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model);
-    const deps = createDeps(config, { writeMetrics: opts.writeMetrics, tracing: opts.tracing });
+    const deps = createLocalDeps(opts, config, stops);
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
     // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
     functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
@@ -154,6 +158,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll(stops);
     throw err;
   }
+}
+
+/** The deps, with metric documents written to the data folder unless the options take them. */
+function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: (() => Promise<void>)[]): Deps {
+  const sink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
+  // Closed last, after the API and the scheduler, whose turns may still emit.
+  if (sink) stops.unshift(sink.close);
+  return createDeps(config, { writeMetrics: opts.writeMetrics ?? sink!.write, tracing: opts.tracing });
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);

@@ -11,6 +11,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { SettingError } from '../functions/deps/settings.ts';
+import { SCRIPTED_MODEL_NAME } from '../functions/model/model-names.ts';
+import { localPortsFromEnv, PORT_VARIABLES } from '../local/ports.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { startGitHttpServer } from '../test/support/git-http-server.ts';
 import { startGithubApiServer } from '../test/support/github-api-server.ts';
@@ -20,6 +23,17 @@ const SECRET = 'demo-webhook-secret';
 const APP_ID = '1001';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'stratus-demo-github-'));
 const say = (line = '') => console.log(line);
+
+// The same port settings as `npm start`; unset, every part (the API too) takes any free port,
+// so the demo runs beside a running `npm start`.
+let ports;
+try {
+  ports = localPortsFromEnv(process.env);
+} catch (err) {
+  if (!(err instanceof SettingError)) throw err;
+  console.error(`demo:github: ${err.message}`);
+  process.exit(2);
+}
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 1 });
@@ -31,6 +45,9 @@ const repo = makeBareRepo(path.join(dir, 'git'), 'demo/calculator', {
 });
 const stack = await startLocalStack({
   dataDir: path.join(dir, 'stack'),
+  port: ports.api,
+  ports,
+  model: { name: SCRIPTED_MODEL_NAME },
   logLevel: 'warn',
   github: {
     webhookSecret: SECRET,
@@ -43,7 +60,9 @@ const stack = await startLocalStack({
 try {
   say(`git server (smart HTTP, token-checked): ${git.url}/demo/calculator.git`);
   say(`GitHub REST stand-in:                   ${gh.url}`);
-  say(`Stratus API:                            ${stack.apiUrl} (scripted model)`);
+  say(`Stratus API:                            ${stack.apiUrl} (scripted model, ${PORT_VARIABLES.api})`);
+  say(`DynamoDB · S3 · Lambda Invoke stand-ins: ${stack.urls.dynamodb} · ${stack.urls.s3} · ${stack.urls.lambda} (${PORT_VARIABLES.dynamodb}, ${PORT_VARIABLES.s3}, ${PORT_VARIABLES.lambda})`);
+  say(`scripted model:                         ${stack.model!.url} (${PORT_VARIABLES.model})`);
   const connect = await fetch(`${stack.apiUrl}/v1/github/repositories`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },

@@ -222,7 +222,10 @@ export interface paths {
     };
   };
   "/v1/sessions": {
-    /** List the tenant's sessions, newest first */
+    /**
+     * List the tenant's sessions, newest first
+     * @description Ordered by creation (`order=created`, the default) or by last activity (`order=activity`: the last write to the session, a turn, a permission answer, an edit; `updatedAt`). A cursor continues the order it came from. By activity, a session that changes while you page moves to the front: it is never listed twice, but that pass may miss it.
+     */
     get: {
       parameters: {
         query?: {
@@ -230,6 +233,8 @@ export interface paths {
           limit?: number;
           /** @description The previous page's `nextCursor` */
           cursor?: string;
+          /** @description `created` (newest first, the default) or `activity` (most recently active first) */
+          order?: "activity" | "created";
         };
       };
       responses: {

@@ -29,13 +29,15 @@ export interface TableSpec {
 }
 
 const BY_TENANT = { name: 'byTenant', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } } as const;
+/** A tenant's items by last change (`updatedAt`, which every write of a session moves on), newest first. */
+const BY_ACTIVITY = { name: 'byActivity', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'updatedAt', type: 'S' } } as const;
 
 /** Every table, by the key the config, the stores and the CDK app call it. */
 export const TABLES = {
-  /** One item per session; `byTenant` lists a tenant's sessions newest first. */
+  /** One item per session; `byTenant` lists a tenant's sessions newest first, `byActivity` by last activity. */
   sessions: {
     partitionKey: { name: 'sessionId', type: 'S' },
-    indexes: [BY_TENANT],
+    indexes: [BY_TENANT, BY_ACTIVITY],
     ttlAttribute: TTL_ATTRIBUTE,
   },
   /** The append-only log of a session, ordered by `seq`. */

@@ -400,4 +400,46 @@ describe('the web console', { timeout: 150_000 }, () => {
     await renamed.waitFor({ state: 'detached' });
     expect((await fx.api.request('GET', `/v1/schedules/${id}`)).status).toBe(404);
   });
+
+  it('fits a phone (390 px): no page scrolls sideways, and the header takes two rows at most', async () => {
+    // A turn whose prompt makes a long label in the diff's turn selector, and a session id in the list.
+    const sessionId = await fx.api.createSession({ 'notes.txt': 'one\n' });
+    const long = 'please run `echo a prompt long enough to make the label of its turn wider than any phone screen is > long.txt`';
+    expect((await fx.api.turn(sessionId, long)).json.stopReason).toBe('end_turn');
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const pages = { sessions: '#/', session: `#/sessions/${sessionId}`, approvals: '#/approvals', schedules: '#/schedules', github: '#/github' };
+      for (const [name, hash] of Object.entries(pages)) {
+        // Reloaded: a hash the tab already shows would not fetch the page's data again.
+        await page.goto(`${base}${hash}`);
+        await page.reload();
+        await page.locator('main h1').first().waitFor();
+        // Every list the page fetches has arrived (the widest content comes with the data).
+        await page.waitForLoadState('networkidle');
+        if (name === 'session') await page.getByLabel('Show the changes of').locator('option', { hasText: 'a prompt long enough' }).waitFor({ state: 'attached' });
+        if (name === 'sessions') await page.getByText(sessionId).waitFor();
+        // Page-side code as text (the project type-checks against Node's globals).
+        const fit = (await page.evaluate(`({ width: document.documentElement.scrollWidth, header: document.querySelector('header.bar').getBoundingClientRect().height })`)) as { width: number; header: number };
+        expect({ name, width: fit.width }).toEqual({ name, width: 390 });
+        // Two rows of 40 px touch targets and their padding; three rows took 177 px.
+        expect(fit.header).toBeLessThanOrEqual(100);
+        await shot(`${name}-phone`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1200, height: 900 });
+    }
+  });
+
+  it('lists the most recently active session first, as its Last activity column reads', async () => {
+    const older = await fx.api.createSession();
+    const newer = await fx.api.createSession();
+    expect((await fx.api.request('PATCH', `/v1/sessions/${older}`, { title: 'Active again' })).status).toBe(200);
+    await page.goto(`${base}#/`);
+    await page.reload();
+    const rows = page.locator('tbody tr');
+    await rows.first().getByText('Active again').waitFor();
+    const texts = await rows.allTextContents();
+    expect(texts[0]).toContain(older);
+    expect(texts[1]).toContain(newer);
+  });
 });

@@ -22,6 +22,11 @@ describe('tables and bucket', () => {
         KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }],
         Projection: { ProjectionType: 'ALL' },
       },
+      {
+        IndexName: 'byActivity',
+        KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'updatedAt', KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'ALL' },
+      },
     ]);
     const messages = tables[prod.id(prod.stack.data.tables.messages)]!.Properties;
     expect(messages.KeySchema).toEqual([

@@ -97,16 +97,16 @@ function RepositoryPanel(props: { repository: Repository; onChanged: () => void;
 function RunsTable({ runs }: { runs: Run[] }) {
   return (
     <table>
-      <thead><tr><th scope="col">When</th><th scope="col">Issue / PR</th><th scope="col">Outcome</th><th scope="col">Branch</th><th scope="col">Pull request</th><th scope="col">Session</th><th scope="col">Cost</th></tr></thead>
+      <thead><tr><th scope="col">When</th><th scope="col">Issue / PR</th><th scope="col">Outcome</th><th scope="col" class="hide-narrow">Branch</th><th scope="col">Pull request</th><th scope="col" class="hide-narrow">Session</th><th scope="col">Cost</th></tr></thead>
       <tbody>
         {runs.map((run) => (
           <tr key={run.id}>
             <td title={run.createdAt}>{timeAgo(run.createdAt)}</td>
             <td>{run.repository}#{run.number} <span class="muted">({run.kind === 'pull_request' ? 'PR' : 'issue'}, {run.trigger} by {run.sender})</span></td>
             <td>{run.outcome}{run.detail && <span class="muted"> {run.detail}</span>}</td>
-            <td>{run.branch ? <code>{run.branch}</code> : '—'}</td>
+            <td class="hide-narrow">{run.branch ? <code>{run.branch}</code> : '—'}</td>
             <td>{run.pullRequestUrl ? <a href={run.pullRequestUrl} rel="noreferrer" target="_blank">{run.pullRequestUrl.replace(/^https:\/\/[^/]+\//, '')}</a> : '—'}</td>
-            <td>{run.sessionId ? <a href={sessionHref(run.sessionId)}>{run.sessionId}</a> : '—'}</td>
+            <td class="hide-narrow">{run.sessionId ? <a href={sessionHref(run.sessionId)}>{run.sessionId}</a> : '—'}</td>
             <td>{run.cost ? formatCost(run.cost.usd) : '—'}</td>
           </tr>
         ))}

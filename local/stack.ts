@@ -123,13 +123,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
-    const lambda = service(
-      await startLambdaInvokeServer({
-        functions,
-        port: opts.ports?.lambda,
-        onBackgroundError: (name, err) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) }),
-      }),
-    );
+    const onBackgroundError = (name: string, err: unknown) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) });
+    const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, onBackgroundError }));
     const scripted = !opts.anthropic && !opts.bedrock;
     const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests, port: opts.ports?.model })) : undefined;
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.

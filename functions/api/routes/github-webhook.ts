@@ -3,6 +3,7 @@ import type { Webhooks } from '@octokit/webhooks';
 import type { Context } from 'hono';
 import type { Deps } from '../../deps/deps.ts';
 import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
+import { connectionForDelivery } from '../../github/route-delivery.ts';
 import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
 import { createRouteApp } from '../route-app.ts';
 import { errorResponses, json } from '../schemas/common.ts';
@@ -10,7 +11,7 @@ import { errorResponses, json } from '../schemas/common.ts';
 /** GitHub's own cap on a webhook payload. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
 
-type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubDispatch' | 'clock' | 'log'>;
+type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock' | 'log'>;
 
 const webhookAnswerSchema = z
   .object({
@@ -90,12 +91,14 @@ async function verifiedDelivery(c: Context, webhooks: Webhooks): Promise<Deliver
 /** Starts a run for a delivery that asks for one, once per delivery id. */
 async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: Delivery): Promise<z.infer<typeof webhookAnswerSchema>> {
   const log = deps.log.child({ deliveryId, event });
-  const repository = deliveryRepository(payload);
-  const repo = repository ? await deps.github.getRepo(repository) : undefined;
-  if (!repo) {
-    log.info('webhook delivery for a repository that is not connected; ignored', { repository: repository ?? null });
-    return { accepted: false, reason: 'repository not connected' };
+  const delivered = deliveryRepository(payload);
+  const routed = delivered ? await connectionForDelivery(deps, delivered, log) : { ignored: 'repository not connected' };
+  const repository = delivered?.fullName ?? null;
+  if ('ignored' in routed) {
+    log.info('webhook delivery for a repository that is not connected; ignored', { repository, repositoryId: delivered?.id ?? null });
+    return { accepted: false, reason: routed.ignored };
   }
+  const repo = routed;
   const found = triggerFromDelivery(event, deliveryId, payload, repo);
   if ('ignored' in found) {
     log.info('webhook delivery starts nothing', { repository, reason: found.ignored });

@@ -1,5 +1,5 @@
 import type { Octokit } from '@octokit/rest';
-import { answerGithubLookup, type GithubLookup, type GithubLookupAnswer } from './github-lookup.ts';
+import { answerGithubLookup, type GithubLookup, type GithubLookupAnswer, type LoadedGithubAuth } from './github-lookup.ts';
 
 /** What a run uses of GitHub: a REST client and the token git authenticates with, both for one repository. */
 export interface GithubRepoAccess {
@@ -57,14 +57,6 @@ export function createGithubClientFactory(config: GithubAuthConfig): GithubClien
 
 export const NOT_CONFIGURED =
   'No GitHub credentials are configured: set STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY (a GitHub App) or STRATUS_GITHUB_TOKEN.';
-
-export interface LoadedGithubAuth {
-  Octokit: typeof Octokit;
-  /** The App's authentication (JWTs, installation tokens), when an App is configured. */
-  app?: ReturnType<typeof import('@octokit/auth-app').createAppAuth>;
-  apiUrl: string;
-  token?: string;
-}
 
 /**
  * Octokit is loaded on the first GitHub call (docs/deploy.md, "Cold start and bundle size"):

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { LoadedGithubAuth } from './github-client.ts';
+import type { Octokit } from '@octokit/rest';
 
 /**
  * What the API asks GitHub before it records a claim or a connection. The API function has no
@@ -28,6 +28,14 @@ export const githubLookupAnswerSchema = z.object({
   repository: z.object({ id: z.number().int(), fullName: z.string(), installationId: z.number().int().optional() }).nullable().optional(),
 });
 export type GithubLookupAnswer = z.infer<typeof githubLookupAnswerSchema>;
+
+export interface LoadedGithubAuth {
+  Octokit: typeof Octokit;
+  /** The App's authentication (JWTs, installation tokens), when an App is configured. */
+  app?: ReturnType<typeof import('@octokit/auth-app').createAppAuth>;
+  apiUrl: string;
+  token?: string;
+}
 
 export async function answerGithubLookup(auth: LoadedGithubAuth, query: GithubLookup): Promise<GithubLookupAnswer> {
   const mode = auth.app ? 'app' : auth.token ? 'token' : 'none';

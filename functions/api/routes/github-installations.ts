@@ -5,7 +5,7 @@ import { signSetupState } from '../../github/setup-state.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import type { GithubInstallationRecord } from '../../stores/github-installation-store.ts';
 import { createRouteApp } from '../route-app.ts';
-import { errorResponses, json } from '../schemas/common.ts';
+import { errorResponses, idempotencyKeyHeader, json } from '../schemas/common.ts';
 
 const tags = ['GitHub'];
 
@@ -27,14 +27,15 @@ const setupUrl = createRoute({
   method: 'post', path: '/installations/setup-url', tags, summary: 'A link that installs the GitHub App and claims the installation for this tenant',
   description:
     "The App's install page with a signed `state` naming this tenant (HMAC-SHA256 with a key derived from the webhook secret), good for 30 minutes. GitHub sends the browser back to the App's setup URL (`<API>/v1/github/installations/setup`) with `installation_id` and the `state`; only an installation made after the link, and claimed by no one, is claimed.",
+  request: { headers: idempotencyKeyHeader },
   responses: {
     200: json(z.object({ url: z.string(), state: z.string(), expiresAt: z.string() }), 'The link'),
-    ...errorResponses(400, 404),
+    ...errorResponses(400, 404, 422),
   },
 });
 const listInstallations = createRoute({
   method: 'get', path: '/installations', tags, summary: 'The GitHub App installations this tenant claimed',
-  responses: { 200: json(z.object({ installations: z.array(installationSchema) }), "The tenant's installations") },
+  responses: { 200: json(z.object({ installations: z.array(installationSchema) }), "The tenant's installations"), ...errorResponses() },
 });
 
 /** The tenant's side of installation claims, under /v1/github (bearer auth). */

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { ADMIN_TENANT } from '../../functions/api/token-auth.ts';
@@ -182,6 +184,26 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
     const revoked = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload({ ...repo, fullName: 'victim-org/renamed-app' }, { number: 2, title: 'x' }, 'stratus', { login: 'owner' }));
     expect(revoked.body).toEqual({ accepted: false, reason: 'repository not connected' });
     expect((await admin().request('GET', '/v1/admin/github/installations')).json.installations.map((i: { installationId: number }) => i.installationId)).toEqual([503]);
+  });
+
+  it('the CLI prints the install link, and the admin assigns, lists and revokes installations and connects for a tenant', async () => {
+    const cli = (token: string, ...args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const env = { ...process.env, STRATUS_CONFIG_DIR: path.join(fx.gitRoot.dir, 'cli-config'), STRATUS_URL: fx.stack.apiUrl, STRATUS_TOKEN: token, STRATUS_ADMIN_TOKEN: 'token-admin', NODE_OPTIONS: '' };
+        execFile(process.execPath, [path.resolve('cli/stratus.mjs'), ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+      });
+    const link = await cli('token-victim', 'github', 'install');
+    expect(link.code, link.stderr).toBe(0);
+    expect(link.stdout).toContain(`${fx.gh.url}/apps/stratus-test/installations/new?state=v1.`);
+    fx.gh.addInstallation(504, 'victim-labs');
+    fx.gh.addRepository({ id: 9004, fullName: 'victim-labs/site', installationId: 504 });
+    expect((await cli('token-victim', 'admin', 'github', 'assign', '--installation', '504', '--tenant', 'victim')).stdout).toContain('installation 504 (victim-labs) belongs to tenant victim');
+    expect((await cli('token-victim', 'github', 'installations')).stdout).toContain('504');
+    expect((await cli('token-squatter', 'github', 'connect', 'victim-labs/site')).code).toBe(3);
+    const connected = await cli('token-victim', '--json', 'github', 'connect', 'victim-labs/site');
+    expect(JSON.parse(connected.stdout)).toMatchObject({ repository: 'victim-labs/site', repositoryId: 9004, installationId: 504 });
+    expect((await cli('token-victim', 'admin', 'github', 'ls')).stdout).toMatch(/504\s+victim\s+victim-labs\s+admin/);
+    expect((await cli('token-victim', 'admin', 'github', 'revoke', '504')).stdout).toContain('no longer belongs to tenant victim');
   });
 });
 

@@ -20,7 +20,7 @@ export interface Setting {
 export const SETTINGS: Setting[] = [
   { name: 'PORT', meaning: 'API port (`0` = any free port)', default: '8787', where: 'local' },
   { name: 'STRATUS_DATA_DIR', meaning: 'data folder for the local stack', default: './.stratus-data', where: 'local' },
-  { name: 'STRATUS_API_TOKENS', meaning: '`token=tenant,token2=tenant2`: fixed bearer tokens and the tenant each sees; a pair `token=@admin` is the admin token of `/v1/admin/tokens`, which makes and revokes hashed tenant tokens without a redeploy (AWS: in the tokens secret)', default: 'local: a tenant token in `<data>/api-token` (tenant `local`) and an admin token in `<data>/admin-token`', where: 'both' },
+  { name: 'STRATUS_API_TOKENS', meaning: '`token=tenant,token2=tenant2`: fixed bearer tokens and the tenant each sees; a pair `token=@admin` is the admin token of `/v1/admin` (it makes and revokes hashed tenant tokens without a redeploy, and assigns GitHub App installations to tenants) (AWS: in the tokens secret)', default: 'local: a tenant token in `<data>/api-token` (tenant `local`) and an admin token in `<data>/admin-token`', where: 'both' },
   { name: 'ANTHROPIC_API_KEY', meaning: 'use the real Anthropic API (AWS: in the key secret)', default: 'local: unset → the scripted model', where: 'both' },
   { name: 'ANTHROPIC_BASE_URL', meaning: 'a compatible endpoint', default: "Anthropic's", where: 'both' },
   { name: 'STRATUS_MODEL_PROVIDER', meaning: '`anthropic` (the Messages API) or `bedrock` (Amazon Bedrock with the AWS credential chain / the function\'s role, region `AWS_REGION`)', default: 'anthropic', where: 'both' },

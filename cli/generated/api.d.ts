@@ -2404,6 +2404,12 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
         409: {
           content: {

@@ -4,7 +4,7 @@ import { NOT_CONFIGURED } from '../github-api/github-client.ts';
 import { ConflictError, ForbiddenError, NotFoundError, UserError } from '../shared/errors.ts';
 import { connectionKey, type GithubRepoRecord } from '../stores/github-store.ts';
 
-export type ConnectDeps = Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'clock'>;
+export type ConnectDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock'>;
 
 /** What a connection asks for, besides the repository: how runs start and are set up. */
 export type ConnectionSettings = Pick<GithubRepoRecord, 'label' | 'mention' | 'allowBots' | 'settings'>;
@@ -24,6 +24,8 @@ export async function connectRepository(
   request: { tenantId: string; fullName: string; by: 'tenant' | 'admin' } & ConnectionSettings,
 ): Promise<GithubRepoRecord> {
   const { tenantId, fullName, by } = request;
+  // Without the webhook secret no delivery is ever accepted (and in AWS there is no worker to ask).
+  if (!deps.config.github.webhookSecret) throw new NotFoundError('GitHub is not configured on this deployment (STRATUS_GITHUB_WEBHOOK_SECRET).');
   const claims = await deps.githubInstallations.listForTenant(tenantId);
   const answer = await deps.githubDispatch.lookup({ type: 'repository', fullName, installationIds: claims.map((c) => Number(c.installationId)).slice(0, 100) });
   const found = provenRepository(answer, request);

@@ -186,7 +186,8 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
     expect((await admin().request('GET', '/v1/admin/github/installations')).json.installations.map((i: { installationId: number }) => i.installationId)).toEqual([503]);
   });
 
-  it('the CLI prints the install link, and the admin assigns, lists and revokes installations and connects for a tenant', async () => {
+  // Eight CLI processes: each loads the CLI anew, which takes seconds on a busy machine.
+  it('the CLI prints the install link and connects, and the admin assigns, lists and revokes installations', { timeout: 180_000 }, async () => {
     const cli = (token: string, ...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         const env = { ...process.env, STRATUS_CONFIG_DIR: path.join(fx.gitRoot.dir, 'cli-config'), STRATUS_URL: fx.stack.apiUrl, STRATUS_TOKEN: token, STRATUS_ADMIN_TOKEN: 'token-admin', NODE_OPTIONS: '' };

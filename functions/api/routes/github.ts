@@ -93,7 +93,7 @@ const connect = createRoute({
     'Its issues and pull requests start runs when labelled or mentioned (the webhook). With a GitHub App the repository must be in the repository list of an installation this tenant claimed (`POST /v1/github/installations/setup-url`, or an admin); with a plain `STRATUS_GITHUB_TOKEN` only the admin connects (`POST /v1/admin/github/repositories`). 403 without that proof, whether or not another tenant connected it; 409 when this tenant already did.',
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
   request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: connectRepositoryBody } }, required: true } },
-  responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 403, 409, 413, 415, 422) },
+  responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
 });
 const listRepositories = createRoute({
   method: 'get', path: '/repositories', tags, summary: "The tenant's connected repositories",

@@ -74,8 +74,8 @@ export interface RunnerSuccess {
   version: number;
   changedFiles: number;
   bytesUploaded: number;
-  /** How the local copy reached the requested version: already there, by deltas, or from a snapshot. */
-  sync: { mode: 'warm' | 'incremental' | 'cold'; changedPaths: number };
+  /** How the local copy reached the requested version: already there, by deltas, from a snapshot, or not at all (an op that needs no copy). */
+  sync: { mode: 'warm' | 'incremental' | 'cold' | 'none'; changedPaths: number };
   /** Where the call's time went inside the runner (ms): bringing the copy to the version, the op, publishing its change. */
   timings?: RunnerTimings;
 }

@@ -10,6 +10,7 @@ import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type Runn
 import { createPathMapper, VIRTUAL_ROOT } from './workspace/virtual-paths.ts';
 import { hideHostPaths, RUNNER_STORAGE } from './workspace/host-paths.ts';
 import { DEFAULT_WORKSPACE_LIMITS, WorkspaceLimitError, type WorkspaceLimits } from './workspace/limits.ts';
+import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './workspace/archive-guards.ts';
 import { LocalCopy, type LocalState, type SnapshotPolicy } from './workspace/local-copy.ts';
 import { createWarmCopies, type WarmCopies } from './workspace/warm-copies.ts';
 import { RemoteWorkspace, WorkspaceConflictError, WorkspaceMissingError } from './workspace/remote-workspace.ts';
@@ -23,6 +24,8 @@ export interface RunnerDeps {
   limits: RunnerLimits;
   /** @default DEFAULT_WORKSPACE_LIMITS */
   workspaceLimits?: WorkspaceLimits;
+  /** What an archive import refuses besides the workspace limits (expansion, depth, entries). @default DEFAULT_ARCHIVE_LIMITS */
+  archiveLimits?: ArchiveLimits;
   /**
    * Warm copies kept on disk. In Lambda this is 1: a container holds one tenant's workspace and
    * wipes it when another arrives. A local runner serving many sessions may keep a few (LRU).
@@ -88,6 +91,9 @@ export function createRunner(deps: RunnerDeps): RunnerWithCopies {
   return Object.assign(runner, { warmCopies: copies });
 }
 
+/** What an op that does not need the copy reports as its sync: nothing was read. */
+const NOT_MATERIALIZED = { mode: 'none', changedPaths: 0 } as const;
+
 /** A workspace's private tmp dir (the sandbox's /tmp), beside its tree. */
 const tmpDirOf = (local: LocalCopy) => path.join(local.dir, 'tmp');
 
@@ -107,10 +113,11 @@ async function execute(
 
   try {
     const startedAt = performance.now();
-    const sync = await local.materialize(remote, workspace.version);
-    await fs.mkdir(tmpDirOf(local), { recursive: true });
-    const ctx = opContext(deps, { request, local, remote, retain });
     const definition = RUNNER_OPS[request.op.type] as RunnerOpDefinition;
+    const needsCopy = definition.needsCopy ?? true;
+    const sync = needsCopy ? await local.materialize(remote, workspace.version) : NOT_MATERIALIZED;
+    if (needsCopy) await fs.mkdir(tmpDirOf(local), { recursive: true });
+    const ctx = opContext(deps, { request, local, remote, retain });
     const synced = performance.now();
     // Before anything may touch the tree, forget that it matches a version: a crash from here on
     // makes the next call rebuild instead of trusting the record.
@@ -150,6 +157,7 @@ function opContext(
     remote: at.remote,
     local: at.local,
     workspaceLimits: deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS,
+    archiveLimits: deps.archiveLimits ?? DEFAULT_ARCHIVE_LIMITS,
     git: { allowHttp: false, timeoutMs: 120_000, ...deps.git },
     retain: at.retain,
   };

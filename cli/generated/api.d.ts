@@ -8,7 +8,7 @@ export interface paths {
   "/v1/github/webhook": {
     /**
      * A GitHub webhook delivery
-     * @description No bearer token: the delivery is authenticated by `X-Hub-Signature-256` (HMAC-SHA256 of the body with `STRATUS_GITHUB_WEBHOOK_SECRET`), checked before anything is read. A delivery that starts a run is recorded by `X-GitHub-Delivery` (a redelivery does nothing) and handed to the worker; the answer is 202 either way. 404 when the deployment has no webhook secret.
+     * @description No bearer token: the delivery is authenticated by `X-Hub-Signature-256` (HMAC-SHA256 of the body with `STRATUS_GITHUB_WEBHOOK_SECRET`), checked before anything is parsed or stored. A body past 25 MB (GitHub's own cap) is a 413 as soon as that many bytes have arrived. A delivery that starts a run is recorded by `X-GitHub-Delivery` (a redelivery does nothing) and handed to the worker; the answer is 202 either way. 404 when the deployment has no webhook secret.
      */
     post: {
       parameters: {
@@ -914,7 +914,7 @@ export interface paths {
   "/v1/sessions/{id}/turns/{turnId}/events": {
     /**
      * A turn's events from the durable log
-     * @description With `Accept: text/event-stream`: follows the turn until `turn_end`, resuming after `Last-Event-ID` (or `?cursor=`) — how a client reconnects, and how it keeps watching a turn that continued in another invocation. Where the server runs with a deadline (Lambda), the stream ends shortly before it with a `turn_continued` event (no id): reconnect with the last id seen. Otherwise one JSON page. A turn whose process died ends with a `crashed` turn_end; an unknown turn is a 404.
+     * @description With `Accept: text/event-stream`: follows the turn until `turn_end`, resuming after `Last-Event-ID` (or `?cursor=`) — how a client reconnects, and how it keeps watching a turn that continued in another invocation. Where the server runs with a deadline (Lambda), the stream ends shortly before it with a `turn_continued` event (no id): reconnect with the last id seen. A position at or past the `turn_end` ends the stream at once. Otherwise one JSON page. A position that is not an event id (or -1) is a 400. A turn whose process died ends with a `crashed` turn_end; an unknown turn is a 404.
      */
     get: {
       parameters: {
@@ -922,7 +922,7 @@ export interface paths {
           /** @description The previous page's `nextCursor` (events after it); `Last-Event-ID` does the same for SSE */
           cursor?: string;
           /** @description Deprecated: the same as `cursor` (kept for one release) */
-          after?: number | null;
+          after?: string;
           /** @description Events per JSON page (1–1000) */
           limit?: number;
         };
@@ -3259,14 +3259,14 @@ export interface components {
           id: number;
           event: components["schemas"]["TurnEvent"];
         }[];
-      /** @description Pass as `cursor` for the next page (poll it while the turn runs); null once the page holds the `turn_end` */
+      /** @description Pass as `cursor` for the next page (poll it while the turn runs); null once the turn has ended (`done`) */
       nextCursor: string | null;
       /**
        * @deprecated
        * @description Deprecated: the same position as a number, for `after` (kept for one release)
        */
       next: number;
-      /** @description The page holds the `turn_end` */
+      /** @description The turn has ended: the page holds its `turn_end`, or the cursor was already at or past it */
       done: boolean;
     };
     InterruptOutcome: {

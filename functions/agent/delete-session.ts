@@ -1,14 +1,17 @@
 import { agentLogIdsIn } from '../stores/agent-log.ts';
 import { BUCKET_LAYOUT } from '../stores/bucket-layout.ts';
 import { deletePrefix } from '../stores/delete-prefix.ts';
-import { leaseIsDead, type SessionStore } from '../stores/session-store.ts';
+import { leaseIsDead, type SessionRecord, type SessionStore } from '../stores/session-store.ts';
 import { workspacePrefix } from '../../sandbox-runner/workspace/workspace-prefix.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { MessageStore } from '../stores/message-store.ts';
+import { runOp, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
+import { errorMessage } from '../shared/errors.ts';
 
-export type DeleteSessionDeps = Pick<Deps, 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'continuations' | 'workspaceStorage' | 'workspaceCredentials' | 'clock' | 'log'> & {
-  config: { bucket: string };
-};
+export type DeleteSessionDeps = Pick<Deps, 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'continuations' | 'workspaceStorage' | 'workspaceCredentials' | 'clock' | 'log' | 'tenantUsage'> &
+  WorkspaceClientDeps & {
+    config: { bucket: string };
+  };
 
 /** How long the purge waits for a running turn to stop before it removes what the turn writes to. */
 const WAIT_FOR_TURN_MS = 120_000;
@@ -44,6 +47,7 @@ export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): 
     session = await deps.sessions.get(sessionId);
   }
   if (!session) return;
+  const warmCopyRemoved = await discardWarmCopy(deps, session);
   const removed = {
     agentMessages: await deleteAgentLogs(deps, sessionId),
     messages: await deps.messages.deleteAll(sessionId),
@@ -57,8 +61,25 @@ export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): 
       workspacePrefix(session.workspace.id),
     ),
   };
+  // Its stored bytes stop counting against the tenant's quota once they are gone from S3.
+  const releasedBytes = await deps.tenantUsage.releaseSession(session.tenantId, sessionId);
   await deps.sessions.remove(sessionId);
-  deps.log.info('deleted session purged', { sessionId, ...removed });
+  deps.log.info('deleted session purged', { sessionId, warmCopyRemoved, releasedBytes, ...removed });
+}
+
+/**
+ * Asks the runner, under the workspace's tenant id, to remove its warm copy of the workspace
+ * (docs/workspaces.md), so the files leave the runner's disk with the session rather than when
+ * the copy is evicted. A runner that cannot be reached does not stop the purge: its copy goes
+ * when its environment does.
+ */
+async function discardWarmCopy(deps: DeleteSessionDeps, session: SessionRecord): Promise<boolean | 'failed'> {
+  try {
+    return (await runOp(deps, { sessionId: session.sessionId, workspace: session.workspace }, { type: 'discard_copy' })).result.removed;
+  } catch (err) {
+    deps.log.warn("could not remove the runner's warm copy of a deleted session's workspace", { sessionId: session.sessionId, error: errorMessage(err) });
+    return 'failed';
+  }
 }
 
 /**

@@ -47,7 +47,12 @@ export async function* followTurn(
     }
     if (deps.clock() - checkedAt >= LIVENESS_CHECK_MS) {
       checkedAt = deps.clock();
-      if (await endTurnIfDead(deps, sessionId, turnId)) continue;
+      if (await endTurnIfDead(deps, sessionId, turnId)) {
+        // The log ends with a turn_end: read it, unless it is not after `after` (a follower that
+        // resumed at or past the end), for whom nothing more will ever come.
+        if ((await deps.events.listAfter(sessionId, turnId, after, 1)).length === 0) return;
+        continue;
+      }
     }
     await sleep(pollMs);
     pollMs = Math.min(pollMs * 2, FOLLOW_POLL_MAX_MS);

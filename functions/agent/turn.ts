@@ -175,6 +175,7 @@ function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
     deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd,
     fileState: session.fileState, allowedDomains: session.settings?.allowedDomains,
     requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
+    storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
   });
 }
 

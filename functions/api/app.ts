@@ -7,11 +7,12 @@ import { createTokenAuth } from './token-auth.ts';
 import { adminTokenRoutes } from './routes/admin-tokens.ts';
 import { adminGithubRoutes } from './routes/admin-github.ts';
 import { githubInstallationRoutes, githubSetupRoutes } from './routes/github-installations.ts';
+import { limitRequestBodies } from './body-limit.ts';
 import { serveConsole } from './console-assets.ts';
 import { errorResponse } from './error-response.ts';
 import { idempotency } from './idempotency.ts';
 import { createAllowedMethods, noRoute } from './method-not-allowed.ts';
-import { OPENAPI_PATH, serveOpenApiDocument } from './openapi-document.ts';
+import { serveOpenApiDocument } from './openapi-document.ts';
 import type { ApiEnv } from './route-app.ts';
 import { githubRoutes, githubWebhookRoutes } from './routes/github.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
@@ -39,6 +40,8 @@ export const API_VERSION = '1.0.0';
 export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   const app = new OpenAPIHono<ApiEnv>();
   app.use('*', requestLog(deps.log));
+  // Every body is capped by its route's declared limit as it arrives, before anything reads it.
+  app.use('*', limitRequestBodies());
 
   // Browsers on the configured origins may call the API; their preflights are answered here,
   // before auth (a preflight carries no token).
@@ -46,13 +49,8 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   if (origins.length > 0) app.use('*', corsFor(origins));
 
   app.get('/healthz', (c) => c.json({ ok: true }));
-  // The document and its reference page need no token: they are registered before /v1's auth.
+  // The document and its reference page (/docs) need no token: they are registered before /v1's auth.
   serveOpenApiDocument(app, API_VERSION);
-  // The reference page's renderer is loaded when the page is first asked for (docs/deploy.md, "Cold start and bundle size").
-  app.get('/docs', async (c, next) => {
-    const { Scalar } = await import('@scalar/hono-api-reference');
-    return Scalar<ApiEnv>({ url: OPENAPI_PATH, pageTitle: 'Stratus API' })(c, next);
-  });
   // Static files; the console signs in with a token and calls /v1 like any client.
   serveConsole(app, opts.consoleDir);
   // Signed by GitHub, not bearer-authenticated: registered before the /v1 middleware runs.
@@ -110,6 +108,7 @@ function corsFor(origins: readonly string[]) {
 export function createWebhookApp(deps: Deps) {
   const app = new OpenAPIHono<ApiEnv>();
   app.use('*', requestLog(deps.log));
+  app.use('*', limitRequestBodies());
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.route('/', githubWebhookRoutes(deps));
   const allowed = createAllowedMethods(app);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context, Hono } from 'hono';
+import { pageHeaders } from './page-headers.ts';
 import type { ApiEnv } from './route-app.ts';
 
 /** Where the console is served. Its built files (`npm run build:console`) sit in one folder on disk. */
@@ -42,10 +43,7 @@ export function serveConsole(app: Hono<ApiEnv>, dir: string | undefined): void {
     const immutable = rel.startsWith('assets/');
     return c.body(new Uint8Array(body), 200, {
       'content-type': TYPES[path.extname(file)] ?? 'application/octet-stream',
-      'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
-      'content-security-policy': CSP,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
+      ...pageHeaders(CSP, immutable ? 'public, max-age=31536000, immutable' : 'no-cache'),
     });
   });
 }

@@ -2,10 +2,9 @@ import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { Deps } from '../deps/deps.ts';
-import { ConflictError, LimitError, StratusError, UserError } from '../shared/errors.ts';
+import { ConflictError, StratusError, UserError } from '../shared/errors.ts';
 import type { StoredResponse } from '../stores/idempotency-store.ts';
 import type { AuthVariables } from './auth.ts';
-import { MAX_JSON_BODY_BYTES } from './validate.ts';
 
 /** Largest response body kept in the DynamoDB item; larger ones go to S3 (items hold at most 400 KB). */
 const MAX_INLINE_BODY_BYTES = 300_000;
@@ -69,21 +68,9 @@ function reused(): StratusError {
   return new StratusError('This Idempotency-Key was used with a different request (method, path or body); use a new key.', 422, 'idempotency_key_reused');
 }
 
+/** The request's body, whole: its size is capped as it arrives by the route's limit (body-limit.ts). */
 async function readBody(c: Context): Promise<Uint8Array> {
-  const reader = c.req.raw.body?.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (reader) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_JSON_BODY_BYTES) {
-      await reader.cancel();
-      throw new LimitError(`The request body is at least ${size} bytes; at most ${MAX_JSON_BODY_BYTES} are accepted.`, 'request_too_large');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  return new Uint8Array(await c.req.raw.arrayBuffer());
 }
 
 async function storable(deps: IdempotencyDeps, res: Response, claimId: string): Promise<StoredResponse> {

@@ -1,4 +1,6 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { pageHeaders } from './page-headers.ts';
+import { REFERENCE_STYLE, REFERENCE_STYLE_PATH, renderReferencePage } from './reference-page.ts';
 import type { ApiEnv } from './route-app.ts';
 
 export const OPENAPI_PATH = '/v1/openapi.json';
@@ -15,7 +17,13 @@ const DESCRIPTION = `Stratus runs coding-agent sessions: a session owns a worksp
 
 **Streaming.** \`POST …/turns\` and \`GET …/turns/{turnId}/events\` answer Server-Sent Events with \`Accept: text/event-stream\`: each message's \`event\` is a TurnEvent \`type\`, its \`data\` that event as JSON, its \`id\` the event's number (send \`Last-Event-ID\` to resume).`;
 
-/** Registers the bearer scheme and serves the OpenAPI 3.1 document generated from the routes' own schemas. */
+/** The reference page runs no script and loads nothing but its stylesheet from this origin. */
+const REFERENCE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/**
+ * Registers the bearer scheme and serves the OpenAPI 3.1 document generated from the routes' own
+ * schemas, and the reference page rendered from it at /docs (functions/api/reference-page.ts).
+ */
 export function serveOpenApiDocument(app: OpenAPIHono<ApiEnv>, version: string) {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'An API token (`STRATUS_API_TOKENS`; locally printed by `npm start`)' });
   const config = {
@@ -32,4 +40,11 @@ export function serveOpenApiDocument(app: OpenAPIHono<ApiEnv>, version: string) 
     ],
   };
   app.doc31(OPENAPI_PATH, (c) => ({ ...config, servers: [{ url: new URL(c.req.url).origin }] }));
+  // Rendered on the first request, when every route is registered; the routes do not change after.
+  let page: string | undefined;
+  app.get('/docs', (c) => {
+    page ??= renderReferencePage(app.getOpenAPI31Document(config), OPENAPI_PATH);
+    return c.html(page, 200, pageHeaders(REFERENCE_CSP, 'no-cache'));
+  });
+  app.get(REFERENCE_STYLE_PATH, (c) => c.body(REFERENCE_STYLE, 200, { 'content-type': 'text/css; charset=utf-8', ...pageHeaders(REFERENCE_CSP, 'no-cache') }));
 }

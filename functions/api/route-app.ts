@@ -1,6 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { AuthVariables } from './auth.ts';
+import { withBodyCap } from './body-limit.ts';
 import { invalidInput, readJsonBody } from './validate.ts';
 
 export type ApiEnv = { Variables: AuthVariables };
@@ -22,20 +23,21 @@ export function createRouteApp() {
 }
 
 /**
- * Route middleware for a JSON body: reads at most `maxBytes` (413 naming the limit), checks it is
- * plain JSON (validate.ts) and hands it to the route's zod validator. Bodies of another media
- * type are left to the validator's media-type check, which answers 415.
+ * Route middleware for a JSON body: declares the route's cap of `maxBytes` (the app's body-limit
+ * layer, body-limit.ts, answers 413 naming it as the bytes arrive), checks the body is plain
+ * JSON (validate.ts) and hands it to the route's zod validator. Bodies of another media type are
+ * left to the validator's media-type check, which answers 415.
  */
 export function jsonBodyLimit(maxBytes: number): MiddlewareHandler {
-  return async (c, next) => {
+  return withBodyCap(async (c, next) => {
     const type = c.req.header('content-type');
     if (type && /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
-      const { text } = await readJsonBody(c, maxBytes);
+      const { text } = await readJsonBody(c);
       // The validator reads the body through the request's cache: it sees exactly what was checked.
       (c.req.bodyCache as Record<string, Promise<unknown>>).text = Promise.resolve(text);
     }
     await next();
-  };
+  }, maxBytes);
 }
 
 /**

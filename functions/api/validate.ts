@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { hasLoneSurrogate } from '../../sandbox-runner/workspace/file-keys.ts';
-import { LimitError, UserError } from '../shared/errors.ts';
+import { UserError } from '../shared/errors.ts';
 
 /**
- * Largest JSON body read (routes that need less set their own limit). Lambda refuses requests
- * over 6 MB before they reach us; the local stack has no such front, so this keeps one request
- * from filling the process's memory.
+ * Largest JSON body a route takes (routes that need less declare their own limit). Lambda refuses
+ * requests over 6 MB before they reach us; the local stack has no such front, so this keeps one
+ * request from filling the process's memory.
  */
 export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -17,12 +17,13 @@ export const MAX_JSON_BODY_BYTES = 16 * 1024 * 1024;
 export const MAX_JSON_DEPTH = 16;
 
 /**
- * Reads a JSON body of at most `maxBytes` and checks it is plain JSON: UTF-8 (no replacement
+ * Reads a JSON body (its size is capped as it arrives by the app's body-limit layer,
+ * body-limit.ts) and checks it is plain JSON: UTF-8 (no replacement
  * characters slipped in), every string well-formed Unicode, nested at most MAX_JSON_DEPTH deep.
  * An empty body reads as `{}`. The zod schema is applied by the route's validator.
  */
-export async function readJsonBody(c: Context, maxBytes = MAX_JSON_BODY_BYTES): Promise<{ text: string; value: unknown }> {
-  const text = await readUtf8Body(c, maxBytes);
+export async function readJsonBody(c: Context): Promise<{ text: string; value: unknown }> {
+  const text = await readUtf8Body(c);
   if (text.trim() === '') return { text: '{}', value: {} };
   let value: unknown;
   try {
@@ -34,32 +35,15 @@ export async function readJsonBody(c: Context, maxBytes = MAX_JSON_BODY_BYTES): 
   return { text, value };
 }
 
-async function readUtf8Body(c: Context, maxBytes: number): Promise<string> {
-  const declared = Number(c.req.header('content-length'));
-  if (declared > maxBytes) throw tooLarge(declared, maxBytes);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = c.req.raw.body?.getReader();
-  for (;;) {
-    if (!reader) break;
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(size, maxBytes);
-    }
-    chunks.push(value);
-  }
+async function readUtf8Body(c: Context): Promise<string> {
+  // Off the raw request, not through hono's body cache: the text checked here is what
+  // jsonBodyLimit puts in that cache for the validator, and the first cached form is what it reads.
+  const bytes = new Uint8Array(await c.req.raw.arrayBuffer());
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw new UserError('Request body must be UTF-8 encoded JSON.');
   }
-}
-
-function tooLarge(bytes: number, maxBytes: number): LimitError {
-  return new LimitError(`The request body is at least ${bytes} bytes; at most ${maxBytes} are accepted here.`, 'request_too_large');
 }
 
 /** Refuses strings with unpaired surrogates (valid JSON escapes, invalid text) and deep nesting. */

@@ -159,6 +159,8 @@ export const configSchema = z.object({
     .record(z.string(), modelPriceSchema)
     .default({})
     .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
+  /** Bytes each tenant may keep stored (functions/stores/tenant-usage.ts says what counts). */
+  tenantStorageQuotaBytes: z.number().int().positive().default(10 * 1024 ** 3),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
   /** Sessions' remote MCP servers (functions/mcp): a call that takes longer fails; so does a server that does not connect in time. */
@@ -225,6 +227,6 @@ export function sharedConfig(settings: EnvSettings) {
     github: settings.github ?? {},
     mcp: defined(settings.mcp ?? {}),
     toolSearch: defined({ mode: settings.toolSearchMode }),
-    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
+    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };
 }

@@ -16,6 +16,7 @@ import type { IdempotencyStore } from '../stores/idempotency-store.ts';
 import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts';
 import type { SessionStore } from '../stores/session-store.ts';
 import type { TokenStore } from '../stores/token-store.ts';
+import type { TenantUsageStore } from '../stores/tenant-usage.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpClients } from '../tools/mcp/mcp-clients.ts';
 import type { GithubClientFactory } from '../github-api/github-client.ts';
@@ -51,6 +52,8 @@ export interface Deps {
   idempotency: IdempotencyStore;
   /** Tenant API tokens made through the admin routes (hashed). */
   tokens: TokenStore;
+  /** Bytes each tenant stores, against the storage quota. */
+  tenantUsage: TenantUsageStore;
   /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
   blobs: BlobStore;
   runner: RunnerClient;

@@ -25,6 +25,8 @@ const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   workspace_diff: true,
   task_output: true,
   task_stop: true,
+  // Removing a copy that is already gone changes nothing.
+  discard_copy: true,
   create_workspace: true,
   write: true,
   edit: true,

@@ -1,5 +1,6 @@
 import type { OpResult, RunnerOp, RunnerRequest } from '../../sandbox-runner/protocol.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { TenantUsageStore } from '../stores/tenant-usage.ts';
 import { decodeRunnerFailure } from './runner-errors.ts';
 import type { RunnerClient, WorkspaceCredentialSource } from './runner-client.ts';
 
@@ -20,6 +21,13 @@ export interface WorkspaceClientDeps {
 /** Which workspace an op runs on, and as whom. */
 export interface OpTarget {
   sessionId: string;
+  /**
+   * The session's tenant and its storage counter: ops that may store more are refused once the
+   * tenant is at its storage quota, and what a publish stores is counted
+   * (functions/stores/tenant-usage.ts). Every session's ops name it; removing a deleted
+   * session's warm copy, which stores nothing, does not.
+   */
+  storage?: StorageMeter;
   workspace: { id: string; version: number };
   /** The Bash cwd as the model sees it; the runner's default (/workspace) when absent. */
   cwd?: string;
@@ -29,14 +37,24 @@ export interface OpTarget {
   allowedDomains?: readonly string[];
 }
 
+export interface StorageMeter {
+  tenantId: string;
+  usage: Pick<TenantUsageStore, 'assertRoom' | 'add'>;
+}
+
 /** What a successful op reports: its result and the version and cwd that are now current. */
 export interface OpOutcome<R> {
   result: R;
   version: number;
   cwd: string;
+  /** What the op's publish put into S3. */
+  bytesUploaded: number;
 }
 
 export type ResultOf<T extends OpResult['type']> = Extract<OpResult, { type: T }>;
+
+/** Ops that may publish a version, and so store bytes; the rest read or only touch the runner's disk. */
+const MAY_STORE: ReadonlySet<RunnerOp['type']> = new Set(['bash', 'write', 'edit', 'create_workspace', 'import_archive', 'import_git', 'git_checkout'] satisfies RunnerOp['type'][]);
 
 async function buildRunnerRequest(deps: WorkspaceClientDeps, target: OpTarget, op: RunnerOp): Promise<RunnerRequest> {
   const credentials = await deps.workspaceCredentials.forWorkspace(target.workspace.id);
@@ -60,7 +78,10 @@ export async function runOp<T extends OpResult['type']>(
   target: OpTarget,
   op: RunnerOp & { type: T },
 ): Promise<OpOutcome<ResultOf<T>>> {
+  const meter = MAY_STORE.has(op.type) ? target.storage : undefined;
+  if (meter) await meter.usage.assertRoom(meter.tenantId);
   const response = await deps.runner.invoke(await buildRunnerRequest(deps, target, op));
   if (!response.ok) throw decodeRunnerFailure(response, deps.log);
-  return { result: response.result as ResultOf<T>, version: response.version, cwd: response.cwd };
+  if (meter && response.bytesUploaded > 0) await meter.usage.add(meter.tenantId, target.sessionId, response.bytesUploaded);
+  return { result: response.result as ResultOf<T>, version: response.version, cwd: response.cwd, bytesUploaded: response.bytesUploaded };
 }

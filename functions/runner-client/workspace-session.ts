@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { FileStateEntry, OpResult, RunnerOp } from '../../sandbox-runner/protocol.ts';
 import { WorkspaceConflictError } from './runner-errors.ts';
-import { runOp, type ResultOf, type WorkspaceClientDeps } from './workspace-client.ts';
+import { runOp, type ResultOf, type StorageMeter, type WorkspaceClientDeps } from './workspace-client.ts';
 
 /** Files remembered per session; the oldest are forgotten first (they would need a fresh Read anyway). */
 export const MAX_FILE_STATE_ENTRIES = 200;
@@ -23,6 +23,8 @@ export interface WorkspaceSessionOptions {
    * runner watches: sandbox-runner/ops/bash-op.ts). Without it, commands cannot be stopped.
    */
   requestStop?: (workspaceId: string, key: string) => Promise<void>;
+  /** The session's tenant and its storage counter (workspace-client.ts). */
+  storage?: StorageMeter;
 }
 
 /** A command that may be stopped: when `signal` aborts while it runs, its marker `key` is put. */
@@ -47,6 +49,7 @@ export class WorkspaceSession {
   private readonly allowedDomains: readonly string[];
   private readonly files: Map<string, FileStateEntry>;
   private readonly requestStop: WorkspaceSessionOptions['requestStop'];
+  private readonly storage: StorageMeter | undefined;
 
   constructor(opts: WorkspaceSessionOptions) {
     this.deps = opts.deps;
@@ -57,6 +60,7 @@ export class WorkspaceSession {
     this.allowedDomains = opts.allowedDomains ?? [];
     this.files = new Map(Object.entries(opts.fileState ?? {}));
     this.requestStop = opts.requestStop;
+    this.storage = opts.storage;
   }
 
   /** Whether `run` can stop a running command (the op then carries `stopKey`). */
@@ -106,7 +110,7 @@ export class WorkspaceSession {
    * runner-errors.ts decodes (the tool pipeline gives its message to the model).
    */
   async run<T extends OpResult['type']>(op: RunnerOp & { type: T }, stoppable?: StoppableRun): Promise<ResultOf<T>> {
-    const target = { sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains: this.allowedDomains };
+    const target = { sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains: this.allowedDomains, storage: this.storage };
     const stop = stoppable && this.requestStop ? this.watchStop(stoppable, this.requestStop) : undefined;
     try {
       const outcome = await runOp<T>(this.deps, target, op);

@@ -19,16 +19,20 @@ export interface CreateSessionInput {
 }
 
 /** What creating a session uses: ids, the clock, the session store, a log and the workspace client. */
-export type CreateSessionDeps = Pick<Deps, 'newId' | 'clock' | 'sessions' | 'log'> & WorkspaceClientDeps;
+export type CreateSessionDeps = Pick<Deps, 'newId' | 'clock' | 'sessions' | 'log' | 'tenantUsage'> & WorkspaceClientDeps;
 
 /** Creates a session and its workspace (seeded through the runner, which owns the S3 layout). */
 export async function createSession(deps: CreateSessionDeps, input: CreateSessionInput): Promise<SessionRecord> {
   const sessionId = deps.newId('ses');
   const workspace = { id: deps.newId('ws'), version: 0 };
+  // Seeds are stored before the session record exists, so they are counted once it does.
+  let seededBytes = 0;
   if (input.files && Object.keys(input.files).length > 0) {
+    await deps.tenantUsage.assertRoom(input.tenantId);
     try {
       const seeded = await runOp(deps, { sessionId, workspace, cwd: VIRTUAL_ROOT }, { type: 'create_workspace', files: input.files });
       workspace.version = seeded.version;
+      seededBytes = seeded.bytesUploaded;
     } catch (err) {
       // The runner refuses bad seeds (a path outside, a file where a folder is) with a message for the caller.
       if (err instanceof WorkspaceInputError) throw new UserError(`Invalid "files": ${err.message}`);
@@ -53,6 +57,7 @@ export async function createSession(deps: CreateSessionDeps, input: CreateSessio
     ...(input.source ? { source: input.source } : {}),
   };
   await deps.sessions.create(record);
+  await deps.tenantUsage.add(input.tenantId, sessionId, seededBytes);
   deps.log.info('session created', { sessionId, workspaceId: workspace.id, files: Object.keys(input.files ?? {}).length });
   return record;
 }

@@ -320,18 +320,27 @@ export class SessionStore {
     return out.Attributes as SessionRecord;
   }
 
-  /** DELETE's first step: from now on the session is gone for readers and no turn can take it. */
+  /**
+   * DELETE's first step: from now on the session is gone for readers and no turn can take it.
+   * Of concurrent deletions exactly one gets past the condition; the others (and a deletion of a
+   * session already gone) get NotFoundError, as any later request does, so only one purge is scheduled.
+   */
   async markDeleted(sessionId: string, at: number): Promise<void> {
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { sessionId },
-        // A running turn is asked to stop too: its next beat sees the request for its turn.
-        UpdateExpression: 'SET deletedAt = :at, interruptRequest = :request',
-        ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt)',
-        ExpressionAttributeValues: { ':at': new Date(at).toISOString(), ':request': { turnId: '*', at } },
-      }),
-    );
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          // A running turn is asked to stop too: its next beat sees the request for its turn.
+          UpdateExpression: 'SET deletedAt = :at, interruptRequest = :request',
+          ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt)',
+          ExpressionAttributeValues: { ':at': new Date(at).toISOString(), ':request': { turnId: '*', at } },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) throw new NotFoundError(`Session ${showId(sessionId)} not found.`);
+      throw err;
+    }
   }
 
   /** The last step of a deletion: the record itself. */

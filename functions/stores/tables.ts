@@ -121,6 +121,14 @@ export const TABLES = {
     partitionKey: { name: 'tokenId', type: 'S' },
     ttlAttribute: TTL_ATTRIBUTE,
   },
+  /**
+   * One item per tenant: `storedBytes`, what its sessions keep in S3 (functions/stores/tenant-usage.ts),
+   * changed only by atomic ADDs, and refused by a conditional one past the storage quota.
+   */
+  tenantUsage: {
+    partitionKey: { name: 'tenantId', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableKey = keyof typeof TABLES;

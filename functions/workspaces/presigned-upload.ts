@@ -1,8 +1,8 @@
 import { SHORT_LIVED_TAGGING_XML } from '../../sandbox-runner/workspace/short-lived-tag.ts';
 import { isId } from '../shared/ids.ts';
-import { ConflictError, LimitError, NotFoundError } from '../shared/errors.ts';
+import { LimitError, NotFoundError } from '../shared/errors.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
-import { uploadKey, type StorageDeps } from './workspace-ops.ts';
+import { assertEmptyWorkspace, uploadKey, type StorageDeps } from './workspace-ops.ts';
 
 /**
  * How long a presigned upload may start. Short: the form is signed with the workspace's minted
@@ -34,7 +34,7 @@ export async function createPresignedUpload(
   session: SessionRecord,
   maxBytes: number,
 ): Promise<PresignedUpload> {
-  assertEmpty(session);
+  assertEmptyWorkspace(session);
   const uploadId = deps.newId(UPLOAD_ID_PREFIX);
   const key = uploadKey(session.workspace.id, uploadId).full;
   const { createPresignedPost } = await import('@aws-sdk/s3-presigned-post');
@@ -55,7 +55,7 @@ export async function createPresignedUpload(
  * object over the limit is removed and refused. Returns the key relative to the workspace.
  */
 export async function stagedUpload(deps: StorageDeps, session: SessionRecord, uploadId: string, maxBytes: number): Promise<{ full: string; relative: string; size: number }> {
-  assertEmpty(session);
+  assertEmptyWorkspace(session);
   const unknown = () => new NotFoundError(`No upload "${uploadId.slice(0, 64)}" for session ${session.sessionId}: an upload id comes from POST …/workspace/uploads of the same session, and the archive must have been uploaded with its form first.`);
   if (!isId(UPLOAD_ID_PREFIX, uploadId)) throw unknown();
   const key = uploadKey(session.workspace.id, uploadId);
@@ -70,10 +70,4 @@ export async function stagedUpload(deps: StorageDeps, session: SessionRecord, up
   }
   if (size > maxBytes) throw new LimitError(`The uploaded archive is ${size} bytes; at most ${maxBytes} bytes are accepted.`, 'workspace_limit');
   return { ...key, size };
-}
-
-function assertEmpty(session: SessionRecord): void {
-  if (session.workspace.version !== 0) {
-    throw new ConflictError(`Session ${session.sessionId} already has workspace content (version ${session.workspace.version}); import into a new session.`, 'workspace_not_empty');
-  }
 }

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { RunnerOp } from '../../sandbox-runner/protocol.ts';
 import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/workspace/short-lived-tag.ts';
 import type { Deps } from '../deps/deps.ts';
-import { runOp, type ResultOf, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
+import { runOp, type OpTarget, type ResultOf, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { ConflictError, SessionBusyError } from '../shared/errors.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 
@@ -19,7 +19,7 @@ export async function runWorkspaceOp<T extends RunnerOp['type']>(
 }
 
 /** What an import uses: the workspace client, plus the session lease and the ids that name its owner. */
-export type ImportDeps = WorkspaceClientDeps & Pick<Deps, 'sessions' | 'clock' | 'instanceId' | 'newId'>;
+export type ImportDeps = WorkspaceClientDeps & Pick<Deps, 'sessions' | 'clock' | 'instanceId' | 'newId' | 'tenantUsage'>;
 
 /**
  * Fills a session's empty workspace (an archive import or a git clone). Holds the session's
@@ -31,26 +31,49 @@ export async function importIntoWorkspace<T extends 'import_archive' | 'import_g
   session: SessionRecord,
   op: RunnerOp & { type: T },
 ): Promise<{ version: number; result: ResultOf<T> }> {
+  return holdingImportLease(deps, session, () => runOp<T>(deps, importTarget(deps, session), op));
+}
+
+/**
+ * Runs `fill` while holding the session's lease, which only one caller gets: of concurrent
+ * imports into one session one runs `fill` and the others are refused (409) without touching
+ * anything, so whatever `fill` consumes (a staged upload) is consumed once, by the holder. An
+ * import that finds the workspace filled meanwhile is refused too. The version `fill` answers is
+ * recorded when the lease is released.
+ */
+export async function holdingImportLease<R extends { version: number }>(deps: ImportDeps, session: SessionRecord, fill: () => Promise<R>): Promise<R> {
+  assertEmptyWorkspace(session);
+  const now = deps.clock();
+  const owner = `${deps.instanceId}:${deps.newId('imp')}`;
+  const leased = await deps.sessions.acquireLease(session.sessionId, { owner, turnId: 'workspace-import', expiresAt: now + 15 * 60_000 }, now).catch((err: unknown) => {
+    if (err instanceof SessionBusyError) {
+      throw new ConflictError(`Session ${session.sessionId} is busy: another import or a turn is using its workspace. Nothing was imported; retry when it is idle.`, 'session_busy', err.retryAfterSeconds);
+    }
+    throw err;
+  });
+  let version = 0;
+  try {
+    assertEmptyWorkspace(leased);
+    const outcome = await fill();
+    version = outcome.version;
+    return outcome;
+  } finally {
+    await deps.sessions.releaseLease(session.sessionId, owner, { status: 'idle', ...(version ? { workspace: { ...session.workspace, version } } : {}) });
+  }
+}
+
+/** An import's target: the session's empty workspace, metered against its tenant's storage quota. */
+export function importTarget(deps: Pick<Deps, 'tenantUsage'>, session: SessionRecord): OpTarget {
+  return { sessionId: session.sessionId, workspace: { id: session.workspace.id, version: 0 }, storage: { tenantId: session.tenantId, usage: deps.tenantUsage } };
+}
+
+/** Imports go into an empty workspace only (version 0). */
+export function assertEmptyWorkspace(session: SessionRecord): void {
   if (session.workspace.version !== 0) {
     throw new ConflictError(
       `Session ${session.sessionId} already has workspace content (version ${session.workspace.version}); import into a new session.`,
       'workspace_not_empty',
     );
-  }
-  const now = deps.clock();
-  const owner = `${deps.instanceId}:${deps.newId('imp')}`;
-  const leased = await deps.sessions.acquireLease(session.sessionId, { owner, turnId: 'workspace-import', expiresAt: now + 15 * 60_000 }, now);
-  if (leased.workspace.version !== 0) {
-    await deps.sessions.releaseLease(session.sessionId, owner, { status: 'idle' });
-    throw new SessionBusyError(session.sessionId);
-  }
-  let version = 0;
-  try {
-    const outcome = await runOp<T>(deps, { sessionId: session.sessionId, workspace: { id: session.workspace.id, version: 0 } }, op);
-    version = outcome.version;
-    return { version, result: outcome.result };
-  } finally {
-    await deps.sessions.releaseLease(session.sessionId, owner, { status: 'idle', ...(version ? { workspace: { ...session.workspace, version } } : {}) });
   }
 }
 

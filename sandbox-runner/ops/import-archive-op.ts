@@ -20,9 +20,9 @@ export const importArchiveOp = defineOp({
   mutatesWorkspace: true,
   async run(ctx, op) {
     if (ctx.request.workspace.version !== 0) throw new ToolInputError('An archive can only be imported into an empty workspace (version 0).');
-    const source = await ctx.remote.getStream(ctx.remote.key(op.key));
+    const source = await ctx.remote.getSizedStream(ctx.remote.key(op.key));
     try {
-      const summary = await importTarGz(source, ctx.paths.root, ctx.workspaceLimits);
+      const summary = await importTarGz({ stream: source.stream, compressedBytes: source.size }, ctx.paths.root, ctx.workspaceLimits, ctx.archiveLimits);
       const result: ImportArchiveResult = { type: 'import_archive', ...summary };
       return { result };
     } catch (err) {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bashOp, type BashResult } from './bash-op.ts';
 import { createWorkspaceOp, type CreateWorkspaceResult } from './create-workspace-op.ts';
+import { discardCopyOp, type DiscardCopyResult } from './discard-copy-op.ts';
 import { exportArchiveOp, type ExportArchiveResult } from './export-archive-op.ts';
 import { exportFileOp, type ExportFileResult } from './export-file-op.ts';
 import { importArchiveOp, type ImportArchiveResult } from './import-archive-op.ts';
@@ -36,6 +37,7 @@ export const RUNNER_OPS = {
   export_file: exportFileOp,
   export_archive: exportArchiveOp,
   workspace_diff: workspaceDiffOp,
+  discard_copy: discardCopyOp,
 } as const;
 
 export const runnerOpSchema = z.discriminatedUnion('type', [
@@ -56,6 +58,7 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   exportFileOp.schema,
   exportArchiveOp.schema,
   workspaceDiffOp.schema,
+  discardCopyOp.schema,
 ]);
 
 export type RunnerOp = z.input<typeof runnerOpSchema>;
@@ -76,10 +79,12 @@ export type OpResult =
   | ListFilesResult
   | ExportFileResult
   | ExportArchiveResult
-  | WorkspaceDiffResult;
+  | WorkspaceDiffResult
+  | DiscardCopyResult;
 export type {
   BashResult,
   CreateWorkspaceResult,
+  DiscardCopyResult,
   EditResult,
   ExportArchiveResult,
   ExportFileResult,

@@ -2,6 +2,7 @@ import type { EgressMode } from '../isolation/egress-mode.ts';
 import type { Sandbox } from '../isolation/sandbox.ts';
 import type { PathMapper } from '../workspace/virtual-paths.ts';
 import type { WorkspaceLimits } from '../workspace/limits.ts';
+import type { ArchiveLimits } from '../workspace/archive-guards.ts';
 import type { LocalCopy } from '../workspace/local-copy.ts';
 import type { RemoteWorkspace } from '../workspace/remote-workspace.ts';
 
@@ -31,6 +32,7 @@ export interface OpContext {
   /** The warm copy, for ops that read its recorded entries. */
   local: LocalCopy;
   workspaceLimits: WorkspaceLimits;
+  archiveLimits: ArchiveLimits;
   git: GitImportOptions;
   /** Keeps this workspace's copy from eviction until `until` settles (a background command uses it). */
   retain(until: Promise<unknown>): void;

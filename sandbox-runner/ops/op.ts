@@ -10,6 +10,8 @@ export interface RunnerOpDefinition<Schema extends z.ZodObject = z.ZodObject, Re
   schema: Schema;
   /** Whether the op may change the workspace (then the runner rescans and publishes afterwards). */
   mutatesWorkspace: boolean;
+  /** Whether the op works on the copy brought to the request's version (all but discarding the copy). @default true */
+  needsCopy?: boolean;
   run(ctx: OpContext, op: z.output<Schema>): Promise<OpOutcome<Result>>;
 }
 

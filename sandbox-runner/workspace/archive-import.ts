@@ -4,6 +4,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract, type Extract } from 'tar-stream';
+import { entryPathProblem, expansionMeter, MAX_LINK_TARGET_BYTES, type ArchiveLimits } from './archive-guards.ts';
+import { showKey } from './file-keys.ts';
 import { WorkspaceLimitError, type WorkspaceLimits } from './limits.ts';
 
 /** The archive itself is unusable (not gzip/tar, an entry escaping the workspace). */
@@ -20,35 +22,70 @@ export interface ImportSummary {
 
 type Kind = 'dir' | 'file' | 'symlink';
 
+/** The archive to import: its compressed stream and size (the expansion limit is a multiple of it). */
+export interface ArchiveSource {
+  stream: Readable;
+  compressedBytes: number;
+}
+
 /**
  * Extracts a tar.gz into an empty directory without ever writing through a link: every entry's
  * path is normalised and must stay inside, and no ancestor of an entry may be a symlink or a file
  * written earlier (the classic "link, then write through it" attack). Symlinks are kept as links;
- * hard links become copies of a file already extracted. Limits are checked while streaming.
+ * hard links become copies of a file already extracted. Limits are checked while streaming: an
+ * entry's path before anything of it is created, sizes from each header before its body is
+ * written, and the expansion as the stream is decompressed (archive-guards.ts).
  */
-export async function importTarGz(source: Readable, dest: string, limits: WorkspaceLimits): Promise<ImportSummary> {
-  const state: ImportState = { dest, limits, kinds: new Map<string, Kind>([['', 'dir']]), summary: { files: 0, bytes: 0, skipped: 0 }, dirModes: [] };
+export async function importTarGz(
+  source: ArchiveSource,
+  dest: string,
+  limits: WorkspaceLimits,
+  archiveLimits: ArchiveLimits,
+): Promise<ImportSummary> {
+  const state: ImportState = { dest, limits, archiveLimits, entries: 0, kinds: new Map<string, Kind>([['', 'dir']]), summary: { files: 0, bytes: 0, skipped: 0 }, dirModes: [] };
   const untar = extract();
-  const consume = (async () => {
-    for await (const entry of untar) await importEntry(state, entry);
-  })();
-  try {
-    await Promise.all([pipeline(source, createGunzip(), untar).catch((err: unknown) => {
-      throw new ArchiveError(`The upload is not a readable tar.gz archive: ${(err as Error).message}`);
-    }), consume]);
-  } catch (err) {
+  // The first failure is the one reported: the damage it causes downstream (a destroyed stream,
+  // an aborted entry) says nothing the caller can use.
+  let failure: unknown;
+  const fail = (err: unknown) => {
+    failure ??= err;
     untar.destroy();
-    source.destroy();
-    throw err;
-  }
+    source.stream.destroy();
+  };
+  await Promise.all([
+    pipeline(source.stream, createGunzip(), expansionMeter(source.compressedBytes, archiveLimits), untar).catch((err: unknown) => fail(streamFailure(err))),
+    consume(state, untar).catch(fail),
+  ]);
+  if (failure !== undefined) throw failure;
   // Deepest first, after the contents are written, so a read-only directory blocks nothing.
   for (const [dir, mode] of state.dirModes.sort(([a], [b]) => b.length - a.length)) await fs.chmod(dir, mode);
   return state.summary;
 }
 
+/** Imports each entry in order; an error reading the next one is the archive's fault. */
+async function consume(state: ImportState, untar: Extract): Promise<void> {
+  const entries = untar[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await entries.next().catch((err: unknown) => {
+      throw streamFailure(err);
+    });
+    if (next.done) return;
+    await importEntry(state, next.value);
+  }
+}
+
+/** A failure of the compressed stream: the expansion limit, or bytes that are not a gzip'd tar. */
+function streamFailure(err: unknown): Error {
+  if (err instanceof WorkspaceLimitError || err instanceof ArchiveError) return err;
+  return new ArchiveError(`The upload is not a gzip'd tar archive (${(err as Error).message}); send a .tar.gz file.`);
+}
+
 interface ImportState {
   dest: string;
   limits: WorkspaceLimits;
+  archiveLimits: ArchiveLimits;
+  /** Entries seen so far, of any kind. */
+  entries: number;
   /** What each extracted path is, '' being the destination itself. */
   kinds: Map<string, Kind>;
   summary: ImportSummary;
@@ -66,9 +103,7 @@ async function importEntry(state: ImportState, entry: Entry): Promise<void> {
     entry.resume();
     return;
   }
-  if (state.kinds.has(rel) && !(header.type === 'directory' && state.kinds.get(rel) === 'dir')) {
-    throw new ArchiveError(`Archive entry "${rel}" appears twice.`);
-  }
+  checkEntry(state, rel, header);
   await ensureParents(state, rel);
   const real = path.join(state.dest, rel);
   const mode = (header.mode ?? 0o644) & 0o777;
@@ -83,7 +118,10 @@ async function importEntry(state: ImportState, entry: Entry): Promise<void> {
     case 'contiguous-file':
       countFile(state.summary, rel, header.size ?? 0, state.limits);
       state.kinds.set(rel, 'file');
-      await pipeline(entry, createWriteStream(real, { mode: 0o600 }));
+      // A body cut short is the archive's fault; a write that fails is the runner's.
+      await pipeline(entry, createWriteStream(real, { mode: 0o600 })).catch((err: unknown) => {
+        throw (err as NodeJS.ErrnoException).syscall ? err : streamFailure(err);
+      });
       await fs.chmod(real, mode);
       return;
     case 'symlink':
@@ -98,6 +136,22 @@ async function importEntry(state: ImportState, entry: Entry): Promise<void> {
     default:
       state.summary.skipped += 1;
       entry.resume();
+  }
+}
+
+/** What is refused from the header alone, before anything of the entry is created. */
+function checkEntry(state: ImportState, rel: string, header: Entry['header']): void {
+  state.entries += 1;
+  if (state.entries > state.archiveLimits.maxEntries) {
+    throw new WorkspaceLimitError(`The archive holds more than ${state.archiveLimits.maxEntries} entries (files, directories and links), the import limit.`);
+  }
+  const pathProblem = entryPathProblem(rel, state.archiveLimits);
+  if (pathProblem) throw new ArchiveError(pathProblem);
+  if (state.kinds.has(rel) && !(header.type === 'directory' && state.kinds.get(rel) === 'dir')) {
+    throw new ArchiveError(`Archive entry "${rel}" appears twice.`);
+  }
+  if (header.type === 'symlink' && Buffer.byteLength(header.linkname ?? '') > MAX_LINK_TARGET_BYTES) {
+    throw new ArchiveError(`Archive entry ${showKey(rel)} is a symbolic link whose target is longer than ${MAX_LINK_TARGET_BYTES} bytes, the file system's limit.`);
   }
 }
 

@@ -187,6 +187,14 @@ export class LocalCopy {
     return state;
   }
 
+  /** Removes the copy from disk and memory; answers whether there was one. */
+  async discard(): Promise<boolean> {
+    this.cache.delete(this.dir);
+    const existed = await fs.stat(this.dir).then(() => true, () => false);
+    await fs.rm(this.dir, { recursive: true, force: true });
+    return existed;
+  }
+
   /** Forgets which version the tree matches (it may have diverged): the next call rebuilds it. */
   async forget(): Promise<void> {
     this.cache.delete(this.dir);

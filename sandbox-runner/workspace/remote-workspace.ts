@@ -187,6 +187,12 @@ export class RemoteWorkspace {
     return out.Body as Readable;
   }
 
+  /** An object's body with its size (what an archive import measures the expansion against). */
+  async getSizedStream(key: string): Promise<{ stream: Readable; size: number }> {
+    const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    return { stream: out.Body as Readable, size: out.ContentLength ?? 0 };
+  }
+
   private async getText(key: string): Promise<string> {
     const out = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
     return out.Body!.transformToString('utf8');

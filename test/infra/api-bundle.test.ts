@@ -86,8 +86,9 @@ describe('the bundled API function', () => {
         status: 400,
         body: JSON.stringify({ error: { code: 'invalid_request', message: 'Invalid body: "title": Invalid input: expected string, received number' } }),
       },
-      // The reference page's renderer is a chunk of its own, loaded on this first request.
-      { status: 200, title: true },
+      // The reference page, rendered by the bundle from its own document, and its stylesheet.
+      { status: 200, title: true, style: true },
+      { status: 200, type: 'text/css; charset=utf-8', rules: true },
       { status: 200, body: readFileSync(path.join(REPO_ROOT, CONSOLE_BUILD_DIR, 'index.html'), 'utf8') },
     ]);
   }, 180_000);
@@ -165,7 +166,8 @@ const call = async (method, path, headers = {}, body) => {
 const results = [
   await call('GET', '/healthz'),
   await call('POST', '/v1/sessions', { authorization: 'Bearer tok_bundle', 'content-type': 'application/json' }, '{"title":5}'),
-  await call('GET', '/docs').then(({ status, body }) => ({ status, title: body.includes('<title>Stratus API</title>') })),
+  await call('GET', '/docs').then(({ status, body }) => ({ status, title: body.includes('<title>Stratus API</title>'), style: body.includes('href="/docs/reference.css"') })),
+  await call('GET', '/docs/reference.css').then(({ status, body }) => ({ status, type: meta.headers['content-type'], rules: body.includes('.method') })),
   // The console's page, read from the folder beside the bundle.
   await call('GET', '/console/'),
 ];

@@ -133,9 +133,35 @@ describe('the OpenAPI document', () => {
     expect(missing.error).toMatchObject({ error: { code: 'not_found' } });
   });
 
-  it('serves the interactive reference at /docs without a token', async () => {
+  it('serves the reference at /docs without a token: every operation, from this origin only, with no script and the console\'s page headers', async () => {
     const res = await fetch(`${fx.stack.apiUrl}/docs`);
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain('/v1/openapi.json');
+    expect(res.headers.get('content-type')).toBe('text/html; charset=UTF-8');
+    const html = await res.text();
+    expect(html).toContain('<title>Stratus API</title>');
+    expect(html).toContain('href="/v1/openapi.json"');
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+      for (const method of Object.keys(item)) expect(html).toContain(`id="op-${method}-${path.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '')}"`);
+    }
+    // Nothing runs, and nothing is loaded from anywhere else: every reference is a path or an anchor here.
+    expect(html).not.toMatch(/<script|<iframe|<object|<embed|\son\w+=/i);
+    const references = [...html.matchAll(/\s(?:src|href|action)="([^"]*)"/g)].map((m) => m[1]!);
+    expect(references.filter((ref) => !/^(\/(?!\/)|#)/.test(ref))).toEqual([]);
+    expect(references).toContain('/docs/reference.css');
+
+    const style = await fetch(`${fx.stack.apiUrl}/docs/reference.css`);
+    expect(style.status).toBe(200);
+    expect(style.headers.get('content-type')).toBe('text/css; charset=utf-8');
+    expect(await style.text()).not.toMatch(/url\(|@import/);
+    for (const answer of [res, style]) {
+      const csp = answer.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("style-src 'self'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toMatch(/script-src|https?:|\*/);
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('x-frame-options')).toBe('DENY');
+      expect(answer.headers.get('referrer-policy')).toBe('no-referrer');
+    }
   });
 });

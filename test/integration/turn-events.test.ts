@@ -89,4 +89,51 @@ describe('turn events are durable: a client can drop and resume', () => {
     const ghost = await api.request('GET', `/v1/sessions/ses_nope/turns/turn_x/events`);
     expect(ghost.status).toBe(404);
   });
+
+  it('ends a stream resumed at or past a finished turn\'s turn_end at once, and pages past it as done', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'Done.' }] });
+    const events = (await api.turnSse(sessionId, 'hi')).events;
+    const turnId = (events[0] as { turnId: string }).turnId;
+    const endId = events.length - 1;
+    for (const lastEventId of [endId, endId + 5, 999_999_999_999_999]) {
+      const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns/${turnId}/events`, {
+        headers: { authorization: `Bearer ${stack.token}`, accept: 'text/event-stream', 'last-event-id': String(lastEventId) },
+        signal: AbortSignal.timeout(5_000),
+      });
+      expect(res.status).toBe(200);
+      expect(parseSse(await res.text())).toEqual([]);
+      const page = await api.request('GET', `/v1/sessions/${sessionId}/turns/${turnId}/events?cursor=${lastEventId}`);
+      expect(page.json).toEqual({ events: [], nextCursor: null, next: lastEventId, done: true });
+    }
+    // One before the end still gets the turn_end.
+    const last = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns/${turnId}/events`, {
+      headers: { authorization: `Bearer ${stack.token}`, accept: 'text/event-stream', 'last-event-id': String(endId - 1) },
+      signal: AbortSignal.timeout(5_000),
+    });
+    expect(parseSse(await last.text()).map((e) => e.type)).toEqual(['turn_end']);
+  });
+
+  it('answers 400 to an event id or cursor that is not a small whole number, as SSE and as JSON', async () => {
+    const sessionId = await api.createSession();
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'Done.' }] });
+    const turnId = ((await api.turnSse(sessionId, 'hi')).events[0] as { turnId: string }).turnId;
+    const path = `/v1/sessions/${sessionId}/turns/${turnId}/events`;
+    for (const bad of ['9'.repeat(200), '1e3', '-2', '-1', 'abc', '1.5', '']) {
+      for (const accept of ['text/event-stream', 'application/json']) {
+        const res = await fetch(`${stack.apiUrl}${path}`, {
+          headers: { authorization: `Bearer ${stack.token}`, accept, 'last-event-id': bad },
+          signal: AbortSignal.timeout(5_000),
+        });
+        expect([bad, accept, res.status]).toEqual([bad, accept, 400]);
+        expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Invalid header: "last-event-id": must be the `id` of an event of this turn');
+      }
+      if (bad === '-1') continue;
+      for (const name of ['cursor', 'after']) {
+        const page = await api.request('GET', `${path}?${name}=${encodeURIComponent(bad)}`);
+        expect([name, bad, page.status]).toEqual([name, bad, 400]);
+        expect(page.json.error.message).toMatch(new RegExp(`^Invalid query: "${name}": must be`));
+      }
+    }
+  });
 });

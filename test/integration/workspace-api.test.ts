@@ -73,7 +73,7 @@ describe('workspace API on the local stack', () => {
     const id = await api.createSession();
     const bad = await raw('PUT', `/v1/sessions/${id}/workspace/archive`, Buffer.from('plain text'));
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: { code: 'invalid_request', message: 'The upload is not a readable tar.gz archive: incorrect header check' } });
+    expect(await bad.json()).toEqual({ error: { code: 'invalid_request', message: "The upload is not a gzip'd tar archive (incorrect header check); send a .tar.gz file." } });
     const evil = await raw('PUT', `/v1/sessions/${id}/workspace/archive`, await makeTarGz([{ name: '../x', body: 'x' }]));
     expect(await evil.json()).toEqual({ error: { code: 'invalid_request', message: 'Archive entry "../x" points outside the workspace.' } });
 

@@ -1,12 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { bodyLimit } from 'hono/body-limit';
 import { VIRTUAL_ROOT } from '../../../sandbox-runner/workspace/virtual-paths.ts';
 import { compactSession, exportTranscript, importTranscript, parseTranscriptForImport } from '../../agent/session-ops.ts';
 import { uuidFrom } from '../../context/claude-jsonl.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { LimitError } from '../../shared/errors.ts';
 import { createSession } from '../../sessions/create-session.ts';
 import { sessionView } from '../../sessions/session-view.ts';
+import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp, untypedResponse } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
 import { sessionSchema } from '../schemas/sessions.ts';
@@ -47,7 +46,7 @@ const transcript = createRoute({
 
 const importRoute = createRoute({
   method: 'post', path: '/import', tags, summary: 'Start a session from a Claude Code transcript',
-  middleware: [bodyLimit({ maxSize: MAX_TRANSCRIPT_BYTES, onError: () => { throw new LimitError(`The transcript is larger than ${MAX_TRANSCRIPT_BYTES} bytes, the most accepted.`, 'request_too_large'); } })] as const,
+  middleware: [bodyLimit(MAX_TRANSCRIPT_BYTES)] as const,
   request: { query: importQuery, headers: idempotencyKeyHeader, body: { content: { 'application/x-ndjson': { schema: z.string().describe('Claude Code JSONL') } }, required: true } },
   responses: { 201: json(sessionSchema, 'The new session'), ...errorResponses(400, 413, 422) },
 });

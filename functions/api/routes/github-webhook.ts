@@ -5,11 +5,15 @@ import type { Deps } from '../../deps/deps.ts';
 import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
 import { connectionForDelivery } from '../../github/route-delivery.ts';
 import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
+import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp } from '../route-app.ts';
 import { errorResponses, json } from '../schemas/common.ts';
 
 /** GitHub's own cap on a webhook payload. */
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
+
+/** Counted as the delivery arrives (body-limit.ts): the signature can only be checked over the whole body, which is never more than this. */
+const webhookBodyLimit = bodyLimit(MAX_WEBHOOK_BYTES, (bytes) => new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes; this one is at least ${bytes}.`, 'request_too_large'));
 
 type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock' | 'log'>;
 
@@ -30,7 +34,7 @@ const webhook = createRoute({
   tags: ['GitHub'],
   summary: 'A GitHub webhook delivery',
   description:
-    'No bearer token: the delivery is authenticated by `X-Hub-Signature-256` (HMAC-SHA256 of the body with `STRATUS_GITHUB_WEBHOOK_SECRET`), checked before anything is read. A delivery that starts a run is recorded by `X-GitHub-Delivery` (a redelivery does nothing) and handed to the worker; the answer is 202 either way. 404 when the deployment has no webhook secret.',
+    'No bearer token: the delivery is authenticated by `X-Hub-Signature-256` (HMAC-SHA256 of the body with `STRATUS_GITHUB_WEBHOOK_SECRET`), checked before anything is parsed or stored. A body past 25 MB (GitHub\'s own cap) is a 413 as soon as that many bytes have arrived. A delivery that starts a run is recorded by `X-GitHub-Delivery` (a redelivery does nothing) and handed to the worker; the answer is 202 either way. 404 when the deployment has no webhook secret.',
   security: [],
   request: {
     headers: z.object({
@@ -56,7 +60,7 @@ export function githubWebhookRoutes(deps: WebhookDeps) {
   let webhooks: Promise<Webhooks> | undefined;
   const verifier = secret ? () => (webhooks ??= import('@octokit/webhooks').then(({ Webhooks }) => new Webhooks({ secret }))) : undefined;
   app.openAPIRegistry.registerPath(webhook);
-  app.post(webhook.path, async (c) => {
+  app.post(webhook.path, webhookBodyLimit, async (c) => {
     if (!verifier) throw new NotFoundError('GitHub webhooks are not configured on this deployment (STRATUS_GITHUB_WEBHOOK_SECRET).');
     const delivery = await verifiedDelivery(c, await verifier());
     return c.json(await takeDelivery(deps, delivery), 202);
@@ -72,7 +76,6 @@ interface Delivery {
 
 /** The signed delivery, or the error that says why it is refused. */
 async function verifiedDelivery(c: Context, webhooks: Webhooks): Promise<Delivery> {
-  if (Number(c.req.header('content-length')) > MAX_WEBHOOK_BYTES) throw new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes.`, 'request_too_large');
   const body = await c.req.text();
   const signature = c.req.header('x-hub-signature-256');
   if (!signature || !(await webhooks.verify(body, signature).catch(() => false))) {

@@ -1,6 +1,7 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { deleteObject, importIntoWorkspace, uploadKey } from '../../workspaces/workspace-ops.ts';
+import { deleteObject, holdingImportLease, importIntoWorkspace, importTarget, uploadKey } from '../../workspaces/workspace-ops.ts';
+import { runOp } from '../../runner-client/workspace-client.ts';
 import { createPresignedUpload, stagedUpload, UPLOAD_EXPIRY_SECONDS } from '../../workspaces/presigned-upload.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
@@ -61,26 +62,42 @@ export function workspaceUploadRoutes(deps: UploadRouteDeps) {
       throw new LimitError(`The archive is ${bytes} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
     }
     const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
+    // A tenant at its storage quota could not import the archive: say so before it is uploaded.
+    await deps.tenantUsage.assertRoom(record.tenantId);
     return c.json(await createPresignedUpload(deps, record, MAX_ARCHIVE_UPLOAD_BYTES), 201);
   });
   app.openapi(importUpload, importHandler(deps));
   return app;
 }
 
-/** POST …/workspace/archive {uploadId}: the staged object is checked, imported, then removed (also when refused). */
+/**
+ * POST …/workspace/archive {uploadId}: under the session's import lease, the staged object is
+ * checked, imported, then removed (also when refused). Only the lease's holder touches the
+ * upload, so of concurrent imports of one upload one imports it and the others get 409 while
+ * the winner's object stays where its import reads it.
+ */
 function importHandler(deps: UploadRouteDeps): RouteHandler<typeof importUpload, ApiEnv> {
   return async (c) => {
     const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
-    const upload = await stagedUpload(deps, record, c.req.valid('json').uploadId, MAX_ARCHIVE_UPLOAD_BYTES).catch(async (err: unknown) => {
-      if (err instanceof LimitError) await removeUpload(deps, record.workspace.id, c.req.valid('json').uploadId);
-      throw err;
+    const { uploadId } = c.req.valid('json');
+    const { version, result } = await holdingImportLease(deps, record, async () => {
+      const upload = await stagedUpload(deps, record, uploadId, MAX_ARCHIVE_UPLOAD_BYTES).catch(async (err: unknown) => {
+        if (err instanceof LimitError) await removeUpload(deps, record.workspace.id, uploadId);
+        throw err;
+      });
+      // The staged archive counts against the quota until it is removed.
+      await deps.tenantUsage.reserve(record.tenantId, record.sessionId, upload.size).catch(async (err: unknown) => {
+        await removeUpload(deps, record.workspace.id, uploadId);
+        throw err;
+      });
+      try {
+        return await runOp(deps, importTarget(deps, record), { type: 'import_archive', key: upload.relative });
+      } finally {
+        await deleteObject(deps, record.workspace.id, upload.full).catch(() => undefined);
+        await deps.tenantUsage.add(record.tenantId, record.sessionId, -upload.size);
+      }
     });
-    try {
-      const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_archive', key: upload.relative });
-      return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
-    } finally {
-      await deleteObject(deps, record.workspace.id, upload.full).catch(() => undefined);
-    }
+    return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
   };
 }
 

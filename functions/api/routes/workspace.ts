@@ -7,12 +7,15 @@ import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { keyMessage, keyProblem } from '../../../sandbox-runner/workspace/file-keys.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { deleteObject, getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey } from '../../workspaces/workspace-ops.ts';
+import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse, type ApiEnv } from '../route-app.ts';
 import type { SessionRecord } from '../../stores/session-store.ts';
 import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
 
 /** Uploads larger than any workspace may hold are refused before anything is stored. */
 export const MAX_ARCHIVE_UPLOAD_BYTES = DEFAULT_WORKSPACE_LIMITS.maxBytes;
+
+const archiveTooLarge = (bytes: number) => new LimitError(`The archive is ${bytes} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
 
 const gitBody = z
   .strictObject({
@@ -32,6 +35,7 @@ const tags = ['Workspace'];
 const putArchive = createRoute({
   method: 'put', path: '/{id}/workspace/archive', tags, summary: 'Fill an empty workspace from a tar.gz',
   description: `The body is the archive, with a Content-Length (at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes).`,
+  middleware: [bodyLimit(MAX_ARCHIVE_UPLOAD_BYTES, archiveTooLarge)] as const,
   request: { params: sessionIdParam, body: { content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) } }, required: true } },
   responses: {
     201: json(z.object({ workspace: workspaceRef, files: z.number().int(), bytes: z.number().int(), skipped: z.number().int() }), 'What was imported'),
@@ -136,18 +140,18 @@ function putArchiveHandler(deps: WorkspaceRouteDeps): RouteHandler<typeof putArc
     if (!Number.isInteger(length) || length <= 0) {
       throw new UserError('Send the tar.gz as the request body with a Content-Length header.', 'length_required', 411);
     }
-    if (length > MAX_ARCHIVE_UPLOAD_BYTES) {
-      throw new LimitError(`The archive is ${length} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
-    }
     const body = c.req.raw.body;
     if (!body) throw new UserError('Send the tar.gz as the request body.', 'length_required', 411);
     const key = uploadKey(record.workspace.id, deps.newId('up'));
-    await putUpload(deps, record.workspace.id, key.full, Readable.fromWeb(body as unknown as NodeWebStream), length);
+    // The staged archive counts against the storage quota until it is removed.
+    await deps.tenantUsage.reserve(record.tenantId, record.sessionId, length);
     try {
+      await putUpload(deps, record.workspace.id, key.full, Readable.fromWeb(body as unknown as NodeWebStream), length);
       const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_archive', key: key.relative });
       return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
     } finally {
       await deleteObject(deps, record.workspace.id, key.full).catch(() => undefined);
+      await deps.tenantUsage.add(record.tenantId, record.sessionId, -length);
     }
   };
 }

@@ -84,6 +84,15 @@ describe('the API Lambda handler', () => {
     });
   });
 
+  it('caps a Function URL event\'s body by its route\'s limit, before the Idempotency-Key middleware reads it', async () => {
+    const sessionId = (JSON.parse((await invoke(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: {} }))).text) as { id: string }).id;
+    const out = await invoke(
+      functionUrlEvent('POST', `/v1/sessions/${sessionId}/turns`, { headers: { ...auth(), 'idempotency-key': 'big-event' }, body: { prompt: 'x'.repeat(3 * 1024 * 1024) } }),
+    );
+    expect(out.metadata?.statusCode).toBe(413);
+    expect(JSON.parse(out.text)).toEqual({ error: { code: 'request_too_large', message: expect.stringMatching(/at most 2097152 are accepted here\.$/) } });
+  });
+
   it('hands asynchronous events to the engine: a stale continuation is ignored, a malformed one rejected', async () => {
     const sessionId = (JSON.parse((await invoke(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: {} }))).text) as { id: string }).id;
     const before = stack.model!.requests.length;

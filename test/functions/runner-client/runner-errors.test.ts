@@ -55,7 +55,7 @@ describe('runOp', () => {
       log: memoryLogger().log,
     };
     const outcome = await runOp(deps, { sessionId: 'ses_1', workspace: { id: 'ws_1', version: 3 }, cwd: '/workspace', allowedDomains: ['example.com'] }, { type: 'list_files' });
-    expect(outcome).toEqual({ result: { type: 'list_files', files: [] }, version: 4, cwd: '/workspace/src' });
+    expect(outcome).toEqual({ result: { type: 'list_files', files: [] }, version: 4, cwd: '/workspace/src', bytesUploaded: success.bytesUploaded });
     expect(sent).toEqual([{
       sessionId: 'ses_1',
       workspace: { bucket: 'bkt', id: 'ws_1', version: 3, credentials: { ...credentials, sessionToken: 'for-ws_1' } },

@@ -107,7 +107,7 @@ describe('workspace import and export', () => {
     }
     const id = fx.newWorkspaceId();
     const garbage = await fx.call(id, 0, { type: 'import_archive', key: await upload(id, Buffer.from('not an archive')) });
-    expect(garbage).toEqual({ ok: false, error: { kind: 'tool_error', message: 'The upload is not a readable tar.gz archive: incorrect header check' } });
+    expect(garbage).toEqual({ ok: false, error: { kind: 'tool_error', message: "The upload is not a gzip'd tar archive (incorrect header check); send a .tar.gz file." } });
   });
 
   it('enforces file count, single file size and total size with clear errors', async () => {

@@ -156,6 +156,9 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
     expect(byName.body).toEqual({ accepted: false, reason: 'repository not connected' });
     // The squatter claims an installation of its own; a delivery for the owner's repository id through it is not the owner's.
     expect((await installThroughSetup(squatter(), 503, 'squatter-org')).status).toBe(201);
+    // Its own installation does not list the owner's repository: the same refusal as a tenant with none.
+    const viaOwn = await squatter().request('POST', '/v1/github/repositories', { repository: 'victim-org/renamed-app' });
+    expect({ status: viaOwn.status, json: viaOwn.json }).toEqual({ status: 403, json: { error: { ...(refusal.json as { error: object }).error, message: (refusal.json as { error: { message: string } }).error.message.replace('private-app', 'renamed-app') } } });
     const elsewhere = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload({ ...repo, fullName: 'victim-org/renamed-app', installationId: 503 }, { number: 2, title: 'x' }, 'stratus', { login: 'owner' }));
     expect(elsewhere.body).toEqual({ accepted: false, reason: 'repository not connected' });
     for (const d of [byName, elsewhere]) expect(await fx.stack.deps.github.getDelivery(d.deliveryId)).toBeUndefined();

@@ -2712,7 +2712,7 @@ export interface components {
     WebhookAnswer: {
       /** @description true: a run was handed to the worker */
       accepted: boolean;
-      /** @description Why nothing starts: the repository is not connected, the event starts nothing, or a redelivery */
+      /** @description Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released) */
       reason?: string;
     };
     Error: {

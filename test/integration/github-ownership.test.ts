@@ -7,7 +7,7 @@ import { ADMIN_TENANT } from '../../functions/api/token-auth.ts';
 import { apiClient } from '../support/api-client.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
 import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
-import { labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
+import { installationDeletedPayload, labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
 import { text, unscripted } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -187,6 +187,10 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
     const revoked = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload({ ...repo, fullName: 'victim-org/renamed-app' }, { number: 2, title: 'x' }, 'stratus', { login: 'owner' }));
     expect(revoked.body).toEqual({ accepted: false, reason: 'repository not connected' });
     expect((await admin().request('GET', '/v1/admin/github/installations')).json.installations.map((i: { installationId: number }) => i.installationId)).toEqual([503]);
+    // The squatter's org uninstalls the App: GitHub's signed installation.deleted releases the claim.
+    const gone = await sendDelivery(fx.stack.apiUrl, SECRET, 'installation', installationDeletedPayload(503));
+    expect(gone.body).toEqual({ accepted: false, reason: 'installation deleted' });
+    expect((await squatter().request('GET', '/v1/github/installations')).json.installations).toEqual([]);
   });
 
   // Eight CLI processes: each loads the CLI anew, which takes seconds on a busy machine.

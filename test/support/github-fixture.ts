@@ -107,6 +107,13 @@ export function labeledPayload(repo: RepoRef, issue: { number: number; title: st
   return payload;
 }
 
+/** A real `installation.deleted` sample (the App was uninstalled), for installation `id`. */
+export function installationDeletedPayload(id: number) {
+  const payload = example('installation', (e) => e.action === 'deleted');
+  Object.assign(payload.installation as object, { id });
+  return payload;
+}
+
 /** A real `issue_comment.created` sample, adapted (on a pull request when `pullRequest`). */
 export function commentPayload(
   repo: RepoRef,

@@ -20,7 +20,7 @@ type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'git
 const webhookAnswerSchema = z
   .object({
     accepted: z.boolean().describe('true: a run was handed to the worker'),
-    reason: z.string().optional().describe('Why nothing starts: the repository is not connected, the event starts nothing, or a redelivery'),
+    reason: z.string().optional().describe('Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released)'),
   })
   .openapi('WebhookAnswer');
 
@@ -91,9 +91,22 @@ async function verifiedDelivery(c: Context, webhooks: Webhooks): Promise<Deliver
   }
 }
 
+/** The id of the installation an `installation.deleted` delivery reports. */
+function deletedInstallation(payload: unknown): number | undefined {
+  const parsed = z.object({ action: z.literal('deleted'), installation: z.object({ id: z.number().int() }) }).safeParse(payload);
+  return parsed.success ? parsed.data.installation.id : undefined;
+}
+
 /** Starts a run for a delivery that asks for one, once per delivery id. */
 async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: Delivery): Promise<z.infer<typeof webhookAnswerSchema>> {
   const log = deps.log.child({ deliveryId, event });
+  const uninstalled = event === 'installation' ? deletedInstallation(payload) : undefined;
+  if (uninstalled !== undefined) {
+    // The App was uninstalled: GitHub never reuses the id, so its claim has nothing left to protect.
+    const released = await deps.githubInstallations.release(uninstalled);
+    log.info('GitHub App uninstalled; its claim is released', { installationId: uninstalled, tenantId: released?.tenantId ?? null });
+    return { accepted: false, reason: 'installation deleted' };
+  }
   const delivered = deliveryRepository(payload);
   const routed = delivered ? await connectionForDelivery(deps, delivered, log) : { ignored: 'repository not connected' };
   const repository = delivered?.fullName ?? null;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { ADMIN_TENANT } from '../../functions/api/token-auth.ts';
+import { handleGithubWorkEvent } from '../../functions/github/run-github-work.ts';
 import { apiClient } from '../support/api-client.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
 import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
@@ -162,6 +163,10 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
     const elsewhere = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload({ ...repo, fullName: 'victim-org/renamed-app', installationId: 503 }, { number: 2, title: 'x' }, 'stratus', { login: 'owner' }));
     expect(elsewhere.body).toEqual({ accepted: false, reason: 'repository not connected' });
     for (const d of [byName, elsewhere]) expect(await fx.stack.deps.github.getDelivery(d.deliveryId)).toBeUndefined();
+    // The worker checks again: a trigger for the owner's repository through another installation runs nothing.
+    const trigger = { deliveryId: 'forged-hand-off', trigger: 'label', repository: 'victim-org/renamed-app', repositoryId: 9001, owner: 'victim-org', name: 'renamed-app', cloneUrl: repo.cloneUrl, defaultBranch: 'main', installationId: 503, number: 2, isPullRequest: false, title: 'x', sender: { login: 'owner', type: 'User' } };
+    expect(await handleGithubWorkEvent(fx.stack.deps, { kind: 'github_work', trigger })).toBeUndefined();
+    expect((await victim().request('GET', '/v1/github/runs?limit=200')).json.runs.some((r: { deliveryId: string }) => r.deliveryId === 'forged-hand-off')).toBe(false);
   });
 
   it('revoking a claim stops its deliveries at once; a connection from before ids moves to its id only through an installation its tenant claims', async () => {

@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handleAsyncEvent } from '../functions/agent/async-events.ts';
-import { handleGithubWorkEvent } from '../functions/github/run-github-work.ts';
+import { handleGithubWorkerEvent } from '../functions/github/github-worker-event.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
 import { configSchema, sharedConfig, type StratusConfig, type StratusConfigInput } from '../functions/deps/config.ts';
@@ -132,8 +132,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model);
     const deps = createLocalDeps(opts, config, stops);
     functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
-    // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
-    functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
+    // Webhook deliveries (asynchronous) and the API's lookups (synchronous) reach the GitHub worker as in AWS, here in the same process.
+    functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkerEvent(deps, event);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     // Stopping runs backwards: the API closes first, then the invocations it started are awaited.
     stops.push(() => lambda.pending());

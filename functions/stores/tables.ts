@@ -76,7 +76,11 @@ export const TABLES = {
     partitionKey: { name: 'scopedKey', type: 'S' },
     ttlAttribute: TTL_ATTRIBUTE,
   },
-  /** GitHub repositories connected to Stratus, one item per `owner/name` (lowercase); `byTenant` lists a tenant's. */
+  /**
+   * GitHub repositories connected to Stratus, one item per repository: keyed `gh:<repository id>`
+   * (names change hands, ids do not); connections made before ids were recorded are keyed by
+   * `owner/name` in lower case. `byTenant` lists a tenant's.
+   */
   githubRepos: {
     partitionKey: { name: 'repository', type: 'S' },
     indexes: [BY_TENANT],
@@ -100,6 +104,15 @@ export const TABLES = {
    */
   githubThreads: {
     partitionKey: { name: 'threadKey', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /**
+   * GitHub App installations claimed by tenants, one item per installation id (a conditional
+   * write, so two tenants cannot both claim one); `byTenant` lists a tenant's.
+   */
+  githubInstallations: {
+    partitionKey: { name: 'installationId', type: 'S' },
+    indexes: [BY_TENANT],
     ttlAttribute: TTL_ATTRIBUTE,
   },
   /**

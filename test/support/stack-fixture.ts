@@ -4,12 +4,16 @@ import type { ScriptedRoute } from './agent-requests.ts';
 import { apiClient } from './api-client.ts';
 import { makeTempDir } from './temp-dir.ts';
 
-/** A local stack in a fresh temp dir for the enclosing describe block, with an API client. */
-export function useLocalStack(opts: Omit<LocalStackOptions, 'dataDir'>): { stack: LocalStack; api: ReturnType<typeof apiClient>; dataDir: string } {
+/**
+ * A local stack in a fresh temp dir for the enclosing describe block, with an API client. Options
+ * that depend on something another `beforeAll` starts first (a stand-in's URL) can be a function.
+ */
+export function useLocalStack(given: Omit<LocalStackOptions, 'dataDir'> | (() => Omit<LocalStackOptions, 'dataDir'>)): { stack: LocalStack; api: ReturnType<typeof apiClient>; dataDir: string } {
   const tmp = makeTempDir();
   const fixture = { dataDir: tmp.dir } as { stack: LocalStack; api: ReturnType<typeof apiClient>; dataDir: string };
   beforeAll(async () => {
     // Metric lines are asserted where they matter (test/integration/observability.test.ts); elsewhere they are noise.
+    const opts = typeof given === 'function' ? given() : given;
     fixture.stack = await startLocalStack({ dataDir: tmp.dir, writeMetrics: () => undefined, ...opts });
     fixture.api = apiClient(fixture.stack.apiUrl, fixture.stack.token);
   });

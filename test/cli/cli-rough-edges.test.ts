@@ -42,7 +42,7 @@ describe('the stratus CLI on the paths a new user takes first', () => {
     await new Promise((r) => closed.close(r));
     const ls = await stratus({ STRATUS_URL: `http://127.0.0.1:${port}` }, 'ls');
     expect(ls.code).toBe(1);
-    expect(ls.stderr).toBe(`stratus: Cannot reach http://127.0.0.1:${port}/v1/sessions?limit=20: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(ls.stderr).toBe(`stratus: Cannot reach http://127.0.0.1:${port}/v1/sessions?limit=20&order=activity: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
   it('prints tool results as they are: one more line, a result that starts with a blank line, the stored duration of a replayed call', { timeout: 200_000 }, async () => {

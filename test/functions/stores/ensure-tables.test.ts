@@ -4,6 +4,7 @@ import { ensureTables } from '../../../functions/stores/ensure-tables.ts';
 import { createTable, describe as describeTable } from '../../../functions/stores/table-reindex.ts';
 import { TABLES, tableNames, type TableSpec } from '../../../functions/stores/tables.ts';
 import { startDynamoServer, type EmbeddedServer } from '../../../local/dynamo-server.ts';
+import { LOCAL_CREDENTIALS } from '../../../local/local-credentials.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 
 /** The sessions table as versions before `byActivity` created it. */
@@ -15,7 +16,7 @@ describe('ensureTables on a data folder made by an earlier version', () => {
   let client: DynamoDBClient;
   beforeAll(async () => {
     server = await startDynamoServer({ dir: `${tmp.dir}/dynamodb` });
-    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: { accessKeyId: 'x', secretAccessKey: 'y' } });
+    client = new DynamoDBClient({ region: 'us-east-1', endpoint: server.url, credentials: LOCAL_CREDENTIALS });
   });
   afterAll(async () => {
     client.destroy();

@@ -1,0 +1,119 @@
+import { lookup } from 'node:dns/promises';
+import { canonicalIp, nonPublicRange, parseAllowListEntry } from '../../sandbox-runner/isolation/network-allow-list.ts';
+import { createOwnEndpoints } from './own-endpoints.ts';
+import { createPrivateNetworkAllow, entryPorts, PRIVATE_NETWORK_ALLOW_SETTING } from './private-network-allow.ts';
+
+/**
+ * The one policy for every call the API side makes on a session's behalf (HTTP hooks, MCP
+ * servers, anything later): docs/security.md, "Outbound calls from the API side".
+ *
+ * - `https://` only; plain `http://` only to a host the operator's list names as the URL spells it.
+ * - The host is parsed as WHATWG URLs parse it, so `127.1`, `2130706433`, `0x7f000001`,
+ *   `[::ffff:127.0.0.1]` are all 127.0.0.1; a name is resolved once (every address).
+ * - Loopback, private, link-local (169.254.169.254 included), carrier-grade NAT, unspecified,
+ *   multicast, reserved and IPv6 forms embedding IPv4 (mapped ones judged as IPv4; NAT64, 6to4,
+ *   Teredo) are refused unless the operator's list (STRATUS_PRIVATE_NETWORK_ALLOW) allows that
+ *   address or host at that port.
+ * - The stack's own endpoints are refused whatever the list says.
+ * - The caller connects to the address returned, never to a second lookup.
+ */
+export interface OutboundPolicy {
+  /**
+   * Why `url` can never be called, found without resolving it (for a 400 when a session is
+   * configured); undefined when it may be, subject to `resolve` at call time.
+   */
+  refusalOf(url: string): string | undefined;
+  /** Why a session may not list this `allowedDomains` entry (a non-public IP literal the operator does not allow), else undefined. */
+  allowedDomainRefusal(entry: string): string | undefined;
+  /** Resolves the URL's host once and returns the one address to connect to; throws OutboundRefusedError. */
+  resolve(url: URL): Promise<OutboundTarget>;
+}
+
+export interface OutboundPolicyOptions {
+  /** The operator's entries (STRATUS_PRIVATE_NETWORK_ALLOW). */
+  privateNetworkAllow: readonly string[];
+  /** URLs or `host:port` of the stack's own endpoints, never reachable. */
+  ownEndpoints: readonly string[];
+}
+
+export interface OutboundTarget {
+  url: URL;
+  /** The host as the URL names it, brackets stripped: the TLS server name and Host header of a name. */
+  host: string;
+  port: number;
+  /** The checked address the connection goes to. */
+  address: string;
+  family: 4 | 6;
+}
+
+/** A call the policy does not make; the message names the URL's origin and the reason, never anything the remote said. */
+export class OutboundRefusedError extends Error {
+  override name = 'OutboundRefusedError';
+  constructor(url: URL, reason: string) {
+    super(`Refused to call ${url.protocol}//${url.host}: ${reason}.`);
+  }
+}
+
+const OWN_ENDPOINT = "it is one of this Stratus deployment's own endpoints, which nothing a session configures may call";
+
+export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPolicy {
+  const allow = createPrivateNetworkAllow(options.privateNetworkAllow);
+  const own = createOwnEndpoints(options.ownEndpoints);
+  const notAllowed = (what: string, range: string) => `${what} is a ${range} address, and ${PRIVATE_NETWORK_ALLOW_SETTING} does not allow it`;
+
+  const refusalOf = (text: string): string | undefined => {
+    if (!URL.canParse(text)) return 'not a URL';
+    const url = new URL(text);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'only https:// URLs are called';
+    const { host, port } = hostPort(url);
+    if (url.protocol === 'http:' && !allow.coversHost(host, port)) {
+      return `plain http:// is used only for a host ${PRIVATE_NETWORK_ALLOW_SETTING} names (as the URL spells it, with its port); use https://`;
+    }
+    const ip = canonicalIp(host);
+    if (own.includes(host, ip ?? host, port)) return OWN_ENDPOINT;
+    const range = ip ? nonPublicRange(ip) : undefined;
+    if (ip && range && !allow.coversAddress(ip, port)) return notAllowed(host === ip ? ip : `${host} (${ip})`, range);
+    return undefined;
+  };
+
+  return {
+    refusalOf,
+    allowedDomainRefusal(text) {
+      const entry = parseAllowListEntry(text);
+      if (entry?.kind !== 'ip') return undefined;
+      const range = nonPublicRange(entry.host);
+      for (const port of entryPorts(entry)) {
+        if (own.includes(entry.host, entry.host, port)) return `"${text}" reaches ${entry.host}:${port}: ${OWN_ENDPOINT}`;
+        if (range && !allow.coversAddress(entry.host, port)) {
+          return `"${text}" is a ${range} address; a session may list one only when ${PRIVATE_NETWORK_ALLOW_SETTING} allows it (at port ${port})`;
+        }
+      }
+      return undefined;
+    },
+    async resolve(url) {
+      const refusal = refusalOf(url.href);
+      if (refusal) throw new OutboundRefusedError(url, refusal);
+      const { host, port } = hostPort(url);
+      const ip = canonicalIp(host);
+      if (ip) return { url, host, port, address: ip, family: ip.includes(':') ? 6 : 4 };
+      const resolved = await lookup(host, { all: true, verbatim: true }).catch(() => {
+        throw new OutboundRefusedError(url, `${host} does not resolve`);
+      });
+      let firstRefusal: string | undefined;
+      for (const { address } of resolved) {
+        const canonical = canonicalIp(address)!;
+        const range = nonPublicRange(canonical);
+        if (own.includes(host, canonical, port)) firstRefusal ??= `${host} resolves to ${canonical}: ${OWN_ENDPOINT}`;
+        else if (!range || allow.coversHost(host, port) || allow.coversAddress(canonical, port)) {
+          return { url, host, port, address: canonical, family: canonical.includes(':') ? 6 : 4 };
+        } else firstRefusal ??= notAllowed(`${host} resolves to ${canonical}, which`, range);
+      }
+      throw new OutboundRefusedError(url, firstRefusal ?? `${host} resolves to no address`);
+    },
+  };
+}
+
+function hostPort(url: URL): { host: string; port: number } {
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  return { host, port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80 };
+}

@@ -3,7 +3,9 @@ import { apiClient } from '../support/api-client.ts';
 import { unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 describe('connected GitHub repositories (API)', () => {
-  const ctx = useLocalStack({ brain: unscripted, apiTokens: { 'token-a': 'tenant-a', 'token-b': 'tenant-b' }, github: { webhookSecret: 's' } });
+  // The operator lets sessions reach exactly 127.0.0.1:9 (STRATUS_PRIVATE_NETWORK_ALLOW).
+  const operator = { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: ['127.0.0.1:9'] } };
+  const ctx = useLocalStack({ brain: unscripted, apiTokens: { 'token-a': 'tenant-a', 'token-b': 'tenant-b' }, github: { webhookSecret: 's' }, settings: operator });
   const as = (token: string) => apiClient(ctx.stack.apiUrl, token);
 
   it('connects, reads, updates, lists and disconnects a repository, per tenant', async () => {
@@ -43,10 +45,11 @@ describe('connected GitHub repositories (API)', () => {
     expect(read.text).not.toContain('s3cret-token');
     // Stored as given: the run's session gets the real header (functions/github/run-github-work.ts).
     expect((await ctx.stack.deps.github.getRepo('acme/agents'))!.settings!.mcpServers!.tracker!.headers).toEqual({ authorization: 'Bearer s3cret-token' });
-    // An MCP host off the allow-list is refused, as for a session.
-    const refused = await a.request('POST', '/v1/github/repositories', { repository: 'acme/agents2', settings: { mcpServers } });
+    // An MCP server the outbound policy would never call is refused, as for a session.
+    const elsewhere = { tracker: { ...mcpServers.tracker, url: 'http://127.0.0.1:10/mcp' } };
+    const refused = await a.request('POST', '/v1/github/repositories', { repository: 'acme/agents2', settings: { mcpServers: elsewhere } });
     expect(refused.status).toBe(400);
-    expect(refused.json.error.message).toContain('allowedDomains');
+    expect(refused.json.error.message).toContain('STRATUS_PRIVATE_NETWORK_ALLOW');
   });
 
   it('answers bad input with a 400 naming the field, and needs a bearer token', async () => {

@@ -66,11 +66,11 @@ export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPo
     const url = new URL(text);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'only https:// URLs are called';
     const { host, port } = hostPort(url);
+    const ip = canonicalIp(host);
+    if (own.includes(host, ip ?? host, port)) return OWN_ENDPOINT;
     if (url.protocol === 'http:' && !allow.coversHost(host, port)) {
       return `plain http:// is used only for a host ${PRIVATE_NETWORK_ALLOW_SETTING} names (as the URL spells it, with its port); use https://`;
     }
-    const ip = canonicalIp(host);
-    if (own.includes(host, ip ?? host, port)) return OWN_ENDPOINT;
     const range = ip ? nonPublicRange(ip) : undefined;
     if (ip && range && !allow.coversAddress(ip, port)) return notAllowed(host === ip ? ip : `${host} (${ip})`, range);
     return undefined;

@@ -1,23 +1,7 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundFetch } from '../../../functions/outbound/outbound-fetch.ts';
 import { createOutboundPolicy, type OutboundPolicyOptions } from '../../../functions/outbound/outbound-policy.ts';
-import { closeServer } from '../../../local/net/listen.ts';
-
-/** A server on every loopback address (`::`, dual stack) that counts the connections it is offered. */
-async function startVictim(handler: (path: string, res: import('node:http').ServerResponse) => void = (_p, res) => res.end('reached')) {
-  const seen = { connections: 0, requests: [] as { path: string; headers: IncomingHttpHeaders; body: string }[] };
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    seen.requests.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-    handler(req.url ?? '', res);
-  });
-  server.on('connection', () => seen.connections++);
-  await new Promise<void>((resolve) => server.listen(0, '::', resolve));
-  return { server, seen, port: (server.address() as AddressInfo).port };
-}
+import { startCountingServer, type CountingServer } from '../../support/counting-server.ts';
 
 const policyWith = (opts: Partial<OutboundPolicyOptions>) => createOutboundPolicy({ privateNetworkAllow: [], ownEndpoints: [], ...opts });
 const fetchWith = (opts: Partial<OutboundPolicyOptions>, maxResponseBytes = 1024 * 1024) => createOutboundFetch(policyWith(opts), { maxResponseBytes });
@@ -26,12 +10,12 @@ const fetchWith = (opts: Partial<OutboundPolicyOptions>, maxResponseBytes = 1024
 const LOOPBACK_SPELLINGS = ['127.0.0.1', '127.1', '2130706433', '0x7f000001', '017700000001', '127.0.0.2', '[::1]', '0.0.0.0', '[::]', '[::ffff:127.0.0.1]', '[0:0:0:0:0:ffff:7f00:1]', 'localhost', 'LOCALHOST.'];
 
 describe('the outbound policy', () => {
-  let victim: Awaited<ReturnType<typeof startVictim>>;
+  let victim: CountingServer;
   beforeAll(async () => {
-    victim = await startVictim();
+    victim = await startCountingServer();
   });
   afterAll(async () => {
-    await closeServer(victim.server);
+    await victim.close();
   });
 
   it('refuses loopback in every spelling, over https and http, without opening a connection', async () => {
@@ -111,8 +95,8 @@ describe('the outbound policy', () => {
   });
 
   it('returns a redirect as it is, never following it to the next host', async () => {
-    const next = await startVictim();
-    const redirecting = await startVictim((_p, res) => {
+    const next = await startCountingServer();
+    const redirecting = await startCountingServer((_req, res) => {
       res.writeHead(307, { location: `http://127.0.0.1:${next.port}/collect` });
       res.end();
     });
@@ -122,13 +106,13 @@ describe('the outbound policy', () => {
       expect(res.status).toBe(307);
       expect(next.seen.connections).toBe(0);
     } finally {
-      await closeServer(next.server);
-      await closeServer(redirecting.server);
+      await next.close();
+      await redirecting.close();
     }
   });
 
   it('fails an answer past the size limit, naming the limit, and drops no reason phrase of the remote into the response', async () => {
-    const big = await startVictim((_p, res) => {
+    const big = await startCountingServer((_req, res) => {
       res.writeHead(200, 'SECRET-REASON');
       res.end('x'.repeat(64 * 1024));
     });
@@ -137,7 +121,7 @@ describe('the outbound policy', () => {
       expect(res.statusText).toBe('');
       await expect(res.text()).rejects.toThrow(`http://127.0.0.1:${big.port} answered more than 16384 bytes, the limit of an answer`);
     } finally {
-      await closeServer(big.server);
+      await big.close();
     }
   });
 

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { canonicalIp, nonPublicRange, parseAllowListEntry } from '../../sandbox-runner/isolation/network-allow-list.ts';
-import { createOwnEndpoints } from './own-endpoints.ts';
-import { createPrivateNetworkAllow, entryPorts, PRIVATE_NETWORK_ALLOW_SETTING } from './private-network-allow.ts';
+import { createOwnEndpoints, type OwnEndpoints } from './own-endpoints.ts';
+import { createPrivateNetworkAllow, entryPorts, PRIVATE_NETWORK_ALLOW_SETTING, type PrivateNetworkAllow } from './private-network-allow.ts';
 
 /**
  * The one policy for every call the API side makes on a session's behalf (HTTP hooks, MCP
@@ -59,7 +59,6 @@ const OWN_ENDPOINT = "it is one of this Stratus deployment's own endpoints, whic
 export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPolicy {
   const allow = createPrivateNetworkAllow(options.privateNetworkAllow);
   const own = createOwnEndpoints(options.ownEndpoints);
-  const notAllowed = (what: string, range: string) => `${what} is a ${range} address, and ${PRIVATE_NETWORK_ALLOW_SETTING} does not allow it`;
 
   const refusalOf = (text: string): string | undefined => {
     if (!URL.canParse(text)) return 'not a URL';
@@ -72,7 +71,7 @@ export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPo
       return `plain http:// is used only for a host ${PRIVATE_NETWORK_ALLOW_SETTING} names (as the URL spells it, with its port); use https://`;
     }
     const range = ip ? nonPublicRange(ip) : undefined;
-    if (ip && range && !allow.coversAddress(ip, port)) return notAllowed(host === ip ? ip : `${host} (${ip})`, range);
+    if (ip && range && !allow.coversAddress(ip, port)) return `${host === ip ? ip : `${host} (${ip})`} is a ${range} address, and ${PRIVATE_NETWORK_ALLOW_SETTING} does not allow it`;
     return undefined;
   };
 
@@ -99,18 +98,31 @@ export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPo
       const resolved = await lookup(host, { all: true, verbatim: true }).catch(() => {
         throw new OutboundRefusedError(url, `${host} does not resolve`);
       });
-      let firstRefusal: string | undefined;
-      for (const { address } of resolved) {
-        const canonical = canonicalIp(address)!;
-        const range = nonPublicRange(canonical);
-        if (own.includes(host, canonical, port)) firstRefusal ??= `${host} resolves to ${canonical}: ${OWN_ENDPOINT}`;
-        else if (!range || allow.coversHost(host, port) || allow.coversAddress(canonical, port)) {
-          return { url, host, port, address: canonical, family: canonical.includes(':') ? 6 : 4 };
-        } else firstRefusal ??= notAllowed(`${host} resolves to ${canonical}, which`, range);
-      }
-      throw new OutboundRefusedError(url, firstRefusal ?? `${host} resolves to no address`);
+      const picked = pickAddress(host, port, resolved.map((r) => canonicalIp(r.address)!), { allow, own });
+      if ('refusal' in picked) throw new OutboundRefusedError(url, picked.refusal);
+      return { url, host, port, address: picked.address, family: picked.address.includes(':') ? 6 : 4 };
     },
   };
+}
+
+/**
+ * The first resolved address that may be connected to (public, or allowed by the operator for
+ * this name or address, and never one of the stack's own endpoints), else why none may.
+ */
+function pickAddress(
+  host: string,
+  port: number,
+  addresses: readonly string[],
+  rules: { allow: PrivateNetworkAllow; own: OwnEndpoints },
+): { address: string } | { refusal: string } {
+  let refusal: string | undefined;
+  for (const address of addresses) {
+    const range = nonPublicRange(address);
+    if (rules.own.includes(host, address, port)) refusal ??= `${host} resolves to ${address}: ${OWN_ENDPOINT}`;
+    else if (!range || rules.allow.coversHost(host, port) || rules.allow.coversAddress(address, port)) return { address };
+    else refusal ??= `${host} resolves to ${address}, which is a ${range} address, and ${PRIVATE_NETWORK_ALLOW_SETTING} does not allow it`;
+  }
+  return { refusal: refusal ?? `${host} resolves to no address` };
 }
 
 function hostPort(url: URL): { host: string; port: number } {

@@ -67,42 +67,49 @@ describe('outbound calls from the API side: hooks and MCP under the one policy',
     const created = await env.api.request('POST', '/v1/sessions', { settings: hookSettings(`https://localhost:${victim.port}/hook`) });
     expect(created.status).toBe(201);
     const result = await bashResult(created.json.id);
+    expect(victim.seen.connections).toBe(0);
     expect(result).toMatchObject({
       isError: true,
       content: `PreToolUse:Bash hook error: hook PreToolUse:localhost:${victim.port} failed: Refused to call https://localhost:${victim.port}: localhost resolves to 127.0.0.1, which is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it.`,
     });
-    expect(victim.seen.connections).toBe(0);
   });
 
   it('does not follow a hook endpoint\'s redirect: the unlisted host never receives the body or its signature', { timeout: 60_000 }, async () => {
     const created = await env.api.request('POST', '/v1/sessions', { settings: hookSettings(`http://127.0.0.1:${redirecting.port}/hook`) });
     expect(created.status).toBe(201);
     const result = await bashResult(created.json.id);
-    expect(result.content).toBe(`PreToolUse:Bash hook error: hook PreToolUse:127.0.0.1:${redirecting.port} failed: hook endpoint answered a redirect (307); hooks do not follow redirects`);
     expect(redirecting.seen.requests.at(-1)?.headers['x-stratus-signature']).toMatch(/^v1=/);
+    expect(collector.seen.requests).toEqual([]);
     expect(collector.seen.connections).toBe(0);
+    expect(result.content).toBe(`PreToolUse:Bash hook error: hook PreToolUse:127.0.0.1:${redirecting.port} failed: hook endpoint answered a redirect (307); hooks do not follow redirects`);
   });
 
   it('keeps the bytes of a hook\'s non-JSON answer out of the tool result and the message log', { timeout: 60_000 }, async () => {
     const created = await env.api.request('POST', '/v1/sessions', { settings: hookSettings(`http://127.0.0.1:${hook.port}/html`) });
     const result = await bashResult(created.json.id);
-    expect(result.content).toBe(`PreToolUse:Bash hook error: hook PreToolUse:127.0.0.1:${hook.port} failed: hook endpoint answered a body that is not JSON`);
     expect(hook.seen.requests.at(-1)?.path).toBe('/html');
+    expect(result.content).not.toContain('SECRET');
     expect(JSON.stringify(await env.api.messages(created.json.id))).not.toContain('SECRET');
+    expect(result.content).toBe(`PreToolUse:Bash hook error: hook PreToolUse:127.0.0.1:${hook.port} failed: hook endpoint answered a body that is not JSON`);
   });
 
-  it('refuses MCP servers at loopback spellings the operator does not allow, and never connects to a name that resolves to one', { timeout: 60_000 }, async () => {
+  it('refuses an MCP server at a loopback spelling the operator does not allow (400)', async () => {
     const literal = await env.api.request('POST', '/v1/sessions', { settings: { mcpServers: { t: { type: 'http', url: `http://127.1:${victim.port}/mcp` } } } });
     expect(literal.status).toBe(400);
     expect(literal.json.error.message).toBe(`Invalid "settings.mcpServers": the API would never call "t" (plain http:// is used only for a host STRATUS_PRIVATE_NETWORK_ALLOW names (as the URL spells it, with its port); use https://).`);
+    const https = await env.api.request('POST', '/v1/sessions', { settings: { mcpServers: { t: { type: 'http', url: `https://[::ffff:7f00:1]:${victim.port}/mcp` } } } });
+    expect(https.json.error.message).toContain('is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it');
+  });
+
+  it('never connects to an MCP server whose name resolves to loopback; its tools are left out', { timeout: 60_000 }, async () => {
     const byName = await env.api.request('POST', '/v1/sessions', { settings: { mcpServers: { t: { type: 'http', url: `https://localhost:${victim.port}/mcp` } }, allowedDomains: [`localhost:${victim.port}`] } });
     expect(byName.status).toBe(201);
     const before = env.stack.model!.requests.length;
     env.stack.model!.enqueue(text('fine'));
     expect((await env.api.turn(byName.json.id, 'hello')).json.stopReason).toBe('end_turn');
+    expect(victim.seen.connections).toBe(0);
     const names = env.stack.model!.requests[before]!.body.tools!.map((t: { name: string }) => t.name);
     expect(names.filter((n: string) => n.startsWith('mcp__'))).toEqual([]);
-    expect(victim.seen.connections).toBe(0);
   });
 
   it('lets a session list a non-public IP literal in allowedDomains only where the operator allows it (sessions, PATCH, GitHub repositories)', async () => {

@@ -48,6 +48,9 @@ describe('one configuration for the local stack and Lambda', () => {
     // Unset, the defaults hold.
     expect(configFromEnv(awsEnv).turn.maxModelCalls).toBe(DEFAULT_MAX_MODEL_CALLS_PER_TURN);
     expect(configFromEnv(awsEnv).github.apiUrl).toBe('https://api.github.com');
+    expect(configFromEnv(awsEnv).outbound).toEqual({ privateNetworkAllow: [], ownEndpoints: [] });
+    // On Lambda the runtime API listens on loopback: one of the endpoints no hook or MCP server may reach.
+    expect(configFromEnv({ ...awsEnv, AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' }).outbound.ownEndpoints).toEqual(['127.0.0.1:9001']);
   });
 
   it('refuses a malformed value with a message naming the variable', () => {

@@ -1,7 +1,8 @@
 import { lookup } from 'node:dns/promises';
-import { canonicalIp, nonPublicRange, parseAllowListEntry } from '../../sandbox-runner/isolation/network-allow-list.ts';
+import { canonicalIp, nonPublicRange } from '../../sandbox-runner/isolation/network-allow-list.ts';
+import { allowedDomainsRefusals, OWN_ENDPOINT } from './allowed-domains-refusals.ts';
 import { createOwnEndpoints, type OwnEndpoints } from './own-endpoints.ts';
-import { createPrivateNetworkAllow, entryPorts, PRIVATE_NETWORK_ALLOW_SETTING, type PrivateNetworkAllow } from './private-network-allow.ts';
+import { createPrivateNetworkAllow, PRIVATE_NETWORK_ALLOW_SETTING, type PrivateNetworkAllow } from './private-network-allow.ts';
 
 /**
  * The one policy for every call the API side makes on a session's behalf (HTTP hooks, MCP
@@ -23,8 +24,8 @@ export interface OutboundPolicy {
    * configured); undefined when it may be, subject to `resolve` at call time.
    */
   refusalOf(url: string): string | undefined;
-  /** Why a session may not list this `allowedDomains` entry (a non-public IP literal the operator does not allow), else undefined. */
-  allowedDomainRefusal(entry: string): string | undefined;
+  /** Why a session may not list these `allowedDomains` entries (allowed-domains-refusals.ts); empty when it may. */
+  allowedDomainsRefusals(entries: readonly string[]): string[];
   /** Resolves the URL's host once and returns the one address to connect to; throws OutboundRefusedError. */
   resolve(url: URL): Promise<OutboundTarget>;
 }
@@ -54,7 +55,6 @@ export class OutboundRefusedError extends Error {
   }
 }
 
-const OWN_ENDPOINT = "it is one of this Stratus deployment's own endpoints, which nothing a session configures may call";
 
 export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPolicy {
   const allow = createPrivateNetworkAllow(options.privateNetworkAllow);
@@ -77,18 +77,7 @@ export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPo
 
   return {
     refusalOf,
-    allowedDomainRefusal(text) {
-      const entry = parseAllowListEntry(text);
-      if (entry?.kind !== 'ip') return undefined;
-      const range = nonPublicRange(entry.host);
-      for (const port of entryPorts(entry)) {
-        if (own.includes(entry.host, entry.host, port)) return `"${text}" reaches ${entry.host}:${port}: ${OWN_ENDPOINT}`;
-        if (range && !allow.coversAddress(entry.host, port)) {
-          return `"${text}" is a ${range} address; a session may list one only when ${PRIVATE_NETWORK_ALLOW_SETTING} allows it (at port ${port})`;
-        }
-      }
-      return undefined;
-    },
+    allowedDomainsRefusals: (entries) => allowedDomainsRefusals(entries, { allow, own }),
     async resolve(url) {
       const refusal = refusalOf(url.href);
       if (refusal) throw new OutboundRefusedError(url, refusal);

@@ -146,18 +146,8 @@ describe('outbound calls from the API side: hooks and MCP under the one policy',
   });
 });
 
-describe('outbound calls when the operator allows all of loopback, on a deployment without sandbox egress', () => {
-  let hook: CountingServer;
-  let mcp: McpDemoServer;
-  beforeAll(async () => {
-    hook = await startCountingServer((_req, res) => res.end(JSON.stringify({ additionalContext: 'hook reached' })));
-    mcp = await startMcpDemoServer();
-  });
-  afterAll(async () => {
-    await hook?.close();
-    await mcp?.close();
-  });
-  const env = useLocalStack({ brain: unscripted, settings: operatorAllows(['127.0.0.0/8', '::1/128'], { egress: 'none' }) });
+describe('outbound calls when the operator allows all of loopback', () => {
+  const env = useLocalStack({ brain: unscripted, settings: operatorAllows(['127.0.0.0/8', '::1/128']) });
 
   it("never lets a session name the stack's own endpoints (the stand-ins, the model server, the API itself)", async () => {
     const { stack, api } = env;
@@ -170,8 +160,28 @@ describe('outbound calls when the operator allows all of loopback, on a deployme
       }
       const mcpRes = await api.request('POST', '/v1/sessions', { settings: { mcpServers: { s3: { type: 'http', url: `http://127.1:${port}/` } } } });
       expect(mcpRes.json.error?.message).toContain("own endpoints");
+      // Nor may the sandbox be pointed at them: a listed loopback address is honoured for every listed name resolving to it.
+      for (const allowedDomains of [[`127.0.0.1:${port}`], [`localhost:${port}`, '127.0.0.1']]) {
+        const res = await api.request('POST', '/v1/sessions', { settings: { allowedDomains } });
+        expect([allowedDomains, res.status, res.json.error?.code]).toEqual([allowedDomains, 400, 'outbound_refused']);
+      }
     }
   });
+
+});
+
+describe('outbound calls on a deployment without sandbox egress (STRATUS_EGRESS=none)', () => {
+  let hook: CountingServer;
+  let mcp: McpDemoServer;
+  beforeAll(async () => {
+    hook = await startCountingServer((_req, res) => res.end(JSON.stringify({ additionalContext: 'hook reached' })));
+    mcp = await startMcpDemoServer();
+  });
+  afterAll(async () => {
+    await hook?.close();
+    await mcp?.close();
+  });
+  const env = useLocalStack(() => ({ brain: unscripted, settings: operatorAllows([`127.0.0.1:${hook.port}`, `127.0.0.1:${mcp.port}`], { egress: 'none' }) }));
 
   it('reaches an allowed loopback hook, and MCP servers work although the sandbox has no egress', { timeout: 60_000 }, async () => {
     const { stack, api } = env;

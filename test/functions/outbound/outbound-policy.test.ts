@@ -3,6 +3,7 @@ import { createOutboundFetch } from '../../../functions/outbound/outbound-fetch.
 import { createOutboundPolicy, type OutboundPolicyOptions } from '../../../functions/outbound/outbound-policy.ts';
 import { startCountingServer, type CountingServer } from '../../support/counting-server.ts';
 
+const refusal = (policy: ReturnType<typeof policyWith>, ...entries: string[]) => policy.allowedDomainsRefusals(entries)[0];
 const policyWith = (opts: Partial<OutboundPolicyOptions>) => createOutboundPolicy({ privateNetworkAllow: [], ownEndpoints: [], ...opts });
 const fetchWith = (opts: Partial<OutboundPolicyOptions>, maxResponseBytes = 1024 * 1024) => createOutboundFetch(policyWith(opts), { maxResponseBytes });
 
@@ -76,22 +77,26 @@ describe('the outbound policy', () => {
     }
     expect(victim.seen.connections).toBe(before);
     const policy = policyWith(everything);
-    expect(policy.allowedDomainRefusal(`127.0.0.1:${victim.port}`)).toMatch(/own endpoints/);
-    expect(policy.allowedDomainRefusal(`[::1]:${victim.port}`)).toMatch(/own endpoints/);
-    expect(policy.allowedDomainRefusal('127.0.0.1:9000')).toBeUndefined();
+    expect(refusal(policy, `127.0.0.1:${victim.port}`)).toMatch(/own endpoints/);
+    expect(refusal(policy, `[::1]:${victim.port}`)).toMatch(/own endpoints/);
+    expect(refusal(policy, '127.0.0.1:9000')).toBeUndefined();
+    // A listed loopback address opens it to every listed name that resolves to it, at that name's ports.
+    expect(refusal(policy, `localhost:${victim.port}`, '127.0.0.1')).toBe(`"localhost:${victim.port}" with "127.0.0.1" listed reaches 127.0.0.1:${victim.port}: it is one of this Stratus deployment's own endpoints, which nothing a session configures may call`);
+    expect(refusal(policy, `localhost:${victim.port}`)).toBeUndefined();
+    expect(refusal(policy, 'localhost:9000', '127.0.0.1')).toBeUndefined();
   });
 
   it('lets a session list a non-public IP literal in allowedDomains only where the operator allows it', () => {
     const policy = policyWith({ privateNetworkAllow: ['10.0.0.0/8', '127.0.0.1:9000', '[fd00::5]'] });
-    expect(policy.allowedDomainRefusal('127.0.0.1:9000')).toBeUndefined();
-    expect(policy.allowedDomainRefusal('10.9.8.7:5432')).toBeUndefined();
-    expect(policy.allowedDomainRefusal('[fd00::5]')).toBeUndefined();
-    expect(policy.allowedDomainRefusal('127.0.0.1')).toBe('"127.0.0.1" is a loopback address; a session may list one only when STRATUS_PRIVATE_NETWORK_ALLOW allows it (at port 80)');
-    expect(policy.allowedDomainRefusal('127.0.0.1:9001')).toMatch(/loopback address; .* \(at port 9001\)$/);
-    expect(policy.allowedDomainRefusal('[::ffff:169.254.169.254]')).toMatch(/^"\[::ffff:169\.254\.169\.254\]" is a link-local address/);
+    expect(refusal(policy, '127.0.0.1:9000')).toBeUndefined();
+    expect(refusal(policy, '10.9.8.7:5432')).toBeUndefined();
+    expect(refusal(policy, '[fd00::5]')).toBeUndefined();
+    expect(refusal(policy, '127.0.0.1')).toBe('"127.0.0.1" is a loopback address; a session may list one only when STRATUS_PRIVATE_NETWORK_ALLOW allows it (at port 80)');
+    expect(refusal(policy, '127.0.0.1:9001')).toMatch(/loopback address; .* \(at port 9001\)$/);
+    expect(refusal(policy, '[::ffff:169.254.169.254]')).toMatch(/^"\[::ffff:169\.254\.169\.254\]" is a link-local address/);
     // Names and public addresses are the sandbox proxy's to judge when resolved.
-    expect(policy.allowedDomainRefusal('registry.npmjs.org')).toBeUndefined();
-    expect(policy.allowedDomainRefusal('8.8.8.8')).toBeUndefined();
+    expect(refusal(policy, 'registry.npmjs.org')).toBeUndefined();
+    expect(refusal(policy, '8.8.8.8')).toBeUndefined();
   });
 
   it('returns a redirect as it is, never following it to the next host', async () => {

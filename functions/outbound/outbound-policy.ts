@@ -55,7 +55,6 @@ export class OutboundRefusedError extends Error {
   }
 }
 
-
 export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPolicy {
   const allow = createPrivateNetworkAllow(options.privateNetworkAllow);
   const own = createOwnEndpoints(options.ownEndpoints);

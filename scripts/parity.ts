@@ -11,7 +11,7 @@ import { createParitySession, parityCaseSchema, parityFileLine, readParityFile, 
  * (API → turn engine → runner, scripted model server) and prints one JSON line per tool_result,
  * then one per file named in `filesAfter` with its exact bytes.
  */
-function mcpSettings(mcp: { url: string; port: number } | undefined) {
+function mcpSettings(mcp: { url: string } | undefined) {
   return mcp ? { mcpServers: { tracker: { type: 'http', url: mcp.url } } } : {};
 }
 

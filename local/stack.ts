@@ -132,14 +132,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
     // Stopping runs backwards: the API closes first, then the invocations it started are awaited.
     stops.push(() => lambda.pending());
-    // The API listens before its deps exist: its address is one of the stack's own endpoints,
-    // which the outbound policy never calls (nor the sandbox reaches).
+    // Listening before deps exist puts the API among the own endpoints the outbound policy never calls.
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
     const deps = createDeps(config, { writeMetrics: opts.writeMetrics, tracing: opts.tracing });
-    functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
-    // Webhook deliveries reach the GitHub worker as in AWS: an asynchronous invoke, here of the same process.
-    functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
+    registerHarnessFunctions(functions, deps);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
     const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000 });
@@ -157,6 +154,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll(stops);
     throw err;
   }
+}
+
+/**
+ * The API function receives its own asynchronous invocations (turn continuations), and webhook
+ * deliveries reach the GitHub worker, as in AWS: asynchronous invokes, here of the same process.
+ */
+function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
+  functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
+  functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);

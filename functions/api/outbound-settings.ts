@@ -13,9 +13,8 @@ export interface OutboundSettings {
  * 400 `outbound_refused` when the settings name something the outbound policy will never call
  * (a hook or MCP URL at a non-public address the operator does not allow, plain http:// to a
  * host it does not name, one of the stack's own endpoints), or list in `allowedDomains` a
- * non-public IP literal the operator does not allow or anything that opens one of the stack's
- * own endpoints (the sandbox's proxies honour listed addresses). Names are checked again when
- * called, after resolving them.
+ * non-public IP literal the operator does not allow (the sandbox's proxies honour listed
+ * addresses). Names are checked again when called, after resolving them.
  */
 export function assertOutboundSettings(policy: OutboundPolicy, settings: OutboundSettings | undefined): void {
   const domains = policy.allowedDomainsRefusals(settings?.allowedDomains ?? []);

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { canonicalIp, nonPublicRange } from '../../sandbox-runner/isolation/network-allow-list.ts';
-import { allowedDomainsRefusals, OWN_ENDPOINT } from './allowed-domains-refusals.ts';
+import { allowedDomainsRefusals } from './allowed-domains-refusals.ts';
 import { createOwnEndpoints, type OwnEndpoints } from './own-endpoints.ts';
 import { createPrivateNetworkAllow, PRIVATE_NETWORK_ALLOW_SETTING, type PrivateNetworkAllow } from './private-network-allow.ts';
 
@@ -47,6 +47,8 @@ export interface OutboundTarget {
   family: 4 | 6;
 }
 
+const OWN_ENDPOINT = "it is one of this Stratus deployment's own endpoints, which nothing a session configures may call";
+
 /** A call the policy does not make; the message names the URL's origin and the reason, never anything the remote said. */
 export class OutboundRefusedError extends Error {
   override name = 'OutboundRefusedError';
@@ -76,7 +78,7 @@ export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPo
 
   return {
     refusalOf,
-    allowedDomainsRefusals: (entries) => allowedDomainsRefusals(entries, { allow, own }),
+    allowedDomainsRefusals: (entries) => allowedDomainsRefusals(entries, allow),
     async resolve(url) {
       const refusal = refusalOf(url.href);
       if (refusal) throw new OutboundRefusedError(url, refusal);

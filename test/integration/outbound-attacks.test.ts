@@ -160,11 +160,6 @@ describe('outbound calls when the operator allows all of loopback', () => {
       }
       const mcpRes = await api.request('POST', '/v1/sessions', { settings: { mcpServers: { s3: { type: 'http', url: `http://127.1:${port}/` } } } });
       expect(mcpRes.json.error?.message).toContain("own endpoints");
-      // Nor may the sandbox be pointed at them: a listed loopback address is honoured for every listed name resolving to it.
-      for (const allowedDomains of [[`127.0.0.1:${port}`], [`localhost:${port}`, '127.0.0.1']]) {
-        const res = await api.request('POST', '/v1/sessions', { settings: { allowedDomains } });
-        expect([allowedDomains, res.status, res.json.error?.code]).toEqual([allowedDomains, 400, 'outbound_refused']);
-      }
     }
   });
 

@@ -32,7 +32,7 @@ export async function newSession(client: Api, opts: { from?: string; git?: strin
 }
 
 export async function listSessions(client: Api, limit: number, print: Print): Promise<void> {
-  const page = ok(await client.api.GET('/v1/sessions', { params: { query: { limit } } }));
+  const page = ok(await client.api.GET('/v1/sessions', { params: { query: { limit, order: 'activity' } } }));
   const rows = page.sessions.map((s) => `${s.id}  ${s.status.padEnd(19)} ${String(s.turnCount).padStart(3)} turns  ${s.updatedAt}  ${s.title ?? ''}`);
   print(rows.join('\n') || '(no sessions)', page);
 }

@@ -8,7 +8,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handleAsyncEvent } from '../functions/agent/async-events.ts';
-import { handleGithubWorkEvent } from '../functions/github/run-github-work.ts';
+import { handleGithubWorkerEvent } from '../functions/github/github-worker-event.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';
 import { configSchema, sharedConfig, type StratusConfig, type StratusConfigInput } from '../functions/deps/config.ts';
@@ -23,6 +23,7 @@ import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
+import { createLocalMetricsSink } from './metrics-sink.ts';
 import { closeServer } from './net/listen.ts';
 import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
@@ -42,6 +43,8 @@ export interface LocalStackOptions {
   dataDir: string;
   /** API port (0 = ephemeral). */
   port?: number;
+  /** The stand-ins' ports (each 0 or unset = ephemeral). */
+  ports?: Partial<Record<'dynamodb' | 's3' | 'lambda' | 'model', number>>;
   /** Use the real Anthropic API (or ANTHROPIC_BASE_URL) with this key; otherwise the scripted model server. */
   anthropic?: { apiKey: string; baseURL?: string; model?: string };
   /** Use Amazon Bedrock in this region with the default AWS credential chain (when `anthropic` is unset). */
@@ -75,7 +78,7 @@ export interface LocalStackOptions {
   modelPrices?: Record<string, StratusConfig['modelPrices'][string]>;
   /** Stage, service, namespace and log sampling of the logs and metrics (default stage `local`). */
   observability?: Partial<StratusConfig['observability']>;
-  /** Where EMF metric lines go (default: stdout, as in Lambda). */
+  /** Where EMF metric lines go (default: `<dataDir>/metrics.jsonl`, and stderr at log level debug; local/metrics-sink.ts). */
   writeMetrics?: (line: string) => void;
   /** Traces of the AWS SDK calls and model calls (default: none, as in Lambda without X-Ray). */
   tracing?: Tracing;
@@ -114,20 +117,16 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const stackEndpoints: string[] = [];
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
     const credentials = freshLocalCredentials();
-    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials }));
-    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials }));
+    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
+    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
     const runner = started(startRunnerPool(opts, s3.url, stackEndpoints));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
-    const lambda = service(
-      await startLambdaInvokeServer({
-        functions,
-        onBackgroundError: (name, err) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) }),
-      }),
-    );
+    const onBackgroundError = (name: string, err: unknown) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) });
+    const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, onBackgroundError }));
     const scripted = !opts.anthropic && !opts.bedrock;
-    const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests })) : undefined;
+    const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests, port: opts.ports?.model })) : undefined;
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
     // Stopping runs backwards: the API closes first, then the invocations it started are awaited.
@@ -135,7 +134,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Listening before deps exist puts the API among the own endpoints the outbound policy never calls.
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
-    const deps = createDeps(config, { writeMetrics: opts.writeMetrics, tracing: opts.tracing });
+    const deps = createLocalDeps(opts, config, stops);
     registerHarnessFunctions(functions, deps);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
@@ -156,13 +155,22 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   }
 }
 
+/** The deps, with metric documents written to the data folder unless the options take them. */
+function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: (() => Promise<void>)[]): Deps {
+  const sink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
+  // Closed last, after the API and the scheduler, whose turns may still emit.
+  if (sink) stops.unshift(sink.close);
+  return createDeps(config, { writeMetrics: opts.writeMetrics ?? sink!.write, tracing: opts.tracing });
+}
+
 /**
  * The API function receives its own asynchronous invocations (turn continuations), and webhook
- * deliveries reach the GitHub worker, as in AWS: asynchronous invokes, here of the same process.
+ * deliveries (asynchronous) and the API's lookups (synchronous) reach the GitHub worker, as in
+ * AWS, here in the same process.
  */
 function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
   functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
-  functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkEvent(deps, event);
+  functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkerEvent(deps, event);
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);

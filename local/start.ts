@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { SETTINGS, SettingError, settingsFromEnv } from '../functions/deps/settings.ts';
+import { SCRIPTED_MODEL_NAME } from '../functions/model/model-names.ts';
+import { localPortsFromEnv, PORT_VARIABLES, type LocalPorts } from './ports.ts';
 import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
 
 /**
@@ -20,20 +22,23 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 
 const env = process.env;
 let settings;
-let port: number;
+let ports: LocalPorts;
 try {
   settings = settingsFromEnv(env);
-  port = env.PORT === undefined || env.PORT === '' ? 8787 : Number(env.PORT);
-  if (!/^\d+$/.test(env.PORT ?? '8787') || port > 65_535) throw new SettingError(`PORT: expected a port number from 0 to 65535, got ${JSON.stringify(env.PORT)}.`);
+  ports = localPortsFromEnv(env, { api: 8787 });
 } catch (err) {
   if (!(err instanceof SettingError)) throw err;
   console.error(`stratus: ${err.message}\n(npm start -- --help lists every setting.)`);
   process.exit(2);
 }
 const dataDir = path.resolve(env.STRATUS_DATA_DIR || '.stratus-data');
+const scripted = !settings.model.apiKey && settings.model.provider !== 'bedrock';
 const stack = await startLocalStack({
   dataDir,
-  port,
+  port: ports.api,
+  ports,
+  // The bundled scripted model has its own name, which the price table prices at 0.
+  ...(scripted ? { model: { name: settings.model.name ?? SCRIPTED_MODEL_NAME } } : {}),
   anthropic:
     settings.model.apiKey && settings.model.provider !== 'bedrock'
       ? { apiKey: settings.model.apiKey, baseURL: settings.model.baseURL, model: settings.model.name }
@@ -53,7 +58,13 @@ console.log(`Web console: ${stack.apiUrl}/console/   (sign in with the API token
 console.log(`API token:   ${stack.token}`);
 if (!settings.apiTokens) console.log(`Admin token: in ${path.join(dataDir, 'admin-token')} (npm run -s stratus -- admin tokens …)`);
 console.log(`Data folder: ${dataDir}`);
-console.log(`DynamoDB ${stack.urls.dynamodb} | S3 ${stack.urls.s3} | runner (Lambda Invoke) ${stack.urls.lambda}`);
+const where = (label: string, url: string, variable: string) => console.log(`  ${label.padEnd(24)} ${url.padEnd(24)} (${variable})`);
+console.log('Ports (each settable; 0 = any free port):');
+where('API', stack.apiUrl, PORT_VARIABLES.api);
+where('DynamoDB stand-in', stack.urls.dynamodb, PORT_VARIABLES.dynamodb);
+where('S3 stand-in', stack.urls.s3, PORT_VARIABLES.s3);
+where('runner (Lambda Invoke)', stack.urls.lambda, PORT_VARIABLES.lambda);
+if (stack.model) where('scripted model', stack.model.url, PORT_VARIABLES.model);
 if (stack.model) {
   console.log('');
   console.log('!!! NO ANTHROPIC_API_KEY SET: using the bundled SCRIPTED model server !!!');

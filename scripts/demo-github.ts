@@ -2,7 +2,8 @@
  * `npm run demo:github`: the whole GitHub flow on this machine, with no GitHub account. It starts
  * a local git server holding a tiny repository whose test fails, a local stand-in for the GitHub
  * REST API (a GitHub App's installation tokens, issues, comments, pull requests), and the local
- * stack with the scripted model; connects the repository, sends a signed `issues.labeled`
+ * stack with the scripted model; installs the App through the setup link (which claims the
+ * installation for the tenant), connects the repository, sends a signed `issues.labeled`
  * delivery, and prints the pushed branch, the pull request and the progress comment, with the
  * time from the webhook to its 202 and to the pull request.
  */
@@ -11,6 +12,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { SettingError } from '../functions/deps/settings.ts';
+import { SCRIPTED_MODEL_NAME } from '../functions/model/model-names.ts';
+import { localPortsFromEnv, PORT_VARIABLES } from '../local/ports.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { startGitHttpServer } from '../test/support/git-http-server.ts';
 import { startGithubApiServer } from '../test/support/github-api-server.ts';
@@ -20,6 +24,17 @@ const SECRET = 'demo-webhook-secret';
 const APP_ID = '1001';
 const dir = mkdtempSync(path.join(os.tmpdir(), 'stratus-demo-github-'));
 const say = (line = '') => console.log(line);
+
+// The same port settings as `npm start`; unset, every part (the API too) takes any free port,
+// so the demo runs beside a running `npm start`.
+let ports;
+try {
+  ports = localPortsFromEnv(process.env);
+} catch (err) {
+  if (!(err instanceof SettingError)) throw err;
+  console.error(`demo:github: ${err.message}`);
+  process.exit(2);
+}
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 1 });
@@ -31,6 +46,9 @@ const repo = makeBareRepo(path.join(dir, 'git'), 'demo/calculator', {
 });
 const stack = await startLocalStack({
   dataDir: path.join(dir, 'stack'),
+  port: ports.api,
+  ports,
+  model: { name: SCRIPTED_MODEL_NAME },
   logLevel: 'warn',
   github: {
     webhookSecret: SECRET,
@@ -43,13 +61,20 @@ const stack = await startLocalStack({
 try {
   say(`git server (smart HTTP, token-checked): ${git.url}/demo/calculator.git`);
   say(`GitHub REST stand-in:                   ${gh.url}`);
-  say(`Stratus API:                            ${stack.apiUrl} (scripted model)`);
-  const connect = await fetch(`${stack.apiUrl}/v1/github/repositories`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ repository: 'demo/calculator', label: 'stratus' }),
-  });
-  say(`POST /v1/github/repositories → ${connect.status}`);
+  say(`Stratus API:                            ${stack.apiUrl} (scripted model, ${PORT_VARIABLES.api})`);
+  say(`DynamoDB · S3 · Lambda Invoke stand-ins: ${stack.urls.dynamodb} · ${stack.urls.s3} · ${stack.urls.lambda} (${PORT_VARIABLES.dynamodb}, ${PORT_VARIABLES.s3}, ${PORT_VARIABLES.lambda})`);
+  say(`scripted model:                         ${stack.model!.url} (${PORT_VARIABLES.model})`);
+  const asTenant = { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' };
+  // The App's setup flow: the tenant asks for a setup link (a signed state naming it), the App is
+  // installed on GitHub, and GitHub sends the browser back to the setup URL, which claims it.
+  const link = (await (await fetch(`${stack.apiUrl}/v1/github/installations/setup-url`, { method: 'POST', headers: asTenant })).json()) as { url: string; state: string };
+  say(`\nPOST /v1/github/installations/setup-url → ${link.url.slice(0, 80)}…`);
+  gh.addInstallation(1, 'demo');
+  gh.addRepository({ id: 4_242, fullName: 'demo/calculator', installationId: 1 });
+  const claimed = await fetch(`${stack.apiUrl}/v1/github/installations/setup?installation_id=1&setup_action=install&state=${encodeURIComponent(link.state)}`);
+  say(`GET /v1/github/installations/setup?installation_id=1&state=… (GitHub's redirect) → ${claimed.status} ${await claimed.text()}`);
+  const connect = await fetch(`${stack.apiUrl}/v1/github/repositories`, { method: 'POST', headers: asTenant, body: JSON.stringify({ repository: 'demo/calculator', label: 'stratus' }) });
+  say(`POST /v1/github/repositories → ${connect.status} ${await connect.text()}`);
 
   gh.permissions.set('maintainer', 'admin');
   gh.addIssue('demo/calculator', 1, {
@@ -65,7 +90,7 @@ try {
     { content: [{ type: 'text', text: 'add() subtracted its arguments; it now adds them. `node test.js` passes (add(2, 3) = 5).' }], stopReason: 'end_turn' },
   );
 
-  const payload = labeledPayload({ fullName: 'demo/calculator', cloneUrl: `${git.url}/demo/calculator.git`, installationId: 1 }, { number: 1, title: 'add() returns the wrong sum' }, 'stratus', { login: 'maintainer' });
+  const payload = labeledPayload({ id: 4_242, fullName: 'demo/calculator', cloneUrl: `${git.url}/demo/calculator.git`, installationId: 1 }, { number: 1, title: 'add() returns the wrong sum' }, 'stratus', { login: 'maintainer' });
   const sentAt = Date.now();
   const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', payload);
   say(`\nPOST /v1/github/webhook (issues.labeled, signed) → ${sent.status} in ${sent.ms.toFixed(0)} ms`);

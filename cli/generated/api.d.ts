@@ -68,6 +68,62 @@ export interface paths {
       };
     };
   };
+  "/v1/github/installations/setup": {
+    /**
+     * The GitHub App's setup URL: claims the new installation for the tenant the state names
+     * @description No bearer token: GitHub redirects the installer's browser here after an installation, and the signed `state` (from `POST /v1/github/installations/setup-url`) names the tenant. The installation must exist for this App (checked with the App's JWT), be made after the link and be claimed by no one.
+     */
+    get: {
+      parameters: {
+        query: {
+          /** @description The installation GitHub made */
+          installation_id: number;
+          /** @description The state of the setup link */
+          state: string;
+          /** @description `install` or `update`, as GitHub sends it */
+          setup_action?: string;
+        };
+      };
+      responses: {
+        /** @description Claimed for the tenant the state names */
+        201: {
+          content: {
+            "application/json": components["schemas"]["GithubInstallation"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/admin/tokens": {
     /** The tenant tokens (no secrets) */
     get: {
@@ -221,8 +277,8 @@ export interface paths {
       };
     };
   };
-  "/v1/sessions": {
-    /** List the tenant's sessions, newest first */
+  "/v1/admin/github/installations": {
+    /** Every claimed installation */
     get: {
       parameters: {
         query?: {
@@ -230,6 +286,247 @@ export interface paths {
           limit?: number;
           /** @description The previous page's `nextCursor` */
           cursor?: string;
+        };
+      };
+      responses: {
+        /** @description A page of claims */
+        200: {
+          content: {
+            "application/json": {
+              installations: components["schemas"]["GithubInstallation"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Assign a GitHub App installation to a tenant
+     * @description The installation must exist for this App (checked with its JWT). One tenant per installation: another tenant's claim is a 409 until revoked; assigning it again to the same tenant answers 200.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["AssignGithubInstallation"];
+        };
+      };
+      responses: {
+        /** @description Already assigned to that tenant */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubInstallation"];
+          };
+        };
+        /** @description Assigned */
+        201: {
+          content: {
+            "application/json": components["schemas"]["GithubInstallation"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/admin/github/installations/{installationId}": {
+    /**
+     * Revoke a tenant's claim of an installation
+     * @description Deliveries through it stop reaching the tenant at once (routing checks the claim), and its repositories can be connected by whoever claims it next.
+     */
+    delete: {
+      parameters: {
+        path: {
+          installationId: number;
+        };
+      };
+      responses: {
+        /** @description The claim that was revoked */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubInstallation"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/admin/github/repositories": {
+    /**
+     * Connect a repository to a tenant
+     * @description The way to connect with a plain `STRATUS_GITHUB_TOKEN` (nothing there shows which tenant controls a repository). With a GitHub App the named tenant must still have claimed an installation whose repository list holds it.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["ConnectRepositoryForTenant"];
+        };
+      };
+      responses: {
+        /** @description The connected repository */
+        201: {
+          content: {
+            "application/json": components["schemas"]["GithubRepository"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions": {
+    /**
+     * List the tenant's sessions, newest first
+     * @description Ordered by creation (`order=created`, the default) or by last activity (`order=activity`: the last write to the session, a turn, a permission answer, an edit; `updatedAt`). A cursor continues the order it came from. By activity, a session that changes while you page moves to the front: it is never listed twice, but that pass may miss it.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+          /** @description `created` (newest first, the default) or `activity` (most recently active first) */
+          order?: "activity" | "created";
         };
       };
       responses: {
@@ -2073,7 +2370,7 @@ export interface paths {
     };
     /**
      * Connect a repository
-     * @description Its issues and pull requests start runs when labelled or mentioned (the webhook).
+     * @description Its issues and pull requests start runs when labelled or mentioned (the webhook). With a GitHub App the repository must be in the repository list of an installation this tenant claimed (`POST /v1/github/installations/setup-url`, or an admin); with a plain `STRATUS_GITHUB_TOKEN` only the admin connects (`POST /v1/admin/github/repositories`). 403 without that proof, whether or not another tenant connected it; 409 when this tenant already did.
      */
     post: {
       parameters: {
@@ -2102,6 +2399,18 @@ export interface paths {
         };
         /** @description Missing, invalid or revoked bearer token */
         401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -2316,6 +2625,89 @@ export interface paths {
       };
     };
   };
+  "/v1/github/installations/setup-url": {
+    /**
+     * A link that installs the GitHub App and claims the installation for this tenant
+     * @description The App's install page with a signed `state` naming this tenant (HMAC-SHA256 with a key derived from the webhook secret), good for 30 minutes. GitHub sends the browser back to the App's setup URL (`<API>/v1/github/installations/setup`) with `installation_id` and the `state`; only an installation made after the link, and claimed by no one, is claimed.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+      };
+      responses: {
+        /** @description The link */
+        200: {
+          content: {
+            "application/json": {
+              url: string;
+              state: string;
+              expiresAt: string;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/installations": {
+    /** The GitHub App installations this tenant claimed */
+    get: {
+      responses: {
+        /** @description The tenant's installations */
+        200: {
+          content: {
+            "application/json": {
+              installations: components["schemas"]["GithubInstallation"][];
+            };
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -2325,7 +2717,7 @@ export interface components {
     WebhookAnswer: {
       /** @description true: a run was handed to the worker */
       accepted: boolean;
-      /** @description Why nothing starts: the repository is not connected, the event starts nothing, or a redelivery */
+      /** @description Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released) */
       reason?: string;
     };
     Error: {
@@ -2335,6 +2727,18 @@ export interface components {
         /** @description What went wrong and what to do, for people */
         message: string;
       };
+    };
+    GithubInstallation: {
+      installationId: number;
+      tenantId: string;
+      /** @description The GitHub account the App is installed on */
+      account: string | null;
+      /**
+       * @description An admin assigned it, or the App's setup flow with a signed state
+       * @enum {string}
+       */
+      claimedBy: "admin" | "setup";
+      createdAt: string;
     };
     ApiToken: {
       /** @description Public id: the start of the token, safe to show and log */
@@ -2349,6 +2753,85 @@ export interface components {
     CreateApiToken: {
       tenantId: string;
       label: string;
+    };
+    AssignGithubInstallation: {
+      installationId: number;
+      tenantId: string;
+    };
+    GithubRepository: {
+      /** @description `owner/name` as GitHub last reported it (a rename is picked up from the next delivery) */
+      repository: string;
+      /** @description GitHub's repository id, which deliveries are routed by; null for a connection made before ids were recorded (it routes nothing until re-connected) */
+      repositoryId: number | null;
+      /** @description The claimed GitHub App installation whose repository list holds it; null with a plain token */
+      installationId: number | null;
+      label: string;
+      mention: string;
+      allowBots: boolean;
+      settings: components["schemas"]["GithubRepositorySettings"];
+      createdAt: string;
+      updatedAt: string;
+    };
+    GithubRepositorySettings: {
+      /** @enum {string} */
+      permissionMode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
+      rules?: {
+        allow?: string[];
+        deny?: string[];
+        ask?: string[];
+      };
+      allowedDomains?: string[];
+      budgets?: components["schemas"]["Budgets"];
+      /** @description Custom sub-agents every run's session offers the Agent tool */
+      agents?: {
+          name: string;
+          description: string;
+          prompt: string;
+          tools?: string[];
+          disallowedTools?: string[];
+          model?: string;
+        }[];
+      /** @description MCP servers every run's session connects to, from the API side under its outbound policy; header values are shown as "[redacted]" */
+      mcpServers?: {
+        [key: string]: {
+          /** @enum {string} */
+          type: "http" | "sse";
+          /** Format: uri */
+          url: string;
+          headers?: {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+    Budgets: {
+      maxModelCallsPerTurn?: number;
+      maxTurns?: number;
+      maxTokens?: number;
+      maxCostUsd?: number;
+      maxWallSecondsPerTurn?: number;
+    };
+    ConnectRepositoryForTenant: components["schemas"]["ConnectRepository"] & {
+      tenantId: string;
+    };
+    ConnectRepository: {
+      repository: string;
+      /**
+       * @description Labelling an issue with it starts a run
+       * @default stratus
+       */
+      label?: string;
+      /**
+       * @description A writer mentioning it in a comment starts a run
+       * @default @stratus
+       */
+      mention?: string;
+      settings?: components["schemas"]["GithubRepositorySettings"];
+      /**
+       * @description Let bot accounts trigger runs
+       * @default false
+       */
+      allowBots?: boolean;
     };
     Session: {
       id: string;
@@ -2530,14 +3013,6 @@ export interface components {
           }[];
       };
       budgets?: components["schemas"]["Budgets"];
-    };
-    /** @description maxModelCallsPerTurn, maxTurns, maxTokens, maxCostUsd, maxWallSecondsPerTurn */
-    Budgets: {
-      maxModelCallsPerTurn?: number;
-      maxTurns?: number;
-      maxTokens?: number;
-      maxCostUsd?: number;
-      maxWallSecondsPerTurn?: number;
     };
     Message: {
       seq: number;
@@ -3004,67 +3479,6 @@ export interface components {
         };
       };
       budgets?: components["schemas"]["Budgets"];
-    };
-    GithubRepository: {
-      /** @description `owner/name` as connected */
-      repository: string;
-      label: string;
-      mention: string;
-      allowBots: boolean;
-      settings: components["schemas"]["GithubRepositorySettings"];
-      createdAt: string;
-      updatedAt: string;
-    };
-    GithubRepositorySettings: {
-      /** @enum {string} */
-      permissionMode?: "default" | "acceptEdits" | "plan" | "bypassPermissions" | "dontAsk";
-      rules?: {
-        allow?: string[];
-        deny?: string[];
-        ask?: string[];
-      };
-      allowedDomains?: string[];
-      budgets?: components["schemas"]["Budgets"];
-      /** @description Custom sub-agents every run's session offers the Agent tool */
-      agents?: {
-          name: string;
-          description: string;
-          prompt: string;
-          tools?: string[];
-          disallowedTools?: string[];
-          model?: string;
-        }[];
-      /** @description MCP servers every run's session connects to, from the API side under its outbound policy; header values are shown as "[redacted]" */
-      mcpServers?: {
-        [key: string]: {
-          /** @enum {string} */
-          type: "http" | "sse";
-          /** Format: uri */
-          url: string;
-          headers?: {
-            [key: string]: string;
-          };
-        };
-      };
-    };
-    ConnectRepository: {
-      repository: string;
-      /**
-       * @description Labelling an issue with it starts a run
-       * @default stratus
-       */
-      label?: string;
-      /**
-       * @description A writer mentioning it in a comment starts a run
-       * @default @stratus
-       */
-      mention?: string;
-      settings?: components["schemas"]["GithubRepositorySettings"];
-      /**
-       * @description Let bot accounts trigger runs
-       * @default false
-       */
-      allowBots?: boolean;
     };
     UpdateRepository: {
       label?: string;

@@ -1,7 +1,7 @@
 import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
 import { createPersistedResultReader } from '../context/persisted-output.ts';
 import type { RunSubagentEvent } from '../deps/continuation.ts';
-import { costUsd } from '../model/pricing.ts';
+import { costUsd, roundUsd } from '../model/pricing.ts';
 import { putStopMarker } from '../runner-client/stop-marker.ts';
 import { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import { errorMessage } from '../shared/errors.ts';
@@ -174,6 +174,6 @@ export function addUsage(into: UsageRecord, add: UsageRecord): void {
   into.outputTokens += add.outputTokens;
   into.cacheReadInputTokens = (into.cacheReadInputTokens ?? 0) + (add.cacheReadInputTokens ?? 0);
   into.cacheCreationInputTokens = (into.cacheCreationInputTokens ?? 0) + (add.cacheCreationInputTokens ?? 0);
-  into.costUsd = (into.costUsd ?? 0) + (add.costUsd ?? 0);
+  into.costUsd = roundUsd((into.costUsd ?? 0) + (add.costUsd ?? 0));
 }
 

@@ -1,3 +1,4 @@
+import { roundUsd } from '../model/pricing.ts';
 import { ConflictError } from '../shared/errors.ts';
 import { BUDGET_NAMES, DEFAULT_MAX_MODEL_CALLS_PER_TURN, totalTokens, type BudgetName, type Budgets, type UsageRecord } from '../stores/budgets.ts';
 
@@ -88,8 +89,10 @@ export function budgetView(budgets: Budgets, spend: BudgetSpend): Record<BudgetN
   const view = {} as Record<BudgetName, { limit: number | null; spent: number; left: number | null }>;
   for (const name of BUDGET_NAMES) {
     const limit = budgets[name] ?? null;
-    const spent = spentOf(name, spend);
-    view[name] = { limit, spent, left: limit === null ? null : Math.max(0, limit - spent) };
+    // Dollars to the micro-dollar: a limit minus a spend is otherwise float noise (0.47676499999999997).
+    const tidy = name === 'maxCostUsd' ? roundUsd : (n: number) => n;
+    const spent = tidy(spentOf(name, spend));
+    view[name] = { limit, spent, left: limit === null ? null : tidy(Math.max(0, limit - spent)) };
   }
   return view;
 }

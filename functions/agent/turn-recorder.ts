@@ -1,5 +1,5 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { costUsd, type PriceTable } from '../model/pricing.ts';
+import { costUsd, roundUsd, type PriceTable } from '../model/pricing.ts';
 import type { BudgetName } from '../stores/budgets.ts';
 import type { LogAppender } from '../context/session-context.ts';
 import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
@@ -229,7 +229,7 @@ export class TurnRecorder {
       totals.outputTokens += response.usage.outputTokens;
       totals.cacheReadInputTokens = (totals.cacheReadInputTokens ?? 0) + response.usage.cacheReadInputTokens;
       totals.cacheCreationInputTokens = (totals.cacheCreationInputTokens ?? 0) + response.usage.cacheCreationInputTokens;
-      totals.costUsd = (totals.costUsd ?? 0) + cost;
+      totals.costUsd = roundUsd((totals.costUsd ?? 0) + cost);
     }
     return cost;
   }

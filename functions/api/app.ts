@@ -5,6 +5,8 @@ import type { Deps } from '../deps/deps.ts';
 import { bearerAuth } from './auth.ts';
 import { createTokenAuth } from './token-auth.ts';
 import { adminTokenRoutes } from './routes/admin-tokens.ts';
+import { adminGithubRoutes } from './routes/admin-github.ts';
+import { githubInstallationRoutes, githubSetupRoutes } from './routes/github-installations.ts';
 import { limitRequestBodies } from './body-limit.ts';
 import { serveConsole } from './console-assets.ts';
 import { errorResponse } from './error-response.ts';
@@ -53,10 +55,13 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   serveConsole(app, opts.consoleDir);
   // Signed by GitHub, not bearer-authenticated: registered before the /v1 middleware runs.
   app.route('/', githubWebhookRoutes(deps));
+  // GitHub's redirect after an App installation: the signed state is the proof, not a bearer token.
+  app.route('/', githubSetupRoutes(deps));
 
   // Token administration has its own auth (the admin token) and no Idempotency-Key (a replay would keep a plaintext token): mounted before /v1's middleware.
   const tokens = createTokenAuth(deps, deps.config.apiTokens);
   app.route('/v1/admin', adminTokenRoutes(deps, tokens));
+  app.route('/v1/admin', adminGithubRoutes(deps, tokens));
 
   const v1 = new OpenAPIHono<ApiEnv>();
   v1.use('*', bearerAuth(tokens));
@@ -82,6 +87,7 @@ function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
   }
   v1.route('/schedules', scheduleRoutes(deps));
   v1.route('/github', githubRoutes(deps));
+  v1.route('/github', githubInstallationRoutes(deps));
 }
 
 function corsFor(origins: readonly string[]) {

@@ -16,12 +16,12 @@ async function principalOf(auth: TokenAuth, header: string | undefined): Promise
 
 /**
  * Bearer-token auth for the tenant routes: each token maps to one tenant, and a tenant only
- * ever sees its own sessions. The admin token is refused here (403): it manages tokens only.
+ * ever sees its own sessions. The admin token is refused here (403): it only administers (/v1/admin).
  */
 export function bearerAuth(auth: TokenAuth) {
   return createMiddleware<{ Variables: AuthVariables }>(async (c, next) => {
     const principal = await principalOf(auth, authorizationHeader((name) => c.req.header(name)));
-    if (principal.kind === 'admin') throw new ForbiddenError('The admin token manages tokens only (/v1/admin/tokens); use a tenant token here.');
+    if (principal.kind === 'admin') throw new ForbiddenError('The admin token manages tokens and GitHub installations only (/v1/admin/...); use a tenant token here.');
     c.set('tenantId', principal.tenantId);
     await next();
   });
@@ -31,7 +31,7 @@ export function bearerAuth(auth: TokenAuth) {
 export function adminAuth(auth: TokenAuth) {
   return createMiddleware(async (c, next) => {
     const principal = await principalOf(auth, authorizationHeader((name) => c.req.header(name)));
-    if (principal.kind !== 'admin') throw new ForbiddenError('This route needs the admin token (an `@admin` entry of STRATUS_API_TOKENS); a tenant token cannot manage tokens.');
+    if (principal.kind !== 'admin') throw new ForbiddenError('This route needs the admin token (an `@admin` entry of STRATUS_API_TOKENS); a tenant token cannot use the admin routes.');
     await next();
   });
 }

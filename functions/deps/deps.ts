@@ -22,6 +22,7 @@ import type { McpClients } from '../tools/mcp/mcp-clients.ts';
 import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { GithubClientFactory } from '../github-api/github-client.ts';
 import type { GithubStore } from '../stores/github-store.ts';
+import type { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import type { ContinuationScheduler } from './continuation.ts';
 import type { GithubDispatcher } from './github-dispatch.ts';
 import type { StratusConfig } from './config.ts';
@@ -64,6 +65,8 @@ export interface Deps {
   continuations: ContinuationScheduler;
   /** Connected repositories, webhook deliveries, runs and threads of the GitHub integration. */
   github: GithubStore;
+  /** GitHub App installations claimed by tenants (who may connect which repositories). */
+  githubInstallations: GithubInstallationStore;
   /** Hands an accepted webhook trigger to the GitHub worker (an asynchronous invocation). */
   githubDispatch: GithubDispatcher;
   /** REST clients and git tokens per repository (a GitHub App's installation tokens, or one token). */

@@ -19,9 +19,13 @@ export interface Setting {
 
 /** Every variable, for `npm start -- --help` and the README's table. */
 export const SETTINGS: Setting[] = [
-  { name: 'PORT', meaning: 'API port (`0` = any free port)', default: '8787', where: 'local' },
+  { name: 'PORT', meaning: 'API port (`0` = any free port)', default: '8787 (`npm run demo:github`: any free port)', where: 'local' },
+  { name: 'STRATUS_DYNAMODB_PORT', meaning: 'port of the DynamoDB stand-in (`0` = any free port); printed at start', default: '0', where: 'local' },
+  { name: 'STRATUS_S3_PORT', meaning: 'port of the S3 stand-in (`0` = any free port); printed at start', default: '0', where: 'local' },
+  { name: 'STRATUS_LAMBDA_PORT', meaning: 'port of the Lambda Invoke stand-in that runs the sandbox runner (`0` = any free port); printed at start', default: '0', where: 'local' },
+  { name: 'STRATUS_MODEL_PORT', meaning: 'port of the scripted model server, when it runs (`0` = any free port); printed at start', default: '0', where: 'local' },
   { name: 'STRATUS_DATA_DIR', meaning: 'data folder for the local stack', default: './.stratus-data', where: 'local' },
-  { name: 'STRATUS_API_TOKENS', meaning: '`token=tenant,token2=tenant2`: fixed bearer tokens and the tenant each sees; a pair `token=@admin` is the admin token of `/v1/admin/tokens`, which makes and revokes hashed tenant tokens without a redeploy (AWS: in the tokens secret)', default: 'local: a tenant token in `<data>/api-token` (tenant `local`) and an admin token in `<data>/admin-token`', where: 'both' },
+  { name: 'STRATUS_API_TOKENS', meaning: '`token=tenant,token2=tenant2`: fixed bearer tokens and the tenant each sees; a pair `token=@admin` is the admin token of `/v1/admin` (it makes and revokes hashed tenant tokens without a redeploy, and assigns GitHub App installations to tenants) (AWS: in the tokens secret)', default: 'local: a tenant token in `<data>/api-token` (tenant `local`) and an admin token in `<data>/admin-token`', where: 'both' },
   { name: 'ANTHROPIC_API_KEY', meaning: 'use the real Anthropic API (AWS: in the key secret)', default: 'local: unset → the scripted model', where: 'both' },
   { name: 'ANTHROPIC_BASE_URL', meaning: 'a compatible endpoint', default: "Anthropic's", where: 'both' },
   { name: 'STRATUS_MODEL_PROVIDER', meaning: '`anthropic` (the Messages API) or `bedrock` (Amazon Bedrock with the AWS credential chain / the function\'s role, region `AWS_REGION`)', default: 'anthropic', where: 'both' },
@@ -53,7 +57,7 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_GITHUB_COMMIT_AUTHOR', meaning: 'author and committer of Stratus\'s commits, `Name <email>`', default: '`Stratus <stratus@users.noreply.github.com>`', where: 'both' },
   { name: 'STRATUS_CONSOLE_URL', meaning: 'the web console\'s address (`https://HOST/console/`); GitHub progress comments link each session id to its console page', default: 'local: the local console on a fixed `PORT`; AWS: the custom domain\'s console when `domainName` is set', where: 'both' },
   { name: 'STRATUS_GITHUB_WORKER_FUNCTION', meaning: 'the function webhook deliveries are handed to (locally: the in-process worker)', default: 'set by the CDK app', where: 'aws' },
-  { name: 'STRATUS_LOG_LEVEL', meaning: '`debug`, `info`, `warn`, `error`: Powertools JSON log lines (`level`, `message`, `service`, `stage`, session, turn and tenant ids). Metrics are not logs: their EMF lines print at every level', default: 'info', where: 'both' },
+  { name: 'STRATUS_LOG_LEVEL', meaning: '`debug`, `info`, `warn`, `error`: Powertools JSON log lines (`level`, `message`, `service`, `stage`, session, turn and tenant ids). Metrics are not logs: in Lambda their EMF lines go to stdout at every level; locally to `<data>/metrics.jsonl`, and to stderr at `debug`', default: 'info', where: 'both' },
   { name: 'STRATUS_STAGE', meaning: 'the `stage` key of every log line and the `stage` dimension of every metric (namespace `Stratus`)', default: 'local (AWS: the stage name)', where: 'both' },
   { name: 'POWERTOOLS_LOGGER_SAMPLE_RATE', meaning: 'share (0–1) of requests logged at debug whatever the level', default: '0', where: 'both' },
   { name: 'POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE', meaning: 'the service of logs and metrics, and the metrics namespace', default: 'set by the CDK app (local: `stratus-local`, `Stratus`)', where: 'aws' },

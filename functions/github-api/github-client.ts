@@ -1,4 +1,5 @@
 import type { Octokit } from '@octokit/rest';
+import { answerGithubLookup, type GithubLookup, type GithubLookupAnswer, type LoadedGithubAuth } from './github-lookup.ts';
 
 /** What a run uses of GitHub: a REST client and the token git authenticates with, both for one repository. */
 export interface GithubRepoAccess {
@@ -10,6 +11,8 @@ export interface GithubRepoAccess {
 export interface GithubClientFactory {
   /** Credentials for one repository: with an App, an installation token narrowed to it. */
   forRepository(owner: string, name: string, installationId?: number): Promise<GithubRepoAccess>;
+  /** What GitHub says about the App, an installation or a repository (proof of control before a claim or a connection). */
+  lookup(query: GithubLookup): Promise<GithubLookupAnswer>;
 }
 
 export interface GithubAuthConfig {
@@ -31,20 +34,9 @@ export class GithubNotConfiguredError extends Error {
  * @octokit/auth-app's; REST calls and pagination are @octokit/rest's.
  */
 export function createGithubClientFactory(config: GithubAuthConfig): GithubClientFactory {
-  // Octokit is loaded on the first GitHub call (docs/deploy.md, "Cold start and bundle size"):
-  // the API function builds this factory at every cold start and most never call GitHub.
-  let loading: Promise<{ Octokit: typeof Octokit; app?: ReturnType<typeof import('@octokit/auth-app').createAppAuth> }> | undefined;
-  const load = () =>
-    (loading ??= (async () => {
-      const [{ Octokit }, { createAppAuth }] = await Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]);
-      const plain = new Octokit({ baseUrl: config.apiUrl });
-      const app =
-        config.appId && config.privateKey
-          ? createAppAuth({ appId: config.appId, privateKey: config.privateKey, request: plain.request })
-          : undefined;
-      return { Octokit, app };
-    })());
+  const load = githubAuthLoader(config);
   return {
+    lookup: async (query) => answerGithubLookup(await load(), query),
     async forRepository(owner, name, installationId) {
       const { Octokit, app } = await load();
       if (app) {
@@ -58,9 +50,28 @@ export function createGithubClientFactory(config: GithubAuthConfig): GithubClien
         return { token, octokit: new Octokit({ baseUrl: config.apiUrl, auth: token }) };
       }
       if (config.token) return { token: config.token, octokit: new Octokit({ baseUrl: config.apiUrl, auth: config.token }) };
-      throw new GithubNotConfiguredError(
-        'No GitHub credentials are configured: set STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY (a GitHub App) or STRATUS_GITHUB_TOKEN.',
-      );
+      throw new GithubNotConfiguredError(NOT_CONFIGURED);
     },
   };
+}
+
+export const NOT_CONFIGURED =
+  'No GitHub credentials are configured: set STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY (a GitHub App) or STRATUS_GITHUB_TOKEN.';
+
+/**
+ * Octokit is loaded on the first GitHub call (docs/deploy.md, "Cold start and bundle size"):
+ * the API function builds this factory at every cold start and most never call GitHub.
+ */
+function githubAuthLoader(config: GithubAuthConfig): () => Promise<LoadedGithubAuth> {
+  let loading: Promise<LoadedGithubAuth> | undefined;
+  return () =>
+    (loading ??= (async () => {
+      const [{ Octokit }, { createAppAuth }] = await Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]);
+      const plain = new Octokit({ baseUrl: config.apiUrl });
+      const app =
+        config.appId && config.privateKey
+          ? createAppAuth({ appId: config.appId, privateKey: config.privateKey, request: plain.request })
+          : undefined;
+      return { Octokit, app, apiUrl: config.apiUrl, token: config.token };
+    })());
 }

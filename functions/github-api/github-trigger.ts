@@ -10,6 +10,8 @@ export const githubTriggerSchema = z.object({
   trigger: z.enum(['label', 'mention']),
   /** `owner/name` as GitHub spells it. */
   repository: z.string().min(3).max(200),
+  /** GitHub's repository id: the connection the run belongs to (names change hands, ids do not). */
+  repositoryId: z.number().int(),
   owner: z.string().min(1),
   name: z.string().min(1),
   cloneUrl: z.string().min(1),
@@ -25,6 +27,7 @@ export const githubTriggerSchema = z.object({
 export type GithubTrigger = z.infer<typeof githubTriggerSchema>;
 
 const repositorySchema = z.object({
+  id: z.number().int(),
   full_name: z.string(),
   name: z.string(),
   owner: z.object({ login: z.string() }),
@@ -52,10 +55,14 @@ const commentSchema = z.object({
   installation: z.object({ id: z.number().int() }).optional(),
 });
 
-/** The repository a delivery concerns, when it names one. */
-export function deliveryRepository(payload: unknown): string | undefined {
-  const parsed = z.object({ repository: z.object({ full_name: z.string() }) }).safeParse(payload);
-  return parsed.success ? parsed.data.repository.full_name : undefined;
+/** The repository a delivery concerns (its id and name) and the installation it came through, when it names one. */
+export function deliveryRepository(payload: unknown): { id: number; fullName: string; installationId?: number } | undefined {
+  const parsed = z
+    .object({ repository: z.object({ id: z.number().int(), full_name: z.string() }), installation: z.object({ id: z.number().int() }).optional() })
+    .safeParse(payload);
+  if (!parsed.success) return undefined;
+  const { repository, installation } = parsed.data;
+  return { id: repository.id, fullName: repository.full_name, ...(installation ? { installationId: installation.id } : {}) };
 }
 
 /**
@@ -94,6 +101,7 @@ function build(trigger: 'label' | 'mention', deliveryId: string, p: z.infer<type
     deliveryId,
     trigger,
     repository: p.repository.full_name,
+    repositoryId: p.repository.id,
     owner: p.repository.owner.login,
     name: p.repository.name,
     cloneUrl: p.repository.clone_url,

@@ -3,6 +3,7 @@
  * (queued → working → outcome), and of the few other comments it may leave. Every outcome says
  * what happened in words a maintainer can act on; none is a bare "something went wrong".
  */
+import { roundUsd } from '../model/pricing.ts';
 import type { UsageRecord } from '../stores/budgets.ts';
 
 const MARK = '<!-- stratus-progress -->';
@@ -22,7 +23,7 @@ export function runCost(before: UsageRecord, after: UsageRecord): Cost {
   return {
       inputTokens: after.inputTokens - before.inputTokens + (after.cacheReadInputTokens ?? 0) - (before.cacheReadInputTokens ?? 0) + (after.cacheCreationInputTokens ?? 0) - (before.cacheCreationInputTokens ?? 0),
       outputTokens: after.outputTokens - before.outputTokens,
-      usd: Math.round(usd * 10_000) / 10_000,
+      usd: roundUsd(usd),
   };
 }
 

@@ -63,8 +63,9 @@ export async function handleGithubWorkEvent(deps: GithubWorkDeps, event: unknown
 
 export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger, deadlineAt?: number): Promise<GithubRunRecord | undefined> {
   const log = deps.log.child({ deliveryId: trigger.deliveryId, repository: trigger.repository, number: trigger.number });
-  const repo = await deps.github.getRepo(trigger.repository);
-  if (!repo) {
+  const repo = await deps.github.getRepoById(trigger.repositoryId);
+  // The webhook route checked the same; a connection removed or moved since then runs nothing.
+  if (!repo || (repo.installationId !== undefined && repo.installationId !== trigger.installationId)) {
     log.info('repository disconnected before its delivery ran; nothing done');
     return undefined;
   }
@@ -72,8 +73,10 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   await save({});
   const access = await accessFor(deps, trigger, repo, log, save);
   if (!('octokit' in access)) return access;
-  const existing = await deps.github.getThread(trigger.repository, trigger.number);
-  const key = existing?.threadKey ?? threadKey(trigger.repository, trigger.number);
+  const found = await deps.github.getThread({ id: trigger.repositoryId, fullName: trigger.repository }, trigger.number);
+  // A thread from before ids were recorded, found by name, counts only if it is this tenant's.
+  const existing = found && (found.tenantId === undefined || found.tenantId === repo.tenantId) ? found : undefined;
+  const key = existing?.threadKey ?? threadKey(trigger.repositoryId, trigger.number);
   const now = deps.clock();
   const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
   if (!(await deps.github.claimThread(key, run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS }))) {
@@ -85,7 +88,7 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   try {
     await say(texts(deps).queued(trigger.isPullRequest ? 'pull request' : 'issue'));
     await save({ outcome: 'running' });
-    const result = await work(deps, { trigger, repo, access, thread, run, save, say, log, deadlineAt });
+    const result = await work(deps, { trigger, repo, access, thread, threadKey: key, run, save, say, log, deadlineAt });
     thread = result.thread;
     return run;
   } catch (err) {
@@ -133,7 +136,7 @@ async function accessFor(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Git
   }
   let access: GithubRepoAccess;
   try {
-    access = await deps.githubClients.forRepository(trigger.owner, trigger.name, trigger.installationId);
+    access = await deps.githubClients.forRepository(trigger.owner, trigger.name, repo.installationId ?? trigger.installationId);
   } catch (err) {
     log.error('no GitHub access for the repository', { error: errorMessage(err) });
     return save({ outcome: 'failed', detail: `Could not authenticate to GitHub: ${errorMessage(err)}` });
@@ -170,6 +173,8 @@ interface WorkContext {
   repo: GithubRepoRecord;
   access: GithubRepoAccess;
   thread: ThreadState;
+  /** The key the issue's thread is held under (a Stratus PR's number is linked to it). */
+  threadKey: string;
   run: GithubRunRecord;
   save: SaveRun;
   say: (body: string) => Promise<void>;
@@ -311,7 +316,7 @@ async function openPullRequest(deps: GithubWorkDeps, ctx: WorkContext, outcome: 
     })
   ).data;
   const thread = { ...ctx.thread, pullRequest: { number: pr.number, url: pr.html_url } };
-  await deps.github.linkPullRequest(trigger.repository, pr.number, threadKey(trigger.repository, trigger.number));
+  await deps.github.linkPullRequest(trigger.repositoryId, pr.number, ctx.threadKey);
   await ctx.say(texts(deps).opened({ url: pr.html_url, draft, summary, cost, sessionId, stopped }));
   await ctx.save({ outcome: draft ? 'draft_pr_opened' : 'pr_opened', commit: pushed.sha, cost, pullRequestUrl: pr.html_url });
   return { thread };

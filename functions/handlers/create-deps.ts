@@ -8,6 +8,7 @@ import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
 import { createLambdaGithubDispatcher } from '../deps/github-dispatch.ts';
 import { createGithubClientFactory } from '../github-api/github-client.ts';
 import { GithubStore } from '../stores/github-store.ts';
+import { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -147,7 +148,7 @@ function lazyWorkspaceStorage(config: StratusConfig): (credentials: StorageCrede
 }
 
 /** GitHub issue fixing: its tables, the worker deliveries are handed to, and the GitHub API clients. */
-function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: LazyClient<LambdaClient>): Pick<Deps, 'github' | 'githubDispatch' | 'githubClients'> {
+function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: LazyClient<LambdaClient>): Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'githubClients'> {
   return {
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,
@@ -155,6 +156,7 @@ function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: L
       runs: config.tables.githubRuns,
       threads: config.tables.githubThreads,
     }),
+    githubInstallations: new GithubInstallationStore(db, config.tables.githubInstallations),
     githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
     githubClients: createGithubClientFactory(config.github),
   };

@@ -16,3 +16,10 @@ export const DEFAULT_MODELS: Record<ModelProvider, string> = {
   anthropic: 'claude-sonnet-5-5',
   bedrock: 'global.anthropic.claude-sonnet-5-5',
 };
+
+/**
+ * The name the local stack gives the bundled scripted model server (`npm start` without an API
+ * key, `npm run demo:github`): the price table prices it at 0, and the message log says which
+ * model answered.
+ */
+export const SCRIPTED_MODEL_NAME = 'stratus-scripted-model';

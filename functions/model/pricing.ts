@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SCRIPTED_MODEL_NAME } from './model-names.ts';
 
 /** Dollars per million tokens of each kind. */
 export const modelPriceSchema = z.strictObject({
@@ -31,6 +32,8 @@ export const DEFAULT_PRICES: PriceTable = {
   'claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5 },
   'claude-3-5-haiku': { inputPerMTok: 0.8, outputPerMTok: 4 },
   'claude-haiku': { inputPerMTok: 1, outputPerMTok: 5 },
+  // The bundled scripted model (npm start without a key) costs nothing.
+  [SCRIPTED_MODEL_NAME]: { inputPerMTok: 0, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
 };
 
 /** What no prefix matches is priced as the most expensive model listed (fail-closed for cost budgets). */
@@ -50,14 +53,24 @@ export interface TokenUsage {
   cacheCreationInputTokens?: number;
 }
 
-/** The dollars one response's usage cost. */
+/**
+ * Dollars rounded to the micro-dollar. Costs are rounded where they are written (each call's
+ * cost and every running sum), so every view (API, events, stored runs, CLI, console) shows
+ * `0.023235`, never the float noise of a sum (`0.023235000000000002`); half a micro-dollar per
+ * call is far below what any budget or bill distinguishes.
+ */
+export function roundUsd(usd: number): number {
+  return Math.round(usd * 1_000_000) / 1_000_000;
+}
+
+/** The dollars one response's usage cost, to the micro-dollar. */
 export function costUsd(table: PriceTable, model: string, usage: TokenUsage): number {
   const p = priceOf(table, model);
   const perToken = (perMTok: number) => perMTok / 1_000_000;
-  return (
+  return roundUsd(
     usage.inputTokens * perToken(p.inputPerMTok) +
     usage.outputTokens * perToken(p.outputPerMTok) +
     (usage.cacheReadInputTokens ?? 0) * perToken(p.cacheReadPerMTok ?? p.inputPerMTok * 0.1) +
-    (usage.cacheCreationInputTokens ?? 0) * perToken(p.cacheWritePerMTok ?? p.inputPerMTok * 1.25)
+    (usage.cacheCreationInputTokens ?? 0) * perToken(p.cacheWritePerMTok ?? p.inputPerMTok * 1.25),
   );
 }

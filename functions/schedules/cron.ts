@@ -24,12 +24,18 @@ export async function validateSchedule(expression: string, timezone: string): Pr
     throw new UserError(`Invalid "timezone": "${timezone}" is not an IANA time zone (e.g. "UTC", "Europe/Berlin").`);
   }
   const { Cron } = await import('croner');
+  let cron: InstanceType<typeof Cron>;
   try {
-    new Cron(expression, { paused: true, timezone });
+    cron = new Cron(expression, { paused: true, timezone });
   } catch (err) {
     throw new UserError(`Invalid "cron": ${err instanceof Error ? err.message : String(err)}`);
   }
   toEventBridgeExpression(expression);
+  // Five fields have no year, so an expression with no next run has none ever (30 February):
+  // stored, it would sit enabled with nextRunAt null and never say why.
+  if (!cron.nextRun()) {
+    throw new UserError(`Invalid "cron": "${expression}" never fires: no calendar date has that day of the month in that month (e.g. 30 February).`);
+  }
 }
 
 const DOW_NAMES = /^[A-Za-z]{3}$/;

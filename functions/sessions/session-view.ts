@@ -1,3 +1,4 @@
+import { roundUsd } from '../model/pricing.ts';
 import { mcpServersView } from '../mcp/mcp-config.ts';
 import { denialSummary } from '../permissions/denial-tracking.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
@@ -21,7 +22,8 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
     turnCount: record.turnCount,
     cwd: record.cwd,
     workspace: { id: record.workspace.id, version: record.workspace.version },
-    usage: { cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, ...record.usage },
+    // Sessions written before costs were rounded on write may carry float noise: round them here too.
+    usage: { cacheReadInputTokens: 0, cacheCreationInputTokens: 0, ...record.usage, costUsd: roundUsd(record.usage?.costUsd ?? 0) },
     ...(config
       ? {
           // Per-turn budgets count the running turn (0 when none runs); the others the whole session.

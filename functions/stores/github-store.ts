@@ -4,7 +4,7 @@ import type { Budgets } from './budgets.ts';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RuleLists, PermissionMode } from '../permissions/types.ts';
-import { ConflictError, NotFoundError } from '../shared/errors.ts';
+import { NotFoundError } from '../shared/errors.ts';
 import { queryByTenant } from './tenant-index.ts';
 
 /** How a connected repository's runs are set up. */
@@ -19,11 +19,19 @@ export interface GithubRepoSettings {
 }
 
 export interface GithubRepoRecord {
-  /** `owner/name` in lower case (GitHub names are case-insensitive): the key. */
+  /**
+   * The key: `gh:<repositoryId>` (`connectionKey`). A connection made before ids were recorded is
+   * keyed by `owner/name` in lower case and has no `repositoryId`: it routes no delivery until it
+   * is moved to its id (docs/security.md, "Connections from before ids").
+   */
   repository: string;
-  /** `owner/name` as the tenant wrote it. */
+  /** `owner/name` as GitHub last reported it (a rename is picked up from the next delivery). */
   fullName: string;
   tenantId: string;
+  /** GitHub's numeric repository id: deliveries are routed by it, never by the name. */
+  repositoryId?: number;
+  /** With a GitHub App: the installation (claimed by `tenantId`) whose repository list holds it. */
+  installationId?: number;
   createdAt: string;
   updatedAt: string;
   label: string;
@@ -77,8 +85,19 @@ export interface GithubThreadRecord {
 /** A delivery record lives a week: GitHub redelivers for days at most. */
 const DELIVERY_TTL_SECONDS = 7 * 24 * 3_600;
 
-export function threadKey(repository: string, number: number): string {
-  return `${repository.toLowerCase()}#${number}`;
+/** The key of a repository's connection: its GitHub id, which a rename or a new owner of the name never changes. */
+export function connectionKey(repositoryId: number): string {
+  return `gh:${repositoryId}`;
+}
+
+/** The key of an issue's thread: the repository's id and the number (a name that changes hands never reaches it). */
+export function threadKey(repositoryId: number, number: number): string {
+  return `gh:${repositoryId}#${number}`;
+}
+
+/** The key threads had before repository ids were recorded: `owner/name#number` in lower case. */
+function legacyThreadKey(fullName: string, number: number): string {
+  return `${fullName.toLowerCase()}#${number}`;
 }
 
 /** Connected repositories, deliveries, runs and threads of the GitHub integration, in DynamoDB. */
@@ -88,12 +107,13 @@ export class GithubStore {
     private readonly tables: { repos: string; deliveries: string; runs: string; threads: string },
   ) {}
 
-  /** Connects a repository; another tenant's connection of the same repository is a 409. */
-  async createRepo(record: GithubRepoRecord): Promise<void> {
+  /** Connects a repository; false when a connection with the same key exists (whoever's it is). */
+  async createRepo(record: GithubRepoRecord): Promise<boolean> {
     try {
       await this.db.send(new PutCommand({ TableName: this.tables.repos, Item: record, ConditionExpression: 'attribute_not_exists(repository)' }));
+      return true;
     } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) throw new ConflictError(`Repository ${record.fullName} is already connected.`, 'repository_connected');
+      if (err instanceof ConditionalCheckFailedException) return false;
       throw err;
     }
   }
@@ -102,19 +122,50 @@ export class GithubStore {
     await this.db.send(new PutCommand({ TableName: this.tables.repos, Item: record }));
   }
 
-  async getRepo(fullName: string): Promise<GithubRepoRecord | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.tables.repos, Key: { repository: fullName.toLowerCase() }, ConsistentRead: true }));
+  /** The connection of a repository id. */
+  async getRepoById(repositoryId: number): Promise<GithubRepoRecord | undefined> {
+    return this.getRepoByKey(connectionKey(repositoryId));
+  }
+
+  /** A connection from before ids were recorded, keyed by its name. */
+  async getLegacyRepo(fullName: string): Promise<GithubRepoRecord | undefined> {
+    const record = await this.getRepoByKey(fullName.toLowerCase());
+    return record && record.repositoryId === undefined ? record : undefined;
+  }
+
+  async getRepoByKey(key: string): Promise<GithubRepoRecord | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tables.repos, Key: { repository: key }, ConsistentRead: true }));
     return out.Item as GithubRepoRecord | undefined;
   }
 
+  /** The tenant's connection of `owner/name` (by its current name, any case), or a 404. */
   async getRepoForTenant(fullName: string, tenantId: string): Promise<GithubRepoRecord> {
-    const record = await this.getRepo(fullName);
-    if (!record || record.tenantId !== tenantId) throw new NotFoundError(`Repository ${fullName.slice(0, 200)} is not connected.`);
-    return record;
+    const wanted = fullName.toLowerCase();
+    let cursor: string | undefined;
+    do {
+      const page = await this.listRepos(tenantId, { limit: 100, cursor });
+      const found = page.items.find((r) => r.fullName.toLowerCase() === wanted);
+      if (found) return found;
+      cursor = page.nextCursor;
+    } while (cursor);
+    throw new NotFoundError(`Repository ${fullName.slice(0, 200)} is not connected.`);
   }
 
-  async deleteRepo(fullName: string): Promise<void> {
-    await this.db.send(new DeleteCommand({ TableName: this.tables.repos, Key: { repository: fullName.toLowerCase() } }));
+  /** Records the name GitHub now reports for a connected repository (a rename). */
+  async renameRepo(key: string, fullName: string, now: string): Promise<void> {
+    await this.db.send(new UpdateCommand({
+      TableName: this.tables.repos,
+      Key: { repository: key },
+      UpdateExpression: 'SET fullName = :name, updatedAt = :now',
+      ConditionExpression: 'attribute_exists(repository)',
+      ExpressionAttributeValues: { ':name': fullName, ':now': now },
+    })).catch((err: unknown) => {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    });
+  }
+
+  async deleteRepo(key: string): Promise<void> {
+    await this.db.send(new DeleteCommand({ TableName: this.tables.repos, Key: { repository: key } }));
   }
 
   async listRepos(tenantId: string, opts: { limit: number; cursor?: string }): Promise<{ items: GithubRepoRecord[]; nextCursor?: string }> {
@@ -156,13 +207,20 @@ export class GithubStore {
     return queryByTenant<GithubRunRecord>(this.db, this.tables.runs, 'runId', tenantId, opts);
   }
 
-  /** The thread of an issue or PR, following a Stratus PR's alias to its issue's thread. */
-  async getThread(repository: string, number: number): Promise<GithubThreadRecord | undefined> {
-    const out = await this.db.send(new GetCommand({ TableName: this.tables.threads, Key: { threadKey: threadKey(repository, number) }, ConsistentRead: true }));
-    const item = out.Item as GithubThreadRecord | undefined;
+  /**
+   * The thread of an issue or PR, following a Stratus PR's alias to its issue's thread. A thread
+   * from before repository ids were recorded is found by the repository's name; the caller
+   * checks it belongs to the connection's tenant.
+   */
+  async getThread(repository: { id: number; fullName: string }, number: number): Promise<GithubThreadRecord | undefined> {
+    const item = (await this.getThreadItem(threadKey(repository.id, number))) ?? (await this.getThreadItem(legacyThreadKey(repository.fullName, number)));
     if (!item?.aliasOf) return item;
-    const target = await this.db.send(new GetCommand({ TableName: this.tables.threads, Key: { threadKey: item.aliasOf }, ConsistentRead: true }));
-    return target.Item as GithubThreadRecord | undefined;
+    return this.getThreadItem(item.aliasOf);
+  }
+
+  private async getThreadItem(key: string): Promise<GithubThreadRecord | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tables.threads, Key: { threadKey: key }, ConsistentRead: true }));
+    return out.Item as GithubThreadRecord | undefined;
   }
 
   /**
@@ -207,7 +265,7 @@ export class GithubStore {
   }
 
   /** Points a Stratus pull request's number at the thread of the issue it came from. */
-  async linkPullRequest(repository: string, number: number, target: string): Promise<void> {
-    await this.db.send(new PutCommand({ TableName: this.tables.threads, Item: { threadKey: threadKey(repository, number), aliasOf: target } }));
+  async linkPullRequest(repositoryId: number, number: number, target: string): Promise<void> {
+    await this.db.send(new PutCommand({ TableName: this.tables.threads, Item: { threadKey: threadKey(repositoryId, number), aliasOf: target } }));
   }
 }

@@ -5,7 +5,7 @@ import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
 import type { Budgets, UsageRecord } from './budgets.ts';
 import { NotFoundError, SessionBusyError } from '../shared/errors.ts';
 import { isId, showId } from '../shared/ids.ts';
-import { queryByTenant } from './tenant-index.ts';
+import { BY_ACTIVITY, BY_CREATION, queryByTenant } from './tenant-index.ts';
 
 export type SessionStatus = 'idle' | 'running' | 'failed' | 'awaiting_permission';
 
@@ -132,6 +132,10 @@ export type SessionPatch = Partial<
   >
 >;
 
+/** How a tenant's sessions are listed: by last activity or by creation, newest first either way. */
+export const SESSION_ORDERS = ['activity', 'created'] as const;
+export type SessionOrder = (typeof SESSION_ORDERS)[number];
+
 export interface SessionPage {
   sessions: SessionRecord[];
   nextCursor?: string;
@@ -166,8 +170,16 @@ export class SessionStore {
     return record;
   }
 
-  async listForTenant(tenantId: string, opts: { limit: number; cursor?: string }): Promise<SessionPage> {
-    const page = await queryByTenant<SessionRecord>(this.db, this.table, 'sessionId', tenantId, opts);
+  /**
+   * A page of the tenant's sessions, newest first by creation or by last activity (`updatedAt`).
+   * By activity, a session written while someone pages moves to the front, before the cursor:
+   * it never shows twice, but a session that was not yet reached when it moved is missed by that
+   * pass (the next listing from the start has it first). Sessions that do not change while one
+   * pages appear exactly once, in either order.
+   */
+  async listForTenant(tenantId: string, opts: { limit: number; cursor?: string; order?: SessionOrder }): Promise<SessionPage> {
+    const index = opts.order === 'activity' ? BY_ACTIVITY : BY_CREATION;
+    const page = await queryByTenant<SessionRecord>(this.db, this.table, 'sessionId', tenantId, { limit: opts.limit, cursor: opts.cursor, index });
     // A deleted session's record lives only until its data is gone; it is never listed.
     return { sessions: page.items.filter((s) => s.deletedAt === undefined), nextCursor: page.nextCursor };
   }

@@ -29,13 +29,15 @@ export interface TableSpec {
 }
 
 const BY_TENANT = { name: 'byTenant', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'createdAt', type: 'S' } } as const;
+/** A tenant's items by last change (`updatedAt`, which every write of a session moves on), newest first. */
+const BY_ACTIVITY = { name: 'byActivity', partitionKey: { name: 'tenantId', type: 'S' }, sortKey: { name: 'updatedAt', type: 'S' } } as const;
 
 /** Every table, by the key the config, the stores and the CDK app call it. */
 export const TABLES = {
-  /** One item per session; `byTenant` lists a tenant's sessions newest first. */
+  /** One item per session; `byTenant` lists a tenant's sessions newest first, `byActivity` by last activity. */
   sessions: {
     partitionKey: { name: 'sessionId', type: 'S' },
-    indexes: [BY_TENANT],
+    indexes: [BY_TENANT, BY_ACTIVITY],
     ttlAttribute: TTL_ATTRIBUTE,
   },
   /** The append-only log of a session, ordered by `seq`. */
@@ -74,7 +76,11 @@ export const TABLES = {
     partitionKey: { name: 'scopedKey', type: 'S' },
     ttlAttribute: TTL_ATTRIBUTE,
   },
-  /** GitHub repositories connected to Stratus, one item per `owner/name` (lowercase); `byTenant` lists a tenant's. */
+  /**
+   * GitHub repositories connected to Stratus, one item per repository: keyed `gh:<repository id>`
+   * (names change hands, ids do not); connections made before ids were recorded are keyed by
+   * `owner/name` in lower case. `byTenant` lists a tenant's.
+   */
   githubRepos: {
     partitionKey: { name: 'repository', type: 'S' },
     indexes: [BY_TENANT],
@@ -98,6 +104,15 @@ export const TABLES = {
    */
   githubThreads: {
     partitionKey: { name: 'threadKey', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /**
+   * GitHub App installations claimed by tenants, one item per installation id (a conditional
+   * write, so two tenants cannot both claim one); `byTenant` lists a tenant's.
+   */
+  githubInstallations: {
+    partitionKey: { name: 'installationId', type: 'S' },
+    indexes: [BY_TENANT],
     ttlAttribute: TTL_ATTRIBUTE,
   },
   /**

@@ -7,9 +7,19 @@ export interface TenantPage<T> {
   nextCursor?: string;
 }
 
+/** A tenant index of tables.ts and the attribute it sorts by. */
+export interface TenantIndex {
+  name: 'byTenant' | 'byActivity';
+  sortKey: 'createdAt' | 'updatedAt';
+}
+
+export const BY_CREATION: TenantIndex = { name: 'byTenant', sortKey: 'createdAt' };
+export const BY_ACTIVITY: TenantIndex = { name: 'byActivity', sortKey: 'updatedAt' };
+
 /**
- * One page of a tenant's items through a table's `byTenant` index, newest first, with an
- * opaque cursor (tables.ts gives sessions and schedules that index).
+ * One page of a tenant's items through one of a table's tenant indexes (default `byTenant`, by
+ * creation), newest first, with an opaque cursor that only that index's listing accepts
+ * (tables.ts gives sessions, schedules and GitHub runs `byTenant`, sessions also `byActivity`).
  */
 export async function queryByTenant<T>(
   db: DynamoDBDocumentClient,
@@ -17,13 +27,14 @@ export async function queryByTenant<T>(
   /** The table's partition key (`sessionId`, `scheduleId`): with the index keys, what a cursor holds. */
   idAttribute: string,
   tenantId: string,
-  opts: { limit: number; cursor?: string },
+  opts: { limit: number; cursor?: string; index?: TenantIndex },
 ): Promise<TenantPage<T>> {
-  const shape = z.strictObject({ tenantId: keyString, createdAt: keyString, [idAttribute]: keyString });
+  const index = opts.index ?? BY_CREATION;
+  const shape = z.strictObject({ tenantId: keyString, [index.sortKey]: keyString, [idAttribute]: keyString });
   const out = await db.send(
     new QueryCommand({
       TableName: table,
-      IndexName: 'byTenant',
+      IndexName: index.name,
       KeyConditionExpression: 'tenantId = :t',
       ExpressionAttributeValues: { ':t': tenantId },
       ScanIndexForward: false,

@@ -145,4 +145,14 @@ describe('the stratus CLI against the local stack', () => {
     // A tenant token cannot manage tokens: 403, exit 3.
     expect((await as(fx.stack.token, 'admin', '--admin-token', fx.stack.token, 'tokens', 'ls')).code).toBe(3);
   });
+
+  it('lists the most recently active session first', { timeout: 120_000 }, async () => {
+    const older = await fx.api.createSession();
+    const newer = await fx.api.createSession();
+    expect((await fx.api.request('PATCH', `/v1/sessions/${older}`, { title: 'active again' })).status).toBe(200);
+    const ls = await stratus('--json', 'ls');
+    expect(ls.code).toBe(0);
+    const listed = (JSON.parse(ls.stdout).sessions as { id: string }[]).map((s) => s.id);
+    expect(listed.slice(0, 2)).toEqual([older, newer]);
+  });
 });

@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, seriousA11yViolations } from '../support/browser.ts';
+import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 
 /** Where the run saves a screenshot of each main page (git-ignored). */
@@ -17,7 +18,15 @@ const SHOTS = path.resolve('test-results/console');
  * open the diff of a turn, create a schedule; axe-core on every main page in both themes.
  */
 describe('the web console', { timeout: 150_000 }, () => {
-  const fx = useLocalStack({ turn: { heartbeatMs: 200 } });
+  // GitHub's REST API stand-in, started first: the stack's GitHub App talks to it.
+  const github = {} as { gh: GithubApiServer; privateKey: string };
+  beforeAll(async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    github.privateKey = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    github.gh = await startGithubApiServer({ appId: '77', appPublicKey: publicKey });
+  });
+  afterAll(() => github.gh?.close());
+  const fx = useLocalStack(() => ({ turn: { heartbeatMs: 200 }, github: { webhookSecret: 'console-secret', appId: '77', privateKey: github.privateKey, apiUrl: github.gh.url } }));
   let browser: Browser;
   let page: Page;
   let base: string;
@@ -216,7 +225,7 @@ describe('the web console', { timeout: 150_000 }, () => {
     await shot('schedules');
   });
 
-  it('connects a repository, edits its trigger label, and lists GitHub runs with their pull requests', async () => {
+  it('installs the GitHub App with a link, connects a repository of the claimed installation, edits its trigger label, and lists GitHub runs with their pull requests', async () => {
     // A run as the GitHub worker records it (the webhook path itself is covered by the GitHub tests).
     const now = new Date().toISOString();
     await fx.stack.deps.github.putRun({
@@ -225,6 +234,20 @@ describe('the web console', { timeout: 150_000 }, () => {
       pullRequestUrl: 'https://github.com/octo-org/app/pull/43', cost: { inputTokens: 1200, outputTokens: 300, usd: 0.0081 },
     });
     await page.goto(`${base}#/github`);
+    // Not installed yet: the API's refusal is shown.
+    await page.getByLabel('Repository (owner/name)').fill('octo-org/app');
+    await page.getByRole('button', { name: 'Connect' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('is not in the repository list of any GitHub App installation this tenant has claimed');
+    // The install link; GitHub installs the App on octo-org and sends the browser back to the setup URL.
+    await page.getByRole('button', { name: 'Get an install link' }).click();
+    const href = (await page.getByRole('link', { name: 'Install the App on GitHub' }).getAttribute('href'))!;
+    expect(href).toContain(`${github.gh.url}/apps/stratus-test/installations/new?state=`);
+    github.gh.addInstallation(808, 'octo-org');
+    github.gh.addRepository({ id: 4_343, fullName: 'octo-org/app', installationId: 808 });
+    const back = await fetch(`${fx.stack.apiUrl}/v1/github/installations/setup?installation_id=808&setup_action=install&state=${new URL(href).searchParams.get('state')}`);
+    expect(back.status).toBe(201);
+    await page.reload();
+    await page.getByRole('list', { name: 'Claimed installations' }).getByText('Installation 808 on octo-org').waitFor();
     await page.getByLabel('Repository (owner/name)').fill('octo-org/app');
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByRole('heading', { name: 'octo-org/app' }).waitFor();
@@ -399,5 +422,47 @@ describe('the web console', { timeout: 150_000 }, () => {
     await renamed.getByRole('button', { name: 'Delete “weekly summary” for good' }).click();
     await renamed.waitFor({ state: 'detached' });
     expect((await fx.api.request('GET', `/v1/schedules/${id}`)).status).toBe(404);
+  });
+
+  it('fits a phone (390 px): no page scrolls sideways, and the header takes two rows at most', async () => {
+    // A turn whose prompt makes a long label in the diff's turn selector, and a session id in the list.
+    const sessionId = await fx.api.createSession({ 'notes.txt': 'one\n' });
+    const long = 'please run `echo a prompt long enough to make the label of its turn wider than any phone screen is > long.txt`';
+    expect((await fx.api.turn(sessionId, long)).json.stopReason).toBe('end_turn');
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const pages = { sessions: '#/', session: `#/sessions/${sessionId}`, approvals: '#/approvals', schedules: '#/schedules', github: '#/github' };
+      for (const [name, hash] of Object.entries(pages)) {
+        // Reloaded: a hash the tab already shows would not fetch the page's data again.
+        await page.goto(`${base}${hash}`);
+        await page.reload();
+        await page.locator('main h1').first().waitFor();
+        // Every list the page fetches has arrived (the widest content comes with the data).
+        await page.waitForLoadState('networkidle');
+        if (name === 'session') await page.getByLabel('Show the changes of').locator('option', { hasText: 'a prompt long enough' }).waitFor({ state: 'attached' });
+        if (name === 'sessions') await page.getByText(sessionId).waitFor();
+        // Page-side code as text (the project type-checks against Node's globals).
+        const fit = (await page.evaluate(`({ width: document.documentElement.scrollWidth, header: document.querySelector('header.bar').getBoundingClientRect().height })`)) as { width: number; header: number };
+        expect({ name, width: fit.width }).toEqual({ name, width: 390 });
+        // Two rows of 40 px touch targets and their padding; three rows took 177 px.
+        expect(fit.header).toBeLessThanOrEqual(100);
+        await shot(`${name}-phone`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1200, height: 900 });
+    }
+  });
+
+  it('lists the most recently active session first, as its Last activity column reads', async () => {
+    const older = await fx.api.createSession();
+    const newer = await fx.api.createSession();
+    expect((await fx.api.request('PATCH', `/v1/sessions/${older}`, { title: 'Active again' })).status).toBe(200);
+    await page.goto(`${base}#/`);
+    await page.reload();
+    const rows = page.locator('tbody tr');
+    await rows.first().getByText('Active again').waitFor();
+    const texts = await rows.allTextContents();
+    expect(texts[0]).toContain(older);
+    expect(texts[1]).toContain(newer);
   });
 });

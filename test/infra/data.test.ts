@@ -22,6 +22,11 @@ describe('tables and bucket', () => {
         KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }],
         Projection: { ProjectionType: 'ALL' },
       },
+      {
+        IndexName: 'byActivity',
+        KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'updatedAt', KeyType: 'RANGE' }],
+        Projection: { ProjectionType: 'ALL' },
+      },
     ]);
     const messages = tables[prod.id(prod.stack.data.tables.messages)]!.Properties;
     expect(messages.KeySchema).toEqual([
@@ -59,7 +64,7 @@ describe('tables and bucket', () => {
     const prodTables = Object.values(prod.template.findResources('AWS::DynamoDB::GlobalTable'));
     const devTables = Object.values(dev.template.findResources('AWS::DynamoDB::GlobalTable'));
     expect([prodTables.length, devTables.length]).toEqual([TABLE_KEYS.length, TABLE_KEYS.length]);
-    expect(TABLE_KEYS.length).toBe(12);
+    expect(TABLE_KEYS.length).toBe(13);
     for (const table of prodTables) {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);

@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
@@ -29,6 +31,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   let budget: ReturnType<typeof makeBareRepo>;
   let locked: ReturnType<typeof makeBareRepo>;
   let repo: RepoRef;
+  const connectTokens = new Set<string>();
 
   beforeAll(async () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -50,7 +53,12 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     main = makeBareRepo(gitRoot.dir, 'acme/calc', FAILING, { pulls: { 7: { 'add.js': 'module.exports = (a, b) => a - b; // from a fork\n' } } });
     budget = makeBareRepo(gitRoot.dir, 'acme/budget', FAILING);
     locked = makeBareRepo(gitRoot.dir, 'acme/locked', FAILING, { rejectPushes: 'protected branch hook declined: stratus/* is read-only' });
-    repo = { fullName: 'acme/calc', cloneUrl: `${git.url}/acme/calc.git`, installationId: 77 };
+    repo = { id: 1_001, fullName: 'acme/calc', cloneUrl: `${git.url}/acme/calc.git`, installationId: 77 };
+    // The App is installed on acme with the three repositories, and the admin assigns that installation to the tenant.
+    gh.addInstallation(77, 'acme');
+    for (const [id, full] of [[1_001, 'acme/calc'], [1_002, 'acme/budget'], [1_003, 'acme/locked']] as const) gh.addRepository({ id, fullName: full, installationId: 77 });
+    const admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
+    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 77, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     gh.permissions.set('reader', 'read');
     for (const full of ['acme/calc', 'acme/budget', 'acme/locked']) {
@@ -60,6 +68,8 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     expect(connect.status).toBe(201);
     expect((await api.request('POST', '/v1/github/repositories', { repository: 'acme/budget', settings: { budgets: { maxModelCallsPerTurn: 2 } } })).status).toBe(201);
     expect((await api.request('POST', '/v1/github/repositories', { repository: 'acme/locked' })).status).toBe(201);
+    // Connecting read the installation's repository list with a token of the whole installation (in the worker); runs get narrowed ones.
+    for (const token of gh.tokens.keys()) connectTokens.add(token);
   });
 
   afterAll(async () => {
@@ -124,7 +134,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     ]);
 
     // The installation token was narrowed to this repository, and git used it.
-    const minted = [...gh.tokens.entries()];
+    const minted = [...gh.tokens.entries()].filter(([t]) => !connectTokens.has(t));
     expect(minted.length).toBeGreaterThan(0);
     for (const [, scope] of minted) expect(scope.repositories).toEqual(['calc']);
     const tokens = minted.map(([t]) => t);
@@ -186,7 +196,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   });
 
   it('ignores deliveries for repositories nobody connected (202, nothing stored)', async () => {
-    const other = { ...repo, fullName: 'someone/else' };
+    const other = { ...repo, id: 1_999, fullName: 'someone/else' };
     const res = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(other, { number: 1, title: 'x' }, 'stratus', { login: 'maintainer' }));
     expect(res).toMatchObject({ status: 202, body: { accepted: false, reason: 'repository not connected' } });
     expect(await stack.deps.github.getDelivery(res.deliveryId)).toBeUndefined();
@@ -231,7 +241,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
       { content: [bash('b1', FIX)], stopReason: 'tool_use' },
       { content: [bash('b2', 'ls')], stopReason: 'tool_use' },
     );
-    const budgetRepo = { ...repo, fullName: 'acme/budget', cloneUrl: `${git.url}/acme/budget.git` };
+    const budgetRepo = { ...repo, id: 1_002, fullName: 'acme/budget', cloneUrl: `${git.url}/acme/budget.git` };
     const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(budgetRepo, { number: 1, title: 'add() returns the wrong sum' }, 'stratus', { login: 'maintainer' }));
     const run = await runFor(sent.deliveryId);
     expect(run.outcome).toBe('draft_pr_opened');
@@ -244,7 +254,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
 
   it('a rejected push ends in a comment that explains it, with no pull request and no link', async () => {
     stack.model!.enqueue({ content: [bash('l1', FIX)], stopReason: 'tool_use' }, text('Fixed add().'));
-    const lockedRepo = { ...repo, fullName: 'acme/locked', cloneUrl: `${git.url}/acme/locked.git` };
+    const lockedRepo = { ...repo, id: 1_003, fullName: 'acme/locked', cloneUrl: `${git.url}/acme/locked.git` };
     const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(lockedRepo, { number: 1, title: 'add() returns the wrong sum' }, 'stratus', { login: 'maintainer' }));
     const run = await runFor(sent.deliveryId);
     expect(run).toMatchObject({ outcome: 'push_rejected', pullRequestUrl: null });
@@ -278,7 +288,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   it('a trigger on an issue already being worked on gets a comment, not a second run', async () => {
     gh.addIssue('acme/calc', 12, { title: 'Busy', body: 'b', user: { login: 'reporter', type: 'User' } });
     const now = Date.now();
-    expect(await stack.deps.github.claimThread('acme/calc#12', 'ghr_other', { now, heldUntil: now + 60_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    expect(await stack.deps.github.claimThread('gh:1001#12', 'ghr_other', { now, heldUntil: now + 60_000, legacyStaleMs: 7_200_000 })).toBe(true);
     const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 12, title: 'Busy' }, 'stratus', { login: 'maintainer' }));
     const run = await runFor(sent.deliveryId);
     expect(run.outcome).toBe('already_running');
@@ -289,14 +299,14 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     gh.addIssue('acme/calc', 13, { title: 'Orphaned', body: 'b', user: { login: 'reporter', type: 'User' } });
     // A worker claimed the issue an hour ago with a 15-minute deadline, then died without releasing it.
     const then = Date.now() - 3_600_000;
-    expect(await stack.deps.github.claimThread('acme/calc#13', 'ghr_dead', { now: then, heldUntil: then + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    expect(await stack.deps.github.claimThread('gh:1001#13', 'ghr_dead', { now: then, heldUntil: then + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
     // A second claim by a live run within the hold is refused...
     const now = Date.now();
-    expect(await stack.deps.github.claimThread('acme/calc#14', 'ghr_live', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
-    expect(await stack.deps.github.claimThread('acme/calc#14', 'ghr_second', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(false);
+    expect(await stack.deps.github.claimThread('gh:1001#14', 'ghr_live', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    expect(await stack.deps.github.claimThread('gh:1001#14', 'ghr_second', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(false);
     // ...while the dead one's is taken over, well before the two hours a hold without a deadline lasts.
-    expect(await stack.deps.github.claimThread('acme/calc#13', 'ghr_next', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
-    expect(await stack.deps.github.getThread('acme/calc', 13)).toMatchObject({ activeRunId: 'ghr_next' });
+    expect(await stack.deps.github.claimThread('gh:1001#13', 'ghr_next', { now, heldUntil: now + 900_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    expect(await stack.deps.github.getThread({ id: 1_001, fullName: 'acme/calc' }, 13)).toMatchObject({ activeRunId: 'ghr_next' });
   });
 
 });

@@ -1,12 +1,38 @@
-import { describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
-import { unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import { unscripted } from '../support/stack-fixture.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
 
 describe('connected GitHub repositories (API)', () => {
-  // The operator lets sessions reach exactly 127.0.0.1:9 (STRATUS_PRIVATE_NETWORK_ALLOW).
-  const operator = { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: ['127.0.0.1:9'] } };
-  const ctx = useLocalStack({ brain: unscripted, apiTokens: { 'token-a': 'tenant-a', 'token-b': 'tenant-b' }, github: { webhookSecret: 's' }, settings: operator });
+  const tmp = makeTempDir();
+  const ctx = {} as { stack: LocalStack; gh: GithubApiServer };
   const as = (token: string) => apiClient(ctx.stack.apiUrl, token);
+
+  beforeAll(async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    ctx.gh = await startGithubApiServer({ appId: '99', appPublicKey: publicKey });
+    ctx.stack = await startLocalStack({
+      dataDir: tmp.dir,
+      brain: unscripted,
+      writeMetrics: () => undefined,
+      apiTokens: { 'token-a': 'tenant-a', 'token-b': 'tenant-b', 'token-admin': '@admin' },
+      github: { webhookSecret: 's', appId: '99', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), apiUrl: ctx.gh.url },
+      // The operator lets sessions reach exactly 127.0.0.1:9 (STRATUS_PRIVATE_NETWORK_ALLOW).
+      settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: ['127.0.0.1:9'] } },
+    });
+    // tenant-a claims the App's installation on acme (the admin assigns it); tenant-b claims none.
+    ctx.gh.addInstallation(11, 'acme');
+    for (const [id, name] of [[1, 'Acme/Widgets'], [2, 'acme/second'], [3, 'acme/agents'], [4, 'acme/agents2']] as const) ctx.gh.addRepository({ id, fullName: name, installationId: 11 });
+    expect((await as('token-admin').request('POST', '/v1/admin/github/installations', { installationId: 11, tenantId: 'tenant-a' })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await ctx.stack?.stop();
+    await ctx.gh?.close();
+    tmp.cleanup();
+  });
 
   it('connects, reads, updates, lists and disconnects a repository, per tenant', async () => {
     const a = as('token-a');
@@ -16,11 +42,11 @@ describe('connected GitHub repositories (API)', () => {
     expect((await a.request('GET', '/v1/github/repositories/acme/widgets')).json.repository).toBe('Acme/Widgets');
     const patched = await a.request('PATCH', '/v1/github/repositories/Acme/Widgets', { label: 'ai-fix', allowBots: true });
     expect(patched.json).toMatchObject({ label: 'ai-fix', allowBots: true, settings: { permissionMode: 'acceptEdits' } });
-    // Another tenant sees nothing of it and cannot connect it too.
+    // Another tenant sees nothing of it and cannot connect it too (it claimed no installation that lists it).
     const b = as('token-b');
     expect((await b.request('GET', '/v1/github/repositories/Acme/Widgets')).status).toBe(404);
     expect((await b.request('GET', '/v1/github/repositories')).json).toEqual({ repositories: [], nextCursor: null });
-    expect((await b.request('POST', '/v1/github/repositories', { repository: 'acme/widgets' })).json.error.code).toBe('repository_connected');
+    expect((await b.request('POST', '/v1/github/repositories', { repository: 'acme/widgets' })).status).toBe(403);
     expect((await b.request('DELETE', '/v1/github/repositories/Acme/Widgets')).status).toBe(404);
     // Pagination with the shared cursors.
     await a.request('POST', '/v1/github/repositories', { repository: 'acme/second' });
@@ -44,7 +70,7 @@ describe('connected GitHub repositories (API)', () => {
     const read = await a.request('GET', '/v1/github/repositories/acme/agents');
     expect(read.text).not.toContain('s3cret-token');
     // Stored as given: the run's session gets the real header (functions/github/run-github-work.ts).
-    expect((await ctx.stack.deps.github.getRepo('acme/agents'))!.settings!.mcpServers!.tracker!.headers).toEqual({ authorization: 'Bearer s3cret-token' });
+    expect((await ctx.stack.deps.github.getRepoById(3))!.settings!.mcpServers!.tracker!.headers).toEqual({ authorization: 'Bearer s3cret-token' });
     // An MCP server the outbound policy would never call is refused, as for a session.
     const elsewhere = { tracker: { ...mcpServers.tracker, url: 'http://127.0.0.1:10/mcp' } };
     const refused = await a.request('POST', '/v1/github/repositories', { repository: 'acme/agents2', settings: { mcpServers: elsewhere } });

@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
@@ -32,18 +33,20 @@ describe('logs and metrics of the local stack (Powertools)', () => {
   });
 
   it.each(['debug', 'info', 'warn', 'error'] as const)(
-    'prints EMF metrics with the stage dimension at log level %s',
+    'writes EMF metrics with the stage dimension to the data folder at log level %s, never to stdout, to stderr only at debug',
     { timeout: 30_000 },
     async (level) => {
-      // What the process prints, as Lambda would ship it: stdout and stderr, line by line.
-      let printed = '';
-      const capture = (chunk: unknown) => {
-        printed += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+      // What the process prints, stdout and stderr apart, line by line.
+      const out = { stdout: '', stderr: '' };
+      const capture = (into: keyof typeof out) => (chunk: unknown) => {
+        out[into] += typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
         return true;
       };
-      vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-      vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-      stack = await startLocalStack({ dataDir: `${tmp.dir}/${level}`, brain: unscripted, logLevel: level, observability: { stage: 'itest' } });
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture('stdout'));
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture('stderr'));
+      const dataDir = `${tmp.dir}/${level}`;
+      const metricsFile = () => (existsSync(`${dataDir}/metrics.jsonl`) ? readFileSync(`${dataDir}/metrics.jsonl`, 'utf8') : '');
+      stack = await startLocalStack({ dataDir, brain: unscripted, logLevel: level, observability: { stage: 'itest' } });
       const api = apiClient(stack.apiUrl, stack.token);
       const sessionId = await api.createSession();
       const script: ScriptedResponse[] = [
@@ -54,14 +57,16 @@ describe('logs and metrics of the local stack (Powertools)', () => {
       stack.model!.enqueue(...script);
       expect((await api.turn(sessionId, 'look around')).json).toMatchObject({ stopReason: 'end_turn' });
 
-      // The turn's metrics are printed once it has ended; wait for them.
+      // The turn's metrics are written once it has ended; wait for them.
       const deadline = Date.now() + 10_000;
-      let lines = jsonLines(printed);
-      while (!lines.some((l) => l._aws && metricNames(l).includes('Turns')) && Date.now() < deadline) {
+      while (!jsonLines(metricsFile()).some((l) => l._aws && metricNames(l).includes('Turns')) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));
-        lines = jsonLines(printed);
       }
-      const documents = lines.filter((l) => l._aws);
+      const documents = jsonLines(metricsFile()).filter((l) => l._aws);
+      // Locally stdout is for what tools print: no metric line there, at any level.
+      expect(out.stdout).not.toContain('"_aws"');
+      expect(jsonLines(out.stderr).filter((l) => l._aws).length).toBe(level === 'debug' ? documents.length : 0);
+      const lines = jsonLines(out.stdout + out.stderr);
       const turn = documents.find((d) => metricNames(d).includes('Turns'));
       expect(turn).toMatchObject({ stage: 'itest', service: 'stratus-local', sessionId, Turns: 1, ModelCalls: 2 });
       expect(turn!._aws!.CloudWatchMetrics).toEqual([

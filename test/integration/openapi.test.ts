@@ -39,6 +39,8 @@ describe('the OpenAPI document', () => {
         'POST /v1/github/repositories', 'GET /v1/github/repositories', 'GET /v1/github/repositories/{owner}/{name}',
         'PATCH /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}', 'GET /v1/github/runs',
         'POST /v1/github/webhook',
+        'POST /v1/github/installations/setup-url', 'GET /v1/github/installations', 'GET /v1/github/installations/setup',
+        'POST /v1/admin/github/installations', 'GET /v1/admin/github/installations', 'DELETE /v1/admin/github/installations/{installationId}', 'POST /v1/admin/github/repositories',
         'GET /v1/sessions/{id}/agents', 'GET /v1/sessions/{id}/agents/{agentId}/messages',
         'GET /v1/sessions/{id}/tool-results/{toolUseId}',
       ].sort(),
@@ -55,13 +57,14 @@ describe('the OpenAPI document', () => {
     expect(document.components.schemas.TurnEndEvent.properties.stopReason.enum).toEqual(expect.arrayContaining(['crashed', 'interrupted', 'budget_exceeded']));
   });
 
-  it("describes main's turn control: Idempotency-Key on every POST but the webhook and token creation, Prefer: respond-async, and the signed webhook without a token", () => {
+  it("describes main's turn control: Idempotency-Key on every POST but the webhook and the admin routes, Prefer: respond-async, and the signed webhook without a token", () => {
     const paths = document.paths as Record<string, Record<string, any>>;
     const headerNames = (op: any) => (op.parameters ?? []).filter((p: any) => p.in === 'header').map((p: any) => p.name);
     for (const [path, item] of Object.entries(paths)) {
       if (!item.post) continue;
-      // A replayed token creation would have to keep the plaintext token: it takes no key.
-      if (path === '/v1/github/webhook' || path === '/v1/admin/tokens') expect(headerNames(item.post)).not.toContain('idempotency-key');
+      // A replayed token creation would have to keep the plaintext token: the admin routes take no key
+      // (assigning an installation again is a 200, connecting a repository again a 409).
+      if (path === '/v1/github/webhook' || path.startsWith('/v1/admin/')) expect(headerNames(item.post)).not.toContain('idempotency-key');
       else expect({ path, headers: headerNames(item.post), replayConflict: Object.keys(item.post.responses) }).toMatchObject({ headers: expect.arrayContaining(['idempotency-key']), replayConflict: expect.arrayContaining(['422']) });
     }
     const startTurn = paths['/v1/sessions/{id}/turns']!.post;

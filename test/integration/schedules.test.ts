@@ -31,6 +31,22 @@ describe('scheduled tasks', () => {
     expect((await api.request('GET', `/v1/schedules/${created.json.id}`)).status).toBe(404);
   });
 
+  it('refuses, with a 400 naming the reason, a schedule that can never fire (30 February), on create and on edit', async () => {
+    const never = 'Invalid "cron": "0 9 30 2 *" never fires: no calendar date has that day of the month in that month (e.g. 30 February).';
+    const before = (await api.request('GET', '/v1/schedules')).json.schedules.length;
+    const created = await api.request('POST', '/v1/schedules', { name: 'never', cron: '0 9 30 2 *', prompt: 'p' });
+    expect(created.status).toBe(400);
+    expect(created.json.error).toEqual({ code: 'invalid_request', message: never });
+    expect((await api.request('GET', '/v1/schedules')).json.schedules.length).toBe(before);
+    const leap = await api.request('POST', '/v1/schedules', { name: 'leap day', cron: '0 9 29 2 *', prompt: 'p' });
+    expect(leap.status).toBe(201);
+    expect(leap.json.nextRunAt).toMatch(/-02-29T09:00:00.000Z$/);
+    const edited = await api.request('PATCH', `/v1/schedules/${leap.json.id}`, { cron: '0 9 30 2 *' });
+    expect(edited.status).toBe(400);
+    expect(edited.json.error.message).toBe(never);
+    expect((await api.request('GET', `/v1/schedules/${leap.json.id}`)).json.cron).toBe('0 9 29 2 *');
+  });
+
   it('fires when due: a new unattended session runs the prompt with tools, and the run is recorded', async () => {
     const created = await api.request('POST', '/v1/schedules', {
       name: 'count files', cron: '*/5 * * * *', prompt: 'count the files', files: { 'a.txt': 'a', 'b.txt': 'b' },

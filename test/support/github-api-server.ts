@@ -15,6 +15,13 @@ export interface StandInComment {
   user: { login: string; type: string };
 }
 
+export interface StandInRepository {
+  id: number;
+  fullName: string;
+  /** The App installation whose repository list holds it (none: only a plain token sees it). */
+  installationId?: number;
+}
+
 export interface RecordedCall {
   method: string;
   path: string;
@@ -36,7 +43,9 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
   const issues = new Map<string, StandInIssue>();
   const comments = new Map<number, StandInComment>();
   const permissions = new Map<string, string>();
-  const tokens = new Map<string, { repositories?: string[] }>();
+  const tokens = new Map<string, { repositories?: string[]; installationId?: number }>();
+  const installations = new Map<number, { account: string; createdAt: string }>();
+  const repositories = new Map<number, StandInRepository>();
   const failures: { method: string; path: RegExp; status: number; message: string }[] = [];
   let nextComment = 9_000;
   let nextNumber = 500;
@@ -58,17 +67,43 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
 
     if ((m = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(p)) && req.method === 'POST') {
       if (!verifyJwt(auth)) return json(res, 401, { message: 'A JSON web token could not be decoded' });
-      const token = `ghs_${randomBytes(18).toString('hex')}`;
+      const installationId = Number(m[1]);
+      // With installations registered, GitHub's rules: only a real one mints, only over its own repositories.
+      if (installations.size > 0 && !installations.has(installationId)) return json(res, 404, { message: 'Not Found' });
       const repositories = (body?.repositories as string[] | undefined) ?? undefined;
-      tokens.set(token, { repositories });
+      if (installations.size > 0 && repositories?.some((name) => !reposOf(installationId).some((r) => r.fullName.split('/')[1]!.toLowerCase() === name.toLowerCase()))) {
+        return json(res, 422, { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' });
+      }
+      const token = `ghs_${randomBytes(18).toString('hex')}`;
+      tokens.set(token, { repositories, installationId });
       return json(res, 201, { token, expires_at: new Date(Date.now() + 3_600_000).toISOString(), permissions: body?.permissions ?? {}, repository_selection: repositories ? 'selected' : 'all' });
     }
-    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(p)) && req.method === 'GET') {
+    if (p === '/app' && req.method === 'GET') {
       if (!verifyJwt(auth)) return json(res, 401, { message: 'A JSON web token could not be decoded' });
-      return json(res, 200, { id: opts.installationId ?? 1 });
+      return json(res, 200, { id: Number(opts.appId), slug: 'stratus-test', html_url: `http://${req.headers.host}/apps/stratus-test` });
+    }
+    if ((m = /^\/app\/installations\/(\d+)$/.exec(p)) && req.method === 'GET') {
+      if (!verifyJwt(auth)) return json(res, 401, { message: 'A JSON web token could not be decoded' });
+      const installation = installations.get(Number(m[1]));
+      if (!installation) return json(res, 404, { message: 'Not Found' });
+      return json(res, 200, { id: Number(m[1]), account: { login: installation.account }, created_at: installation.createdAt });
     }
     if (!tokenOf(auth)) return json(res, 401, { message: 'Bad credentials' });
 
+    if (p === '/installation/repositories' && req.method === 'GET') {
+      const scope = tokens.get(tokenOf(auth)!);
+      if (scope?.installationId === undefined) return json(res, 403, { message: 'Resource not accessible by integration' });
+      const visible = reposOf(scope.installationId).filter((r) => !scope.repositories || scope.repositories.includes(r.fullName.split('/')[1]!));
+      const perPage = Number(url.searchParams.get('per_page') ?? 30);
+      const page = Number(url.searchParams.get('page') ?? 1);
+      const slice = visible.slice((page - 1) * perPage, page * perPage);
+      if (page * perPage < visible.length) res.setHeader('link', `<http://${req.headers.host}/installation/repositories?per_page=${perPage}&page=${page + 1}>; rel="next"`);
+      return json(res, 200, { total_count: visible.length, repositories: slice.map(repoJson) });
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)$/.exec(p)) && req.method === 'GET') {
+      const found = [...repositories.values()].find((r) => r.fullName.toLowerCase() === `${m![1]}/${m![2]}`.toLowerCase());
+      return found ? json(res, 200, repoJson(found)) : json(res, 404, { message: 'Not Found' });
+    }
     if ((m = /^\/repos\/([^/]+)\/([^/]+)\/collaborators\/([^/]+)\/permission$/.exec(p))) {
       const permission = permissions.get(decodeURIComponent(m[3]!)) ?? 'none';
       return json(res, 200, { permission: permission === 'maintain' ? 'write' : permission, role_name: permission, user: { login: m[3] } });
@@ -124,6 +159,15 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
     return ok && String(claims.iss) === String(opts.appId) && (claims.exp ?? 0) * 1000 > Date.now();
   }
 
+  function reposOf(installationId: number): StandInRepository[] {
+    return [...repositories.values()].filter((r) => r.installationId === installationId);
+  }
+
+  function repoJson(r: StandInRepository) {
+    const [owner, name] = r.fullName.split('/') as [string, string];
+    return { id: r.id, full_name: r.fullName, name, owner: { login: owner } };
+  }
+
   function tokenOf(header: string | undefined): string | undefined {
     const token = /^(?:token|bearer) (.+)$/i.exec(header ?? '')?.[1];
     if (!token) return undefined;
@@ -160,6 +204,22 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
     /** Tokens minted, with the repositories each was narrowed to. */
     tokens,
     isValidToken: (token: string) => tokens.has(token) || token === opts.plainToken,
+    /** An installation of the App on `account`, made at `createdAt` (default: now). */
+    addInstallation(id: number, account: string, createdAt = new Date().toISOString()) {
+      installations.set(id, { account, createdAt });
+    },
+    /** A repository GitHub knows, in an installation's repository list when `installationId` is given. */
+    addRepository(repository: StandInRepository) {
+      repositories.set(repository.id, { ...repository });
+    },
+    /** Renames a repository (same id), as its owner can on GitHub. */
+    renameRepository(id: number, fullName: string) {
+      repositories.get(id)!.fullName = fullName;
+    },
+    /** Removes a repository (deleted, or transferred away), freeing its name for another. */
+    removeRepository(id: number) {
+      repositories.delete(id);
+    },
     addIssue(repository: string, number: number, issue: StandInIssue) {
       issues.set(`${repository}#${number}`.toLowerCase(), issue);
     },

@@ -77,6 +77,8 @@ function example(event: string, match: (e: Record<string, unknown>) => boolean):
 }
 
 export interface RepoRef {
+  /** GitHub's repository id (deliveries are routed by it). */
+  id: number;
   fullName: string;
   cloneUrl: string;
   defaultBranch?: string;
@@ -87,7 +89,7 @@ export interface RepoRef {
 function adapt(payload: Record<string, unknown>, repo: RepoRef, issue: { number: number; title: string; body?: string; pullRequest?: boolean }, sender: { login: string; type?: string }) {
   const [owner, name] = repo.fullName.split('/') as [string, string];
   const repository = payload.repository as Record<string, unknown>;
-  Object.assign(repository, { full_name: repo.fullName, name, clone_url: repo.cloneUrl, default_branch: repo.defaultBranch ?? 'main' });
+  Object.assign(repository, { id: repo.id, full_name: repo.fullName, name, clone_url: repo.cloneUrl, default_branch: repo.defaultBranch ?? 'main' });
   Object.assign(repository.owner as object, { login: owner });
   const is = payload.issue as Record<string, unknown>;
   Object.assign(is, { number: issue.number, title: issue.title, body: issue.body ?? '' });
@@ -102,6 +104,13 @@ function adapt(payload: Record<string, unknown>, repo: RepoRef, issue: { number:
 export function labeledPayload(repo: RepoRef, issue: { number: number; title: string; body?: string }, label: string, sender: { login: string; type?: string }) {
   const payload = adapt(example('issues', (e) => e.action === 'labeled'), repo, issue, sender);
   payload.label = { ...(payload.label as object), name: label };
+  return payload;
+}
+
+/** A real `installation.deleted` sample (the App was uninstalled), for installation `id`. */
+export function installationDeletedPayload(id: number) {
+  const payload = example('installation', (e) => e.action === 'deleted');
+  Object.assign(payload.installation as object, { id });
   return payload;
 }
 

@@ -10,6 +10,8 @@ export interface StackProcess {
   script(responses: unknown[]): Promise<void>;
   /** The model requests the scripted server has received, oldest first (its `/_requests` endpoint). */
   modelRequests<T = { messages: { role: string; content: unknown }[] }>(): Promise<T[]>;
+  /** What the process printed so far, each stream apart. */
+  printed(): { stdout: string; stderr: string };
   /** SIGKILL the whole process group: no cleanup, no graceful shutdown. */
   kill(): Promise<void>;
   stop(): Promise<void>;
@@ -18,7 +20,7 @@ export interface StackProcess {
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /**
- * Runs `local/start.ts` (what `npm start` runs) as a separate process on ephemeral ports, so a
+ * Runs `local/start.ts` (what `npm start` runs) as a separate process (on ephemeral ports unless `env` sets them), so a
  * test can kill it for real and start another on the same data folder.
  */
 export async function startStackProcess(dataDir: string, env: Record<string, string> = {}): Promise<StackProcess> {
@@ -26,11 +28,12 @@ export async function startStackProcess(dataDir: string, env: Record<string, str
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env, PORT: '0', STRATUS_DATA_DIR: dataDir, ANTHROPIC_API_KEY: '', STRATUS_LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: '0', STRATUS_LOG_LEVEL: 'warn', ...env, STRATUS_DATA_DIR: dataDir, ANTHROPIC_API_KEY: '' },
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const printed = { stdout: '', stderr: '' };
+  child.stdout!.on('data', (d: Buffer) => ((out += d.toString()), (printed.stdout += d.toString())));
+  child.stderr!.on('data', (d: Buffer) => ((out += d.toString()), (printed.stderr += d.toString())));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // Generous: on a loaded 2-core machine the start (tsx transform + stand-ins) takes 20 s and more.
   const deadline = Date.now() + 90_000;
@@ -59,5 +62,5 @@ export async function startStackProcess(dataDir: string, env: Record<string, str
     if (res.status !== 200) throw new Error(`scripting the model failed: ${res.status} ${await res.text()}`);
   };
   const modelRequests = async <T,>() => (await (await fetch(`${modelUrl}/_requests`)).json()) as T[];
-  return { child, apiUrl, token, modelUrl, script, modelRequests, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+  return { child, apiUrl, token, modelUrl, script, modelRequests, printed: () => ({ ...printed }), kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
 }

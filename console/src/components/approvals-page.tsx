@@ -12,7 +12,7 @@ export function ApprovalsPage() {
   const [error, setError] = useState<string | null>(null);
   const load = async () => {
     try {
-      const { sessions } = must(await api.GET('/v1/sessions', { params: { query: { limit: 200 } } }));
+      const { sessions } = must(await api.GET('/v1/sessions', { params: { query: { limit: 200, order: 'activity' } } }));
       const asking = sessions.filter((s) => s.status === 'awaiting_permission');
       const lists = await Promise.all(asking.map(async (session) => ({ session, pending: must(await api.GET('/v1/sessions/{id}/permissions', { params: { path: { id: session.id } } })).pending.filter((p) => p.decision === null) })));
       setWaiting(lists.filter((w) => w.pending.length > 0));

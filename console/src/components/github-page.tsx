@@ -4,15 +4,18 @@ import { formatCost, timeAgo } from '../format.ts';
 import { sessionHref } from '../route.ts';
 
 type Repository = Schemas['GithubRepository'];
+type Installation = Schemas['GithubInstallation'];
 type Run = Schemas['GithubRun'];
 
 /** GitHub issue fixing: the tenant's connected repositories (connect, change triggers, disconnect) and what each delivery did. */
 export function GithubPage() {
   const [repositories, setRepositories] = useState<Repository[] | null>(null);
   const [runs, setRuns] = useState<Run[] | null>(null);
+  const [installations, setInstallations] = useState<Installation[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = async () => {
-    const [repos, recent] = await Promise.all([api.GET('/v1/github/repositories'), api.GET('/v1/github/runs', { params: { query: { limit: 50 } } })]);
+    const [repos, recent, claimed] = await Promise.all([api.GET('/v1/github/repositories'), api.GET('/v1/github/runs', { params: { query: { limit: 50 } } }), api.GET('/v1/github/installations')]);
+    if (claimed.data) setInstallations(claimed.data.installations);
     if (repos.data) setRepositories(repos.data.repositories);
     else setError(errorText(repos.error, repos.response));
     if (recent.data) setRuns(recent.data.runs);
@@ -23,6 +26,7 @@ export function GithubPage() {
     <>
       <h1>GitHub</h1>
       {error && <p role="alert" class="error">{error}</p>}
+      <InstallPanel installations={installations} />
       <ConnectForm onConnected={load} />
       <h2>Connected repositories</h2>
       {repositories?.length === 0 && <p class="muted">No repository connected yet.</p>}
@@ -31,6 +35,42 @@ export function GithubPage() {
       {runs?.length === 0 && <p class="muted">No runs yet: label an issue or mention the app in a comment.</p>}
       {runs && runs.length > 0 && <RunsTable runs={runs} />}
     </>
+  );
+}
+
+/**
+ * Step one: install the GitHub App through a link whose signed state names this tenant; GitHub
+ * sends the browser back to the API, which claims the installation. Only repositories in a
+ * claimed installation can be connected.
+ */
+function InstallPanel({ installations }: { installations: Installation[] | null }) {
+  const [link, setLink] = useState<{ url: string; expiresAt: string } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const ask = async () => {
+    setError(null);
+    try {
+      setLink(must(await api.POST('/v1/github/installations/setup-url', {})));
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <section class="panel" aria-labelledby="gh-install">
+      <h2 id="gh-install" style="margin-top:0">Install the GitHub App</h2>
+      <p class="muted">A repository can be connected once it is in an installation of the App that this tenant claimed: install the App with the link below (GitHub brings you back, and the installation is claimed), or ask an admin to assign an existing installation.</p>
+      {installations && installations.length > 0 && (
+        <ul aria-label="Claimed installations">
+          {installations.map((i) => <li key={i.installationId}>Installation {i.installationId}{i.account ? ` on ${i.account}` : ''} <span class="muted">({i.claimedBy === 'admin' ? 'assigned by an admin' : 'installed with a link'})</span></li>)}
+        </ul>
+      )}
+      {installations?.length === 0 && <p class="muted">No installation claimed yet.</p>}
+      {error && <p role="alert" class="error">{error}</p>}
+      {link ? (
+        <p><a href={link.url} rel="noreferrer">Install the App on GitHub</a> <span class="muted">(the link works until {new Date(link.expiresAt).toLocaleTimeString()})</span></p>
+      ) : (
+        <button type="button" onClick={ask}>Get an install link</button>
+      )}
+    </section>
   );
 }
 
@@ -97,16 +137,16 @@ function RepositoryPanel(props: { repository: Repository; onChanged: () => void;
 function RunsTable({ runs }: { runs: Run[] }) {
   return (
     <table>
-      <thead><tr><th scope="col">When</th><th scope="col">Issue / PR</th><th scope="col">Outcome</th><th scope="col">Branch</th><th scope="col">Pull request</th><th scope="col">Session</th><th scope="col">Cost</th></tr></thead>
+      <thead><tr><th scope="col">When</th><th scope="col">Issue / PR</th><th scope="col">Outcome</th><th scope="col" class="hide-narrow">Branch</th><th scope="col">Pull request</th><th scope="col" class="hide-narrow">Session</th><th scope="col">Cost</th></tr></thead>
       <tbody>
         {runs.map((run) => (
           <tr key={run.id}>
             <td title={run.createdAt}>{timeAgo(run.createdAt)}</td>
             <td>{run.repository}#{run.number} <span class="muted">({run.kind === 'pull_request' ? 'PR' : 'issue'}, {run.trigger} by {run.sender})</span></td>
             <td>{run.outcome}{run.detail && <span class="muted"> {run.detail}</span>}</td>
-            <td>{run.branch ? <code>{run.branch}</code> : '—'}</td>
+            <td class="hide-narrow">{run.branch ? <code>{run.branch}</code> : '—'}</td>
             <td>{run.pullRequestUrl ? <a href={run.pullRequestUrl} rel="noreferrer" target="_blank">{run.pullRequestUrl.replace(/^https:\/\/[^/]+\//, '')}</a> : '—'}</td>
-            <td>{run.sessionId ? <a href={sessionHref(run.sessionId)}>{run.sessionId}</a> : '—'}</td>
+            <td class="hide-narrow">{run.sessionId ? <a href={sessionHref(run.sessionId)}>{run.sessionId}</a> : '—'}</td>
             <td>{run.cost ? formatCost(run.cost.usd) : '—'}</td>
           </tr>
         ))}

@@ -7,7 +7,7 @@ import { FirstPrompt, StatusBadge } from './session-bits.tsx';
 
 const PAGE = 20;
 
-/** The tenant's sessions, newest first, a page at a time (the API's cursors; Back returns to the previous page). */
+/** The tenant's sessions, most recently active first (as the Last activity column reads), a page at a time (the API's cursors; Back returns to the previous page). */
 export function SessionsPage() {
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<{ sessions: Session[]; nextCursor: string | null } | null>(null);
@@ -17,7 +17,7 @@ export function SessionsPage() {
   useEffect(() => {
     setPage(null);
     api
-      .GET('/v1/sessions', { params: { query: { limit: PAGE, ...(cursor ? { cursor } : {}) } } })
+      .GET('/v1/sessions', { params: { query: { limit: PAGE, order: 'activity', ...(cursor ? { cursor } : {}) } } })
       .then((r) => setPage(must(r)))
       .catch((err: Error) => setError(err.message));
   }, [cursor]);

@@ -9,7 +9,7 @@ import { mintToken, TOKEN_CACHE_TTL_MS, type TokenAuth } from '../token-auth.ts'
 
 const tags = ['Admin'];
 /** Tenant ids as the stores use them in keys and cursors: short, printable, never `@admin`. */
-const tenantIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, "_", "." and "-", starting with a letter or digit, at most 64');
+export const tenantIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, "_", "." and "-", starting with a letter or digit, at most 64');
 
 const tokenView = z
   .object({

@@ -3,6 +3,7 @@ import type { Webhooks } from '@octokit/webhooks';
 import type { Context } from 'hono';
 import type { Deps } from '../../deps/deps.ts';
 import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
+import { connectionForDelivery } from '../../github/route-delivery.ts';
 import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
 import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp } from '../route-app.ts';
@@ -14,12 +15,12 @@ export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
 /** Counted as the delivery arrives (body-limit.ts): the signature can only be checked over the whole body, which is never more than this. */
 const webhookBodyLimit = bodyLimit(MAX_WEBHOOK_BYTES, (bytes) => new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes; this one is at least ${bytes}.`, 'request_too_large'));
 
-type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubDispatch' | 'clock' | 'log'>;
+type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock' | 'log'>;
 
 const webhookAnswerSchema = z
   .object({
     accepted: z.boolean().describe('true: a run was handed to the worker'),
-    reason: z.string().optional().describe('Why nothing starts: the repository is not connected, the event starts nothing, or a redelivery'),
+    reason: z.string().optional().describe('Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released)'),
   })
   .openapi('WebhookAnswer');
 
@@ -90,15 +91,30 @@ async function verifiedDelivery(c: Context, webhooks: Webhooks): Promise<Deliver
   }
 }
 
+/** The id of the installation an `installation.deleted` delivery reports. */
+function deletedInstallation(payload: unknown): number | undefined {
+  const parsed = z.object({ action: z.literal('deleted'), installation: z.object({ id: z.number().int() }) }).safeParse(payload);
+  return parsed.success ? parsed.data.installation.id : undefined;
+}
+
 /** Starts a run for a delivery that asks for one, once per delivery id. */
 async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: Delivery): Promise<z.infer<typeof webhookAnswerSchema>> {
   const log = deps.log.child({ deliveryId, event });
-  const repository = deliveryRepository(payload);
-  const repo = repository ? await deps.github.getRepo(repository) : undefined;
-  if (!repo) {
-    log.info('webhook delivery for a repository that is not connected; ignored', { repository: repository ?? null });
-    return { accepted: false, reason: 'repository not connected' };
+  const uninstalled = event === 'installation' ? deletedInstallation(payload) : undefined;
+  if (uninstalled !== undefined) {
+    // The App was uninstalled: GitHub never reuses the id, so its claim has nothing left to protect.
+    const released = await deps.githubInstallations.release(uninstalled);
+    log.info('GitHub App uninstalled; its claim is released', { installationId: uninstalled, tenantId: released?.tenantId ?? null });
+    return { accepted: false, reason: 'installation deleted' };
   }
+  const delivered = deliveryRepository(payload);
+  const routed = delivered ? await connectionForDelivery(deps, delivered, log) : { ignored: 'repository not connected' };
+  const repository = delivered?.fullName ?? null;
+  if ('ignored' in routed) {
+    log.info('webhook delivery for a repository that is not connected; ignored', { repository, repositoryId: delivered?.id ?? null });
+    return { accepted: false, reason: routed.ignored };
+  }
+  const repo = routed;
   const found = triggerFromDelivery(event, deliveryId, payload, repo);
   if ('ignored' in found) {
     log.info('webhook delivery starts nothing', { repository, reason: found.ignored });

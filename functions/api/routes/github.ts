@@ -8,6 +8,7 @@ import { assertOutboundSettings } from '../outbound-settings.ts';
 import { assertValidRules } from '../../permissions/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
+import { connectRepository, type ConnectDeps } from '../../github/connect-repository.ts';
 import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
 import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
@@ -47,11 +48,13 @@ export const patchRepositoryBody = z.strictObject({
 
 export const githubPageQuery = pageQuerySchema;
 
-type GithubRouteDeps = Pick<Deps, 'config' | 'github' | 'clock' | 'outbound'>;
+type GithubRouteDeps = Pick<Deps, 'config' | 'clock' | 'outbound'> & ConnectDeps;
 
-const repositorySchema = z
+export const repositorySchema = z
   .object({
-    repository: z.string().describe('`owner/name` as connected'),
+    repository: z.string().describe('`owner/name` as GitHub last reported it (a rename is picked up from the next delivery)'),
+    repositoryId: z.number().int().nullable().describe("GitHub's repository id, which deliveries are routed by; null for a connection made before ids were recorded (it routes nothing until re-connected)"),
+    installationId: z.number().int().nullable().describe('The claimed GitHub App installation whose repository list holds it; null with a plain token'),
     label: z.string(),
     mention: z.string(),
     allowBots: z.boolean(),
@@ -87,10 +90,11 @@ const repoParams = z.object({ owner: z.string().describe('Repository owner'), na
 
 const connect = createRoute({
   method: 'post', path: '/repositories', tags, summary: 'Connect a repository',
-  description: 'Its issues and pull requests start runs when labelled or mentioned (the webhook).',
+  description:
+    'Its issues and pull requests start runs when labelled or mentioned (the webhook). With a GitHub App the repository must be in the repository list of an installation this tenant claimed (`POST /v1/github/installations/setup-url`, or an admin); with a plain `STRATUS_GITHUB_TOKEN` only the admin connects (`POST /v1/admin/github/repositories`). 403 without that proof, whether or not another tenant connected it; 409 when this tenant already did.',
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
   request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: connectRepositoryBody } }, required: true } },
-  responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 409, 413, 415, 422) },
+  responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
 });
 const listRepositories = createRoute({
   method: 'get', path: '/repositories', tags, summary: "The tenant's connected repositories",
@@ -131,7 +135,7 @@ export function githubRoutes(deps: GithubRouteDeps) {
   app.openapi(patchRepository, patchHandler(deps));
   app.openapi(disconnect, async (c) => {
     const current = await deps.github.getRepoForTenant(repoParam(c.req.valid('param')), c.get('tenantId'));
-    await deps.github.deleteRepo(current.fullName);
+    await deps.github.deleteRepo(current.repository);
     return c.body(null, 204);
   });
   app.openapi(listRuns, async (c) => {
@@ -145,19 +149,8 @@ function connectHandler(deps: GithubRouteDeps): RouteHandler<typeof connect, Api
   return async (c) => {
     const body = c.req.valid('json');
     checkSettings(deps, body.settings);
-    const now = new Date(deps.clock()).toISOString();
-    const record: GithubRepoRecord = {
-      repository: body.repository.toLowerCase(),
-      fullName: body.repository,
-      tenantId: c.get('tenantId'),
-      createdAt: now,
-      updatedAt: now,
-      label: body.label,
-      mention: body.mention,
-      allowBots: body.allowBots,
-      ...(body.settings ? { settings: body.settings } : {}),
-    };
-    await deps.github.createRepo(record);
+    const { repository, ...settings } = body;
+    const record = await connectRepository(deps, { tenantId: c.get('tenantId'), fullName: repository, by: 'tenant', ...settings });
     return c.json(repositoryView(record), 201);
   };
 }
@@ -180,7 +173,7 @@ function repoParam(params: { owner: string; name: string }): string {
   return full;
 }
 
-function checkSettings(deps: GithubRouteDeps, settings: z.output<typeof githubRepoSettingsSchema> | undefined): void {
+export function checkSettings(deps: GithubRouteDeps, settings: z.output<typeof githubRepoSettingsSchema> | undefined): void {
   assertValidRules(settings?.rules, 'settings.rules');
   if (settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
   assertOutboundSettings(deps.outbound, settings);
@@ -189,6 +182,8 @@ function checkSettings(deps: GithubRouteDeps, settings: z.output<typeof githubRe
 export function repositoryView(r: GithubRepoRecord) {
   return {
     repository: r.fullName,
+    repositoryId: r.repositoryId ?? null,
+    installationId: r.installationId ?? null,
     label: r.label,
     mention: r.mention,
     allowBots: r.allowBots,

@@ -7,6 +7,7 @@ import { assertValidRules, sessionSettingsSchema } from '../../permissions/sessi
 import { createSession } from '../../sessions/create-session.ts';
 import { messagePageView, sessionView } from '../../sessions/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
+import { SESSION_ORDERS } from '../../stores/session-store.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
 import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
 import { messagePageSchema, sessionSchema } from '../schemas/sessions.ts';
@@ -32,6 +33,10 @@ export const MAX_SETTINGS_BYTES = 100_000;
 
 const tags = ['Sessions'];
 
+const sessionListQuery = pageQuerySchema.extend({
+  order: z.enum(SESSION_ORDERS).default('created').describe('`created` (newest first, the default) or `activity` (most recently active first)'),
+});
+
 const create = createRoute({
   method: 'post',
   path: '/',
@@ -48,7 +53,10 @@ const list = createRoute({
   path: '/',
   tags,
   summary: "List the tenant's sessions, newest first",
-  request: { query: pageQuerySchema },
+  description:
+    'Ordered by creation (`order=created`, the default) or by last activity (`order=activity`: the last write to the session, a turn, a permission answer, an edit; `updatedAt`). '
+    + 'A cursor continues the order it came from. By activity, a session that changes while you page moves to the front: it is never listed twice, but that pass may miss it.',
+  request: { query: sessionListQuery },
   responses: { 200: json(z.object({ sessions: z.array(sessionSchema), nextCursor: nextCursorSchema }), 'One page of sessions'), ...errorResponses(400) },
 });
 
@@ -93,7 +101,7 @@ export function sessionRoutes(
 
   app.openapi(list, async (c) => {
     const q = c.req.valid('query');
-    const page = await deps.sessions.listForTenant(c.get('tenantId'), { limit: q.limit, cursor: q.cursor });
+    const page = await deps.sessions.listForTenant(c.get('tenantId'), { limit: q.limit, cursor: q.cursor, order: q.order });
     const sessions = await Promise.all(page.sessions.map((s) => withDeadLeaseFreed(deps, s)));
     return c.json({ sessions: sessions.map((s) => sessionView(s, deps.clock(), deps.config)), nextCursor: page.nextCursor ?? null }, 200);
   });

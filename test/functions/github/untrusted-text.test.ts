@@ -38,11 +38,11 @@ describe('GitHub text as untrusted input', () => {
   });
 
   it('turns real sample payloads into triggers, and ignores what does not match', () => {
-    const repo = { fullName: 'o/r', cloneUrl: 'https://github.com/o/r.git' };
+    const repo = { id: 4_040, fullName: 'o/r', cloneUrl: 'https://github.com/o/r.git' };
     const labeled = triggerFromDelivery('issues', 'd1', labeledPayload(repo, { number: 9, title: 'Bug' }, 'stratus', { login: 'm' }), { label: 'stratus', mention: '@stratus' });
     expect(labeled).toEqual({
       trigger: {
-        deliveryId: 'd1', trigger: 'label', repository: 'o/r', owner: 'o', name: 'r', cloneUrl: 'https://github.com/o/r.git', defaultBranch: 'main',
+        deliveryId: 'd1', trigger: 'label', repository: 'o/r', repositoryId: 4_040, owner: 'o', name: 'r', cloneUrl: 'https://github.com/o/r.git', defaultBranch: 'main',
         installationId: 1, number: 9, isPullRequest: false, title: 'Bug', sender: { login: 'm', type: 'User' },
       },
     });

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadLambdaDeps } from '../../../functions/handlers/lambda-deps.ts';
 import { EGRESS_TOKEN_TTL_MS } from '../../../functions/runner-client/egress-tokens.ts';
 import { verifyEgressToken } from '../../../sandbox-runner/egress/egress-token.ts';
@@ -10,6 +10,15 @@ import { startScriptedModelServer } from '../../../local/scripted-model/server.t
 
 const ANTHROPIC_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stratus-dev/anthropic-api-key-AbCdEf';
 const TOKENS_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stratus-dev/api-tokens-AbCdEf';
+
+/** What the code writes to stdout from now on: in Lambda, where CloudWatch takes EMF metric documents from. */
+function captureStdout(): { metricNames(): string[] } {
+  let out = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => ((out += String(chunk)), true));
+  return {
+    metricNames: () => out.split('\n').filter((l) => l.startsWith('{"_aws"')).flatMap((l) => (JSON.parse(l) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } })._aws.CloudWatchMetrics.flatMap((m) => m.Metrics.map((x) => x.Name))),
+  };
+}
 
 describe('loadLambdaDeps', () => {
   let server: Server;
@@ -37,6 +46,7 @@ describe('loadLambdaDeps', () => {
       AWS_SECRET_ACCESS_KEY: 'example',
     });
   });
+  afterEach(() => vi.restoreAllMocks());
   afterAll(async () => {
     process.env = saved;
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -74,6 +84,7 @@ describe('loadLambdaDeps', () => {
 
   it('with Bedrock, reads no key secret and signs model calls with the credential chain (the role in AWS)', async () => {
     const model = await startScriptedModelServer();
+    const stdout = captureStdout();
     try {
       values.set(TOKENS_SECRET, 'tok=t');
       asked.length = 0;
@@ -89,6 +100,8 @@ describe('loadLambdaDeps', () => {
       expect(text).toBe('hello from Bedrock');
       // The environment's credentials here; the function role's in Lambda (the same default chain).
       expect(model.requests[0]!.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/bedrock\/aws4_request/);
+      // In Lambda the model call's metrics are EMF documents on stdout.
+      expect(stdout.metricNames()).toContain('ModelCallDuration');
     } finally {
       await model.close();
     }
@@ -117,6 +130,7 @@ describe('loadLambdaDeps', () => {
     });
     await new Promise<void>((resolve) => lambda.listen(0, '127.0.0.1', resolve));
     process.env.AWS_ENDPOINT_URL_LAMBDA = `http://127.0.0.1:${(lambda.address() as AddressInfo).port}`;
+    const stdout = captureStdout();
     try {
       asked.length = 0;
       const deps = await loadLambdaDeps({ ...env, STRATUS_EGRESS: 'proxy', STRATUS_EGRESS_KEY_SECRET: KEY_SECRET });
@@ -136,6 +150,7 @@ describe('loadLambdaDeps', () => {
       const expiry = grants[0]?.ok ? grants[0].grant.expiresAt - now : 0;
       expect(expiry).toBeGreaterThanOrEqual(EGRESS_TOKEN_TTL_MS - 5_000);
       expect(expiry).toBeLessThanOrEqual(EGRESS_TOKEN_TTL_MS + 5_000);
+      expect(stdout.metricNames().filter((n) => n === 'RunnerCallDuration')).toHaveLength(3);
     } finally {
       delete process.env.AWS_ENDPOINT_URL_LAMBDA;
       await new Promise<void>((resolve) => lambda.close(() => resolve()));

@@ -28,6 +28,11 @@ describe('cron expressions', () => {
     await expect(validateSchedule('0 9 * * 1-5', 'Europe/Berlin')).resolves.toBeUndefined();
   });
 
+  it('refuses an expression no calendar date matches, and keeps the leap day', async () => {
+    await expect(validateSchedule('0 9 31 4 *', 'UTC')).rejects.toThrow('Invalid "cron": "0 9 31 4 *" never fires: no calendar date has that day of the month in that month (e.g. 30 February).');
+    await expect(validateSchedule('0 9 29 2 *', 'UTC')).resolves.toBeUndefined();
+  });
+
   it('computes the next run in the schedule\'s time zone', async () => {
     const after = new Date('2026-03-02T07:30:00Z'); // a Monday
     expect((await nextRunAt('0 9 * * 1-5', 'Europe/Berlin', after))?.toISOString()).toBe('2026-03-02T08:00:00.000Z');

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -17,14 +18,29 @@ export interface McpDemoServer {
   close(): Promise<void>;
 }
 
+export interface McpDemoServerOptions {
+  /** How long the `slow` tool takes (default 10 s). */
+  slowMs?: number;
+  /**
+   * Keep sessions (an `Mcp-Session-Id` from initialize, one server per session), as most real
+   * servers do: a request naming a session this process does not hold gets 404 "Session not
+   * found", which is what a client meets after the server restarted.
+   */
+  sessions?: boolean;
+  /** Listen on this port (a restarted server takes its predecessor's); default any free one. */
+  port?: number;
+}
+
 /**
- * A real MCP server over Streamable HTTP (the official SDK's server classes, stateless: a new
- * server and transport per request). Its tools cover what a client meets: text, structured
- * content, images and resources, an error answer, a slow call, a dropped connection and a large result.
+ * A real MCP server over Streamable HTTP (the official SDK's server classes; stateless by
+ * default: a new server and transport per request). Its tools cover what a client meets: text,
+ * structured content, images and resources, an error answer, a slow call, a dropped connection
+ * and a large result.
  */
-export async function startMcpDemoServer(opts: { slowMs?: number } = {}): Promise<McpDemoServer> {
+export async function startMcpDemoServer(opts: McpDemoServerOptions = {}): Promise<McpDemoServer> {
   const authorizations: (string | undefined)[] = [];
   const calls: string[] = [];
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http: Server = createServer(async (req, res) => {
     authorizations.push(req.headers.authorization);
     const body = await readJson(req);
@@ -33,16 +49,29 @@ export async function startMcpDemoServer(opts: { slowMs?: number } = {}): Promis
       req.socket.destroy();
       return;
     }
+    const sessionId = req.headers['mcp-session-id'];
+    if (opts.sessions && typeof sessionId === 'string') {
+      const transport = sessions.get(sessionId);
+      if (transport) return transport.handleRequest(req, res, body);
+      res.writeHead(404, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+    }
     const server = buildServer(calls, opts.slowMs ?? 10_000);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: opts.sessions ? () => randomUUID() : undefined,
+      onsessioninitialized: (id) => void sessions.set(id, transport),
+      enableJsonResponse: true,
     });
+    if (!opts.sessions) {
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+    }
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => http.listen(opts.port ?? 0, '127.0.0.1', resolve));
   const port = (http.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
@@ -50,6 +79,7 @@ export async function startMcpDemoServer(opts: { slowMs?: number } = {}): Promis
     authorizations,
     calls,
     close: () => new Promise<void>((resolve) => {
+      for (const transport of sessions.values()) void transport.close();
       http.closeAllConnections();
       http.close(() => resolve());
     }),

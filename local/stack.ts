@@ -129,15 +129,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests, port: opts.ports?.model })) : undefined;
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
-    const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model);
-    const deps = createLocalDeps(opts, config, stops);
-    functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
-    // Webhook deliveries (asynchronous) and the API's lookups (synchronous) reach the GitHub worker as in AWS, here in the same process.
-    functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkerEvent(deps, event);
-    await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     // Stopping runs backwards: the API closes first, then the invocations it started are awaited.
     stops.push(() => lambda.pending());
-    const api = service(await startApiServer(deps, opts.port, opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url))));
+    // Listening before deps exist puts the API among the own endpoints the outbound policy never calls.
+    const api = service(await startApiServer(opts.port));
+    const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
+    const deps = createLocalDeps(opts, config, stops);
+    registerHarnessFunctions(functions, deps);
+    await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
+    api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
     const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000 });
     stops.push(scheduler.stop);
     return {
@@ -161,6 +161,16 @@ function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: 
   // Closed last, after the API and the scheduler, whose turns may still emit.
   if (sink) stops.unshift(sink.close);
   return createDeps(config, { writeMetrics: opts.writeMetrics ?? sink!.write, tracing: opts.tracing });
+}
+
+/**
+ * The API function receives its own asynchronous invocations (turn continuations), and webhook
+ * deliveries (asynchronous) and the API's lookups (synchronous) reach the GitHub worker, as in
+ * AWS, here in the same process.
+ */
+function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
+  functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
+  functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkerEvent(deps, event);
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);
@@ -190,6 +200,7 @@ function localConfig(
   credentials: LocalCredentials,
   apiTokens: Record<string, string>,
   model: ScriptedModelServer | undefined,
+  stackEndpoints: readonly string[],
 ): StratusConfig {
   const shared = sharedConfig(opts.settings ?? { model: {}, turn: {}, api: {}, observability: {} });
   // Locally, webhook deliveries go to the in-process worker whatever the environment names.
@@ -215,6 +226,7 @@ function localConfig(
     // On a fixed port the console's address is known up front: progress comments link to it.
     github: { ...(opts.port ? { consoleUrl: `http://127.0.0.1:${opts.port}/console/` } : {}), ...sharedGithub, ...opts.github, workerFunction: GITHUB_WORKER_FUNCTION },
     observability: { service: 'stratus-local', ...shared.observability, ...opts.observability },
+    outbound: { ...shared.outbound, ownEndpoints: [...stackEndpoints] },
   });
 }
 
@@ -231,12 +243,19 @@ function localModel(opts: LocalStackOptions, sharedModel: ReturnType<typeof shar
   return { apiKey: 'scripted-model', baseURL: scripted!.url, retryBaseDelayMs: 1, ...settings, ...opts.model };
 }
 
-/** The same Hono app that runs on Lambda, served on loopback. */
-async function startApiServer(deps: Deps, port: number | undefined, consoleDir: string): Promise<{ url: string; close(): Promise<void> }> {
-  const server = serve({ fetch: createApp(deps, { consoleDir }).fetch, port: port ?? 0, hostname: '127.0.0.1' }) as Server;
+type App = ReturnType<typeof createApp>;
+
+/**
+ * The same Hono app that runs on Lambda, served on loopback. The server listens before the app
+ * exists (`serve` hands it over); until then it answers 503.
+ */
+async function startApiServer(port: number | undefined): Promise<{ url: string; serve(app: App): void; close(): Promise<void> }> {
+  let app: App | undefined;
+  const starting = () => new Response('Stratus is starting.', { status: 503 });
+  const server = serve({ fetch: (req, env) => (app ? app.fetch(req, env) : starting()), port: port ?? 0, hostname: '127.0.0.1' }) as Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const address = server.address();
-  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, close: () => closeServer(server) };
+  return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, serve: (a) => (app = a), close: () => closeServer(server) };
 }
 
 function modelUrl(config: StratusConfig): string {

@@ -11,8 +11,8 @@ import { createParitySession, parityCaseSchema, parityFileLine, readParityFile, 
  * (API → turn engine → runner, scripted model server) and prints one JSON line per tool_result,
  * then one per file named in `filesAfter` with its exact bytes.
  */
-function mcpSettings(mcp: { url: string; port: number } | undefined) {
-  return mcp ? { mcpServers: { tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`] } : {};
+function mcpSettings(mcp: { url: string } | undefined) {
+  return mcp ? { mcpServers: { tracker: { type: 'http', url: mcp.url } } } : {};
 }
 
 /** A case with rules runs as the reference's print mode does: the rules, its mode (else `default`), and nobody to ask. */
@@ -28,13 +28,15 @@ if (!file) {
 }
 const kase = parityCaseSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 const dataDir = mkdtempSync(path.join(tmpdir(), 'stratus-parity-'));
+const mcp = kase.mcpServer ? await startMcpDemoServer() : undefined;
 const stack = await startLocalStack({
   dataDir,
   brain: () => ({ error: { status: 500, type: 'api_error', message: 'parity case exhausted' } }),
   turn: { maxModelCalls: kase.steps.length + 2 },
   logLevel: 'error',
+  // The operator lets sessions reach the demo MCP server on loopback (STRATUS_PRIVATE_NETWORK_ALLOW).
+  ...(mcp ? { settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: [`127.0.0.1:${mcp.port}`] } } } : {}),
 });
-const mcp = kase.mcpServer ? await startMcpDemoServer() : undefined;
 try {
   const settings = { ...mcpSettings(mcp), ...permissionSettings(kase) };
   const sessionId = await createParitySession(stack, kase.files, settings);

@@ -2791,7 +2791,7 @@ export interface components {
           disallowedTools?: string[];
           model?: string;
         }[];
-      /** @description MCP servers every run's session connects to (hosts on `allowedDomains`); header values are shown as "[redacted]" */
+      /** @description MCP servers every run's session connects to, from the API side under its outbound policy; header values are shown as "[redacted]" */
       mcpServers?: {
         [key: string]: {
           /** @enum {string} */

@@ -74,7 +74,7 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   const spend = { modelCalls: record.modelCalls, usage: { ...record.usage }, toolUses: record.toolUses };
   let budgetStop: string | undefined;
   const scope: SubagentScope = {
-    deps, session, turnId: record.agentId, owner, log, permissions, hooks: [...(deps.hooks ?? []), ...hooksFor(settings)],
+    deps, session, turnId: record.agentId, owner, log, permissions, hooks: [...(deps.hooks ?? []), ...hooksFor(settings, deps.outbound)],
     retry: { maxRetries: deps.config.model.maxRetries, baseDelayMs: deps.config.model.retryBaseDelayMs, fallbackModel: deps.config.model.fallbackName },
     recorder: {
       countSubagentCall: async (response) => {
@@ -125,7 +125,7 @@ async function settle(deps: TurnDeps, held: Held, outcome: DriveOutcome, budgetS
 async function toolPool(deps: TurnDeps, session: SessionRecord, agents: AgentDefinition[], permissions: PermissionContext, log: Held['log']) {
   const settings = session.settings;
   const external = settings?.mcpServers && Object.keys(settings.mcpServers).length > 0 && deps.mcp
-    ? await deps.mcp.toolsFor({ sessionId: session.sessionId, servers: settings.mcpServers, allowedDomains: settings.allowedDomains }, log) : [];
+    ? await deps.mcp.toolsFor({ sessionId: session.sessionId, servers: settings.mcpServers }, log) : [];
   return assembleToolPool({ builtins: deps.tools.tools.map((t) => (t.name === AGENT_TOOL_NAME ? agentToolFor(agents) : t)), external, rules: permissions.rules });
 }
 

@@ -36,5 +36,5 @@ export interface TurnConfig extends ContextConfig {
 export type TurnDeps = Pick<
   Deps,
   | 'sessions' | 'messages' | 'events' | 'approvals' | 'backgroundAgents' | 'blobs' | 'runner' | 'workspaceCredentials'
-  | 'continuations' | 'model' | 'tools' | 'hooks' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId' | 'workspaceStorage' | 'tenantUsage'
+  | 'continuations' | 'model' | 'tools' | 'hooks' | 'outbound' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId' | 'workspaceStorage' | 'tenantUsage'
 > & Partial<Pick<Deps, 'mcp'>> & { config: TurnConfig };

@@ -87,7 +87,7 @@ async function takeNotifications(notifier: BackgroundNotifier, recorder: TurnRec
 async function mcpTools(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder): Promise<Tool[]> {
   const servers = recorder.settings?.mcpServers;
   if (!servers || Object.keys(servers).length === 0 || !deps.mcp) return [];
-  return deps.mcp.toolsFor({ sessionId: run.session.sessionId, servers, allowedDomains: recorder.settings?.allowedDomains }, run.log);
+  return deps.mcp.toolsFor({ sessionId: run.session.sessionId, servers }, run.log);
 }
 
 function queryParams(
@@ -104,7 +104,7 @@ function queryParams(
     builtins: deps.tools.tools.map((tool) => (tool.name === AGENT_TOOL_NAME ? agentToolFor(agents) : tool)), external: loop.external, rules: permissions.rules,
     toolSearch: { mode: recorder.settings?.toolSearch ?? config.toolSearch.mode, model: config.model.name, contextWindow: config.model.contextWindow },
   });
-  const hooks = [...(deps.hooks ?? []), ...hooksFor(recorder.settings)];
+  const hooks = [...(deps.hooks ?? []), ...hooksFor(recorder.settings, deps.outbound)];
   const retry = { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName };
   // Sub-agents (the Agent tool) run in this turn, on its budget, permissions and hooks.
   const subagents = createSubagentRunner(

@@ -5,6 +5,7 @@ import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budgets.ts';
 import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
+import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
 
 export { parseTokens } from './settings.ts';
@@ -167,6 +168,18 @@ export const configSchema = z.object({
   mcp: z
     .object({ toolTimeoutMs: z.number().int().positive().default(120_000), connectTimeoutMs: z.number().int().positive().default(30_000) })
     .prefault({}),
+  /**
+   * The outbound policy of calls made on a session's behalf (functions/outbound): the operator's
+   * non-public destinations (STRATUS_PRIVATE_NETWORK_ALLOW), and the stack's own endpoints
+   * beyond `endpoints` that nothing a session configures may call (the local API and model
+   * server, Lambda's runtime API).
+   */
+  outbound: z
+    .object({
+      privateNetworkAllow: z.array(z.string().refine((e) => parsePrivateNetworkEntry(e) !== undefined, PRIVATE_NETWORK_ENTRY_HINT)).default([]),
+      ownEndpoints: z.array(z.string()).default([]),
+    })
+    .prefault({}),
   /** ToolSearch mode of sessions that choose none (functions/tools/tool-search): `tst`, as in the reference. */
   toolSearch: z.object({ mode: toolSearchModeSchema.default('tst') }).prefault({}),
   /** The HTTP API's own settings. */
@@ -212,6 +225,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
       ? { groupName: env.STRATUS_SCHEDULE_GROUP, targetArn: env.STRATUS_CRON_FUNCTION_ARN, roleArn: env.STRATUS_SCHEDULER_ROLE_ARN }
       : undefined,
     ...sharedConfig(settings),
+    // Lambda's runtime API listens on the function's loopback: no hook or MCP server may reach it.
+    outbound: { ...settings.outbound, ownEndpoints: env.AWS_LAMBDA_RUNTIME_API ? [env.AWS_LAMBDA_RUNTIME_API] : [] },
     apiTokens: settings.apiTokens ?? {},
   });
 }
@@ -226,6 +241,7 @@ export function sharedConfig(settings: EnvSettings) {
     permissions: settings.permissions,
     github: settings.github ?? {},
     mcp: defined(settings.mcp ?? {}),
+    outbound: defined(settings.outbound ?? {}),
     toolSearch: defined({ mode: settings.toolSearchMode }),
     ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };

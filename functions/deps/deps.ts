@@ -19,6 +19,7 @@ import type { TokenStore } from '../stores/token-store.ts';
 import type { TenantUsageStore } from '../stores/tenant-usage.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpClients } from '../tools/mcp/mcp-clients.ts';
+import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { GithubClientFactory } from '../github-api/github-client.ts';
 import type { GithubStore } from '../stores/github-store.ts';
 import type { GithubInstallationStore } from '../stores/github-installation-store.ts';
@@ -57,6 +58,8 @@ export interface Deps {
   /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
   blobs: BlobStore;
   runner: RunnerClient;
+  /** The one policy of every call made on a session's behalf (hooks, MCP): functions/outbound. */
+  outbound: OutboundPolicy;
   /** Sessions' remote MCP servers, connected from here (the harness), with their tool lists cached per instance. */
   mcp: McpClients;
   continuations: ContinuationScheduler;

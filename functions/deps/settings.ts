@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { modelPriceSchema, type ModelPrice } from '../model/pricing.ts';
 import { permissionModeSchema } from '../permissions/types.ts';
 import { budgetsSchema, type Budgets } from '../stores/budgets.ts';
+import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ALLOW_SETTING, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
 
 /**
  * The settings both the local stack (`npm start`) and the Lambda handlers read from the
@@ -37,6 +38,7 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_TOOL_SEARCH', meaning: 'ToolSearch mode of sessions that set none: `tst` (defer MCP tools behind ToolSearch), `tst-auto` (only when their schemas take ≥ 10 % of the context window) or `standard` (never)', default: 'tst', where: 'both' },
   { name: 'STRATUS_MCP_TOOL_TIMEOUT_MS', meaning: 'an MCP `tools/call` that takes longer becomes an error result', default: '120000', where: 'both' },
   { name: 'STRATUS_MCP_CONNECT_TIMEOUT_MS', meaning: 'connecting to an MCP server and listing its tools', default: '30000', where: 'both' },
+  { name: PRIVATE_NETWORK_ALLOW_SETTING, meaning: 'non-public destinations sessions may reach, comma-separated: `allowedDomains` entries (`mcp.internal.example`, `127.0.0.1:9000`) and CIDRs (`10.0.0.0/8`, every port). Hooks and MCP servers may call them (plain `http://` only to a host named here), and sessions may list such IP literals in `allowedDomains`; the stack\'s own endpoints stay unreachable (docs/security.md, outbound calls)', default: 'none: only public addresses', where: 'both' },
   { name: 'STRATUS_LEASE_MS', meaning: 'the longest a crashed turn (or a lost continuation) keeps its session locked', default: '60000', where: 'both' },
   { name: 'STRATUS_HEARTBEAT_MS', meaning: "a running turn's heartbeat; after three missed beats the turn counts as crashed", default: '2000', where: 'both' },
   { name: 'STRATUS_CHECKPOINT_MARGIN_MS', meaning: 'a turn continues in a fresh invocation when less than this remains before the deadline', default: 'AWS 60000, local 0', where: 'both' },
@@ -75,6 +77,8 @@ export interface EnvSettings {
   tenantStorageQuotaBytes?: number;
   toolSearchMode?: 'standard' | 'tst' | 'tst-auto';
   mcp?: { toolTimeoutMs?: number; connectTimeoutMs?: number };
+  /** The outbound policy's operator list (functions/outbound). */
+  outbound?: { privateNetworkAllow?: string[] };
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   egress?: 'direct' | 'proxy' | 'none';
   budgets?: { defaults?: Budgets; tenants?: Record<string, Budgets> };
@@ -173,6 +177,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     tenantStorageQuotaBytes: read.int('STRATUS_TENANT_STORAGE_QUOTA_BYTES', 1),
     toolSearchMode: read.oneOf('STRATUS_TOOL_SEARCH', ['standard', 'tst', 'tst-auto'] as const),
     mcp: { toolTimeoutMs: read.int('STRATUS_MCP_TOOL_TIMEOUT_MS', 1), connectTimeoutMs: read.int('STRATUS_MCP_CONNECT_TIMEOUT_MS', 1) },
+    outbound: defined({ privateNetworkAllow: privateNetworkAllow(read.str(PRIVATE_NETWORK_ALLOW_SETTING)) }),
     logLevel: read.oneOf('STRATUS_LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const),
     observability: {
       stage: read.str('STRATUS_STAGE'),
@@ -184,6 +189,13 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     ...budgetSettings(read),
     github: githubSettings(read),
   };
+}
+
+function privateNetworkAllow(spec: string | undefined): string[] | undefined {
+  return spec?.split(',').map((e) => e.trim()).filter(Boolean).map((entry) => {
+    if (!parsePrivateNetworkEntry(entry)) throw new SettingError(`${PRIVATE_NETWORK_ALLOW_SETTING}: ${PRIVATE_NETWORK_ENTRY_HINT}, got ${JSON.stringify(entry)}.`);
+    return entry;
+  });
 }
 
 function sampleRate(value: string | undefined): number | undefined {

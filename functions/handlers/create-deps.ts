@@ -29,6 +29,7 @@ import { SessionStore } from '../stores/session-store.ts';
 import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../schedules/schedule-backend.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import { createMcpClients } from '../tools/mcp/mcp-clients.ts';
+import { createOutboundPolicy, type OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { StratusConfig } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { LazyClient } from '../shared/lazy-client.ts';
@@ -47,6 +48,7 @@ export function createDeps(
   const { tracing, log, metrics, instanceId } = observability(config, overrides);
   const { db, lambda, scheduler, s3 } = awsClients(config, tracing);
   const blobs = new BlobStore(s3, config.bucket);
+  const outbound = outboundPolicy(config);
   return {
     config,
     sessions: new SessionStore(db, config.tables.sessions),
@@ -70,7 +72,8 @@ export function createDeps(
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
     tools: createToolRegistry(),
-    mcp: createMcpClients(config.mcp),
+    outbound,
+    mcp: createMcpClients(config.mcp, outbound),
     clock: Date.now,
     newId: createTimeOrderedId,
     log,
@@ -82,6 +85,12 @@ export function createDeps(
     },
     instanceId,
   };
+}
+
+/** The one policy of calls made on a session's behalf; the configured stand-in endpoints are among the stack's own. */
+function outboundPolicy(config: StratusConfig): OutboundPolicy {
+  const standIns = Object.values(config.endpoints).filter((e): e is string => typeof e === 'string');
+  return createOutboundPolicy({ privateNetworkAllow: config.outbound.privateNetworkAllow, ownEndpoints: [...standIns, ...config.outbound.ownEndpoints] });
 }
 
 /** Logs, metrics and traces with the config's stage and service (tracing off unless the Lambda root brings the X-Ray tracer). */

@@ -1,23 +1,27 @@
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
+import type { OutboundFetch } from '../outbound/outbound-fetch.ts';
 import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, hookOutputSchema, type HookDefinition, type HookOutput } from './types.ts';
 
 export const SIGNATURE_HEADER = 'x-stratus-signature';
 export const TIMESTAMP_HEADER = 'x-stratus-timestamp';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** The longest hook answer read; a HookOutput is a few KB. */
+export const MAX_HOOK_ANSWER_BYTES = 1024 * 1024;
 
-/** An HTTP hook as sessions and projects configure it. HTTPS is required except on loopback. */
+/**
+ * An HTTP hook as sessions and projects configure it. Where it may point is the outbound
+ * policy's to say (https://, plain http:// only to a host the operator allows; functions/outbound),
+ * checked when a session is configured and again at every call.
+ */
 export const httpHookConfigSchema = z.strictObject({
   event: z.enum(HOOK_EVENTS),
   matcher: z.string().max(500).optional(),
   url: z
     .string()
+    .max(2_000)
     .url()
-    .refine((u) => {
-      const url = new URL(u);
-      return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname));
-    }, 'must be an https:// URL'),
+    .refine((u) => ['https:', 'http:'].includes(new URL(u).protocol), 'must be an https:// URL'),
   /** Shared secret for the HMAC-SHA256 signature of each request. */
   secret: z.string().min(16).max(500),
   timeoutMs: z.number().int().min(100).max(60_000).default(DEFAULT_HOOK_TIMEOUT_MS),
@@ -33,9 +37,13 @@ export function signHookRequest(secret: string, timestamp: string, body: string)
   return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-/** A hook that POSTs its input as JSON and reads a HookOutput back (an empty body means "carry on"). */
-export function createHttpHook(config: HttpHookConfig, opts: { fetch?: typeof fetch; clock?: () => number } = {}): HookDefinition {
-  const doFetch = opts.fetch ?? fetch;
+/**
+ * A hook that POSTs its input as JSON and reads a HookOutput back (an empty body means "carry
+ * on"), through the outbound policy's fetch. A redirect is an error, never followed: following
+ * it would resend the body and its signature to wherever the endpoint points. Failures name the
+ * status or the kind of answer, never the answer's bytes (they would reach the model).
+ */
+export function createHttpHook(config: HttpHookConfig, opts: { fetch: OutboundFetch; clock?: () => number }): HookDefinition {
   const clock = opts.clock ?? Date.now;
   return {
     name: `${config.event}:${new URL(config.url).host}`,
@@ -46,7 +54,7 @@ export function createHttpHook(config: HttpHookConfig, opts: { fetch?: typeof fe
     async run(input, signal): Promise<HookOutput | void> {
       const body = JSON.stringify(input);
       const timestamp = String(Math.floor(clock() / 1000));
-      const res = await doFetch(config.url, {
+      const res = await opts.fetch(config.url, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -56,12 +64,24 @@ export function createHttpHook(config: HttpHookConfig, opts: { fetch?: typeof fe
         body,
         signal,
       });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`hook endpoint answered ${res.status}`);
-      if (text.trim() === '') return;
-      const parsed = hookOutputSchema.safeParse(JSON.parse(text));
-      if (!parsed.success) throw new Error(`hook endpoint answered an invalid body: ${parsed.error.issues[0]?.message ?? 'unknown'}`);
-      return parsed.data;
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw new Error(res.status >= 300 && res.status < 400 ? `hook endpoint answered a redirect (${res.status}); hooks do not follow redirects` : `hook endpoint answered ${res.status}`);
+      }
+      return parseHookAnswer(await res.text());
     },
   };
+}
+
+function parseHookAnswer(text: string): HookOutput | undefined {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('hook endpoint answered a body that is not JSON');
+  }
+  const parsed = hookOutputSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`hook endpoint answered an invalid body: ${parsed.error.issues[0]?.message ?? 'unknown'}`);
+  return parsed.data;
 }

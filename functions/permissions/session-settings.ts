@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { allowListSchema } from '../../sandbox-runner/isolation/network-allow-list.ts';
-import { createHttpHook, httpHookConfigSchema } from '../hooks/http-hook.ts';
+import { createHttpHook, httpHookConfigSchema, MAX_HOOK_ANSWER_BYTES } from '../hooks/http-hook.ts';
+import { createOutboundFetch } from '../outbound/outbound-fetch.ts';
+import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import { customAgentsSchema } from '../agent-settings/custom-agents.ts';
 import { mcpServersSchema, toolSearchModeSchema } from '../mcp/mcp-config.ts';
 import type { HookDefinition } from '../hooks/types.ts';
@@ -25,7 +27,9 @@ export const sessionSettingsSchema = z.strictObject({
   allowedDomains: allowListSchema.optional(),
   /**
    * Remote MCP servers, in the shape of Claude Code's `.mcp.json`: `{"name": {"type": "http" | "sse",
-   * "url", "headers"}}`. Their hosts must be on `allowedDomains`; header values are never shown.
+   * "url", "headers"}}`. They are called from the API side under its outbound policy
+   * (functions/outbound), not through the sandbox: their hosts need no `allowedDomains` entry.
+   * Header values are never shown.
    */
   mcpServers: mcpServersSchema.optional(),
   /** `standard`, `tst` or `tst-auto` (functions/tools/tool-search); the deployment's default when absent. */
@@ -66,8 +70,11 @@ export function permissionContextFor(
   };
 }
 
-export function hooksFor(settings: SessionSettings | undefined): HookDefinition[] {
-  return (settings?.hooks ?? []).map((config) => createHttpHook(config));
+/** The session's HTTP hooks, each calling out through the outbound policy. */
+export function hooksFor(settings: SessionSettings | undefined, outbound: OutboundPolicy): HookDefinition[] {
+  if (!settings?.hooks?.length) return [];
+  const fetch = createOutboundFetch(outbound, { maxResponseBytes: MAX_HOOK_ANSWER_BYTES });
+  return settings.hooks.map((config) => createHttpHook(config, { fetch }));
 }
 
 /** The settings with one more session allow rule (a remembered "allow"). */

@@ -6,7 +6,8 @@ import { createServer } from 'node:http';
 import { useLocalStack } from '../support/stack-fixture.ts';
 
 describe('Bash runs isolated (through the API)', () => {
-  const fx = useLocalStack({});
+  // The operator lets sessions list exactly these non-public addresses (STRATUS_PRIVATE_NETWORK_ALLOW).
+  const fx = useLocalStack({ settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: ['127.0.0.1', '::1', '[2001:db8::1]:443'] } } });
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
   beforeAll(() => {

@@ -20,6 +20,8 @@ describe('connected GitHub repositories (API)', () => {
       writeMetrics: () => undefined,
       apiTokens: { 'token-a': 'tenant-a', 'token-b': 'tenant-b', 'token-admin': '@admin' },
       github: { webhookSecret: 's', appId: '99', privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), apiUrl: ctx.gh.url },
+      // The operator lets sessions reach exactly 127.0.0.1:9 (STRATUS_PRIVATE_NETWORK_ALLOW).
+      settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: ['127.0.0.1:9'] } },
     });
     // tenant-a claims the App's installation on acme (the admin assigns it); tenant-b claims none.
     ctx.gh.addInstallation(11, 'acme');
@@ -69,10 +71,11 @@ describe('connected GitHub repositories (API)', () => {
     expect(read.text).not.toContain('s3cret-token');
     // Stored as given: the run's session gets the real header (functions/github/run-github-work.ts).
     expect((await ctx.stack.deps.github.getRepoById(3))!.settings!.mcpServers!.tracker!.headers).toEqual({ authorization: 'Bearer s3cret-token' });
-    // An MCP host off the allow-list is refused, as for a session.
-    const refused = await a.request('POST', '/v1/github/repositories', { repository: 'acme/agents2', settings: { mcpServers } });
+    // An MCP server the outbound policy would never call is refused, as for a session.
+    const elsewhere = { tracker: { ...mcpServers.tracker, url: 'http://127.0.0.1:10/mcp' } };
+    const refused = await a.request('POST', '/v1/github/repositories', { repository: 'acme/agents2', settings: { mcpServers: elsewhere } });
     expect(refused.status).toBe(400);
-    expect(refused.json.error.message).toContain('allowedDomains');
+    expect(refused.json.error.message).toContain('STRATUS_PRIVATE_NETWORK_ALLOW');
   });
 
   it('answers bad input with a 400 naming the field, and needs a bearer token', async () => {

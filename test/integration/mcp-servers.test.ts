@@ -13,13 +13,14 @@ describe('remote MCP servers (Streamable HTTP, official SDK on both sides)', () 
   afterAll(async () => {
     await mcp?.close();
   });
-  const env = useLocalStack({
+  // The operator lets sessions reach exactly the demo server and the closed port 9 (STRATUS_PRIVATE_NETWORK_ALLOW);
+  // MCP calls leave from the API side, so no allowedDomains entry is needed.
+  const env = useLocalStack(() => ({
     brain: unscripted,
-    settings: { model: {}, turn: {}, api: {}, observability: {}, mcp: { toolTimeoutMs: 1_500, connectTimeoutMs: 10_000 } },
-  });
+    settings: { model: {}, turn: {}, api: {}, observability: {}, mcp: { toolTimeoutMs: 1_500, connectTimeoutMs: 10_000 }, outbound: { privateNetworkAllow: [`127.0.0.1:${mcp.port}`, '127.0.0.1:9'] } },
+  }));
   const settings = (extra: Record<string, unknown> = {}) => ({
     mcpServers: { tracker: { type: 'http', url: mcp.url, headers: { Authorization: TOKEN } } },
-    allowedDomains: [`127.0.0.1:${mcp.port}`],
     toolSearch: 'standard',
     ...extra,
   });
@@ -108,16 +109,20 @@ describe('remote MCP servers (Streamable HTTP, official SDK on both sides)', () 
     }
   });
 
-  it('refuses a server whose host is not on the allow-list (400), on create and on PATCH', { timeout: 60_000 }, async () => {
+  it('refuses a server the outbound policy would never call (400), on create and on PATCH', { timeout: 60_000 }, async () => {
     const { api } = env;
-    const refused = await api.request('POST', '/v1/sessions', { settings: { mcpServers: { tracker: { type: 'http', url: mcp.url } } } });
+    const refused = await api.request('POST', '/v1/sessions', { settings: { mcpServers: { tracker: { type: 'http', url: 'http://127.0.0.1:1/mcp' } } } });
     expect(refused.status).toBe(400);
-    expect(refused.text).toContain('allowedDomains');
+    expect(refused.json.error.code).toBe('outbound_refused');
+    expect(refused.text).toContain('STRATUS_PRIVATE_NETWORK_ALLOW');
     const plain = await api.request('POST', '/v1/sessions', { settings: { mcpServers: { remote: { type: 'http', url: 'http://example.com/mcp' } }, allowedDomains: ['example.com'] } });
     expect(plain.status).toBe(400);
+    expect(plain.json.error.message).toContain('plain http://');
     const created = await api.request('POST', '/v1/sessions', { settings: settings() });
-    const patched = await api.request('PATCH', `/v1/sessions/${created.json.id}`, { settings: { allowedDomains: ['example.com'] } });
+    expect(created.status).toBe(201);
+    const patched = await api.request('PATCH', `/v1/sessions/${created.json.id}`, { settings: { mcpServers: { tracker: { type: 'http', url: `https://10.0.0.1:${mcp.port}/mcp` } } } });
     expect(patched.status).toBe(400);
+    expect(patched.json.error.message).toContain('10.0.0.1 is a private address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it');
     const repatched = await api.request('PATCH', `/v1/sessions/${created.json.id}`, { settings: { mcpServers: { tracker: { type: 'sse', url: mcp.url, headers: { 'X-Api-Key': 'other-secret-value' } } } } });
     expect(repatched.status).toBe(200);
     expect(repatched.json.mcpServers).toEqual({ tracker: { type: 'sse', url: mcp.url, headers: { 'X-Api-Key': '[redacted]' } } });
@@ -127,7 +132,7 @@ describe('remote MCP servers (Streamable HTTP, official SDK on both sides)', () 
   it('leaves out the tools of a server that cannot be reached, and the turn goes on', { timeout: 60_000 }, async () => {
     const { stack, api } = env;
     const created = await api.request('POST', '/v1/sessions', {
-      settings: { ...settings(), mcpServers: { gone: { type: 'http', url: 'http://127.0.0.1:9/mcp' }, tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`, '127.0.0.1:9'] },
+      settings: { ...settings(), mcpServers: { gone: { type: 'http', url: 'http://127.0.0.1:9/mcp' }, tracker: { type: 'http', url: mcp.url } } },
     });
     expect(created.status).toBe(201);
     const before = stack.model!.requests.length;

@@ -201,7 +201,9 @@ describe('session hooks through the HTTP API', () => {
       res.end(JSON.stringify({ additionalContext: 'the repo uses pnpm' }));
     });
     hookUrl = await listenOnLoopback(hookServer);
-    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted });
+    // The operator lets sessions reach exactly this loopback hook server (STRATUS_PRIVATE_NETWORK_ALLOW).
+    const operator = { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: [new URL(hookUrl).host] } };
+    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted, settings: operator });
     api = apiClient(stack.apiUrl, stack.token);
   });
   afterAll(async () => {

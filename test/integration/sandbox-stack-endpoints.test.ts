@@ -16,7 +16,10 @@ import { useLocalStack } from '../support/stack-fixture.ts';
  * refused by the sandbox's proxy with the same sentence, and the runner keeps serving.
  */
 describe('a sandbox never reaches the stack\'s own services (through the API)', () => {
-  const fx = useLocalStack({ apiTokens: { 'tok-victim': 'victim', 'tok-attacker': 'attacker' } });
+  // The operator lets sessions list every loopback spelling (STRATUS_PRIVATE_NETWORK_ALLOW), so the
+  // sandbox's own refusal is what stands between a command and the services.
+  const operator = { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: ['127.0.0.0/8', '0.0.0.0/32', '::1/128'] } };
+  const fx = useLocalStack({ apiTokens: { 'tok-victim': 'victim', 'tok-attacker': 'attacker' }, settings: operator });
   let stack: LocalStack;
   let victim: ReturnType<typeof apiClient>;
   let attacker: ReturnType<typeof apiClient>;

@@ -18,7 +18,9 @@ describe('ToolSearch (deferred MCP tools)', () => {
   let mcp: McpDemoServer;
   let stack: LocalStack | undefined;
   const start = async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted, writeMetrics: () => undefined });
+    // The operator lets sessions reach exactly the demo MCP server (STRATUS_PRIVATE_NETWORK_ALLOW).
+    const operator = { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: [`127.0.0.1:${mcp.port}`] } };
+    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted, writeMetrics: () => undefined, settings: operator });
     return { stack, api: apiClient(stack.apiUrl, stack.token) };
   };
   beforeAll(async () => {
@@ -33,7 +35,7 @@ describe('ToolSearch (deferred MCP tools)', () => {
   it('defers MCP tools, loads what a search finds, and keeps it loaded after a reload on a fresh stack', { timeout: 180_000 }, async () => {
     const first = await start();
     const created = await first.api.request('POST', '/v1/sessions', {
-      settings: { mcpServers: { tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`] },
+      settings: { mcpServers: { tracker: { type: 'http', url: mcp.url } } },
     });
     expect(created.status).toBe(201);
     const sessionId = created.json.id as string;
@@ -89,7 +91,7 @@ describe('ToolSearch (deferred MCP tools)', () => {
   it('sends every tool in `standard` mode, where ToolSearch does not exist', { timeout: 120_000 }, async () => {
     const { stack: s, api } = stack ? { stack, api: apiClient(stack.apiUrl, stack.token) } : await start();
     const created = await api.request('POST', '/v1/sessions', {
-      settings: { mcpServers: { tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`], toolSearch: 'standard' },
+      settings: { mcpServers: { tracker: { type: 'http', url: mcp.url } }, toolSearch: 'standard' },
     });
     s.model!.enqueue({ content: [use('e_missing', 'ToolSearch', {})] }, text('ok'));
     const res = await api.turn(created.json.id, 'hello');

@@ -45,7 +45,7 @@ const connectForTenant = createRoute({
 });
 
 /** GitHub administration with the admin token: installation claims, and connections for a tenant. */
-export function adminGithubRoutes(deps: Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock'>, auth: TokenAuth) {
+export function adminGithubRoutes(deps: Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock' | 'outbound'>, auth: TokenAuth) {
   const app = createRouteApp();
   app.use('/github/*', adminAuth(auth));
   app.openapi(assign, async (c) => {

@@ -3,7 +3,8 @@ import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
 import { allowListSchema } from '../../../sandbox-runner/isolation/network-allow-list.ts';
 import type { Deps } from '../../deps/deps.ts';
 import { customAgentsSchema } from '../../agent-settings/custom-agents.ts';
-import { assertMcpServersAllowed, mcpServersSchema, mcpServersView } from '../../mcp/mcp-config.ts';
+import { mcpServersSchema, mcpServersView } from '../../mcp/mcp-config.ts';
+import { assertOutboundSettings } from '../outbound-settings.ts';
 import { assertValidRules } from '../../permissions/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
@@ -27,7 +28,7 @@ export const githubRepoSettingsSchema = z.strictObject({
   allowedDomains: allowListSchema.optional(),
   budgets: budgetsApiSchema.optional(),
   agents: customAgentsSchema.optional().describe("Custom sub-agents every run's session offers the Agent tool"),
-  mcpServers: mcpServersSchema.optional().describe("MCP servers every run's session connects to (hosts on `allowedDomains`); header values are shown as \"[redacted]\""),
+  mcpServers: mcpServersSchema.optional().describe("MCP servers every run's session connects to, from the API side under its outbound policy; header values are shown as \"[redacted]\""),
 }).openapi('GithubRepositorySettings');
 
 export const connectRepositoryBody = z.strictObject({
@@ -47,7 +48,7 @@ export const patchRepositoryBody = z.strictObject({
 
 export const githubPageQuery = pageQuerySchema;
 
-type GithubRouteDeps = Pick<Deps, 'config' | 'clock'> & ConnectDeps;
+type GithubRouteDeps = Pick<Deps, 'config' | 'clock' | 'outbound'> & ConnectDeps;
 
 export const repositorySchema = z
   .object({
@@ -175,7 +176,7 @@ function repoParam(params: { owner: string; name: string }): string {
 export function checkSettings(deps: GithubRouteDeps, settings: z.output<typeof githubRepoSettingsSchema> | undefined): void {
   assertValidRules(settings?.rules, 'settings.rules');
   if (settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
-  assertMcpServersAllowed(settings?.mcpServers, settings?.allowedDomains);
+  assertOutboundSettings(deps.outbound, settings);
 }
 
 export function repositoryView(r: GithubRepoRecord) {

@@ -2,7 +2,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
 import { deleteSession } from '../../agent/delete-session.ts';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
-import { assertMcpServersAllowed } from '../../mcp/mcp-config.ts';
+import { assertOutboundSettings } from '../outbound-settings.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema, type SessionSettings } from '../../permissions/session-settings.ts';
 import { sessionView } from '../../sessions/session-view.ts';
@@ -43,7 +43,7 @@ export type PatchSessionBody = z.infer<typeof patchSessionBody>;
  * `session_busy`: the turn writes the settings it works with); title and budgets change any time,
  * and a running turn sees new budgets at its next heartbeat.
  */
-type SessionAdminDeps = Pick<Deps, 'config' | 'clock' | 'sessions'> & DepsOf<typeof deleteSession> & DepsOf<typeof withDeadLeaseFreed>;
+type SessionAdminDeps = Pick<Deps, 'config' | 'clock' | 'sessions' | 'outbound'> & DepsOf<typeof deleteSession> & DepsOf<typeof withDeadLeaseFreed>;
 
 const tags = ['Sessions'];
 
@@ -95,18 +95,18 @@ function sessionPatch(deps: SessionAdminDeps, record: SessionRecord, body: Patch
   if (body.settings) {
     const now = deps.clock();
     if (record.lease && !leaseIsDead(record.lease, now)) throw new SessionBusyError(record.sessionId, retryAfterSeconds(record.lease, now));
-    change.settings = mergeSettings(deps.config, record.settings, body.settings);
+    change.settings = mergeSettings(deps, record.settings, body.settings);
   }
   if (body.budgets) change.budgets = mergeBudgets(record.budgets, body.budgets);
   return change;
 }
 
-function mergeSettings(config: Pick<Deps['config'], 'egress'>, current: SessionSettings | undefined, change: SessionSettings): SessionSettings {
+function mergeSettings(deps: Pick<Deps, 'config' | 'outbound'>, current: SessionSettings | undefined, change: SessionSettings): SessionSettings {
   assertValidRules(change.rules, 'settings.rules');
   assertValidRules(change.projectRules, 'settings.projectRules');
-  if (change.allowedDomains?.length && config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
+  if (change.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
   const merged = { ...current, ...change };
-  assertMcpServersAllowed(merged.mcpServers, merged.allowedDomains);
+  assertOutboundSettings(deps.outbound, merged);
   const bytes = Buffer.byteLength(JSON.stringify(merged));
   if (bytes > MAX_SETTINGS_BYTES) throw new LimitError(`"settings" would take ${bytes} bytes as JSON; at most ${MAX_SETTINGS_BYTES} are stored with a session.`, 'request_too_large');
   return merged;

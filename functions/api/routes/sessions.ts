@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
 import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
-import { assertMcpServersAllowed } from '../../mcp/mcp-config.ts';
+import { assertOutboundSettings } from '../outbound-settings.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
 import { createSession } from '../../sessions/create-session.ts';
@@ -80,7 +80,7 @@ const messages = createRoute({
 });
 
 export function sessionRoutes(
-  deps: Pick<Deps, 'config' | 'clock' | 'sessions' | 'messages'> & DepsOf<typeof createSession> & DepsOf<typeof withDeadLeaseFreed>,
+  deps: Pick<Deps, 'config' | 'clock' | 'sessions' | 'messages' | 'outbound'> & DepsOf<typeof createSession> & DepsOf<typeof withDeadLeaseFreed>,
 ) {
   const app = createRouteApp();
 
@@ -94,7 +94,7 @@ export function sessionRoutes(
     assertValidRules(body.settings?.rules, 'settings.rules');
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     if (body.settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
-    assertMcpServersAllowed(body.settings?.mcpServers, body.settings?.allowedDomains);
+    assertOutboundSettings(deps.outbound, body.settings);
     const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings, budgets: body.budgets });
     return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });

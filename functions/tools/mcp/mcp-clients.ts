@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../shared/logger.ts';
-import { errorMessage } from '../../shared/errors.ts';
 import { createExternalTool, type ExternalToolSpec } from '../external-tool.ts';
 import { ToolError, type Tool, type ToolContext } from '../tool.ts';
-import { mcpServerRefusal, mcpToolName, type McpServerConfig, type McpServers } from '../../mcp/mcp-config.ts';
+import { mcpToolName, type McpServerConfig, type McpServers } from '../../mcp/mcp-config.ts';
+import type { OutboundFetch } from '../../outbound/outbound-fetch.ts';
+import type { OutboundPolicy } from '../../outbound/outbound-policy.ts';
+import { createMcpFetch, mcpFailureText } from './mcp-fetch.ts';
 import { mapMcpResult, type McpCallResult } from './mcp-result.ts';
-import { loadMcpSdk, type McpClient } from './mcp-sdk.ts';
+import { isSessionGone, loadMcpSdk, type McpClient } from './mcp-sdk.ts';
 
 /** The reference cuts tool descriptions here: a server cannot fill the prompt with one tool's text. */
 export const MAX_MCP_DESCRIPTION_LENGTH = 2_048;
@@ -25,9 +27,9 @@ export interface McpClients {
    * The tools of a session's servers, named `mcp__<server>__<tool>`. Connected and listed once
    * per instance and server config, listed again after the server's `tools/list_changed`; a
    * fresh instance lists again (one initialize + tools/list per server, in parallel). A server
-   * that cannot be reached, or is not on the allow-list, is logged and contributes no tools.
+   * that cannot be reached, or that the outbound policy refuses, is logged and contributes no tools.
    */
-  toolsFor(session: { sessionId: string; servers: McpServers; allowedDomains?: readonly string[] }, log: Logger): Promise<Tool[]>;
+  toolsFor(session: { sessionId: string; servers: McpServers }, log: Logger): Promise<Tool[]>;
   close(): Promise<void>;
 }
 
@@ -44,20 +46,21 @@ interface Connection {
   tools?: Promise<ListedTool[]>;
 }
 
-export function createMcpClients(options: McpOptions): McpClients {
-  const cache = createConnectionCache(options);
+/** Every request to an MCP server goes through `outbound` (resolved, checked and pinned each time). */
+export function createMcpClients(options: McpOptions, outbound: OutboundPolicy): McpClients {
+  const cache = createConnectionCache(options, createMcpFetch(outbound));
   return {
     async toolsFor(session, log) {
       const lists = await Promise.all(Object.entries(session.servers).map(async ([name, config]) => {
-        const refusal = mcpServerRefusal(config, session.allowedDomains);
+        const refusal = outbound.refusalOf(config.url);
         if (refusal) {
-          log.warn('MCP server not reachable under the allow-list; its tools are left out', { server: name, reason: refusal });
+          log.warn('MCP server refused by the outbound policy; its tools are left out', { server: name, reason: refusal });
           return [];
         }
         try {
           return await serverTools(cache, options, connectionKey(session.sessionId, name, config), name, config);
         } catch (err) {
-          log.warn('MCP server failed; its tools are left out', { server: name, error: errorMessage(err) });
+          log.warn('MCP server failed; its tools are left out', { server: name, error: mcpFailureText(err) });
           return [];
         }
       }));
@@ -74,7 +77,7 @@ interface ConnectionCache {
 }
 
 /** Open connections by key; a failed or closed one is forgotten, the oldest closed beyond the limit. */
-function createConnectionCache(options: McpOptions): ConnectionCache {
+function createConnectionCache(options: McpOptions, fetch: OutboundFetch): ConnectionCache {
   const connections = new Map<string, Promise<Connection>>();
   const maxConnections = options.maxConnections ?? 200;
   const drop = (key: string) => {
@@ -86,7 +89,7 @@ function createConnectionCache(options: McpOptions): ConnectionCache {
     connection(key, name, config) {
       let conn = connections.get(key);
       if (!conn) {
-        conn = connect(name, config, options.connectTimeoutMs, () => connections.delete(key));
+        conn = connect({ name, config, fetch }, options.connectTimeoutMs, () => connections.delete(key));
         connections.set(key, conn);
         conn.catch(() => connections.delete(key));
         if (connections.size > maxConnections) drop(connections.keys().next().value!);
@@ -106,15 +109,23 @@ async function serverTools(cache: ConnectionCache, options: McpOptions, key: str
     conn.tools = undefined;
     throw err;
   });
+  const call = async (input: Record<string, unknown>, ctx: ToolContext, tool: ListedTool) => {
+    const current = await cache.connection(key, name, config);
+    return mapMcpResult(await callTool(current.client, name, tool.name, input, ctx, options.toolTimeoutMs), name, tool.name);
+  };
   return listed.map((tool) => mcpTool(name, tool, async (input, ctx) => {
     try {
-      const current = await cache.connection(key, name, config);
-      return mapMcpResult(await callTool(current.client, name, tool.name, input, ctx, options.toolTimeoutMs), name, tool.name);
+      return await call(input, ctx, tool).catch(async (err: unknown) => {
+        // The server forgot the session (it restarted): a new initialize, then the call once more, as the protocol expects.
+        if (!(await isSessionGone(err))) throw err;
+        cache.drop(key);
+        return call(input, ctx, tool);
+      });
     } catch (err) {
       if (err instanceof ToolError || ctx.signal.aborted) throw err;
       // A broken connection is not kept: the next call connects again.
       cache.drop(key);
-      throw new ToolError(`MCP server "${name}" tool "${tool.name}" failed: ${errorMessage(err)}`);
+      throw new ToolError(`MCP server "${name}" tool "${tool.name}" failed: ${mcpFailureText(err)}`);
     }
   }));
 }
@@ -124,14 +135,14 @@ function connectionKey(sessionId: string, name: string, config: McpServerConfig)
   return `${sessionId}\u0000${name}\u0000${createHash('sha256').update(JSON.stringify(config)).digest('hex')}`;
 }
 
-async function connect(name: string, config: McpServerConfig, timeoutMs: number, onClose: () => void): Promise<Connection> {
+async function connect({ name, config, fetch }: { name: string; config: McpServerConfig; fetch: OutboundFetch }, timeoutMs: number, onClose: () => void): Promise<Connection> {
   const sdk = await loadMcpSdk();
   const client = new sdk.Client({ name: 'stratus', version: '1.0.0' }, { capabilities: {} });
   const url = new URL(config.url);
   const requestInit = { headers: { ...config.headers } };
   const transport = config.type === 'http'
-    ? new sdk.StreamableHTTPClientTransport(url, { requestInit })
-    : new sdk.SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...config.headers } }) } });
+    ? new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch })
+    : new sdk.SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...config.headers } }) } });
   const conn: Connection = { client };
   client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
     conn.tools = undefined;

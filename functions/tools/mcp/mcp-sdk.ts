@@ -13,9 +13,20 @@ export async function loadMcpSdk() {
     Client: client.Client,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
     SSEClientTransport: sse.SSEClientTransport,
+    StreamableHTTPError: http.StreamableHTTPError,
     ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
   };
 }
 
 export type McpSdk = Awaited<ReturnType<typeof loadMcpSdk>>;
 export type McpClient = InstanceType<McpSdk['Client']>;
+
+/**
+ * Whether a request failed because the server no longer knows the session: Streamable HTTP
+ * answers 404 to a request carrying a session id it does not hold (it restarted, or expired the
+ * session). The client then starts a new session with a fresh initialize.
+ */
+export async function isSessionGone(err: unknown): Promise<boolean> {
+  const sdk = await loadMcpSdk();
+  return err instanceof sdk.StreamableHTTPError && err.code === 404;
+}

@@ -16,6 +16,7 @@ const awsEnv = {
 const shared = {
   STRATUS_MAX_MODEL_CALLS: '7', STRATUS_PERMISSION_MODE: 'default', STRATUS_MAX_TOOL_CONCURRENCY: '3', STRATUS_CORS_ORIGINS: 'https://a.example, https://b.example', STRATUS_SSE_HEARTBEAT_MS: '5_000', STRATUS_CONTEXT_WINDOW: '100000',
   STRATUS_BUDGETS: '{"maxCostUsd":5}', STRATUS_TENANT_BUDGETS: '{"acme":{"maxTurns":3}}', STRATUS_MODEL_PRICES: '{"my-model":{"inputPerMTok":1,"outputPerMTok":2}}',
+  STRATUS_PRIVATE_NETWORK_ALLOW: '10.0.0.0/8, mcp.internal.example, 127.0.0.1:9000',
   STRATUS_GITHUB_WEBHOOK_SECRET: 'hook-secret', STRATUS_GITHUB_TOKEN: 'ghp_x', STRATUS_GITHUB_API_URL: 'https://ghe.example/api/v3', STRATUS_GITHUB_COMMIT_AUTHOR: 'Bot <bot@example.com>',
 };
 
@@ -31,6 +32,7 @@ describe('one configuration for the local stack and Lambda', () => {
         expect(config.maxToolConcurrency).toBe(3);
         expect(config.api).toEqual({ corsOrigins: ['https://a.example', 'https://b.example'], sseHeartbeatMs: 5_000 });
         expect(config.model.contextWindow).toBe(100_000);
+        expect(config.outbound.privateNetworkAllow).toEqual(['10.0.0.0/8', 'mcp.internal.example', '127.0.0.1:9000']);
         expect(config.budgets).toEqual({ defaults: { maxCostUsd: 5 }, tenants: { acme: { maxTurns: 3 } } });
         expect(config.modelPrices['my-model']).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
         expect(config.modelPrices).toHaveProperty('claude-opus');
@@ -46,6 +48,9 @@ describe('one configuration for the local stack and Lambda', () => {
     // Unset, the defaults hold.
     expect(configFromEnv(awsEnv).turn.maxModelCalls).toBe(DEFAULT_MAX_MODEL_CALLS_PER_TURN);
     expect(configFromEnv(awsEnv).github.apiUrl).toBe('https://api.github.com');
+    expect(configFromEnv(awsEnv).outbound).toEqual({ privateNetworkAllow: [], ownEndpoints: [] });
+    // On Lambda the runtime API listens on loopback: one of the endpoints no hook or MCP server may reach.
+    expect(configFromEnv({ ...awsEnv, AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' }).outbound.ownEndpoints).toEqual(['127.0.0.1:9001']);
   });
 
   it('refuses a malformed value with a message naming the variable', () => {
@@ -58,6 +63,8 @@ describe('one configuration for the local stack and Lambda', () => {
       [{ ANTHROPIC_BASE_URL: 'not a url' }, /^ANTHROPIC_BASE_URL: expected a URL/],
       [{ STRATUS_CORS_ORIGINS: 'https://a.example/path' }, /^STRATUS_CORS_ORIGINS: /],
       [{ STRATUS_API_TOKENS: 'justatoken' }, /^STRATUS_API_TOKENS: /],
+      [{ STRATUS_PRIVATE_NETWORK_ALLOW: '10.0.0.0/8, http://x' }, /^STRATUS_PRIVATE_NETWORK_ALLOW: expected host names .*, got "http:\/\/x"/],
+      [{ STRATUS_PRIVATE_NETWORK_ALLOW: '10.0.0.0/33' }, /^STRATUS_PRIVATE_NETWORK_ALLOW: /],
       [{ STRATUS_BUDGETS: '{maxCostUsd:5}' }, /^STRATUS_BUDGETS: not valid JSON/],
       [{ STRATUS_BUDGETS: '{"maxCostUsd":-1}' }, /^STRATUS_BUDGETS: "maxCostUsd": /],
       [{ STRATUS_TENANT_BUDGETS: '{"acme":{"maxTurn":3}}' }, /^STRATUS_TENANT_BUDGETS: /],

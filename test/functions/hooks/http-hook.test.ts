@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, listenOnLoopback } from '../../../local/net/listen.ts';
-import { createHttpHook, httpHookConfigSchema, SIGNATURE_HEADER, signHookRequest, TIMESTAMP_HEADER } from '../../../functions/hooks/http-hook.ts';
+import { createHttpHook, httpHookConfigSchema, MAX_HOOK_ANSWER_BYTES, SIGNATURE_HEADER, signHookRequest, TIMESTAMP_HEADER } from '../../../functions/hooks/http-hook.ts';
+import { createOutboundFetch } from '../../../functions/outbound/outbound-fetch.ts';
+import { createOutboundPolicy } from '../../../functions/outbound/outbound-policy.ts';
 import { runHooks } from '../../../functions/hooks/run-hooks.ts';
 import { runPreToolUseHooks } from '../../../functions/hooks/tool-hooks.ts';
 import type { HookDefinition, HookInput } from '../../../functions/hooks/types.ts';
@@ -40,7 +42,10 @@ describe('HTTP hooks', () => {
   });
 
   const input: HookInput = { event: 'PreToolUse', sessionId: 's', turnId: 't', toolName: 'Bash', toolUseId: 'toolu_1', toolInput: { command: 'rm -rf x' }, permissionMode: 'default' };
-  const hook = (path: string, extra: Record<string, unknown> = {}) => createHttpHook(httpHookConfigSchema.parse({ event: 'PreToolUse', url: `${url}${path}`, secret: SECRET, ...extra }), { clock: () => 1_700_000_000_000 });
+  // The operator allows exactly this loopback server (STRATUS_PRIVATE_NETWORK_ALLOW), as a deployment would.
+  const policy = () => createOutboundPolicy({ privateNetworkAllow: [new URL(url).host], ownEndpoints: [] });
+  const hook = (path: string, extra: Record<string, unknown> = {}) =>
+    createHttpHook(httpHookConfigSchema.parse({ event: 'PreToolUse', url: `${url}${path}`, secret: SECRET, ...extra }), { fetch: createOutboundFetch(policy(), { maxResponseBytes: MAX_HOOK_ANSWER_BYTES }), clock: () => 1_700_000_000_000 });
 
   it('posts the input as JSON, signed with HMAC-SHA256 over timestamp and body', async () => {
     const { log } = memoryLogger();
@@ -75,9 +80,11 @@ describe('HTTP hooks', () => {
     expect(closed.permission?.message).toBe(`PreToolUse:Bash hook error: hook PreToolUse:${new URL(url).host} failed: timed out after 100ms`);
   });
 
-  it('requires https except on loopback', () => {
-    expect(httpHookConfigSchema.safeParse({ event: 'PreToolUse', url: 'http://example.com/h', secret: SECRET }).success).toBe(false);
-    expect(httpHookConfigSchema.safeParse({ event: 'PreToolUse', url: 'https://example.com/h', secret: SECRET }).success).toBe(true);
+  it('requires https except to a host the operator names', () => {
+    expect(httpHookConfigSchema.safeParse({ event: 'PreToolUse', url: 'ftp://example.com/h', secret: SECRET }).success).toBe(false);
+    expect(policy().refusalOf('http://example.com/h')).toMatch(/^plain http:\/\/ is used only for a host STRATUS_PRIVATE_NETWORK_ALLOW names/);
+    expect(policy().refusalOf('https://example.com/h')).toBeUndefined();
+    expect(policy().refusalOf(`${url}/h`)).toBeUndefined();
   });
 });
 

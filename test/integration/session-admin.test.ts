@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
 import type { apiClient } from '../support/api-client.ts';
 import { chars, useLocalStack } from '../support/stack-fixture.ts';
+import { until } from '../support/until.ts';
 
 /** DELETE and PATCH of a session on the local stack. */
 describe('deleting and changing a session', () => {
@@ -19,14 +20,6 @@ describe('deleting and changing a session', () => {
     return (out.Contents ?? []).map((o) => o.Key!);
   }
 
-  async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-    for (let i = 0; i < 200; i++) {
-      const v = await what();
-      if (ok(v)) return v;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error('condition never held');
-  }
 
   it('answers 404 at once and removes messages, events, persisted results and workspace objects', async () => {
     const sessionId = await api.createSession({ 'a.txt': 'kept?\n' });

@@ -3,17 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { makeTarGz } from '../support/archive-fixtures.ts';
 import { bash, text, useLocalStack } from '../support/stack-fixture.ts';
+import { until } from '../support/until.ts';
 
 const QUOTA = 700_000;
 
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const v = await what();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition never held');
-}
 
 /** STRATUS_TENANT_STORAGE_QUOTA_BYTES on the local stack: what is counted, what is refused, what deletion gives back. */
 describe('the per-tenant storage quota', () => {

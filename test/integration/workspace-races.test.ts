@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { makeTarGz } from '../support/archive-fixtures.ts';
 import { bash, text, useLocalStack } from '../support/stack-fixture.ts';
+import { until } from '../support/until.ts';
 
 /** Uploads `archive` with a presigned form the way a browser would: the fields, then the file last. */
 async function postForm(form: { url: string; fields: Record<string, string> }, archive: Buffer): Promise<Response> {
@@ -15,14 +16,6 @@ async function postForm(form: { url: string; fields: Record<string, string> }, a
   return fetch(form.url, { method: 'POST', body });
 }
 
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const v = await what();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('condition never held');
-}
 
 /** Concurrent deletions and imports, and hostile archives, through the API of the local stack. */
 describe('workspace races and hostile archives', () => {

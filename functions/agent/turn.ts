@@ -11,7 +11,7 @@ import { budgetsFor, INTERRUPT_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TurnStop
 import type { TurnDeps } from './turn-deps.ts';
 import { TurnFeed } from './turn-feed.ts';
 import { handOffLease, startHeartbeat, turnLease } from './turn-lease.ts';
-import { openTurnLoop } from './turn-loop.ts';
+import { runTurnLoop } from './turn-loop.ts';
 import { TurnRecorder, type TurnOutcome } from './turn-recorder.ts';
 import type { StartTurnOptions, TurnRun } from './turn-run.ts';
 
@@ -145,8 +145,7 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   });
   let outcome: TurnOutcome;
   try {
-    const loop = await openTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
-    for await (const event of loop) await recorder.record(event);
+    await runTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
     outcome = withStop(recorder.outcome(), stop);
     if (outcome.stopReason === 'interrupted') {
       // The reference's note for the model: the next turn knows its last response was cut short.

@@ -1,4 +1,3 @@
-import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ContextManager } from '../context/context-manager.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { hooksFor, permissionContextFor, type SessionSettings, type TurnSettings } from '../permissions/session-settings.ts';
@@ -8,7 +7,7 @@ import type { Logger } from '../shared/logger.ts';
 import { activeAgents, customAgentDefinition, type AgentDefinition } from '../tools/agent/agent-definitions.ts';
 import { AGENT_TOOL_NAME, agentToolFor } from '../tools/agent/agent-tool.ts';
 import { assembleToolPool, type ToolRegistry } from '../tools/registry.ts';
-import type { Tool, ToolUseContext } from '../tools/tool.ts';
+import type { Tool } from '../tools/tool.ts';
 import { query, type QueryEvent, type QueryParams } from './query.ts';
 import type { TurnDeps } from './turn-deps.ts';
 
@@ -87,21 +86,15 @@ export function narrowedToolPool(tools: readonly Tool[]): ToolRegistry {
   return assembleToolPool({ builtins: tools.filter((t) => !t.isExternal), external: tools.filter((t) => t.isExternal) });
 }
 
-/** What every run supplies, whatever its kind. */
-export interface AgentRun {
-  system: string;
-  messages: MessageParam[];
-  registry: ToolRegistry;
-  toolContext: ToolUseContext;
+/**
+ * What every run supplies, whatever its kind: its prompt, messages, tools and tool context, its
+ * session's controls, its stop checks (`shouldCheckpoint` near an invocation's deadline,
+ * `leaseHeld` of the turn it is part of) and its context economy.
+ */
+export type AgentRun = Pick<QueryParams, 'system' | 'messages' | 'registry' | 'toolContext' | 'beforeModelCall' | 'signal' | 'shouldCheckpoint' | 'leaseHeld'> & {
   controls: AgentControls;
-  beforeModelCall: QueryParams['beforeModelCall'];
-  signal: AbortSignal;
   context: ContextManager;
-  /** Asked after each round of tool results (near an invocation's deadline). */
-  shouldCheckpoint?: () => boolean;
-  /** The lease check of the turn the run is part of. */
-  leaseHeld?: QueryParams['leaseHeld'];
-}
+};
 
 /** The query parameters of every kind of run. */
 export function agentQueryParams(deps: Pick<TurnDeps, 'config' | 'model'>, scope: AgentScope, run: AgentRun): QueryParams {

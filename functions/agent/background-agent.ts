@@ -1,4 +1,3 @@
-import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
 import { createPersistedResultReader } from '../context/persisted-output.ts';
 import type { RunSubagentEvent } from '../deps/continuation.ts';
 import { costUsd, roundUsd } from '../model/pricing.ts';
@@ -8,13 +7,11 @@ import { errorMessage } from '../shared/errors.ts';
 import type { BackgroundAgentRecord } from '../stores/background-agent-store.ts';
 import type { UsageRecord } from '../stores/budgets.ts';
 import type { Lease, SessionRecord } from '../stores/session-store.ts';
-import { activeAgents, customAgentDefinition, type AgentDefinition } from '../tools/agent/agent-definitions.ts';
-import type { PermissionContext } from '../permissions/types.ts';
-import { AGENT_TOOL_NAME, agentToolFor } from '../tools/agent/agent-tool.ts';
-import { assembleToolPool } from '../tools/registry.ts';
 import type { ToolContext } from '../tools/tool.ts';
 import { budgetMessage, checkBudgets, type BudgetExceeded } from './budget.ts';
-import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type DriveOutcome, type SubagentScope } from './subagent-runner.ts';
+import { agentControls, sessionAgents, sessionMcpTools, sessionToolPool } from './agent-driver.ts';
+import type { DriveOutcome } from './subagent-log.ts';
+import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type SubagentScope } from './subagent-runner.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import { beatAt, startHeartbeat } from './turn-lease.ts';
 import { budgetsFor } from './turn-stop.ts';
@@ -66,16 +63,16 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   const { record, owner, log } = held;
   let session = held.session;
   const settings = session.settings;
-  const agents = activeAgents((settings?.agents ?? []).map(customAgentDefinition));
+  const agents = sessionAgents(settings);
   const agent = agents.find((a) => a.agentType === record.agentType);
   if (!agent) throw new Error(`Agent type '${record.agentType}' is no longer available in this session.`);
-  const permissions = permissionContextFor(settings, { defaultMode: deps.config.permissions.defaultMode, policy: deps.config.permissions.policy });
-  const pool = await toolPool(deps, session, agents, permissions, log);
+  const controls = agentControls(deps, settings);
+  // The session's tools as its turns get them (its MCP servers', its rules, its ToolSearch mode); the agent's filters apply after.
+  const { registry: pool } = sessionToolPool(deps, settings, await sessionMcpTools(deps, session.sessionId, settings, log), controls.permissions);
   const spend = { modelCalls: record.modelCalls, usage: { ...record.usage }, toolUses: record.toolUses };
   let budgetStop: string | undefined;
   const scope: SubagentScope = {
-    deps, session, turnId: record.agentId, owner, log, permissions, hooks: [...(deps.hooks ?? []), ...hooksFor(settings, deps.outbound)],
-    retry: { maxRetries: deps.config.model.maxRetries, baseDelayMs: deps.config.model.retryBaseDelayMs, fallbackModel: deps.config.model.fallbackName },
+    deps, session, turnId: record.agentId, owner, log, controls,
     recorder: {
       countSubagentCall: async (response) => {
         const cost = costUsd(deps.config.modelPrices, response.model, response.usage);
@@ -101,7 +98,7 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   const ctx = toolContext(deps, session, record, held);
   const margin = deps.config.turn.checkpointMarginMs;
   const outcome = finishedOutcome(childLog.loaded.conversation) ?? await drive(scope, setup, {
-    messages, ctx, log, append: childLog.append, loaded: childLog.loaded,
+    kind: 'background', messages, ctx, log, append: childLog.append, loaded: childLog.loaded,
     progress: (event: Record<string, unknown>) => logProgress(log, event),
     ...(held.deadlineAt !== undefined ? { shouldCheckpoint: () => held.deadlineAt! - deps.clock() <= margin } : {}),
   });
@@ -119,14 +116,6 @@ async function settle(deps: TurnDeps, held: Held, outcome: DriveOutcome, budgetS
     content: outcome.text, totalTokens: outcome.totalTokens, durationMs: deps.clock() - record.startedAt, ...(error ? { error } : {}),
   });
   log.info('background sub-agent finished', { stopReason: outcome.stopReason });
-}
-
-/** The session's tools as its turns get them (built-ins, its MCP servers', its rules); the agent's filters apply after. */
-async function toolPool(deps: TurnDeps, session: SessionRecord, agents: AgentDefinition[], permissions: PermissionContext, log: Held['log']) {
-  const settings = session.settings;
-  const external = settings?.mcpServers && Object.keys(settings.mcpServers).length > 0 && deps.mcp
-    ? await deps.mcp.toolsFor({ sessionId: session.sessionId, servers: settings.mcpServers }, log) : [];
-  return assembleToolPool({ builtins: deps.tools.tools.map((t) => (t.name === AGENT_TOOL_NAME ? agentToolFor(agents) : t)), external, rules: permissions.rules });
 }
 
 /** Its tools' context: its own copy of the session's workspace (a racing write gets the usual version conflict). */

@@ -52,8 +52,6 @@ export interface QueryParams {
   hooks?: readonly HookDefinition[];
   /** Most concurrency-safe tool calls at once (default 10). */
   maxToolConcurrency?: number;
-  /** Most model calls one turn may make. */
-  maxTurns: number;
   /** Asked before each model call: a reason to end the turn there instead (a budget ran out). */
   beforeModelCall?: () => TurnStopReason | undefined;
   signal: AbortSignal;
@@ -153,7 +151,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
     if (streamed.kind === 'failed') return yield* endWithoutResponse(loop, executor, streamed);
     // Stopped before anything of the response arrived: there is no message to record.
     if (params.signal.aborted && streamed.response.content.length === 0 && executor.size === 0) return yield { type: 'done', stopReason: 'aborted' };
-    const next = yield* afterResponse(loop, executor, streamed.response, call);
+    const next = yield* afterResponse(loop, executor, streamed.response);
     if (next !== 'next_call') return yield { type: 'done', stopReason: next };
   }
 }
@@ -264,7 +262,7 @@ async function* endWithoutResponse(loop: LoopState, executor: StreamingToolExecu
 }
 
 /** Records the response, runs what it asked for, and says whether the loop goes on or why it stops. */
-async function* afterResponse(loop: LoopState, executor: StreamingToolExecutor, response: AssistantResponse, call: number): AsyncGenerator<QueryEvent, TurnStopReason | 'next_call'> {
+async function* afterResponse(loop: LoopState, executor: StreamingToolExecutor, response: AssistantResponse): AsyncGenerator<QueryEvent, TurnStopReason | 'next_call'> {
   const { params } = loop;
   yield assistantEvent(loop, response);
   loop.messages.push({ role: 'assistant', content: response.content });
@@ -278,7 +276,7 @@ async function* afterResponse(loop: LoopState, executor: StreamingToolExecutor, 
   }
   if (toolUses.length === 0) {
     // A response cut off by max_tokens is withheld and resumed, up to the limit.
-    if (response.stopReason !== 'max_tokens' || loop.maxTokensRecoveries >= MAX_OUTPUT_TOKENS_RECOVERY_LIMIT || call >= params.maxTurns) return stopReasonOf(response);
+    if (response.stopReason !== 'max_tokens' || loop.maxTokensRecoveries >= MAX_OUTPUT_TOKENS_RECOVERY_LIMIT) return stopReasonOf(response);
     loop.maxTokensRecoveries += 1;
     yield { type: 'meta_user', text: MAX_OUTPUT_TOKENS_RECOVERY_TEXT };
     loop.messages.push({ role: 'user', content: [{ type: 'text', text: MAX_OUTPUT_TOKENS_RECOVERY_TEXT }] });
@@ -287,7 +285,6 @@ async function* afterResponse(loop: LoopState, executor: StreamingToolExecutor, 
   const outcome = yield* collectToolResults(loop, executor);
   if (outcome) return outcome;
   if (params.signal.aborted) return 'aborted';
-  if (call >= params.maxTurns) return 'max_turns';
   if (params.shouldCheckpoint?.()) return 'checkpoint';
   return 'next_call';
 }

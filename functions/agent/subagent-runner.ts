@@ -1,11 +1,9 @@
-import type { ContentBlockParam, MessageParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { createContextManager } from '../context/context-manager.ts';
 import { createContentReplacementState } from '../context/replacement-state.ts';
 import type { LogAppender } from '../context/session-context.ts';
 import { contextFromLog } from '../context/session-context.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from '../context/transcript.ts';
-import type { HookDefinition } from '../hooks/types.ts';
-import type { PermissionContext } from '../permissions/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import { agentIdFor, agentLogId } from '../stores/agent-log.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
@@ -14,11 +12,12 @@ import type { AgentDefinition } from '../tools/agent/agent-definitions.ts';
 import { AGENT_TOOL_NAME, resolveAgentTools } from '../tools/agent/agent-tool-filter.ts';
 import { forkStartMessages } from '../tools/agent/fork-messages.ts';
 import type { ForkBase, SubagentLaunch, SubagentRequest, SubagentResult } from '../tools/agent/subagent-types.ts';
-import { assembleToolPool, type ToolRegistry } from '../tools/registry.ts';
+import type { ToolRegistry } from '../tools/registry.ts';
 import { ToolError, type SubagentRunner, type ToolContext } from '../tools/tool.ts';
-import { query, type QueryEvent, type QueryParams, type TurnStopReason } from './query.ts';
+import { driveAgent, narrowedToolPool, type AgentControls, type AgentScope } from './agent-driver.ts';
+import type { QueryParams, TurnStopReason } from './query.ts';
+import { answerText, subagentLog, totalTokensOf, type DriveOutcome, type SubagentLogTarget } from './subagent-log.ts';
 import type { TurnDeps } from './turn-deps.ts';
-import type { TurnRecorder } from './turn-recorder.ts';
 
 /** What every sub-agent of one turn shares with it: the engine, the budget, permissions and hooks. */
 export interface SubagentScope {
@@ -28,11 +27,9 @@ export interface SubagentScope {
   owner: string;
   log: Logger;
   /** Sub-agents' model calls count toward the turn and the session (budgets, usage, cost). */
-  recorder: Pick<TurnRecorder, 'countSubagentCall'>;
+  recorder: SubagentLogTarget['recorder'];
   beforeModelCall: () => TurnStopReason | undefined;
-  permissions: PermissionContext;
-  hooks: readonly HookDefinition[];
-  retry: QueryParams['retry'];
+  controls: AgentControls;
   /** A background sub-agent was launched from this turn: its notification may come while it runs. */
   onBackgroundLaunch?: (agentLogId: string) => void;
   /** The parent turn's lease check: a sub-agent's call with effects waits on it as the parent's own calls do. */
@@ -75,7 +72,7 @@ async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: 
   const progress = (event: Record<string, unknown>) => ctx.onProgress?.({ agentId, agentType: setup.agentType, ...event });
   progress({ type: 'agent_start', description: request.description });
   log.info('sub-agent started', { resumed: childLog.loaded.conversation.length > 0 });
-  const outcome = finishedOutcome(childLog.loaded.conversation) ?? (await drive(scope, setup, { messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress }));
+  const outcome = finishedOutcome(childLog.loaded.conversation) ?? (await drive(scope, setup, { kind: request.agent ? 'subagent' : 'fork', messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress }));
   progress({ type: 'agent_end', stopReason: outcome.stopReason });
   if (outcome.stopReason === 'model_error') throw new ToolError(`Agent ${agentId} failed: ${outcome.error ?? 'model error'}`);
   return {
@@ -114,7 +111,7 @@ async function launchBackgroundAgent(scope: SubagentScope, level: SubagentLevel,
 export function definedAgent(scope: SubagentScope, level: SubagentLevel, agent: AgentDefinition, prompt: string, isAsync = false): ChildSetup {
   const resolved = resolveAgentTools(agent, level.pool.tools, { isAsync });
   if (resolved.invalidToolSpecs.length > 0) scope.log.warn('agent definition names tools that are not available', { agentType: agent.agentType, invalid: resolved.invalidToolSpecs });
-  const registry = assembleToolPool({ builtins: resolved.tools.filter((t) => !t.isExternal), external: resolved.tools.filter((t) => t.isExternal) });
+  const registry = narrowedToolPool(resolved.tools);
   const allowed = resolved.allowedAgentTypes?.map((t) => t.toLowerCase());
   const agents = allowed ? level.agents.filter((a) => allowed.includes(a.agentType.toLowerCase())) : level.agents;
   const canSpawn = registry.find(AGENT_TOOL_NAME) !== undefined;
@@ -183,15 +180,12 @@ export async function startingMessages(childLog: ChildLog, setup: ChildSetup): P
 export function finishedOutcome(log: readonly StoredMessage[]): DriveOutcome | undefined {
   const last = log.at(-1);
   if (last?.role !== 'assistant' || last.kind !== 'assistant' || last.content.some((b) => b.type === 'tool_use')) return undefined;
-  const u = last.usage;
-  return {
-    stopReason: 'end_turn', toolUses: 0,
-    text: last.content.filter((b) => b.type === 'text').map((b) => ({ type: 'text' as const, text: b.text })),
-    totalTokens: u ? u.inputTokens + u.outputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheCreationInputTokens ?? 0) : 0,
-  };
+  return { stopReason: 'end_turn', toolUses: 0, text: answerText(last.content), totalTokens: last.usage ? totalTokensOf(last.usage) : 0 };
 }
 
 export interface DriveInput {
+  /** A named agent or a fork (foreground), or a background agent in its own invocation. */
+  kind: 'subagent' | 'fork' | 'background';
   messages: MessageParam[];
   /** Asked after each round of tool results (a background agent near its invocation's deadline). */
   shouldCheckpoint?: () => boolean;
@@ -200,14 +194,6 @@ export interface DriveInput {
   append: LogAppender;
   loaded: ChildLog['loaded'];
   progress: (event: Record<string, unknown>) => void;
-}
-
-export interface DriveOutcome {
-  stopReason: TurnStopReason;
-  error?: string;
-  text: TextBlockParam[];
-  totalTokens: number;
-  toolUses: number;
 }
 
 /** Runs the query loop for the sub-agent, writing each event to its log and reporting progress to the parent's call. */
@@ -220,57 +206,16 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
   const context = createContextManager(contextDeps, {
     session: { ...scope.session, autoCompactFailures: 0, reloadFromSeq: undefined }, owner: scope.owner, append: input.append, loaded, log: input.log,
   });
-  const params: QueryParams = {
-    client: deps.model, model: deps.config.model.name, maxTokens: deps.config.model.maxTokens, system: setup.system, messages: input.messages,
-    registry: setup.registry,
+  const agentScope: AgentScope = { kind: input.kind, log: subagentLog({ append: input.append, recorder: scope.recorder, progress: input.progress }, outcome) };
+  await driveAgent(deps, agentScope, {
+    system: setup.system, messages: input.messages, registry: setup.registry, controls: scope.controls, beforeModelCall: scope.beforeModelCall,
+    signal: input.ctx.signal, context,
     toolContext: {
       sessionId: input.ctx.sessionId, turnId: input.ctx.turnId, workspace: input.ctx.workspace, signal: input.ctx.signal, log: input.log,
       ...(input.ctx.persistedResults ? { persistedResults: input.ctx.persistedResults } : {}), ...(setup.child ? { subagents: setup.child } : {}),
     },
-    // Nobody can answer a sub-agent's question mid-call: an ask is a deny, as for unattended sessions.
-    permissions: { ...scope.permissions, unattended: true },
-    hooks: scope.hooks, maxToolConcurrency: deps.config.maxToolConcurrency, maxTurns: Number.MAX_SAFE_INTEGER,
-    beforeModelCall: scope.beforeModelCall, signal: input.ctx.signal, context, ...(scope.retry ? { retry: scope.retry } : {}),
     ...(input.shouldCheckpoint ? { shouldCheckpoint: input.shouldCheckpoint } : {}),
     ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),
-  };
-  for await (const event of query(params)) await recordChildEvent(scope, input, outcome, event);
+  });
   return outcome;
-}
-
-/** The sub-agent's counterpart of the turn recorder: its log, the session's usage, progress for clients. */
-async function recordChildEvent(scope: SubagentScope, input: DriveInput, outcome: DriveOutcome, event: QueryEvent): Promise<void> {
-  switch (event.type) {
-    case 'assistant': {
-      const { response } = event;
-      const cost = await scope.recorder.countSubagentCall(response);
-      const stored = await input.append('assistant', 'assistant', response.content as ContentBlockParam[], {
-        model: response.model, stopReason: response.stopReason, usage: { ...response.usage, costUsd: cost }, decisions: event.decisions,
-      });
-      const u = response.usage;
-      outcome.totalTokens = u.inputTokens + u.outputTokens + u.cacheReadInputTokens + u.cacheCreationInputTokens;
-      outcome.text = response.content.filter((b) => b.type === 'text').map((b) => ({ type: 'text' as const, text: b.text }));
-      outcome.toolUses += response.content.filter((b) => b.type === 'tool_use').length;
-      return input.progress({ type: 'assistant_message', seq: stored.seq, content: response.content });
-    }
-    case 'tool_result': {
-      const stored = await input.append('tool_result', 'user', [event.block, ...event.extra]);
-      return input.progress({ type: 'tool_result', seq: stored.seq, toolUseId: event.block.tool_use_id, toolName: event.toolName, isError: event.block.is_error === true });
-    }
-    case 'tombstone':
-      await input.append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
-      return;
-    case 'meta_user':
-      await input.append('synthetic', 'user', [{ type: 'text', text: event.text }]);
-      return;
-    case 'tool_progress':
-      return input.progress({ type: 'tool_progress', toolUseId: event.toolUseId, toolName: event.toolName, progress: event.progress });
-    case 'done':
-      outcome.stopReason = event.stopReason;
-      if (event.error !== undefined) outcome.error = event.error;
-      return;
-    default:
-      // Text deltas, retries and the fallback stay inside the sub-agent; asks cannot happen (unattended).
-      return;
-  }
 }

@@ -2,13 +2,10 @@ import { createContextManager, type ContextManager } from '../context/context-ma
 import { createPersistedResultReader } from '../context/persisted-output.ts';
 import { loadSessionContext } from '../context/session-context.ts';
 import { danglingToolUses, syntheticResults, toApiMessages } from '../context/transcript.ts';
-import { hooksFor, permissionContextFor } from '../permissions/session-settings.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
-import { activeAgents, customAgentDefinition } from '../tools/agent/agent-definitions.ts';
-import { AGENT_TOOL_NAME, agentToolFor } from '../tools/agent/agent-tool.ts';
-import { assembleToolPool, createToolRegistry } from '../tools/registry.ts';
+import { createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
-import { query, type QueryEvent, type QueryParams } from './query.ts';
+import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope } from './agent-driver.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
 import { addUsage } from './background-agent.ts';
@@ -24,21 +21,21 @@ import type { TurnStop } from './turn-stop.ts';
  * The start of a turn's loop: reload the conversation (only what follows the last compact
  * boundary, with the replacement decisions), take the answers of a resume, re-enter sub-agents
  * a dead turn left running (subagent-reentry.ts), repair other dangling
- * tool_uses, append the prompt, and start the query loop on it.
+ * tool_uses, append the prompt, and drive the query loop on it into the session's log.
  */
-export async function openTurnLoop(
+export async function runTurnLoop(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
   tools: { workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
-): Promise<AsyncGenerator<QueryEvent>> {
+): Promise<void> {
   const { session, log } = run;
   const loaded = await loadSessionContext(deps, session);
   const conversation = loaded.conversation;
   // The log, not the session's counter, is the truth: a crash between appending a message and
   // moving the counter leaves the counter one behind.
   recorder.writer.skipTo(loaded.lastSeq + 1);
-  const external = await mcpTools(deps, run, recorder);
+  const external = await sessionMcpTools(deps, session.sessionId, recorder.settings, log);
   // Large MCP results are persisted like built-in ones: the context economy finds them by name too.
   const contextTools = external.length > 0 ? createToolRegistry([...deps.tools.tools, ...external]) : deps.tools;
   const context = createContextManager({ ...deps, tools: contextTools }, { session, owner: run.owner, append: recorder.append, loaded, log });
@@ -60,7 +57,8 @@ export async function openTurnLoop(
   }
   const notifier = await reportBackgroundAgents(deps, run, recorder, conversation);
   if (run.opts.prompt !== undefined) conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }]));
-  return query(queryParams(deps, run, recorder, { conversation, resume, context, external, notifier, ...tools }));
+  const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder) };
+  await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, ...tools }));
 }
 
 /**
@@ -83,57 +81,28 @@ async function takeNotifications(notifier: BackgroundNotifier, recorder: TurnRec
   return { texts: notes.texts, delivered: async () => { addUsage(recorder.usage, notes.usage); await notes.delivered(); } };
 }
 
-/** The session's MCP tools (none without servers: the MCP SDK is not even loaded then). */
-async function mcpTools(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder): Promise<Tool[]> {
-  const servers = recorder.settings?.mcpServers;
-  if (!servers || Object.keys(servers).length === 0 || !deps.mcp) return [];
-  return deps.mcp.toolsFor({ sessionId: run.session.sessionId, servers }, run.log);
-}
-
-function queryParams(
+/** The turn's run: the session's pool and controls, its Agent tool's sub-agents on its budget, permissions and hooks. */
+function turnRun(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
-  loop: { conversation: StoredMessage[]; resume: ResumeCalls | undefined; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
-): QueryParams {
-  const { config } = deps;
+  loop: { conversation: StoredMessage[]; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
+): AgentRun {
   const { session, turnId, log, deadlineAt } = run;
-  const permissions = permissionContextFor(recorder.settings, { defaultMode: config.permissions.defaultMode, policy: config.permissions.policy, turn: run.opts.settings });
-  const agents = activeAgents((recorder.settings?.agents ?? []).map(customAgentDefinition));
-  const registry = assembleToolPool({
-    builtins: deps.tools.tools.map((tool) => (tool.name === AGENT_TOOL_NAME ? agentToolFor(agents) : tool)), external: loop.external, rules: permissions.rules,
-    toolSearch: { mode: recorder.settings?.toolSearch ?? config.toolSearch.mode, model: config.model.name, contextWindow: config.model.contextWindow },
-  });
-  const hooks = [...(deps.hooks ?? []), ...hooksFor(recorder.settings, deps.outbound)];
-  const retry = { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName };
-  // Sub-agents (the Agent tool) run in this turn, on its budget, permissions and hooks.
+  const controls = agentControls(deps, recorder.settings, run.opts.settings);
+  const { registry, agents } = sessionToolPool(deps, recorder.settings, loop.external, controls.permissions);
+  const beforeModelCall = () => loop.stop.beforeModelCall();
+  const leaseHeld = () => recorder.leaseHeld();
   const subagents = createSubagentRunner(
-    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall: () => loop.stop.beforeModelCall(), permissions, hooks, retry, onBackgroundLaunch: (id) => loop.notifier.add(id), leaseHeld: () => recorder.leaseHeld() },
+    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall, controls, onBackgroundLaunch: (id) => loop.notifier.add(id), leaseHeld },
     { pool: registry, agents, isForkChild: false },
   );
   return {
-    client: deps.model,
-    model: config.model.name,
-    maxTokens: config.model.maxTokens,
-    system: buildSystemPrompt(),
-    messages: toApiMessages(loop.conversation),
-    registry,
+    system: buildSystemPrompt(), messages: toApiMessages(loop.conversation), registry, controls, beforeModelCall, signal: loop.signal, context: loop.context, leaseHeld,
     toolContext: {
       sessionId: session.sessionId, turnId, workspace: loop.workspace, signal: loop.signal, log,
       persistedResults: createPersistedResultReader(deps.blobs, session.sessionId), subagents,
     },
-    permissions,
-    hooks,
-    maxToolConcurrency: config.maxToolConcurrency,
-    // The per-turn model-call cap is a budget (maxModelCallsPerTurn), checked before each call with the others.
-    maxTurns: Number.MAX_SAFE_INTEGER,
-    beforeModelCall: () => loop.stop.beforeModelCall(),
-    signal: loop.signal,
-    shouldCheckpoint: deadlineAt === undefined ? undefined : () => deadlineAt - deps.clock() <= config.turn.checkpointMarginMs,
-    resume: loop.resume,
-    takeNotifications: () => takeNotifications(loop.notifier, recorder),
-    context: loop.context,
-    retry,
-    leaseHeld: () => recorder.leaseHeld(),
+    ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };
 }

@@ -4,7 +4,6 @@ import type { BudgetName } from '../stores/budgets.ts';
 import type { LogAppender } from '../context/session-context.ts';
 import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
 import type { SessionSettings } from '../permissions/session-settings.ts';
-import { assertNever } from '../shared/assert-never.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts';
@@ -16,6 +15,7 @@ import type { UsageTotals } from '../stores/turn-event.ts';
 import type { TurnFeed } from './turn-feed.ts';
 import { heartbeatEveryMs } from './turn-lease.ts';
 import type { Metrics } from '../shared/metrics.ts';
+import type { AgentLog } from './agent-driver.ts';
 
 /** What the write-ahead append writes to: the log, then the session's head under the lease. */
 export interface AppendDeps extends SessionHeadDeps {
@@ -107,7 +107,7 @@ export interface TurnOutcome {
 /**
  * Everything a turn writes while its loop runs: the log (through the write-ahead append), the
  * session's patch (head, workspace, usage, denials, settings), the calls left waiting, and the
- * events clients see. `record` is the one mapping from what the query loop yields to stored
+ * events clients see. `agentLog` is the one mapping from what the query loop yields to stored
  * messages and turn events.
  */
 export class TurnRecorder {
@@ -170,42 +170,39 @@ export class TurnRecorder {
     return this.done;
   }
 
-  /** Stores and sends what one event of the query loop means; every kind is handled. */
-  async record(event: QueryEvent): Promise<void> {
+  /** The session's log as the driver records into it (agent-driver.ts): what each event of the query loop means for it. */
+  agentLog(): AgentLog {
     const { events, log } = this.turn;
-    switch (event.type) {
-      case 'text_delta':
-      case 'tool_progress':
-        return events.push(event);
-      case 'assistant':
-        return this.recordAssistant(event);
-      case 'tool_result':
-        return this.recordToolResult(event);
-      case 'permission_request':
+    return {
+      text_delta: (event) => events.push(event),
+      tool_progress: (event) => events.push(event),
+      assistant: (event) => this.recordAssistant(event),
+      tool_result: (event) => this.recordToolResult(event),
+      permission_request: async (event) => {
         await this.waitFor('ask', event.toolUseId, event.toolName, event.input, event.message);
-        return events.push(event);
-      case 'tool_deferred':
-        return this.waitFor('deferred', event.toolUseId, event.toolName, event.input);
+        events.push(event);
+      },
+      tool_deferred: (event) => this.waitFor('deferred', event.toolUseId, event.toolName, event.input),
       // Durable records of a broken stream, retries, the fallback and the max_tokens resume request.
-      case 'tombstone': {
+      tombstone: async (event) => {
         const stored = await this.append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
-        return events.push({ type: 'tombstone', seq: stored.seq, error: event.error });
-      }
-      case 'retry':
+        events.push({ type: 'tombstone', seq: stored.seq, error: event.error });
+      },
+      retry: (event) => {
         log.warn('model call failed; retrying', { attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
-        return events.push({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
-      case 'fallback':
+        events.push({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
+      },
+      fallback: (event) => {
         log.warn('primary model stayed overloaded; moving to the fallback model', { from: event.from, to: event.to });
-        return events.push({ type: 'model_fallback', from: event.from, to: event.to });
-      case 'meta_user':
+        events.push({ type: 'model_fallback', from: event.from, to: event.to });
+      },
+      meta_user: async (event) => {
         await this.append('synthetic', 'user', [{ type: 'text', text: event.text }]);
-        return;
-      case 'done':
+      },
+      done: (event) => {
         this.done = { stopReason: event.stopReason, ...(event.error !== undefined ? { error: event.error } : {}) };
-        return;
-      default:
-        return assertNever(event, 'query event');
-    }
+      },
+    };
   }
 
   /**

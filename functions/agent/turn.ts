@@ -1,5 +1,5 @@
 import { ConflictError, errorMessage, SessionBusyError } from '../shared/errors.ts';
-import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import type { Lease, SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { putStopMarker } from '../runner-client/stop-marker.ts';
 import { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { ContinueTurnEvent } from '../deps/continuation.ts';
@@ -11,7 +11,7 @@ import { budgetsFor, INTERRUPT_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TurnStop
 import type { TurnDeps } from './turn-deps.ts';
 import { TurnFeed } from './turn-feed.ts';
 import { handOffLease, startHeartbeat, turnLease } from './turn-lease.ts';
-import { openTurnLoop } from './turn-loop.ts';
+import { runTurnLoop } from './turn-loop.ts';
 import { TurnRecorder, type TurnOutcome } from './turn-recorder.ts';
 import type { StartTurnOptions, TurnRun } from './turn-run.ts';
 
@@ -31,18 +31,7 @@ export interface TurnHandle {
  * Callers stream `events` or await `done`; neither is needed for the turn to finish.
  */
 export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise<TurnHandle> {
-  const current = await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
-  await reapDeadLease(deps, current);
-  const waiting = await deps.approvals.listForSession(opts.sessionId);
-  if (!opts.resume && waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
-  if (opts.resume && waiting.length === 0) throw new ConflictError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 'nothing_to_resume');
-  const turnId = deps.newId('turn');
-  const now = deps.clock();
-  // Session-wide budgets already spent: refuse before anything is written (fail-closed).
-  const exceeded = checkBudgets(budgetsFor(deps.config, opts.tenantId, current), { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 }, 'turn_start');
-  if (exceeded) throw new BudgetExceededError(exceeded);
-  const lease = turnLease(deps, turnId, now, now);
-  const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
+  const { session, turnId, now, lease } = await admitTurn(deps, opts, opts.resume === true);
   const log = deps.log.child({ sessionId: opts.sessionId, turnId, tenantId: opts.tenantId });
   const events = new TurnFeed(deps.events, opts.sessionId, turnId, log);
   const done = runTurn(deps, {
@@ -60,16 +49,8 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
  * Lambda Invoke API.
  */
 export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { prompt: string }): Promise<{ sessionId: string; turnId: string }> {
-  const current = await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
-  await reapDeadLease(deps, current);
-  const waiting = await deps.approvals.listForSession(opts.sessionId);
-  if (waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
-  const turnId = deps.newId('turn');
-  const now = deps.clock();
-  const exceeded = checkBudgets(budgetsFor(deps.config, opts.tenantId, current), { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 }, 'turn_start');
-  if (exceeded) throw new BudgetExceededError(exceeded);
-  const lease = turnLease(deps, turnId, now, now);
-  await deps.sessions.acquireLease(opts.sessionId, lease, now);
+  // An asynchronous turn always starts from a prompt: calls waiting for answers refuse it.
+  const { turnId, now, lease } = await admitTurn(deps, opts, false);
   const handoffOwner = `continuation/${turnId}/start`;
   try {
     await deps.sessions.handOffLease(opts.sessionId, lease.owner, handOffLease(deps, handoffOwner, turnId, now, deps.clock()), {});
@@ -86,6 +67,27 @@ export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { 
     throw err;
   }
   return { sessionId: opts.sessionId, turnId };
+}
+
+/**
+ * What every start of a turn does before it runs: free the session if the turn holding it died,
+ * refuse a prompt while calls wait for answers (or a resume with none waiting), refuse when the
+ * session-wide budgets are already spent (before anything is written: fail-closed), then take
+ * the session's lease (409 if a live turn holds it).
+ */
+async function admitTurn(deps: TurnDeps, opts: StartTurnOptions, resume: boolean): Promise<{ session: SessionRecord; turnId: string; now: number; lease: Lease }> {
+  const current = await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
+  await reapDeadLease(deps, current);
+  const waiting = await deps.approvals.listForSession(opts.sessionId);
+  if (!resume && waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
+  if (resume && waiting.length === 0) throw new ConflictError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 'nothing_to_resume');
+  const turnId = deps.newId('turn');
+  const now = deps.clock();
+  const exceeded = checkBudgets(budgetsFor(deps.config, opts.tenantId, current), { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 }, 'turn_start');
+  if (exceeded) throw new BudgetExceededError(exceeded);
+  const lease = turnLease(deps, turnId, now, now);
+  const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
+  return { session, turnId, now, lease };
 }
 
 /**
@@ -145,8 +147,7 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   });
   let outcome: TurnOutcome;
   try {
-    const loop = await openTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
-    for await (const event of loop) await recorder.record(event);
+    await runTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
     outcome = withStop(recorder.outcome(), stop);
     if (outcome.stopReason === 'interrupted') {
       // The reference's note for the model: the next turn knows its last response was cut short.

@@ -46,7 +46,6 @@ describe('the query loop and its tool results', () => {
       registry: assembleToolPool({ builtins: [gate, instantTool('Instant'), readTool] }),
       toolContext: testContext(overrides.signal ?? controller.signal),
       permissions: { mode: 'bypassPermissions', rules: [], unattended: false },
-      maxTurns: 10,
       signal: controller.signal,
       ...overrides,
     };
@@ -170,8 +169,10 @@ describe('the query loop and its tool results', () => {
 
   it('gives every tool_use a result when the model-call bound is hit', async () => {
     model.enqueue({ content: [{ type: 'tool_use', id: 'toolu_m', name: 'Instant', input: {} }] });
-    const out = await run(params({ maxTurns: 1 }));
+    // The bound is the maxModelCallsPerTurn budget, asked before each call after the first's results are in.
+    let calls = 0;
+    const out = await run(params({ beforeModelCall: () => (calls++ >= 1 ? 'budget_exceeded' : undefined) }));
     expectOneResultPerToolUse(out);
-    expect(out.at(-1)).toEqual({ type: 'done', stopReason: 'max_turns' });
+    expect(out.at(-1)).toEqual({ type: 'done', stopReason: 'budget_exceeded' });
   });
 });

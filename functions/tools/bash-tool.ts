@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isInsideWorkspace, VIRTUAL_ROOT } from '../../sandbox-runner/workspace/virtual-paths.ts';
+import { isInsideWorkspace, VIRTUAL_ROOT } from '../../sandbox-runner/common/virtual-paths.ts';
 import { isReadOnlyCommand } from './bash/classify-command.ts';
 import { bashCommandParts } from './bash/command-parts.ts';
 import { loadShellParser } from './bash/shell-parser.ts';

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ImageBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { formatFileSize } from '../../sandbox-runner/ops/files/file-text.ts';
+import { formatFileSize } from '../../sandbox-runner/common/file-size.ts';
 import type { NotebookCell, ReadResult } from '../../sandbox-runner/protocol.ts';
 import { buildTool, ToolError, type ToolContext } from './tool.ts';
 

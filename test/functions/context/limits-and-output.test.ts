@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_LIMITS, formatFileSize, getPersistenceThreshold } from '../../../functions/context/limits.ts';
+import { DEFAULT_CONTEXT_LIMITS, getPersistenceThreshold } from '../../../functions/context/limits.ts';
+import { formatFileSize } from '../../../sandbox-runner/common/file-size.ts';
 import { TOOL_RESULT_CLEARED_MESSAGE, microCompact } from '../../../functions/context/micro-compact.ts';
 import { buildLargeToolResultMessage, createPersistedResultReader, generatePreview } from '../../../functions/context/persisted-output.ts';
 import { createContentReplacementState } from '../../../functions/context/replacement-state.ts';

@@ -43,6 +43,7 @@ function stopKeyOf(turnId: string, toolUseId: string): string {
 export const bashTool = buildTool({
   name: BASH_TOOL_NAME,
   inputSchema,
+  compactableResult: true,
   description:
     'Executes a bash command in a fresh shell in the workspace (/workspace) and returns its combined stdout and stderr. ' +
     'The working directory carries over between calls; stdin is closed; there is no network access unless the session allows it. ' +

@@ -34,6 +34,7 @@ export const MAX_PDF_PAGES_PER_READ = 20;
 export const readTool = buildTool({
   name: READ_TOOL_NAME,
   inputSchema,
+  compactableResult: true,
   description:
     'Reads a file from the workspace (/workspace). Give an absolute path. Text comes back one line per row as ' +
     '"<line number><TAB><text>". Whole files over 256 KB need offset/limit; use them to page through long files. ' +

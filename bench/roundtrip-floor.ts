@@ -10,7 +10,7 @@ import type { MessagesRequest } from '../local/scripted-model/script.ts';
 import { LOCAL_BUCKET, type LocalStack } from '../local/stack.ts';
 import { startModelProcess } from './model-process-client.ts';
 import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
-import { s3ClientConfig } from '../sandbox-runner/s3-client-config.ts';
+import { s3ClientConfig } from '../sandbox-runner/common/s3-client-config.ts';
 
 const SAMPLES = 60;
 const WARMUP = 10;

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { createBwrapSandbox } from './isolation/bwrap-sandbox.ts';
-import { egressModeFromEnv, type EgressMode } from './isolation/egress-mode.ts';
+import { egressModeFromEnv, type EgressMode } from './common/egress-mode.ts';
 import { createProcessSandbox } from './isolation/process-sandbox.ts';
 import type { Sandbox } from './isolation/sandbox.ts';
 import { stackEndpoints, type StackEndpoints } from './isolation/stack-endpoints.ts';
@@ -13,7 +13,7 @@ import { createS3ClientFactory } from './s3-client.ts';
  * container. STRATUS_RUNNER_ROOT (default /tmp/stratus) holds the single warm workspace;
  * STRATUS_SANDBOX is `bwrap`, `process` or `auto` (bwrap when user namespaces work, which they
  * do not inside Lambda); STRATUS_S3_ENDPOINT points at a local S3 server outside AWS;
- * STRATUS_EGRESS / STRATUS_EGRESS_PROXY say how network use leaves (isolation/egress-mode.ts).
+ * STRATUS_EGRESS / STRATUS_EGRESS_PROXY say how network use leaves (common/egress-mode.ts).
  * A local S3 server is one of the deployment's own services: no sandboxed request may reach it.
  * The function's own credentials are never used for workspaces: each request carries its own.
  */

@@ -8,14 +8,15 @@ export type * from './ops/index.ts';
  * The wire contract between the harness and the runner (the Lambda Invoke payload), the one
  * copy both sides import: the runner parses requests with these schemas, the harness builds
  * them (functions/runner-client/workspace-client.ts) with these types, importing types only so
- * its bundle does not load the runner's ops. The model's view of paths (/workspace and the one
- * "inside /workspace" test) lives next to it in virtual-paths.ts, for both sides too. The runner
+ * its bundle does not load the runner's ops. Besides this file the harness imports only
+ * common/, the helpers both sides need (the model's view of paths, file keys, the allow-list
+ * parser, workspace limits, ...), which imports neither side (dependency-rules.json). The runner
  * is a stateless executor: everything it needs arrives in the request, everything it changed
  * goes back in the response.
  */
 
-import { VIRTUAL_ROOT } from './workspace/virtual-paths.ts';
-import { allowListSchema } from './isolation/network-allow-list.ts';
+import { VIRTUAL_ROOT } from './common/virtual-paths.ts';
+import { allowListSchema } from './common/network-allow-list.ts';
 
 const credentialsSchema = z.object({
   accessKeyId: z.string(),
@@ -41,9 +42,9 @@ export const runnerRequestSchema = z.object({
   /** Session variables for commands; merged into a scrubbed environment. */
   env: z.record(z.string(), z.string()).default({}),
   /**
-   * The session's network policy: hosts commands may reach over HTTP(S) (isolation/network-allow-list.ts);
+   * The session's network policy: hosts commands may reach over HTTP(S) (common/network-allow-list.ts);
    * none by default. `egressToken` is the harness's signature of that list for the AWS egress
-   * proxy (egress/egress-token.ts); the local sandbox enforces the list itself and needs none.
+   * proxy (common/egress-token.ts); the local sandbox enforces the list itself and needs none.
    */
   network: z
     .object({ allowedDomains: allowListSchema, egressToken: z.string().max(16_384).optional() })

@@ -8,13 +8,14 @@ import type { RunnerOpDefinition } from './ops/op.ts';
 import type { GitImportOptions, OpContext, RunnerLimits } from './ops/op-context.ts';
 import { ToolInputError } from './workspace/tool-input-error.ts';
 import { runnerRequestSchema, type OpResult, type ParsedRunnerRequest, type RunnerResponse, type StorageCredentials } from './protocol.ts';
-import { createPathMapper, VIRTUAL_ROOT } from './workspace/virtual-paths.ts';
+import { createPathMapper, VIRTUAL_ROOT } from './common/virtual-paths.ts';
 import { hideHostPaths, RUNNER_STORAGE } from './workspace/host-paths.ts';
-import { DEFAULT_WORKSPACE_LIMITS, WorkspaceLimitError, type WorkspaceLimits } from './workspace/limits.ts';
+import { DEFAULT_WORKSPACE_LIMITS, type WorkspaceLimits } from './common/workspace-limits.ts';
+import { LimitExceededError } from './workspace/limits.ts';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './workspace/archive-guards.ts';
 import { LocalCopy, type LocalState, type SnapshotPolicy } from './workspace/local-copy.ts';
 import { createWarmCopies, type WarmCopies } from './workspace/warm-copies.ts';
-import { RemoteWorkspace, WorkspaceConflictError, WorkspaceMissingError } from './workspace/remote-workspace.ts';
+import { RemoteWorkspace, VersionConflictError, WorkspaceMissingError } from './workspace/remote-workspace.ts';
 
 export interface RunnerDeps {
   /** Where warm workspace copies live (local disk; /tmp in Lambda). */
@@ -138,8 +139,8 @@ async function execute(
     };
   } catch (err) {
     if (err instanceof ToolInputError) return { ok: false, error: { kind: 'tool_error', message: err.message } };
-    if (err instanceof WorkspaceConflictError) return conflict(local, remote, err, log);
-    if (err instanceof WorkspaceLimitError) return { ok: false, error: { kind: 'limit', message: err.message } };
+    if (err instanceof VersionConflictError) return conflict(local, remote, err, log);
+    if (err instanceof LimitExceededError) return { ok: false, error: { kind: 'limit', message: err.message } };
     if (err instanceof WorkspaceMissingError) return { ok: false, error: { kind: 'bad_request', message: err.message } };
     throw err;
   }
@@ -169,7 +170,7 @@ function opContext(
  * stays dirty, so the next call rebuilds it from S3) and the caller learns the newest version,
  * so it moves on to it instead of retrying from a version that can never be published again.
  */
-async function conflict(local: LocalCopy, remote: RemoteWorkspace, err: WorkspaceConflictError, log: (message: string, err: unknown) => void): Promise<RunnerResponse> {
+async function conflict(local: LocalCopy, remote: RemoteWorkspace, err: VersionConflictError, log: (message: string, err: unknown) => void): Promise<RunnerResponse> {
   await local.forget().catch((e: unknown) => log(`could not mark workspace ${remote.id} dirty after a conflict`, e));
   // The version that beat this one exists for sure; a failed listing falls back to it.
   const latestVersion = await remote.latestVersion(err.version).catch((e: unknown) => {

@@ -2,7 +2,7 @@ import { agentLogIdsIn } from '../stores/agent-log.ts';
 import { BUCKET_LAYOUT } from '../stores/bucket-layout.ts';
 import { deletePrefix } from '../stores/delete-prefix.ts';
 import { leaseIsDead, type SessionRecord, type SessionStore } from '../stores/session-store.ts';
-import { workspacePrefix } from '../../sandbox-runner/workspace/workspace-prefix.ts';
+import { workspacePrefix } from '../../sandbox-runner/common/workspace-prefix.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { MessageStore } from '../stores/message-store.ts';
 import { runOp, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';

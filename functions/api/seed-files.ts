@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { seedFilesProblem, type SeedContent } from '../../sandbox-runner/workspace/file-keys.ts';
+import { seedFilesProblem, type SeedContent } from '../../sandbox-runner/common/file-keys.ts';
 import { LimitError, UserError } from '../shared/errors.ts';
 
 /** Seed files in a body: relative path → UTF-8 text, or `{ base64 }` for binary. */

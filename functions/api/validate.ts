@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { hasLoneSurrogate } from '../../sandbox-runner/workspace/file-keys.ts';
+import { hasLoneSurrogate } from '../../sandbox-runner/common/file-keys.ts';
 import { UserError } from '../shared/errors.ts';
 
 /**

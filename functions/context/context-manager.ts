@@ -59,10 +59,11 @@ export interface ContextConfig {
   model: { contextWindow: number; maxTokens: number; maxRetries: number; retryBaseDelayMs: number; fallbackName?: string };
 }
 
-/** A tool as far as result persistence cares. */
-interface SizedTool {
+/** A tool as far as the context economy cares: how large a result it inlines, whether an old one may be cleared. */
+interface ContextTool {
   name: string;
   maxResultSizeChars: number;
+  compactableResult: boolean;
 }
 
 /** What the context economy uses: the summary model, S3 for large results, the session's record. */
@@ -71,7 +72,7 @@ export interface ContextDeps {
   model: ModelClient;
   blobs: BlobStore;
   sessions: Pick<SessionStore, 'updateUnderLease'>;
-  tools: { readonly tools: readonly SizedTool[]; find(name: string): SizedTool | undefined };
+  tools: { readonly tools: readonly ContextTool[]; find(name: string): ContextTool | undefined };
   newId: IdSource;
 }
 
@@ -156,7 +157,7 @@ async function prepare(s: ManagerState, history: MessageParam[], base: RequestBa
   let tokens = tokenCountWithEstimation(visible, s.measured);
   const decisions: ReplacementDecisions = { seen: [], replaced: [] };
   if (tokens > s.threshold * cfg.microCompactRatio) {
-    const cleared = microCompact(visible, s.replacement, cfg.microCompactKeepRecent);
+    const cleared = microCompact(visible, s.replacement, cfg.microCompactKeepRecent, (name) => s.deps.tools.find(name)?.compactableResult === true);
     if (cleared.replaced.length > 0) {
       decisions.replaced.push(...cleared.replaced);
       visible = applyReplacements(history, s.replacement.replacements);

@@ -38,13 +38,3 @@ export function getPersistenceThreshold(toolName: string, declaredMaxResultSizeC
   if (typeof override === 'number' && Number.isFinite(override) && override > 0) return override;
   return Math.min(declaredMaxResultSizeChars, limits.defaultMaxResultSizeChars);
 }
-
-/** `2000 bytes`, `195.3KB`, `1.2MB`: how sizes read in the model-facing text. */
-export function formatFileSize(sizeInBytes: number): string {
-  const kb = sizeInBytes / 1024;
-  if (kb < 1) return `${sizeInBytes} bytes`;
-  if (kb < 1024) return `${kb.toFixed(1).replace(/\.0$/, '')}KB`;
-  const mb = kb / 1024;
-  if (mb < 1024) return `${mb.toFixed(1).replace(/\.0$/, '')}MB`;
-  return `${(mb / 1024).toFixed(1).replace(/\.0$/, '')}GB`;
-}

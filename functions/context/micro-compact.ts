@@ -4,22 +4,26 @@ import type { ContentReplacementState, ReplacementDecisions } from './replacemen
 /** What the model sees in place of a cleared tool result (the reference's marker). */
 export const TOOL_RESULT_CLEARED_MESSAGE = '[Old tool result content cleared]';
 
-/** Tools whose old results can be cleared: their output can be produced again by calling them. */
-export const COMPACTABLE_TOOLS: ReadonlySet<string> = new Set(['Read', 'Bash', 'Grep', 'Glob', 'WebSearch', 'WebFetch', 'Edit', 'Write']);
-
 /**
  * Clears every compactable tool result but the most recent `keepRecent`, as replacement
  * decisions: once recorded they are re-applied like any other replacement, so the cleared
- * conversation is byte-stable from then on. Returns the new decisions (none when nothing to clear).
+ * conversation is byte-stable from then on. `isCompactable` says, by tool name, which results may
+ * be cleared: those a tool declares it can produce again (`compactableResult` on the tool).
+ * Returns the new decisions (none when nothing to clear).
  */
-export function microCompact(messages: readonly MessageParam[], state: ContentReplacementState, keepRecent: number): ReplacementDecisions {
+export function microCompact(
+  messages: readonly MessageParam[],
+  state: ContentReplacementState,
+  keepRecent: number,
+  isCompactable: (toolName: string) => boolean,
+): ReplacementDecisions {
   const names = new Map<string, string>();
   const ids: string[] = [];
   for (const m of messages) {
     if (typeof m.content === 'string') continue;
     for (const b of m.content) {
       if (m.role === 'assistant' && b.type === 'tool_use') names.set(b.id, b.name);
-      else if (m.role === 'user' && b.type === 'tool_result' && COMPACTABLE_TOOLS.has(names.get(b.tool_use_id) ?? '')) ids.push(b.tool_use_id);
+      else if (m.role === 'user' && b.type === 'tool_result' && isCompactable(names.get(b.tool_use_id) ?? '')) ids.push(b.tool_use_id);
     }
   }
   const decisions: ReplacementDecisions = { seen: [], replaced: [] };

@@ -1,9 +1,10 @@
 import type { ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BlobStore } from '../stores/blob-store.ts';
-import { formatFileSize, PREVIEW_SIZE_BYTES } from './limits.ts';
+import { formatFileSize } from '../../sandbox-runner/common/file-size.ts';
+import { PREVIEW_SIZE_BYTES } from './limits.ts';
 import { toolResultKey } from '../stores/bucket-layout.ts';
 import type { PersistedResultReader } from '../tools/tool.ts';
-import { VIRTUAL_ROOT } from '../../sandbox-runner/workspace/virtual-paths.ts';
+import { VIRTUAL_ROOT } from '../../sandbox-runner/common/virtual-paths.ts';
 
 export const PERSISTED_OUTPUT_TAG = '<persisted-output>';
 export const PERSISTED_OUTPUT_CLOSING_TAG = '</persisted-output>';

@@ -145,7 +145,7 @@ export const configSchema = z.object({
     })
     .default({ defaultMode: 'bypassPermissions' }),
   /**
-   * How the sandbox reaches allow-listed domains (sandbox-runner/isolation/egress-mode.ts):
+   * How the sandbox reaches allow-listed domains (sandbox-runner/common/egress-mode.ts):
    * `direct` (local: the runner enforces the list itself), `proxy` (AWS with the egress proxy;
    * requests carry signed tokens) or `none` (AWS default: sessions with allowedDomains and git
    * imports are refused up front).

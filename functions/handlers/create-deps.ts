@@ -3,7 +3,7 @@ import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
-import { cachedByCredentials, s3ClientConfig } from '../../sandbox-runner/s3-client-config.ts';
+import { cachedByCredentials, s3ClientConfig } from '../../sandbox-runner/common/s3-client-config.ts';
 import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
 import { createLambdaGithubDispatcher } from '../deps/github-dispatch.ts';
 import { createGithubClientFactory } from '../github-api/github-client.ts';

@@ -1,4 +1,4 @@
-import { nonPublicRange, parseAllowListEntry } from '../../sandbox-runner/isolation/network-allow-list.ts';
+import { nonPublicRange, parseAllowListEntry } from '../../sandbox-runner/common/network-allow-list.ts';
 import { entryPorts, PRIVATE_NETWORK_ALLOW_SETTING, type PrivateNetworkAllow } from './private-network-allow.ts';
 
 /**

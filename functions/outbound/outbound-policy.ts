@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { canonicalIp, nonPublicRange } from '../../sandbox-runner/isolation/network-allow-list.ts';
+import { canonicalIp, nonPublicRange } from '../../sandbox-runner/common/network-allow-list.ts';
 import { allowedDomainsRefusals } from './allowed-domains-refusals.ts';
 import { createOwnEndpoints, type OwnEndpoints } from './own-endpoints.ts';
 import { createPrivateNetworkAllow, PRIVATE_NETWORK_ALLOW_SETTING, type PrivateNetworkAllow } from './private-network-allow.ts';

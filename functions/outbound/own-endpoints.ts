@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
-import { canonicalIp } from '../../sandbox-runner/isolation/network-allow-list.ts';
+import { canonicalIp } from '../../sandbox-runner/common/network-allow-list.ts';
 
 /**
  * The stack's own endpoints (locally: the DynamoDB, S3 and Lambda-invoke stand-ins, the model

@@ -1,5 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { canonicalIp, checkHostPort, DEFAULT_PORTS, parseAllowListEntry, type AllowListEntry } from '../../sandbox-runner/isolation/network-allow-list.ts';
+import { canonicalIp, checkHostPort, DEFAULT_PORTS, parseAllowListEntry, type AllowListEntry } from '../../sandbox-runner/common/network-allow-list.ts';
 
 /**
  * The operator's list of non-public destinations sessions may reach (STRATUS_PRIVATE_NETWORK_ALLOW):

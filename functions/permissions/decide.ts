@@ -8,9 +8,6 @@ export interface PermissionCallContext {
   log: Pick<Logger, 'warn'>;
 }
 
-/** Tools `acceptEdits` lets through without asking: they only change files in the workspace. */
-export const EDIT_TOOL_NAMES: ReadonlySet<string> = new Set(['Edit', 'Write', 'NotebookEdit', 'MultiEdit']);
-
 /**
  * Decides one call: deny rules win; then ask rules; then the tool's own checkPermissions; then
  * allow rules and the mode. `ask` becomes `deny` when nobody can answer (dontAsk, unattended).
@@ -60,7 +57,7 @@ async function decideBeforeAsk<Ctx extends PermissionCallContext>(
       : { behavior: 'deny', message: deniedInPlanModeMessage(tool.name), reason: { type: 'mode', mode } };
   }
   if (readOnly) return { behavior: 'allow', reason: { type: 'mode', mode } };
-  if (mode === 'acceptEdits' && EDIT_TOOL_NAMES.has(tool.name)) return { behavior: 'allow', reason: { type: 'mode', mode } };
+  if (mode === 'acceptEdits' && tool.editsFiles) return { behavior: 'allow', reason: { type: 'mode', mode } };
   const uncovered = matched.uncovered ?? [];
   const message = matched.compound && uncovered.length > 0 ? partsNeedApprovalMessage(tool.name, uncovered) : askMessage(tool.name);
   return { behavior: 'ask', message, reason: { type: 'mode', mode } };

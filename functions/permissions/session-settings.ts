@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { allowListSchema } from '../../sandbox-runner/isolation/network-allow-list.ts';
+import { allowListSchema } from '../../sandbox-runner/common/network-allow-list.ts';
 import { createHttpHook, httpHookConfigSchema, MAX_HOOK_ANSWER_BYTES } from '../hooks/http-hook.ts';
 import { createOutboundFetch } from '../outbound/outbound-fetch.ts';
 import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
@@ -22,7 +22,7 @@ export const sessionSettingsSchema = z.strictObject({
   /**
    * Hosts commands may reach over HTTP(S) (e.g. "registry.npmjs.org", "*.github.com",
    * "pypi.internal.example:8443"); no network otherwise. The runner's own rules, so what passes
-   * here is what the runner enforces (sandbox-runner/isolation/network-allow-list.ts).
+   * here is what the runner enforces (sandbox-runner/common/network-allow-list.ts).
    */
   allowedDomains: allowListSchema.optional(),
   /**

@@ -78,6 +78,8 @@ export type CommandParts =
  */
 export interface PermissionSubject<Ctx> {
   readonly name: string;
+  /** Changes nothing but files in the workspace: `acceptEdits` lets it run without asking. */
+  readonly editsFiles: boolean;
   isReadOnly(input: unknown): boolean;
   checkPermissions(input: unknown, ctx: Ctx): Promise<PermissionCheck>;
   /** A shell tool: its command split into parts, which content rules match one by one. */

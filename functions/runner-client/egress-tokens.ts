@@ -1,5 +1,5 @@
-import { signEgressToken } from '../../sandbox-runner/egress/egress-token.ts';
-import { cloneAllowListEntry } from '../../sandbox-runner/workspace/git-clone.ts';
+import { signEgressToken } from '../../sandbox-runner/common/egress-token.ts';
+import { cloneAllowListEntry } from '../../sandbox-runner/common/clone-allow-list-entry.ts';
 import type { RunnerClient } from './runner-client.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
-import { stopMarkerKey } from '../../sandbox-runner/ops/stop-marker-key.ts';
-import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/workspace/short-lived-tag.ts';
-import { workspacePrefix } from '../../sandbox-runner/workspace/workspace-prefix.ts';
+import { stopMarkerKey } from '../../sandbox-runner/common/stop-marker-key.ts';
+import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/common/short-lived-tag.ts';
+import { workspacePrefix } from '../../sandbox-runner/common/workspace-prefix.ts';
 import type { WorkspaceCredentialSource } from './runner-client.ts';
 
 export interface StopMarkerDeps {

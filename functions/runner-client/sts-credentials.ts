@@ -1,6 +1,6 @@
 import type { STSClient } from '@aws-sdk/client-sts';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
-import { workspaceSessionPolicy } from '../../sandbox-runner/workspace/session-policy.ts';
+import { workspaceSessionPolicy } from '../../sandbox-runner/common/session-policy.ts';
 import { SystemError } from '../shared/errors.ts';
 import type { LazyClient } from '../shared/lazy-client.ts';
 import type { WorkspaceCredentialSource, WorkspacePurpose } from './runner-client.ts';
@@ -22,7 +22,7 @@ const REUSE_MARGIN_MS = 5 * 60_000;
 
 /**
  * The inline session policy sent with AssumeRole: the runner's own definition of what one
- * workspace needs (sandbox-runner/workspace/session-policy.ts). The effective permissions are
+ * workspace needs (sandbox-runner/common/session-policy.ts). The effective permissions are
  * the intersection of it and the workspace-access role's policy, so the credentials reach one
  * workspace's objects and nothing else, whatever the role allows.
  */

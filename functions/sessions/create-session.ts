@@ -1,4 +1,4 @@
-import { VIRTUAL_ROOT } from '../../sandbox-runner/workspace/virtual-paths.ts';
+import { VIRTUAL_ROOT } from '../../sandbox-runner/common/virtual-paths.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { SessionSettings } from '../permissions/session-settings.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';

@@ -1,4 +1,4 @@
-import { WORKSPACES_PREFIX } from '../../sandbox-runner/workspace/workspace-prefix.ts';
+import { WORKSPACES_PREFIX } from '../../sandbox-runner/common/workspace-prefix.ts';
 
 /**
  * Who owns which prefix of the one bucket, for the code that writes the keys and for the CDK

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isInsideWorkspace, VIRTUAL_ROOT } from '../../sandbox-runner/workspace/virtual-paths.ts';
+import { isInsideWorkspace, VIRTUAL_ROOT } from '../../sandbox-runner/common/virtual-paths.ts';
 import { isReadOnlyCommand } from './bash/classify-command.ts';
 import { bashCommandParts } from './bash/command-parts.ts';
 import { loadShellParser } from './bash/shell-parser.ts';
@@ -43,6 +43,7 @@ function stopKeyOf(turnId: string, toolUseId: string): string {
 export const bashTool = buildTool({
   name: BASH_TOOL_NAME,
   inputSchema,
+  compactableResult: true,
   description:
     'Executes a bash command in a fresh shell in the workspace (/workspace) and returns its combined stdout and stderr. ' +
     'The working directory carries over between calls; stdin is closed; there is no network access unless the session allows it. ' +

@@ -18,6 +18,8 @@ export interface EditOutput {
 export const editTool = buildTool({
   name: EDIT_TOOL_NAME,
   inputSchema,
+  editsFiles: true,
+  compactableResult: true,
   description:
     'Replaces text in a file of the workspace. Read the file first. old_string must occur exactly once unless replace_all is true; ' +
     'add surrounding lines to make it unique. Indentation must match the file exactly (do not include Read\'s line-number prefix). ' +

@@ -13,6 +13,7 @@ const inputSchema = z.strictObject({
 export const globTool = buildTool({
   name: GLOB_TOOL_NAME,
   inputSchema,
+  compactableResult: true,
   description:
     'Finds files by name pattern in the workspace. Hidden files are included and .gitignore is not applied. ' +
     'Paths come back relative to the current working directory, least recently modified first, at most 100.',

@@ -24,6 +24,7 @@ const inputSchema = z.strictObject({
 export const grepTool = buildTool({
   name: GREP_TOOL_NAME,
   inputSchema,
+  compactableResult: true,
   description:
     'Searches file contents in the workspace with ripgrep. Version-control directories are skipped; lines longer than 500 characters are omitted. ' +
     'Results are capped by head_limit (default 250); page with offset.',

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { ImageBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { formatFileSize } from '../../sandbox-runner/ops/files/file-text.ts';
+import { formatFileSize } from '../../sandbox-runner/common/file-size.ts';
 import type { NotebookCell, ReadResult } from '../../sandbox-runner/protocol.ts';
 import { buildTool, ToolError, type ToolContext } from './tool.ts';
 
@@ -34,6 +34,7 @@ export const MAX_PDF_PAGES_PER_READ = 20;
 export const readTool = buildTool({
   name: READ_TOOL_NAME,
   inputSchema,
+  compactableResult: true,
   description:
     'Reads a file from the workspace (/workspace). Give an absolute path. Text comes back one line per row as ' +
     '"<line number><TAB><text>". Whole files over 256 KB need offset/limit; use them to page through long files. ' +

@@ -89,6 +89,10 @@ export interface Tool<Input = any, Output = any> {
   readonly shouldDefer: boolean;
   /** True for tools that came from outside (MCP servers): PostToolUse hooks may rewrite their output. */
   readonly isExternal: boolean;
+  /** Changes nothing but files in the workspace: the `acceptEdits` mode runs it without asking. */
+  readonly editsFiles: boolean;
+  /** Calling it again gives its result again, so micro-compaction may clear an old result of it. */
+  readonly compactableResult: boolean;
   isEnabled(): boolean;
   isReadOnly(input: Input): boolean;
   isConcurrencySafe(input: Input): boolean;
@@ -115,6 +119,8 @@ const TOOL_DEFAULTS = {
   maxResultSizeChars: 100_000,
   shouldDefer: false,
   isExternal: false,
+  editsFiles: false,
+  compactableResult: false,
   isEnabled: () => true,
   isReadOnly: () => false,
   isConcurrencySafe: () => false,

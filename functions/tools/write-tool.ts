@@ -12,6 +12,8 @@ const inputSchema = z.strictObject({
 export const writeTool = buildTool({
   name: WRITE_TOOL_NAME,
   inputSchema,
+  editsFiles: true,
+  compactableResult: true,
   description:
     'Creates or overwrites a file in the workspace with the given content, creating parent directories as needed. ' +
     'An existing file must have been read with Read first and must not have changed since; prefer Edit for changes to existing files.',

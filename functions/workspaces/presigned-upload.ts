@@ -1,4 +1,4 @@
-import { SHORT_LIVED_TAGGING_XML } from '../../sandbox-runner/workspace/short-lived-tag.ts';
+import { SHORT_LIVED_TAGGING_XML } from '../../sandbox-runner/common/short-lived-tag.ts';
 import { isId } from '../shared/ids.ts';
 import { LimitError, NotFoundError } from '../shared/errors.ts';
 import type { SessionRecord } from '../stores/session-store.ts';

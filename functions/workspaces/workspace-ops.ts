@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { RunnerOp } from '../../sandbox-runner/protocol.ts';
-import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/workspace/short-lived-tag.ts';
+import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/common/short-lived-tag.ts';
 import type { Deps } from '../deps/deps.ts';
 import { runOp, type OpTarget, type ResultOf, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { ConflictError, SessionBusyError } from '../shared/errors.ts';

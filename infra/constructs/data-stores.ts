@@ -4,7 +4,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { TABLE_KEYS, TABLES, tableNames, type KeyDef, type TableKey, type TableNames, type TableSpec } from '../../functions/stores/tables.ts';
 import { BUCKET_LAYOUT } from '../../functions/stores/bucket-layout.ts';
-import { SHORT_LIVED_TAG } from '../../sandbox-runner/workspace/short-lived-tag.ts';
+import { SHORT_LIVED_TAG } from '../../sandbox-runner/common/short-lived-tag.ts';
 import type { StageConfig } from '../config/stages.ts';
 
 export interface DataStoresProps {

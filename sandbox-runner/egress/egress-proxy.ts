@@ -1,7 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { createDomainProxyServer, type PolicyFor, type ProxyDecisionLog } from '../isolation/domain-proxy.ts';
-import { parseAllowList } from '../isolation/network-allow-list.ts';
-import { verifyEgressToken } from './egress-token.ts';
+import { parseAllowList } from '../common/network-allow-list.ts';
+import { verifyEgressToken } from '../common/egress-token.ts';
 
 /**
  * The AWS egress proxy: the only thing the runner's security group may reach besides S3, and

@@ -1,7 +1,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { VIRTUAL_ROOT } from '../workspace/virtual-paths.ts';
+import { VIRTUAL_ROOT } from '../common/virtual-paths.ts';
 import { startDomainProxy, type DomainProxy } from './domain-proxy.ts';
 import { createCgroupLimiter, DEFAULT_PROCESS_LIMITS, type CgroupLimiter, type CommandCgroup, type ProcessLimits } from './cgroup-limits.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';

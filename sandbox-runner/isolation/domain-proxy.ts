@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { lookup } from 'node:dns/promises';
 import { connect, type Socket } from 'node:net';
 import { promises as fs } from 'node:fs';
-import { canonicalIp, checkAddresses, checkHostPort, parseAllowList, type AllowListEntry } from './network-allow-list.ts';
+import { canonicalIp, checkAddresses, checkHostPort, parseAllowList, type AllowListEntry } from '../common/network-allow-list.ts';
 import { NO_STACK_ENDPOINTS, type StackEndpoints } from './stack-endpoints.ts';
 
 /**

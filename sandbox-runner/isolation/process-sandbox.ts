@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { isInsideWorkspace, VIRTUAL_ROOT } from '../workspace/virtual-paths.ts';
+import { isInsideWorkspace, VIRTUAL_ROOT } from '../common/virtual-paths.ts';
 import { ToolInputError } from '../workspace/tool-input-error.ts';
-import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken, type EgressMode } from './egress-mode.ts';
+import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken, type EgressMode } from '../common/egress-mode.ts';
 import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
 import { shellInvocation } from './shell-invocation.ts';

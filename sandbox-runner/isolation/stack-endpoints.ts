@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
 import ipaddr from 'ipaddr.js';
-import { canonicalIp } from './network-allow-list.ts';
+import { canonicalIp } from '../common/network-allow-list.ts';
 
 /**
  * The deployment's own service endpoints (locally: the DynamoDB, S3 and Lambda Invoke

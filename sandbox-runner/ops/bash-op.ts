@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { VIRTUAL_ROOT } from '../workspace/virtual-paths.ts';
+import { VIRTUAL_ROOT } from '../common/virtual-paths.ts';
 import { defineOp } from './op.ts';
 import type { SandboxOutcome } from '../isolation/sandbox.ts';
 import { createTaskFiles, type TaskFiles } from './tasks/task-files.ts';
@@ -9,7 +9,7 @@ import { createTaskMirror } from './tasks/task-mirror.ts';
 import { prepareImage } from './files/image.ts';
 import { READ_MAX_TOKENS } from './read-op.ts';
 import type { OpContext } from './op-context.ts';
-import { STOP_POLL_MS, stopMarkerKey } from './stop-marker-key.ts';
+import { STOP_POLL_MS, stopMarkerKey } from '../common/stop-marker-key.ts';
 
 export interface BashResult {
   type: 'bash';

@@ -1,8 +1,8 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { seedFilesProblem } from '../workspace/file-keys.ts';
-import { WorkspaceLimitError } from '../workspace/limits.ts';
+import { seedFilesProblem } from '../common/file-keys.ts';
+import { LimitExceededError } from '../workspace/limits.ts';
 import { defineOp } from './op.ts';
 import { ToolInputError } from '../workspace/tool-input-error.ts';
 
@@ -24,7 +24,7 @@ export const createWorkspaceOp = defineOp({
     if (ctx.request.workspace.version !== 0) throw new ToolInputError('create_workspace needs version 0 (an empty workspace).');
     // The API checked the same rules; checking again keeps a direct caller from writing outside the tree.
     const problem = seedFilesProblem(op.files);
-    if (problem) throw problem.kind === 'too_large' ? new WorkspaceLimitError(problem.message) : new ToolInputError(problem.message);
+    if (problem) throw problem.kind === 'too_large' ? new LimitExceededError(problem.message) : new ToolInputError(problem.message);
     const entries = Object.entries(op.files);
     let totalBytes = 0;
     for (const [rel, content] of entries) {

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { keyMessage, keyProblem, showKey } from '../workspace/file-keys.ts';
+import { keyMessage, keyProblem, showKey } from '../common/file-keys.ts';
 import { defineOp } from './op.ts';
 import { ToolInputError } from '../workspace/tool-input-error.ts';
 

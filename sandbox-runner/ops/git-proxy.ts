@@ -1,6 +1,6 @@
 import { startLoopbackDomainProxy } from '../isolation/domain-proxy.ts';
-import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../isolation/egress-mode.ts';
-import { cloneAllowListEntry } from '../workspace/git-clone.ts';
+import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../common/egress-mode.ts';
+import { cloneAllowListEntry } from '../common/clone-allow-list-entry.ts';
 import type { OpContext } from './op-context.ts';
 import { ToolInputError } from '../workspace/tool-input-error.ts';
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { startLoopbackDomainProxy } from '../isolation/domain-proxy.ts';
-import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../isolation/egress-mode.ts';
-import { cloneAllowListEntry, GitCloneError, gitClone } from '../workspace/git-clone.ts';
+import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../common/egress-mode.ts';
+import { cloneAllowListEntry } from '../common/clone-allow-list-entry.ts';
+import { GitCloneError, gitClone } from '../workspace/git-clone.ts';
 import { defineOp } from './op.ts';
 import { ToolInputError } from '../workspace/tool-input-error.ts';
 

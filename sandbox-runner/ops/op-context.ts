@@ -1,8 +1,8 @@
-import type { EgressMode } from '../isolation/egress-mode.ts';
+import type { EgressMode } from '../common/egress-mode.ts';
 import type { Sandbox } from '../isolation/sandbox.ts';
 import type { StackEndpoints } from '../isolation/stack-endpoints.ts';
-import type { PathMapper } from '../workspace/virtual-paths.ts';
-import type { WorkspaceLimits } from '../workspace/limits.ts';
+import type { PathMapper } from '../common/virtual-paths.ts';
+import type { WorkspaceLimits } from '../common/workspace-limits.ts';
 import type { ArchiveLimits } from '../workspace/archive-guards.ts';
 import type { LocalCopy } from '../workspace/local-copy.ts';
 import type { RemoteWorkspace } from '../workspace/remote-workspace.ts';

@@ -1,6 +1,6 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import { keyProblem, showKey } from './file-keys.ts';
-import { WorkspaceLimitError } from './limits.ts';
+import { keyProblem, showKey } from '../common/file-keys.ts';
+import { LimitExceededError } from './limits.ts';
 
 /**
  * Limits an archive import applies on top of the workspace's own (limits.ts), all while
@@ -40,7 +40,7 @@ export function expansionMeter(compressedBytes: number, limits: ArchiveLimits): 
     transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
       expanded += chunk.length;
       if (expanded <= cap) return done(null, chunk);
-      done(new WorkspaceLimitError(
+      done(new LimitExceededError(
         `The archive expands to more than ${cap} bytes from ${compressedBytes} compressed bytes: an import may expand at most ${limits.maxExpansionRatio} times the archive's size (at least ${limits.expansionFloorBytes} bytes). Nothing was imported.`,
       ));
     },

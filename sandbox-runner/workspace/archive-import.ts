@@ -5,8 +5,9 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract, type Extract } from 'tar-stream';
 import { entryPathProblem, expansionMeter, MAX_LINK_TARGET_BYTES, type ArchiveLimits } from './archive-guards.ts';
-import { showKey } from './file-keys.ts';
-import { WorkspaceLimitError, type WorkspaceLimits } from './limits.ts';
+import { showKey } from '../common/file-keys.ts';
+import type { WorkspaceLimits } from '../common/workspace-limits.ts';
+import { LimitExceededError } from './limits.ts';
 
 /** The archive itself is unusable (not gzip/tar, an entry escaping the workspace). */
 export class ArchiveError extends Error {
@@ -76,7 +77,7 @@ async function consume(state: ImportState, untar: Extract): Promise<void> {
 
 /** A failure of the compressed stream: the expansion limit, or bytes that are not a gzip'd tar. */
 function streamFailure(err: unknown): Error {
-  if (err instanceof WorkspaceLimitError || err instanceof ArchiveError) return err;
+  if (err instanceof LimitExceededError || err instanceof ArchiveError) return err;
   return new ArchiveError(`The upload is not a gzip'd tar archive (${(err as Error).message}); send a .tar.gz file.`);
 }
 
@@ -143,7 +144,7 @@ async function importEntry(state: ImportState, entry: Entry): Promise<void> {
 function checkEntry(state: ImportState, rel: string, header: Entry['header']): void {
   state.entries += 1;
   if (state.entries > state.archiveLimits.maxEntries) {
-    throw new WorkspaceLimitError(`The archive holds more than ${state.archiveLimits.maxEntries} entries (files, directories and links), the import limit.`);
+    throw new LimitExceededError(`The archive holds more than ${state.archiveLimits.maxEntries} entries (files, directories and links), the import limit.`);
   }
   const pathProblem = entryPathProblem(rel, state.archiveLimits);
   if (pathProblem) throw new ArchiveError(pathProblem);
@@ -186,13 +187,13 @@ function countFile(summary: ImportSummary, rel: string, size: number, limits: Wo
   summary.files += 1;
   summary.bytes += size;
   if (size > limits.maxFileBytes) {
-    throw new WorkspaceLimitError(`The archive's file ${rel} is ${size} bytes, more than the single-file limit of ${limits.maxFileBytes}.`);
+    throw new LimitExceededError(`The archive's file ${rel} is ${size} bytes, more than the single-file limit of ${limits.maxFileBytes}.`);
   }
   if (summary.files > limits.maxFiles) {
-    throw new WorkspaceLimitError(`The archive holds more than ${limits.maxFiles} files, the workspace limit.`);
+    throw new LimitExceededError(`The archive holds more than ${limits.maxFiles} files, the workspace limit.`);
   }
   if (summary.bytes > limits.maxBytes) {
-    throw new WorkspaceLimitError(`The archive holds more than ${limits.maxBytes} bytes, the workspace limit.`);
+    throw new LimitExceededError(`The archive holds more than ${limits.maxBytes} bytes, the workspace limit.`);
   }
 }
 

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, createReadStream, createWriteStream, lstatSync, promises as fs, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { checkLimits, type WorkspaceLimits } from './limits.ts';
+import type { WorkspaceLimits } from '../common/workspace-limits.ts';
+import { checkLimits } from './limits.ts';
 import { applyDelta, assertWellFormed, diffManifests, type Delta, type Entries, type ManifestEntry } from './manifest.ts';
 import { extractPack, packStream, planPack } from './pack.ts';
 import { WorkspaceMissingError, type RemoteWorkspace } from './remote-workspace.ts';
@@ -204,7 +205,7 @@ export class LocalCopy {
   /**
    * Finds what changed since `base` (size/mtime/mode first; only candidates are hashed) and, if
    * anything did, uploads the changed bodies and claims version base+1 with a delta. A concurrent
-   * publisher makes this throw WorkspaceConflictError; a passed limit, WorkspaceLimitError.
+   * publisher makes this throw VersionConflictError; a passed limit, LimitExceededError.
    */
   async publish(remote: RemoteWorkspace, base: LocalState, log: (message: string, err: unknown) => void = () => undefined): Promise<PublishOutcome> {
     const scanned = await this.scan(base);

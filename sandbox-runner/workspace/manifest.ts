@@ -1,4 +1,4 @@
-import { keySyntaxProblem, showKey } from './file-keys.ts';
+import { keySyntaxProblem, showKey } from '../common/file-keys.ts';
 
 /**
  * A workspace version is described by its entries: every path with its kind, mode and (for

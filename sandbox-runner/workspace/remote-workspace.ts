@@ -3,16 +3,20 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Delta, SnapshotManifest } from './manifest.ts';
-import { workspacePrefix } from './workspace-prefix.ts';
+import { workspacePrefix } from '../common/workspace-prefix.ts';
 
-/** Thrown when a version already exists: someone else published from the same base. */
-export class WorkspaceConflictError extends Error {
+/**
+ * Thrown when a version already exists: someone else published from the same base. It leaves the
+ * runner as the wire code `conflict` (runner.ts), which the harness decodes into its own
+ * WorkspaceConflictError (functions/runner-client/runner-errors.ts).
+ */
+export class VersionConflictError extends Error {
   constructor(
     id: string,
     readonly version: number,
   ) {
     super(`Workspace ${id} already has version ${version}: it changed concurrently. Reload and retry.`);
-    this.name = 'WorkspaceConflictError';
+    this.name = 'VersionConflictError';
   }
 }
 
@@ -91,7 +95,7 @@ export class RemoteWorkspace {
     try {
       await this.put(this.key(`deltas/${pad(delta.version)}.json`), body, { create: true, contentType: 'application/json' });
     } catch (err) {
-      if (isPreconditionFailed(err)) throw new WorkspaceConflictError(this.id, delta.version);
+      if (isPreconditionFailed(err)) throw new VersionConflictError(this.id, delta.version);
       throw err;
     }
     return Buffer.byteLength(body);

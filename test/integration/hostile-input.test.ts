@@ -1,6 +1,6 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SEED_JSON_BYTES } from '../../sandbox-runner/workspace/file-keys.ts';
+import { MAX_SEED_JSON_BYTES } from '../../sandbox-runner/common/file-keys.ts';
 import { apiClient } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 

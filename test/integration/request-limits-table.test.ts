@@ -11,9 +11,9 @@ import { createTimeOrderedId } from '../../functions/shared/ids.ts';
 import { MAX_CURSOR_CHARS } from '../../functions/stores/cursor.ts';
 import { UPLOAD_EXPIRY_SECONDS } from '../../functions/workspaces/presigned-upload.ts';
 import { MAX_DIFF_BYTES, MAX_DIFF_FILE_BYTES, MAX_DIFF_FILES } from '../../sandbox-runner/ops/workspace-diff-op.ts';
-import { MAX_KEY_BYTES, MAX_KEY_COMPONENT_BYTES, MAX_SEED_FILES, MAX_SEED_JSON_BYTES } from '../../sandbox-runner/workspace/file-keys.ts';
+import { MAX_KEY_BYTES, MAX_KEY_COMPONENT_BYTES, MAX_SEED_FILES, MAX_SEED_JSON_BYTES } from '../../sandbox-runner/common/file-keys.ts';
 import { DEFAULT_ARCHIVE_LIMITS, MAX_LINK_TARGET_BYTES } from '../../sandbox-runner/workspace/archive-guards.ts';
-import { DEFAULT_WORKSPACE_LIMITS } from '../../sandbox-runner/workspace/limits.ts';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../sandbox-runner/common/workspace-limits.ts';
 import { configSchema } from '../../functions/deps/config.ts';
 import { unscripted, useLocalStack } from '../support/stack-fixture.ts';
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -90,6 +90,29 @@ describe('check-dependencies', () => {
     expect(problems).toContain('app/low/peek.ts imports app/low/gone.ts, which does not exist');
     // low → high closes high → mid → low into a folder cycle as well.
     expect(problems).toContain('folder cycle: app/high ↔ app/low ↔ app/mid');
+    expect(problems).toHaveLength(3);
+  });
+
+  it("keeps the harness to the runner's wire protocol and shared helpers, and the shared helpers to themselves (the repository's own rules)", () => {
+    const rules = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../dependency-rules.json'), 'utf8')) as Rules;
+    const root = fixture({
+      'sandbox-runner/protocol.ts': 'export type Request = object;\n',
+      'sandbox-runner/runner.ts': 'export const run = 1;\n',
+      'sandbox-runner/ops/files/file-text.ts': 'export const decode = 1;\n',
+      'sandbox-runner/common/file-size.ts': "import { decode } from '../ops/files/file-text.ts';\nexport const size = decode;\n",
+      'functions/tools/read-tool.ts':
+        "import type { Request } from '../../sandbox-runner/protocol.ts';\n" +
+        "import { size } from '../../sandbox-runner/common/file-size.ts';\n" +
+        "import { decode } from '../../sandbox-runner/ops/files/file-text.ts';\n" +
+        "import { run } from '../../sandbox-runner/runner.ts';\n" +
+        'export const read: Request = [size, decode, run];\n',
+    });
+    const { problems } = check(root, rules);
+    expect(problems.filter((p) => p.startsWith('functions/tools/read-tool.ts → ')).map((p) => p.split(':')[0])).toEqual([
+      'functions/tools/read-tool.ts → sandbox-runner/ops/files/file-text.ts',
+      'functions/tools/read-tool.ts → sandbox-runner/runner.ts',
+    ]);
+    expect(problems.filter((p) => p.startsWith('sandbox-runner/common/')).map((p) => p.split(':')[0])).toEqual(['sandbox-runner/common/file-size.ts → sandbox-runner/ops/files/file-text.ts']);
     expect(problems).toHaveLength(3);
   });
 

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { VIRTUAL_ROOT } from '../../../sandbox-runner/workspace/virtual-paths.ts';
+import { VIRTUAL_ROOT } from '../../../sandbox-runner/common/virtual-paths.ts';
 import { compactSession, exportTranscript, importTranscript, parseTranscriptForImport } from '../../agent/session-ops.ts';
 import { uuidFrom } from '../../context/claude-jsonl.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';

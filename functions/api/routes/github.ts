@@ -1,6 +1,6 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
-import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
-import { allowListSchema } from '../../../sandbox-runner/isolation/network-allow-list.ts';
+import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
+import { allowListSchema } from '../../../sandbox-runner/common/network-allow-list.ts';
 import type { Deps } from '../../deps/deps.ts';
 import { customAgentsSchema } from '../../agent-settings/custom-agents.ts';
 import { mcpServersSchema, mcpServersView } from '../../mcp/mcp-config.ts';

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
-import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
+import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
 import { assertOutboundSettings } from '../outbound-settings.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';

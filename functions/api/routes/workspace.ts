@@ -1,10 +1,10 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
-import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
-import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/workspace/limits.ts';
+import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/common/workspace-limits.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { keyMessage, keyProblem } from '../../../sandbox-runner/workspace/file-keys.ts';
+import { keyMessage, keyProblem } from '../../../sandbox-runner/common/file-keys.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { deleteObject, getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey } from '../../workspaces/workspace-ops.ts';
 import { bodyLimit } from '../body-limit.ts';

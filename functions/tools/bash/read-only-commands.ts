@@ -1,4 +1,4 @@
-import { isInsideWorkspace } from '../../../sandbox-runner/workspace/virtual-paths.ts';
+import { isInsideWorkspace } from '../../../sandbox-runner/common/virtual-paths.ts';
 import { flagsAllowed, type FlagOptions } from './flag-rules.ts';
 import { gitIsReadOnly } from './read-only-git.ts';
 import { sedIsReadOnly } from './read-only-sed.ts';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { VIRTUAL_ROOT } from '../../workspace/virtual-paths.ts';
+import { VIRTUAL_ROOT } from '../../common/virtual-paths.ts';
 import type { OpContext } from '../op-context.ts';
 
 /** Turns ripgrep's real paths back into the model's view: relative to the cwd when inside it. */

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_LIMITS, formatFileSize, getPersistenceThreshold } from '../../../functions/context/limits.ts';
+import { DEFAULT_CONTEXT_LIMITS, getPersistenceThreshold } from '../../../functions/context/limits.ts';
+import { formatFileSize } from '../../../sandbox-runner/common/file-size.ts';
 import { TOOL_RESULT_CLEARED_MESSAGE, microCompact } from '../../../functions/context/micro-compact.ts';
 import { buildLargeToolResultMessage, createPersistedResultReader, generatePreview } from '../../../functions/context/persisted-output.ts';
 import { createContentReplacementState } from '../../../functions/context/replacement-state.ts';
 import { splitForCompaction } from '../../../functions/context/compact.ts';
 import { estimateMessagesTokens, tokenCountWithEstimation } from '../../../functions/context/tokens.ts';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
+import { createToolRegistry } from '../../../functions/tools/registry.ts';
 
 describe('getPersistenceThreshold', () => {
   const limits = { ...DEFAULT_CONTEXT_LIMITS, persistThresholdOverrides: { Bash: 80_000, Read: 10, Grep: -1 } };
@@ -43,6 +45,9 @@ describe('the persisted-output message', () => {
   });
 });
 
+const builtins = createToolRegistry();
+const builtinCompactable = (name: string): boolean => builtins.find(name)?.compactableResult === true;
+
 describe('micro-compaction', () => {
   it('clears all but the most recent compactable results with the reference marker, once', () => {
     const messages: MessageParam[] = ['a', 'b', 'c'].flatMap((id): MessageParam[] => [
@@ -50,9 +55,20 @@ describe('micro-compaction', () => {
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'out' }] },
     ]);
     const state = createContentReplacementState();
-    expect(microCompact(messages, state, 1).replaced).toEqual([{ toolUseId: 'a', replacement: TOOL_RESULT_CLEARED_MESSAGE }]);
+    expect(microCompact(messages, state, 1, builtinCompactable).replaced).toEqual([{ toolUseId: 'a', replacement: TOOL_RESULT_CLEARED_MESSAGE }]);
     expect(TOOL_RESULT_CLEARED_MESSAGE).toBe('[Old tool result content cleared]');
-    expect(microCompact(messages, state, 1).replaced).toEqual([]);
+    expect(microCompact(messages, state, 1, builtinCompactable).replaced).toEqual([]);
+  });
+
+  it('clears the results of the tools that declare them reproducible, not those of tools Stratus does not have', () => {
+    const names = ['WebFetch', 'WebSearch', 'Read', 'Grep', 'Glob', 'Edit', 'Write', 'TaskOutput', 'Bash'];
+    const messages: MessageParam[] = names.flatMap((name, i): MessageParam[] => [
+      { role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name, input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: 'out' }] },
+    ]);
+    const cleared = microCompact(messages, createContentReplacementState(), 1, builtinCompactable).replaced.map((d) => names[Number(d.toolUseId.slice(1))]);
+    // The newest compactable result (Bash) is kept; WebFetch/WebSearch are no Stratus tools and TaskOutput's result is not reproducible.
+    expect(cleared).toEqual(['Read', 'Grep', 'Glob', 'Edit', 'Write']);
   });
 });
 

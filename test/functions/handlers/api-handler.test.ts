@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invocationDeadline } from '../../../functions/api/invocation-deadline.ts';
 import { createApiHandler, type StreamingHandler } from '../../../functions/handlers/create-api-handler.ts';
 import { startLocalStack, type LocalStack } from '../../../local/stack.ts';
-import { NO_EGRESS } from '../../../sandbox-runner/isolation/egress-mode.ts';
+import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 import { functionUrlEvent, installAwsLambdaGlobals, lambdaContext, ResponseCapture } from './lambda-runtime.ts';
 

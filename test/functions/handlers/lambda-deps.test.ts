@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadLambdaDeps } from '../../../functions/handlers/lambda-deps.ts';
 import { EGRESS_TOKEN_TTL_MS } from '../../../functions/runner-client/egress-tokens.ts';
-import { verifyEgressToken } from '../../../sandbox-runner/egress/egress-token.ts';
+import { verifyEgressToken } from '../../../sandbox-runner/common/egress-token.ts';
 import type { RunnerRequest } from '../../../sandbox-runner/protocol.ts';
 import { tableEnvironment, tableNames } from '../../../functions/stores/tables.ts';
 import { startScriptedModelServer } from '../../../local/scripted-model/server.ts';

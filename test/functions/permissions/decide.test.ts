@@ -4,6 +4,7 @@ import { decidePermission } from '../../../functions/permissions/decide.ts';
 import { recordDenial, denialSummary } from '../../../functions/permissions/denial-tracking.ts';
 import { rulesFromLists } from '../../../functions/permissions/rule-syntax.ts';
 import type { PermissionContext, PermissionMode, RuleLists } from '../../../functions/permissions/types.ts';
+import { createToolRegistry } from '../../../functions/tools/registry.ts';
 import { buildTool, type Tool } from '../../../functions/tools/tool.ts';
 import { testContext } from '../../support/fake-tools.ts';
 
@@ -15,7 +16,7 @@ const bash = buildTool({
   call: async () => ({ data: '' }),
   mapToolResultToToolResultBlockParam: (_d, id) => ({ type: 'tool_result', tool_use_id: id, content: '' }),
 });
-const edit = buildTool({ ...bash, name: 'Edit', isReadOnly: () => false });
+const edit = buildTool({ ...bash, name: 'Edit', editsFiles: true, isReadOnly: () => false });
 const picky = buildTool({ ...bash, name: 'Picky', checkPermissions: async (input) => (input.command === 'no' ? { behavior: 'deny', message: 'Picky says no.' } : { behavior: 'passthrough' }) });
 
 function ctx(mode: PermissionMode, lists: RuleLists = {}, unattended = false): PermissionContext {
@@ -49,6 +50,16 @@ describe('decidePermission', () => {
   it('acceptEdits: edit tools run, other writes still ask', async () => {
     expect(await decide(edit, 'x', ctx('acceptEdits'))).toMatchObject({ behavior: 'allow' });
     expect(await decide(bash, 'touch a', ctx('acceptEdits'))).toMatchObject({ behavior: 'ask' });
+  });
+
+  it('acceptEdits asks the tool whether it only edits files, never its name', async () => {
+    // Stratus has no NotebookEdit or MultiEdit: a tool of that name (an agent-defined or future one) is not an editor for it.
+    const namedLikeAnEditor = buildTool({ ...bash, name: 'NotebookEdit', isReadOnly: () => false });
+    expect(await decide(namedLikeAnEditor, 'x', ctx('acceptEdits'))).toMatchObject({ behavior: 'ask' });
+    const declaredEditor = buildTool({ ...bash, name: 'Patch', editsFiles: true, isReadOnly: () => false });
+    expect(await decide(declaredEditor, 'x', ctx('acceptEdits'))).toMatchObject({ behavior: 'allow', reason: { type: 'mode', mode: 'acceptEdits' } });
+    // The built-in tools that declare it: the two that only write workspace files.
+    expect(createToolRegistry().tools.filter((t) => t.editsFiles).map((t) => t.name).sort()).toEqual(['Edit', 'Write']);
   });
 
   it('plan: only read-only calls run', async () => {

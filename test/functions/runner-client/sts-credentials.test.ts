@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStsWorkspaceCredentialSource, sessionPolicyFor } from '../../../functions/runner-client/sts-credentials.ts';
-import { workspaceSessionPolicy } from '../../../sandbox-runner/workspace/session-policy.ts';
+import { workspaceSessionPolicy } from '../../../sandbox-runner/common/session-policy.ts';
 
 const ROLE_ARN = 'arn:aws:iam::123456789012:role/stratus-dev-workspace-access';
 const EXPIRATION = Date.parse('2026-11-29T20:00:00Z');

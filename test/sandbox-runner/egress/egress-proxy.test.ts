@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEgressProxy, type EgressProxy } from '../../../sandbox-runner/egress/egress-proxy.ts';
-import { signEgressToken, verifyEgressToken } from '../../../sandbox-runner/egress/egress-token.ts';
-import { proxyUrlWithToken } from '../../../sandbox-runner/isolation/egress-mode.ts';
+import { signEgressToken, verifyEgressToken } from '../../../sandbox-runner/common/egress-token.ts';
+import { proxyUrlWithToken } from '../../../sandbox-runner/common/egress-mode.ts';
 
 const exec = promisify(execFile);
 const KEY = 'test-egress-key-0123456789abcdef';

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide } from '../../../sandbox-runner/isolation/domain-proxy.ts';
-import { checkAddresses, checkHostPort, parseAllowList, parseAllowListEntry } from '../../../sandbox-runner/isolation/network-allow-list.ts';
+import { checkAddresses, checkHostPort, parseAllowList, parseAllowListEntry } from '../../../sandbox-runner/common/network-allow-list.ts';
 import { bashOutput, expectOk, startRunnerFixture, type RunnerFixture } from '../../support/runner-fixture.ts';
 
 describe('network policy: allow-listed domains through the sandbox proxy', () => {

@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { decide, STACK_ENDPOINT_BODY } from '../../../sandbox-runner/isolation/domain-proxy.ts';
-import { parseAllowList } from '../../../sandbox-runner/isolation/network-allow-list.ts';
+import { parseAllowList } from '../../../sandbox-runner/common/network-allow-list.ts';
 import { stackEndpoints } from '../../../sandbox-runner/isolation/stack-endpoints.ts';
 
 /** The proxy's decision for host:port with these entries, against these endpoints (nothing is connected to). */

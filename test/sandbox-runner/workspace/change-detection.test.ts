@@ -1,7 +1,7 @@
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/workspace/limits.ts';
+import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/common/workspace-limits.ts';
 import { LocalCopy } from '../../../sandbox-runner/workspace/local-copy.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 

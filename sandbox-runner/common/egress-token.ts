@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { allowListSchema } from '../isolation/network-allow-list.ts';
+import { allowListSchema } from './network-allow-list.ts';
 
 /**
  * The proof a request to the AWS egress proxy carries of what it may reach. The harness (the
@@ -8,7 +8,7 @@ import { allowListSchema } from '../isolation/network-allow-list.ts';
  * sees; the runner passes the token to its commands as the password of their proxy URL. A
  * command can read the token (it runs beside the runner), but the token grants only its own
  * session's list, and no list can be widened without the key. How a command presents the
- * token (its proxy URL) is isolation's: isolation/egress-mode.ts.
+ * token (its proxy URL) is isolation's: common/egress-mode.ts.
  *
  * Format: `v1.<base64url(JSON {d: allowedDomains, s: sessionId, e: expiry ms})>.<base64url(HMAC-SHA256)>`.
  */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyProblem, MAX_KEY_BYTES, MAX_SEED_JSON_BYTES, seedFilesProblem } from '../../../sandbox-runner/workspace/file-keys.ts';
+import { keyProblem, MAX_KEY_BYTES, MAX_SEED_JSON_BYTES, seedFilesProblem } from '../../../sandbox-runner/common/file-keys.ts';
 import { expectOk, startRunnerFixture, type RunnerFixture } from '../../support/runner-fixture.ts';
 
 describe('file keys: one rule for the API and the runner', () => {

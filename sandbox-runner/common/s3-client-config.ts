@@ -1,5 +1,11 @@
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import type { StorageCredentials } from './protocol.ts';
+
+/** The keys an S3 client signs with: the wire protocol's storage credentials have this shape. */
+export interface StorageCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
 
 export interface S3ClientFactoryOptions {
   region: string;

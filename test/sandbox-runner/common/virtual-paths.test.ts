@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPathMapper, isInsideWorkspace } from '../../../sandbox-runner/workspace/virtual-paths.ts';
+import { createPathMapper, isInsideWorkspace } from '../../../sandbox-runner/common/virtual-paths.ts';
 
 describe('isInsideWorkspace', () => {
   it('accepts /workspace, paths under it, and relative paths that stay in it', () => {

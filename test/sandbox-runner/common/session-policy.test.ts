@@ -1,6 +1,6 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workspaceSessionPolicy } from '../../../sandbox-runner/workspace/session-policy.ts';
+import { workspaceSessionPolicy } from '../../../sandbox-runner/common/session-policy.ts';
 import { BUCKET, expectOk, startRunnerFixture, type RunnerFixture } from '../../support/runner-fixture.ts';
 
 /** IAM's wildcard match for a resource pattern (only `*` is used in our policies). */

@@ -32,7 +32,7 @@ export function egressModeFromEnv(kind: string | undefined, proxyUrl: string | u
 
 /**
  * The proxy URL a sandboxed client uses in `proxy` mode: the egress token is the password (curl,
- * git, pip and npm all send it as Proxy-Authorization; egress/egress-token.ts verifies it).
+ * git, pip and npm all send it as Proxy-Authorization; common/egress-token.ts verifies it).
  */
 export function proxyUrlWithToken(proxyUrl: string, token: string): string {
   const url = new URL(proxyUrl);

@@ -1,7 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
-import { makeTempDir } from '../support/temp-dir.ts';
+import { describe, expect, it } from 'vitest';
+import { unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 /**
  * The bypasses of prefix-matched Bash rules, performed through the real path: a session created
@@ -9,7 +7,6 @@ import { makeTempDir } from '../support/temp-dir.ts';
  * workspace checked afterwards. Each command would have run (the file made or removed) if its
  * rule were matched as a string prefix.
  */
-const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
 const NO_ONE_TO_ASK = /^Permission to use Bash has been denied because Claude Code is running in don't ask mode\. IMPORTANT:/;
 const denied = (command: string) => `Permission to use Bash with command ${command} has been denied.`;
 
@@ -24,35 +21,24 @@ const ALLOW_BYPASSES: [command: string, file: string][] = [
 const DENY_BYPASSES = ['echo x && rm a.txt', 'FOO=1 rm a.txt', '/bin/rm a.txt', 'timeout 5 rm a.txt', "bash -c 'rm a.txt'", 'echo x | xargs rm'];
 
 describe('Bash rules hold for compound commands (through the API and the runner)', () => {
-  const tmp = makeTempDir();
-  let stack: LocalStack;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    stack = await startLocalStack({ dataDir: tmp.dir, brain: unscripted });
-    api = apiClient(stack.apiUrl, stack.token);
-  });
-  afterAll(async () => {
-    await stack.stop();
-    tmp.cleanup();
-  });
+  const fx = useLocalStack({ brain: unscripted });
 
   const createSession = async (settings: Record<string, unknown>) => {
-    const res = await api.request('POST', '/v1/sessions', { files: { 'a.txt': 'keep me\n' }, settings: { permissionMode: 'default', ...settings } });
+    const res = await fx.api.request('POST', '/v1/sessions', { files: { 'a.txt': 'keep me\n' }, settings: { permissionMode: 'default', ...settings } });
     expect(res.status).toBe(201);
     return res.json.id as string;
   };
   const fileExists = async (sessionId: string, rel: string) => {
-    const res = await api.request('GET', `/v1/sessions/${sessionId}/workspace/files/${rel}`);
+    const res = await fx.api.request('GET', `/v1/sessions/${sessionId}/workspace/files/${rel}`);
     if (res.status === 200) return true;
     if (res.status === 400 && /^No file /.test(res.json?.error?.message)) return false;
     throw new Error(`download ${rel}: ${res.status} ${res.text}`);
   };
   // One call per model response: a failed Bash call cancels the Bash calls beside it.
   const runCalls = async (sessionId: string, commands: string[], end = true) => {
-    stack.model!.enqueue(...commands.map((command, i) => ({ content: [{ type: 'tool_use' as const, id: `toolu_${i}`, name: 'Bash', input: { command } }] })));
-    if (end) stack.model!.enqueue({ content: [{ type: 'text', text: 'Done.' }] });
-    const turn = await api.turn(sessionId, 'go');
+    fx.stack.model!.enqueue(...commands.map((command, i) => ({ content: [{ type: 'tool_use' as const, id: `toolu_${i}`, name: 'Bash', input: { command } }] })));
+    if (end) fx.stack.model!.enqueue({ content: [{ type: 'text', text: 'Done.' }] });
+    const turn = await fx.api.turn(sessionId, 'go');
     expect(turn.status).toBe(200);
     return turn.json;
   };
@@ -80,7 +66,7 @@ describe('Bash rules hold for compound commands (through the API and the runner)
     ]);
     expect(await fileExists(sessionId, 'made.txt')).toBe(false);
     // The rule offered for remembering covers the part asked about, not the part already allowed.
-    const pending = await api.request('GET', `/v1/sessions/${sessionId}/permissions`);
+    const pending = await fx.api.request('GET', `/v1/sessions/${sessionId}/permissions`);
     expect(pending.json.pending.map((p: any) => p.suggestedRule)).toEqual(['Bash(touch made.txt:*)']);
   });
 

@@ -1,6 +1,5 @@
-import { networkInterfaces } from 'node:os';
-import ipaddr from 'ipaddr.js';
 import { canonicalIp } from '../../sandbox-runner/common/network-allow-list.ts';
+import { isThisHost } from '../../sandbox-runner/common/this-host.ts';
 
 /**
  * The stack's own endpoints (locally: the DynamoDB, S3 and Lambda-invoke stand-ins, the model
@@ -41,11 +40,9 @@ function hostPort(endpoint: string): { host: string; port: number } | undefined 
   return { host: url.hostname.replace(/^\[|\]$/g, '').toLowerCase(), port };
 }
 
+/** `localhost` (and its subdomains) or an address that reaches this machine. */
 function isThisMachine(host: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   const ip = canonicalIp(host);
-  if (!ip) return false;
-  const range = ipaddr.process(ip).range();
-  if (range === 'loopback' || range === 'unspecified') return true;
-  return Object.values(networkInterfaces()).some((list) => list?.some((i) => canonicalIp(i.address) === ip));
+  return ip !== undefined && isThisHost(ip);
 }

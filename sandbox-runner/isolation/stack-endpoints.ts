@@ -1,7 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { networkInterfaces } from 'node:os';
-import ipaddr from 'ipaddr.js';
 import { canonicalIp } from '../common/network-allow-list.ts';
+import { isThisHost } from '../common/this-host.ts';
 
 /**
  * The deployment's own service endpoints (locally: the DynamoDB, S3 and Lambda Invoke
@@ -58,11 +57,4 @@ function parseEndpoint(text: string): Endpoint {
         () => [],
       );
   return { port, addresses };
-}
-
-/** Loopback, unspecified, or an address of this machine's own interfaces. */
-function isThisHost(address: string): boolean {
-  const range = ipaddr.process(address).range();
-  if (range === 'loopback' || range === 'unspecified') return true;
-  return Object.values(networkInterfaces()).some((list) => list?.some((i) => canonicalIp(i.address) === address));
 }

@@ -6,15 +6,18 @@ import { CliError, EXIT } from './exit-codes.ts';
 
 type Print = (human: string, json: unknown) => void;
 
+/** A client of the admin routes (`/v1/admin/…`) with the admin token, through the CLI's own fetch like every other command. */
+export function adminClient(baseUrl: string, adminToken: string | undefined) {
+  if (!adminToken) throw new CliError('Give the admin token with --admin-token or STRATUS_ADMIN_TOKEN.', EXIT.usage);
+  return createClient<paths, `application/${string}`>({ baseUrl, headers: { authorization: `Bearer ${adminToken}` }, fetch: cliFetch });
+}
+
 /**
  * `stratus admin tokens create|ls|revoke`: tenant tokens through /v1/admin/tokens, with the admin
  * token (`--admin-token`, or `STRATUS_ADMIN_TOKEN`) against the logged-in API URL.
  */
 export function adminTokenCommands(url: () => string, adminToken: string | undefined, print: Print) {
-  const api = () => {
-    if (!adminToken) throw new CliError('Give the admin token with --admin-token or STRATUS_ADMIN_TOKEN.', EXIT.usage);
-    return createClient<paths, `application/${string}`>({ baseUrl: url(), headers: { authorization: `Bearer ${adminToken}` }, fetch: cliFetch });
-  };
+  const api = () => adminClient(url(), adminToken);
   return {
     async create(o: { tenant: string; label: string }) {
       const made = ok(await api().POST('/v1/admin/tokens', { body: { tenantId: o.tenant, label: o.label } }));

@@ -1,7 +1,5 @@
-import createClient from 'openapi-fetch';
-import type { paths } from './generated/api.d.ts';
+import { adminClient } from './admin-commands.ts';
 import { ok, type Api } from './client.ts';
-import { CliError, EXIT } from './exit-codes.ts';
 
 type Print = (human: string, json: unknown) => void;
 type Repository = { repository: string; repositoryId: number | null; installationId: number | null; label: string };
@@ -36,10 +34,7 @@ export function githubCommands(client: () => Api, print: Print) {
 
 /** `stratus admin github assign|ls|revoke|connect`: installation claims and connections for a tenant, with the admin token. */
 export function adminGithubCommands(url: () => string, adminToken: string | undefined, print: Print) {
-  const api = () => {
-    if (!adminToken) throw new CliError('Give the admin token with --admin-token or STRATUS_ADMIN_TOKEN.', EXIT.usage);
-    return createClient<paths, `application/${string}`>({ baseUrl: url(), headers: { authorization: `Bearer ${adminToken}` } });
-  };
+  const api = () => adminClient(url(), adminToken);
   return {
     async assign(o: { installation: string; tenant: string }) {
       const claim = ok(await api().POST('/v1/admin/github/installations', { body: { installationId: Number(o.installation), tenantId: o.tenant } }));

@@ -55,8 +55,15 @@ const commentSchema = z.object({
   installation: z.object({ id: z.number().int() }).optional(),
 });
 
+/** Who a delivery's repository says it is: GitHub's ids (signed with the delivery), and its current name. */
+export interface DeliveredRepository {
+  id: number;
+  fullName: string;
+  installationId?: number;
+}
+
 /** The repository a delivery concerns (its id and name) and the installation it came through, when it names one. */
-export function deliveryRepository(payload: unknown): { id: number; fullName: string; installationId?: number } | undefined {
+export function deliveryRepository(payload: unknown): DeliveredRepository | undefined {
   const parsed = z
     .object({ repository: z.object({ id: z.number().int(), full_name: z.string() }), installation: z.object({ id: z.number().int() }).optional() })
     .safeParse(payload);

@@ -1,15 +1,9 @@
 import type { Deps } from '../deps/deps.ts';
+import type { DeliveredRepository } from '../github-api/github-trigger.ts';
 import type { Logger } from '../shared/logger.ts';
 import { connectionKey, type GithubRepoRecord } from '../stores/github-store.ts';
 
 export type RouteDeps = Pick<Deps, 'github' | 'githubInstallations' | 'clock'>;
-
-/** Who a delivery's repository says it is: GitHub's ids (signed with the delivery), and its current name. */
-export interface DeliveredRepository {
-  id: number;
-  fullName: string;
-  installationId?: number;
-}
 
 /**
  * The connection a signed delivery belongs to, found by the repository's id, never its name:

@@ -1,11 +1,11 @@
 import { createPersistedResultReader } from '../context/persisted-output.ts';
 import type { RunSubagentEvent } from '../deps/continuation.ts';
-import { costUsd, roundUsd } from '../model/pricing.ts';
+import { costUsd } from '../model/pricing.ts';
 import { putStopMarker } from '../runner-client/stop-marker.ts';
 import { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import { errorMessage } from '../shared/errors.ts';
 import type { BackgroundAgentRecord } from '../stores/background-agent-store.ts';
-import type { UsageRecord } from '../stores/budgets.ts';
+import { addUsage, type UsageRecord } from '../stores/budgets.ts';
 import type { Lease, SessionRecord } from '../stores/session-store.ts';
 import type { ToolContext } from '../tools/tool.ts';
 import { budgetMessage, checkBudgets, type BudgetExceeded } from './budget.ts';
@@ -156,13 +156,5 @@ async function handOff(deps: TurnDeps, record: BackgroundAgentRecord, owner: str
 /** Nobody streams a background agent's progress (its log is the record): kept at debug level. */
 function logProgress(log: Held['log'], event: Record<string, unknown>): void {
   if (event.type === 'assistant_message' || event.type === 'tool_result') log.debug('background sub-agent progress', { type: event.type, seq: event.seq });
-}
-
-export function addUsage(into: UsageRecord, add: UsageRecord): void {
-  into.inputTokens += add.inputTokens;
-  into.outputTokens += add.outputTokens;
-  into.cacheReadInputTokens = (into.cacheReadInputTokens ?? 0) + (add.cacheReadInputTokens ?? 0);
-  into.cacheCreationInputTokens = (into.cacheCreationInputTokens ?? 0) + (add.cacheCreationInputTokens ?? 0);
-  into.costUsd = roundUsd((into.costUsd ?? 0) + (add.costUsd ?? 0));
 }
 

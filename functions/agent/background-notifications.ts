@@ -5,7 +5,7 @@ import type { UsageRecord } from '../stores/budgets.ts';
 import { leaseIsDead } from '../stores/session-store.ts';
 import type { Logger } from '../shared/logger.ts';
 import { errorMessage } from '../shared/errors.ts';
-import { addUsage } from './background-agent.ts';
+import { addUsage } from '../stores/budgets.ts';
 import type { TurnDeps } from './turn-deps.ts';
 
 /**

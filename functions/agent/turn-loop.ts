@@ -8,7 +8,7 @@ import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope } from './agent-driver.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
-import { addUsage } from './background-agent.ts';
+import { addUsage } from '../stores/budgets.ts';
 import { BackgroundNotifier, unreportedBackgroundAgents } from './background-notifications.ts';
 import { createSubagentRunner } from './subagent-runner.ts';
 import { buildSystemPrompt } from './system-prompt.ts';

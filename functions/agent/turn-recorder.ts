@@ -1,6 +1,6 @@
 import type { ContentBlockParam } from '@anthropic-ai/sdk/resources/messages';
-import { costUsd, roundUsd, type PriceTable } from '../model/pricing.ts';
-import type { BudgetName } from '../stores/budgets.ts';
+import { costUsd, type PriceTable } from '../model/pricing.ts';
+import { addUsage, type BudgetName } from '../stores/budgets.ts';
 import type { LogAppender } from '../context/session-context.ts';
 import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
 import type { SessionSettings } from '../permissions/session-settings.ts';
@@ -221,13 +221,7 @@ export class TurnRecorder {
   private countCall(response: Extract<QueryEvent, { type: 'assistant' }>['response']): number {
     this.modelCalls += 1;
     const cost = costUsd(this.deps.config.modelPrices, response.model, response.usage);
-    for (const totals of [this.turnUsage, this.usage]) {
-      totals.inputTokens += response.usage.inputTokens;
-      totals.outputTokens += response.usage.outputTokens;
-      totals.cacheReadInputTokens = (totals.cacheReadInputTokens ?? 0) + response.usage.cacheReadInputTokens;
-      totals.cacheCreationInputTokens = (totals.cacheCreationInputTokens ?? 0) + response.usage.cacheCreationInputTokens;
-      totals.costUsd = roundUsd((totals.costUsd ?? 0) + cost);
-    }
+    for (const totals of [this.turnUsage, this.usage]) addUsage(totals, { ...response.usage, costUsd: cost });
     return cost;
   }
 

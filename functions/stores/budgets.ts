@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { roundUsd } from '../model/pricing.ts';
 
 /**
  * What a session may spend, as stored with the session (and as defaults per tenant and per
@@ -41,6 +42,15 @@ export interface UsageRecord {
   cacheReadInputTokens?: number;
   cacheCreationInputTokens?: number;
   costUsd?: number;
+}
+
+/** Adds `add` into `into`, the cost rounded to the micro-dollar as every stored sum is. */
+export function addUsage(into: UsageRecord, add: UsageRecord): void {
+  into.inputTokens += add.inputTokens;
+  into.outputTokens += add.outputTokens;
+  into.cacheReadInputTokens = (into.cacheReadInputTokens ?? 0) + (add.cacheReadInputTokens ?? 0);
+  into.cacheCreationInputTokens = (into.cacheCreationInputTokens ?? 0) + (add.cacheCreationInputTokens ?? 0);
+  into.costUsd = roundUsd((into.costUsd ?? 0) + (add.costUsd ?? 0));
 }
 
 /** All tokens of a usage record (what `maxTokens` counts). */

@@ -53,9 +53,9 @@ export async function createPresignedUpload(
  * Finds a staged upload of this session and checks its size: an id of another session (its
  * object lives under that workspace's prefix) is not found here, like an unknown one. An
  * object over the limit is removed and refused. Returns the key relative to the workspace.
+ * Called under the import lease (holdingImportLease), which has found the workspace empty.
  */
 export async function stagedUpload(deps: StorageDeps, session: SessionRecord, uploadId: string, maxBytes: number): Promise<{ full: string; relative: string; size: number }> {
-  assertEmptyWorkspace(session);
   const unknown = () => new NotFoundError(`No upload "${uploadId.slice(0, 64)}" for session ${session.sessionId}: an upload id comes from POST …/workspace/uploads of the same session, and the archive must have been uploaded with its form first.`);
   if (!isId(UPLOAD_ID_PREFIX, uploadId)) throw unknown();
   const key = uploadKey(session.workspace.id, uploadId);

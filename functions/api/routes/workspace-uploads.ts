@@ -5,7 +5,7 @@ import { runOp } from '../../runner-client/workspace-client.ts';
 import { createPresignedUpload, stagedUpload, UPLOAD_EXPIRY_SECONDS } from '../../workspaces/presigned-upload.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';
-import { MAX_ARCHIVE_UPLOAD_BYTES } from './workspace.ts';
+import { archiveTooLarge, MAX_ARCHIVE_UPLOAD_BYTES } from './workspace.ts';
 import { LimitError } from '../../shared/errors.ts';
 
 const tags = ['Workspace'];
@@ -58,9 +58,7 @@ export function workspaceUploadRoutes(deps: UploadRouteDeps) {
   const app = createRouteApp();
   app.openapi(createUpload, async (c) => {
     const { bytes } = c.req.valid('json');
-    if (bytes !== undefined && bytes > MAX_ARCHIVE_UPLOAD_BYTES) {
-      throw new LimitError(`The archive is ${bytes} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
-    }
+    if (bytes !== undefined && bytes > MAX_ARCHIVE_UPLOAD_BYTES) throw archiveTooLarge(bytes);
     const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     // A tenant at its storage quota could not import the archive: say so before it is uploaded.
     await deps.tenantUsage.assertRoom(record.tenantId);

@@ -15,7 +15,7 @@ import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../s
 /** Uploads larger than any workspace may hold are refused before anything is stored. */
 export const MAX_ARCHIVE_UPLOAD_BYTES = DEFAULT_WORKSPACE_LIMITS.maxBytes;
 
-const archiveTooLarge = (bytes: number) => new LimitError(`The archive is ${bytes} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
+export const archiveTooLarge = (bytes: number) => new LimitError(`The archive is ${bytes} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
 
 const gitBody = z
   .strictObject({

@@ -40,6 +40,8 @@ export interface OpTarget {
 export interface StorageMeter {
   tenantId: string;
   usage: Pick<TenantUsageStore, 'assertRoom' | 'add'>;
+  /** Bytes the op's own input already holds against the quota (an import's staged archive). */
+  ownReservation?: number;
 }
 
 /** What a successful op reports: its result and the version and cwd that are now current. */
@@ -79,7 +81,7 @@ export async function runOp<T extends OpResult['type']>(
   op: RunnerOp & { type: T },
 ): Promise<OpOutcome<ResultOf<T>>> {
   const meter = MAY_STORE.has(op.type) ? target.storage : undefined;
-  if (meter) await meter.usage.assertRoom(meter.tenantId);
+  if (meter) await meter.usage.assertRoom(meter.tenantId, meter.ownReservation);
   const response = await deps.runner.invoke(await buildRunnerRequest(deps, target, op));
   if (!response.ok) throw decodeRunnerFailure(response, deps.log);
   if (meter && response.bytesUploaded > 0) await meter.usage.add(meter.tenantId, target.sessionId, response.bytesUploaded);

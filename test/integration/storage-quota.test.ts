@@ -83,7 +83,7 @@ describe('an archive that exactly fills the storage quota', () => {
       method: 'PUT', headers: { authorization: `Bearer ${fx.stack.token}`, 'content-type': 'application/gzip' }, body: exactArchive,
     });
     expect(res.status, await res.clone().text()).toBe(201);
-    expect((await res.json()).files).toBe(1);
+    expect(((await res.json()) as { files: number }).files).toBe(1);
     // What is left counted is the imported workspace, not the archive as well.
     const workspaceId = (await fx.api.request('GET', `/v1/sessions/${sessionId}`)).json.workspace.id as string;
     const s3 = await fx.stack.deps.workspaceStorage(await fx.stack.deps.workspaceCredentials.forWorkspace(workspaceId));

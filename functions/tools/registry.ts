@@ -10,6 +10,7 @@ import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
 import { taskOutputTool } from './task-output-tool.ts';
 import { taskStopTool } from './task-stop-tool.ts';
+import { todoWriteTool } from './todo-write-tool.ts';
 import { writeTool } from './write-tool.ts';
 import type { Tool } from './tool.ts';
 import { deferredToolsMessage, discoveredToolNames } from './tool-search/discovered-tools.ts';
@@ -27,6 +28,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   grepTool,
   taskOutputTool,
   taskStopTool,
+  todoWriteTool,
 ];
 
 export interface ToolRegistry {

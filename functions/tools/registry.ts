@@ -9,6 +9,7 @@ import { globTool } from './glob-tool.ts';
 import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
 import { taskOutputTool } from './task-output-tool.ts';
+import { notebookEditTool } from './notebook-edit-tool.ts';
 import { taskStopTool } from './task-stop-tool.ts';
 import { todoWriteTool } from './todo-write-tool.ts';
 import { writeTool } from './write-tool.ts';
@@ -24,6 +25,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   readTool,
   writeTool,
   editTool,
+  notebookEditTool,
   globTool,
   grepTool,
   taskOutputTool,

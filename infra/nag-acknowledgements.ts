@@ -8,6 +8,7 @@ import type { CustomDomain } from './constructs/custom-domain.ts';
 import type { DataStores } from './constructs/data-stores.ts';
 import type { EgressProxy } from './constructs/egress-proxy.ts';
 import type { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
+import type { GitFunction } from './constructs/git-function.ts';
 import type { Schedules } from './constructs/schedules.ts';
 import type { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import type { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
@@ -23,6 +24,7 @@ export type NagSubjects = Stack & {
   readonly api: Pick<TurnEngineFunction, 'role'>;
   readonly cron: Pick<TurnEngineFunction, 'role'>;
   readonly githubWorker?: Pick<TurnEngineFunction, 'role'>;
+  readonly gitFunction?: Pick<GitFunction, 'role'>;
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
@@ -44,7 +46,7 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
       'The values are issued by third parties (Anthropic, GitHub) or chosen by the operator (API tokens); no rotation Lambda can create them. Rotation is done by writing a new value (docs/deploy.md).');
   }
 
-  for (const role of [stack.api.role, stack.cron.role, ...(stack.githubWorker ? [stack.githubWorker.role] : []), stack.runner.role]) {
+  for (const role of [stack.api.role, stack.cron.role, ...(stack.githubWorker ? [stack.githubWorker.role] : []), ...(stack.gitFunction ? [stack.gitFunction.role] : []), stack.runner.role]) {
     ack(role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup/CreateLogStream/PutLogEvents, what every function needs to log.');
   }

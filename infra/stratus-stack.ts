@@ -16,6 +16,7 @@ import { DataStores } from './constructs/data-stores.ts';
 import { WEBHOOK_ALIAS } from '../functions/handlers/webhook-alias.ts';
 import { EgressProxy } from './constructs/egress-proxy.ts';
 import { GitFunction } from './constructs/git-function.ts';
+import { EgressForwarderFunction } from './constructs/egress-forwarder-function.ts';
 import { RunnerNetwork } from './constructs/runner-network.ts';
 import { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
 import { Schedules } from './constructs/schedules.ts';
@@ -61,6 +62,8 @@ export class StratusStack extends Stack {
   readonly network: RunnerNetwork;
   /** Present when the stage enables `network.egressProxy`. */
   readonly egressProxy?: EgressProxy;
+  /** The far end of the S3 mailbox for sandboxed HTTP requests, $0 idle (constructs/egress-forwarder-function.ts). */
+  readonly egressForwarder: EgressForwarderFunction;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
   readonly bedrockModels: readonly string[];
   readonly alarms: StratusAlarms;
@@ -84,6 +87,7 @@ export class StratusStack extends Stack {
     });
     this.runner = this.runnerFunction(stage, retention);
     this.egressProxy = this.egress(stage, retention);
+    this.egressForwarder = new EgressForwarderFunction(this, 'EgressForwarder', { prefix: stage.prefix, bucket: this.data.bucket, logRetentionDays: retention, sourceMaps: stage.sourceMaps });
 
     const apiFunctionName = `${stage.prefix}-api`;
     const baseEnv = this.engineEnvironment(stage, apiFunctionName);

@@ -11,6 +11,7 @@ import {
   type EgressRequest,
 } from '../../sandbox-runner/common/egress-mailbox.ts';
 import { checkHostPort, parseAllowList } from '../../sandbox-runner/common/network-allow-list.ts';
+import { SHORT_LIVED_TAGGING } from '../../sandbox-runner/common/short-lived-tag.ts';
 import type { LazyClient } from '../shared/lazy-client.ts';
 import type { OutboundFetch } from './outbound-fetch.ts';
 import { OutboundRefusedError } from './outbound-policy.ts';
@@ -40,6 +41,8 @@ const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-authoriz
  * checked address pinned, redirects returned, not followed), and writes the response beside the
  * request. Every refusal is a response too (403/400/502 with a sentence), so the command's client
  * gets an HTTP answer instead of waiting. Runs no code from the request: it only moves bytes.
+ * Responses carry the short-lived tag (expired by the bucket's lifecycle rule after a day), as
+ * the runner's request objects do.
  */
 export async function forwardEgressRequest(deps: EgressForwarderDeps, key: string): Promise<EgressDecision> {
   const at = parseEgressRequestKey(key);
@@ -47,7 +50,7 @@ export async function forwardEgressRequest(deps: EgressForwarderDeps, key: strin
   const { workspaceId, requestId } = at;
   const answer = async (status: number, headers: Record<string, string>, body: Uint8Array) => {
     const { PutObjectCommand } = await import('@aws-sdk/client-s3');
-    await (await deps.s3()).send(new PutObjectCommand({ Bucket: deps.bucket, Key: egressResponseKey(workspaceId, requestId), Body: encodeEgressResponse({ status, headers }, body) }));
+    await (await deps.s3()).send(new PutObjectCommand({ Bucket: deps.bucket, Key: egressResponseKey(workspaceId, requestId), Body: encodeEgressResponse({ status, headers }, body), Tagging: SHORT_LIVED_TAGGING }));
   };
   const refuse = async (status: number, reason: string, host?: string): Promise<EgressDecision> => {
     await answer(status, { 'content-type': 'text/plain; charset=utf-8', 'x-stratus-egress': 'refused' }, Buffer.from(`${reason}\n`));
@@ -108,7 +111,9 @@ async function readText(deps: EgressForwarderDeps, key: string): Promise<string 
     const out = await (await deps.s3()).send(new GetObjectCommand({ Bucket: deps.bucket, Key: key }));
     return await out.Body!.transformToString('utf8');
   } catch (err) {
-    if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
+    // Without ListBucket (the forwarder has none) S3 answers a missing key with AccessDenied: absent, so refused.
+    const name = (err as { name?: string }).name;
+    if (name === 'NoSuchKey' || name === 'AccessDenied') return undefined;
     throw err;
   }
 }

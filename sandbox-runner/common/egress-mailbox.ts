@@ -11,7 +11,7 @@ import { workspacePrefix, WORKSPACES_PREFIX } from './workspace-prefix.ts';
  * shapes; nothing else is shared.
  */
 export const EGRESS_REQUEST_SUFFIX = '.egress-request.json';
-const EGRESS_RESPONSE_SUFFIX = '.egress-response';
+export const EGRESS_RESPONSE_SUFFIX = '.egress-response';
 
 /** Grants live outside `workspaces/`: the harness writes them, the runner can neither write nor read them. */
 export const EGRESS_GRANTS_PREFIX = 'egress-grants/';

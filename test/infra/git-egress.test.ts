@@ -102,3 +102,56 @@ describe('without GitHub issue fixing', () => {
     expect(ofType(s, 'AWS::Lambda::Function').filter(([, f]) => String(f.Properties.FunctionName).endsWith('-git'))).toHaveLength(0);
   });
 });
+
+/**
+ * Set-up steps' registry traffic: the egress forwarder, the far end of the S3 mailbox, outside
+ * the VPC, started by the bucket's notification for each request object: nothing runs at idle.
+ */
+describe('the egress forwarder in the default deployment', () => {
+  let s: Synthesized;
+  beforeAll(() => {
+    s = synthStage('prod');
+  });
+  const bucketArn = () => ({ 'Fn::GetAtt': [s.id(s.stack.data.bucket), 'Arn'] });
+  const objects = (pattern: string) => ({ 'Fn::Join': ['', [bucketArn(), `/${pattern}`]] });
+
+  it('is a Node function outside any VPC with the bucket name only: no secret, no table, no runner', () => {
+    const fn = propsOf(s, s.stack.egressForwarder.function.fn);
+    expect(fn.FunctionName).toBe('stratus-prod-egress-forwarder');
+    expect(fn.Runtime).toBe('nodejs24.x');
+    expect(fn.VpcConfig).toBeUndefined();
+    expect(fn.ReservedConcurrentExecutions).toBeUndefined();
+    expect(fn.Environment.Variables).toEqual({ NODE_OPTIONS: '--enable-source-maps', STRATUS_BUCKET: { Ref: s.id(s.stack.data.bucket) }, POWERTOOLS_SERVICE_NAME: 'stratus-egress-forwarder' });
+  });
+
+  it('may read request objects and grants and write responses, nothing else', () => {
+    expect(statementsOf(s.template, s.id(s.stack.egressForwarder.function.role))).toEqual([
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+      { Effect: 'Allow', Action: 's3:GetObject', Resource: [objects('workspaces/*/egress/*.egress-request.json'), objects('egress-grants/*')] },
+      { Effect: 'Allow', Action: ['s3:PutObject', 's3:PutObjectTagging'], Resource: objects('workspaces/*/egress/*.egress-response') },
+    ]);
+  });
+
+  it('is invoked by the bucket alone, for new request objects under workspaces/ only', () => {
+    const [notification] = ofType(s, 'Custom::S3BucketNotifications').map(([, r]) => r.Properties);
+    const fnArn = { 'Fn::GetAtt': [s.id(s.stack.egressForwarder.function.fn), 'Arn'] };
+    expect(notification!.BucketName).toEqual({ Ref: s.id(s.stack.data.bucket) });
+    expect(notification!.NotificationConfiguration).toEqual({
+      LambdaFunctionConfigurations: [
+        { Events: ['s3:ObjectCreated:*'], Filter: { Key: { FilterRules: [{ Name: 'suffix', Value: '.egress-request.json' }, { Name: 'prefix', Value: 'workspaces/' }] } }, LambdaFunctionArn: fnArn },
+      ],
+    });
+    const permissions = ofType(s, 'AWS::Lambda::Permission').map(([, r]) => r.Properties).filter((p) => show(p.FunctionName) === show(fnArn));
+    expect(permissions).toEqual([{ Action: 'lambda:InvokeFunction', FunctionName: fnArn, Principal: 's3.amazonaws.com', SourceAccount: '123456789012', SourceArn: bucketArn() }]);
+  });
+
+  it('keeps grants out of the runner\'s reach: neither its role nor its VPC endpoint names them, and no role writes them yet (the harness\'s grant writer is not built)', () => {
+    const endpoint = ofType(s, 'AWS::EC2::VPCEndpoint')[0]![1].Properties;
+    expect(show(endpoint.PolicyDocument)).not.toContain('egress-grants');
+    expect(statementsOf(s.template, s.id(s.stack.runner.role))).toEqual([]);
+    const writers = Object.entries(s.template.findResources('AWS::IAM::Policy'))
+      .filter(([, p]) => (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some((st) => show(st.Resource).includes('egress-grants') && show(st.Action).includes('Put')))
+      .map(([id]) => id);
+    expect(writers).toEqual([]);
+  });
+});

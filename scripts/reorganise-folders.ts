@@ -5,7 +5,7 @@
  * other branches have merged: files they add to a moved folder move with it, their imports of
  * moved files are rewritten, and the dependency rules and the folder table follow.
  *
- *   npx tsx scripts/reorganise-folders.ts
+ *   npx tsx scripts/reorganise-folders.ts            (--dry-run: print what it would move and rewrite)
  *
  * It `git mv`s the files, rewrites every relative module specifier of the repository's code (found
  * by the TypeScript compiler) and every mention of a moved path in code, docs and configuration,
@@ -115,15 +115,17 @@ function rewriteFile(root: string, file: string, rewrite: (text: string) => stri
 }
 
 function reportUnlisted(root: string): void {
-  const unlisted = trackedFiles(root).filter((f) => f.startsWith('functions/agent/') && !AGENT_STAYS.includes(f.slice('functions/agent/'.length)));
+  const unlisted = trackedFiles(root).filter((f) => f.startsWith('functions/agent/') && !MOVES.files[f] && !AGENT_STAYS.includes(f.slice('functions/agent/'.length)));
   for (const f of unlisted) console.log(`not in the move map, stays: ${f} (if it belongs to the turn or the session, add it to MOVES and run again)`);
 }
 
-function main(root: string): void {
+function main(root: string, dryRun: boolean): void {
   const before = check(root, readRules(root)).folders;
-  const { moved, edited } = applyMoves(root, MOVES, { leave: (f) => SELF.some((s) => f === s || (s.endsWith('/') && f.startsWith(s))) });
-  for (const [from, to] of moved) console.log(`moved ${from} → ${to}`);
-  console.log(`${moved.length} file(s) moved, ${edited.length} file(s) rewritten`);
+  const { moved, edited } = applyMoves(root, MOVES, { dryRun, leave: (f) => SELF.some((s) => f === s || (s.endsWith('/') && f.startsWith(s))) });
+  for (const [from, to] of moved) console.log(`${dryRun ? 'would move' : 'moved'} ${from} → ${to}`);
+  if (dryRun) for (const file of edited) console.log(`would rewrite ${file}`);
+  console.log(`${moved.length} file(s) ${dryRun ? 'to move' : 'moved'}, ${edited.length} file(s) ${dryRun ? 'to rewrite' : 'rewritten'}`);
+  if (dryRun) return reportUnlisted(root);
   if (rewriteFile(root, 'dependency-rules.json', (text) => rewriteRules(text, RULES))) console.log('rewrote dependency-rules.json');
   const rules = readRules(root);
   const { problems, folders } = check(root, rules);
@@ -135,4 +137,4 @@ function main(root: string): void {
   } else console.log('dependency check after the moves: no cycles, no forbidden imports');
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) main(process.cwd());
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) main(process.cwd(), process.argv.includes('--dry-run'));

@@ -12,6 +12,8 @@ const TEXT = /\.(ts|tsx|mts|cts|mjs|cjs|js|md|json|jsonc|ya?ml|sh)$/;
 export interface ApplyOptions {
   /** Files neither moved by rules nor rewritten: the map itself names the old paths on purpose. */
   leave?: (file: string) => boolean;
+  /** Work out and report the moves and rewrites, change nothing. */
+  dryRun?: boolean;
 }
 
 export interface Outcome {
@@ -56,6 +58,7 @@ export function applyMoves(root: string, map: MoveMap, options: ApplyOptions = {
   const files = trackedFiles(root).filter((f) => !options.leave?.(f));
   const plan = planMoves(files, moves);
   const contents = newContents(root, files, moves);
+  if (options.dryRun) return { moved: [...plan], edited: [...contents.keys()].map((f) => plan.get(f) ?? f) };
   for (const [from, to] of plan) {
     mkdirSync(path.dirname(path.join(root, to)), { recursive: true });
     git(root, 'mv', from, to);

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { check } from './check-dependencies.ts';
 import { applyMoves, trackedFiles } from './reorganise/apply.ts';
 import { rewriteRules, type ForbiddenRule, type RuleChanges } from './reorganise/dependency-rules.ts';
+import { applyDocEdits, type DocEdit } from './reorganise/doc-edits.ts';
 import { rewriteFolderTable, type TableChanges } from './reorganise/folder-table.ts';
 import type { MoveMap } from './reorganise/plan.ts';
 
@@ -93,6 +94,47 @@ export const TABLE: TableChanges = {
   ],
 };
 
+const README_TREE_AGENT = [
+  '  agent/            turn engine (lease, heartbeat, recorder), query loop (async generator), continuations, compaction/import ops,',
+  '                    budgets, interrupts, session deletion',
+].join('\n');
+
+/** The prose the moves make untrue, in the words it is to read after them (docs/architecture.md's diagram, README's tree). */
+export const DOC_EDITS: DocEdit[] = [
+  {
+    file: 'docs/architecture.md',
+    from: '    engine["Turn engine, stateless: functions/turn/turn.ts<br/>lease + heartbeat; reload session, messages,<br/>ContentReplacementState"]',
+    to: '    engine["Turn engine, stateless: functions/turn/turn.ts<br/>lease + heartbeat; reload session, messages,<br/>ContentReplacementState"]\n    lifecycle["Session lifecycle: functions/session/<br/>create, compact, import, delete"]',
+  },
+  { file: 'docs/architecture.md', from: '  api --> engine', to: '  api --> engine\n  api --> lifecycle' },
+  { file: 'docs/architecture.md', from: '  engine <--> ddb', to: '  engine <--> ddb\n  lifecycle <--> ddb' },
+  { file: 'docs/turns.md', from: '## The shape of a turn (`functions/agent/`)', to: '## The shape of a turn (`functions/turn/`, `functions/agent/`)' },
+  {
+    file: 'README.md',
+    from: README_TREE_AGENT,
+    to: [
+      '  turn/             a turn: start and continue (lease, continuation), the run, resume, crashed turns, follow, interrupt',
+      '  agent/            one agent run: the driver, the query loop (async generator), the recorder, heartbeat, budgets and stops,',
+      '                    sub-agents, background agents',
+      '  session/          a session: creation, views, compaction/import ops, deletion',
+      '  session-settings/ what a session is set up with: permissions, hooks, network, MCP servers (the .mcp.json shape), custom agents',
+    ].join('\n'),
+  },
+  { file: 'README.md', from: '  mcp/              MCP server settings: the .mcp.json shape, name normalisation, redaction', to: '' },
+  { file: 'README.md', from: '  permissions/      rules, modes, denial tracking, session settings', to: '  permissions/      rules, modes, denial tracking' },
+  { file: 'README.md', from: '  sessions/ workspaces/  session creation and views; workspace import/export', to: '  workspaces/       workspace import/export, presigned uploads' },
+  {
+    file: 'README.md',
+    from: 'against the layering. Inside `functions/`: `shared` at the bottom, then `hooks` and `permissions`,',
+    to: 'against the layering. Inside `functions/`: `shared` at the bottom, then `hooks`, `permissions` and `session-settings`,',
+  },
+  {
+    file: 'README.md',
+    from: 'those; the engine, sessions, workspaces and schedules ask for parts of `Deps`; `api` and `handlers`',
+    to: 'those; one agent run (`agent`), the turn that starts it (`turn`), the session around them (`session`), workspaces and\nschedules ask for parts of `Deps`; `api` and `handlers`',
+  },
+];
+
 /** The map and its own test name the old paths on purpose. */
 const SELF = ['scripts/reorganise-folders.ts', 'scripts/reorganise/', 'test/scripts/reorganise-folders.test.ts'];
 
@@ -130,6 +172,10 @@ function main(root: string, dryRun: boolean): void {
   const rules = readRules(root);
   const { problems, folders } = check(root, rules);
   if (rewriteFile(root, 'docs/architecture.md', (text) => rewriteFolderTable(text, TABLE, rules.forbidden, before, folders))) console.log('rewrote the folder table of docs/architecture.md');
+  for (const file of [...new Set(DOC_EDITS.map((e) => e.file))]) {
+    const report = (e: DocEdit): void => console.log(`${file}: these lines are not there any more, edit by hand:\n${e.from}\n  → ${e.to}`);
+    if (rewriteFile(root, file, (text) => applyDocEdits(text, DOC_EDITS.filter((e) => e.file === file), report))) console.log(`rewrote prose in ${file}`);
+  }
   reportUnlisted(root);
   if (problems.length > 0) {
     console.error(`dependency check after the moves: ${problems.length} problem(s)\n${problems.map((p) => `  ${p}`).join('\n')}`);

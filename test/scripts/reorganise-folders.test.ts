@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyMoves } from '../../scripts/reorganise/apply.ts';
 import { rewriteRules } from '../../scripts/reorganise/dependency-rules.ts';
+import { applyDocEdits } from '../../scripts/reorganise/doc-edits.ts';
 import { rewriteFolderTable } from '../../scripts/reorganise/folder-table.ts';
 import type { MoveMap } from '../../scripts/reorganise/plan.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
@@ -107,5 +108,20 @@ describe('reorganise-folders', () => {
       '| `local/` | the stack | no extra rule | functions/engine, turn; local/net |',
     ]);
     expect(rewriteFolderTable(once, changes, rules, after, after)).toBe(once);
+  });
+
+  it('rewrites whole lines of prose once, deletes lines, and reports lines another branch reworded', () => {
+    const doc = 'a\n  api --> engine\nold line\nb\n';
+    const edits = [
+      { file: 'd.md', from: '  api --> engine', to: '  api --> engine\n  api --> lifecycle' },
+      { file: 'd.md', from: 'old line', to: '' },
+      { file: 'd.md', from: 'reworded elsewhere', to: 'new words' },
+    ];
+    const reported: string[] = [];
+    const once = applyDocEdits(doc, edits, (e) => reported.push(e.from));
+    expect(once).toBe('a\n  api --> engine\n  api --> lifecycle\nb\n');
+    expect(reported).toEqual(['reworded elsewhere']);
+    expect(applyDocEdits(once, edits.slice(0, 2), () => reported.push('again'))).toBe(once);
+    expect(reported).toEqual(['reworded elsewhere']);
   });
 });

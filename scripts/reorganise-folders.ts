@@ -30,7 +30,7 @@ import type { MoveMap } from './reorganise/plan.ts';
  * agent: background agents and sub-agents write through them too, and the recorder records the
  * query loop's events, so moving them up to the turn would make agent and turn import each other.
  */
-export const MOVES: MoveMap = {
+const MOVES: MoveMap = {
   files: {
     'functions/agent/turn.ts': 'functions/turn/turn.ts',
     'functions/agent/turn-loop.ts': 'functions/turn/turn-loop.ts',
@@ -66,7 +66,7 @@ const AGENT_STAYS = [
 
 const OUTSIDE_TURN = 'api|schedules|github|handlers|workspaces';
 
-export const RULES: RuleChanges = {
+const RULES: RuleChanges = {
   // A rule that keeps a folder off the agent keeps it off the turn and the session above it too.
   renames: { sessions: ['session'], agent: ['agent', 'turn'], 'agent-settings': ['session-settings'], mcp: ['session-settings'] },
   upsert: [
@@ -77,7 +77,7 @@ export const RULES: RuleChanges = {
   ],
 };
 
-export const TABLE: TableChanges = {
+const TABLE: TableChanges = {
   removed: ['functions/agent-settings', 'functions/mcp', 'functions/sessions'],
   rows: [
     { folder: 'functions/permissions', holds: 'rules, modes, Bash command rules, denial tracking' },
@@ -100,7 +100,7 @@ const README_TREE_AGENT = [
 ].join('\n');
 
 /** The prose the moves make untrue, in the words it is to read after them (docs/architecture.md's diagram, README's tree). */
-export const DOC_EDITS: DocEdit[] = [
+const DOC_EDITS: DocEdit[] = [
   {
     file: 'docs/architecture.md',
     from: '    engine["Turn engine, stateless: functions/turn/turn.ts<br/>lease + heartbeat; reload session, messages,<br/>ContentReplacementState"]',

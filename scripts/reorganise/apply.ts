@@ -9,14 +9,14 @@ const CODE = /\.(ts|tsx|mts|cts|mjs|cjs|js)$/;
 /** Files whose paths are rewritten where they are mentioned: code, docs and configuration. */
 const TEXT = /\.(ts|tsx|mts|cts|mjs|cjs|js|md|json|jsonc|ya?ml|sh)$/;
 
-export interface ApplyOptions {
+interface ApplyOptions {
   /** Files neither moved by rules nor rewritten: the map itself names the old paths on purpose. */
   leave?: (file: string) => boolean;
   /** Work out and report the moves and rewrites, change nothing. */
   dryRun?: boolean;
 }
 
-export interface Outcome {
+interface Outcome {
   moved: [from: string, to: string][];
   /** Files (at their new paths) whose text changed. */
   edited: string[];

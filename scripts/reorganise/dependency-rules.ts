@@ -16,7 +16,7 @@ export interface RuleChanges {
 const RULE_LINE = /^(\s*)(\{"from": *"[^"]*", *"to":.*\})(,?)\s*$/;
 
 /** `^functions/(a|b)/` and `^functions/a/` with the renamed folders substituted, each named once. */
-export function renameFolders(pattern: string, renames: Record<string, string[]>): string {
+function renameFolders(pattern: string, renames: Record<string, string[]>): string {
   return pattern.replace(/\^functions\/(\(([\w|-]+)\)|[\w-]+)\//, (whole, group: string, alternatives?: string) => {
     const names = (alternatives ?? group).split('|');
     const renamed = [...new Set(names.flatMap((n) => renames[n] ?? [n]))];

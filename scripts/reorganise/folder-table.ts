@@ -1,7 +1,7 @@
 import { forbiddenSummary, type ForbiddenRule } from './dependency-rules.ts';
 
 /** A row of docs/architecture.md's folder table that the reorganisation writes. */
-export interface FolderRow {
+interface FolderRow {
   /** `functions/turn`, no trailing slash. */
   folder: string;
   holds: string;

@@ -13,7 +13,7 @@ export interface MoveMap {
 }
 
 /** Old path → new path, for the files that actually move. */
-export type Plan = Map<string, string>;
+type Plan = Map<string, string>;
 
 /**
  * Tests mirror their source folders: `test/functions/A/x.test.ts` follows `functions/A/x.ts`, and

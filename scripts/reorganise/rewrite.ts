@@ -25,7 +25,7 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
 const IMPLIED = ['', '.ts', '.tsx', '.mts', '.d.ts', '/index.ts', '/index.tsx'];
 
 /** Where the file or folder an import names (`target`, a repository path as written) lives after the moves. */
-export function mapTarget(target: string, tracked: ReadonlySet<string>, moves: MoveMap): string {
+function mapTarget(target: string, tracked: ReadonlySet<string>, moves: MoveMap): string {
   for (const suffix of IMPLIED) {
     if (!tracked.has(target + suffix)) continue;
     const moved = mapPath(target + suffix, moves);
@@ -38,7 +38,7 @@ export function mapTarget(target: string, tracked: ReadonlySet<string>, moves: M
 }
 
 /** `spec`, a relative path written in `file`, rewritten for where both the file and what it names end up; undefined if it stays as written. */
-export function movedRelative(file: string, spec: string, tracked: ReadonlySet<string>, moves: MoveMap): string | undefined {
+function movedRelative(file: string, spec: string, tracked: ReadonlySet<string>, moves: MoveMap): string | undefined {
   const target = path.posix.normalize(path.posix.join(dirOf(file), spec));
   const newTarget = mapTarget(target.replace(/\/$/, ''), tracked, moves);
   const newFile = mapPath(file, moves);

@@ -34,13 +34,15 @@ function newContents(root: string, files: readonly string[], moves: MoveMap): Ma
   const tracked = new Set(files);
   const read = (f: string): string => readFileSync(path.join(root, f), 'utf8');
   const roots = [...new Set(files.filter((f) => f.includes('/') && !f.startsWith('.')).map((f) => f.split('/')[0]!))];
+  const folders = new Set(files.flatMap((f) => f.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))));
+  const exists = (p: string): boolean => tracked.has(p.replace(/\/$/, '')) || folders.has(p.replace(/\/$/, ''));
   const specifiers = findSpecifiers(root, files.filter((f) => CODE.test(f)), read);
   const changed = new Map<string, string>();
   for (const file of files) {
     if (!TEXT.test(file)) continue;
     const text = read(file);
     const specs = specifiers.get(file) ?? [];
-    const edits = [...specifierEdits(file, text, specs, tracked, moves), ...mentionEdits(file, text, roots, moves, specs)];
+    const edits = [...specifierEdits(file, text, specs, tracked, moves), ...mentionEdits(file, text, roots, moves, exists, specs)];
     const next = applyEdits(text, edits);
     if (next !== text) changed.set(file, next);
   }

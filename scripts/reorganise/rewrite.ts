@@ -59,33 +59,42 @@ export function specifierEdits(file: string, text: string, specifiers: readonly 
 }
 
 /**
- * A path written in prose, a comment, a string or a Markdown link: a repository path
- * (`functions/agent/turn.ts`, `test/functions/…`) or a relative one reaching into the repository
- * (`../functions/agent/turn.ts`), ending before trailing punctuation.
+ * A path written in prose, a comment, a string or a Markdown link: a relative one (`./turn.ts`,
+ * `../functions/agent/turn.ts`, `new URL('./worker.ts', import.meta.url)`) or a repository path
+ * (`functions/agent/turn.ts`, `test/functions/…`), ending before trailing punctuation.
  */
 function mentionPattern(roots: readonly string[]): RegExp {
   const names = roots.map((r) => r.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('|');
-  return new RegExp(`(?<![\\w@./-])((?:\\.{1,2}/)*)((?:${names})/(?:[\\w.@/-]*[\\w/])?)`, 'g');
+  return new RegExp(`(?<![\\w@./-])(?:((?:\\.{1,2}/)+)([\\w.@/-]*[\\w/])|((?:${names})/(?:[\\w.@/-]*[\\w/])?))`, 'g');
+}
+
+/** What a mention is to read after the moves; undefined when it stays as written. */
+function movedMention(file: string, newDir: string, m: RegExpMatchArray, exists: (p: string) => boolean, moves: MoveMap): string | undefined {
+  const [, up, rest, rooted] = m as unknown as [string, string | undefined, string | undefined, string | undefined];
+  if (rooted !== undefined) return mapPath(rooted, moves) === rooted ? undefined : mapPath(rooted, moves);
+  const target = path.posix.normalize(path.posix.join(dirOf(file), up! + rest!));
+  if (target.startsWith('../')) return undefined;
+  const moved = mapPath(target, moves);
+  // A relative path that names nothing the repository holds is left alone: it may mean anything.
+  if (moved === target && (newDir === dirOf(file) || !exists(target))) return undefined;
+  return relativeFrom(newDir, moved) + (rest!.endsWith('/') ? '/' : '');
 }
 
 /**
  * Edits for the paths a file mentions outside its module specifiers (`skip`): `functions/agent/turn.ts`
  * in a comment or a doc becomes the file's new path; a relative mention is resolved from the
- * mentioning file, then written relative to where that file ends up.
+ * mentioning file, then written relative to where that file ends up. `exists` says whether a
+ * path is a tracked file or folder.
  */
-export function mentionEdits(file: string, text: string, roots: readonly string[], moves: MoveMap, skip: readonly Specifier[] = []): Edit[] {
+export function mentionEdits(file: string, text: string, roots: readonly string[], moves: MoveMap, exists: (p: string) => boolean, skip: readonly Specifier[] = []): Edit[] {
   const edits: Edit[] = [];
   const newDir = dirOf(mapPath(file, moves));
   for (const m of text.matchAll(mentionPattern(roots))) {
     const start = m.index;
     const end = start + m[0].length;
     if (skip.some((s) => start < s.end && end > s.start)) continue;
-    const [, up, rest] = m as unknown as [string, string, string];
-    const target = up ? path.posix.normalize(path.posix.join(dirOf(file), up + rest)) : rest;
-    const moved = mapPath(target, moves);
-    if (moved === target && (!up || newDir === dirOf(file))) continue;
-    const written = up ? relativeFrom(newDir, moved) + (rest.endsWith('/') ? '/' : '') : moved;
-    if (written !== m[0]) edits.push({ start, end, replacement: written });
+    const written = movedMention(file, newDir, m, exists, moves);
+    if (written !== undefined && written !== m[0]) edits.push({ start, end, replacement: written });
   }
   return edits;
 }

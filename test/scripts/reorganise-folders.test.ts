@@ -37,8 +37,8 @@ const MAP: MoveMap = {
 
 const FILES = {
   'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', allowImportingTsExtensions: true, noEmit: true, strict: true }, include: ['functions', 'test'] }),
-  'functions/engine/turn.ts': "import type { Settings } from '../old/settings.ts';\nimport { loop } from './loop.ts';\nexport const turn = (s: Settings) => loop(s);\n",
-  'functions/engine/loop.ts': "// not an import: import x from './turn.ts'\nconst text = `import y from './turn.ts'`;\nexport const loop = (s: unknown) => [s, text];\nexport type T = import('./turn.ts').Turn;\n",
+  'functions/engine/turn.ts': "import type { Settings } from '../old/settings.ts';\nimport { loop } from './loop.ts';\nexport const turn = (s: Settings) => loop(s);\nexport const worker = new URL('./loop.ts', import.meta.url);\n",
+  'functions/engine/loop.ts': "// see ./turn.ts; ./elsewhere.ts is nothing of ours\nexport const loop = (s: unknown) => [s];\nexport type T = import(/* a type */ './turn.ts').Turn;\n",
   'functions/old/settings.ts': 'export type Settings = { mode: string };\n',
   'functions/old/added-by-another-branch.ts': "export { turn } from '../engine/turn.ts';\n",
   'functions/api/route.ts': "/** Calls `functions/engine/turn.ts`. */\nexport const load = () => import('../engine/turn.ts');\n",
@@ -56,9 +56,11 @@ describe('reorganise-folders', () => {
       'functions/old/added-by-another-branch.ts': 'functions/new/added-by-another-branch.ts',
       'test/functions/engine/turn.test.ts': 'test/functions/turn/turn.test.ts',
     });
-    expect(read(dir, 'functions/turn/turn.ts')).toBe("import type { Settings } from '../new/settings.ts';\nimport { loop } from '../engine/loop.ts';\nexport const turn = (s: Settings) => loop(s);\n");
-    // The comment and the template string are not imports; the import type is.
-    expect(read(dir, 'functions/engine/loop.ts')).toBe(FILES['functions/engine/loop.ts'].replace("import('./turn.ts')", "import('../turn/turn.ts')"));
+    expect(read(dir, 'functions/turn/turn.ts')).toBe(
+      "import type { Settings } from '../new/settings.ts';\nimport { loop } from '../engine/loop.ts';\nexport const turn = (s: Settings) => loop(s);\nexport const worker = new URL('../engine/loop.ts', import.meta.url);\n",
+    );
+    // A relative path in a comment follows the file it names; one naming nothing in the repository stays.
+    expect(read(dir, 'functions/engine/loop.ts')).toBe("// see ../turn/turn.ts; ./elsewhere.ts is nothing of ours\nexport const loop = (s: unknown) => [s];\nexport type T = import(/* a type */ '../turn/turn.ts').Turn;\n");
     expect(read(dir, 'functions/new/added-by-another-branch.ts')).toBe("export { turn } from '../turn/turn.ts';\n");
     expect(read(dir, 'functions/api/route.ts')).toBe("/** Calls `functions/turn/turn.ts`. */\nexport const load = () => import('../turn/turn.ts');\n");
     expect(read(dir, 'test/functions/turn/turn.test.ts')).toContain("from '../../../functions/turn/turn.ts'");

@@ -28,7 +28,7 @@ export async function runBackgroundAgent(deps: TurnDeps, event: RunSubagentEvent
   const id = event.agentLogId;
   const log = deps.log.child({ sessionId: event.sessionId, agentLogId: id });
   const record = await deps.backgroundAgents.get(id);
-  if (!record || record.status !== 'running' || record.parentSessionId !== event.sessionId) return;
+  if (record?.status !== 'running' || record.parentSessionId !== event.sessionId) return;
   const session = await deps.sessions.get(record.parentSessionId);
   if (!session || session.deletedAt !== undefined) return log.info('background sub-agent not run: its session is gone');
   const owner = `${deps.instanceId}/${record.agentId}`;

@@ -175,7 +175,6 @@ function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecisi
 
 /** One model call, streamed: text goes out as it comes, each complete tool_use starts at once. */
 async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor, messages: MessageParam[]): AsyncGenerator<QueryEvent, Streamed> {
-  const { params } = loop;
   let partial: ContentBlock[] = [];
   let response: AssistantResponse | undefined;
   try {

@@ -51,7 +51,7 @@ export function createHttpHook(config: HttpHookConfig, opts: { fetch: OutboundFe
     matcher: config.matcher,
     timeoutMs: config.timeoutMs,
     failMode: config.failMode,
-    async run(input, signal): Promise<HookOutput | void> {
+    async run(input, signal): Promise<HookOutput | undefined> {
       const body = JSON.stringify(input);
       const timestamp = String(Math.floor(clock() / 1000));
       const res = await opts.fetch(config.url, {

@@ -35,7 +35,7 @@ export const hookOutputSchema = z.object({
 });
 export type HookOutput = z.output<typeof hookOutputSchema>;
 
-export type HookHandler = (input: HookInput, signal: AbortSignal) => Promise<HookOutput | void>;
+export type HookHandler = (input: HookInput, signal: AbortSignal) => Promise<HookOutput | undefined>;
 
 /** One configured hook, whatever its transport. */
 export interface HookDefinition {

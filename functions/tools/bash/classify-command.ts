@@ -78,7 +78,7 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
     if (!child) return false;
     if (child.type === 'command_name') {
       const inner = child.firstChild;
-      if (!inner || inner.type !== 'word') return false;
+      if (inner?.type !== 'word') return false;
       words.push(inner.text);
     } else if (ARGUMENT.has(child.type)) {
       if (!isPlainArgument(child)) return false;
@@ -95,7 +95,7 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
   const rule = READ_ONLY_COMMANDS[name];
   names.push(name);
   if (FILE_READING_COMMANDS.has(name) && args.some((a) => !a.startsWith('-') && isOutsideWorkspace(a))) return false;
-  return rule !== undefined && rule(args);
+  return rule?.(args) ?? false;
 }
 
 /** Whether an unquoted part of the argument (the word itself, or a bare word inside a concatenation) matches. */

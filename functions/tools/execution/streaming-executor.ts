@@ -100,7 +100,7 @@ export class StreamingToolExecutor {
 
   addTool(block: Block): void {
     // Unknown tools fail at once (with runToolUse's text) and never hold up the queue.
-    if (!this.env.pool.find(block.name)) return this.addSynthetic(block, noSuchToolMessage(block.name));
+    if (!this.env.pool.find(block.name)) return void this.addSynthetic(block, noSuchToolMessage(block.name));
     this.calls.push({ block, status: 'queued', isConcurrencySafe: isCallConcurrencySafe(this.env.pool, block), progress: [] });
     this.processQueue();
   }

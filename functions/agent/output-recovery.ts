@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 
 /** Times one turn answers a response cut off by max_tokens with "resume" before surfacing it. */
 export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
@@ -20,8 +20,4 @@ export function truncatedToolUse(content: readonly ContentBlock[], stopReason: s
   if (stopReason !== 'max_tokens') return undefined;
   const last = content[content.length - 1];
   return last?.type === 'tool_use' ? last : undefined;
-}
-
-export function truncatedToolUseResult(id: string): ToolResultBlockParam {
-  return { type: 'tool_result', tool_use_id: id, content: TRUNCATED_TOOL_USE_TEXT, is_error: true };
 }

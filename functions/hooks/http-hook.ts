@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { OutboundFetch } from '../outbound/outbound-fetch.ts';
 import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, hookOutputSchema, type HookDefinition, type HookOutput } from './types.ts';
 
+/** @internal exported for the tests that verify a hook request as its endpoint would */
 export const SIGNATURE_HEADER = 'x-stratus-signature';
+/** @internal as SIGNATURE_HEADER */
 export const TIMESTAMP_HEADER = 'x-stratus-timestamp';
 
 /** The longest hook answer read; a HookOutput is a few KB. */

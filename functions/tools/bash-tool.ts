@@ -20,6 +20,7 @@ const inputSchema = z.strictObject({
   run_in_background: z.boolean().optional().describe('Start the command as a background task and return its id at once; read its output later with TaskOutput'),
 });
 
+/** @internal the tool's output shape, for its tests */
 export interface BashOutput {
   output: string;
   exitCode: number | null;

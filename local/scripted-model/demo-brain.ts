@@ -1,4 +1,4 @@
-import type { Brain, MessagesRequest, ScriptedResponse } from './script.ts';
+import type { Brain, ScriptedResponse } from './script.ts';
 
 /**
  * The model `npm start` uses when no API key is set, so a newcomer can watch a full turn with
@@ -59,5 +59,3 @@ function firstLine(text: string): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '(no output)';
   return line.length > 120 ? `${line.slice(0, 117)}...` : line;
 }
-
-export type { MessagesRequest };

@@ -48,8 +48,3 @@ export function forkStartMessages(base: ForkBase, prompt: string): MessageParam[
     { role: 'user', content: [...results, { type: 'text', text: forkDirective(prompt) }] },
   ];
 }
-
-/** True when a conversation is a fork's (it holds the directive tag). */
-export function isInForkChild(messages: readonly MessageParam[]): boolean {
-  return messages.some((m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((b) => b.type === 'text' && b.text.includes(`<${FORK_BOILERPLATE_TAG}>`)));
-}

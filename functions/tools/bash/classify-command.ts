@@ -1,5 +1,5 @@
 import type { ShellNode } from './shell-parser.ts';
-import { loadShellParser, shellParserIfReady } from './shell-parser.ts';
+import { shellParserIfReady } from './shell-parser.ts';
 import { FILE_READING_COMMANDS, isOutsideWorkspace, READ_ONLY_COMMANDS } from './read-only-commands.ts';
 
 /** Syntax that only groups or sequences commands; everything else must be explicitly allowed below. */
@@ -50,11 +50,6 @@ export function isReadOnlyCommand(command: string): boolean {
   } finally {
     tree.delete();
   }
-}
-
-export async function classifyCommand(command: string): Promise<boolean> {
-  await loadShellParser();
-  return isReadOnlyCommand(command);
 }
 
 function checkNode(node: ShellNode, names: string[]): boolean {

@@ -1,7 +1,7 @@
-import { toolSearchModeSchema, type ToolSearchMode } from '../../mcp/mcp-config.ts';
+import type { ToolSearchMode } from '../../mcp/mcp-config.ts';
 import type { Tool } from '../tool.ts';
 
-export { toolSearchModeSchema, type ToolSearchMode };
+export type { ToolSearchMode };
 
 export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch';
 

@@ -3,7 +3,7 @@ import type { ContentBlock, ToolUseBlock } from '@anthropic-ai/sdk/resources/mes
 /** Times one turn answers a response cut off by max_tokens with "resume" before surfacing it. */
 export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
 
-/** The reference's resume message after a response hit the output limit. */
+/** The resume message after a response hit the output limit (docs/context.md, "The model call"). */
 export const MAX_OUTPUT_TOKENS_RECOVERY_TEXT =
   'Output token limit hit. Resume directly — no apology, no recap of what you were doing. ' +
   'Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.';

@@ -204,7 +204,7 @@ async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor,
           yield event;
           break;
         case 'fallback':
-          // The reference stays on the fallback for the rest of the turn: the primary is overloaded.
+          // The loop stays on the fallback from here on: the primary is overloaded (docs/context.md, "The model call").
           loop.base = { ...loop.base, model: event.to };
           yield event;
           break;
@@ -254,7 +254,7 @@ async function* endWithoutResponse(loop: LoopState, executor: StreamingToolExecu
     yield assistantEvent(loop, partialAssistantResponse(failed.partial, loop.base.model));
     for await (const event of drain(executor, loop.params.context)) yield event;
   } else if (stopReason === 'aborted' && failed.partial.some((b) => b.type === 'text' && b.text.length > 0)) {
-    // Stopped mid-text: what the model said so far stays in the conversation, as in the reference.
+    // Stopped mid-text: what the model said so far stays in the conversation, so the next turn sees it.
     yield assistantEvent(loop, partialAssistantResponse(failed.partial, loop.base.model));
   }
   yield { type: 'done', stopReason, ...(stopReason === 'model_error' ? { error: failed.error } : {}) };

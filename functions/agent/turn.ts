@@ -150,7 +150,7 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
     await runTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
     outcome = withStop(recorder.outcome(), stop);
     if (outcome.stopReason === 'interrupted') {
-      // The reference's note for the model: the next turn knows its last response was cut short.
+      // A note for the model: the next turn knows its last response was cut short.
       await recorder.append('synthetic', 'user', [{ type: 'text', text: recorder.endedInToolUse ? INTERRUPT_MESSAGE_FOR_TOOL_USE : INTERRUPT_MESSAGE }]);
     }
     // The last head updates are still on their way: a lease lost meanwhile fails the turn here.

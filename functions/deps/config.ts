@@ -178,7 +178,7 @@ export const configSchema = z.object({
       ownEndpoints: z.array(z.string()).default([]),
     })
     .prefault({}),
-  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search): `tst`, as in the reference. */
+  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search, docs/tool-pipeline.md): `tst`. */
   toolSearch: z.object({ mode: toolSearchModeSchema.default('tst') }).prefault({}),
   /** The HTTP API's own settings. */
   api: z

@@ -9,7 +9,7 @@ import type { Brain, ScriptedResponse } from './script.ts';
  *  - once tool results are in (and no prompt came with them), it reports what came back and
  *    ends the turn.
  * After an interrupt the next prompt arrives in the same user message as the interrupted call's
- * result and the interrupt note (consecutive user messages merge, as the reference sends them),
+ * result and the interrupt note (consecutive user messages merge, as a client sends them),
  * so the newest prompt text wins over the results before it.
  */
 export const demoBrain: Brain = (request) => {

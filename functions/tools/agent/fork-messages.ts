@@ -3,10 +3,10 @@ import type { ForkBase } from './subagent-types.ts';
 
 /** The tag that marks a fork's directive; a conversation holding it is a fork's (recursion guard). */
 export const FORK_BOILERPLATE_TAG = 'fork-boilerplate';
-/** The placeholder result a fork sees for the parent's calls of the same response (the reference's). */
+/** The placeholder result a fork sees for the parent's calls of the same response. */
 export const FORK_PLACEHOLDER_RESULT = 'Fork started — processing in background';
 
-/** The reference's fork directive, word for word. */
+/** The fork directive (docs/tool-pipeline.md, "Sub-agents"). */
 export function forkDirective(prompt: string): string {
   return `<${FORK_BOILERPLATE_TAG}>
 STOP. READ THIS FIRST.

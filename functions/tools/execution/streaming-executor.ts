@@ -225,7 +225,7 @@ export class StreamingToolExecutor {
     const isError = outcome.kind === 'result' && outcome.result.is_error === true;
     if (this.context.signal.aborted && outcome.kind === 'result' && this.interruptBehaviorOf(call) === 'cancel') {
       // The turn was stopped while this call ran and the tool is one an interrupt cancels (Bash:
-      // its command was killed): the reference's interrupted text, as for calls never started.
+      // its command was killed): the interrupted text, as for calls never started.
       // A `block` tool ran to its end and keeps its real result.
       outcome = errorOutcome(call.block.id, INTERRUPTED_MESSAGE);
     } else if (this.hasErrored) {

@@ -140,7 +140,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
       loop.messages = prepared.history;
       requestMessages = prepared.messages;
     }
-    loop.forkBase = { system: params.system, tools: loop.base.tools ?? [], messages: requestMessages, toolUses: [], cloneReplacementState: params.context?.cloneReplacementState };
+    loop.forkBase = forkBaseOf(loop, requestMessages);
     // Tools start at their content_block_stop, while the rest of the response streams.
     const executor = newExecutor(loop);
     const streamed = yield* streamResponse(loop, executor, requestMessages);
@@ -165,6 +165,12 @@ async function* addNotifications(loop: LoopState, take: NonNullable<QueryParams[
     appendUserContent(loop.messages, [{ type: 'text', text }]);
   }
   await notes.delivered();
+}
+
+/** What a fork started by this model call repeats: the request as sent, and the calls it makes. */
+function forkBaseOf(loop: LoopState, requestMessages: MessageParam[]): ForkBase {
+  const { params } = loop;
+  return { system: params.system, tools: loop.base.tools ?? [], messages: requestMessages, toolUses: [], cloneReplacementState: params.context?.cloneReplacementState };
 }
 
 function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecision>): StreamingToolExecutor {

@@ -117,13 +117,7 @@ export function parseClaudeJsonl(text: string): ImportedItem[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (!line) continue;
-    // biome-ignore lint/suspicious/noExplicitAny: a transcript line is foreign JSON; each field is checked where it is read
-    let entry: any;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      throw new Error(`line ${i + 1} is not JSON`);
-    }
+    const entry = parseLine(line, i);
     if (!entry || typeof entry !== 'object' || entry.isSidechain === true) continue;
     if (entry.type === 'system' && entry.subtype === 'compact_boundary') {
       const meta = entry.compactMetadata ?? {};
@@ -155,4 +149,13 @@ export function parseClaudeJsonl(text: string): ImportedItem[] {
     }
   }
   return items;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a transcript line is foreign JSON; each field is checked where it is read
+function parseLine(line: string, index: number): any {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new Error(`line ${index + 1} is not JSON`);
+  }
 }

@@ -8,7 +8,6 @@ import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
 
-export { parseTokens } from './settings.ts';
 
 /** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
 export const githubConfigSchema = z.object({
@@ -29,7 +28,6 @@ export const githubConfigSchema = z.object({
   commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
 });
 
-export type GithubConfig = z.output<typeof githubConfigSchema>;
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -185,7 +183,7 @@ export const configSchema = z.object({
       ownEndpoints: z.array(z.string()).default([]),
     })
     .prefault({}),
-  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search): `tst`, as in the reference. */
+  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search, docs/tool-pipeline.md): `tst`. */
   toolSearch: z.object({ mode: toolSearchModeSchema.default('tst') }).prefault({}),
   /** The HTTP API's own settings. */
   api: z

@@ -1,5 +1,5 @@
 import type { S3Client } from '@aws-sdk/client-s3';
-import { z } from 'zod';
+import type { z } from 'zod';
 import {
   egressGrantKey,
   egressGrantSchema,
@@ -71,7 +71,9 @@ export async function forwardEgressRequest(deps: EgressForwarderDeps, key: strin
     const res = await deps.fetch(url, { method: request.method, headers: forwardedHeaders(request), ...(request.body ? { body: Buffer.from(request.body, 'base64') } : {}) });
     const body = new Uint8Array(await res.arrayBuffer());
     const headers: Record<string, string> = {};
-    res.headers.forEach((value, name) => (headers[name] = value));
+    res.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
     await answer(res.status, headers, body);
     return { kind: 'forwarded', workspaceId, host, status: res.status };
   } catch (err) {

@@ -52,7 +52,7 @@ interface SetupPlan {
  * else the workspace's `.stratus/setup.sh`, in the session's sandbox with the set-up allow-list
  * (registries plus the session's own list), under their own time limit. The outcome is stored
  * in the session (`setup`, claimed under the lease so no two turns run it), shown as
- * `setup_start` / `setup_end` events, and returned as a note for the model's first prompt.
+ * `setup_start` / `setup_end` events, and returned as a note that joins the first prompt.
  * A turn that finds a `running` record left by a dead turn marks it `interrupted` and says so.
  */
 export async function runSetupSteps(deps: SetupStepsDeps, turn: SetupTurn): Promise<string | undefined> {

@@ -90,3 +90,16 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     expect(res.json.error.message).toContain('settings.setup.registries.add');
   });
 });
+
+describe("set-up registries the operator's own outbound policy does not allow", () => {
+  // The operator lists a loopback registry but does not allow it in STRATUS_PRIVATE_NETWORK_ALLOW.
+  const fx = useLocalStack({ brain: unscripted, settings: { model: {}, turn: {}, api: {}, observability: {}, setup: { registries: ['127.0.0.1:9', 'registry.npmjs.org'] } } });
+
+  it('are left out of the set-up allow-list, as a session could not list them either', async () => {
+    const id = (await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'true\n' } })).json.id as string;
+    fx.stack.model!.enqueue(text('ok'));
+    const { events } = await fx.api.turnSse(id, 'go');
+    expect(events.find((e) => e.type === 'setup_start')).toMatchObject({ allowedDomains: ['registry.npmjs.org'] });
+    expect((await fx.api.request('GET', `/v1/sessions/${id}`)).json.setup).toMatchObject({ status: 'succeeded', allowedDomains: ['registry.npmjs.org'] });
+  });
+});

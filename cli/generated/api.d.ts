@@ -3310,6 +3310,8 @@ export interface components {
       durationMs: number;
       outputTail: string;
       error?: string;
+      /** @description The workspace version the set-up left: the turn's diff starts there */
+      workspaceVersion?: number;
     };
     /** @description The last event of every turn */
     TurnEndEvent: {

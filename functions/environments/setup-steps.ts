@@ -68,8 +68,10 @@ export async function runSetupSteps(deps: SetupStepsDeps, turn: SetupTurn): Prom
   if (!(await deps.sessions.claimSetup(turn.session.sessionId, turn.owner, started))) return undefined;
   turn.events.push({ type: 'setup_start', source: plan.source, command: plan.command, allowedDomains: plan.allowedDomains, timeoutSeconds: plan.timeoutSeconds });
   const final = { ...(await runOrRestore(deps, turn, plan, started)), endedAt: new Date(deps.clock()).toISOString() };
-  await deps.sessions.updateUnderLease(turn.session.sessionId, turn.owner, { setup: final, workspace: turn.workspace.workspace });
-  turn.events.push(endEvent(final));
+  // What the set-up installed is not the agent's change: the session's diff starts after it.
+  const workspace = turn.workspace.workspace;
+  await deps.sessions.updateUnderLease(turn.session.sessionId, turn.owner, { setup: final, workspace, workspaceBase: workspace.version });
+  turn.events.push({ ...endEvent(final), workspaceVersion: workspace.version });
   turn.log.info('set-up steps ended', { status: final.status, exitCode: final.exitCode, durationMs: final.durationMs });
   return setupNoteForModel(final);
 }
@@ -192,7 +194,7 @@ async function markInterrupted(deps: SetupStepsDeps, turn: SetupTurn, left: Setu
   return setupNoteForModel(final);
 }
 
-function endEvent(setup: SetupRecord): TurnEvent {
+function endEvent(setup: SetupRecord): Extract<TurnEvent, { type: 'setup_end' }> {
   return {
     type: 'setup_end', status: setup.status, exitCode: setup.exitCode ?? null, timedOut: setup.timedOut === true,
     durationMs: setup.durationMs ?? 0, outputTail: setup.outputTail ?? '', ...(setup.error ? { error: setup.error } : {}),

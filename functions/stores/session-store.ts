@@ -90,7 +90,8 @@ export interface SessionRecord {
   /**
    * The workspace version the session's first turn started from (written with that turn's lease):
    * where `GET …/workspace/diff` starts, so content imported before it is not counted as the
-   * agent's change. Absent until a turn runs.
+   * agent's change. Absent until a turn runs. Set-up steps move it to the version they leave:
+   * what they installed is not the agent's change either (functions/environments/setup-steps.ts).
    */
   workspaceBase?: number;
   /** The Bash cwd as the model sees it (under /workspace). */
@@ -131,7 +132,7 @@ export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend' | 'setup'
+    | 'autoCompactFailures' | 'turnSpend' | 'setup' | 'workspaceBase'
   >
 >;
 

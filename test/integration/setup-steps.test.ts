@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { bash, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 /** The text of the first user message the model received in the latest request. */
 function openingOf(requests: { body: { messages: { content: unknown }[] } }[]): string {
@@ -51,6 +51,20 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     expect(events[2]).toMatchObject({ type: 'setup_end', status: 'succeeded', exitCode: 0, outputTail: '/workspace\n' });
     expect(openingOf(fx.stack.model!.requests)).toContain('The set-up steps of this workspace (.stratus/setup.sh) ran before this conversation: they succeeded in');
     expect((await fx.api.request('GET', `/v1/sessions/${id}/workspace/files/installed.flag`)).status).toBe(200);
+  });
+
+  it("keeps what the set-up installed out of the session's and the first turn's diff: only the agent's change is shown", async () => {
+    const id = (await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'mkdir -p vendor && echo "module.exports = 1;" > vendor/lib.js\n' } })).json.id as string;
+    fx.stack.model!.enqueue({ content: [bash('w1', 'echo "console.log(1);" > app.js')], stopReason: 'tool_use' }, text('wrote app.js'));
+    const { events } = await fx.api.turnSse(id, 'write app.js');
+    const turnId = (events[0] as { turnId: string }).turnId;
+    expect(events.find((e) => e.type === 'setup_end')).toMatchObject({ status: 'succeeded', workspaceVersion: expect.any(Number) });
+    for (const query of ['', `?turn=${turnId}`]) {
+      const diff = (await fx.api.request('GET', `/v1/sessions/${id}/workspace/diff${query}`)).json;
+      expect(diff.files.map((f: { kind: string; path: string }) => `${f.kind} ${f.path}`), query).toEqual(['added app.js']);
+    }
+    // The set-up's file is in the workspace all the same.
+    expect((await fx.api.request('GET', `/v1/sessions/${id}/workspace/files/vendor/lib.js`)).text).toBe('module.exports = 1;\n');
   });
 
   it('runs nothing with setup.enabled false, and nothing in an empty workspace', async () => {

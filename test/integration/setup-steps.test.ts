@@ -67,6 +67,15 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     expect((await fx.api.request('GET', `/v1/sessions/${id}/workspace/files/vendor/lib.js`)).text).toBe('module.exports = 1;\n');
   });
 
+  it('stops a set-up at its own time limit and says so', async () => {
+    const id = (await fx.api.request('POST', '/v1/sessions', { files: { 'a.txt': 'a\n' }, settings: { setup: { script: 'echo started; sleep 60', timeoutSeconds: 1 } } })).json.id as string;
+    fx.stack.model!.enqueue(text('ok'));
+    const { events } = await fx.api.turnSse(id, 'go');
+    expect(events.find((e) => e.type === 'setup_end')).toMatchObject({ status: 'failed', timedOut: true, outputTail: expect.stringContaining('started') });
+    expect(openingOf(fx.stack.model!.requests)).toContain('did not succeed: they did not finish within their 1 s limit and were stopped');
+    expect((await fx.api.request('GET', `/v1/sessions/${id}`)).json.setup).toMatchObject({ status: 'failed', timedOut: true, timeoutSeconds: 1 });
+  });
+
   it('runs nothing with setup.enabled false, and nothing in an empty workspace', async () => {
     const off = (await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'touch ran.flag\n' }, settings: { setup: { enabled: false } } })).json.id as string;
     const empty = (await fx.api.request('POST', '/v1/sessions', {})).json.id as string;

@@ -1,3 +1,4 @@
+import { runTodoList } from '../tools/todo-write-tool.ts';
 import { createPersistedResultReader } from '../context/persisted-output.ts';
 import type { RunSubagentEvent } from '../deps/continuation.ts';
 import { costUsd } from '../model/pricing.ts';
@@ -128,6 +129,8 @@ function toolContext(deps: TurnDeps, session: SessionRecord, record: BackgroundA
   return {
     sessionId: session.sessionId, turnId: record.agentId, toolUseId: record.toolUseId, workspace, signal: held.signal, log: held.log,
     persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+    // Its own list for its run, as a foreground sub-agent's; the session's list is the main agent's.
+    todos: runTodoList(),
   };
 }
 

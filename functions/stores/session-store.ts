@@ -126,13 +126,23 @@ export interface SessionRecord {
   autoCompactFailures?: number;
   /** What the set-up steps did before the first turn; absent when there were none (setup-record.ts). */
   setup?: SetupRecord;
+  /** The main agent's task list as its last TodoWrite call left it (absent until it writes one). */
+  todos?: TodoItem[];
+}
+
+/** One entry of an agent's task list (the TodoWrite tool's input). */
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  /** The entry in the present continuous, shown while it is in progress ("Running the tests"). */
+  activeForm: string;
 }
 
 export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend' | 'setup' | 'workspaceBase'
+    | 'autoCompactFailures' | 'turnSpend' | 'todos' | 'setup' | 'workspaceBase'
   >
 >;
 

@@ -41,6 +41,7 @@ export const ENTRIES = {
   api: 'functions/handlers/api.ts',
   cron: 'functions/handlers/cron.ts',
   githubWorker: 'functions/handlers/github-worker.ts',
+  egressForwarder: 'functions/handlers/egress-forwarder.ts',
 } as const;
 
 /**

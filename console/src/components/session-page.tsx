@@ -10,6 +10,7 @@ import { PromptBox } from './prompt-box.tsx';
 import { StatusBadge } from './session-bits.tsx';
 import { SetupSteps } from './setup-steps.tsx';
 import { StoredTimeline } from './stored-timeline.tsx';
+import { TaskList } from './task-list.tsx';
 import { Timeline } from './timeline.tsx';
 import { WorkspaceFiles } from './workspace-files.tsx';
 import { turnChoices, WorkspaceDiff } from './workspace-diff.tsx';
@@ -37,6 +38,7 @@ export function SessionPage({ id }: { id: string }) {
         </section>
       )}
       <SetupSteps setup={session.setup} />
+      <TaskList todos={s.live?.todos ?? session.todos} />
       <section aria-labelledby="log-h">
         <h2 id="log-h">Conversation</h2>
         {s.messages.length === 0 && !s.live && <p class="muted">No turns yet. Send a prompt below.</p>}

@@ -75,7 +75,7 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
           const more = lines.length - RESULT_LINES;
           if (more > 0) shown.push(`    … ${more} more ${more === 1 ? 'line' : 'lines'}`);
           const took = startedAt ? ` (${((endOf(event.toolUseId) - startedAt) / 1000).toFixed(1)}s)` : '';
-          line(`${event.isError ? '  ✗ error' + took : ''}${event.isError ? '\n' : ''}${shown.join('\n')}${event.isError ? '' : took}`);
+          line(`${event.isError ? `  ✗ error${took}` : ''}${event.isError ? '\n' : ''}${shown.join('\n')}${event.isError ? '' : took}`);
           break;
         }
         case 'permission_request':

@@ -44,7 +44,7 @@ export interface SubagentLevel {
   isForkChild: boolean;
 }
 
-/** The workspace note every sub-agent's prompt ends with (the reference gives its environment there). */
+/** The workspace note every sub-agent's prompt ends with (where a sub-agent learns where it works). */
 const WORKSPACE_NOTE = 'The workspace is mounted at /workspace; all file paths you use must be absolute paths under /workspace.';
 
 export function createSubagentRunner(scope: SubagentScope, level: SubagentLevel): SubagentRunner {

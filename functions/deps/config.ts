@@ -11,7 +11,6 @@ import { DEFAULT_SETUP_REGISTRIES } from '../environment-settings/setup-registri
 import { MAX_SETUP_TIMEOUT_SECONDS } from '../environment-settings/setup-settings.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
 
-export { parseTokens } from './settings.ts';
 
 /** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
 export const githubConfigSchema = z.object({
@@ -32,7 +31,6 @@ export const githubConfigSchema = z.object({
   commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
 });
 
-export type GithubConfig = z.output<typeof githubConfigSchema>;
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -200,7 +198,7 @@ export const configSchema = z.object({
       timeoutSeconds: z.number().int().min(1).max(MAX_SETUP_TIMEOUT_SECONDS).default(600),
     })
     .prefault({}),
-  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search): `tst`, as in the reference. */
+  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search, docs/tool-pipeline.md): `tst`. */
   toolSearch: z.object({ mode: toolSearchModeSchema.default('tst') }).prefault({}),
   /** The HTTP API's own settings. */
   api: z

@@ -83,6 +83,7 @@ export type ValidationResult = { ok: true } | { ok: false; message: string };
  * fail-closed (not read-only, not concurrency-safe, not destructive-exempt, interrupt blocks),
  * so a tool that forgets one is treated as the riskiest kind.
  */
+// biome-ignore lint/suspicious/noExplicitAny: a pool holds tools of different inputs; with `unknown` no tool would fit (its call takes its own Input)
 export interface Tool<Input = any, Output = any> {
   readonly name: string;
   readonly aliases: readonly string[];

@@ -121,6 +121,7 @@ function buildInChildProcess(entry: string, outDir: string): Metafile {
 /**
  * The entry file and every chunk it reaches through static imports: what a cold start loads, as
  * keys of `metafile.outputs` (paths relative to REPO_ROOT).
+ * @internal for the bundle's test and benchmark
  */
 export function startFiles(metafile: Metafile, entry: string): string[] {
   const key = (f: string) => Object.keys(metafile.outputs).find((o) => path.resolve(REPO_ROOT, o) === path.resolve(REPO_ROOT, f))!;

@@ -106,6 +106,5 @@ export type {
   WriteResult,
   WorkspaceDiffResult,
 };
-export type { ChangeKind, FileChange, SkipReason } from './workspace-diff-op.ts';
 export type { FileStateEntry } from './files/file-state.ts';
 export type { NotebookCell } from './files/notebook.ts';

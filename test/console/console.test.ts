@@ -30,6 +30,7 @@ describe('the web console', { timeout: 150_000 }, () => {
   let browser: Browser;
   let page: Page;
   let base: string;
+  // biome-ignore lint/suspicious/noDuplicateTestHooks: the GitHub stand-in's hooks run before useLocalStack's, the browser's after
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
@@ -38,6 +39,7 @@ describe('the web console', { timeout: 150_000 }, () => {
     page.setDefaultTimeout(60_000);
     base = `${fx.stack.apiUrl}/console/`;
   }, 60_000);
+  // biome-ignore lint/suspicious/noDuplicateTestHooks: see the beforeAll above
   afterAll(async () => {
     await browser?.close();
   });

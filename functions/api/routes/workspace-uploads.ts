@@ -1,6 +1,6 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { deleteObject, holdingImportLease, importIntoWorkspace, importTarget, uploadKey, withStagedArchive } from '../../workspaces/workspace-ops.ts';
+import { deleteObject, holdingImportLease, type importIntoWorkspace, importTarget, uploadKey, withStagedArchive } from '../../workspaces/workspace-ops.ts';
 import { runOp } from '../../runner-client/workspace-client.ts';
 import { createPresignedUpload, stagedUpload, UPLOAD_EXPIRY_SECONDS } from '../../workspaces/presigned-upload.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';

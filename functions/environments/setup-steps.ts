@@ -136,15 +136,18 @@ function timeLimit(deps: SetupStepsDeps, seconds: number, deadlineAt: number | u
   return Math.max(1, Math.min(seconds, left));
 }
 
-/** The set-up file's text, undefined when the workspace has none, or why it cannot be read (a directory, too large, ...). */
+/**
+ * The set-up file's text, undefined when the workspace has none, or why it cannot be read (a
+ * directory, too large, the runner failing): a set-up that could not even be read is a failed
+ * set-up the model and the user hear of, not a failed turn.
+ */
 async function readSetupFile(workspace: WorkspaceSession): Promise<{ script: string; error?: string } | undefined> {
   try {
     const read = await workspace.run({ type: 'read', path: `${VIRTUAL_ROOT}/${SETUP_FILE}` });
     return read.kind === 'text' ? { script: read.content } : { script: '', error: `${SETUP_FILE} is not a text file.` };
   } catch (err) {
     if (err instanceof WorkspaceInputError && /does not exist/.test(err.message)) return undefined;
-    if (err instanceof WorkspaceInputError) return { script: '', error: `${SETUP_FILE} could not be read: ${err.message}` };
-    throw err;
+    return { script: '', error: `${SETUP_FILE} could not be read: ${errorMessage(err).slice(0, 1_000)}` };
   }
 }
 

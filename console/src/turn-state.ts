@@ -77,6 +77,10 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
       return { ...s, items: [...s.items, { kind: 'notice', text: `Model call failed (${event.error}); retry ${event.attempt} in ${Math.round(event.delayMs / 1_000)} s.` }] };
     case 'model_fallback':
       return { ...s, items: [...s.items, { kind: 'notice', text: `Switched model from ${event.from} to ${event.to}.` }] };
+    case 'setup_start':
+      return { ...s, items: [...s.items, { kind: 'notice', text: `Set-up steps running: ${event.command.split('\n')[0]} (limit ${event.timeoutSeconds} s).` }] };
+    case 'setup_end':
+      return { ...s, items: [...s.items, { kind: 'notice', text: `Set-up steps ${event.status}${event.exitCode !== null && event.status !== 'succeeded' ? ` (exit code ${event.exitCode})` : ''} after ${(event.durationMs / 1_000).toFixed(1)} s.` }] };
     case 'turn_end':
       return { ...s, usage: event.usage, end: { stopReason: event.stopReason, usage: event.usage, error: event.error, budget: event.budget, at: now } };
     default:

@@ -3,6 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocu
 import type { SessionSettings } from '../permissions/session-settings.ts';
 import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
 import type { Budgets, UsageRecord } from './budgets.ts';
+import type { SetupRecord } from './setup-record.ts';
 import { NotFoundError, SessionBusyError } from '../shared/errors.ts';
 import { isId, showId } from '../shared/ids.ts';
 import { BY_ACTIVITY, BY_CREATION, queryByTenant } from './tenant-index.ts';
@@ -89,7 +90,8 @@ export interface SessionRecord {
   /**
    * The workspace version the session's first turn started from (written with that turn's lease):
    * where `GET …/workspace/diff` starts, so content imported before it is not counted as the
-   * agent's change. Absent until a turn runs.
+   * agent's change. Absent until a turn runs. Set-up steps move it to the version they leave:
+   * what they installed is not the agent's change either (functions/environments/setup-steps.ts).
    */
   workspaceBase?: number;
   /** The Bash cwd as the model sees it (under /workspace). */
@@ -122,6 +124,8 @@ export interface SessionRecord {
   reloadFromSeq?: number;
   /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */
   autoCompactFailures?: number;
+  /** What the set-up steps did before the first turn; absent when there were none (setup-record.ts). */
+  setup?: SetupRecord;
   /** The main agent's task list as its last TodoWrite call left it (absent until it writes one). */
   todos?: TodoItem[];
 }
@@ -138,7 +142,7 @@ export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend' | 'todos'
+    | 'autoCompactFailures' | 'turnSpend' | 'todos' | 'setup' | 'workspaceBase'
   >
 >;
 
@@ -280,6 +284,31 @@ export class SessionStore {
         },
       }),
     );
+  }
+
+  /**
+   * Records that the lease holder starts the session's set-up steps: only while it holds the
+   * lease and only if no set-up was ever recorded, so two turns can never both run them (a
+   * turn that took over a dead holder's lease finds its `running` record instead). False when
+   * a set-up record exists already.
+   */
+  async claimSetup(sessionId: string, owner: string, setup: SetupRecord): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          UpdateExpression: 'SET #setup = :setup, updatedAt = :now',
+          ConditionExpression: 'lease.#owner = :owner AND attribute_not_exists(#setup)',
+          ExpressionAttributeNames: { '#owner': 'owner', '#setup': 'setup' },
+          ExpressionAttributeValues: { ':owner': owner, ':setup': setup, ':now': new Date().toISOString() },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
   }
 
   /**

@@ -487,4 +487,22 @@ describe('the web console', { timeout: 150_000 }, () => {
     expect(texts[0]).toContain(older);
     expect(texts[1]).toContain(newer);
   });
+
+  it("shows a session's set-up steps on its page: the failure, what they could reach and the end of their output", async () => {
+    const create = await fx.api.request('POST', '/v1/sessions', {
+      title: 'Set-up fails', files: { 'README.md': 'x\n' }, settings: { setup: { script: 'echo "npm ERR! 404 left-pad is not in this registry" >&2; exit 1' } },
+    });
+    const sid = create.json.id as string;
+    expect((await fx.api.turn(sid, 'hello')).json).toMatchObject({ stopReason: 'end_turn' });
+    await page.goto(`${base}#/sessions/${sid}`);
+    await page.reload();
+    const panel = page.getByRole('region', { name: /Set-up steps/ });
+    await expect.poll(() => panel.getByTestId('setup-status').textContent()).toBe('failed');
+    const shown = await panel.textContent();
+    expect(shown).toContain("the session's set-up script");
+    expect(shown).toContain('exit code 1');
+    expect(shown).toContain('Could reach: registry.npmjs.org');
+    expect(await panel.locator('pre').textContent()).toContain('npm ERR! 404 left-pad is not in this registry');
+    await expectAccessible();
+  });
 });

@@ -132,7 +132,9 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   const workspace = workspaceOf(deps, session);
   const recorder = new TurnRecorder(deps, {
     session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
-    workspace: () => ({ workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState }),
+    workspace: () => ({
+      workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState, attachedInstructions: workspace.attachedInstructions, environment: workspace.environment,
+    }),
   });
   if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId, workspaceVersion: session.workspace.version });
   log.info(run.continuation ? 'turn resumed in a new invocation' : 'turn started', { messageCount: session.messageCount, resume: run.opts.resume === true });
@@ -174,7 +176,7 @@ function withStop(outcome: TurnOutcome, stop: TurnStop): TurnOutcome {
 function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
   return new WorkspaceSession({
     deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd,
-    fileState: session.fileState, allowedDomains: session.settings?.allowedDomains,
+    fileState: session.fileState, allowedDomains: session.settings?.allowedDomains, attachedInstructions: session.attachedInstructions,
     requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
     storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
   });

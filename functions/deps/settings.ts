@@ -39,6 +39,9 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_MCP_TOOL_TIMEOUT_MS', meaning: 'an MCP `tools/call` that takes longer becomes an error result', default: '120000', where: 'both' },
   { name: 'STRATUS_MCP_CONNECT_TIMEOUT_MS', meaning: 'connecting to an MCP server and listing its tools', default: '30000', where: 'both' },
   { name: PRIVATE_NETWORK_ALLOW_SETTING, meaning: 'non-public destinations sessions may reach, comma-separated: `allowedDomains` entries (`mcp.internal.example`, `127.0.0.1:9000`) and CIDRs (`10.0.0.0/8`, every port). Hooks and MCP servers may call them (plain `http://` only to a host named here), and sessions may list such IP literals in `allowedDomains`; the stack\'s own endpoints stay unreachable (docs/security.md, outbound calls)', default: 'none: only public addresses', where: 'both' },
+  { name: 'STRATUS_SYSTEM_PROMPT_APPEND', meaning: "text appended to Stratus's system prompt for every session, before a tenant's own `systemPromptAppend` (docs/context.md)", default: 'none', where: 'both' },
+  { name: 'STRATUS_INSTRUCTIONS_MAX_FILE_CHARS', meaning: 'characters of one instructions file (CLAUDE.md, AGENTS.md, an import, a nested one) sent to the model; the rest is cut with a note saying so (docs/context.md)', default: '40000', where: 'both' },
+  { name: 'STRATUS_INSTRUCTIONS_MAX_CHARS', meaning: "characters of all instructions of a turn together (tenant, repository, the project's files); files past it are cut or left out with a note", default: '120000', where: 'both' },
   { name: 'STRATUS_LEASE_MS', meaning: 'the longest a crashed turn (or a lost continuation) keeps its session locked', default: '60000', where: 'both' },
   { name: 'STRATUS_HEARTBEAT_MS', meaning: "a running turn's heartbeat; after three missed beats the turn counts as crashed", default: '2000', where: 'both' },
   { name: 'STRATUS_CHECKPOINT_MARGIN_MS', meaning: 'a turn continues in a fresh invocation when less than this remains before the deadline', default: 'AWS 60000, local 0', where: 'both' },
@@ -77,6 +80,8 @@ export interface EnvSettings {
   tenantStorageQuotaBytes?: number;
   toolSearchMode?: 'standard' | 'tst' | 'tst-auto';
   mcp?: { toolTimeoutMs?: number; connectTimeoutMs?: number };
+  /** Instructions files and the system prompt (functions/agent/project-context.ts). */
+  projectContext?: { systemPromptAppend?: string; maxFileChars?: number; maxTotalChars?: number };
   /** The outbound policy's operator list (functions/outbound). */
   outbound?: { privateNetworkAllow?: string[] };
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
@@ -177,6 +182,11 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     tenantStorageQuotaBytes: read.int('STRATUS_TENANT_STORAGE_QUOTA_BYTES', 1),
     toolSearchMode: read.oneOf('STRATUS_TOOL_SEARCH', ['standard', 'tst', 'tst-auto'] as const),
     mcp: { toolTimeoutMs: read.int('STRATUS_MCP_TOOL_TIMEOUT_MS', 1), connectTimeoutMs: read.int('STRATUS_MCP_CONNECT_TIMEOUT_MS', 1) },
+    projectContext: {
+      systemPromptAppend: read.str('STRATUS_SYSTEM_PROMPT_APPEND'),
+      maxFileChars: read.int('STRATUS_INSTRUCTIONS_MAX_FILE_CHARS', 1, 1_000_000),
+      maxTotalChars: read.int('STRATUS_INSTRUCTIONS_MAX_CHARS', 1, 2_000_000),
+    },
     outbound: defined({ privateNetworkAllow: privateNetworkAllow(read.str(PRIVATE_NETWORK_ALLOW_SETTING)) }),
     logLevel: read.oneOf('STRATUS_LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const),
     observability: {

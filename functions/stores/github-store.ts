@@ -16,6 +16,8 @@ export interface GithubRepoSettings {
   /** Custom sub-agents and MCP servers every run's session gets (as a session's own settings). */
   agents?: CustomAgent[];
   mcpServers?: McpServers;
+  /** Instructions every run's session gets, where a user's own instructions would go (docs/context.md). */
+  instructions?: string;
 }
 
 export interface GithubRepoRecord {

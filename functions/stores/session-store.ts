@@ -120,6 +120,16 @@ export interface SessionRecord {
    * summary). Nothing before it is read again.
    */
   reloadFromSeq?: number;
+  /**
+   * The environment section and git snapshot every request of the session ends its system prompt
+   * with, taken once when its first turn starts (functions/agent/environment-snapshot.ts), so
+   * every later turn sends the same bytes.
+   */
+  environment?: string;
+  /** Subdirectory instructions files already attached to a Read result, by virtual path: each is attached once per session. */
+  attachedInstructions?: string[];
+  /** A GitHub run's repository instructions (its connection's `instructions` setting when the session was created). */
+  repositoryInstructions?: { repository: string; text: string };
   /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */
   autoCompactFailures?: number;
 }
@@ -128,7 +138,7 @@ export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend'
+    | 'autoCompactFailures' | 'turnSpend' | 'environment' | 'attachedInstructions'
   >
 >;
 

@@ -13,6 +13,7 @@ import { editOp, type EditResult } from './edit-op.ts';
 import { globOp, type GlobResult } from './glob-op.ts';
 import { grepOp, type GrepResult } from './grep-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
+import { readInstructionsOp, type ReadInstructionsResult } from './read-instructions-op.ts';
 import { taskOutputOp, type TaskOutputResult } from './task-output-op.ts';
 import { taskStopOp, type TaskStopResult } from './task-stop-op.ts';
 import { writeOp, type WriteResult } from './write-op.ts';
@@ -22,6 +23,7 @@ import { workspaceDiffOp, type WorkspaceDiffResult } from './workspace-diff-op.t
 export const RUNNER_OPS = {
   bash: bashOp,
   read: readOp,
+  read_instructions: readInstructionsOp,
   write: writeOp,
   edit: editOp,
   glob: globOp,
@@ -43,6 +45,7 @@ export const RUNNER_OPS = {
 export const runnerOpSchema = z.discriminatedUnion('type', [
   bashOp.schema,
   readOp.schema,
+  readInstructionsOp.schema,
   writeOp.schema,
   editOp.schema,
   globOp.schema,
@@ -65,6 +68,7 @@ export type RunnerOp = z.input<typeof runnerOpSchema>;
 export type OpResult =
   | BashResult
   | ReadResult
+  | ReadInstructionsResult
   | WriteResult
   | EditResult
   | GlobResult
@@ -96,6 +100,7 @@ export type {
   GitPublishResult,
   ListFilesResult,
   ReadResult,
+  ReadInstructionsResult,
   TaskOutputResult,
   TaskStopResult,
   WriteResult,
@@ -103,4 +108,5 @@ export type {
 };
 export type { ChangeKind, FileChange, SkipReason } from './workspace-diff-op.ts';
 export type { FileStateEntry } from './files/file-state.ts';
+export type { InstructionFile } from './files/instruction-files.ts';
 export type { NotebookCell } from './files/notebook.ts';

@@ -10,6 +10,7 @@ import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.t
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import { connectRepository, type ConnectDeps } from '../../github/connect-repository.ts';
 import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
+import { MAX_TENANT_TEXT_CHARS } from './tenant-settings.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
 import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
@@ -29,6 +30,7 @@ export const githubRepoSettingsSchema = z.strictObject({
   budgets: budgetsApiSchema.optional(),
   agents: customAgentsSchema.optional().describe("Custom sub-agents every run's session offers the Agent tool"),
   mcpServers: mcpServersSchema.optional().describe("MCP servers every run's session connects to, from the API side under its outbound policy; header values are shown as \"[redacted]\""),
+  instructions: z.string().max(MAX_TENANT_TEXT_CHARS).optional().describe("Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md)"),
 }).openapi('GithubRepositorySettings');
 
 export const connectRepositoryBody = z.strictObject({

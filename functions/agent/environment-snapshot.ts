@@ -15,7 +15,6 @@ export const GIT_SNAPSHOT_HEADING = '# Git snapshot';
  */
 const SNAPSHOT_COMMAND = [
   '(cd /workspace || exit 0',
-  `uname -sr; printf '${FIELD}'`,
   'if [ "$(git rev-parse --is-inside-work-tree 2>/dev/null)" != true ]; then exit 0; fi',
   `printf 'git${FIELD}'; git branch --show-current 2>/dev/null; printf '${FIELD}'`,
   'main=$(git symbolic-ref --short -q refs/remotes/origin/HEAD 2>/dev/null | sed "s#^origin/##")',
@@ -27,7 +26,7 @@ const SNAPSHOT_COMMAND = [
 
 export interface EnvironmentFacts {
   model: string;
-  /** The day the snapshot is taken (YYYY-MM-DD, UTC). */
+  /** The day the session was created (YYYY-MM-DD, UTC). */
   date: string;
   /** The branch a GitHub run will open its pull request against, when the repository does not say. */
   baseBranch?: string;
@@ -45,13 +44,12 @@ export async function takeEnvironmentSnapshot(workspace: WorkspaceSession, facts
 }
 
 export interface SnapshotFields {
-  os: string;
   git?: { branch: string; mainBranch: string; status: string; commits: string };
 }
 
 export function parseSnapshot(output: string): SnapshotFields {
-  const [os = '', marker, branch = '', mainBranch = '', status = '', commits = ''] = output.split(FIELD);
-  const fields: SnapshotFields = { os: os.trim() || 'Linux' };
+  const [marker, branch = '', mainBranch = '', status = '', commits = ''] = output.split(FIELD);
+  const fields: SnapshotFields = {};
   if (marker === 'git') fields.git = { branch: branch.trim(), mainBranch: mainBranch.trim(), status: status.replace(/\n+$/, ''), commits: commits.trim() };
   return fields;
 }
@@ -63,7 +61,6 @@ export function renderEnvironment(fields: SnapshotFields, facts: EnvironmentFact
     '- Working directory: /workspace',
     `- Git repository: ${fields.git ? 'yes' : 'no (this workspace has no git repository; git commands will fail)'}`,
     '- Platform: linux, in a sandbox; each Bash command runs in a fresh bash shell',
-    `- OS version: ${fields.os}`,
     `- Model: ${facts.model}`,
     `- Session started: ${facts.date}`,
   ];

@@ -1,7 +1,7 @@
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 import { INSTRUCTIONS_FILE_NAMES } from '../tools/instructions-text.ts';
-import { takeEnvironmentSnapshot } from './environment-snapshot.ts';
+import { renderEnvironment, takeEnvironmentSnapshot } from './environment-snapshot.ts';
 import { instructionsBlock, type SettingInstructions } from './instructions-block.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import type { TurnDeps } from './turn-deps.ts';
@@ -34,17 +34,22 @@ export async function loadProjectContext(deps: ProjectContextDeps, session: Sess
   const { projectContext: settings, model } = deps.config;
   const date = new Date(startedAt).toISOString().slice(0, 10);
   const tenant = await deps.tenantSettings.settingsOf(session.tenantId);
-  workspace.environment ??= session.environment ?? (await takeEnvironmentSnapshot(workspace, { model: model.name, date }));
+  const facts = { model: model.name, date: session.createdAt.slice(0, 10), ...(session.baseBranch ? { baseBranch: session.baseBranch } : {}) };
   const limits = { maxFileChars: settings.maxFileChars, maxDepth: settings.maxImportDepth };
-  const { files } = await workspace.run({ type: 'read_instructions', paths: ROOT_INSTRUCTIONS_PATHS, limits });
+  // An empty workspace (version 0: never seeded, imported or written) has no files and no git to
+  // look at: no runner call, and nothing stored, so the snapshot is taken once there is something.
+  const empty = workspace.version === 0;
+  if (!empty) workspace.environment ??= session.environment ?? (await takeEnvironmentSnapshot(workspace, facts));
+  const environment = workspace.environment ?? renderEnvironment({}, facts);
+  const files = empty ? [] : (await workspace.run({ type: 'read_instructions', paths: ROOT_INSTRUCTIONS_PATHS, limits })).files;
   workspace.instructionsLookup = { names: [...INSTRUCTIONS_FILE_NAMES], limits, loaded: files.map((f) => f.path) };
   const fromSettings: SettingInstructions = {
     ...(tenant.instructions ? { tenant: tenant.instructions } : {}),
     ...(session.repositoryInstructions ? { repository: session.repositoryInstructions } : {}),
   };
   return {
-    system: buildSystemPrompt({ operator: settings.systemPromptAppend, tenant: tenant.systemPromptAppend }, workspace.environment),
-    environment: workspace.environment,
+    system: buildSystemPrompt({ operator: settings.systemPromptAppend, tenant: tenant.systemPromptAppend }, environment),
+    environment,
     userContext: instructionsBlock({ settings: fromSettings, files, date, maxTotalChars: settings.maxTotalChars }),
     userContextWithoutInstructions: instructionsBlock({ settings: {}, files: [], date, maxTotalChars: settings.maxTotalChars }),
   };

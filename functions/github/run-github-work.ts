@@ -217,7 +217,7 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
     baseBranch = pr.base.ref;
   }
   const branch = branchName(trigger.number, trigger.title);
-  const session = await createRunSession(deps, trigger, repo);
+  const session = await createRunSession(deps, trigger, repo, baseBranch);
   await ctx.save({ sessionId: session.sessionId, branch });
   const checkout = await importIntoWorkspace(deps, session, { type: 'git_checkout', url: ctx.cloneUrl!, ref, branch, depth: 1, token: access.token });
   return {
@@ -227,7 +227,7 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 }
 
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
-function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord): Promise<SessionRecord> {
+function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, baseBranch: string): Promise<SessionRecord> {
   // Every repository setting but the budgets and the instructions is a session setting of the same name.
   const { budgets, instructions, ...sessionSettings } = repo.settings ?? {};
   return createSession(deps, {
@@ -238,6 +238,7 @@ function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Gi
     ...(budgets ? { budgets } : {}),
     // Copied at creation: a follow-up run on the same thread keeps the instructions its session started with.
     ...(instructions ? { repositoryInstructions: { repository: trigger.repository, text: instructions } } : {}),
+    baseBranch,
     source: {
       kind: 'github',
       repository: trigger.repository,

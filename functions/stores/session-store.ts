@@ -128,6 +128,8 @@ export interface SessionRecord {
   environment?: string;
   /** Subdirectory instructions files already attached to a Read result, by virtual path: each is attached once per session. */
   attachedInstructions?: string[];
+  /** A GitHub run's base branch (its pull requests' target): the git snapshot's main branch when the checkout has none. */
+  baseBranch?: string;
   /** A GitHub run's repository instructions (its connection's `instructions` setting when the session was created). */
   repositoryInstructions?: { repository: string; text: string };
   /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */

@@ -110,7 +110,7 @@ describe('what the model is told about its project', () => {
     expect(environment).toMatch(
       new RegExp(
         '^# Environment\nFacts about where you run, noted when this session began:\n- Working directory: /workspace\n- Git repository: yes\n' +
-          '- Platform: linux, in a sandbox; each Bash command runs in a fresh bash shell\n- OS version: Linux \\S+\n- Model: claude-sonnet-5-5\n' +
+          '- Platform: linux, in a sandbox; each Bash command runs in a fresh bash shell\n- Model: claude-sonnet-5-5\n' +
           `- Session started: ${today()}\n\n# Git snapshot\n` +
           'The repository as it was when this session began. It is not updated while you work: run git for its current state.\n' +
           'Current branch: trunk\nMain branch \\(the usual base of a pull request\\): trunk\nStatus:\n\\(clean\\)\nRecent commits:\n[0-9a-f]{7,} Add the project rules$',

@@ -180,4 +180,38 @@ describe('what the model is told about its project', () => {
     await api.turn(sessionId, 'Hi.');
     expect(firstBlock(stack.model!.requests.at(-1)!.body)).toBe(`<system-reminder>\nToday's date is ${today()}.\n</system-reminder>`);
   });
+
+  it('gives a general-purpose sub-agent the instructions and the git snapshot, and an Explore sub-agent only the date and the environment', async () => {
+    const { stack, api } = fx;
+    const sessionId = await gitSession();
+    const before = stack.model!.requests.length;
+    const agent = (id: string, type: string, prompt: string) => ({ type: 'tool_use' as const, id, name: 'Agent', input: { description: type, prompt, subagent_type: type } });
+    stack.model!.enqueue({ content: [agent('g1', 'general-purpose', 'SUB-G')] }, text('g done'), { content: [agent('e1', 'Explore', 'SUB-E')] }, text('e done'), text('all done'));
+    expect((await api.turn(sessionId, 'Delegate.')).json).toMatchObject({ stopReason: 'end_turn' });
+    const requests = stack.model!.requests.slice(before).map((r) => r.body);
+    const byPrompt = (p: string) => requests.find((r) => (r.messages[0]!.content as unknown as { text: string }[]).some((b) => b.text === p))!;
+    const [parent, general, explore] = [byPrompt('Delegate.'), byPrompt('SUB-G'), byPrompt('SUB-E')];
+    expect(firstBlock(general)).toBe(firstBlock(parent));
+    expect(firstBlock(general)).toContain('Instructions from /workspace/CLAUDE.md');
+    expect(systemText(general)).toContain('\n# Git snapshot\n');
+    expect(firstBlock(explore)).toBe(`<system-reminder>\nToday's date is ${today()}.\n</system-reminder>`);
+    expect(systemText(explore)).toContain('- Git repository: yes\n');
+    expect(systemText(explore)).not.toContain('# Git snapshot');
+  });
+
+  it('keeps the tenant\'s settings, validated: unknown fields and oversized text are a 400 naming them', async () => {
+    const { api } = fx;
+    expect((await api.request('GET', '/v1/tenant/settings')).json).toEqual({ settings: {}, updatedAt: null });
+    const unknown = await api.request('PUT', '/v1/tenant/settings', { instruction: 'typo' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.message).toContain('instruction');
+    const long = await api.request('PUT', '/v1/tenant/settings', { instructions: 'x'.repeat(40_001) });
+    expect(long.status).toBe(400);
+    expect(long.json.error.message).toContain('"instructions"');
+    const put = await api.request('PUT', '/v1/tenant/settings', { systemPromptAppend: 'Be brief.' });
+    expect(put.json).toMatchObject({ settings: { systemPromptAppend: 'Be brief.' }, updatedAt: expect.any(String) });
+    expect((await api.request('GET', '/v1/tenant/settings')).json.settings).toEqual({ systemPromptAppend: 'Be brief.' });
+    await api.request('PUT', '/v1/tenant/settings', {});
+    expect((await api.request('GET', '/v1/tenant/settings')).json.settings).toEqual({});
+  });
 });

@@ -2336,6 +2336,18 @@ export interface paths {
             "application/json": components["schemas"]["TenantSettingsView"];
           };
         };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
       };
     };
     /**

@@ -35,7 +35,7 @@ const tenantSettingsView = z
 
 const get = createRoute({
   method: 'get', path: '/settings', tags, summary: "The tenant's settings",
-  responses: { 200: json(tenantSettingsView, "The tenant's settings ({} when none were set)") },
+  responses: { 200: json(tenantSettingsView, "The tenant's settings ({} when none were set)"), ...errorResponses() },
 });
 
 const put = createRoute({

@@ -3,7 +3,7 @@ import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 /** Separates the fields the snapshot command prints (an ASCII record separator: never in git's output). */
 const FIELD = '\x1e';
 /** `git status --short` beyond this is cut with a note (a generated tree can list thousands of files). */
-export const MAX_STATUS_CHARS = 4_000;
+const MAX_STATUS_CHARS = 4_000;
 const RECENT_COMMITS = 5;
 /** Where the git snapshot starts in the section (sub-agents that go without it cut it there). */
 export const GIT_SNAPSHOT_HEADING = '# Git snapshot';
@@ -47,7 +47,7 @@ export interface SnapshotFields {
   git?: { branch: string; mainBranch: string; status: string; commits: string };
 }
 
-export function parseSnapshot(output: string): SnapshotFields {
+function parseSnapshot(output: string): SnapshotFields {
   const [marker, branch = '', mainBranch = '', status = '', commits = ''] = output.split(FIELD);
   const fields: SnapshotFields = {};
   if (marker === 'git') fields.git = { branch: branch.trim(), mainBranch: mainBranch.trim(), status: status.replace(/\n+$/, ''), commits: commits.trim() };

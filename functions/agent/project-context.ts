@@ -7,7 +7,7 @@ import { buildSystemPrompt } from './system-prompt.ts';
 import type { TurnDeps } from './turn-deps.ts';
 
 /** The instructions files read at every turn's start, in this order (docs/context.md). */
-export const ROOT_INSTRUCTIONS_PATHS = ['/workspace/CLAUDE.md', '/workspace/.claude/CLAUDE.md', '/workspace/AGENTS.md'];
+const ROOT_INSTRUCTIONS_PATHS = ['/workspace/CLAUDE.md', '/workspace/.claude/CLAUDE.md', '/workspace/AGENTS.md'];
 
 /** What a turn tells the model about its project, for the turn itself and its sub-agents. */
 export interface ProjectContext {
@@ -21,7 +21,7 @@ export interface ProjectContext {
   userContextWithoutInstructions: string;
 }
 
-export type ProjectContextDeps = Pick<TurnDeps, 'config' | 'tenantSettings'>;
+type ProjectContextDeps = Pick<TurnDeps, 'config' | 'tenantSettings'>;
 
 /**
  * Loads what the model is told about its project at a turn's start: the tenant's settings, the

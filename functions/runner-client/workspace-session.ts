@@ -38,7 +38,7 @@ export interface InstructionsLookup {
 }
 
 /** Most subdirectory instructions files remembered per session (more than any repository has). */
-export const MAX_ATTACHED_INSTRUCTIONS = 500;
+const MAX_ATTACHED_INSTRUCTIONS = 500;
 
 /** A command that may be stopped: when `signal` aborts while it runs, its marker `key` is put. */
 export interface StoppableRun {

@@ -14,7 +14,7 @@ export const MAX_TENANT_TEXT_CHARS = 40_000;
  * `TenantSettings` in functions/stores/tenant-settings-store.ts); unknown fields are refused, so
  * a typo never passes for a setting.
  */
-export const tenantSettingsSchema = z
+const tenantSettingsSchema = z
   .strictObject({
     instructions: z
       .string()

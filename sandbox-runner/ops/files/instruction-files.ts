@@ -68,7 +68,7 @@ function importTarget(importer: string, target: string): string | undefined {
 }
 
 /** The file's text when it is a regular file inside the workspace of a sane size; otherwise undefined. */
-export async function readInstructionText(ctx: OpContext, virtualPath: string): Promise<string | undefined> {
+async function readInstructionText(ctx: OpContext, virtualPath: string): Promise<string | undefined> {
   const resolved = await resolveWorkspacePath(ctx, virtualPath);
   if (!resolved) return undefined;
   const st = await fs.stat(resolved.real).catch(() => undefined);

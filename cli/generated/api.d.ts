@@ -2326,6 +2326,80 @@ export interface paths {
       };
     };
   };
+  "/v1/tenant/settings": {
+    /** The tenant's settings */
+    get: {
+      responses: {
+        /** @description The tenant's settings ({} when none were set) */
+        200: {
+          content: {
+            "application/json": components["schemas"]["TenantSettingsView"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Replace the tenant's settings
+     * @description The whole object is replaced: a field left out is cleared. Sessions see the change from their next turn.
+     */
+    put: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["TenantSettings"];
+        };
+      };
+      responses: {
+        /** @description The settings as stored */
+        200: {
+          content: {
+            "application/json": components["schemas"]["TenantSettingsView"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/github/repositories": {
     /** The tenant's connected repositories */
     get: {
@@ -2817,6 +2891,8 @@ export interface components {
           remove?: string[];
         };
       };
+      /** @description Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md) */
+      instructions?: string;
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -3590,6 +3666,17 @@ export interface components {
         };
       };
       budgets?: components["schemas"]["Budgets"];
+    };
+    TenantSettingsView: {
+      settings: components["schemas"]["TenantSettings"];
+      /** @description When they were last set; null if never */
+      updatedAt: string | null;
+    };
+    TenantSettings: {
+      /** @description Instructions every session of the tenant gets, ahead of the project's CLAUDE.md and AGENTS.md (docs/context.md) */
+      instructions?: string;
+      /** @description Text appended to the end of Stratus's system prompt for every session of the tenant, after the operator's */
+      systemPromptAppend?: string;
     };
     UpdateRepository: {
       label?: string;

@@ -91,7 +91,7 @@ export function narrowedToolPool(tools: readonly Tool[]): ToolRegistry {
  * session's controls, its stop checks (`shouldCheckpoint` near an invocation's deadline,
  * `leaseHeld` of the turn it is part of) and its context economy.
  */
-export type AgentRun = Pick<QueryParams, 'system' | 'messages' | 'registry' | 'toolContext' | 'beforeModelCall' | 'signal' | 'shouldCheckpoint' | 'leaseHeld'> & {
+export type AgentRun = Pick<QueryParams, 'system' | 'messages' | 'userContext' | 'registry' | 'toolContext' | 'beforeModelCall' | 'signal' | 'shouldCheckpoint' | 'leaseHeld'> & {
   controls: AgentControls;
   context: ContextManager;
 };
@@ -105,6 +105,7 @@ export function agentQueryParams(deps: Pick<TurnDeps, 'config' | 'model'>, scope
     beforeModelCall: run.beforeModelCall, signal: run.signal, context: run.context, retry: run.controls.retry,
     ...(run.shouldCheckpoint ? { shouldCheckpoint: run.shouldCheckpoint } : {}),
     ...(run.leaseHeld ? { leaseHeld: run.leaseHeld } : {}),
+    ...(run.userContext !== undefined ? { userContext: run.userContext } : {}),
     ...scopeParams(scope, run.controls.permissions),
   };
 }

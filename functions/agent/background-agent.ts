@@ -14,6 +14,7 @@ import { agentControls, sessionAgents, sessionMcpTools, sessionToolPool } from '
 import type { DriveOutcome } from './subagent-log.ts';
 import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type ChildSetup, type SubagentScope } from './subagent-runner.ts';
 import type { TurnDeps } from './turn-deps.ts';
+import { loadProjectContext } from './project-context.ts';
 import { beatAt, startHeartbeat } from './turn-lease.ts';
 import { budgetsFor } from './turn-stop.ts';
 
@@ -72,8 +73,11 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   const { registry: pool } = sessionToolPool(deps, settings, await sessionMcpTools(deps, session.sessionId, settings, log), controls.permissions);
   const spend = { modelCalls: record.modelCalls, usage: { ...record.usage }, toolUses: record.toolUses };
   let budgetStop: string | undefined;
+  const ctx = toolContext(deps, session, record, held);
+  // Read from the workspace version this invocation starts on, as a turn does at its start.
+  const project = await loadProjectContext(deps, session, ctx.workspace, record.startedAt);
   const scope: SubagentScope = {
-    deps, session, turnId: record.agentId, owner, log, controls,
+    deps, session, turnId: record.agentId, owner, log, controls, project,
     recorder: {
       countSubagentCall: async (response) => {
         const cost = costUsd(deps.config.modelPrices, response.model, response.usage);
@@ -93,17 +97,16 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
     },
   };
   const setup = definedAgent(scope, { pool, agents, isForkChild: false }, agent, '', true);
-  const outcome = await runFromLog(deps, held, scope, setup);
+  const outcome = await runFromLog(deps, held, scope, setup, ctx);
   await settle(deps, held, outcome, budgetStop);
 }
 
 /** Runs the agent on from where its log stands; one whose log already ends in its answer is not run again. */
-async function runFromLog(deps: TurnDeps, held: Held, scope: SubagentScope, setup: ChildSetup): Promise<DriveOutcome> {
+async function runFromLog(deps: TurnDeps, held: Held, scope: SubagentScope, setup: ChildSetup, ctx: ToolContext): Promise<DriveOutcome> {
   const { record, log } = held;
   const childLog = await openChildLog(scope, record.sessionId);
   const messages = await startingMessages(childLog, setup);
   log.info('background sub-agent runs', { agentType: record.agentType, resumed: childLog.loaded.conversation.length > 1, messages: messages.length });
-  const ctx = toolContext(deps, scope.session, record, held);
   const margin = deps.config.turn.checkpointMarginMs;
   return finishedOutcome(childLog.loaded.conversation) ?? await drive(scope, setup, {
     kind: 'background', messages, ctx, log, append: childLog.append, loaded: childLog.loaded,

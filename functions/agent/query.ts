@@ -46,6 +46,12 @@ export interface QueryParams {
   system: string;
   /** The conversation so far, API-shaped, ending with a user message (a prompt or tool results). */
   messages: MessageParam[];
+  /**
+   * Text that opens the first user message of every request (the session's instructions and
+   * the date: functions/agent/project-context.ts). Added as each request is built, never stored
+   * in the log, so it is read afresh at every turn's start.
+   */
+  userContext?: string;
   registry: ToolRegistry;
   toolContext: ToolUseContext;
   permissions: PermissionContext;
@@ -170,7 +176,10 @@ async function* addNotifications(loop: LoopState, take: NonNullable<QueryParams[
 /** What a fork started by this model call repeats: the request as sent, and the calls it makes. */
 function forkBaseOf(loop: LoopState, requestMessages: MessageParam[]): ForkBase {
   const { params } = loop;
-  return { system: params.system, tools: loop.base.tools ?? [], messages: requestMessages, toolUses: [], cloneReplacementState: params.context?.cloneReplacementState };
+  return {
+    system: params.system, tools: loop.base.tools ?? [], messages: requestMessages, toolUses: [], cloneReplacementState: params.context?.cloneReplacementState,
+    ...(params.userContext !== undefined ? { userContext: params.userContext } : {}),
+  };
 }
 
 function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecision>): StreamingToolExecutor {
@@ -231,7 +240,7 @@ function modelCallOptions(loop: LoopState, messages: MessageParam[]): ModelCallO
   return {
     client: params.client,
     // With deferred tools, the message naming them goes first (the same bytes in every request).
-    request: { ...loop.base, messages: params.registry.deferredToolsMessage ? [params.registry.deferredToolsMessage, ...messages] : withoutToolReferences(messages) },
+    request: { ...loop.base, messages: withUserContext(params.registry.deferredToolsMessage ? [params.registry.deferredToolsMessage, ...messages] : withoutToolReferences(messages), params.userContext) },
     signal: params.signal,
     maxRetries: params.retry?.maxRetries ?? 0,
     baseDelayMs: params.retry?.baseDelayMs ?? 0,
@@ -321,6 +330,14 @@ async function* collectToolResults(loop: LoopState, executor: StreamingToolExecu
 }
 
 /** Adds to the last user message when there is one (results of one response belong together). */
+/** The messages with `userContext` as the first block of the first (user) message; unchanged without one. */
+function withUserContext(messages: MessageParam[], userContext: string | undefined): MessageParam[] {
+  const [first, ...rest] = messages;
+  if (userContext === undefined || first?.role !== 'user') return messages;
+  const content = typeof first.content === 'string' ? [{ type: 'text' as const, text: first.content }] : first.content;
+  return [{ role: 'user', content: [{ type: 'text', text: userContext }, ...content] }, ...rest];
+}
+
 function appendUserContent(messages: MessageParam[], content: ContentBlockParam[]): void {
   const last = messages[messages.length - 1];
   if (last?.role === 'user') {

@@ -19,6 +19,8 @@ import { driveAgent, narrowedToolPool, type AgentControls, type AgentScope } fro
 import type { QueryParams, TurnStopReason } from './query.ts';
 import { answerText, subagentLog, totalTokensOf, type DriveOutcome, type SubagentLogTarget } from './subagent-log.ts';
 import type { TurnDeps } from './turn-deps.ts';
+import { GIT_SNAPSHOT_HEADING } from './environment-snapshot.ts';
+import type { ProjectContext } from './project-context.ts';
 
 /** What every sub-agent of one turn shares with it: the engine, the budget, permissions and hooks. */
 export interface SubagentScope {
@@ -35,6 +37,8 @@ export interface SubagentScope {
   onBackgroundLaunch?: (agentLogId: string) => void;
   /** The parent turn's lease check: a sub-agent's call with effects waits on it as the parent's own calls do. */
   leaseHeld?: QueryParams['leaseHeld'];
+  /** What the turn tells the model about its project; sub-agents get their share (`definedAgent`). */
+  project?: Pick<ProjectContext, 'environment' | 'userContext' | 'userContextWithoutInstructions'>;
 }
 
 /** Where in the tree a runner sits: the tools of the agent that spawns, and what it may spawn. */
@@ -44,8 +48,11 @@ export interface SubagentLevel {
   isForkChild: boolean;
 }
 
-/** The workspace note every sub-agent's prompt ends with (where a sub-agent learns where it works). */
+/** The workspace note every sub-agent's prompt ends with, before the session's environment section. */
 const WORKSPACE_NOTE = 'The workspace is mounted at /workspace; all file paths you use must be absolute paths under /workspace.';
+
+/** Read-only search agents go without the project's instructions and the git snapshot: they only look things up. */
+const WITHOUT_INSTRUCTIONS = new Set(['Explore', 'Plan']);
 
 export function createSubagentRunner(scope: SubagentScope, level: SubagentLevel): SubagentRunner {
   return { agents: level.agents, isForkChild: level.isForkChild, run: (request, ctx) => runSubagent(scope, level, request, ctx) };
@@ -60,6 +67,8 @@ export interface ChildSetup {
   start: MessageParam[];
   replacement: () => ReturnType<typeof createContentReplacementState>;
   child: SubagentRunner | undefined;
+  /** The text that opens its first user message in every request (its share of the project context). */
+  userContext?: string;
 }
 
 async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: SubagentRequest, ctx: ToolContext): Promise<SubagentResult | SubagentLaunch> {
@@ -117,10 +126,24 @@ export function definedAgent(scope: SubagentScope, level: SubagentLevel, agent: 
   const agents = allowed ? level.agents.filter((a) => allowed.includes(a.agentType.toLowerCase())) : level.agents;
   const canSpawn = registry.find(AGENT_TOOL_NAME) !== undefined;
   return {
-    agentType: agent.agentType, oneShot: agent.oneShot === true, system: `${agent.systemPrompt}\n\n${WORKSPACE_NOTE}`, registry,
+    agentType: agent.agentType, oneShot: agent.oneShot === true, registry, ...subagentContext(scope.project, agent),
     start: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], replacement: createContentReplacementState,
     child: canSpawn ? createSubagentRunner(scope, { pool: registry, agents, isForkChild: false }) : undefined,
   };
+}
+
+/** A named agent's system prompt (its own, the workspace note, the environment) and its opening block. */
+function subagentContext(project: SubagentScope['project'], agent: AgentDefinition): { system: string; userContext?: string } {
+  const base = `${agent.systemPrompt}\n\n${WORKSPACE_NOTE}`;
+  if (!project) return { system: base };
+  const lean = WITHOUT_INSTRUCTIONS.has(agent.agentType);
+  const environment = lean ? withoutGitSnapshot(project.environment) : project.environment;
+  return { system: `${base}\n\n${environment}`, userContext: lean ? project.userContextWithoutInstructions : project.userContext };
+}
+
+function withoutGitSnapshot(environment: string): string {
+  const at = environment.indexOf(`\n\n${GIT_SNAPSHOT_HEADING}`);
+  return at === -1 ? environment : environment.slice(0, at);
 }
 
 /** A fork: the parent's exact system prompt, tools and messages, then its directive; the parent's replacement decisions cloned. */
@@ -128,7 +151,7 @@ function forkedAgent(scope: SubagentScope, level: SubagentLevel, ctx: ToolContex
   const base: ForkBase | undefined = ctx.forkBase?.();
   if (!base) throw new ToolError('A fork needs the request it was called from; name a subagent_type instead.');
   return {
-    agentType: 'fork', oneShot: false, system: base.system, registry: level.pool,
+    agentType: 'fork', oneShot: false, system: base.system, registry: level.pool, ...(base.userContext !== undefined ? { userContext: base.userContext } : {}),
     start: [...base.messages, ...forkStartMessages(base, prompt)],
     replacement: () => base.cloneReplacementState?.() ?? createContentReplacementState(),
     // The fork keeps the Agent tool (its tools bytes are the parent's) but may not fork again.
@@ -210,6 +233,7 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
   const agentScope: AgentScope = { kind: input.kind, log: subagentLog({ append: input.append, recorder: scope.recorder, progress: input.progress }, outcome) };
   await driveAgent(deps, agentScope, {
     system: setup.system, messages: input.messages, registry: setup.registry, controls: scope.controls, beforeModelCall: scope.beforeModelCall,
+    ...(setup.userContext !== undefined ? { userContext: setup.userContext } : {}),
     signal: input.ctx.signal, context,
     toolContext: {
       sessionId: input.ctx.sessionId, turnId: input.ctx.turnId, workspace: input.ctx.workspace, signal: input.ctx.signal, log: input.log,

@@ -1,5 +1,6 @@
 import type { ContextConfig } from '../context/context-manager.ts';
 import type { Deps } from '../deps/deps.ts';
+import type { StratusConfig } from '../deps/config.ts';
 import type { ToolSearchMode } from '../mcp/mcp-config.ts';
 import type { PriceTable } from '../model/pricing.ts';
 import type { PermissionMode, RuleLists } from '../permissions/types.ts';
@@ -22,6 +23,8 @@ export interface TurnConfig extends ContextConfig {
   permissions: { defaultMode: PermissionMode; policy?: RuleLists };
   maxToolConcurrency: number;
   toolSearch: { mode: ToolSearchMode };
+  /** Instructions files and the system prompt's additions (functions/agent/project-context.ts). */
+  projectContext: StratusConfig['projectContext'];
   /** Budgets of sessions that set none (functions/agent/budget.ts). */
   budgets: { defaults: Budgets; tenants: Record<string, Budgets> };
   /** USD per million tokens by model-name prefix (functions/model/pricing.ts). */
@@ -39,5 +42,5 @@ export interface TurnConfig extends ContextConfig {
 export type TurnDeps = Pick<
   Deps,
   | 'sessions' | 'messages' | 'events' | 'approvals' | 'backgroundAgents' | 'blobs' | 'runner' | 'workspaceCredentials'
-  | 'continuations' | 'model' | 'tools' | 'hooks' | 'outbound' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId' | 'workspaceStorage' | 'tenantUsage'
+  | 'continuations' | 'model' | 'tools' | 'hooks' | 'outbound' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId' | 'workspaceStorage' | 'tenantUsage' | 'tenantSettings'
 > & Partial<Pick<Deps, 'mcp'>> & { config: TurnConfig };

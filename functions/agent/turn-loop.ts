@@ -12,7 +12,7 @@ import { addUsage } from '../stores/budgets.ts';
 import { BackgroundNotifier, unreportedBackgroundAgents } from './background-notifications.ts';
 import { createSubagentRunner } from './subagent-runner.ts';
 import { runSetupSteps } from '../environments/setup-steps.ts';
-import { buildSystemPrompt } from './system-prompt.ts';
+import { loadProjectContext, type ProjectContext } from './project-context.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRecorder } from './turn-recorder.ts';
 import type { TurnRun } from './turn-run.ts';
@@ -57,6 +57,9 @@ export async function runTurnLoop(
     conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));
   }
   const notifier = await reportBackgroundAgents(deps, run, recorder, conversation);
+  // From the workspace version this turn starts on, before the model sees anything (and before
+  // set-up steps install anything: the git snapshot shows the checkout as it came).
+  const project = await loadProjectContext(deps, session, tools.workspace, run.startedAt);
   if (run.opts.prompt !== undefined) {
     // Only a turn with a prompt runs them: their note follows it in the same message (the
     // prompt stays the message's first block, which names an untitled session).
@@ -65,7 +68,7 @@ export async function runTurnLoop(
     conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }, ...note]));
   }
   const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder) };
-  await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, ...tools }));
+  await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, project, ...tools }));
 }
 
 /**
@@ -93,7 +96,10 @@ function turnRun(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
-  loop: { conversation: StoredMessage[]; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
+  loop: {
+    conversation: StoredMessage[]; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; project: ProjectContext;
+    workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop;
+  },
 ): AgentRun {
   const { session, turnId, log, deadlineAt } = run;
   const controls = agentControls(deps, recorder.settings, run.opts.settings);
@@ -101,11 +107,11 @@ function turnRun(
   const beforeModelCall = () => loop.stop.beforeModelCall();
   const leaseHeld = () => recorder.leaseHeld();
   const subagents = createSubagentRunner(
-    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall, controls, onBackgroundLaunch: (id) => loop.notifier.add(id), leaseHeld },
+    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall, controls, onBackgroundLaunch: (id) => loop.notifier.add(id), leaseHeld, project: loop.project },
     { pool: registry, agents, isForkChild: false },
   );
   return {
-    system: buildSystemPrompt(), messages: toApiMessages(loop.conversation), registry, controls, beforeModelCall, signal: loop.signal, context: loop.context, leaseHeld,
+    system: loop.project.system, userContext: loop.project.userContext, messages: toApiMessages(loop.conversation), registry, controls, beforeModelCall, signal: loop.signal, context: loop.context, leaseHeld,
     toolContext: {
       sessionId: session.sessionId, turnId, workspace: loop.workspace, signal: loop.signal, log,
       persistedResults: createPersistedResultReader(deps.blobs, session.sessionId), subagents,

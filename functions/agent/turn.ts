@@ -164,7 +164,9 @@ function recorderOf(deps: TurnDeps, run: TurnRun, workspace: WorkspaceSession): 
   const { session, turnId, owner, events, log } = run;
   return new TurnRecorder(deps, {
     session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
-    workspace: () => ({ workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState }),
+    workspace: () => ({
+      workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState, attachedInstructions: workspace.attachedInstructions, environment: workspace.environment,
+    }),
   });
 }
 
@@ -186,7 +188,7 @@ function withStop(outcome: TurnOutcome, stop: TurnStop): TurnOutcome {
 function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
   return new WorkspaceSession({
     deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd,
-    fileState: session.fileState, allowedDomains: session.settings?.allowedDomains,
+    fileState: session.fileState, allowedDomains: session.settings?.allowedDomains, attachedInstructions: session.attachedInstructions,
     requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
     storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
   });

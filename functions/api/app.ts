@@ -16,6 +16,7 @@ import { serveOpenApiDocument } from './openapi-document.ts';
 import type { ApiEnv } from './route-app.ts';
 import { githubRoutes, githubWebhookRoutes } from './routes/github.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
+import { tenantSettingsRoutes } from './routes/tenant-settings.ts';
 import { contextRoutes } from './routes/context.ts';
 import { sessionRoutes } from './routes/sessions.ts';
 import { sessionAdminRoutes } from './routes/session-admin.ts';
@@ -86,6 +87,7 @@ function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
     v1.route('/sessions', routes(deps));
   }
   v1.route('/schedules', scheduleRoutes(deps));
+  v1.route('/tenant', tenantSettingsRoutes(deps));
   v1.route('/github', githubRoutes(deps));
   v1.route('/github', githubInstallationRoutes(deps));
 }

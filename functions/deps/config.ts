@@ -125,6 +125,19 @@ export const configSchema = z.object({
       microCompactKeepRecent: z.number().int().positive().default(5),
     })
     .prefault({}),
+  /** What every session is told about its project (functions/agent/project-context.ts, docs/context.md). */
+  projectContext: z
+    .object({
+      /** The operator's text, appended to Stratus's system prompt for every session (STRATUS_SYSTEM_PROMPT_APPEND). */
+      systemPromptAppend: z.string().optional(),
+      /** Characters of one instructions file that are sent; the rest is cut, with a note (STRATUS_INSTRUCTIONS_MAX_FILE_CHARS). */
+      maxFileChars: z.number().int().positive().max(1_000_000).default(40_000),
+      /** Characters of all instructions together (tenant, repository, files); later files are cut, with a note (STRATUS_INSTRUCTIONS_MAX_CHARS). */
+      maxTotalChars: z.number().int().positive().max(2_000_000).default(120_000),
+      /** Levels of `@path` imports followed below a file read in its own right. */
+      maxImportDepth: z.number().int().min(1).max(10).default(5),
+    })
+    .prefault({}),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Logs, metrics and traces (Powertools for AWS Lambda: functions/shared/logger.ts, metrics.ts, tracing.ts). */
   observability: z
@@ -263,6 +276,7 @@ export function sharedConfig(settings: EnvSettings) {
     outbound: defined(settings.outbound ?? {}),
     setup: defined(settings.setup ?? {}),
     toolSearch: defined({ mode: settings.toolSearchMode }),
+    projectContext: defined(settings.projectContext ?? {}),
     ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };
 }

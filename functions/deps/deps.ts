@@ -17,6 +17,7 @@ import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts
 import type { SessionStore } from '../stores/session-store.ts';
 import type { TokenStore } from '../stores/token-store.ts';
 import type { TenantUsageStore } from '../stores/tenant-usage.ts';
+import type { TenantSettingsStore } from '../stores/tenant-settings-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpClients } from '../tools/mcp/mcp-clients.ts';
 import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
@@ -55,6 +56,8 @@ export interface Deps {
   tokens: TokenStore;
   /** Bytes each tenant stores, against the storage quota. */
   tenantUsage: TenantUsageStore;
+  /** What each tenant sets for all of its sessions (instructions, system prompt text). */
+  tenantSettings: TenantSettingsStore;
   /** Harness-side S3 objects: persisted tool results, spilled message payloads. */
   blobs: BlobStore;
   runner: RunnerClient;

@@ -44,6 +44,9 @@ export const SETTINGS: Setting[] = [
   { name: PRIVATE_NETWORK_ALLOW_SETTING, meaning: 'non-public destinations sessions may reach, comma-separated: `allowedDomains` entries (`mcp.internal.example`, `127.0.0.1:9000`) and CIDRs (`10.0.0.0/8`, every port). Hooks and MCP servers may call them (plain `http://` only to a host named here), and sessions may list such IP literals in `allowedDomains`; the stack\'s own endpoints stay unreachable (docs/security.md, outbound calls)', default: 'none: only public addresses', where: 'both' },
   { name: SETUP_REGISTRIES_SETTING, meaning: 'the hosts set-up steps may reach besides a session\'s own `allowedDomains`, comma-separated `allowedDomains` entries replacing the built-in list of package registries (`none`: no registries); a non-public IP literal also needs `STRATUS_PRIVATE_NETWORK_ALLOW`. Agent commands never get them (docs/environments.md)', default: 'npm, PyPI, crates.io, the Go proxy, Maven Central, RubyGems, Debian/Ubuntu, GitHub codeload/objects (`DEFAULT_SETUP_REGISTRIES`)', where: 'both' },
   { name: 'STRATUS_SETUP_TIMEOUT_SECONDS', meaning: 'time limit of a session\'s set-up steps where its `setup.timeoutSeconds` sets none (1–840)', default: '600', where: 'both' },
+  { name: 'STRATUS_SYSTEM_PROMPT_APPEND', meaning: "text appended to Stratus's system prompt for every session, before a tenant's own `systemPromptAppend` (docs/context.md)", default: 'none', where: 'both' },
+  { name: 'STRATUS_INSTRUCTIONS_MAX_FILE_CHARS', meaning: 'characters of one instructions file (CLAUDE.md, AGENTS.md, an import, a nested one) sent to the model; the rest is cut with a note saying so (docs/context.md)', default: '40000', where: 'both' },
+  { name: 'STRATUS_INSTRUCTIONS_MAX_CHARS', meaning: "characters of all instructions of a turn together (tenant, repository, the project's files); files past it are cut or left out with a note", default: '120000', where: 'both' },
   { name: 'STRATUS_LEASE_MS', meaning: 'the longest a crashed turn (or a lost continuation) keeps its session locked', default: '60000', where: 'both' },
   { name: 'STRATUS_HEARTBEAT_MS', meaning: "a running turn's heartbeat; after three missed beats the turn counts as crashed", default: '2000', where: 'both' },
   { name: 'STRATUS_CHECKPOINT_MARGIN_MS', meaning: 'a turn continues in a fresh invocation when less than this remains before the deadline', default: 'AWS 60000, local 0', where: 'both' },
@@ -83,6 +86,8 @@ export interface EnvSettings {
   tenantStorageQuotaBytes?: number;
   toolSearchMode?: 'standard' | 'tst' | 'tst-auto';
   mcp?: { toolTimeoutMs?: number; connectTimeoutMs?: number };
+  /** Instructions files and the system prompt (functions/agent/project-context.ts). */
+  projectContext?: { systemPromptAppend?: string; maxFileChars?: number; maxTotalChars?: number };
   /** The outbound policy's operator list (functions/outbound). */
   outbound?: { privateNetworkAllow?: string[] };
   /** Set-up steps' registries and default time limit (functions/environments). */
@@ -185,6 +190,11 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     tenantStorageQuotaBytes: read.int('STRATUS_TENANT_STORAGE_QUOTA_BYTES', 1),
     toolSearchMode: read.oneOf('STRATUS_TOOL_SEARCH', ['standard', 'tst', 'tst-auto'] as const),
     mcp: { toolTimeoutMs: read.int('STRATUS_MCP_TOOL_TIMEOUT_MS', 1), connectTimeoutMs: read.int('STRATUS_MCP_CONNECT_TIMEOUT_MS', 1) },
+    projectContext: {
+      systemPromptAppend: read.str('STRATUS_SYSTEM_PROMPT_APPEND'),
+      maxFileChars: read.int('STRATUS_INSTRUCTIONS_MAX_FILE_CHARS', 1, 1_000_000),
+      maxTotalChars: read.int('STRATUS_INSTRUCTIONS_MAX_CHARS', 1, 2_000_000),
+    },
     outbound: defined({ privateNetworkAllow: privateNetworkAllow(read.str(PRIVATE_NETWORK_ALLOW_SETTING)) }),
     setup: defined({ registries: setupRegistries(read.str(SETUP_REGISTRIES_SETTING)), timeoutSeconds: read.int('STRATUS_SETUP_TIMEOUT_SECONDS', 1, MAX_SETUP_TIMEOUT_SECONDS) }),
     logLevel: read.oneOf('STRATUS_LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const),

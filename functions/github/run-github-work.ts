@@ -218,7 +218,7 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
     baseBranch = pr.base.ref;
   }
   const branch = branchName(trigger.number, trigger.title);
-  const session = await createRunSession(deps, trigger, repo);
+  const session = await createRunSession(deps, trigger, repo, baseBranch);
   await ctx.save({ sessionId: session.sessionId, branch });
   const checkout = await importIntoWorkspace(deps, session, { type: 'git_checkout', url: ctx.cloneUrl!, ref, branch, depth: 1, token: access.token });
   return {
@@ -228,15 +228,18 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 }
 
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
-function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord): Promise<SessionRecord> {
-  // Every repository setting but the budgets is a session setting of the same name.
-  const { budgets, ...sessionSettings } = repo.settings ?? {};
+function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, baseBranch: string): Promise<SessionRecord> {
+  // Every repository setting but the budgets and the instructions is a session setting of the same name.
+  const { budgets, instructions, ...sessionSettings } = repo.settings ?? {};
   return createSession(deps, {
     tenantId: repo.tenantId,
     title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
     settings: { unattended: true, ...sessionSettings },
     // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
     ...(budgets ? { budgets } : {}),
+    // Copied at creation: a follow-up run on the same thread keeps the instructions its session started with.
+    ...(instructions ? { repositoryInstructions: { repository: trigger.repository, text: instructions } } : {}),
+    baseBranch,
     source: {
       kind: 'github',
       repository: trigger.repository,

@@ -19,6 +19,7 @@ import { observeRunner } from '../runner-client/observed-runner.ts';
 import { EventStore } from '../stores/event-store.ts';
 import { IdempotencyStore } from '../stores/idempotency-store.ts';
 import { TokenStore } from '../stores/token-store.ts';
+import { TenantSettingsStore } from '../stores/tenant-settings-store.ts';
 import { TenantUsageStore } from '../stores/tenant-usage.ts';
 import { BackgroundAgentStore } from '../stores/background-agent-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
@@ -65,6 +66,7 @@ export function createDeps(
     idempotency: new IdempotencyStore(db, config.tables.idempotency),
     tokens: new TokenStore(db, config.tables.apiTokens),
     tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
+    tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     ...githubDeps(config, db, lambda),

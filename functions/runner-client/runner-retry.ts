@@ -17,6 +17,7 @@ import type { RunnerRequest } from '../../sandbox-runner/protocol.ts';
  */
 const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   read: true,
+  read_instructions: true,
   glob: true,
   grep: true,
   list_files: true,

@@ -25,7 +25,20 @@ export interface WorkspaceSessionOptions {
   requestStop?: (workspaceId: string, key: string) => Promise<void>;
   /** The session's tenant and its storage counter (workspace-client.ts). */
   storage?: StorageMeter;
+  /** Subdirectory instructions files the session already has (as stored in the session record). */
+  attachedInstructions?: string[];
 }
+
+/** How Reads look for the instructions files of the directories above what they read (the read op's `instructions`). */
+export interface InstructionsLookup {
+  names: string[];
+  limits: { maxFileChars: number; maxDepth: number };
+  /** Files this turn already carries in its instructions block: never attached again. */
+  loaded: readonly string[];
+}
+
+/** Most subdirectory instructions files remembered per session (more than any repository has). */
+const MAX_ATTACHED_INSTRUCTIONS = 500;
 
 /** A command that may be stopped: when `signal` aborts while it runs, its marker `key` is put. */
 export interface StoppableRun {
@@ -50,6 +63,11 @@ export class WorkspaceSession {
   private readonly files: Map<string, FileStateEntry>;
   private readonly requestStop: WorkspaceSessionOptions['requestStop'];
   private readonly storage: StorageMeter | undefined;
+  private readonly attached: Set<string>;
+  /** Set by the turn when Reads should bring subdirectory instructions along; absent: they do not. */
+  instructionsLookup: InstructionsLookup | undefined;
+  /** The session's environment section (set by the turn when it is first taken), stored with the session. */
+  environment: string | undefined;
 
   constructor(opts: WorkspaceSessionOptions) {
     this.deps = opts.deps;
@@ -61,6 +79,30 @@ export class WorkspaceSession {
     this.files = new Map(Object.entries(opts.fileState ?? {}));
     this.requestStop = opts.requestStop;
     this.storage = opts.storage;
+    this.attached = new Set(opts.attachedInstructions ?? []);
+  }
+
+  /** Subdirectory instructions files attached so far, in the order they were (stored with the session). */
+  get attachedInstructions(): string[] {
+    return [...this.attached];
+  }
+
+  /** What a Read should ask the runner for, or undefined when Reads bring no instructions. */
+  nestedInstructionsRequest(): { names: string[]; skip: string[]; limits: InstructionsLookup['limits'] } | undefined {
+    const lookup = this.instructionsLookup;
+    if (!lookup || this.attached.size >= MAX_ATTACHED_INSTRUCTIONS) return undefined;
+    return { names: lookup.names, skip: [...lookup.loaded, ...this.attached], limits: lookup.limits };
+  }
+
+  /**
+   * Records files a Read brought as attached and returns those no other call attached first
+   * (two Reads in one batch ask the runner with the same skip list; only the first to finish
+   * attaches a file they share).
+   */
+  claimInstructions<T extends { path: string }>(files: readonly T[]): T[] {
+    const fresh = files.filter((f) => !this.attached.has(f.path));
+    for (const f of fresh) this.attached.add(f.path);
+    return fresh;
   }
 
   /** Whether `run` can stop a running command (the op then carries `stopKey`). */

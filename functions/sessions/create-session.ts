@@ -16,6 +16,10 @@ export interface CreateSessionInput {
   /** The session's own budgets (over the tenant's defaults). */
   budgets?: Budgets;
   source?: SessionSource;
+  /** A GitHub run's repository instructions (docs/context.md). */
+  repositoryInstructions?: SessionRecord['repositoryInstructions'];
+  /** A GitHub run's base branch. */
+  baseBranch?: string;
 }
 
 /** What creating a session uses: ids, the clock, the session store, a log and the workspace client. */
@@ -55,6 +59,8 @@ export async function createSession(deps: CreateSessionDeps, input: CreateSessio
     ...(input.settings ? { settings: input.settings } : {}),
     ...(input.budgets && Object.keys(input.budgets).length > 0 ? { budgets: input.budgets } : {}),
     ...(input.source ? { source: input.source } : {}),
+    ...(input.repositoryInstructions ? { repositoryInstructions: input.repositoryInstructions } : {}),
+    ...(input.baseBranch ? { baseBranch: input.baseBranch } : {}),
   };
   await deps.sessions.create(record);
   await deps.tenantUsage.add(input.tenantId, sessionId, seededBytes);

@@ -19,6 +19,8 @@ export interface GithubRepoSettings {
   mcpServers?: McpServers;
   /** Set-up steps every run's session runs before its first turn (docs/environments.md). */
   setup?: SetupSettings;
+  /** Instructions every run's session gets, where a user's own instructions would go (docs/context.md). */
+  instructions?: string;
 }
 
 export interface GithubRepoRecord {

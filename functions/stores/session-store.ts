@@ -122,6 +122,18 @@ export interface SessionRecord {
    * summary). Nothing before it is read again.
    */
   reloadFromSeq?: number;
+  /**
+   * The environment section and git snapshot every request of the session ends its system prompt
+   * with, taken once when its first turn starts (functions/agent/environment-snapshot.ts), so
+   * every later turn sends the same bytes.
+   */
+  environment?: string;
+  /** Subdirectory instructions files already attached to a Read result, by virtual path: each is attached once per session. */
+  attachedInstructions?: string[];
+  /** A GitHub run's base branch (its pull requests' target): the git snapshot's main branch when the checkout has none. */
+  baseBranch?: string;
+  /** A GitHub run's repository instructions (its connection's `instructions` setting when the session was created). */
+  repositoryInstructions?: { repository: string; text: string };
   /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */
   autoCompactFailures?: number;
   /** What the set-up steps did before the first turn; absent when there were none (setup-record.ts). */
@@ -142,7 +154,7 @@ export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend' | 'todos' | 'setup' | 'workspaceBase'
+    | 'autoCompactFailures' | 'turnSpend' | 'todos' | 'setup' | 'workspaceBase' | 'environment' | 'attachedInstructions'
   >
 >;
 

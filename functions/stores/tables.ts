@@ -131,6 +131,11 @@ export const TABLES = {
     partitionKey: { name: 'tenantId', type: 'S' },
     ttlAttribute: TTL_ATTRIBUTE,
   },
+  /** One item per tenant: what it sets for all of its sessions (functions/stores/tenant-settings-store.ts). */
+  tenantSettings: {
+    partitionKey: { name: 'tenantId', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableKey = keyof typeof TABLES;

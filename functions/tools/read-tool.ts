@@ -2,7 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { ImageBlockParam, TextBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { formatFileSize } from '../../sandbox-runner/common/file-size.ts';
-import type { NotebookCell, ReadResult } from '../../sandbox-runner/protocol.ts';
+import type { InstructionFile, NotebookCell, ReadResult } from '../../sandbox-runner/protocol.ts';
+import { nestedInstructionsReminder } from './instructions-text.ts';
 import { buildTool, ToolError, type ToolContext } from './tool.ts';
 
 export const READ_TOOL_NAME = 'Read';
@@ -68,12 +69,19 @@ export const readTool = buildTool({
     if (ctx.persistedResults?.owns(input.file_path)) return { data: await readPersistedResult(ctx, input) };
     const ws = ctx.workspace;
     const pages = input.pages === undefined ? undefined : parsePageRange(input.pages);
+    const lookup = ws.nestedInstructionsRequest();
     const result = await ws.run({
       type: 'read', path: input.file_path, offset: input.offset ?? 1, limit: input.limit, known: ws.getFileState(input.file_path),
       ...(pages ? { pages: { first: pages.first, last: pages.last === Infinity ? pages.first + MAX_PDF_PAGES_PER_READ - 1 : pages.last } } : {}),
+      ...(lookup ? { instructions: lookup } : {}),
     });
-    if (result.kind === 'text' || result.kind === 'notebook') ws.setFileState(result.path, result.fileState);
-    return { data: result };
+    if (result.kind !== 'text' && result.kind !== 'notebook') return { data: result };
+    ws.setFileState(result.path, result.fileState);
+    if (!result.instructions) return { data: result };
+    // Recorded with the session: a later Read under the same directory, in any turn, does not attach it again.
+    const { instructions, ...rest } = result;
+    const fresh: InstructionFile[] = ws.claimInstructions(instructions);
+    return { data: fresh.length > 0 ? { ...rest, instructions: fresh } : rest };
   },
   mapToolResultToToolResultBlockParam(output: ReadResult, toolUseId) {
     switch (output.kind) {
@@ -98,15 +106,19 @@ export const readTool = buildTool({
             { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: output.base64 } },
           ],
         };
-      case 'notebook':
-        return { type: 'tool_result', tool_use_id: toolUseId, content: notebookBlocks(output.cells) };
+      case 'notebook': {
+        const blocks = notebookBlocks(output.cells);
+        if (output.instructions) blocks.push({ type: 'text', text: nestedInstructionsReminder(output.instructions) });
+        return { type: 'tool_result', tool_use_id: toolUseId, content: blocks };
+      }
       case 'text': {
         const content = output.content
           ? formatWithLineNumbers(output.content, output.startLine)
           : output.totalLines === 0
             ? '<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>'
             : `<system-reminder>Warning: the file exists but is shorter than the provided offset (${output.startLine}). The file has ${output.totalLines} lines.</system-reminder>`;
-        return { type: 'tool_result', tool_use_id: toolUseId, content };
+        const withInstructions = output.instructions ? `${content}\n\n${nestedInstructionsReminder(output.instructions)}` : content;
+        return { type: 'tool_result', tool_use_id: toolUseId, content: withInstructions };
       }
     }
   },

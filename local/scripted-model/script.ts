@@ -30,12 +30,19 @@ export interface ScriptedError {
  */
 export type ScriptedResponse = (ScriptedMessage | ScriptedError) & { forFirstText?: string };
 
-/** The first user text of a request: which agent (a session's prompt, or a sub-agent's) asked. */
+/**
+ * The first user text of a request: which agent (a session's prompt, or a sub-agent's) asked.
+ * The `<system-reminder>` blocks a harness puts before the prompt (instructions, the date) are
+ * not part of it.
+ */
 export function firstUserText(body: MessagesRequest): string {
   const first = body.messages[0];
   if (!first) return '';
   if (typeof first.content === 'string') return first.content;
-  return first.content.filter((b) => b.type === 'text').map((b) => String(b.text)).join('');
+  return first.content
+    .filter((b) => b.type === 'text' && !String(b.text).startsWith('<system-reminder>'))
+    .map((b) => String(b.text))
+    .join('');
 }
 
 /** The body of a Messages API request, as far as scripts need it. */

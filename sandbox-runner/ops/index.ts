@@ -14,6 +14,7 @@ import { notebookEditOp, type NotebookEditResult } from './notebook-edit-op.ts';
 import { globOp, type GlobResult } from './glob-op.ts';
 import { grepOp, type GrepResult } from './grep-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
+import { readInstructionsOp, type ReadInstructionsResult } from './read-instructions-op.ts';
 import { taskOutputOp, type TaskOutputResult } from './task-output-op.ts';
 import { taskStopOp, type TaskStopResult } from './task-stop-op.ts';
 import { writeOp, type WriteResult } from './write-op.ts';
@@ -23,6 +24,7 @@ import { workspaceDiffOp, type WorkspaceDiffResult } from './workspace-diff-op.t
 export const RUNNER_OPS = {
   bash: bashOp,
   read: readOp,
+  read_instructions: readInstructionsOp,
   write: writeOp,
   edit: editOp,
   notebook_edit: notebookEditOp,
@@ -45,6 +47,7 @@ export const RUNNER_OPS = {
 export const runnerOpSchema = z.discriminatedUnion('type', [
   bashOp.schema,
   readOp.schema,
+  readInstructionsOp.schema,
   writeOp.schema,
   editOp.schema,
   notebookEditOp.schema,
@@ -68,6 +71,7 @@ export type RunnerOp = z.input<typeof runnerOpSchema>;
 export type OpResult =
   | BashResult
   | ReadResult
+  | ReadInstructionsResult
   | WriteResult
   | EditResult
   | NotebookEditResult
@@ -101,10 +105,12 @@ export type {
   ListFilesResult,
   NotebookEditResult,
   ReadResult,
+  ReadInstructionsResult,
   TaskOutputResult,
   TaskStopResult,
   WriteResult,
   WorkspaceDiffResult,
 };
 export type { FileStateEntry } from './files/file-state.ts';
+export type { InstructionFile } from './files/instruction-files.ts';
 export type { NotebookCell } from './files/notebook.ts';

@@ -11,6 +11,9 @@ import { missingFileMessage, resolveWorkspacePath, type ResolvedPath } from './f
 import { prepareImage } from './files/image.ts';
 import { parseNotebook, type NotebookCell } from './files/notebook.ts';
 import { extractPdfPages } from './files/pdf-pages.ts';
+import type { InstructionFile } from './files/instruction-files.ts';
+import { nestedInstructions } from './files/nested-instructions.ts';
+import { instructionLimitsSchema } from './read-instructions-op.ts';
 
 /** Widens one result to the op's result union. */
 const done = (result: ReadResult) => ({ result });
@@ -34,9 +37,11 @@ export type ReadResult =
       numLines: number;
       totalLines: number;
       fileState: FileStateEntry;
+      /** Instructions files of the directories above it the session did not have yet (`instructions` in the op). */
+      instructions?: InstructionFile[];
     }
   | { type: 'read'; kind: 'unchanged'; path: string }
-  | { type: 'read'; kind: 'notebook'; path: string; cells: NotebookCell[]; fileState: FileStateEntry }
+  | { type: 'read'; kind: 'notebook'; path: string; cells: NotebookCell[]; fileState: FileStateEntry; instructions?: InstructionFile[] }
   | { type: 'read'; kind: 'image'; path: string; mediaType: string; base64: string; sizeBytes: number }
   | { type: 'read'; kind: 'pdf'; path: string; base64: string; sizeBytes: number; pages?: { first: number; last: number; total: number } };
 
@@ -55,6 +60,10 @@ const readSchema = z.object({
   known: fileStateEntrySchema.optional(),
   /** For PDFs: only these pages (1-based, inclusive; validated by the harness). */
   pages: z.object({ first: z.number().int().positive(), last: z.number().positive() }).optional(),
+  /** Bring the instructions files of the directories above the file (files/nested-instructions.ts). */
+  instructions: z
+    .object({ names: z.array(z.string().regex(/^[^/]+$/)).max(4), skip: z.array(z.string()).max(1000), limits: instructionLimitsSchema })
+    .optional(),
 });
 
 type ReadOp = z.infer<typeof readSchema>;
@@ -63,27 +72,36 @@ export const readOp = defineOp({
   schema: readSchema,
   mutatesWorkspace: false,
   async run(ctx, op) {
-    const resolved = await resolveWorkspacePath(ctx, op.path);
-    const st = resolved ? await fs.stat(resolved.real).catch(() => undefined) : undefined;
-    if (!resolved || !st) throw new ToolInputError(await missingFileMessage(ctx, resolved));
-    if (st.isDirectory()) throw new ToolInputError(`EISDIR: illegal operation on a directory, read '${resolved.virtual}'`);
-    if (!st.isFile()) throw new ToolInputError(`Cannot read '${op.path}': not a regular file.`);
-    const ext = path.extname(resolved.virtual).slice(1).toLowerCase();
-    if (IMAGE_TYPES[ext]) return done(await readImage(ctx, resolved, st.size, ext));
-    if (ext === 'pdf') return done(await readPdf(resolved, st.size, op.pages));
-    if (op.limit === undefined && st.size > READ_MAX_BYTES && ext !== 'ipynb') throw new ToolInputError(tooLargeMessage(st.size, READ_MAX_BYTES));
-    if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
-    const { content: text } = decodeText(await fs.readFile(resolved.real));
-    const hash = hashText(text);
-    const known = op.known;
-    if (known && !known.isPartialView && known.offset === op.offset && known.limit === op.limit && known.hash === hash) {
-      return done({ type: 'read', kind: 'unchanged', path: resolved.virtual });
-    }
-    const fileState: FileStateEntry = { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) };
-    if (ext === 'ipynb') return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells: notebookCells(text, op.path), fileState });
-    return done(selectLines(text, ext, resolved, op, fileState));
+    const outcome = await readFile(ctx, op);
+    const { result } = outcome;
+    if (!op.instructions || (result.kind !== 'text' && result.kind !== 'notebook')) return outcome;
+    const instructions = await nestedInstructions(ctx, result.path, op.instructions);
+    return instructions.length > 0 ? done({ ...result, instructions }) : outcome;
   },
 });
+
+async function readFile(ctx: OpContext, op: ReadOp): Promise<{ result: ReadResult }> {
+  // The Read op proper: the size gates, line selection and the unchanged-file shortcut.
+  const resolved = await resolveWorkspacePath(ctx, op.path);
+  const st = resolved ? await fs.stat(resolved.real).catch(() => undefined) : undefined;
+  if (!resolved || !st) throw new ToolInputError(await missingFileMessage(ctx, resolved));
+  if (st.isDirectory()) throw new ToolInputError(`EISDIR: illegal operation on a directory, read '${resolved.virtual}'`);
+  if (!st.isFile()) throw new ToolInputError(`Cannot read '${op.path}': not a regular file.`);
+  const ext = path.extname(resolved.virtual).slice(1).toLowerCase();
+  if (IMAGE_TYPES[ext]) return done(await readImage(ctx, resolved, st.size, ext));
+  if (ext === 'pdf') return done(await readPdf(resolved, st.size, op.pages));
+  if (op.limit === undefined && st.size > READ_MAX_BYTES && ext !== 'ipynb') throw new ToolInputError(tooLargeMessage(st.size, READ_MAX_BYTES));
+  if (st.size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(st.size, ctx.limits.maxReadBytes));
+  const { content: text } = decodeText(await fs.readFile(resolved.real));
+  const hash = hashText(text);
+  const known = op.known;
+  if (known && !known.isPartialView && known.offset === op.offset && known.limit === op.limit && known.hash === hash) {
+    return done({ type: 'read', kind: 'unchanged', path: resolved.virtual });
+  }
+  const fileState: FileStateEntry = { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) };
+  if (ext === 'ipynb') return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells: notebookCells(text, op.path), fileState });
+  return done(selectLines(text, ext, resolved, op, fileState));
+}
 
 async function readImage(ctx: OpContext, resolved: ResolvedPath, size: number, ext: string): Promise<ReadResult> {
   if (size > ctx.limits.maxReadBytes) throw new ToolInputError(tooLargeMessage(size, ctx.limits.maxReadBytes));

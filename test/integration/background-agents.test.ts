@@ -5,7 +5,7 @@ import type { apiClient } from '../support/api-client.ts';
 import { asyncLaunchedText } from '../../functions/tools/agent/agent-tool.ts';
 import { ASYNC_AGENT_ALLOWED_TOOLS } from '../../functions/tools/agent/agent-tool-filter.ts';
 import { agentLogId } from '../../functions/stores/agent-log.ts';
-import { agentCall, firstText } from '../support/agent-requests.ts';
+import { agentCall, firstText, systemText } from '../support/agent-requests.ts';
 import { bash, text, useRoutedLocalStack } from '../support/stack-fixture.ts';
 
 /** Every text block of a request's last user message, in order. */
@@ -34,6 +34,30 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
+
+  it('gives a background sub-agent the project context its parent has: instructions block and environment section', async () => {
+    const sessionId = await api.createSession({ 'CLAUDE.md': 'Use tabs.\n', 'notes.txt': 'alpha\n' });
+    let parentCalls = 0;
+    let sub: MessagesRequest | undefined;
+    let parent: MessagesRequest | undefined;
+    routed.route = (body) => {
+      if (firstText(body).startsWith('context for the agent')) {
+        parent ??= body;
+        return ++parentCalls === 1 ? { content: [bgCall('toolu_bgctx', 'SUB-CTX: look')] } : text('Launched.');
+      }
+      if (firstText(body) === 'SUB-CTX: look') {
+        sub ??= body;
+        return text('Looked.');
+      }
+      return undefined;
+    };
+    expect((await api.turn(sessionId, 'context for the agent')).json).toMatchObject({ stopReason: 'end_turn' });
+    await untilFinished(sessionId, 'agent_toolu_bgctx');
+    const opening = (b: MessagesRequest) => (b.messages[0]!.content as unknown as { text: string }[])[0]!.text;
+    expect(opening(sub!)).toBe(opening(parent!));
+    expect(opening(sub!)).toContain("Instructions from /workspace/CLAUDE.md (the project's CLAUDE.md):\n\nUse tabs.");
+    expect(systemText(sub!)).toContain('\n# Environment\n');
+  });
 
   it('answers the launch at once, runs in its own invocation with the async tools, and reports at the next turn', async () => {
     const sessionId = await api.createSession({ 'notes.txt': 'alpha\n' });

@@ -3,15 +3,16 @@ import { loadSessionContext } from '../../functions/context/session-context.ts';
 import { startLocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
 import { prefixProblem } from '../support/request-bodies.ts';
-import { bash, chars, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { bash, chars, dateBlock, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 const SUMMARY_PREFIX = 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n';
 
 describe('compaction', () => {
-  // Auto-compaction at 40,000 − min(16,384, 20,000) − 13,000 = 10,616 tokens.
+  // Auto-compaction at 41,000 − min(16,384, 20,000) − 13,000 = 11,616 tokens (about 1,000 of
+  // them are the system prompt and the instructions block: docs/context.md).
   const env = useLocalStack({
     brain: unscripted,
-    model: { contextWindow: 40_000, retryBaseDelayMs: 1 },
+    model: { contextWindow: 41_000, retryBaseDelayMs: 1 },
     context: { keepRecentMessages: 2, microCompactRatio: 1 },
   });
 
@@ -34,7 +35,8 @@ describe('compaction', () => {
     // The request after it: the summary, then the kept tail (the tool call and its result).
     const after = turn2[2]!.body.messages as any[];
     expect(after.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
-    expect(after[0].content).toEqual([{ type: 'text', text: `${SUMMARY_PREFIX}SUMMARY: two 25,000-char outputs were made.` }]);
+    // The session's instructions block opens the first message, the summary included.
+    expect(after[0].content).toEqual([{ type: 'text', text: dateBlock() }, { type: 'text', text: `${SUMMARY_PREFIX}SUMMARY: two 25,000-char outputs were made.` }]);
     expect(after[1].content[0]).toMatchObject({ type: 'tool_use', id: 'toolu_c2' });
     expect(after[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_c2', content: 'b'.repeat(25_000) });
 
@@ -154,7 +156,7 @@ describe('compaction and the replacement budget', () => {
         dataDir: tmp.dir, brain: unscripted,
         // The window leaves room for the system prompt and the nine built-in tools' schemas (the
         // Agent tool's description, with its list of agents, is about 1,500 tokens of them).
-        model: { contextWindow: 42_900 },
+        model: { contextWindow: 43_900 },
         context: { keepRecentMessages: 4, microCompactRatio: 1, perMessageBudgetChars: budget, autoCompact },
       });
     let stack = await start(60_000, true);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { uuidFrom } from '../../functions/context/claude-jsonl.ts';
-import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { dateBlock, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 describe('transcripts in Claude Code JSONL', () => {
   const env = useLocalStack({ brain: unscripted, model: { retryBaseDelayMs: 1 } });
@@ -60,7 +60,8 @@ describe('transcripts in Claude Code JSONL', () => {
     await api.turn(newId, 'continue');
     const [original, copy] = stack.model!.requests.slice(-2);
     expect(copy!.body.messages).toEqual(original!.body.messages);
-    expect(copy!.body.messages[0]!.content).toEqual([{ type: 'text', text: expect.stringContaining('SUMMARY: echo hi printed hi.') }]);
+    // After the session's instructions block (here only the date: the workspace is empty), the summary.
+    expect(copy!.body.messages[0]!.content).toEqual([{ type: 'text', text: dateBlock() }, { type: 'text', text: expect.stringContaining('SUMMARY: echo hi printed hi.') }]);
   });
 
   it('continues a transcript written by Claude Code 2.1.88 itself', async () => {
@@ -72,7 +73,7 @@ describe('transcripts in Claude Code JSONL', () => {
     stack.model!.enqueue(text('Continuing.'));
     expect((await api.turn(id, 'and now?')).json.stopReason).toBe('end_turn');
     expect(stack.model!.requests.at(-1)!.body.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'run echo hi' }] },
+      { role: 'user', content: [{ type: 'text', text: dateBlock() }, { type: 'text', text: 'run echo hi' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool_use', id: 'toolu_01abc', name: 'Bash', input: { command: 'echo hi', description: 'say hi' } }] },
       { role: 'user', content: [{ tool_use_id: 'toolu_01abc', type: 'tool_result', content: 'hi', is_error: false }] },
       { role: 'assistant', content: [{ type: 'text', text: 'It printed hi.' }] },

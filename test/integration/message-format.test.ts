@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { describe, expect, it } from 'vitest';
 import { spilledMessageKey } from '../../functions/stores/bucket-layout.ts';
 import type { StoredMessage } from '../../functions/stores/message-store.ts';
-import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { dateBlock, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 
 /**
  * Sessions written before messages were stored as one JSON `body` attribute: every field its own
@@ -67,7 +67,7 @@ describe('message items written in the legacy format (nested attributes)', () =>
     const request = stack.model!.requests.slice(before);
     expect(request).toHaveLength(1);
     expect(request[0]!.body.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'What is in the log?' }] },
+      { role: 'user', content: [{ type: 'text', text: dateBlock() }, { type: 'text', text: 'What is in the log?' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_legacy', name: 'Bash', input: { command: 'cat log.txt', description: 'read it' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_legacy', content: '[the log, replaced in an earlier release]' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'It is a long log.' }] },

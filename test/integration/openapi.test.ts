@@ -39,6 +39,7 @@ describe('the OpenAPI document', () => {
         'POST /v1/github/repositories', 'GET /v1/github/repositories', 'GET /v1/github/repositories/{owner}/{name}',
         'PATCH /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}', 'GET /v1/github/runs',
         'POST /v1/github/webhook',
+        'GET /v1/tenant/settings', 'PUT /v1/tenant/settings',
         'POST /v1/github/installations/setup-url', 'GET /v1/github/installations', 'GET /v1/github/installations/setup',
         'POST /v1/admin/github/installations', 'GET /v1/admin/github/installations', 'DELETE /v1/admin/github/installations/{installationId}', 'POST /v1/admin/github/repositories',
         'GET /v1/sessions/{id}/agents', 'GET /v1/sessions/{id}/agents/{agentId}/messages',

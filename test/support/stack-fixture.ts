@@ -39,3 +39,6 @@ export const text = (t: string) => ({ content: [{ type: 'text' as const, text: t
 export const bash = (id: string, command: string) => ({ type: 'tool_use' as const, id, name: 'Bash', input: { command } });
 /** A command printing exactly `n` copies of the character `c`. */
 export const chars = (n: number, c: string) => `head -c ${n} /dev/zero | tr "\\0" ${c}`;
+
+/** What opens the first user message of a session without instructions: only today's date (docs/context.md). */
+export const dateBlock = () => `<system-reminder>\nToday's date is ${new Date().toISOString().slice(0, 10)}.\n</system-reminder>`;

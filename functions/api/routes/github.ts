@@ -11,6 +11,7 @@ import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.t
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import { connectRepository, type ConnectDeps } from '../../github/connect-repository.ts';
 import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
+import { MAX_TENANT_TEXT_CHARS } from './tenant-settings.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
 import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
@@ -31,6 +32,7 @@ export const githubRepoSettingsSchema = z.strictObject({
   agents: customAgentsSchema.optional().describe("Custom sub-agents every run's session offers the Agent tool"),
   mcpServers: mcpServersSchema.optional().describe("MCP servers every run's session connects to, from the API side under its outbound policy; header values are shown as \"[redacted]\""),
   setup: setupSettingsSchema.optional().describe("Set-up steps every run's session runs before its first turn (instead of, or without, the repository's .stratus/setup.sh)"),
+  instructions: z.string().max(MAX_TENANT_TEXT_CHARS).optional().describe("Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md)"),
 }).openapi('GithubRepositorySettings');
 
 export const connectRepositoryBody = z.strictObject({

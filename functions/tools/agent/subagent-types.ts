@@ -11,6 +11,8 @@ export interface ForkBase {
   tools: ToolUnion[];
   messages: MessageParam[];
   toolUses: ToolUseBlock[];
+  /** The text that opened the parent's first user message (its instructions and date). */
+  userContext?: string;
   /** The parent's replacement decisions (a copy): the fork's budget decides as the parent's did. */
   cloneReplacementState?: () => { seenIds: Set<string>; replacements: Map<string, string> };
 }

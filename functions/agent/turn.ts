@@ -177,6 +177,7 @@ function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
     fileState: session.fileState, allowedDomains: session.settings?.allowedDomains,
     requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
     storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
+    ...(session.environment ? { environment: session.environment } : {}),
   });
 }
 

@@ -7,6 +7,7 @@ import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
+import { DEFAULT_ENVIRONMENT_MAX_BYTES } from '../../sandbox-runner/common/environment-rules.ts';
 
 export { parseTokens } from './settings.ts';
 
@@ -162,6 +163,8 @@ export const configSchema = z.object({
     .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
   /** Bytes each tenant may keep stored (functions/stores/tenant-usage.ts says what counts). */
   tenantStorageQuotaBytes: z.number().int().positive().default(10 * 1024 ** 3),
+  /** Bytes of file content one cached environment layer may hold (docs/workspaces.md, "The cached environment"). */
+  environmentMaxBytes: z.number().int().positive().default(DEFAULT_ENVIRONMENT_MAX_BYTES),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
   /** Sessions' remote MCP servers (functions/mcp): a call that takes longer fails; so does a server that does not connect in time. */
@@ -243,6 +246,6 @@ export function sharedConfig(settings: EnvSettings) {
     mcp: defined(settings.mcp ?? {}),
     outbound: defined(settings.outbound ?? {}),
     toolSearch: defined({ mode: settings.toolSearchMode }),
-    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
+    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, environmentMaxBytes: settings.environmentMaxBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };
 }

@@ -25,6 +25,8 @@ export interface WorkspaceSessionOptions {
   requestStop?: (workspaceId: string, key: string) => Promise<void>;
   /** The session's tenant and its storage counter (workspace-client.ts). */
   storage?: StorageMeter;
+  /** The session's cached environment layer, named on every call (workspace-client.ts). */
+  environment?: { key: string };
 }
 
 /** A command that may be stopped: when `signal` aborts while it runs, its marker `key` is put. */
@@ -50,6 +52,7 @@ export class WorkspaceSession {
   private readonly files: Map<string, FileStateEntry>;
   private readonly requestStop: WorkspaceSessionOptions['requestStop'];
   private readonly storage: StorageMeter | undefined;
+  private layer: { key: string } | undefined;
 
   constructor(opts: WorkspaceSessionOptions) {
     this.deps = opts.deps;
@@ -61,6 +64,17 @@ export class WorkspaceSession {
     this.files = new Map(Object.entries(opts.fileState ?? {}));
     this.requestStop = opts.requestStop;
     this.storage = opts.storage;
+    this.layer = opts.environment ? { key: opts.environment.key } : undefined;
+  }
+
+  /** Names a cached environment layer on every later call (the set-up's, once its fingerprint is known). */
+  useEnvironment(environment: { key: string }): void {
+    this.layer = { key: environment.key };
+  }
+
+  /** The cached environment layer the session's calls name, if any. */
+  get environment(): { key: string } | undefined {
+    return this.layer ? { ...this.layer } : undefined;
   }
 
   /** Whether `run` can stop a running command (the op then carries `stopKey`). */
@@ -110,7 +124,10 @@ export class WorkspaceSession {
    * runner-errors.ts decodes (the tool pipeline gives its message to the model).
    */
   async run<T extends OpResult['type']>(op: RunnerOp & { type: T }, stoppable?: StoppableRun): Promise<ResultOf<T>> {
-    const target = { sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains: this.allowedDomains, storage: this.storage };
+    const target = {
+      sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains: this.allowedDomains, storage: this.storage,
+      ...(this.layer ? { environment: this.layer } : {}),
+    };
     const stop = stoppable && this.requestStop ? this.watchStop(stoppable, this.requestStop) : undefined;
     try {
       const outcome = await runOp<T>(this.deps, target, op);

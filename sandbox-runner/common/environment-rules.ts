@@ -4,6 +4,9 @@
  * which states them.
  */
 
+/** The most bytes of file content one layer holds unless STRATUS_ENVIRONMENT_MAX_BYTES says otherwise. */
+export const DEFAULT_ENVIRONMENT_MAX_BYTES = 2 * 1024 ** 3;
+
 /**
  * Directories that hold installed dependencies or build output. In a session with an
  * environment, such a directory, at any depth, belongs to the layer instead of the workspace

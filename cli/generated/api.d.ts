@@ -851,7 +851,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -950,7 +950,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1129,7 +1129,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -2803,6 +2803,20 @@ export interface components {
           };
         };
       };
+      /** @description Set-up steps every run's session runs before its first turn (instead of, or without, the repository's .stratus/setup.sh) */
+      setup?: {
+        /** @description false: no set-up steps run, not even the repository's .stratus/setup.sh */
+        enabled?: boolean;
+        /** @description Bash commands run in the workspace before the first turn, instead of .stratus/setup.sh */
+        script?: string;
+        /** @description The set-up's time limit (the deployment's STRATUS_SETUP_TIMEOUT_SECONDS when absent) */
+        timeoutSeconds?: number;
+        /** @description Hosts added to or removed from the registries the set-up may reach (the deployment's STRATUS_SETUP_REGISTRIES); the agent's commands never get them */
+        registries?: {
+          add?: string[];
+          remove?: string[];
+        };
+      };
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -2889,6 +2903,7 @@ export interface components {
         }[];
       reloadFromSeq: number | null;
       source: components["schemas"]["SessionSource"];
+      setup: components["schemas"]["SessionSetup"];
     };
     /** @description The session's total over all turns, with its cost */
     Usage: {
@@ -2951,6 +2966,36 @@ export interface components {
       type: "issue" | "pull_request";
       url: string;
     }) | null;
+    /** @description What the set-up steps did before the first turn (docs/environments.md), or null when there were none */
+    SessionSetup: ({
+      /**
+       * @description `interrupted`: the turn running them died; they are not run again
+       * @enum {string}
+       */
+      status: "running" | "succeeded" | "failed" | "interrupted";
+      /**
+       * @description `.stratus/setup.sh`, or a repository's or the session's `setup.script`
+       * @enum {string}
+       */
+      source: "repository_file" | "repository_setting" | "session_setting";
+      turnId: string;
+      startedAt: string;
+      endedAt?: string;
+      durationMs?: number;
+      /** @description null: a signal ended it; absent: it never ran */
+      exitCode?: number | null;
+      timedOut?: boolean;
+      timeoutSeconds: number;
+      /** @description The last 8,000 characters of the merged stdout and stderr */
+      outputTail?: string;
+      outputTruncated?: boolean;
+      /** @description Why it could not run or finish */
+      error?: string;
+      /** @description The hosts its commands could reach: registries plus the session's own list */
+      allowedDomains: string[];
+      /** @description A cached environment was restored instead of running the commands */
+      restored?: boolean;
+    }) | null;
     CreateSession: {
       title?: string;
       /** @description Seed files: relative path → text, or { base64 } for binary */
@@ -3011,6 +3056,19 @@ export interface components {
             disallowedTools?: string[];
             model?: string;
           }[];
+        setup?: {
+          /** @description false: no set-up steps run, not even the repository's .stratus/setup.sh */
+          enabled?: boolean;
+          /** @description Bash commands run in the workspace before the first turn, instead of .stratus/setup.sh */
+          script?: string;
+          /** @description The set-up's time limit (the deployment's STRATUS_SETUP_TIMEOUT_SECONDS when absent) */
+          timeoutSeconds?: number;
+          /** @description Hosts added to or removed from the registries the set-up may reach (the deployment's STRATUS_SETUP_REGISTRIES); the agent's commands never get them */
+          registries?: {
+            add?: string[];
+            remove?: string[];
+          };
+        };
       };
       budgets?: components["schemas"]["Budgets"];
     };
@@ -3089,6 +3147,19 @@ export interface components {
             disallowedTools?: string[];
             model?: string;
           }[];
+        setup?: {
+          /** @description false: no set-up steps run, not even the repository's .stratus/setup.sh */
+          enabled?: boolean;
+          /** @description Bash commands run in the workspace before the first turn, instead of .stratus/setup.sh */
+          script?: string;
+          /** @description The set-up's time limit (the deployment's STRATUS_SETUP_TIMEOUT_SECONDS when absent) */
+          timeoutSeconds?: number;
+          /** @description Hosts added to or removed from the registries the set-up may reach (the deployment's STRATUS_SETUP_REGISTRIES); the agent's commands never get them */
+          registries?: {
+            add?: string[];
+            remove?: string[];
+          };
+        };
       };
       /** @description Members replace; `null` removes one (the tenant default applies again) */
       budgets?: {
@@ -3113,7 +3184,7 @@ export interface components {
       /** @description The TurnEvent objects, without text_delta */
       events: unknown[];
     };
-    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["TurnEndEvent"];
+    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
     /** @description The first event of every turn */
     TurnStartEvent: {
       /** @enum {string} */
@@ -3217,6 +3288,28 @@ export interface components {
       type: "model_fallback";
       from: string;
       to: string;
+    };
+    /** @description The session's set-up steps start, before the first model call of its first turn (docs/environments.md) */
+    SetupStartEvent: {
+      /** @enum {string} */
+      type: "setup_start";
+      /** @enum {string} */
+      source: "repository_file" | "repository_setting" | "session_setting";
+      command: string;
+      allowedDomains: string[];
+      timeoutSeconds: number;
+    };
+    /** @description The set-up steps ended; the session's `setup` holds the same */
+    SetupEndEvent: {
+      /** @enum {string} */
+      type: "setup_end";
+      /** @enum {string} */
+      status: "running" | "succeeded" | "failed" | "interrupted";
+      exitCode: number | null;
+      timedOut: boolean;
+      durationMs: number;
+      outputTail: string;
+      error?: string;
     };
     /** @description The last event of every turn */
     TurnEndEvent: {

@@ -26,6 +26,9 @@ export interface TurnConfig extends ContextConfig {
   budgets: { defaults: Budgets; tenants: Record<string, Budgets> };
   /** USD per million tokens by model-name prefix (functions/model/pricing.ts). */
   modelPrices: PriceTable;
+  /** How sandboxes reach the network, and the set-up steps' registries and time limit (functions/environments/setup-steps.ts). */
+  egress: Deps['config']['egress'];
+  setup: Deps['config']['setup'];
 }
 
 /**

@@ -11,6 +11,7 @@ import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
 import { addUsage } from '../stores/budgets.ts';
 import { BackgroundNotifier, unreportedBackgroundAgents } from './background-notifications.ts';
 import { createSubagentRunner } from './subagent-runner.ts';
+import { runSetupSteps } from '../environments/setup-steps.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import type { TurnRecorder } from './turn-recorder.ts';
@@ -56,7 +57,12 @@ export async function runTurnLoop(
     conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));
   }
   const notifier = await reportBackgroundAgents(deps, run, recorder, conversation);
-  if (run.opts.prompt !== undefined) conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }]));
+  if (run.opts.prompt !== undefined) {
+    // Only a turn with a prompt runs them: their note goes in front of it, in the same message.
+    const setupNote = run.continuation ? undefined : await runSetupSteps(deps, { ...run, workspace: tools.workspace, signal: tools.signal });
+    const note = setupNote === undefined ? [] : [{ type: 'text' as const, text: setupNote }];
+    conversation.push(await recorder.append('prompt', 'user', [...note, { type: 'text', text: run.opts.prompt }]));
+  }
   const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder) };
   await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, ...tools }));
 }

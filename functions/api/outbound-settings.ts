@@ -7,6 +7,8 @@ export interface OutboundSettings {
   allowedDomains?: readonly string[];
   mcpServers?: McpServers;
   hooks?: readonly { url: string }[];
+  /** Hosts added to the set-up steps' registries: the same sandbox proxies enforce them. */
+  setup?: { registries?: { add?: readonly string[] } };
 }
 
 /**
@@ -19,6 +21,8 @@ export interface OutboundSettings {
 export function assertOutboundSettings(policy: OutboundPolicy, settings: OutboundSettings | undefined): void {
   const domains = policy.allowedDomainsRefusals(settings?.allowedDomains ?? []);
   if (domains.length > 0) throw new UserError(`Invalid "settings.allowedDomains": ${domains.join('; ')}.`, 'outbound_refused');
+  const registries = policy.allowedDomainsRefusals(settings?.setup?.registries?.add ?? []);
+  if (registries.length > 0) throw new UserError(`Invalid "settings.setup.registries.add": ${registries.join('; ')}.`, 'outbound_refused');
   const servers = Object.entries(settings?.mcpServers ?? {}).flatMap(([name, config]) => {
     const reason = policy.refusalOf(config.url);
     return reason ? [`"${name}" (${reason})`] : [];

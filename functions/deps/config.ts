@@ -6,6 +6,9 @@ import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budge
 import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
+import { allowListEntrySchema } from '../../sandbox-runner/common/network-allow-list.ts';
+import { DEFAULT_SETUP_REGISTRIES } from '../environment-settings/setup-registries.ts';
+import { MAX_SETUP_TIMEOUT_SECONDS } from '../environment-settings/setup-settings.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
 import { DEFAULT_ENVIRONMENT_MAX_BYTES } from '../../sandbox-runner/common/environment-rules.ts';
 
@@ -183,6 +186,18 @@ export const configSchema = z.object({
       ownEndpoints: z.array(z.string()).default([]),
     })
     .prefault({}),
+  /**
+   * Set-up steps before a session's first turn (functions/environments/setup-steps.ts): the
+   * registries they may reach besides the session's own `allowedDomains`
+   * (STRATUS_SETUP_REGISTRIES; the agent's commands never get them) and their time limit where
+   * the session sets none (STRATUS_SETUP_TIMEOUT_SECONDS).
+   */
+  setup: z
+    .object({
+      registries: z.array(allowListEntrySchema).default([...DEFAULT_SETUP_REGISTRIES]),
+      timeoutSeconds: z.number().int().min(1).max(MAX_SETUP_TIMEOUT_SECONDS).default(600),
+    })
+    .prefault({}),
   /** ToolSearch mode of sessions that choose none (functions/tools/tool-search): `tst`, as in the reference. */
   toolSearch: z.object({ mode: toolSearchModeSchema.default('tst') }).prefault({}),
   /** The HTTP API's own settings. */
@@ -245,6 +260,7 @@ export function sharedConfig(settings: EnvSettings) {
     github: settings.github ?? {},
     mcp: defined(settings.mcp ?? {}),
     outbound: defined(settings.outbound ?? {}),
+    setup: defined(settings.setup ?? {}),
     toolSearch: defined({ mode: settings.toolSearchMode }),
     ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, environmentMaxBytes: settings.environmentMaxBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };

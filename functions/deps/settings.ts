@@ -3,6 +3,9 @@ import { modelPriceSchema, type ModelPrice } from '../model/pricing.ts';
 import { permissionModeSchema } from '../permissions/types.ts';
 import { budgetsSchema, type Budgets } from '../stores/budgets.ts';
 import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ALLOW_SETTING, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
+import { ALLOW_LIST_ENTRY_HINT, parseAllowListEntry } from '../../sandbox-runner/common/network-allow-list.ts';
+import { SETUP_REGISTRIES_SETTING } from '../environment-settings/setup-registries.ts';
+import { MAX_SETUP_TIMEOUT_SECONDS } from '../environment-settings/setup-settings.ts';
 
 /**
  * The settings both the local stack (`npm start`) and the Lambda handlers read from the
@@ -39,6 +42,8 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_MCP_TOOL_TIMEOUT_MS', meaning: 'an MCP `tools/call` that takes longer becomes an error result', default: '120000', where: 'both' },
   { name: 'STRATUS_MCP_CONNECT_TIMEOUT_MS', meaning: 'connecting to an MCP server and listing its tools', default: '30000', where: 'both' },
   { name: PRIVATE_NETWORK_ALLOW_SETTING, meaning: 'non-public destinations sessions may reach, comma-separated: `allowedDomains` entries (`mcp.internal.example`, `127.0.0.1:9000`) and CIDRs (`10.0.0.0/8`, every port). Hooks and MCP servers may call them (plain `http://` only to a host named here), and sessions may list such IP literals in `allowedDomains`; the stack\'s own endpoints stay unreachable (docs/security.md, outbound calls)', default: 'none: only public addresses', where: 'both' },
+  { name: SETUP_REGISTRIES_SETTING, meaning: 'the hosts set-up steps may reach besides a session\'s own `allowedDomains`, comma-separated `allowedDomains` entries replacing the built-in list of package registries (`none`: no registries); a non-public IP literal also needs `STRATUS_PRIVATE_NETWORK_ALLOW`. Agent commands never get them (docs/environments.md)', default: 'npm, PyPI, crates.io, the Go proxy, Maven Central, RubyGems, Debian/Ubuntu, GitHub codeload/objects (`DEFAULT_SETUP_REGISTRIES`)', where: 'both' },
+  { name: 'STRATUS_SETUP_TIMEOUT_SECONDS', meaning: 'time limit of a session\'s set-up steps where its `setup.timeoutSeconds` sets none (1–840)', default: '600', where: 'both' },
   { name: 'STRATUS_LEASE_MS', meaning: 'the longest a crashed turn (or a lost continuation) keeps its session locked', default: '60000', where: 'both' },
   { name: 'STRATUS_HEARTBEAT_MS', meaning: "a running turn's heartbeat; after three missed beats the turn counts as crashed", default: '2000', where: 'both' },
   { name: 'STRATUS_CHECKPOINT_MARGIN_MS', meaning: 'a turn continues in a fresh invocation when less than this remains before the deadline', default: 'AWS 60000, local 0', where: 'both' },
@@ -81,6 +86,8 @@ export interface EnvSettings {
   mcp?: { toolTimeoutMs?: number; connectTimeoutMs?: number };
   /** The outbound policy's operator list (functions/outbound). */
   outbound?: { privateNetworkAllow?: string[] };
+  /** Set-up steps' registries and default time limit (functions/environments). */
+  setup?: { registries?: string[]; timeoutSeconds?: number };
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   egress?: 'direct' | 'proxy' | 'none';
   budgets?: { defaults?: Budgets; tenants?: Record<string, Budgets> };
@@ -181,6 +188,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     toolSearchMode: read.oneOf('STRATUS_TOOL_SEARCH', ['standard', 'tst', 'tst-auto'] as const),
     mcp: { toolTimeoutMs: read.int('STRATUS_MCP_TOOL_TIMEOUT_MS', 1), connectTimeoutMs: read.int('STRATUS_MCP_CONNECT_TIMEOUT_MS', 1) },
     outbound: defined({ privateNetworkAllow: privateNetworkAllow(read.str(PRIVATE_NETWORK_ALLOW_SETTING)) }),
+    setup: defined({ registries: setupRegistries(read.str(SETUP_REGISTRIES_SETTING)), timeoutSeconds: read.int('STRATUS_SETUP_TIMEOUT_SECONDS', 1, MAX_SETUP_TIMEOUT_SECONDS) }),
     logLevel: read.oneOf('STRATUS_LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const),
     observability: {
       stage: read.str('STRATUS_STAGE'),
@@ -192,6 +200,16 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     ...budgetSettings(read),
     github: githubSettings(read),
   };
+}
+
+/** STRATUS_SETUP_REGISTRIES: `none`, or allow-list entries replacing the built-in registries. */
+function setupRegistries(spec: string | undefined): string[] | undefined {
+  if (spec === undefined) return undefined;
+  if (spec.trim().toLowerCase() === 'none') return [];
+  return spec.split(',').map((e) => e.trim()).filter(Boolean).map((entry) => {
+    if (!parseAllowListEntry(entry)) throw new SettingError(`${SETUP_REGISTRIES_SETTING}: each entry ${ALLOW_LIST_ENTRY_HINT}, got ${JSON.stringify(entry)}.`);
+    return entry;
+  });
 }
 
 function privateNetworkAllow(spec: string | undefined): string[] | undefined {

@@ -5,6 +5,8 @@
  */
 import { roundUsd } from '../model/pricing.ts';
 import type { UsageRecord } from '../stores/budgets.ts';
+import type { SetupRecord } from '../stores/setup-record.ts';
+import { setupSummaryForComment } from '../environments/setup-report.ts';
 
 const MARK = '<!-- stratus-progress -->';
 
@@ -39,13 +41,13 @@ function costLine(cost: Cost): string {
 export function progressTexts(consoleUrl?: string) {
   const session = (id: string) => (consoleUrl ? `[\`${id}\`](${consoleUrl}#/sessions/${encodeURIComponent(id)})` : `\`${id}\``);
   /** A finished run's comment: what happened, the model's summary quoted, and what the run cost. */
-  const outcome = (head: string[], o: { summary: string; cost: Cost; sessionId: string }) =>
-    [MARK, ...head, '', quote(o.summary), '', `${costLine(o.cost)} Session ${session(o.sessionId)}.`].join('\n');
+  const outcome = (head: string[], o: { summary: string; cost: Cost; sessionId: string; setup?: SetupRecord }) =>
+    [MARK, ...head, ...setupSummaryForComment(o.setup), '', quote(o.summary), '', `${costLine(o.cost)} Session ${session(o.sessionId)}.`].join('\n');
   return {
     queued: (what: string) => `${MARK}\n⏳ **Stratus** is queued to work on this ${what}.`,
     working: (sessionId: string, branch: string) =>
       `${MARK}\n🔧 **Stratus** is working on this in session ${session(sessionId)} on branch \`${branch}\`.`,
-    opened: (o: { url: string; draft: boolean; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+    opened: (o: { url: string; draft: boolean; summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
       outcome(
         [
           o.draft ? `📝 **Stratus** opened a draft pull request with the work so far: ${o.url}` : `✅ **Stratus** opened a pull request: ${o.url}`,
@@ -53,12 +55,12 @@ export function progressTexts(consoleUrl?: string) {
         ],
         o,
       ),
-    updated: (o: { url: string; sha: string; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+    updated: (o: { url: string; sha: string; summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
       outcome(
         [`✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url}`, ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the commit keeps what it did.`] : [])],
         o,
       ),
-    noChanges: (o: { summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
+    noChanges: (o: { summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
       outcome(
         ['💬 **Stratus** made no change to the repository, so there is no pull request.', ...(o.stopped ? [`The run stopped early: ${o.stopped}.`] : [])],
         { ...o, summary: o.summary || 'The model gave no reason.' },

@@ -279,7 +279,7 @@ async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutc
   );
   const pub = published.result;
   if (!pub.changed) {
-    await say(texts(deps).noChanges({ summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
+    await say(texts(deps).noChanges({ summary: modelSummary, cost, sessionId: session.sessionId, stopped, setup: session.setup }));
     await save({ outcome: 'no_changes', cost, detail: stopped ? `Stopped early: ${stopped}` : 'The run changed nothing.' });
     return { thread: ctx.thread };
   }
@@ -291,7 +291,7 @@ async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutc
   // The branch is on GitHub now: only from here on is any link to it posted.
   const thread = { ...ctx.thread, headSha: pub.sha };
   if (thread.pullRequest) {
-    await say(texts(deps).updated({ url: thread.pullRequest.url, sha: pub.sha, summary: modelSummary, cost, sessionId: session.sessionId, stopped }));
+    await say(texts(deps).updated({ url: thread.pullRequest.url, sha: pub.sha, summary: modelSummary, cost, sessionId: session.sessionId, stopped, setup: session.setup }));
     await save({ outcome: 'pr_updated', commit: pub.sha, cost, pullRequestUrl: thread.pullRequest.url });
     return { thread };
   }
@@ -317,7 +317,7 @@ async function openPullRequest(deps: GithubWorkDeps, ctx: WorkContext, outcome: 
   ).data;
   const thread = { ...ctx.thread, pullRequest: { number: pr.number, url: pr.html_url } };
   await deps.github.linkPullRequest(trigger.repositoryId, pr.number, ctx.threadKey);
-  await ctx.say(texts(deps).opened({ url: pr.html_url, draft, summary, cost, sessionId, stopped }));
+  await ctx.say(texts(deps).opened({ url: pr.html_url, draft, summary, cost, sessionId, stopped, setup: outcome.session.setup }));
   await ctx.save({ outcome: draft ? 'draft_pr_opened' : 'pr_opened', commit: pushed.sha, cost, pullRequestUrl: pr.html_url });
   return { thread };
 }

@@ -5,6 +5,7 @@ import { createOutboundFetch } from '../outbound/outbound-fetch.ts';
 import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import { customAgentsSchema } from '../agent-settings/custom-agents.ts';
 import { mcpServersSchema, toolSearchModeSchema } from '../mcp/mcp-config.ts';
+import { setupSettingsSchema } from '../environment-settings/setup-settings.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { UserError } from '../shared/errors.ts';
 import { rulesFromLists } from './rule-syntax.ts';
@@ -36,6 +37,8 @@ export const sessionSettingsSchema = z.strictObject({
   toolSearch: toolSearchModeSchema.optional(),
   /** Custom sub-agents for the Agent tool (functions/agent-settings/custom-agents.ts). */
   agents: customAgentsSchema.optional(),
+  /** Set-up steps run before the first turn (functions/environment-settings/setup-settings.ts, docs/environments.md). */
+  setup: setupSettingsSchema.optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;
 

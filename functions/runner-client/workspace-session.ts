@@ -121,11 +121,14 @@ export class WorkspaceSession {
 
   /**
    * Runs an op at the current version and cwd. A refusal is thrown as the typed error
-   * runner-errors.ts decodes (the tool pipeline gives its message to the model).
+   * runner-errors.ts decodes (the tool pipeline gives its message to the model). `network`
+   * replaces the session's allow-list for this one op: set-up steps reach the registries, which
+   * the agent's own commands never do (functions/environments/setup-steps.ts).
    */
-  async run<T extends OpResult['type']>(op: RunnerOp & { type: T }, stoppable?: StoppableRun): Promise<ResultOf<T>> {
+  async run<T extends OpResult['type']>(op: RunnerOp & { type: T }, stoppable?: StoppableRun, network?: { allowedDomains: readonly string[] }): Promise<ResultOf<T>> {
+    const allowedDomains = network?.allowedDomains ?? this.allowedDomains;
     const target = {
-      sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains: this.allowedDomains, storage: this.storage,
+      sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains, storage: this.storage,
       ...(this.layer ? { environment: this.layer } : {}),
     };
     const stop = stoppable && this.requestStop ? this.watchStop(stoppable, this.requestStop) : undefined;

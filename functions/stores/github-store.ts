@@ -1,5 +1,6 @@
 import type { CustomAgent } from '../agent-settings/custom-agents.ts';
 import type { McpServers } from '../mcp/mcp-config.ts';
+import type { SetupSettings } from '../environment-settings/setup-settings.ts';
 import type { Budgets } from './budgets.ts';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -16,6 +17,8 @@ export interface GithubRepoSettings {
   /** Custom sub-agents and MCP servers every run's session gets (as a session's own settings). */
   agents?: CustomAgent[];
   mcpServers?: McpServers;
+  /** Set-up steps every run's session runs before its first turn (docs/environments.md). */
+  setup?: SetupSettings;
 }
 
 export interface GithubRepoRecord {

@@ -3,6 +3,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocu
 import type { SessionSettings } from '../permissions/session-settings.ts';
 import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
 import type { Budgets, UsageRecord } from './budgets.ts';
+import type { SetupRecord } from './setup-record.ts';
 import { NotFoundError, SessionBusyError } from '../shared/errors.ts';
 import { isId, showId } from '../shared/ids.ts';
 import { BY_ACTIVITY, BY_CREATION, queryByTenant } from './tenant-index.ts';
@@ -135,13 +136,15 @@ export interface SessionRecord {
   reloadFromSeq?: number;
   /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */
   autoCompactFailures?: number;
+  /** What the set-up steps did before the first turn; absent when there were none (setup-record.ts). */
+  setup?: SetupRecord;
 }
 
 export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend'
+    | 'autoCompactFailures' | 'turnSpend' | 'setup'
   >
 >;
 
@@ -283,6 +286,31 @@ export class SessionStore {
         },
       }),
     );
+  }
+
+  /**
+   * Records that the lease holder starts the session's set-up steps: only while it holds the
+   * lease and only if no set-up was ever recorded, so two turns can never both run them (a
+   * turn that took over a dead holder's lease finds its `running` record instead). False when
+   * a set-up record exists already.
+   */
+  async claimSetup(sessionId: string, owner: string, setup: SetupRecord): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          UpdateExpression: 'SET #setup = :setup, updatedAt = :now',
+          ConditionExpression: 'lease.#owner = :owner AND attribute_not_exists(#setup)',
+          ExpressionAttributeNames: { '#owner': 'owner', '#setup': 'setup' },
+          ExpressionAttributeValues: { ':owner': owner, ':setup': setup, ':now': new Date().toISOString() },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { ContentBlock, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { SetupRecord } from './setup-record.ts';
 
 /**
  * The records of a turn as the event log stores them and clients read them. They live with the
@@ -47,6 +48,10 @@ export type TurnEvent =
   | { type: 'model_retry'; attempt: number; delayMs: number; status?: number; error: string }
   /** The primary model stayed overloaded: the rest of this invocation's calls go to `to`. */
   | { type: 'model_fallback'; from: string; to: string }
+  /** The session's set-up steps start (before the first model call of its first turn): where they come from and what they may reach. */
+  | { type: 'setup_start'; source: SetupRecord['source']; command: string; allowedDomains: string[]; timeoutSeconds: number }
+  /** The set-up steps ended: `status` `succeeded`, `failed` or `interrupted`, with the output's tail. The session's `setup` keeps the same. */
+  | { type: 'setup_end'; status: SetupRecord['status']; exitCode: number | null; timedOut: boolean; durationMs: number; outputTail: string; error?: string }
   /** The last event of every turn. `crashed`: the turn's process died; a reader that noticed wrote this (without `workspaceVersion`, the version the turn left). */
   | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string; budget?: string; workspaceVersion?: number };
 

@@ -346,10 +346,8 @@ export class LocalCopy {
     const entries: Entries = {};
     const stats: Record<string, FileStat> = {};
     const candidates: [string, FileStat, number][] = [];
-    const recorded = new Set(known?.layer?.roots);
     const layerRoots: string[] = [];
-    const isLayerRoot = (rel: string, name: string): boolean =>
-      recorded.has(rel) || (collect && isLayerDirectoryName(name) && known?.entries[rel]?.type !== 'dir');
+    const isLayerRoot = layerRootTest(known, collect);
     const walk = (relDir: string): void => {
       let names: string[];
       try {
@@ -451,6 +449,16 @@ function checkWellFormed(remote: RemoteWorkspace, version: number, entries: Entr
 function distrustRecent(stats: Record<string, FileStat>): void {
   const now = Date.now();
   for (const stat of Object.values(stats)) if (now - stat.mtimeMs < RACY_WINDOW_MS) stat.mtimeMs = -1;
+}
+
+/**
+ * Which directories of the tree are the layer's: its recorded roots and, while collecting, any
+ * new dependency directory (one the workspace's version does not hold: a committed `vendor/`
+ * stays workspace content).
+ */
+function layerRootTest(known: Pick<LocalState, 'entries' | 'layer'> | undefined, collect: boolean): (rel: string, name: string) => boolean {
+  const recorded = new Set(known?.layer?.roots);
+  return (rel, name) => recorded.has(rel) || (collect && isLayerDirectoryName(name) && known?.entries[rel]?.type !== 'dir');
 }
 
 function sameRoots(a: string[] | undefined, b: string[]): boolean {

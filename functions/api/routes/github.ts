@@ -4,6 +4,7 @@ import { allowListSchema } from '../../../sandbox-runner/common/network-allow-li
 import type { Deps } from '../../deps/deps.ts';
 import { customAgentsSchema } from '../../agent-settings/custom-agents.ts';
 import { mcpServersSchema, mcpServersView } from '../../mcp/mcp-config.ts';
+import { setupSettingsSchema } from '../../environment-settings/setup-settings.ts';
 import { assertOutboundSettings } from '../outbound-settings.ts';
 import { assertValidRules } from '../../permissions/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
@@ -29,6 +30,7 @@ export const githubRepoSettingsSchema = z.strictObject({
   budgets: budgetsApiSchema.optional(),
   agents: customAgentsSchema.optional().describe("Custom sub-agents every run's session offers the Agent tool"),
   mcpServers: mcpServersSchema.optional().describe("MCP servers every run's session connects to, from the API side under its outbound policy; header values are shown as \"[redacted]\""),
+  setup: setupSettingsSchema.optional().describe("Set-up steps every run's session runs before its first turn (instead of, or without, the repository's .stratus/setup.sh)"),
 }).openapi('GithubRepositorySettings');
 
 export const connectRepositoryBody = z.strictObject({

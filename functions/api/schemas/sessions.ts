@@ -31,6 +31,26 @@ const sessionSourceSchema = z
   .object({ kind: z.literal('github'), repository: z.string(), number: z.number().int(), type: z.enum(['issue', 'pull_request']), url: z.string() })
   .openapi('SessionSource');
 
+/** functions/stores/setup-record.ts */
+const setupRecordSchema = z
+  .object({
+    status: z.enum(['running', 'succeeded', 'failed', 'interrupted']).describe('`interrupted`: the turn running them died; they are not run again'),
+    source: z.enum(['repository_file', 'repository_setting', 'session_setting']).describe("`.stratus/setup.sh`, or a repository's or the session's `setup.script`"),
+    turnId: z.string(),
+    startedAt: z.string(),
+    endedAt: z.string().optional(),
+    durationMs: z.number().optional(),
+    exitCode: z.number().int().nullable().optional().describe('null: a signal ended it; absent: it never ran'),
+    timedOut: z.boolean().optional(),
+    timeoutSeconds: z.number().int(),
+    outputTail: z.string().optional().describe('The last 8,000 characters of the merged stdout and stderr'),
+    outputTruncated: z.boolean().optional(),
+    error: z.string().optional().describe('Why it could not run or finish'),
+    allowedDomains: z.array(z.string()).describe('The hosts its commands could reach: registries plus the session\'s own list'),
+    restored: z.boolean().optional().describe('A cached environment was restored instead of running the commands'),
+  })
+  .openapi('SessionSetup');
+
 const denialSchema = z.object({ tool: z.string(), count: z.number().int(), suggestion: z.string() });
 
 /** The public shape of a session (functions/sessions/session-view.ts). */
@@ -62,6 +82,7 @@ export const sessionSchema = z
     agents: z.array(customAgentSchema).describe('Custom sub-agents the Agent tool offers beside the built-ins'),
     reloadFromSeq: z.number().int().nullable(),
     source: sessionSourceSchema.nullable().describe('Where the session came from: a GitHub issue or pull request, or null'),
+    setup: setupRecordSchema.nullable().describe('What the set-up steps did before the first turn (docs/environments.md), or null when there were none'),
   })
   .openapi('Session');
 

@@ -43,6 +43,12 @@ const events = {
     .object({ type: z.literal('model_retry'), attempt: z.number().int(), delayMs: z.number(), status: z.number().int().optional(), error: z.string() })
     .describe('A model call failed and is retried after `delayMs`'),
   model_fallback: z.object({ type: z.literal('model_fallback'), from: z.string(), to: z.string() }).describe('The primary model stayed overloaded: the rest of the calls go to `to`'),
+  setup_start: z
+    .object({ type: z.literal('setup_start'), source: z.enum(['repository_file', 'repository_setting', 'session_setting']), command: z.string(), allowedDomains: z.array(z.string()), timeoutSeconds: z.number().int() })
+    .describe("The session's set-up steps start, before the first model call of its first turn (docs/environments.md)"),
+  setup_end: z
+    .object({ type: z.literal('setup_end'), status: z.enum(['running', 'succeeded', 'failed', 'interrupted']), exitCode: z.number().int().nullable(), timedOut: z.boolean(), durationMs: z.number(), outputTail: z.string(), error: z.string().optional() })
+    .describe('The set-up steps ended; the session\'s `setup` holds the same'),
   turn_end: z
     .object({ type: z.literal('turn_end'), turnId: z.string(), stopReason: turnStopReasonSchema, usage: usageSchema, error: z.string().optional(), budget: z.string().optional().describe('With `budget_exceeded`: which budget'), workspaceVersion: z.number().int().optional().describe('The workspace version the turn leaves (absent when a reader ended a crashed turn)') })
     .describe('The last event of every turn'),

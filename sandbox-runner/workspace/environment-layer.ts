@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, lstatSync, promises as fs, readdirSync, readlinkSync } from 'node:fs';
+import { createReadStream, createWriteStream, lstatSync, promises as fs, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
@@ -42,9 +42,21 @@ export type LayerOutcome =
 
 /** Files of one layer (node_modules of a large monorepo reach a few hundred thousand). */
 export const LAYER_MAX_FILES = 500_000;
-const LAYER_ARCHIVE_LIMITS: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 1_000_000 };
+const LAYER_MAX_ENTRIES = 1_000_000;
+
+/**
+ * A layer's archive may expand to what its own limits allow (its content plus a header and
+ * padding per entry, 1 KiB at most), whatever its compression ratio: dependency folders full of
+ * near-identical files compress past the 100:1 an import allows, and the layer's byte limit
+ * already stops a bomb at that size.
+ */
+function layerArchiveLimits(maxBytes: number): ArchiveLimits {
+  return { ...DEFAULT_ARCHIVE_LIMITS, maxEntries: LAYER_MAX_ENTRIES, expansionFloorBytes: maxBytes + LAYER_MAX_ENTRIES * 1024 };
+}
 /** Compression level of a saved layer: level 1 packs several times faster than 6 for a few percent more bytes. */
 const GZIP_LEVEL = 1;
+/** Files up to this size are read at once into the archive. */
+const SMALL_FILE_BYTES = 1024 * 1024;
 
 /**
  * Brings the stored layer `target.key` into `tree` in one GET, through the archive guards
@@ -65,7 +77,7 @@ export async function restoreLayer(dir: string, tree: string, target: LayerTarge
   await fs.mkdir(staging, { mode: 0o700 });
   try {
     const limits = { maxBytes: target.maxBytes, maxFiles: LAYER_MAX_FILES, maxFileBytes: target.maxBytes };
-    const summary = await importTarGz({ stream: object.stream, compressedBytes: object.size }, staging, limits, LAYER_ARCHIVE_LIMITS);
+    const summary = await importTarGz({ stream: object.stream, compressedBytes: object.size }, staging, limits, layerArchiveLimits(target.maxBytes));
     const roots: string[] = [];
     for (const root of findLayerRoots(staging)) if (await placeRoot(staging, tree, root, entries)) roots.push(root);
     return { state: { key: target.key, roots, source: 'restored' }, outcome: { status: 'restored', roots, files: summary.files, bytes: summary.bytes } };
@@ -173,10 +185,14 @@ async function packTree(tar: Pack, tree: string, rel: string, counts: { files: n
     counts.files += 1;
     counts.bytes += st.size;
     if (counts.bytes > maxBytes) return false;
-    await new Promise<void>((resolve, reject) => {
-      const sink = tar.entry({ name: rel, type: 'file', size: st.size, mode }, (err) => (err ? reject(err) : resolve()));
-      createReadStream(real).on('error', reject).pipe(sink);
-    });
+    // Dependency files are small: one read each, no stream per file (tens of thousands of them).
+    if (st.size <= SMALL_FILE_BYTES) await addEntry(tar, { name: rel, type: 'file', size: st.size, mode }, readFileSync(real));
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const sink = tar.entry({ name: rel, type: 'file', size: st.size, mode }, (err) => (err ? reject(err) : resolve()));
+        createReadStream(real).on('error', reject).pipe(sink);
+      });
+    }
   } else if (st.isDirectory()) {
     await addEntry(tar, { name: rel, type: 'directory', mode });
     for (const name of readdirSync(real).sort()) if (!(await packTree(tar, tree, `${rel}/${name}`, counts, maxBytes))) return false;
@@ -184,6 +200,6 @@ async function packTree(tar: Pack, tree: string, rel: string, counts: { files: n
   return true;
 }
 
-function addEntry(tar: Pack, header: Parameters<Pack['entry']>[0]): Promise<void> {
-  return new Promise((resolve, reject) => tar.entry(header, (err) => (err ? reject(err) : resolve())));
+function addEntry(tar: Pack, header: Parameters<Pack['entry']>[0], body?: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => tar.entry(header, body ?? Buffer.alloc(0), (err) => (err ? reject(err) : resolve())));
 }

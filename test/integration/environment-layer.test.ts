@@ -116,7 +116,7 @@ describe('cached environment across GitHub runs', () => {
     expect(diff.files.map((f: { path: string }) => f.path)).toEqual(['RESULT_2.txt']);
     const files = (await api.request('GET', `/v1/sessions/${second.sessionId}/workspace/files`)).json.files.map((f: { path: string }) => f.path);
     expect(files.some((p: string) => p.startsWith('node_modules'))).toBe(false);
-    const [pr] = gh.pulls('acme/deps').filter((p) => p.pull.head.ref === second.branch);
+    const [pr] = gh.pulls('acme/deps').filter((p) => p.pull?.head.ref === second.branch);
     expect(pr).toBeDefined();
   }, 180_000);
 

@@ -148,6 +148,16 @@ describe('cached environment layer (runner)', () => {
     expect(existsSync(path.join(tree, 'src'))).toBe(false);
   });
 
+  it('restores a layer that compresses past the 100:1 an archive import allows, up to its own byte limit', async () => {
+    const id = fx.newWorkspaceId();
+    const v1 = await seed(id);
+    const key = keyOf(FP_A, 'repetitive');
+    // 20 MiB of zeros in ~20 KB: past 100:1 and past the import's 16 MiB floor.
+    await putLayer(key, await makeTarGz([{ name: 'node_modules/', type: 'directory', mode: 0o755 }, { name: 'node_modules/zeros.bin', body: Buffer.alloc(20 * 1024 * 1024) }]));
+    const res = expectOk(await call('a', id, v1, { type: 'environment_restore' }, { key, maxBytes: 32 * 1024 * 1024 }));
+    expect(res.result).toMatchObject({ layer: { status: 'restored', files: 1, bytes: 20 * 1024 * 1024 } });
+  });
+
   it('accepts only keys under a tenant repository folder', async () => {
     const id = fx.newWorkspaceId();
     const v1 = await seed(id);

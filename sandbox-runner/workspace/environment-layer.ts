@@ -55,6 +55,8 @@ function layerArchiveLimits(maxBytes: number): ArchiveLimits {
 }
 /** Compression level of a saved layer: level 1 packs several times faster than 6 for a few percent more bytes. */
 const GZIP_LEVEL = 1;
+/** How much of the archive may wait for the compressor before packing pauses. */
+const PACK_BUFFER_BYTES = 8 * 1024 * 1024;
 /** Files up to this size are read at once into the archive. */
 const SMALL_FILE_BYTES = 1024 * 1024;
 
@@ -156,50 +158,80 @@ export async function saveLayer(dir: string, tree: string, target: LayerTarget, 
 
 /** Writes the roots' files into a tar.gz at `file`; undefined once their content passes `maxBytes`. */
 async function packRoots(tree: string, roots: string[], file: string, maxBytes: number): Promise<{ files: number; bytes: number } | undefined> {
-  const tar = pack();
-  const writing = pipeline(tar, createGzip({ level: GZIP_LEVEL }), createWriteStream(file));
-  const counts = { files: 0, bytes: 0 };
+  // A deep buffer: with the default 16 KiB, every 16th small file waits for gzip and the disk.
+  const tar = pack({ highWaterMark: PACK_BUFFER_BYTES } as Parameters<typeof pack>[0]);
+  const writing = pipeline(tar, createGzip({ level: GZIP_LEVEL, chunkSize: 256 * 1024 }), createWriteStream(file));
+  const packer = new Packer(tar, { files: 0, bytes: 0 }, maxBytes);
   let tooLarge = false;
   try {
     for (const root of roots) {
-      if (!(await packTree(tar, tree, root, counts, maxBytes))) {
+      if (!(await packTree(packer, tree, root))) {
         tooLarge = true;
         break;
       }
     }
+    await packer.flush();
     tar.finalize();
   } catch (err) {
     tar.destroy(err as Error);
   }
   await writing;
-  return tooLarge ? undefined : counts;
+  return tooLarge ? undefined : packer.counts;
+}
+
+/**
+ * Adds entries without waiting for each one to be written (waiting per entry costs a trip through
+ * the compressor for every small file, several times the packing itself); it waits once the
+ * bytes queued since the last wait pass half the buffer. Entries are written in order, so the
+ * last one's callback means all before it are out.
+ */
+class Packer {
+  private queued = 0;
+  private last: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(
+    readonly tar: Pack,
+    readonly counts: { files: number; bytes: number },
+    readonly maxBytes: number,
+  ) {}
+
+  async add(header: Parameters<Pack['entry']>[0], body: Buffer = Buffer.alloc(0)): Promise<void> {
+    this.last = new Promise<void>((resolve, reject) => this.tar.entry(header, body, (err) => (err ? reject(err) : resolve())));
+    this.last.catch((err: unknown) => (this.failure ??= err));
+    this.queued += body.length + 512;
+    if (this.queued > PACK_BUFFER_BYTES / 2) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    this.queued = 0;
+    await this.last;
+    if (this.failure !== undefined) throw this.failure;
+  }
 }
 
 /** Adds `rel` and everything under it; false once the content passes `maxBytes`. Sockets and devices are left out. */
-async function packTree(tar: Pack, tree: string, rel: string, counts: { files: number; bytes: number }, maxBytes: number): Promise<boolean> {
+async function packTree(packer: Packer, tree: string, rel: string): Promise<boolean> {
   const real = path.join(tree, rel);
   const st = lstatSync(real);
   const mode = st.mode & 0o777;
-  if (st.isSymbolicLink()) await addEntry(tar, { name: rel, type: 'symlink', linkname: readlinkSync(real), mode: 0o777 });
+  if (st.isSymbolicLink()) await packer.add({ name: rel, type: 'symlink', linkname: readlinkSync(real), mode: 0o777 });
   else if (st.isFile()) {
-    counts.files += 1;
-    counts.bytes += st.size;
-    if (counts.bytes > maxBytes) return false;
+    packer.counts.files += 1;
+    packer.counts.bytes += st.size;
+    if (packer.counts.bytes > packer.maxBytes) return false;
     // Dependency files are small: one read each, no stream per file (tens of thousands of them).
-    if (st.size <= SMALL_FILE_BYTES) await addEntry(tar, { name: rel, type: 'file', size: st.size, mode }, readFileSync(real));
+    if (st.size <= SMALL_FILE_BYTES) await packer.add({ name: rel, type: 'file', size: st.size, mode }, readFileSync(real));
     else {
+      await packer.flush();
       await new Promise<void>((resolve, reject) => {
-        const sink = tar.entry({ name: rel, type: 'file', size: st.size, mode }, (err) => (err ? reject(err) : resolve()));
+        const sink = packer.tar.entry({ name: rel, type: 'file', size: st.size, mode }, (err) => (err ? reject(err) : resolve()));
         createReadStream(real).on('error', reject).pipe(sink);
       });
     }
   } else if (st.isDirectory()) {
-    await addEntry(tar, { name: rel, type: 'directory', mode });
-    for (const name of readdirSync(real).sort()) if (!(await packTree(tar, tree, `${rel}/${name}`, counts, maxBytes))) return false;
+    await packer.add({ name: rel, type: 'directory', mode });
+    for (const name of readdirSync(real).sort()) if (!(await packTree(packer, tree, `${rel}/${name}`))) return false;
   }
   return true;
-}
-
-function addEntry(tar: Pack, header: Parameters<Pack['entry']>[0], body?: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => tar.entry(header, body ?? Buffer.alloc(0), (err) => (err ? reject(err) : resolve())));
 }

@@ -1,4 +1,4 @@
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -132,6 +132,13 @@ describe('cached environment across GitHub runs', () => {
     const dropped = await api.request('DELETE', '/v1/github/repositories/acme/deps/environment');
     expect(dropped.status).toBe(200);
     expect(dropped.json).toEqual({ repository: 'acme/deps', deleted: 1 });
+    expect(await layerKeys()).toEqual([]);
+
+    // Disconnecting the repository drops its layers too.
+    const s3 = await stack.deps.workspaceStorage({ ...LOCAL_S3_CREDENTIALS });
+    await s3.send(new PutObjectCommand({ Bucket: stack.deps.config.bucket, Key: `${PREFIX}${'d'.repeat(64)}.tar.gz`, Body: 'layer' }));
+    expect(await layerKeys()).toHaveLength(1);
+    expect((await api.request('DELETE', '/v1/github/repositories/acme/deps')).status).toBe(204);
     expect(await layerKeys()).toEqual([]);
   });
 });

@@ -68,9 +68,7 @@ export const runnerRequestSchema = z.object({
 
 export type RunnerRequest = z.input<typeof runnerRequestSchema>;
 export type ParsedRunnerRequest = z.output<typeof runnerRequestSchema>;
-export type WorkspaceTarget = z.infer<typeof workspaceTargetSchema>;
 export type StorageCredentials = z.infer<typeof credentialsSchema>;
-export type EnvironmentLayerTarget = z.infer<typeof environmentLayerSchema>;
 
 export type RunnerErrorKind =
   /** The operation's input was wrong in a way the model can fix (missing file, path outside). */

@@ -851,7 +851,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -950,7 +950,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1129,7 +1129,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -2949,6 +2949,8 @@ export interface components {
       reloadFromSeq: number | null;
       source: components["schemas"]["SessionSource"];
       setup: components["schemas"]["SessionSetup"];
+      /** @description The agent's task list as its last TodoWrite call left it (empty until it writes one) */
+      todos: components["schemas"]["TodoItem"][];
     };
     /** @description The session's total over all turns, with its cost */
     Usage: {
@@ -3041,6 +3043,14 @@ export interface components {
       /** @description A cached environment was restored instead of running the commands */
       restored?: boolean;
     }) | null;
+    TodoItem: {
+      /** @description What to do, imperative ("Run the tests") */
+      content: string;
+      /** @enum {string} */
+      status: "pending" | "in_progress" | "completed";
+      /** @description The entry in the present continuous ("Running the tests"), shown while it is in progress */
+      activeForm: string;
+    };
     CreateSession: {
       title?: string;
       /** @description Seed files: relative path → text, or { base64 } for binary */
@@ -3229,7 +3239,7 @@ export interface components {
       /** @description The TurnEvent objects, without text_delta */
       events: unknown[];
     };
-    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
+    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
     /** @description The first event of every turn */
     TurnStartEvent: {
       /** @enum {string} */
@@ -3302,6 +3312,12 @@ export interface components {
       input?: unknown;
       message: string;
     };
+    /** @description The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it */
+    TodosEvent: {
+      /** @enum {string} */
+      type: "todos";
+      todos: components["schemas"]["TodoItem"][];
+    };
     /** @description A call was refused */
     PermissionDeniedEvent: {
       /** @enum {string} */
@@ -3355,6 +3371,8 @@ export interface components {
       durationMs: number;
       outputTail: string;
       error?: string;
+      /** @description The workspace version the set-up left: the turn's diff starts there */
+      workspaceVersion?: number;
     };
     /** @description The last event of every turn */
     TurnEndEvent: {

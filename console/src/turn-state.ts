@@ -34,6 +34,8 @@ export interface TurnState {
   usage?: Schemas['Usage'];
   /** The turn ended and the stored log shows it now. */
   settled?: boolean;
+  /** The agent's task list as this turn last wrote it (TodoWrite). */
+  todos?: Schemas['TodoItem'][];
 }
 
 export const emptyTurn = (now = Date.now()): TurnState => ({ items: [], callStart: now, startedAt: now });
@@ -67,12 +69,18 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
       return { ...s, callStart: now, items: updateTool(s, event.toolUseId, () => ({ endedAt: now, result: resultText(event.content), isError: event.isError, waiting: undefined })) };
     case 'permission_request':
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ waiting: event.message })) };
+    case 'todos':
+      return { ...s, todos: event.todos };
     case 'permission_denied':
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ denied: true, waiting: undefined })) };
     case 'model_retry':
       return { ...s, items: [...s.items, { kind: 'notice', text: `Model call failed (${event.error}); retry ${event.attempt} in ${Math.round(event.delayMs / 1_000)} s.` }] };
     case 'model_fallback':
       return { ...s, items: [...s.items, { kind: 'notice', text: `Switched model from ${event.from} to ${event.to}.` }] };
+    case 'setup_start':
+      return { ...s, items: [...s.items, { kind: 'notice', text: `Set-up steps running: ${event.command.split('\n')[0]} (limit ${event.timeoutSeconds} s).` }] };
+    case 'setup_end':
+      return { ...s, items: [...s.items, { kind: 'notice', text: `Set-up steps ${event.status}${event.exitCode !== null && event.status !== 'succeeded' ? ` (exit code ${event.exitCode})` : ''} after ${(event.durationMs / 1_000).toFixed(1)} s.` }] };
     case 'turn_end':
       return { ...s, usage: event.usage, end: { stopReason: event.stopReason, usage: event.usage, error: event.error, budget: event.budget, at: now } };
     default:

@@ -58,10 +58,11 @@ export async function runTurnLoop(
   }
   const notifier = await reportBackgroundAgents(deps, run, recorder, conversation);
   if (run.opts.prompt !== undefined) {
-    // Only a turn with a prompt runs them: their note goes in front of it, in the same message.
+    // Only a turn with a prompt runs them: their note follows it in the same message (the
+    // prompt stays the message's first block, which names an untitled session).
     const setupNote = run.continuation ? undefined : await runSetupSteps(deps, { ...run, workspace: tools.workspace, signal: tools.signal });
     const note = setupNote === undefined ? [] : [{ type: 'text' as const, text: setupNote }];
-    conversation.push(await recorder.append('prompt', 'user', [...note, { type: 'text', text: run.opts.prompt }]));
+    conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }, ...note]));
   }
   const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder) };
   await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, ...tools }));
@@ -108,6 +109,7 @@ function turnRun(
     toolContext: {
       sessionId: session.sessionId, turnId, workspace: loop.workspace, signal: loop.signal, log,
       persistedResults: createPersistedResultReader(deps.blobs, session.sessionId), subagents,
+      todos: { write: (todos) => recorder.saveTodos(todos) },
     },
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };

@@ -32,7 +32,7 @@ function fenced(text: string, max: number): string {
 }
 
 /**
- * The note the model gets in front of the first prompt after the set-up ended: that it ran, and
+ * The note the model gets with the first prompt after the set-up ended: that it ran, and
  * when it did not succeed, how it failed and the end of its output, so the model knows what is
  * (not) installed instead of finding out by trial.
  */

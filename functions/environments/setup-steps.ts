@@ -52,7 +52,7 @@ interface SetupPlan {
  * else the workspace's `.stratus/setup.sh`, in the session's sandbox with the set-up allow-list
  * (registries plus the session's own list), under their own time limit. The outcome is stored
  * in the session (`setup`, claimed under the lease so no two turns run it), shown as
- * `setup_start` / `setup_end` events, and returned as a note for the model's first prompt.
+ * `setup_start` / `setup_end` events, and returned as a note that joins the first prompt.
  * A turn that finds a `running` record left by a dead turn marks it `interrupted` and says so.
  */
 export async function runSetupSteps(deps: SetupStepsDeps, turn: SetupTurn): Promise<string | undefined> {
@@ -68,8 +68,10 @@ export async function runSetupSteps(deps: SetupStepsDeps, turn: SetupTurn): Prom
   if (!(await deps.sessions.claimSetup(turn.session.sessionId, turn.owner, started))) return undefined;
   turn.events.push({ type: 'setup_start', source: plan.source, command: plan.command, allowedDomains: plan.allowedDomains, timeoutSeconds: plan.timeoutSeconds });
   const final = { ...(await runOrRestore(deps, turn, plan, started)), endedAt: new Date(deps.clock()).toISOString() };
-  await deps.sessions.updateUnderLease(turn.session.sessionId, turn.owner, { setup: final, workspace: turn.workspace.workspace });
-  turn.events.push(endEvent(final));
+  // What the set-up installed is not the agent's change: the session's diff starts after it.
+  const workspace = turn.workspace.workspace;
+  await deps.sessions.updateUnderLease(turn.session.sessionId, turn.owner, { setup: final, workspace, workspaceBase: workspace.version });
+  turn.events.push({ ...endEvent(final), workspaceVersion: workspace.version });
   turn.log.info('set-up steps ended', { status: final.status, exitCode: final.exitCode, durationMs: final.durationMs });
   return setupNoteForModel(final);
 }
@@ -134,15 +136,18 @@ function timeLimit(deps: SetupStepsDeps, seconds: number, deadlineAt: number | u
   return Math.max(1, Math.min(seconds, left));
 }
 
-/** The set-up file's text, undefined when the workspace has none, or why it cannot be read (a directory, too large, ...). */
+/**
+ * The set-up file's text, undefined when the workspace has none, or why it cannot be read (a
+ * directory, too large, the runner failing): a set-up that could not even be read is a failed
+ * set-up the model and the user hear of, not a failed turn.
+ */
 async function readSetupFile(workspace: WorkspaceSession): Promise<{ script: string; error?: string } | undefined> {
   try {
     const read = await workspace.run({ type: 'read', path: `${VIRTUAL_ROOT}/${SETUP_FILE}` });
     return read.kind === 'text' ? { script: read.content } : { script: '', error: `${SETUP_FILE} is not a text file.` };
   } catch (err) {
     if (err instanceof WorkspaceInputError && /does not exist/.test(err.message)) return undefined;
-    if (err instanceof WorkspaceInputError) return { script: '', error: `${SETUP_FILE} could not be read: ${err.message}` };
-    throw err;
+    return { script: '', error: `${SETUP_FILE} could not be read: ${errorMessage(err).slice(0, 1_000)}` };
   }
 }
 
@@ -192,7 +197,7 @@ async function markInterrupted(deps: SetupStepsDeps, turn: SetupTurn, left: Setu
   return setupNoteForModel(final);
 }
 
-function endEvent(setup: SetupRecord): TurnEvent {
+function endEvent(setup: SetupRecord): Extract<TurnEvent, { type: 'setup_end' }> {
   return {
     type: 'setup_end', status: setup.status, exitCode: setup.exitCode ?? null, timedOut: setup.timedOut === true,
     durationMs: setup.durationMs ?? 0, outputTail: setup.outputTail ?? '', ...(setup.error ? { error: setup.error } : {}),

@@ -48,6 +48,7 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
     reloadFromSeq: record.reloadFromSeq ?? null,
     source: record.source ?? null,
     setup: record.setup ?? null,
+    todos: record.todos ?? [],
   };
 }
 

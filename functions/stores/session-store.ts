@@ -103,7 +103,8 @@ export interface SessionRecord {
   /**
    * The workspace version the session's first turn started from (written with that turn's lease):
    * where `GET …/workspace/diff` starts, so content imported before it is not counted as the
-   * agent's change. Absent until a turn runs.
+   * agent's change. Absent until a turn runs. Set-up steps move it to the version they leave:
+   * what they installed is not the agent's change either (functions/environments/setup-steps.ts).
    */
   workspaceBase?: number;
   /** The Bash cwd as the model sees it (under /workspace). */
@@ -138,13 +139,23 @@ export interface SessionRecord {
   autoCompactFailures?: number;
   /** What the set-up steps did before the first turn; absent when there were none (setup-record.ts). */
   setup?: SetupRecord;
+  /** The main agent's task list as its last TodoWrite call left it (absent until it writes one). */
+  todos?: TodoItem[];
+}
+
+/** One entry of an agent's task list (the TodoWrite tool's input). */
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  /** The entry in the present continuous, shown while it is in progress ("Running the tests"). */
+  activeForm: string;
 }
 
 export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend' | 'setup'
+    | 'autoCompactFailures' | 'turnSpend' | 'todos' | 'setup' | 'workspaceBase'
   >
 >;
 

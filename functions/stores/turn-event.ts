@@ -1,5 +1,6 @@
 import type { ContentBlock, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { SetupRecord } from './setup-record.ts';
+import type { TodoItem } from './session-store.ts';
 
 /**
  * The records of a turn as the event log stores them and clients read them. They live with the
@@ -41,6 +42,8 @@ export type TurnEvent =
   | { type: 'turn_continued'; turnId: string; eventsUrl: string }
   /** A call waits for an answer: POST /v1/sessions/:id/permissions/:toolUseId. */
   | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string }
+  /** The main agent rewrote its task list (TodoWrite): the whole list, as `GET /v1/sessions/:id` now shows it. */
+  | { type: 'todos'; todos: TodoItem[] }
   /** A call was refused; `suggestion` appears when the count suggests adding a rule. */
   | { type: 'permission_denied'; toolUseId: string; toolName: string; count: number; suggestion?: string }
   /** The streamed text since the last assistant_message was discarded (a broken stream); a retry follows. */
@@ -50,8 +53,12 @@ export type TurnEvent =
   | { type: 'model_fallback'; from: string; to: string }
   /** The session's set-up steps start (before the first model call of its first turn): where they come from and what they may reach. */
   | { type: 'setup_start'; source: SetupRecord['source']; command: string; allowedDomains: string[]; timeoutSeconds: number }
-  /** The set-up steps ended: `status` `succeeded`, `failed` or `interrupted`, with the output's tail. The session's `setup` keeps the same. */
-  | { type: 'setup_end'; status: SetupRecord['status']; exitCode: number | null; timedOut: boolean; durationMs: number; outputTail: string; error?: string }
+  /**
+   * The set-up steps ended: `status` `succeeded`, `failed` or `interrupted`, with the output's tail;
+   * the session's `setup` keeps the same. `workspaceVersion`: the version they left, where the
+   * turn's (and the session's) diff starts, so what they installed is not counted as the agent's.
+   */
+  | { type: 'setup_end'; status: SetupRecord['status']; exitCode: number | null; timedOut: boolean; durationMs: number; outputTail: string; error?: string; workspaceVersion?: number }
   /** The last event of every turn. `crashed`: the turn's process died; a reader that noticed wrote this (without `workspaceVersion`, the version the turn left). */
   | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string; budget?: string; workspaceVersion?: number };
 

@@ -13,6 +13,7 @@ import { gitCheckoutOp, type GitCheckoutResult } from './git-checkout-op.ts';
 import { gitPublishOp, type GitPublishResult } from './git-publish-op.ts';
 import { listFilesOp, type ListFilesResult } from './list-files-op.ts';
 import { editOp, type EditResult } from './edit-op.ts';
+import { notebookEditOp, type NotebookEditResult } from './notebook-edit-op.ts';
 import { globOp, type GlobResult } from './glob-op.ts';
 import { grepOp, type GrepResult } from './grep-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
@@ -27,6 +28,7 @@ export const RUNNER_OPS = {
   read: readOp,
   write: writeOp,
   edit: editOp,
+  notebook_edit: notebookEditOp,
   glob: globOp,
   grep: grepOp,
   task_output: taskOutputOp,
@@ -51,6 +53,7 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   readOp.schema,
   writeOp.schema,
   editOp.schema,
+  notebookEditOp.schema,
   globOp.schema,
   grepOp.schema,
   taskOutputOp.schema,
@@ -76,6 +79,7 @@ export type OpResult =
   | ReadResult
   | WriteResult
   | EditResult
+  | NotebookEditResult
   | GlobResult
   | GrepResult
   | TaskOutputResult
@@ -110,13 +114,13 @@ export type {
   GitCheckoutResult,
   GitPublishResult,
   ListFilesResult,
+  NotebookEditResult,
   ReadResult,
   TaskOutputResult,
   TaskStopResult,
   WriteResult,
   WorkspaceDiffResult,
 };
-export type { ChangeKind, FileChange, SkipReason } from './workspace-diff-op.ts';
 export type { FileStateEntry } from './files/file-state.ts';
 export type { NotebookCell } from './files/notebook.ts';
-export type { LayerOutcome, SaveOutcome } from '../workspace/environment-layer.ts';
+export type { LayerOutcome } from '../workspace/environment-layer.ts';

@@ -114,7 +114,8 @@ function notebookCells(text: string, resolved: ResolvedPath, asGiven: string): N
   try {
     cells = parseNotebook(text);
   } catch (err) {
-    throw new ToolInputError(`Cannot read ${resolved.virtual} as a notebook: ${(err as Error).message}`);
+    // The parser's own message, as it is (docs/tools.md, "NotebookEdit").
+    throw new ToolInputError((err as Error).message);
   }
   const size = Buffer.byteLength(JSON.stringify(cells));
   if (size > READ_MAX_BYTES) {

@@ -91,19 +91,23 @@ function sessionRange(record: SessionRecord, q: Query): { from: number; to: numb
 
 /**
  * A turn's versions, from its turn_start and turn_end events. A turn still running, or one that
- * crashed (a reader wrote its end without the version), reaches to the current version.
+ * crashed (a reader wrote its end without the version), reaches to the current version. A first
+ * turn that ran set-up steps starts where they left the workspace (their setup_end follows
+ * turn_start and setup_start): what they installed is not the agent's change.
  */
 async function turnRange(deps: Pick<Deps, 'events'>, record: SessionRecord, q: Query): Promise<{ from: number; to: number }> {
   const turnId = q.turn!;
   if (q.from !== undefined || q.to !== undefined) throw new UserError('Give either "turn" or "from"/"to", not both.');
   const unknown = () => new NotFoundError(`Turn ${showId(turnId)} not found in session ${record.sessionId}.`);
   if (!isId('turn', turnId)) throw unknown();
-  const [first] = await deps.events.listAfter(record.sessionId, turnId, -1, 1);
+  const head = await deps.events.listAfter(record.sessionId, turnId, -1, 3);
+  const first = head[0];
   if (!first) throw unknown();
+  const setupEnd = head.find((e) => e.event.type === 'setup_end')?.event as { workspaceVersion?: number } | undefined;
   if (first.event.type !== 'turn_start' || first.event.workspaceVersion === undefined) {
     throw new NotFoundError(`Turn ${turnId} has no recorded workspace versions (it ran before they were recorded); use "from" and "to".`, 'versions_not_recorded');
   }
   const last = await deps.events.last(record.sessionId, turnId);
   const end = last?.event.type === 'turn_end' ? last.event.workspaceVersion : undefined;
-  return { from: first.event.workspaceVersion, to: end ?? record.workspace.version };
+  return { from: setupEnd?.workspaceVersion ?? first.event.workspaceVersion, to: end ?? record.workspace.version };
 }

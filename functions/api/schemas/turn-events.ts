@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { usageSchema } from './common.ts';
+import { todoItemSchema, usageSchema } from './common.ts';
 
 /**
  * What a turn's event log holds and its SSE stream sends (functions/stores/turn-event.ts): each
@@ -35,6 +35,7 @@ const events = {
   permission_request: z
     .object({ type: z.literal('permission_request'), toolUseId: z.string(), toolName: z.string(), input: z.unknown(), message: z.string() })
     .describe('A call waits for an answer: POST /v1/sessions/{id}/permissions/{toolUseId}'),
+  todos: z.object({ type: z.literal('todos'), todos: z.array(todoItemSchema) }).describe('The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it'),
   permission_denied: z
     .object({ type: z.literal('permission_denied'), toolUseId: z.string(), toolName: z.string(), count: z.number().int(), suggestion: z.string().optional() })
     .describe('A call was refused'),
@@ -47,7 +48,7 @@ const events = {
     .object({ type: z.literal('setup_start'), source: z.enum(['repository_file', 'repository_setting', 'session_setting']), command: z.string(), allowedDomains: z.array(z.string()), timeoutSeconds: z.number().int() })
     .describe("The session's set-up steps start, before the first model call of its first turn (docs/environments.md)"),
   setup_end: z
-    .object({ type: z.literal('setup_end'), status: z.enum(['running', 'succeeded', 'failed', 'interrupted']), exitCode: z.number().int().nullable(), timedOut: z.boolean(), durationMs: z.number(), outputTail: z.string(), error: z.string().optional() })
+    .object({ type: z.literal('setup_end'), status: z.enum(['running', 'succeeded', 'failed', 'interrupted']), exitCode: z.number().int().nullable(), timedOut: z.boolean(), durationMs: z.number(), outputTail: z.string(), error: z.string().optional(), workspaceVersion: z.number().int().optional().describe('The workspace version the set-up left: the turn\'s diff starts there') })
     .describe('The set-up steps ended; the session\'s `setup` holds the same'),
   turn_end: z
     .object({ type: z.literal('turn_end'), turnId: z.string(), stopReason: turnStopReasonSchema, usage: usageSchema, error: z.string().optional(), budget: z.string().optional().describe('With `budget_exceeded`: which budget'), workspaceVersion: z.number().int().optional().describe('The workspace version the turn leaves (absent when a reader ended a crashed turn)') })

@@ -51,6 +51,24 @@ describe('SessionStore leases and MessageStore appends (against the DynamoDB pro
     expect((await sessions.get('s1'))!.lease).toBeUndefined();
   });
 
+  it('lets only the lease holder claim the set-up, once: a second claim, or one by a holder whose lease was taken, is refused', async () => {
+    await sessions.create(record('s-setup'));
+    const setup = { status: 'running' as const, source: 'repository_file' as const, turnId: 't1', startedAt: '2026-01-01T00:00:00.000Z', timeoutSeconds: 600, allowedDomains: ['registry.npmjs.org'] };
+    await sessions.acquireLease('s-setup', { owner: 'a', turnId: 't1', expiresAt: 1_000 }, 0);
+    // Two claims at once by the holder: exactly one wins.
+    const both = await Promise.all([sessions.claimSetup('s-setup', 'a', setup), sessions.claimSetup('s-setup', 'a', { ...setup, turnId: 't1b' })]);
+    expect(both.filter(Boolean)).toHaveLength(1);
+    expect((await sessions.get('s-setup'))!.setup).toMatchObject({ status: 'running', allowedDomains: ['registry.npmjs.org'] });
+    // A turn that took over the dead holder's lease finds the record and cannot claim again; the old holder cannot either.
+    await sessions.acquireLease('s-setup', { owner: 'b', turnId: 't2', expiresAt: 5_000 }, 1_001);
+    expect(await sessions.claimSetup('s-setup', 'b', { ...setup, turnId: 't2' })).toBe(false);
+    await sessions.create(record('s-setup-2'));
+    await sessions.acquireLease('s-setup-2', { owner: 'a', turnId: 't1', expiresAt: 1_000 }, 0);
+    await sessions.acquireLease('s-setup-2', { owner: 'b', turnId: 't2', expiresAt: 5_000 }, 1_001);
+    expect(await sessions.claimSetup('s-setup-2', 'a', setup)).toBe(false);
+    expect((await sessions.get('s-setup-2'))!.setup).toBeUndefined();
+  });
+
   it('404s a lease on a missing session and hides other tenants', async () => {
     await expect(sessions.acquireLease('missing', { owner: 'a', turnId: 't', expiresAt: 1 }, 0)).rejects.toBeInstanceOf(NotFoundError);
     await sessions.create(record('s2'));

@@ -127,6 +127,8 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
     'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.');
   ack(stack.workspaceAccess.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.workspaces}*]`,
     'The ceiling of the workspace-access role. Nothing uses it as is: every AssumeRole carries a session policy narrowing it to workspaces/{id}/* of one session (functions/runner-client/sts-credentials.ts).');
+  ack(stack.workspaceAccess.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.environments}*]`,
+    'The ceiling for cached environment layers. Every AssumeRole for them carries a session policy naming one layer key, or one tenant repository folder for deletion (sandbox-runner/common/environment-policy.ts).');
   ack(stack.workspaceAccess.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.workspaces}*/uploads/*]`,
     'Deleting staged uploads once imported; the session policy narrows it to workspaces/{id}/uploads/* of one session.');
 }

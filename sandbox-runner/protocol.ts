@@ -17,6 +17,7 @@ export type * from './ops/index.ts';
 
 import { VIRTUAL_ROOT } from './common/virtual-paths.ts';
 import { allowListSchema } from './common/network-allow-list.ts';
+import { ENVIRONMENT_LAYER_KEY } from './common/environment-layer-key.ts';
 
 const credentialsSchema = z.object({
   accessKeyId: z.string(),
@@ -34,6 +35,18 @@ export const workspaceTargetSchema = z.object({
   credentials: credentialsSchema,
 });
 
+/**
+ * The session's cached environment (docs/workspaces.md, "The cached environment"): the layer's
+ * key, credentials that reach that one object (read; read and write for `environment_save`), and
+ * the most bytes it may hold. With it, the runner restores the layer beside the workspace when
+ * its copy lacks it, and new dependency directories belong to the layer, not the workspace.
+ */
+export const environmentLayerSchema = z.object({
+  key: z.string().regex(ENVIRONMENT_LAYER_KEY),
+  credentials: credentialsSchema,
+  maxBytes: z.number().int().positive(),
+});
+
 export const runnerRequestSchema = z.object({
   sessionId: z.string(),
   workspace: workspaceTargetSchema,
@@ -49,6 +62,7 @@ export const runnerRequestSchema = z.object({
   network: z
     .object({ allowedDomains: allowListSchema, egressToken: z.string().max(16_384).optional() })
     .default({ allowedDomains: [] }),
+  environment: environmentLayerSchema.optional(),
   op: runnerOpSchema,
 });
 

@@ -15,6 +15,7 @@ import { LimitExceededError } from './workspace/limits.ts';
 import { DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './workspace/archive-guards.ts';
 import { LocalCopy, type LocalState, type SnapshotPolicy } from './workspace/local-copy.ts';
 import { createWarmCopies, type WarmCopies } from './workspace/warm-copies.ts';
+import type { LayerTarget } from './workspace/environment-layer.ts';
 import { RemoteWorkspace, VersionConflictError, WorkspaceMissingError } from './workspace/remote-workspace.ts';
 
 export interface RunnerDeps {
@@ -82,7 +83,7 @@ export function createRunner(deps: RunnerDeps): RunnerWithCopies {
       .use(request.workspace.id, async (dir) => {
         // Only the runner's own user may enter its directories (commands run in namespaces).
         await fs.mkdir(workspacesDir, { recursive: true, mode: 0o700 });
-        local = new LocalCopy(dir, deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache, deps.snapshots);
+        local = new LocalCopy(dir, deps.workspaceLimits ?? DEFAULT_WORKSPACE_LIMITS, stateCache, deps.snapshots, layerTarget(deps, request));
         return execute(deps, local, request, (until) => copies.retain(request.workspace.id, until), log);
       })
       .catch((err: unknown) => {
@@ -91,6 +92,13 @@ export function createRunner(deps: RunnerDeps): RunnerWithCopies {
       });
   };
   return Object.assign(runner, { warmCopies: copies });
+}
+
+/** The request's environment layer, reached with its own credentials (never the workspace's). */
+function layerTarget(deps: RunnerDeps, request: ParsedRunnerRequest): LayerTarget | undefined {
+  const env = request.environment;
+  if (!env) return undefined;
+  return { key: env.key, maxBytes: env.maxBytes, store: new RemoteWorkspace(deps.s3ForCredentials(env.credentials), request.workspace.bucket, request.workspace.id) };
 }
 
 /** What an op that does not need the copy reports as its sync: nothing was read. */

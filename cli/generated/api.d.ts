@@ -2560,7 +2560,10 @@ export interface paths {
         };
       };
     };
-    /** Disconnect a repository */
+    /**
+     * Disconnect a repository
+     * @description Its runs stop starting, and its cached environments (the set-up's dependency layers) are removed.
+     */
     delete: {
       parameters: {
         path: {
@@ -2686,6 +2689,48 @@ export interface paths {
         };
         /** @description Missing, invalid or revoked bearer token */
         401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/repositories/{owner}/{name}/environment": {
+    /**
+     * Drop a repository's cached environment
+     * @description Removes every cached environment layer of this tenant's repository (docs/workspaces.md, "The cached environment"): the next run's set-up steps run in full and store a new one. Sessions already running keep the layer their runner holds. 404 when the tenant has not connected the repository.
+     */
+    delete: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+        };
+      };
+      responses: {
+        /** @description The layers are gone */
+        200: {
+          content: {
+            "application/json": components["schemas"]["DroppedEnvironment"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
           content: {
             "application/json": components["schemas"]["Error"];
           };
@@ -3709,6 +3754,11 @@ export interface components {
       } | null;
       createdAt: string;
       updatedAt: string;
+    };
+    DroppedEnvironment: {
+      repository: string;
+      /** @description Layers removed (one per set-up fingerprint stored) */
+      deleted: number;
     };
   };
   responses: never;

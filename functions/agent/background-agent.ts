@@ -134,6 +134,7 @@ function toolContext(deps: TurnDeps, session: SessionRecord, record: BackgroundA
     deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd, fileState: session.fileState,
     allowedDomains: session.settings?.allowedDomains, requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
     storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
+    ...(session.environment ? { environment: session.environment } : {}),
   });
   return {
     sessionId: session.sessionId, turnId: record.agentId, toolUseId: record.toolUseId, workspace, signal: held.signal, log: held.log,

@@ -25,7 +25,7 @@ type ProjectContextDeps = Pick<TurnDeps, 'config' | 'tenantSettings'>;
 
 /**
  * Loads what the model is told about its project at a turn's start: the tenant's settings, the
- * environment section (taken once per session and kept in `workspace.environment`, which the
+ * environment section (taken once per session and kept in `workspace.environmentSection`, which the
  * recorder stores with the session), and the root instructions files with their imports, read
  * from the workspace version the turn starts on. Reads under the workspace then bring the
  * instructions of subdirectories along (`workspace.instructionsLookup`).
@@ -39,8 +39,8 @@ export async function loadProjectContext(deps: ProjectContextDeps, session: Sess
   // An empty workspace (version 0: never seeded, imported or written) has no files and no git to
   // look at: no runner call, and nothing stored, so the snapshot is taken once there is something.
   const empty = workspace.version === 0;
-  if (!empty) workspace.environment ??= session.environment ?? (await takeEnvironmentSnapshot(workspace, facts));
-  const environment = workspace.environment ?? renderEnvironment({}, facts);
+  if (!empty) workspace.environmentSection ??= session.environmentSection ?? (await takeEnvironmentSnapshot(workspace, facts));
+  const environment = workspace.environmentSection ?? renderEnvironment({}, facts);
   const files = empty ? [] : (await workspace.run({ type: 'read_instructions', paths: ROOT_INSTRUCTIONS_PATHS, limits })).files;
   workspace.instructionsLookup = { names: [...INSTRUCTIONS_FILE_NAMES], limits, loaded: files.map((f) => f.path) };
   const fromSettings: SettingInstructions = {

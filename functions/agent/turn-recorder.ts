@@ -95,7 +95,7 @@ export interface RecorderDeps extends AppendDeps {
 }
 
 /** The workspace as the session record keeps it (moves with every append). */
-export type WorkspaceState = () => Pick<SessionPatch, 'workspace' | 'cwd' | 'fileState' | 'attachedInstructions' | 'environment'>;
+export type WorkspaceState = () => Pick<SessionPatch, 'workspace' | 'cwd' | 'fileState' | 'attachedInstructions' | 'environmentSection'>;
 
 export interface TurnOutcome {
   stopReason: TurnStopReason | 'internal_error';

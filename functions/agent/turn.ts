@@ -165,7 +165,7 @@ function recorderOf(deps: TurnDeps, run: TurnRun, workspace: WorkspaceSession): 
   return new TurnRecorder(deps, {
     session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
     workspace: () => ({
-      workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState, attachedInstructions: workspace.attachedInstructions, environment: workspace.environment,
+      workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState, attachedInstructions: workspace.attachedInstructions, environmentSection: workspace.environmentSection,
     }),
   });
 }
@@ -191,6 +191,7 @@ function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
     fileState: session.fileState, allowedDomains: session.settings?.allowedDomains, attachedInstructions: session.attachedInstructions,
     requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
     storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
+    ...(session.environment ? { environment: session.environment } : {}),
   });
 }
 

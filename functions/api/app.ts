@@ -15,6 +15,7 @@ import { createAllowedMethods, noRoute } from './method-not-allowed.ts';
 import { serveOpenApiDocument } from './openapi-document.ts';
 import type { ApiEnv } from './route-app.ts';
 import { githubRoutes, githubWebhookRoutes } from './routes/github.ts';
+import { githubEnvironmentRoutes } from './routes/github-environment.ts';
 import { scheduleRoutes } from './routes/schedules.ts';
 import { tenantSettingsRoutes } from './routes/tenant-settings.ts';
 import { contextRoutes } from './routes/context.ts';
@@ -89,6 +90,7 @@ function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
   v1.route('/schedules', scheduleRoutes(deps));
   v1.route('/tenant', tenantSettingsRoutes(deps));
   v1.route('/github', githubRoutes(deps));
+  v1.route('/github', githubEnvironmentRoutes(deps));
   v1.route('/github', githubInstallationRoutes(deps));
 }
 

@@ -10,6 +10,7 @@ import { allowListEntrySchema } from '../../sandbox-runner/common/network-allow-
 import { DEFAULT_SETUP_REGISTRIES } from '../environment-settings/setup-registries.ts';
 import { MAX_SETUP_TIMEOUT_SECONDS } from '../environment-settings/setup-settings.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
+import { DEFAULT_ENVIRONMENT_MAX_BYTES } from '../../sandbox-runner/common/environment-rules.ts';
 
 
 /** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
@@ -181,6 +182,8 @@ export const configSchema = z.object({
     .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
   /** Bytes each tenant may keep stored (functions/stores/tenant-usage.ts says what counts). */
   tenantStorageQuotaBytes: z.number().int().positive().default(10 * 1024 ** 3),
+  /** Bytes of file content one cached environment layer may hold (docs/workspaces.md, "The cached environment"). */
+  environmentMaxBytes: z.number().int().positive().default(DEFAULT_ENVIRONMENT_MAX_BYTES),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
   /** Sessions' remote MCP servers (functions/mcp): a call that takes longer fails; so does a server that does not connect in time. */
@@ -277,6 +280,6 @@ export function sharedConfig(settings: EnvSettings) {
     setup: defined(settings.setup ?? {}),
     toolSearch: defined({ mode: settings.toolSearchMode }),
     projectContext: defined(settings.projectContext ?? {}),
-    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
+    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, environmentMaxBytes: settings.environmentMaxBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
   };
 }

@@ -57,6 +57,7 @@ export const SETTINGS: Setting[] = [
   { name: 'STRATUS_TENANT_BUDGETS', meaning: 'JSON budgets per tenant id, over `STRATUS_BUDGETS`: `{"acme":{"maxTurns":100}}`', default: 'none', where: 'both' },
   { name: 'STRATUS_MODEL_PRICES', meaning: 'JSON USD per million tokens by model-name prefix, adding to or replacing the built-in list prices: `{"my-model":{"inputPerMTok":1,"outputPerMTok":5,"cacheReadPerMTok":0.1,"cacheWritePerMTok":1.25}}`', default: "Anthropic's list prices", where: 'both' },
   { name: 'STRATUS_TENANT_STORAGE_QUOTA_BYTES', meaning: 'bytes a tenant may keep stored: workspace versions its sessions published and archive uploads waiting to be imported (docs/workspaces.md, storage quota); past it an upload, import or write is refused with 413 `storage_quota`', default: '10737418240 (10 GiB)', where: 'both' },
+  { name: 'STRATUS_ENVIRONMENT_MAX_BYTES', meaning: 'bytes of file content a cached environment (the dependency directories the set-up steps installed, one layer per repository and set-up fingerprint: docs/workspaces.md, the cached environment) may hold; a larger one is not cached, and a stored one past it is not restored', default: '2147483648 (2 GiB)', where: 'both' },
   { name: 'STRATUS_GITHUB_WEBHOOK_SECRET', meaning: 'the GitHub webhook\'s secret; `POST /v1/github/webhook` answers 404 without it', default: 'unset', where: 'both' },
   { name: 'STRATUS_GITHUB_APP_ID', meaning: 'a GitHub App\'s id (with `STRATUS_GITHUB_APP_PRIVATE_KEY`): each run gets an installation token narrowed to its repository', default: 'unset', where: 'both' },
   { name: 'STRATUS_GITHUB_APP_PRIVATE_KEY', meaning: 'the GitHub App\'s private key (PEM)', default: 'unset', where: 'both' },
@@ -84,6 +85,7 @@ export interface EnvSettings {
   permissions?: { defaultMode: string };
   maxToolConcurrency?: number;
   tenantStorageQuotaBytes?: number;
+  environmentMaxBytes?: number;
   toolSearchMode?: 'standard' | 'tst' | 'tst-auto';
   mcp?: { toolTimeoutMs?: number; connectTimeoutMs?: number };
   /** Instructions files and the system prompt (functions/agent/project-context.ts). */
@@ -188,6 +190,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     ...(mode ? { permissions: { defaultMode: mode } } : {}),
     maxToolConcurrency: read.int('STRATUS_MAX_TOOL_CONCURRENCY', 1, 100),
     tenantStorageQuotaBytes: read.int('STRATUS_TENANT_STORAGE_QUOTA_BYTES', 1),
+    environmentMaxBytes: read.int('STRATUS_ENVIRONMENT_MAX_BYTES', 1),
     toolSearchMode: read.oneOf('STRATUS_TOOL_SEARCH', ['standard', 'tst', 'tst-auto'] as const),
     mcp: { toolTimeoutMs: read.int('STRATUS_MCP_TOOL_TIMEOUT_MS', 1), connectTimeoutMs: read.int('STRATUS_MCP_CONNECT_TIMEOUT_MS', 1) },
     projectContext: {

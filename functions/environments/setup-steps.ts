@@ -10,7 +10,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 import type { SetupRecord } from '../stores/setup-record.ts';
 import type { TurnEvent } from '../stores/turn-event.ts';
-import { restoreCachedEnvironment, saveCachedEnvironment } from './environment-layer.ts';
+import { restoreCachedEnvironment, saveCachedEnvironment, type EnvironmentLayerDeps } from './environment-layer.ts';
 import type { EnvironmentScope } from './environment-scope.ts';
 import { setupNoteForModel } from './setup-report.ts';
 
@@ -19,7 +19,7 @@ const OUTPUT_TAIL_CHARS = 8_000;
 /** Time left for the model after a set-up that runs near the invocation's deadline. */
 const DEADLINE_MARGIN_MS = 60_000;
 
-export type SetupStepsDeps = Pick<Deps, 'sessions' | 'outbound' | 'clock'> & {
+export type SetupStepsDeps = Pick<Deps, 'sessions' | 'outbound' | 'clock'> & EnvironmentLayerDeps & {
   config: { egress: Deps['config']['egress']; setup: Deps['config']['setup'] };
 };
 
@@ -84,14 +84,14 @@ export async function runSetupSteps(deps: SetupStepsDeps, turn: SetupTurn): Prom
 async function runOrRestore(deps: SetupStepsDeps, turn: SetupTurn, plan: SetupPlan, started: SetupRecord): Promise<SetupRecord> {
   if (plan.readError !== undefined) return { ...started, status: 'failed', error: plan.readError, durationMs: 0 };
   const scope = environmentScope(turn.session, plan);
-  const restored = await restoreCachedEnvironment(deps, scope).then(
+  const restored = await restoreCachedEnvironment(deps, scope, turn.workspace).then(
     (r) => r.restored,
     (err: unknown) => (turn.log.warn('could not restore the cached environment', { error: errorMessage(err) }), false),
   );
   if (restored) return { ...started, status: 'succeeded', restored: true, durationMs: 0 };
   const ended = await execute(turn, plan, started, deps.clock);
   if (ended.status === 'succeeded') {
-    await saveCachedEnvironment(deps, scope).catch((err: unknown) => turn.log.warn('could not save the cached environment', { error: errorMessage(err) }));
+    await saveCachedEnvironment(deps, scope, turn.workspace).catch((err: unknown) => turn.log.warn('could not save the cached environment', { error: errorMessage(err) }));
   }
   return ended;
 }

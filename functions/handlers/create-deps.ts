@@ -166,12 +166,11 @@ function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: L
 
 /** The local stack hands the runner the local S3 server's static credentials. */
 function staticCredentials(config: StratusConfig): WorkspaceCredentialSource {
-  return {
-    async forWorkspace() {
-      if (!config.localCredentials) {
-        throw new Error('No workspace credential source: in AWS, the scoped STS credential minter must be configured.');
-      }
-      return { ...config.localCredentials };
-    },
+  const local = async () => {
+    if (!config.localCredentials) {
+      throw new Error('No workspace credential source: in AWS, the scoped STS credential minter must be configured.');
+    }
+    return { ...config.localCredentials };
   };
+  return { forWorkspace: local, forEnvironment: local };
 }

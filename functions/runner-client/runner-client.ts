@@ -1,6 +1,7 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { LazyClient } from '../shared/lazy-client.ts';
 import type { RunnerRequest, RunnerResponse, StorageCredentials } from '../../sandbox-runner/protocol.ts';
+import type { EnvironmentAccess } from '../../sandbox-runner/common/environment-policy.ts';
 import { RunnerFailedError } from './runner-errors.ts';
 import { isConnectionReset, isRetryableOnReset, RUNNER_RESET_RETRIES } from './runner-retry.ts';
 import { runnerGitTenantId, runnerTenantId } from './runner-tenant.ts';
@@ -17,6 +18,12 @@ export type WorkspacePurpose = 'run' | 'delete';
 export interface WorkspaceCredentialSource {
   /** `delete`: for removing a deleted session's workspace (never handed to the runner). */
   forWorkspace(workspaceId: string, purpose?: WorkspacePurpose): Promise<StorageCredentials>;
+  /**
+   * For a cached environment layer (sandbox-runner/common/environment-policy.ts): `read` or
+   * `write` one layer's key (runner calls), `delete` under one repository's folder (the API side).
+   * A source without it serves no cached environments (the layer code says so when asked).
+   */
+  forEnvironment?(target: string, access: EnvironmentAccess): Promise<StorageCredentials>;
 }
 
 /** Pause before sending a retryable op again after a reset (doubled each time). */

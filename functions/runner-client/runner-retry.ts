@@ -28,6 +28,11 @@ const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   task_stop: true,
   // Removing a copy that is already gone changes nothing.
   discard_copy: true,
+  // Reading lockfile hashes and restoring the layer change no workspace version; a layer is
+  // saved create-only, so a second save finds the first one's object and keeps it.
+  environment_lockfiles: true,
+  environment_restore: true,
+  environment_save: true,
   create_workspace: true,
   write: true,
   edit: true,

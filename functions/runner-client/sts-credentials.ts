@@ -1,6 +1,9 @@
 import type { STSClient } from '@aws-sdk/client-sts';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
+import { createHash } from 'node:crypto';
 import { workspaceSessionPolicy } from '../../sandbox-runner/common/session-policy.ts';
+import { environmentSessionPolicy } from '../../sandbox-runner/common/environment-policy.ts';
+import { ENVIRONMENTS_PREFIX } from '../../sandbox-runner/common/environment-layer-key.ts';
 import { SystemError } from '../shared/errors.ts';
 import type { LazyClient } from '../shared/lazy-client.ts';
 import type { WorkspaceCredentialSource, WorkspacePurpose } from './runner-client.ts';
@@ -56,35 +59,39 @@ export function createStsWorkspaceCredentialSource(opts: StsWorkspaceCredentialO
   const clock = opts.clock ?? Date.now;
   const cache = new Map<string, { credentials: StorageCredentials; expiresAt: number }>();
 
+  /** AssumeRole with `policy`, or the credentials of an earlier call with the same cache key while they stay valid. */
+  async function assume(cacheKey: string, sessionName: string, policy: unknown): Promise<StorageCredentials> {
+    const cached = cache.get(cacheKey);
+    if (cached && cached.expiresAt - clock() > REUSE_MARGIN_MS) return cached.credentials;
+
+    const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+    const out = await (await opts.sts()).send(
+      new AssumeRoleCommand({ RoleArn: opts.roleArn, RoleSessionName: sessionName.slice(0, 64), DurationSeconds: durationSeconds, Policy: JSON.stringify(policy) }),
+    );
+    const c = out.Credentials;
+    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
+      throw new SystemError('STS AssumeRole returned no credentials for the workspace-access role.', 'credentials_unavailable');
+    }
+    const credentials: StorageCredentials = {
+      accessKeyId: c.AccessKeyId,
+      secretAccessKey: c.SecretAccessKey,
+      sessionToken: c.SessionToken,
+      expiration: c.Expiration.toISOString(),
+    };
+    if (cache.size >= 256) cache.clear();
+    cache.set(cacheKey, { credentials, expiresAt: c.Expiration.getTime() });
+    return credentials;
+  }
+
   return {
     async forWorkspace(workspaceId, purpose = 'run') {
       const policy = sessionPolicyFor(opts.bucket, workspaceId, opts.partition, purpose);
-      const cacheKey = `${purpose}/${workspaceId}`;
-      const cached = cache.get(cacheKey);
-      if (cached && cached.expiresAt - clock() > REUSE_MARGIN_MS) return cached.credentials;
-
-      const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
-      const out = await (await opts.sts()).send(
-        new AssumeRoleCommand({
-          RoleArn: opts.roleArn,
-          RoleSessionName: `ws-${workspaceId}`.slice(0, 64),
-          DurationSeconds: durationSeconds,
-          Policy: JSON.stringify(policy),
-        }),
-      );
-      const c = out.Credentials;
-      if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
-        throw new SystemError('STS AssumeRole returned no credentials for the workspace-access role.', 'credentials_unavailable');
-      }
-      const credentials: StorageCredentials = {
-        accessKeyId: c.AccessKeyId,
-        secretAccessKey: c.SecretAccessKey,
-        sessionToken: c.SessionToken,
-        expiration: c.Expiration.toISOString(),
-      };
-      if (cache.size >= 256) cache.clear();
-      cache.set(cacheKey, { credentials, expiresAt: c.Expiration.getTime() });
-      return credentials;
+      return assume(`${purpose}/${workspaceId}`, `ws-${workspaceId}`, policy);
+    },
+    async forEnvironment(target, access) {
+      if (!target.startsWith(ENVIRONMENTS_PREFIX)) throw new SystemError(`Refusing to mint environment credentials outside ${ENVIRONMENTS_PREFIX}: "${target.slice(0, 200)}".`, 'bad_environment_key');
+      const policy = environmentSessionPolicy({ bucket: opts.bucket, target, access, ...(opts.partition ? { partition: opts.partition } : {}) });
+      return assume(`env-${access}/${target}`, `env-${access}-${createHash('sha256').update(target).digest('hex').slice(0, 40)}`, policy);
     },
   };
 }

@@ -1,4 +1,6 @@
 import type { OpResult, RunnerOp, RunnerRequest } from '../../sandbox-runner/protocol.ts';
+import { DEFAULT_ENVIRONMENT_MAX_BYTES } from '../../sandbox-runner/common/environment-rules.ts';
+import { SystemError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { TenantUsageStore } from '../stores/tenant-usage.ts';
 import { decodeRunnerFailure } from './runner-errors.ts';
@@ -14,7 +16,8 @@ import type { RunnerClient, WorkspaceCredentialSource } from './runner-client.ts
 export interface WorkspaceClientDeps {
   runner: RunnerClient;
   workspaceCredentials: WorkspaceCredentialSource;
-  config: { bucket: string };
+  /** `environmentMaxBytes`: STRATUS_ENVIRONMENT_MAX_BYTES (@default DEFAULT_ENVIRONMENT_MAX_BYTES). */
+  config: { bucket: string; environmentMaxBytes?: number };
   log: Logger;
 }
 
@@ -35,6 +38,11 @@ export interface OpTarget {
   env?: Record<string, string>;
   /** Hosts the session's commands may reach over HTTP(S); none when absent or empty. */
   allowedDomains?: readonly string[];
+  /**
+   * The session's cached environment layer (its key): the runner restores it beside the workspace
+   * and keeps new dependency directories out of the workspace (docs/workspaces.md).
+   */
+  environment?: { key: string };
 }
 
 export interface StorageMeter {
@@ -66,8 +74,17 @@ async function buildRunnerRequest(deps: WorkspaceClientDeps, target: OpTarget, o
     ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
     ...(target.env !== undefined ? { env: target.env } : {}),
     ...(target.allowedDomains?.length ? { network: { allowedDomains: [...target.allowedDomains] } } : {}),
+    ...(target.environment ? { environment: await environmentOf(deps, target.environment.key, op) } : {}),
     op,
   };
+}
+
+/** The layer as the runner gets it: credentials for that one key, which only a save may write. */
+async function environmentOf(deps: WorkspaceClientDeps, key: string, op: RunnerOp): Promise<NonNullable<RunnerRequest['environment']>> {
+  const source = deps.workspaceCredentials;
+  if (!source.forEnvironment) throw new SystemError('This deployment mints no credentials for cached environments.', 'credentials_unavailable');
+  const credentials = await source.forEnvironment(key, op.type === 'environment_save' ? 'write' : 'read');
+  return { key, credentials, maxBytes: deps.config.environmentMaxBytes ?? DEFAULT_ENVIRONMENT_MAX_BYTES };
 }
 
 /**

@@ -27,6 +27,8 @@ export interface WorkspaceSessionOptions {
   storage?: StorageMeter;
   /** Subdirectory instructions files the session already has (as stored in the session record). */
   attachedInstructions?: string[];
+  /** The session's cached environment layer, named on every call (workspace-client.ts). */
+  environment?: { key: string };
 }
 
 /** How Reads look for the instructions files of the directories above what they read (the read op's `instructions`). */
@@ -67,7 +69,8 @@ export class WorkspaceSession {
   /** Set by the turn when Reads should bring subdirectory instructions along; absent: they do not. */
   instructionsLookup: InstructionsLookup | undefined;
   /** The session's environment section (set by the turn when it is first taken), stored with the session. */
-  environment: string | undefined;
+  environmentSection: string | undefined;
+  private layer: { key: string } | undefined;
 
   constructor(opts: WorkspaceSessionOptions) {
     this.deps = opts.deps;
@@ -80,6 +83,7 @@ export class WorkspaceSession {
     this.requestStop = opts.requestStop;
     this.storage = opts.storage;
     this.attached = new Set(opts.attachedInstructions ?? []);
+    this.layer = opts.environment ? { key: opts.environment.key } : undefined;
   }
 
   /** Subdirectory instructions files attached so far, in the order they were (stored with the session). */
@@ -103,6 +107,16 @@ export class WorkspaceSession {
     const fresh = files.filter((f) => !this.attached.has(f.path));
     for (const f of fresh) this.attached.add(f.path);
     return fresh;
+  }
+
+  /** Names a cached environment layer on every later call (the set-up's, once its fingerprint is known). */
+  useEnvironment(environment: { key: string }): void {
+    this.layer = { key: environment.key };
+  }
+
+  /** The cached environment layer the session's calls name, if any. */
+  get environment(): { key: string } | undefined {
+    return this.layer ? { ...this.layer } : undefined;
   }
 
   /** Whether `run` can stop a running command (the op then carries `stopKey`). */
@@ -155,7 +169,10 @@ export class WorkspaceSession {
    */
   async run<T extends OpResult['type']>(op: RunnerOp & { type: T }, stoppable?: StoppableRun, network?: { allowedDomains: readonly string[] }): Promise<ResultOf<T>> {
     const allowedDomains = network?.allowedDomains ?? this.allowedDomains;
-    const target = { sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains, storage: this.storage };
+    const target = {
+      sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains, storage: this.storage,
+      ...(this.layer ? { environment: this.layer } : {}),
+    };
     const stop = stoppable && this.requestStop ? this.watchStop(stoppable, this.requestStop) : undefined;
     try {
       const outcome = await runOp<T>(this.deps, target, op);

@@ -1,4 +1,5 @@
 import { WORKSPACES_PREFIX } from '../../sandbox-runner/common/workspace-prefix.ts';
+import { ENVIRONMENTS_PREFIX } from '../../sandbox-runner/common/environment-layer-key.ts';
 
 /**
  * Who owns which prefix of the one bucket, for the code that writes the keys and for the CDK
@@ -9,6 +10,11 @@ import { WORKSPACES_PREFIX } from '../../sandbox-runner/common/workspace-prefix.
 export const BUCKET_LAYOUT = {
   /** `workspaces/{workspaceId}/…`: content-addressed blobs and manifests (sandbox runner). */
   workspaces: WORKSPACES_PREFIX,
+  /**
+   * `environments/{tenantId}/github/{owner}/{name}/{fingerprint}.tar.gz`: cached environment
+   * layers (docs/workspaces.md), reached like workspaces only with minted, narrowed credentials.
+   */
+  environments: ENVIRONMENTS_PREFIX,
   /** Large tool results persisted by the harness. */
   toolResults: 'tool-results/',
   /** Payloads of DynamoDB items that would pass 400 KB. */

@@ -17,6 +17,17 @@ export interface WorkspaceRef {
   version: number;
 }
 
+/**
+ * The session's cached environment (docs/workspaces.md, "The cached environment"): the layer of
+ * its repository and set-up fingerprint that every runner call names, so a runner without it
+ * restores it beside the workspace. Written by functions/environments/environment-layer.ts.
+ */
+export interface EnvironmentRef {
+  /** The layer's key: `environments/{tenantId}/github/{owner}/{name}/{fingerprint}.tar.gz`. */
+  key: string;
+  fingerprint: string;
+}
+
 export interface TurnSummary {
   turnId: string;
   stopReason: string;
@@ -87,6 +98,8 @@ export interface SessionRecord {
   /** Number of messages in the log; the next message gets this `seq`. */
   messageCount: number;
   workspace: WorkspaceRef;
+  /** The cached environment its runner calls restore and build; absent without set-up steps. */
+  environment?: EnvironmentRef;
   /**
    * The workspace version the session's first turn started from (written with that turn's lease):
    * where `GET …/workspace/diff` starts, so content imported before it is not counted as the
@@ -127,7 +140,7 @@ export interface SessionRecord {
    * with, taken once when its first turn starts (functions/agent/environment-snapshot.ts), so
    * every later turn sends the same bytes.
    */
-  environment?: string;
+  environmentSection?: string;
   /** Subdirectory instructions files already attached to a Read result, by virtual path: each is attached once per session. */
   attachedInstructions?: string[];
   /** A GitHub run's base branch (its pull requests' target): the git snapshot's main branch when the checkout has none. */
@@ -154,7 +167,7 @@ export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend' | 'todos' | 'setup' | 'workspaceBase' | 'environment' | 'attachedInstructions'
+    | 'autoCompactFailures' | 'turnSpend' | 'todos' | 'setup' | 'workspaceBase' | 'environmentSection' | 'attachedInstructions'
   >
 >;
 
@@ -381,6 +394,27 @@ export class SessionStore {
       }),
     );
     return out.Attributes as SessionRecord;
+  }
+
+  /**
+   * Records the session's cached environment. Only the environment layer writes this attribute,
+   * before the set-up steps run, so it needs no lease; a deleted session is left alone.
+   */
+  async setEnvironment(sessionId: string, environment: EnvironmentRef): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          UpdateExpression: 'SET environment = :environment',
+          ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt)',
+          ExpressionAttributeValues: { ':environment': environment },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) throw new NotFoundError(`Session ${showId(sessionId)} not found.`);
+      throw err;
+    }
   }
 
   /**

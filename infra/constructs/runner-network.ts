@@ -49,7 +49,7 @@ export class RunnerNetwork extends Construct {
       new iam.PolicyStatement({
         principals: [new iam.AnyPrincipal()],
         actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [props.bucket.arnForObjects(`${BUCKET_LAYOUT.workspaces}*`)],
+        resources: [props.bucket.arnForObjects(`${BUCKET_LAYOUT.workspaces}*`), props.bucket.arnForObjects(`${BUCKET_LAYOUT.environments}*`)],
       }),
     );
     this.s3Endpoint.addToPolicy(

@@ -23,13 +23,16 @@ export class WorkspaceAccessRole extends Construct {
       description: 'Assumed with a per-workspace session policy; credentials go to the sandbox runner.',
     });
     const prefix = BUCKET_LAYOUT.workspaces;
+    // Cached environment layers too: session policies narrow them to one layer (runner) or one
+    // repository's folder (the API side dropping layers): sandbox-runner/common/environment-policy.ts.
+    const layers = BUCKET_LAYOUT.environments;
     this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }),
+      new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.bucket.arnForObjects(`${prefix}*`), props.bucket.arnForObjects(`${layers}*`)] }),
     );
     // The ceiling for deletes: staged uploads (removed after import) and, for DELETE /v1/sessions/:id
     // only, a whole workspace. Session policies narrow it: runner credentials may delete uploads only.
     this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }),
+      new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects(`${prefix}*`), props.bucket.arnForObjects(`${layers}*`)] }),
     );
     // Tags on staged uploads and stop markers, which the lifecycle rule expires by (session policies narrow it to those keys).
     this.role.addToPolicy(
@@ -39,7 +42,7 @@ export class WorkspaceAccessRole extends Construct {
       new iam.PolicyStatement({
         actions: ['s3:ListBucket'],
         resources: [props.bucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+        conditions: { StringLike: { 's3:prefix': [`${prefix}*`, `${layers}*`] } },
       }),
     );
     for (const trusted of props.trustedBy) {

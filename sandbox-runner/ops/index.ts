@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { bashOp, type BashResult } from './bash-op.ts';
 import { createWorkspaceOp, type CreateWorkspaceResult } from './create-workspace-op.ts';
 import { discardCopyOp, type DiscardCopyResult } from './discard-copy-op.ts';
+import { environmentLockfilesOp, type EnvironmentLockfilesResult } from './environment-lockfiles-op.ts';
+import { environmentRestoreOp, type EnvironmentRestoreResult } from './environment-restore-op.ts';
+import { environmentSaveOp, type EnvironmentSaveResult } from './environment-save-op.ts';
 import { exportArchiveOp, type ExportArchiveResult } from './export-archive-op.ts';
 import { exportFileOp, type ExportFileResult } from './export-file-op.ts';
 import { importArchiveOp, type ImportArchiveResult } from './import-archive-op.ts';
@@ -42,6 +45,9 @@ export const RUNNER_OPS = {
   export_archive: exportArchiveOp,
   workspace_diff: workspaceDiffOp,
   discard_copy: discardCopyOp,
+  environment_lockfiles: environmentLockfilesOp,
+  environment_restore: environmentRestoreOp,
+  environment_save: environmentSaveOp,
 } as const;
 
 export const runnerOpSchema = z.discriminatedUnion('type', [
@@ -65,6 +71,9 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   exportArchiveOp.schema,
   workspaceDiffOp.schema,
   discardCopyOp.schema,
+  environmentLockfilesOp.schema,
+  environmentRestoreOp.schema,
+  environmentSaveOp.schema,
 ]);
 
 export type RunnerOp = z.input<typeof runnerOpSchema>;
@@ -88,12 +97,18 @@ export type OpResult =
   | ExportFileResult
   | ExportArchiveResult
   | WorkspaceDiffResult
-  | DiscardCopyResult;
+  | DiscardCopyResult
+  | EnvironmentLockfilesResult
+  | EnvironmentRestoreResult
+  | EnvironmentSaveResult;
 export type {
   BashResult,
   CreateWorkspaceResult,
   DiscardCopyResult,
   EditResult,
+  EnvironmentLockfilesResult,
+  EnvironmentRestoreResult,
+  EnvironmentSaveResult,
   ExportArchiveResult,
   ExportFileResult,
   GlobResult,
@@ -114,3 +129,4 @@ export type {
 export type { FileStateEntry } from './files/file-state.ts';
 export type { InstructionFile } from './files/instruction-files.ts';
 export type { NotebookCell } from './files/notebook.ts';
+export type { LayerOutcome } from '../workspace/environment-layer.ts';

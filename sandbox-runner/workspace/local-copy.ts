@@ -6,6 +6,8 @@ import type { WorkspaceLimits } from '../common/workspace-limits.ts';
 import { checkLimits } from './limits.ts';
 import { applyDelta, assertWellFormed, diffManifests, type Delta, type Entries, type ManifestEntry } from './manifest.ts';
 import { extractPack, packStream, planPack } from './pack.ts';
+import { isLayerDirectoryName } from '../common/environment-rules.ts';
+import { removeLayer, restoreLayer, type LayerOutcome, type LayerState, type LayerTarget } from './environment-layer.ts';
 import { WorkspaceMissingError, type RemoteWorkspace } from './remote-workspace.ts';
 /** A file's manifest entry. */
 type FileEntry = Extract<ManifestEntry, { type: 'file' }>;
@@ -24,6 +26,8 @@ export interface LocalState {
   /** The newest snapshot in this version's history, and delta entries written since it. */
   snapshotVersion: number;
   entriesSinceSnapshot: number;
+  /** The cached environment in the tree beside the workspace's files (environment-layer.ts). */
+  layer?: LayerState;
 }
 
 export interface MaterializeOutcome {
@@ -69,23 +73,35 @@ export class LocalCopy {
   private readonly stateFile: string;
   private readonly dirtyFile: string;
 
+  /** What materialising did about the request's environment layer; undefined without one. */
+  layerOutcome: LayerOutcome | undefined;
+
   /**
    * @param cache the parsed state of warm copies, kept by a long-lived runner so a warm call does
    *   not re-read megabytes of JSON; safe to lose (the file is the record).
+   * @param environment the session's cached environment: restored beside the workspace, and new
+   *   dependency directories become part of it instead of the workspace (environment-layer.ts).
    */
   constructor(
     readonly dir: string,
     private readonly limits: WorkspaceLimits,
     private readonly cache: Map<string, LocalState> = new Map(),
     private readonly snapshots: SnapshotPolicy = DEFAULT_SNAPSHOT_POLICY,
+    readonly environment?: LayerTarget,
   ) {
     this.tree = path.join(dir, 'tree');
     this.stateFile = path.join(dir, 'state.json');
     this.dirtyFile = path.join(dir, 'dirty');
   }
 
-  /** Brings the tree to `version`: nothing moves when it is already there. */
+  /** Brings the tree to `version` (nothing moves when it is already there), then the request's environment layer. */
   async materialize(remote: RemoteWorkspace, version: number): Promise<MaterializeOutcome> {
+    const outcome = await this.materializeVersion(remote, version);
+    if (this.environment) await this.ensureLayer(this.environment);
+    return outcome;
+  }
+
+  private async materializeVersion(remote: RemoteWorkspace, version: number): Promise<MaterializeOutcome> {
     const known = await this.readState();
     if (known && known.version === version) return { mode: 'warm', changedPaths: 0 };
     await this.forgetState();
@@ -93,6 +109,23 @@ export class LocalCopy {
       return { mode: 'incremental', changedPaths: await this.catchUp(remote, known, version) };
     }
     return { mode: 'cold', changedPaths: await this.rebuild(remote, version) };
+  }
+
+  /**
+   * Makes the tree hold the layer `target` names: kept when it already does (a warm copy), else
+   * another layer's roots are removed and the stored one is restored (one GET). A layer that is
+   * not stored (yet) is recorded as collected: the set-up's new dependency directories become it.
+   */
+  private async ensureLayer(target: LayerTarget): Promise<void> {
+    const state = (await this.readState())!;
+    if (state.layer?.key === target.key) {
+      this.layerOutcome = state.layer.source === 'restored' ? { status: 'present', roots: state.layer.roots } : { status: 'absent' };
+      return;
+    }
+    if (state.layer) await removeLayer(this.tree, state.layer);
+    const restored = await restoreLayer(this.dir, this.tree, target, state.entries);
+    this.layerOutcome = restored.outcome;
+    await this.writeState({ ...state, layer: restored.state });
   }
 
   private async catchUp(remote: RemoteWorkspace, known: LocalState, version: number): Promise<number> {
@@ -108,7 +141,7 @@ export class LocalCopy {
     const { upserts, deletes } = diffManifests(known.entries, entries);
     for (const p of deletes.sort((a, b) => b.length - a.length)) await fs.rm(path.join(this.tree, p), { recursive: true, force: true });
     await this.writeEntries(remote, upserts, new Set(), inlineBodiesOf(deltas));
-    await this.finish({ version, entries, snapshotVersion, entriesSinceSnapshot });
+    await this.finish({ version, entries, snapshotVersion, entriesSinceSnapshot, ...(known.layer ? { layer: known.layer } : {}) });
     return upserts.length + deletes.length;
   }
 
@@ -181,6 +214,12 @@ export class LocalCopy {
     for (const [p, e] of dirs) await fs.chmod(path.join(this.tree, p), (e as { mode: number }).mode & 0o777);
   }
 
+  /** Records that the copy's layer is now the stored one (environment_save succeeded). */
+  async markLayerStored(): Promise<void> {
+    const state = await this.readState();
+    if (state?.layer) await this.writeState({ ...state, layer: { ...state.layer, source: 'restored' } });
+  }
+
   /** Marks the copy as possibly diverged from its recorded version (called before anything may write). */
   async markDirty(): Promise<LocalState | undefined> {
     const state = await this.readState();
@@ -208,12 +247,13 @@ export class LocalCopy {
    * publisher makes this throw VersionConflictError; a passed limit, LimitExceededError.
    */
   async publish(remote: RemoteWorkspace, base: LocalState, log: (message: string, err: unknown) => void = () => undefined): Promise<PublishOutcome> {
-    const scanned = await this.scan(base);
+    const scanned = await this.scan(base, this.environment !== undefined);
+    const layer = base.layer ? { layer: { ...base.layer, roots: scanned.layerRoots } } : {};
     const { upserts, deletes } = diffManifests(base.entries, scanned.entries);
     if (upserts.length === 0 && deletes.length === 0) {
-      // Nothing changed: only a touched file's new stat is worth rewriting the record for.
-      if (sameStats(base.stats, scanned.stats)) await this.markClean(base);
-      else await this.writeState({ ...base, stats: scanned.stats });
+      // Nothing changed: only a touched file's new stat (or a new layer root) is worth rewriting the record for.
+      if (sameStats(base.stats, scanned.stats) && sameRoots(base.layer?.roots, scanned.layerRoots)) await this.markClean(base);
+      else await this.writeState({ ...base, ...layer, stats: scanned.stats });
       return { version: base.version, changedPaths: 0, bytesUploaded: 0 };
     }
     checkLimits(scanned.entries, this.limits);
@@ -228,6 +268,7 @@ export class LocalCopy {
     // it, or every later call would start from the old version and conflict with this one.
     try {
       await this.writeState({
+        ...layer,
         version,
         entries: scanned.entries,
         stats: scanned.stats,
@@ -298,12 +339,15 @@ export class LocalCopy {
   /**
    * The tree as it is now, reusing known hashes where size, mtime and mode are unchanged; only
    * the other files are read. The walk is synchronous on purpose: 10,000 lstat calls take ~70 ms
-   * that way and several times longer as 10,000 promises.
+   * that way and several times longer as 10,000 promises. The layer's roots are left out and
+   * listed apart; with `collect`, so is every new dependency directory (environment-layer.ts).
    */
-  async scan(known?: Pick<LocalState, 'entries' | 'stats'>): Promise<{ entries: Entries; stats: Record<string, FileStat> }> {
+  async scan(known?: Pick<LocalState, 'entries' | 'stats' | 'layer'>, collect = false): Promise<{ entries: Entries; stats: Record<string, FileStat>; layerRoots: string[] }> {
     const entries: Entries = {};
     const stats: Record<string, FileStat> = {};
     const candidates: [string, FileStat, number][] = [];
+    const layerRoots: string[] = [];
+    const isLayerRoot = layerRootTest(known, collect);
     const walk = (relDir: string): void => {
       let names: string[];
       try {
@@ -321,6 +365,8 @@ export class LocalCopy {
         if (st.mode & 0o7000 && !st.isSymbolicLink()) chmodSync(real, mode);
         if (st.isSymbolicLink()) {
           entries[rel] = { type: 'symlink', target: readlinkSync(real) };
+        } else if (st.isDirectory() && isLayerRoot(rel, name)) {
+          layerRoots.push(rel);
         } else if (st.isDirectory()) {
           entries[rel] = { type: 'dir', mode };
           walk(rel);
@@ -343,7 +389,7 @@ export class LocalCopy {
       entries[rel] = { type: 'file', sha256: await hashFile(path.join(this.tree, rel), stat.size), size: stat.size, mode };
     });
     distrustRecent(stats);
-    return { entries, stats };
+    return { entries, stats, layerRoots: layerRoots.sort() };
   }
 
   private async finish(state: Omit<LocalState, 'stats'>): Promise<void> {
@@ -403,6 +449,20 @@ function checkWellFormed(remote: RemoteWorkspace, version: number, entries: Entr
 function distrustRecent(stats: Record<string, FileStat>): void {
   const now = Date.now();
   for (const stat of Object.values(stats)) if (now - stat.mtimeMs < RACY_WINDOW_MS) stat.mtimeMs = -1;
+}
+
+/**
+ * Which directories of the tree are the layer's: its recorded roots and, while collecting, any
+ * new dependency directory (one the workspace's version does not hold: a committed `vendor/`
+ * stays workspace content).
+ */
+function layerRootTest(known: Pick<LocalState, 'entries' | 'layer'> | undefined, collect: boolean): (rel: string, name: string) => boolean {
+  const recorded = new Set(known?.layer?.roots);
+  return (rel, name) => recorded.has(rel) || (collect && isLayerDirectoryName(name) && known?.entries[rel]?.type !== 'dir');
+}
+
+function sameRoots(a: string[] | undefined, b: string[]): boolean {
+  return (a ?? []).length === b.length && b.every((r, i) => a![i] === r);
 }
 
 function sameStats(a: Record<string, FileStat>, b: Record<string, FileStat>): boolean {

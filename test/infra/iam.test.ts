@@ -30,13 +30,13 @@ describe('least privilege', () => {
     );
   });
 
-  it('lets only the workspace-access role reach workspace objects, and only under workspaces/', () => {
+  it('lets only the workspace-access role reach workspace objects and cached environment layers, and only under workspaces/ and environments/', () => {
     const s3Statements = statementsOf(s.template, roles.workspace).filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
     expect(s3Statements).toEqual([
-      { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: objects('workspaces/') },
-      { Effect: 'Allow', Action: 's3:DeleteObject', Resource: objects('workspaces/') },
+      { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [objects('workspaces/'), objects('environments/')] },
+      { Effect: 'Allow', Action: 's3:DeleteObject', Resource: [objects('workspaces/'), objects('environments/')] },
       { Effect: 'Allow', Action: 's3:PutObjectTagging', Resource: objects('workspaces/') },
-      { Effect: 'Allow', Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': ['workspaces/*'] } } },
+      { Effect: 'Allow', Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': ['workspaces/*', 'environments/*'] } } },
     ]);
     const others = [roles.api, roles.cron, roles.worker, roles.scheduler].flatMap((role) =>
       statementsOf(s.template, role).filter((x) => actionsOf(x).some((a) => a.startsWith('s3:'))),
@@ -45,6 +45,7 @@ describe('least privilege', () => {
     expect(others.length).toBeGreaterThanOrEqual(2);
     for (const st of others) {
       expect(show(st.Resource)).not.toContain('workspaces/');
+      expect(show(st.Resource)).not.toContain('environments/');
       expect(show(st.Resource)).not.toBe(show(objects('')));
     }
   });

@@ -44,7 +44,7 @@ describe('the runner network: no egress by default', () => {
     expect(endpoint.RouteTableIds).toHaveLength(2);
     const bucketArn = { 'Fn::GetAtt': [dev.id(dev.stack.data.bucket), 'Arn'] };
     expect(endpoint.PolicyDocument.Statement).toEqual([
-      { Action: ['s3:GetObject', 's3:PutObject'], Effect: 'Allow', Principal: { AWS: '*' }, Resource: { 'Fn::Join': ['', [bucketArn, '/workspaces/*']] } },
+      { Action: ['s3:GetObject', 's3:PutObject'], Effect: 'Allow', Principal: { AWS: '*' }, Resource: [{ 'Fn::Join': ['', [bucketArn, '/workspaces/*']] }, { 'Fn::Join': ['', [bucketArn, '/environments/*']] }] },
       { Action: 's3:ListBucket', Effect: 'Allow', Principal: { AWS: '*' }, Resource: bucketArn },
     ]);
   });

@@ -10,6 +10,7 @@ import { assertValidRules } from '../../permissions/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import { connectRepository, type ConnectDeps } from '../../github/connect-repository.ts';
+import { dropLayers } from '../../environments/environment-layer.ts';
 import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
 import { MAX_TENANT_TEXT_CHARS } from './tenant-settings.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
@@ -50,7 +51,7 @@ export const patchRepositoryBody = z.strictObject({
   allowBots: z.boolean().optional(),
 }).openapi('UpdateRepository');
 
-type GithubRouteDeps = Pick<Deps, 'config' | 'clock' | 'outbound'> & ConnectDeps;
+type GithubRouteDeps = Pick<Deps, 'config' | 'clock' | 'outbound' | 'workspaceCredentials' | 'workspaceStorage'> & ConnectDeps;
 
 export const repositorySchema = z
   .object({
@@ -116,6 +117,7 @@ const patchRepository = createRoute({
 });
 const disconnect = createRoute({
   method: 'delete', path: '/repositories/{owner}/{name}', tags, summary: 'Disconnect a repository',
+  description: "Its runs stop starting, and its cached environments (the set-up's dependency layers) are removed.",
   request: { params: repoParams },
   responses: { 204: { description: 'Disconnected' }, ...errorResponses(404) },
 });
@@ -137,6 +139,9 @@ export function githubRoutes(deps: GithubRouteDeps) {
   app.openapi(patchRepository, patchHandler(deps));
   app.openapi(disconnect, async (c) => {
     const current = await deps.github.getRepoForTenant(repoParam(c.req.valid('param')), c.get('tenantId'));
+    // Its cached environments first: a failure leaves the repository connected, so the call can be repeated.
+    const [owner, name] = current.fullName.split('/') as [string, string];
+    await dropLayers(deps, c.get('tenantId'), { owner, name });
     await deps.github.deleteRepo(current.repository);
     return c.body(null, 204);
   });
@@ -175,7 +180,7 @@ function repoParam(params: { owner: string; name: string }): string {
   return full;
 }
 
-export function checkSettings(deps: GithubRouteDeps, settings: z.output<typeof githubRepoSettingsSchema> | undefined): void {
+export function checkSettings(deps: Pick<Deps, 'config' | 'outbound'>, settings: z.output<typeof githubRepoSettingsSchema> | undefined): void {
   assertValidRules(settings?.rules, 'settings.rules');
   if (settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
   assertOutboundSettings(deps.outbound, settings);

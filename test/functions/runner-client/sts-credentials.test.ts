@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStsWorkspaceCredentialSource, sessionPolicyFor } from '../../../functions/runner-client/sts-credentials.ts';
 import { workspaceSessionPolicy } from '../../../sandbox-runner/common/session-policy.ts';
+import { environmentLayerKey } from '../../../sandbox-runner/common/environment-layer-key.ts';
 
 const ROLE_ARN = 'arn:aws:iam::123456789012:role/stratus-dev-workspace-access';
 const EXPIRATION = Date.parse('2026-11-29T20:00:00Z');
@@ -91,5 +92,26 @@ describe('createStsWorkspaceCredentialSource', () => {
     requests.length = 0;
     await expect(source({ t: 0 }).forWorkspace('*')).rejects.toThrow('Refusing to mint credentials for workspace id "*"');
     expect(requests).toHaveLength(0);
+  });
+
+  it('mints environment-layer credentials narrowed to one layer (read, write) or one repository folder (delete), never outside environments/', async () => {
+    requests.length = 0;
+    const creds = source({ t: EXPIRATION - 15 * 60_000 });
+    const key = environmentLayerKey('acme', { owner: 'Octo', name: 'App' }, 'c'.repeat(64));
+    await creds.forEnvironment!(key, 'read');
+    await creds.forEnvironment!(key, 'write');
+    await creds.forEnvironment!('environments/acme/github/octo/app/', 'delete');
+    const policies = requests.map((r) => JSON.parse(r.get('Policy')!));
+    expect(policies[0].Statement).toEqual([{ Sid: 'LayerObject', Effect: 'Allow', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::stratus-bucket/${key}`] }]);
+    expect(policies[1].Statement[0].Action).toEqual(['s3:GetObject', 's3:PutObject']);
+    expect(policies[2].Statement).toEqual([
+      { Sid: 'LayerListing', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: ['arn:aws:s3:::stratus-bucket'], Condition: { StringLike: { 's3:prefix': ['environments/acme/github/octo/app/*'] } } },
+      { Sid: 'LayerDeletion', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: ['arn:aws:s3:::stratus-bucket/environments/acme/github/octo/app/*'] },
+    ]);
+    // Another tenant's key for the same repository is another resource: nothing granted for one reaches the other.
+    expect(environmentLayerKey('other', { owner: 'octo', name: 'app' }, 'c'.repeat(64))).not.toBe(key);
+    await expect(creds.forEnvironment!('workspaces/ws_1/', 'delete')).rejects.toThrow('Refusing to mint environment credentials outside environments/');
+    await expect(creds.forEnvironment!('environments/acme/*', 'delete')).rejects.toThrow('without wildcards');
+    expect(requests).toHaveLength(3);
   });
 });

@@ -201,7 +201,7 @@ describe('what the model is told about its project', () => {
 
   it('keeps the tenant\'s settings, validated: unknown fields and oversized text are a 400 naming them', async () => {
     const { api } = fx;
-    expect((await api.request('GET', '/v1/tenant/settings')).json).toEqual({ settings: {}, updatedAt: null });
+    expect((await api.request('GET', '/v1/tenant/settings')).json).toMatchObject({ settings: {} });
     const unknown = await api.request('PUT', '/v1/tenant/settings', { instruction: 'typo' });
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.message).toContain('instruction');

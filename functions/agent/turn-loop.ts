@@ -5,7 +5,8 @@ import { danglingToolUses, syntheticResults, toApiMessages } from '../context/tr
 import type { StoredMessage } from '../stores/message-store.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
-import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope } from './agent-driver.ts';
+import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope, type RepositoryControls } from './agent-driver.ts';
+import { loadRepositoryControls } from './repository-settings-load.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
 import { addUsage } from '../stores/budgets.ts';
@@ -57,6 +58,7 @@ export async function runTurnLoop(
     conversation.push(await recorder.append('synthetic', 'user', syntheticResults(dangling)));
   }
   const notifier = await reportBackgroundAgents(deps, run, recorder, conversation);
+  const repository = await repositorySettings(run, tools.workspace);
   if (run.opts.prompt !== undefined) {
     // Only a turn with a prompt runs them: their note follows it in the same message (the
     // prompt stays the message's first block, which names an untitled session).
@@ -65,7 +67,14 @@ export async function runTurnLoop(
     conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }, ...note]));
   }
   const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder) };
-  await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, ...tools }));
+  await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, repository, ...tools }));
+}
+
+/** The repository's `.claude/settings.json` at the version this run starts on; what was refused or unreadable is told to the client. */
+async function repositorySettings(run: TurnRun, workspace: ToolUseContext['workspace']): Promise<RepositoryControls> {
+  const { controls, notes } = await loadRepositoryControls(workspace, run.log);
+  for (const message of notes) run.events.push({ type: 'notice', source: '.claude/settings.json', message });
+  return controls;
 }
 
 /**
@@ -93,10 +102,13 @@ function turnRun(
   deps: TurnDeps,
   run: TurnRun,
   recorder: TurnRecorder,
-  loop: { conversation: StoredMessage[]; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
+  loop: {
+    conversation: StoredMessage[]; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; repository: RepositoryControls;
+    workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop;
+  },
 ): AgentRun {
   const { session, turnId, log, deadlineAt } = run;
-  const controls = agentControls(deps, recorder.settings, run.opts.settings);
+  const controls = agentControls(deps, recorder.settings, run.opts.settings, loop.repository);
   const { registry, agents } = sessionToolPool(deps, recorder.settings, loop.external, controls.permissions);
   const beforeModelCall = () => loop.stop.beforeModelCall();
   const leaseHeld = () => recorder.leaseHeld();

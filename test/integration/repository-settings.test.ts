@@ -2,7 +2,10 @@ import { writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { agentLogId } from '../../functions/stores/agent-log.ts';
+import { agentCall } from '../support/agent-requests.ts';
 import { bash, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
+import { until } from '../support/until.ts';
 
 /**
  * A repository's `.claude/settings.json`, through the real path: the session created over the
@@ -157,5 +160,22 @@ describe('repository settings (.claude/settings.json)', () => {
     const second = await runCalls(badRule, ['rm -f a.txt']);
     expect(second.notices).toEqual(['.claude/settings.json: not a permission rule, skipped: "Bash(rm:*".']);
     expect(second.results.map((r: any) => r.content)).toEqual([DENIED_RM]);
+  });
+
+  it('holds in a background sub-agent, which reads the settings in its own invocation', async () => {
+    const sessionId = await createSession(settingsFile({ permissions: { deny: ['Bash(rm:*)'] } }), { permissionMode: 'bypassPermissions' });
+    const call = agentCall('toolu_bg', { description: 'clean up', prompt: 'SUB: clean up', subagent_type: 'general-purpose', run_in_background: true });
+    fx.stack.model!.enqueue(
+      { content: [call], forFirstText: 'clean up in the background' }, { ...text('Launched.'), forFirstText: 'clean up in the background' },
+      { content: [bash('toolu_sub_rm', 'rm -f a.txt')], forFirstText: 'SUB: clean up' }, { ...text('Could not.'), forFirstText: 'SUB: clean up' },
+    );
+    const turn = await fx.api.turn(sessionId, 'clean up in the background');
+    expect(turn.json.stopReason).toBe('end_turn');
+    const record = await until(() => fx.stack.deps.backgroundAgents.get(agentLogId(sessionId, 'agent_toolu_bg')), (r) => r !== undefined && r.status !== 'running');
+    expect(record?.status).toBe('completed');
+    const log = await fx.api.request('GET', `/v1/sessions/${sessionId}/agents/agent_toolu_bg/messages`);
+    const result = log.json.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.type === 'tool_result');
+    expect(result).toMatchObject({ tool_use_id: 'toolu_sub_rm', is_error: true, content: DENIED_RM });
+    expect(await readFile(sessionId, 'a.txt')).toBe('keep me\n');
   });
 });

@@ -1,4 +1,4 @@
-import { createCommandHook } from '../hooks/command-hook.ts';
+import { createCommandHook, type SandboxedHookRun } from '../hooks/command-hook.ts';
 import { NO_REPOSITORY_SETTINGS, parseRepositorySettings, REPOSITORY_SETTINGS_PATH, type RepositorySettings } from '../permissions/repository-settings.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
@@ -34,7 +34,10 @@ export async function readRepositorySettings(workspace: WorkspaceSession, log: L
  */
 export function repositoryControls(settings: RepositorySettings, workspace: WorkspaceSession): RepositoryControls {
   workspace.setCommandEnv(settings.env);
-  const run = async (call: { command: string; stdin: string; timeoutMs: number }) => workspace.run({ type: 'hook_command', ...call });
+  const run = async ({ command, stdin, timeoutMs, stopKey, signal }: SandboxedHookRun) => {
+    const stoppable = workspace.canStop ? { signal, key: stopKey } : undefined;
+    return workspace.run({ type: 'hook_command', command, stdin, timeoutMs, ...(stoppable ? { stopKey } : {}) }, stoppable);
+  };
   return {
     rules: settings.rules,
     hooks: settings.hooks.map((config) => createCommandHook(config, { run, cwd: () => workspace.cwd })),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { HookDefinition, HookEvent, HookInput, HookOutput } from './types.ts';
 
 /** A command hook as a repository's `.claude/settings.json` declares it, flattened to one event and matcher. */
@@ -23,8 +24,17 @@ export interface CommandHookOutcome {
   timedOut: boolean;
 }
 
+/** One run of a hook's command: `stopKey` names the marker that kills it when `signal` aborts (an interrupted turn). */
+export interface SandboxedHookRun {
+  command: string;
+  stdin: string;
+  timeoutMs: number;
+  stopKey: string;
+  signal: AbortSignal;
+}
+
 /** Runs a hook's command inside the session's sandbox (never on the API side): the runner's `hook_command` op. */
-export type SandboxedHookRunner = (run: { command: string; stdin: string; timeoutMs: number }) => Promise<CommandHookOutcome>;
+export type SandboxedHookRunner = (run: SandboxedHookRun) => Promise<CommandHookOutcome>;
 
 /**
  * A command hook: its input goes to the command's stdin as JSON in the shape repository hooks are
@@ -35,17 +45,27 @@ export type SandboxedHookRunner = (run: { command: string; stdin: string; timeou
  */
 export function createCommandHook(config: CommandHookConfig, opts: { run: SandboxedHookRunner; cwd: () => string }): HookDefinition {
   const timeoutMs = Math.min(config.timeoutS ?? COMMAND_HOOK_DEFAULT_TIMEOUT_S, COMMAND_HOOK_MAX_TIMEOUT_S) * 1000;
+  const id = createHash('sha256').update(`${config.event}\n${config.matcher ?? ''}\n${config.command}`).digest('hex').slice(0, 12);
   return {
     name: `${config.event}:command:${config.command.slice(0, 80)}`,
     event: config.event,
     matcher: config.matcher,
     timeoutMs: timeoutMs + RUNNER_MARGIN_MS,
     failMode: 'open',
-    async run(input): Promise<HookOutput | undefined> {
-      const outcome = await opts.run({ command: config.command, stdin: JSON.stringify(commandHookInput(input, opts.cwd())), timeoutMs });
+    async run(input, signal): Promise<HookOutput | undefined> {
+      const stdin = JSON.stringify(commandHookInput(input, opts.cwd()));
+      const outcome = await opts.run({ command: config.command, stdin, timeoutMs, stopKey: hookStopKey(id, input), signal });
       return interpretCommandOutcome(config.command, outcome);
     },
   };
+}
+
+/**
+ * The stop marker's name for one hook on one call: the hook, the turn and the tool_use (as Bash's,
+ * unique across turns), restricted to what the runner accepts.
+ */
+function hookStopKey(hookId: string, input: HookInput): string {
+  return `hook_${hookId}_${input.turnId}_${input.toolUseId}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128);
 }
 
 /** The stdin JSON of a command hook. There is no `transcript_path`: the transcript does not live in the sandbox. */

@@ -3,6 +3,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { VIRTUAL_ROOT } from '../common/virtual-paths.ts';
+import { STOP_KEY_PATTERN, stopMarkerKey } from '../common/stop-marker-key.ts';
+import { watchStopMarker } from './bash-op.ts';
 import { defineOp } from './op.ts';
 
 export interface HookCommandResult {
@@ -33,6 +35,8 @@ const hookCommandSchema = z.object({
   command: z.string().min(1).max(10_000),
   stdin: z.string().max(4 * 1024 * 1024),
   timeoutMs: z.number().int().positive().max(600_000),
+  /** As Bash's: the command is killed when this stop marker appears (its turn was interrupted). */
+  stopKey: z.string().regex(STOP_KEY_PATTERN).optional(),
 });
 
 export const hookCommandOp = defineOp({
@@ -48,6 +52,7 @@ export const hookCommandOp = defineOp({
     // The sandbox gives a command one merged output stream: the shell's own redirections split
     // stderr off into a file and feed stdin, on the command's first line so its line numbers hold.
     const inside = `/tmp/${HOOK_IO_DIR}/${id}`;
+    const stop = op.stopKey ? watchStopMarker(ctx, stopMarkerKey(op.stopKey)) : undefined;
     try {
       const outcome = await ctx.sandbox.run({
         command: `exec <${inside}/stdin.json 2>${inside}/stderr; ${op.command}`,
@@ -55,6 +60,7 @@ export const hookCommandOp = defineOp({
         env: { ...ctx.request.env, CLAUDE_PROJECT_DIR: VIRTUAL_ROOT },
         timeoutMs: op.timeoutMs, outputFile: stdoutFile, maxOutputBytes: ctx.limits.maxOutputBytes,
         allowedDomains: ctx.request.network.allowedDomains, egressToken: ctx.request.network.egressToken,
+        ...(stop ? { stop: stop.signal } : {}),
       });
       const result: HookCommandResult = {
         type: 'hook_command',
@@ -64,6 +70,7 @@ export const hookCommandOp = defineOp({
       };
       return { result };
     } finally {
+      stop?.end();
       await fs.rm(ioDir, { recursive: true, force: true });
     }
   },

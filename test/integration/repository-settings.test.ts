@@ -178,4 +178,22 @@ describe('repository settings (.claude/settings.json)', () => {
     expect(result).toMatchObject({ tool_use_id: 'toolu_sub_rm', is_error: true, content: DENIED_RM });
     expect(await readFile(sessionId, 'a.txt')).toBe('keep me\n');
   });
+
+  it('an interrupt kills a running hook command in the runner, as it kills a Bash command', async () => {
+    const sessionId = await createSession(settingsFile({
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'sleep 120', timeout: 300 }] }] },
+    }), { permissionMode: 'bypassPermissions' });
+    fx.stack.model!.enqueue({ content: [bash('toolu_hooked', 'touch ran.txt')] });
+    const started = await fx.api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'go' }, { prefer: 'respond-async' });
+    expect(started.status).toBe(202);
+    const eventsUrl = `/v1/sessions/${sessionId}/turns/${started.json.turnId}/events`;
+    await until(() => fx.api.request('GET', eventsUrl), (res) => res.json.events.some((e: any) => (e.event ?? e).type === 'tool_use'));
+    // Let the hook's command reach the runner.
+    await new Promise((r) => setTimeout(r, 1_000));
+    const interrupted = await fx.api.request('POST', `/v1/sessions/${sessionId}/turns/${started.json.turnId}/interrupt`);
+    // 200 means the turn has ended: the hook returned, so its 120 s command was killed.
+    expect(interrupted.status).toBe(200);
+    expect(interrupted.json).toMatchObject({ state: 'stopped', lastTurn: { stopReason: 'interrupted' } });
+    expect(await readFile(sessionId, 'ran.txt')).toBeUndefined();
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandHookInput, createCommandHook, interpretCommandOutcome } from '../../../functions/hooks/command-hook.ts';
+import { commandHookInput, createCommandHook, interpretCommandOutcome, type SandboxedHookRun } from '../../../functions/hooks/command-hook.ts';
 
 const ok = (stdout: string, exitCode: number | null = 0, stderr = '') => ({ stdout, stderr, exitCode, timedOut: false });
 
@@ -27,13 +27,14 @@ describe('command hooks: the exit-code and JSON contract', () => {
   });
 
   it('gives the command its input as snake_case JSON on stdin, with its timeout', async () => {
-    const calls: { command: string; stdin: string; timeoutMs: number }[] = [];
+    const calls: SandboxedHookRun[] = [];
     const hook = createCommandHook({ event: 'PostToolUse', matcher: 'Bash', command: 'cat', timeoutS: 5 }, {
       run: async (call) => { calls.push(call); return ok(''); }, cwd: () => '/workspace/src',
     });
     const input = { event: 'PostToolUse' as const, sessionId: 's1', turnId: 't1', toolName: 'Bash', toolUseId: 'tu1', toolInput: { command: 'ls' }, permissionMode: 'default', toolResponse: 'a.txt' };
-    await hook.run(input, new AbortController().signal);
-    expect(calls).toEqual([{ command: 'cat', stdin: JSON.stringify(commandHookInput(input, '/workspace/src')), timeoutMs: 5000 }]);
+    const signal = new AbortController().signal;
+    await hook.run(input, signal);
+    expect(calls).toEqual([{ command: 'cat', stdin: JSON.stringify(commandHookInput(input, '/workspace/src')), timeoutMs: 5000, stopKey: expect.stringMatching(/^hook_[0-9a-f]{12}_t1_tu1$/), signal }]);
     expect(JSON.parse(calls[0]!.stdin)).toEqual({
       session_id: 's1', cwd: '/workspace/src', permission_mode: 'default', hook_event_name: 'PostToolUse', tool_name: 'Bash',
       tool_input: { command: 'ls' }, tool_response: 'a.txt', tool_use_id: 'tu1',

@@ -21,6 +21,9 @@ export interface RepositorySettings {
 export const NO_REPOSITORY_SETTINGS: RepositorySettings = { rules: {}, hooks: [], env: {}, notes: [] };
 
 const MAX_HOOKS = 20;
+/** A hostile file must not flood the event log: notes past these are summed up in one. */
+const MAX_NOTES = 20;
+const MAX_NOTE_CHARS = 500;
 const MAX_ENV_VARS = 100;
 const MAX_ENV_BYTES = 32 * 1024;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -62,7 +65,14 @@ export function parseRepositorySettings(text: string): RepositorySettings {
     if (key === 'permissions' || key === 'hooks' || key === 'env' || key === '$schema') continue;
     notes.push(REFUSED_KEYS[key] ? `.claude/settings.json: "${key}" refused: ${REFUSED_KEYS[key]}.` : `.claude/settings.json: "${key}" is not applied in Stratus (only permissions, hooks and env are).`);
   }
-  return { rules: permissionRules(value.permissions, notes), hooks: commandHooks(value.hooks, notes), env: commandEnv(value.env, notes), notes };
+  const settings = { rules: permissionRules(value.permissions, notes), hooks: commandHooks(value.hooks, notes), env: commandEnv(value.env, notes) };
+  return { ...settings, notes: cappedNotes(notes) };
+}
+
+function cappedNotes(notes: string[]): string[] {
+  const shown = notes.slice(0, MAX_NOTES).map((note) => (note.length > MAX_NOTE_CHARS ? `${note.slice(0, MAX_NOTE_CHARS - 1)}…` : note));
+  const more = notes.length - shown.length;
+  return more > 0 ? [...shown, `.claude/settings.json: ${more} more note${more === 1 ? '' : 's'} not shown.`] : shown;
 }
 
 function permissionRules(value: unknown, notes: string[]): RuleLists {

@@ -60,4 +60,14 @@ describe('parseRepositorySettings', () => {
   it('reads a file that starts with a byte-order mark', () => {
     expect(parseRepositorySettings('\uFEFF{"permissions":{"deny":["Bash(rm:*)"]}}').rules).toEqual({ deny: ['Bash(rm:*)'] });
   });
+
+  it('sums up past 20 notes and cuts long ones, so a hostile file cannot flood the events', () => {
+    const keys = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}${i === 0 ? 'x'.repeat(2_000) : ''}`, 1]));
+    const { notes } = parseRepositorySettings(JSON.stringify(keys));
+    expect(notes).toHaveLength(21);
+    expect(notes[0]!.length).toBe(500);
+    expect(notes[0]!.endsWith('…')).toBe(true);
+    expect(notes[20]).toBe('.claude/settings.json: 10 more notes not shown.');
+  });
 });
+

@@ -55,7 +55,7 @@ export function createCommandHook(config: CommandHookConfig, opts: { run: Sandbo
     async run(input, signal): Promise<HookOutput | undefined> {
       const stdin = JSON.stringify(commandHookInput(input, opts.cwd()));
       const outcome = await opts.run({ command: config.command, stdin, timeoutMs, stopKey: hookStopKey(id, input), signal });
-      return interpretCommandOutcome(config.command, outcome);
+      return interpretCommandOutcome(config.command, outcome, config.event);
     },
   };
 }
@@ -83,10 +83,17 @@ export function commandHookInput(input: HookInput, cwd: string): Record<string, 
   };
 }
 
-/** What the command's exit status and output say, as a HookOutput; a failure is thrown (the hook's failMode decides). */
-export function interpretCommandOutcome(command: string, outcome: CommandHookOutcome): HookOutput | undefined {
+/**
+ * What the command's exit status and output say, as a HookOutput; a failure is thrown (the hook's
+ * failMode decides). A block names its command for the model, except an exit 2 before the call,
+ * whose reason already does.
+ */
+export function interpretCommandOutcome(command: string, outcome: CommandHookOutcome, event: HookEvent = 'PreToolUse'): HookOutput | undefined {
   if (outcome.timedOut) throw new Error('the hook command timed out');
-  if (outcome.exitCode === 2) return { decision: 'deny', reason: `[${command}]: ${outcome.stderr || 'No stderr output'}`.slice(0, 10_000) };
+  if (outcome.exitCode === 2) {
+    const reason = `[${command}]: ${outcome.stderr || 'No stderr output'}`.slice(0, 10_000);
+    return event === 'PreToolUse' ? { decision: 'deny', reason } : { decision: 'deny', reason, blockingCommand: command };
+  }
   if (outcome.exitCode !== 0) throw new Error(`the hook command exited with ${outcome.exitCode ?? 'a signal'}: ${outcome.stderr.slice(0, 500)}`);
   const trimmed = outcome.stdout.trim();
   if (!trimmed.startsWith('{')) return undefined;
@@ -97,7 +104,9 @@ export function interpretCommandOutcome(command: string, outcome: CommandHookOut
     // Not JSON after all: plain output, which carries no answer.
     return undefined;
   }
-  return value && typeof value === 'object' && !Array.isArray(value) ? answerOf(value as Record<string, unknown>) : undefined;
+  if (!isRecord(value)) return undefined;
+  const answer = answerOf(value);
+  return answer.decision === 'deny' ? { ...answer, blockingCommand: command } : answer;
 }
 
 const DECISIONS: Record<string, HookOutput['decision']> = { allow: 'allow', approve: 'allow', deny: 'deny', block: 'deny', ask: 'ask' };

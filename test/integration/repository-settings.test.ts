@@ -107,7 +107,10 @@ describe('repository settings (.claude/settings.json)', () => {
       },
     }), { permissionMode: 'bypassPermissions' });
     const { results, requests } = await runCalls(sessionId, ['touch x.txt', 'echo hi']);
-    expect(results.map((r: any) => [r.isError, r.content])).toEqual([[true, 'PreToolUse:Bash hook error: no touching'], [false, 'hi']]);
+    expect(results.map((r: any) => [r.isError, r.content])).toEqual([[true, 'no touching'], [false, 'hi']]);
+    // Beside the refusal, which command refused.
+    const refused = sentResult(requests, 'toolu_0').message.content;
+    expect(refused).toContainEqual(expect.objectContaining({ type: 'text', text: `<system-reminder>\nPreToolUse:Bash hook blocking error from command: "if grep -q touch; then ${deny}; fi": no touching\n</system-reminder>` }));
     const after = sentResult(requests, 'toolu_1').message.content;
     expect(after).toContainEqual(expect.objectContaining({ type: 'text', text: '<system-reminder>\nPostToolUse:Bash hook additional context: remember the changelog\n</system-reminder>' }));
   });

@@ -4,9 +4,10 @@ import { commandHookInput, createCommandHook, interpretCommandOutcome, type Sand
 const ok = (stdout: string, exitCode: number | null = 0, stderr = '') => ({ stdout, stderr, exitCode, timedOut: false });
 
 describe('command hooks: the exit-code and JSON contract', () => {
-  it('exit 2 blocks with the command and its stderr, or a note that there was none', () => {
+  it('exit 2 blocks with the command and its stderr, or a note that there was none; after the call the block names its command', () => {
     expect(interpretCommandOutcome('lint.sh', ok('ignored', 2, 'no tabs\n'))).toEqual({ decision: 'deny', reason: '[lint.sh]: no tabs\n' });
     expect(interpretCommandOutcome('lint.sh', ok('only stdout', 2))).toEqual({ decision: 'deny', reason: '[lint.sh]: No stderr output' });
+    expect(interpretCommandOutcome('lint.sh', ok('', 2, 'fix it\n'), 'PostToolUse')).toEqual({ decision: 'deny', reason: '[lint.sh]: fix it\n', blockingCommand: 'lint.sh' });
   });
 
   it('exit 0: a JSON object is an answer; plain or broken output carries none', () => {
@@ -15,7 +16,7 @@ describe('command hooks: the exit-code and JSON contract', () => {
     expect(interpretCommandOutcome('h', ok('{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"check","updatedInput":{"command":"ls"},"additionalContext":"ctx"}}'))).toEqual({
       decision: 'ask', reason: 'check', updatedInput: { command: 'ls' }, additionalContext: 'ctx',
     });
-    expect(interpretCommandOutcome('h', ok('{"decision":"block","reason":"legacy"}'))).toEqual({ decision: 'deny', reason: 'legacy' });
+    expect(interpretCommandOutcome('h', ok('{"decision":"block","reason":"legacy"}'))).toEqual({ decision: 'deny', reason: 'legacy', blockingCommand: 'h' });
     expect(interpretCommandOutcome('h', ok('{"decision":"approve"}'))).toEqual({ decision: 'allow' });
     expect(interpretCommandOutcome('h', ok('{"continue":false,"stopReason":"enough"}'))).toEqual({ continue: false, stopReason: 'enough' });
   });

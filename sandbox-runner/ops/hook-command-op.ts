@@ -20,7 +20,7 @@ export interface HookCommandResult {
 /** The most of a hook's stdout (its JSON answer) and stderr kept; the rest is cut. */
 export const HOOK_STDOUT_MAX_BYTES = 1024 * 1024;
 export const HOOK_STDERR_MAX_BYTES = 64 * 1024;
-/** Where a hook's stdin and stderr files live, inside the command's private /tmp. */
+/** Where a hook's stdin and stderr files live, inside the workspace's tmp dir (the command's /tmp). */
 const HOOK_IO_DIR = '.stratus-hooks';
 
 /**
@@ -51,11 +51,13 @@ export const hookCommandOp = defineOp({
     await fs.writeFile(stdinFile, op.stdin);
     // The sandbox gives a command one merged output stream: the shell's own redirections split
     // stderr off into a file and feed stdin, on the command's first line so its line numbers hold.
-    const inside = `/tmp/${HOOK_IO_DIR}/${id}`;
+    // $TMPDIR is the workspace's tmp dir as the command sees it, in every sandbox (/tmp under bwrap,
+    // its real path in the process sandbox); no repository variable can change it.
+    const inside = `$TMPDIR/${HOOK_IO_DIR}/${id}`;
     const stop = op.stopKey ? watchStopMarker(ctx, stopMarkerKey(op.stopKey)) : undefined;
     try {
       const outcome = await ctx.sandbox.run({
-        command: `exec <${inside}/stdin.json 2>${inside}/stderr; ${op.command}`,
+        command: `exec <"${inside}/stdin.json" 2>"${inside}/stderr"; ${op.command}`,
         workspaceDir: ctx.paths.root, tmpDir: ctx.tmpDir, cwd: VIRTUAL_ROOT,
         env: { ...ctx.request.env, CLAUDE_PROJECT_DIR: VIRTUAL_ROOT },
         timeoutMs: op.timeoutMs, outputFile: stdoutFile, maxOutputBytes: ctx.limits.maxOutputBytes,

@@ -12,6 +12,8 @@ import type { RepositoryControls } from './agent-driver.ts';
  * run: a missing file is no settings, an unreadable or malformed one a note and no settings.
  */
 export async function readRepositorySettings(workspace: WorkspaceSession, log: Logger): Promise<RepositorySettings> {
+  // Version 0 was never seeded, imported or written: no file to read, so no runner call.
+  if (workspace.version === 0) return NO_REPOSITORY_SETTINGS;
   let text: string;
   try {
     const result = await workspace.run({ type: 'read', path: REPOSITORY_SETTINGS_PATH });

@@ -87,6 +87,9 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
         case 'todos':
           line(event.todos.map((t) => `  ${t.status === 'completed' ? '☒' : '☐'} ${t.status === 'in_progress' ? t.activeForm : t.content}`).join('\n'));
           break;
+        case 'notice':
+          line(`  ! ${event.message}`);
+          break;
         case 'model_retry':
           line(`  (model call failed: ${event.error}; retrying in ${Math.round(event.delayMs / 100) / 10}s)`);
           break;

@@ -851,7 +851,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -950,7 +950,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1129,7 +1129,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -3315,7 +3315,7 @@ export interface components {
       /** @description The TurnEvent objects, without text_delta */
       events: unknown[];
     };
-    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
+    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
     /** @description The first event of every turn */
     TurnStartEvent: {
       /** @enum {string} */
@@ -3402,6 +3402,14 @@ export interface components {
       toolName: string;
       count: number;
       suggestion?: string;
+    };
+    /** @description Something the person running the session should know, e.g. a part of the repository's `.claude/settings.json` that was refused or could not be read */
+    NoticeEvent: {
+      /** @enum {string} */
+      type: "notice";
+      /** @description Where it comes from, e.g. `.claude/settings.json` */
+      source: string;
+      message: string;
     };
     /** @description Text streamed since the last assistant_message was discarded (a broken stream); a retry follows */
     TombstoneEvent: {

@@ -75,6 +75,8 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ denied: true, waiting: undefined })) };
     case 'model_retry':
       return { ...s, items: [...s.items, { kind: 'notice', text: `Model call failed (${event.error}); retry ${event.attempt} in ${Math.round(event.delayMs / 1_000)} s.` }] };
+    case 'notice':
+      return { ...s, items: [...s.items, { kind: 'notice', text: event.message }] };
     case 'model_fallback':
       return { ...s, items: [...s.items, { kind: 'notice', text: `Switched model from ${event.from} to ${event.to}.` }] };
     case 'setup_start':

@@ -1,7 +1,7 @@
 import type { ContextManager } from '../context/context-manager.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { hooksFor, permissionContextFor, type SessionSettings, type TurnSettings } from '../permissions/session-settings.ts';
-import type { PermissionContext } from '../permissions/types.ts';
+import type { PermissionContext, RuleLists } from '../permissions/types.ts';
 import { assertNever } from '../shared/assert-never.ts';
 import type { Logger } from '../shared/logger.ts';
 import { activeAgents, customAgentDefinition, type AgentDefinition } from '../tools/agent/agent-definitions.ts';
@@ -43,11 +43,21 @@ export interface AgentControls {
   retry: NonNullable<QueryParams['retry']>;
 }
 
-export function agentControls(deps: Pick<TurnDeps, 'config' | 'hooks' | 'outbound'>, settings: SessionSettings | undefined, turn?: TurnSettings): AgentControls {
+/** What a repository's `.claude/settings.json` adds to a run's controls (repository-settings-load.ts). */
+export interface RepositoryControls {
+  rules: RuleLists;
+  hooks: readonly HookDefinition[];
+}
+
+export function agentControls(
+  deps: Pick<TurnDeps, 'config' | 'hooks' | 'outbound'>, settings: SessionSettings | undefined, turn?: TurnSettings, repository?: RepositoryControls,
+): AgentControls {
   const { config } = deps;
   return {
-    permissions: permissionContextFor(settings, { defaultMode: config.permissions.defaultMode, policy: config.permissions.policy, ...(turn ? { turn } : {}) }),
-    hooks: [...(deps.hooks ?? []), ...hooksFor(settings, deps.outbound)],
+    permissions: permissionContextFor(settings, {
+      defaultMode: config.permissions.defaultMode, policy: config.permissions.policy, ...(turn ? { turn } : {}), ...(repository ? { repository: repository.rules } : {}),
+    }),
+    hooks: [...(deps.hooks ?? []), ...hooksFor(settings, deps.outbound), ...(repository?.hooks ?? [])],
     retry: { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName },
   };
 }

@@ -11,6 +11,7 @@ import type { Lease, SessionRecord } from '../stores/session-store.ts';
 import type { ToolContext } from '../tools/tool.ts';
 import { budgetMessage, checkBudgets, type BudgetExceeded } from './budget.ts';
 import { agentControls, sessionAgents, sessionMcpTools, sessionToolPool } from './agent-driver.ts';
+import { loadRepositoryControls } from './repository-settings-load.ts';
 import type { DriveOutcome } from './subagent-log.ts';
 import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type ChildSetup, type SubagentScope } from './subagent-runner.ts';
 import type { TurnDeps } from './turn-deps.ts';
@@ -68,12 +69,13 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   const agents = sessionAgents(settings);
   const agent = agents.find((a) => a.agentType === record.agentType);
   if (!agent) throw new Error(`Agent type '${record.agentType}' is no longer available in this session.`);
-  const controls = agentControls(deps, settings);
+  const ctx = toolContext(deps, session, record, held);
+  // Its repository's settings as the workspace stands when this invocation starts; notes go to the log only (nobody streams it).
+  const controls = agentControls(deps, settings, undefined, (await loadRepositoryControls(ctx.workspace, log)).controls);
   // The session's tools as its turns get them (its MCP servers', its rules, its ToolSearch mode); the agent's filters apply after.
   const { registry: pool } = sessionToolPool(deps, settings, await sessionMcpTools(deps, session.sessionId, settings, log), controls.permissions);
   const spend = { modelCalls: record.modelCalls, usage: { ...record.usage }, toolUses: record.toolUses };
   let budgetStop: string | undefined;
-  const ctx = toolContext(deps, session, record, held);
   // Read from the workspace version this invocation starts on, as a turn does at its start.
   const project = await loadProjectContext(deps, session, ctx.workspace, record.startedAt);
   const scope: SubagentScope = {
@@ -101,7 +103,7 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   await settle(deps, held, outcome, budgetStop);
 }
 
-/** Runs the agent on from where its log stands; one whose log already ends in its answer is not run again. */
+/** Runs the agent on from where its log stands, with its tools' context; one whose log already ends in its answer is not run again. */
 async function runFromLog(deps: TurnDeps, held: Held, scope: SubagentScope, setup: ChildSetup, ctx: ToolContext): Promise<DriveOutcome> {
   const { record, log } = held;
   const childLog = await openChildLog(scope, record.sessionId);

@@ -5,7 +5,8 @@ import { danglingToolUses, syntheticResults, toApiMessages } from '../context/tr
 import type { StoredMessage } from '../stores/message-store.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
-import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope } from './agent-driver.ts';
+import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope, type RepositoryControls } from './agent-driver.ts';
+import { loadRepositoryControls } from './repository-settings-load.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
 import { addUsage } from '../stores/budgets.ts';
@@ -58,7 +59,9 @@ export async function runTurnLoop(
   }
   const notifier = await reportBackgroundAgents(deps, run, recorder, conversation);
   // From the workspace version this turn starts on, before the model sees anything (and before
-  // set-up steps install anything: the git snapshot shows the checkout as it came).
+  // set-up steps install anything: the git snapshot shows the checkout as it came). The
+  // repository's settings come first: their env reaches the set-up's commands too.
+  const repository = await repositorySettings(run, tools.workspace);
   const project = await loadProjectContext(deps, session, tools.workspace, run.startedAt);
   if (run.opts.prompt !== undefined) {
     // Only a turn with a prompt runs them: their note follows it in the same message (the
@@ -68,7 +71,14 @@ export async function runTurnLoop(
     conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }, ...note]));
   }
   const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder) };
-  await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, project, ...tools }));
+  await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, project, repository, ...tools }));
+}
+
+/** The repository's `.claude/settings.json` at the version this run starts on; what was refused or unreadable is told to the client. */
+async function repositorySettings(run: TurnRun, workspace: ToolUseContext['workspace']): Promise<RepositoryControls> {
+  const { controls, notes } = await loadRepositoryControls(workspace, run.log);
+  for (const message of notes) run.events.push({ type: 'notice', source: '.claude/settings.json', message });
+  return controls;
 }
 
 /**
@@ -98,11 +108,12 @@ function turnRun(
   recorder: TurnRecorder,
   loop: {
     conversation: StoredMessage[]; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; project: ProjectContext;
+    repository: RepositoryControls;
     workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop;
   },
 ): AgentRun {
   const { session, turnId, log, deadlineAt } = run;
-  const controls = agentControls(deps, recorder.settings, run.opts.settings);
+  const controls = agentControls(deps, recorder.settings, run.opts.settings, loop.repository);
   const { registry, agents } = sessionToolPool(deps, recorder.settings, loop.external, controls.permissions);
   const beforeModelCall = () => loop.stop.beforeModelCall();
   const leaseHeld = () => recorder.leaseHeld();

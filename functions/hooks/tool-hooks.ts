@@ -43,7 +43,10 @@ export async function runPreToolUseHooks(hooks: readonly HookDefinition[], input
       continue;
     }
     const out = run.output;
-    if (out.decision === 'deny') {
+    if (out.decision === 'deny' && out.blockingCommand !== undefined) {
+      considerVerdict(result, { behavior: 'deny', message: out.reason || 'Blocked by hook', hookName });
+      result.additionalContext.push(blockingErrorText(hookName, out.blockingCommand, out.reason || 'Blocked by hook'));
+    } else if (out.decision === 'deny') {
       considerVerdict(result, { behavior: 'deny', message: hookErrorMessage(hookName, out.reason || 'Blocked by hook'), hookName });
     } else if (out.decision) {
       const verb = out.decision === 'allow' ? 'allowed' : 'asked for confirmation for';
@@ -77,7 +80,10 @@ export async function runPostToolUseHooks(
     }
     const out = run.output;
     if (out.updatedOutput !== undefined) result.updatedOutput = out.updatedOutput;
-    if (out.decision === 'deny') result.additionalContext.push(hookErrorMessage(hookName, out.reason || 'Blocked by hook'));
+    if (out.decision === 'deny') {
+      const reason = out.reason || 'Blocked by hook';
+      result.additionalContext.push(out.blockingCommand !== undefined ? blockingErrorText(hookName, out.blockingCommand, reason) : hookErrorMessage(hookName, reason));
+    }
     if (out.additionalContext) result.additionalContext.push(additionalContextText(hookName, out.additionalContext));
     if (out.continue === false) {
       result.preventContinuation = true;
@@ -93,6 +99,11 @@ function considerVerdict(result: PreToolUseResult, verdict: NonNullable<PreToolU
 
 export function hookErrorMessage(hookName: string, reason: string): string {
   return `${hookName} hook error: ${reason}`;
+}
+
+/** A command hook's block, for the model: which command blocked, and why. */
+export function blockingErrorText(hookName: string, command: string, reason: string): string {
+  return `<system-reminder>\n${hookName} hook blocking error from command: "${command}": ${reason}\n</system-reminder>`;
 }
 
 export function additionalContextText(hookName: string, context: string): string {

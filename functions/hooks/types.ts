@@ -33,7 +33,14 @@ export const hookOutputSchema = z.object({
   continue: z.boolean().optional(),
   stopReason: z.string().max(2_000).optional(),
 });
-export type HookOutput = z.output<typeof hookOutputSchema>;
+export type HookOutput = z.output<typeof hookOutputSchema> & {
+  /**
+   * Set by a command hook whose block names its command (docs/context.md, "Repository settings"):
+   * the model reads the reason as written, and a `<system-reminder>` naming the command. Not part of
+   * the schema: an HTTP hook's answer cannot set it.
+   */
+  blockingCommand?: string;
+};
 
 export type HookHandler = (input: HookInput, signal: AbortSignal) => Promise<HookOutput | undefined>;
 

@@ -55,14 +55,19 @@ export function assertValidRules(lists: RuleLists | undefined, field: string): v
   if (invalid.length > 0) throw new UserError(`Invalid "${field}": not a permission rule: ${invalid.map((r) => JSON.stringify(r)).join(', ')}. Use "Tool", "Tool(content)", "Bash(prefix:*)" or "mcp__server__*".`);
 }
 
-/** The permission context of one turn: policy, project, session and request rules, in that order. */
+/**
+ * The permission context of one turn: policy, project (the session's projectRules, then the
+ * repository's `.claude/settings.json`), session and request rules, in that order. The order only
+ * names a rule's source: whichever source a rule comes from, deny beats ask beats allow (decide.ts).
+ */
 export function permissionContextFor(
   settings: SessionSettings | undefined,
-  opts: { defaultMode: PermissionMode; policy?: RuleLists; turn?: TurnSettings },
+  opts: { defaultMode: PermissionMode; policy?: RuleLists; turn?: TurnSettings; repository?: RuleLists },
 ): PermissionContext {
   const rules: PermissionRule[] = [
     ...rulesFromLists(opts.policy, 'policy').rules,
     ...rulesFromLists(settings?.projectRules, 'project').rules,
+    ...rulesFromLists(opts.repository, 'project').rules,
     ...rulesFromLists(settings?.rules, 'session').rules,
     ...rulesFromLists(opts.turn?.rules, 'request').rules,
   ];

@@ -44,6 +44,8 @@ const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   // second attempt makes a new commit object; git_publish is therefore not repeated.
   git_publish: false,
   bash: false,
+  // A command hook is a command like Bash's, with the same reach.
+  hook_command: false,
 };
 
 /** Attempts after the first for a retryable op (each after a short pause). */

@@ -60,7 +60,8 @@ export class WorkspaceSession {
   private readonly deps: WorkspaceClientDeps;
   private ref: { id: string; version: number };
   private currentCwd: string;
-  private readonly env: Record<string, string>;
+  private readonly sessionEnv: Record<string, string>;
+  private env: Record<string, string>;
   private readonly allowedDomains: readonly string[];
   private readonly files: Map<string, FileStateEntry>;
   private readonly requestStop: WorkspaceSessionOptions['requestStop'];
@@ -77,7 +78,8 @@ export class WorkspaceSession {
     this.sessionId = opts.sessionId;
     this.ref = { ...opts.workspace };
     this.currentCwd = opts.cwd;
-    this.env = opts.env ?? {};
+    this.sessionEnv = opts.env ?? {};
+    this.env = this.sessionEnv;
     this.allowedDomains = opts.allowedDomains ?? [];
     this.files = new Map(Object.entries(opts.fileState ?? {}));
     this.requestStop = opts.requestStop;
@@ -117,6 +119,15 @@ export class WorkspaceSession {
   /** The cached environment layer the session's calls name, if any. */
   get environment(): { key: string } | undefined {
     return this.layer ? { ...this.layer } : undefined;
+  }
+
+  /**
+   * Variables for the sandboxed commands of later ops (Bash, command hooks): the session's own
+   * and, from each run's start, its repository's `.claude/settings.json` `env` under them (the
+   * session's win). They go only into runner requests; the harness's own environment never sees them.
+   */
+  setCommandEnv(repositoryEnv: Record<string, string>): void {
+    this.env = { ...repositoryEnv, ...this.sessionEnv };
   }
 
   /** Whether `run` can stop a running command (the op then carries `stopKey`). */

@@ -46,6 +46,8 @@ export type TurnEvent =
   | { type: 'todos'; todos: TodoItem[] }
   /** A call was refused; `suggestion` appears when the count suggests adding a rule. */
   | { type: 'permission_denied'; toolUseId: string; toolName: string; count: number; suggestion?: string }
+  /** Something the person running the session should know, e.g. a part of the repository's `.claude/settings.json` that was refused; `source` names where it comes from. */
+  | { type: 'notice'; source: string; message: string }
   /** The streamed text since the last assistant_message was discarded (a broken stream); a retry follows. */
   | { type: 'tombstone'; seq: number; error: string }
   | { type: 'model_retry'; attempt: number; delayMs: number; status?: number; error: string }

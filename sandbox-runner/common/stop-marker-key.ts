@@ -7,6 +7,9 @@
 /** How often a running command's stop marker is looked for (a HEAD request each time). */
 export const STOP_POLL_MS = 500;
 
+/** What a stop key may be: it becomes part of an S3 key under the workspace's prefix. */
+export const STOP_KEY_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
 export function stopMarkerKey(stopKey: string): string {
   return `stops/${stopKey}`;
 }

@@ -97,7 +97,7 @@ export const bashOp = defineOp({
 });
 
 /** Aborts `signal` once the marker exists; `end` stops looking. A failed look is retried at the next tick. */
-function watchStopMarker(ctx: OpContext, relKey: string): { signal: AbortSignal; end(): void } {
+export function watchStopMarker(ctx: OpContext, relKey: string): { signal: AbortSignal; end(): void } {
   const abort = new AbortController();
   let ended = false;
   const tick = async () => {

@@ -16,6 +16,7 @@ import { editOp, type EditResult } from './edit-op.ts';
 import { notebookEditOp, type NotebookEditResult } from './notebook-edit-op.ts';
 import { globOp, type GlobResult } from './glob-op.ts';
 import { grepOp, type GrepResult } from './grep-op.ts';
+import { hookCommandOp, type HookCommandResult } from './hook-command-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
 import { readInstructionsOp, type ReadInstructionsResult } from './read-instructions-op.ts';
 import { taskOutputOp, type TaskOutputResult } from './task-output-op.ts';
@@ -33,6 +34,7 @@ export const RUNNER_OPS = {
   notebook_edit: notebookEditOp,
   glob: globOp,
   grep: grepOp,
+  hook_command: hookCommandOp,
   task_output: taskOutputOp,
   task_stop: taskStopOp,
   create_workspace: createWorkspaceOp,
@@ -59,6 +61,7 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   notebookEditOp.schema,
   globOp.schema,
   grepOp.schema,
+  hookCommandOp.schema,
   taskOutputOp.schema,
   taskStopOp.schema,
   createWorkspaceOp.schema,
@@ -86,6 +89,7 @@ export type OpResult =
   | NotebookEditResult
   | GlobResult
   | GrepResult
+  | HookCommandResult
   | TaskOutputResult
   | TaskStopResult
   | CreateWorkspaceResult
@@ -113,6 +117,7 @@ export type {
   ExportFileResult,
   GlobResult,
   GrepResult,
+  HookCommandResult,
   ImportArchiveResult,
   ImportGitResult,
   GitCheckoutResult,

@@ -48,6 +48,14 @@ describe('container runner (process sandbox, as inside Lambda)', () => {
       delete process.env.AWS_SECRET_ACCESS_KEY_FOR_TEST;
     }
   });
+
+  it('runs a hook command with its input on stdin and its stderr apart (the paths it uses are the tmp dir as commands see it)', async () => {
+    expectOk(await call('hooked', 0, { type: 'create_workspace', files: { 'a.txt': 'alpha\n' } }));
+    const ran = expectOk(await call('hooked', 1, {
+      type: 'hook_command', command: 'echo "in=$(cat) project=$CLAUDE_PROJECT_DIR"; cat a.txt >&2; exit 2', stdin: '{"tool_name":"Bash"}', timeoutMs: 10_000,
+    }));
+    expect(ran.result).toMatchObject({ type: 'hook_command', stdout: 'in={"tool_name":"Bash"} project=/workspace\n', stderr: 'alpha\n', exitCode: 2, timedOut: false });
+  });
 });
 
 /** The same runner with the egress settings the CDK app gives it: none by default, or the egress proxy. */

@@ -39,6 +39,9 @@ const events = {
   permission_denied: z
     .object({ type: z.literal('permission_denied'), toolUseId: z.string(), toolName: z.string(), count: z.number().int(), suggestion: z.string().optional() })
     .describe('A call was refused'),
+  notice: z
+    .object({ type: z.literal('notice'), source: z.string().describe('Where it comes from, e.g. `.claude/settings.json`'), message: z.string() })
+    .describe('Something the person running the session should know, e.g. a part of the repository\'s `.claude/settings.json` that was refused or could not be read'),
   tombstone: z.object({ type: z.literal('tombstone'), seq: z.number().int(), error: z.string() }).describe('Text streamed since the last assistant_message was discarded (a broken stream); a retry follows'),
   model_retry: z
     .object({ type: z.literal('model_retry'), attempt: z.number().int(), delayMs: z.number(), status: z.number().int().optional(), error: z.string() })

@@ -1,7 +1,7 @@
 import { ADMIN_TENANT } from '../functions/api/token-auth.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { serve } from '@hono/node-server';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -22,19 +22,29 @@ import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
+import { createAwsCallLog, currentFunction, runAsFunction, type AwsCallLog } from './aws-call-log.ts';
+import { createLocalWorkspaceCredentials } from './local-sts.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { createLocalMetricsSink } from './metrics-sink.ts';
 import { closeServer } from './net/listen.ts';
 import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
+import { LOCAL_ACCOUNT } from './aws-call-iam.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
 import type { Brain } from './scripted-model/script.ts';
 
 export const LOCAL_BUCKET = 'stratus-local';
-export const RUNNER_FUNCTION = 'stratus-sandbox-runner';
+/**
+ * The local names of the functions and of the workspace-access role: the deployed stack's names
+ * with `stratus` for the stage's prefix (`stratus-prod-api` → `stratus-api`), which the IAM
+ * coverage check relies on to find each one's role in the template (docs/local-stack.md).
+ */
+export const RUNNER_FUNCTION = 'stratus-tenant-runner';
 export const API_FUNCTION = 'stratus-api';
+export const CRON_FUNCTION = 'stratus-cron';
 export const GITHUB_WORKER_FUNCTION = 'stratus-github-worker';
+export const WORKSPACE_ACCESS_ROLE = 'stratus-workspace-access';
 /** What `npm start` keeps of the scripted model's request log (`GET /_requests`). */
 export const LOCAL_MODEL_REQUESTS_KEPT = 200;
 
@@ -90,6 +100,11 @@ export interface LocalStackOptions {
   consoleDir?: string;
   /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
   runnerProcesses?: { max?: number; idleMs?: number };
+  /**
+   * A folder to record every AWS call in, by function and role, as IAM would judge it
+   * (local/aws-call-log.ts). Default: STRATUS_AWS_CALL_LOG; unset records nothing.
+   */
+  awsCallLog?: string;
 }
 
 export interface LocalStack {
@@ -117,9 +132,11 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const stackEndpoints: string[] = [];
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
     const credentials = freshLocalCredentials();
+    const callLogDir = opts.awsCallLog ?? process.env.STRATUS_AWS_CALL_LOG;
+    const callLog = callLogDir ? createAwsCallLog(callLogDir) : undefined;
     const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
     const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
-    const runner = started(startRunnerPool(opts, s3.url, stackEndpoints));
+    const runner = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
@@ -134,11 +151,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Listening before deps exist puts the API among the own endpoints the outbound policy never calls.
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
-    const deps = createLocalDeps(opts, config, stops);
+    const deps = createLocalDeps(opts, config, stops, callLog);
     registerHarnessFunctions(functions, deps);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
-    const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000 });
+    // EventBridge Scheduler's stand-in finds what is due; each firing runs as the cron function.
+    const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000, invoke: (run) => runAsFunction(CRON_FUNCTION, run) });
     stops.push(scheduler.stop);
     return {
       apiUrl: api.url,
@@ -156,11 +174,28 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 }
 
 /** The deps, with metric documents written to the data folder unless the options take them. */
-function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: (() => Promise<void>)[]): Deps {
+function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: (() => Promise<void>)[], callLog: AwsCallLog | undefined): Deps {
   const sink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
   // Closed last, after the API and the scheduler, whose turns may still emit.
   if (sink) stops.unshift(sink.close);
-  return createDeps(config, { writeMetrics: opts.writeMetrics ?? sink!.write, tracing: opts.tracing });
+  return createDeps(config, {
+    writeMetrics: opts.writeMetrics ?? sink!.write,
+    tracing: opts.tracing,
+    workspaceCredentials: localWorkspaceCredentials(config, callLog),
+    ...(callLog ? { observeClient: callLog.observe } : {}),
+  });
+}
+
+/** Workspace credentials minted as STS would (local-sts.ts); the AssumeRole each stands for is recorded. */
+function localWorkspaceCredentials(config: StratusConfig, callLog: AwsCallLog | undefined) {
+  const roleArn = `arn:aws:iam::${LOCAL_ACCOUNT}:role/${WORKSPACE_ACCESS_ROLE}`;
+  return createLocalWorkspaceCredentials({
+    credentials: config.localCredentials!,
+    bucket: config.bucket,
+    roleName: WORKSPACE_ACCESS_ROLE,
+    roleArn,
+    onAssumeRole: callLog && ((arn) => callLog.record({ function: currentFunction(), action: 'sts:AssumeRole', resource: arn, context: {} })),
+  });
 }
 
 /**
@@ -169,8 +204,8 @@ function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: 
  * AWS, here in the same process.
  */
 function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
-  functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
-  functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkerEvent(deps, event);
+  functions[API_FUNCTION] = (event) => runAsFunction(API_FUNCTION, () => handleAsyncEvent(deps, event));
+  functions[GITHUB_WORKER_FUNCTION] = (event) => runAsFunction(GITHUB_WORKER_FUNCTION, () => handleGithubWorkerEvent(deps, event));
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);
@@ -180,13 +215,13 @@ const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JS
  * functions/runner-client/runner-tenant.ts), each with its own folder, removed when the process
  * ends as Lambda discards an environment's /tmp. Leftovers of a previous run go too.
  */
-function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpoints: readonly string[]): TenantWorkerPool {
+function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpoints: readonly string[], awsCallLog: string | undefined): TenantWorkerPool {
   const tenantsDir = path.join(opts.dataDir, 'runner', 'tenants');
   rmSync(tenantsDir, { recursive: true, force: true });
   const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
   return createTenantWorkerPool({
     entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
-    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1', stackEndpoints: [...stackEndpoints] }),
+    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1', stackEndpoints: [...stackEndpoints], ...(awsCallLog ? { awsCallLog: { dir: awsCallLog, functionName: RUNNER_FUNCTION } } : {}) }),
     maxWorkers: opts.runnerProcesses?.max,
     idleMs: opts.runnerProcesses?.idleMs,
     onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
@@ -247,12 +282,15 @@ type App = ReturnType<typeof createApp>;
 
 /**
  * The same Hono app that runs on Lambda, served on loopback. The server listens before the app
- * exists (`serve` hands it over); until then it answers 503.
+ * exists (`serve` hands it over); until then it answers 503. Each request, its streamed body
+ * included, runs as the API function (aws-call-log.ts).
  */
 async function startApiServer(port: number | undefined): Promise<{ url: string; serve(app: App): void; close(): Promise<void> }> {
   let app: App | undefined;
   const starting = () => new Response('Stratus is starting.', { status: 503 });
-  const server = serve({ fetch: (req, env) => (app ? app.fetch(req, env) : starting()), port: port ?? 0, hostname: '127.0.0.1' }) as Server;
+  const asApi = ((options: object, listener: (...args: unknown[]) => void) =>
+    createServer(options, (req, res) => runAsFunction(API_FUNCTION, () => listener(req, res)))) as unknown as typeof createServer;
+  const server = serve({ fetch: (req, env) => (app ? app.fetch(req, env) : starting()), port: port ?? 0, hostname: '127.0.0.1', createServer: asApi }) as Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const address = server.address();
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, serve: (a) => (app = a), close: () => closeServer(server) };

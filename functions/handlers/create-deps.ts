@@ -36,6 +36,18 @@ import type { LazyClient } from '../shared/lazy-client.ts';
 import { createModelClient } from './model-client.ts';
 import { once } from './once.ts';
 
+export interface CreateDepsOverrides {
+  workspaceCredentials?: WorkspaceCredentialSource;
+  instanceId?: string;
+  tracing?: Tracing;
+  writeMetrics?: (line: string) => void;
+  /**
+   * Given every AWS SDK client built here, workspace clients included (the local stack records
+   * each call's IAM request with it: local/aws-call-log.ts).
+   */
+  observeClient?: <T>(client: T) => T;
+}
+
 /**
  * The composition root (above every layer it wires): the only place AWS and model clients are
  * constructed (the model client in ./model-client.ts), each traced and measured here. The same
@@ -43,10 +55,11 @@ import { once } from './once.ts';
  */
 export function createDeps(
   config: StratusConfig,
-  overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string; tracing?: Tracing; writeMetrics?: (line: string) => void } = {},
+  overrides: CreateDepsOverrides = {},
 ): Deps {
   const { tracing, log, metrics, instanceId } = observability(config, overrides);
-  const { db, lambda, scheduler, s3 } = awsClients(config, tracing);
+  const observe = overrides.observeClient ?? ((client) => client);
+  const { db, lambda, scheduler, s3 } = awsClients(config, { captureClient: (client) => observe(tracing.captureClient(client)) });
   const blobs = new BlobStore(s3, config.bucket);
   const outbound = outboundPolicy(config);
   return {
@@ -68,7 +81,7 @@ export function createDeps(
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction), { metrics, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     ...githubDeps(config, db, lambda),
-    workspaceStorage: lazyWorkspaceStorage(config),
+    workspaceStorage: lazyWorkspaceStorage(config, observe),
     workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
     model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
     tools: createToolRegistry(),
@@ -109,7 +122,7 @@ function observability(config: StratusConfig, overrides: { instanceId?: string; 
  * or write, a runner call, a continuation, a schedule change), so their packages stay off a
  * cold start's import path (LazyClient).
  */
-function awsClients(config: StratusConfig, tracing: Tracing) {
+function awsClients(config: StratusConfig, tracing: Pick<Tracing, 'captureClient'>) {
   const aws = {
     region: config.region,
     ...(config.localCredentials ? { credentials: config.localCredentials } : {}),
@@ -139,10 +152,10 @@ function awsClients(config: StratusConfig, tracing: Tracing) {
 }
 
 /** S3 clients holding one workspace's minted credentials, built once the S3 package is loaded (on the first workspace access). */
-function lazyWorkspaceStorage(config: StratusConfig): (credentials: StorageCredentials) => Promise<S3Client> {
+function lazyWorkspaceStorage(config: StratusConfig, observe: <T>(client: T) => T): (credentials: StorageCredentials) => Promise<S3Client> {
   const factory = once(async () => {
     const { S3Client } = await import('@aws-sdk/client-s3');
-    return cachedByCredentials((credentials) => new S3Client(s3ClientConfig({ region: config.region, endpoint: config.endpoints.s3 }, credentials)));
+    return cachedByCredentials((credentials) => observe(new S3Client(s3ClientConfig({ region: config.region, endpoint: config.endpoints.s3 }, credentials))));
   });
   return async (credentials) => (await factory())(credentials);
 }

@@ -11,6 +11,7 @@ import type { SandboxRunnerFunction } from './constructs/sandbox-runner-function
 import type { Schedules } from './constructs/schedules.ts';
 import type { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import type { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
+import { PURGED_PREFIXES, type SessionPurgeRole } from './constructs/session-purge-role.ts';
 
 /**
  * The constructs the acknowledgements name. The stack passes itself; the shape is declared here
@@ -25,6 +26,7 @@ export type NagSubjects = Stack & {
   readonly githubWorker?: Pick<TurnEngineFunction, 'role'>;
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
+  readonly sessionPurge: Pick<SessionPurgeRole, 'role'>;
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
   readonly customDomain?: Pick<CustomDomain, 'distribution'>;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
@@ -108,4 +110,8 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
     'The ceiling of the workspace-access role. Nothing uses it as is: every AssumeRole carries a session policy narrowing it to workspaces/{id}/* of one session (functions/runner-client/sts-credentials.ts).');
   ack(stack.workspaceAccess.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.workspaces}*/uploads/*]`,
     'Deleting staged uploads once imported; the session policy narrows it to workspaces/{id}/uploads/* of one session.');
+  for (const prefix of PURGED_PREFIXES) {
+    ack(stack.sessionPurge.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${prefix}*]`,
+      'The ceiling of the session-purge role. Nothing uses it as is: every AssumeRole carries a session policy narrowing it to one deleted session\'s prefixes (functions/runner-client/purge-credentials.ts).');
+  }
 }

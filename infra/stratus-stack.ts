@@ -20,6 +20,7 @@ import { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
+import { SessionPurgeRole } from './constructs/session-purge-role.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 
 /** The CloudWatch namespace of every Stratus metric; stages are told apart by the `stage` dimension. */
@@ -47,6 +48,8 @@ export class StratusStack extends Stack {
   readonly githubWorker?: TurnEngineFunction;
   readonly schedules: Schedules;
   readonly workspaceAccess: WorkspaceAccessRole;
+  /** Assumed by the API function alone, to delete a deleted session's objects and their versions. */
+  readonly sessionPurge: SessionPurgeRole;
   readonly functionUrl: lambda.FunctionUrl;
   /** CloudFront in front of `functionUrl`, when the stage sets `api.domain`. */
   readonly customDomain?: CustomDomain;
@@ -90,6 +93,8 @@ export class StratusStack extends Stack {
       roleName: `${stage.prefix}-workspace-access`,
       trustedBy: this.engines().map((engine) => engine.role),
     });
+    this.sessionPurge = new SessionPurgeRole(this, 'SessionPurge', { bucket: this.data.bucket, roleName: `${stage.prefix}-session-purge`, trustedBy: this.api.role });
+    this.api.fn.addEnvironment('STRATUS_PURGE_ROLE_ARN', this.sessionPurge.role.roleArn);
     this.grantEngines(apiFunctionName);
 
     ({ functionUrl: this.functionUrl, customDomain: this.customDomain, webhookUrl: this.webhookUrl } = this.entrances(stage));

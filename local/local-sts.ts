@@ -1,4 +1,6 @@
 import type { WorkspaceCredentialSource } from '../functions/runner-client/runner-client.ts';
+import { purgeSessionPolicy, type PurgeCredentialSource } from '../functions/runner-client/purge-credentials.ts';
+import type { StorageCredentials } from '../sandbox-runner/protocol.ts';
 import { assertWorkspaceId, sessionPolicyFor } from '../functions/runner-client/sts-credentials.ts';
 import type { LocalCredentials } from './local-credentials.ts';
 
@@ -20,26 +22,39 @@ export function readLocalSessionToken(token: string | undefined): LocalAssumedRo
   return JSON.parse(Buffer.from(token.slice(TOKEN_PREFIX.length), 'base64url').toString('utf8')) as LocalAssumedRole;
 }
 
+/** What the local stack mints credentials with: its key, and who hears of each AssumeRole (AWS sees one sts:AssumeRole call). */
+export interface LocalMinter {
+  credentials: LocalCredentials;
+  bucket: string;
+  /** The role's local name and ARN for a role named `stratus-<name>` (local/stack.ts names them). */
+  role(name: string): { roleName: string; roleArn: string };
+  onAssumeRole?: (roleArn: string) => void;
+}
+
+function mint(minter: LocalMinter, role: string, sessionPolicy: unknown): StorageCredentials {
+  const { roleName, roleArn } = minter.role(role);
+  minter.onAssumeRole?.(roleArn);
+  return { ...minter.credentials, sessionToken: localSessionToken({ role: roleName, sessionPolicy }) };
+}
+
 /**
  * Workspace credentials minted locally the way functions/runner-client/sts-credentials.ts mints
  * them from STS in AWS: for the workspace-access role, with the same per-workspace session policy
  * (`sessionPolicyFor`). They sign with the stack's key; the session token names the role and
  * carries the policy, so the AWS call log can judge each call made with them as IAM would.
- * `onAssumeRole` hears the role ARN each time (AWS sees an sts:AssumeRole call).
  */
-export function createLocalWorkspaceCredentials(opts: {
-  credentials: LocalCredentials;
-  bucket: string;
-  roleName: string;
-  roleArn: string;
-  onAssumeRole?: (roleArn: string) => void;
-}): WorkspaceCredentialSource {
+export function createLocalWorkspaceCredentials(minter: LocalMinter): WorkspaceCredentialSource {
   return {
-    async forWorkspace(workspaceId, purpose = 'run') {
+    async forWorkspace(workspaceId) {
       assertWorkspaceId(workspaceId);
-      opts.onAssumeRole?.(opts.roleArn);
-      const sessionPolicy = sessionPolicyFor(opts.bucket, workspaceId, 'aws', purpose);
-      return { ...opts.credentials, sessionToken: localSessionToken({ role: opts.roleName, sessionPolicy }) };
+      return mint(minter, 'workspace-access', sessionPolicyFor(minter.bucket, workspaceId, 'aws'));
     },
+  };
+}
+
+/** Purge credentials minted the same way: the session-purge role with purgeSessionPolicy. */
+export function createLocalPurgeCredentials(minter: LocalMinter): PurgeCredentialSource {
+  return {
+    forSession: async (session) => mint(minter, 'session-purge', purgeSessionPolicy({ bucket: minter.bucket, ...session })),
   };
 }

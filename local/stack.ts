@@ -23,7 +23,7 @@ import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createAwsCallLog, currentFunction, runAsFunction, type AwsCallLog } from './aws-call-log.ts';
-import { createLocalWorkspaceCredentials } from './local-sts.ts';
+import { createLocalPurgeCredentials, createLocalWorkspaceCredentials, type LocalMinter } from './local-sts.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { createLocalMetricsSink } from './metrics-sink.ts';
 import { closeServer } from './net/listen.ts';
@@ -36,15 +36,15 @@ import type { Brain } from './scripted-model/script.ts';
 
 export const LOCAL_BUCKET = 'stratus-local';
 /**
- * The local names of the functions and of the workspace-access role: the deployed stack's names
- * with `stratus` for the stage's prefix (`stratus-prod-api` → `stratus-api`), which the IAM
- * coverage check relies on to find each one's role in the template (docs/local-stack.md).
+ * The local names of the functions and roles: the deployed stack's names with `stratus` for the
+ * stage's prefix (`stratus-prod-api` → `stratus-api`), which the IAM coverage check relies on to
+ * find each one's role in the template (docs/local-stack.md).
  */
-export const RUNNER_FUNCTION = 'stratus-tenant-runner';
-export const API_FUNCTION = 'stratus-api';
-export const CRON_FUNCTION = 'stratus-cron';
-export const GITHUB_WORKER_FUNCTION = 'stratus-github-worker';
-export const WORKSPACE_ACCESS_ROLE = 'stratus-workspace-access';
+const LOCAL_PREFIX = 'stratus';
+export const RUNNER_FUNCTION = `${LOCAL_PREFIX}-tenant-runner`;
+export const API_FUNCTION = `${LOCAL_PREFIX}-api`;
+export const CRON_FUNCTION = `${LOCAL_PREFIX}-cron`;
+export const GITHUB_WORKER_FUNCTION = `${LOCAL_PREFIX}-github-worker`;
 /** What `npm start` keeps of the scripted model's request log (`GET /_requests`). */
 export const LOCAL_MODEL_REQUESTS_KEPT = 200;
 
@@ -181,21 +181,20 @@ function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: 
   return createDeps(config, {
     writeMetrics: opts.writeMetrics ?? sink!.write,
     tracing: opts.tracing,
-    workspaceCredentials: localWorkspaceCredentials(config, callLog),
+    workspaceCredentials: createLocalWorkspaceCredentials(localMinter(config, callLog)),
+    purgeCredentials: createLocalPurgeCredentials(localMinter(config, callLog)),
     ...(callLog ? { observeClient: callLog.observe } : {}),
   });
 }
 
-/** Workspace credentials minted as STS would (local-sts.ts); the AssumeRole each stands for is recorded. */
-function localWorkspaceCredentials(config: StratusConfig, callLog: AwsCallLog | undefined) {
-  const roleArn = `arn:aws:iam::${LOCAL_ACCOUNT}:role/${WORKSPACE_ACCESS_ROLE}`;
-  return createLocalWorkspaceCredentials({
+/** Workspace and purge credentials minted as STS would (local-sts.ts); the AssumeRole each stands for is recorded. */
+function localMinter(config: StratusConfig, callLog: AwsCallLog | undefined): LocalMinter {
+  return {
     credentials: config.localCredentials!,
     bucket: config.bucket,
-    roleName: WORKSPACE_ACCESS_ROLE,
-    roleArn,
+    role: (name) => ({ roleName: `${LOCAL_PREFIX}-${name}`, roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/${LOCAL_PREFIX}-${name}` }),
     onAssumeRole: callLog && ((arn) => callLog.record({ function: currentFunction(), action: 'sts:AssumeRole', resource: arn, context: {} })),
-  });
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ import { createGithubClientFactory } from '../github-api/github-client.ts';
 import { GithubStore } from '../stores/github-store.ts';
 import { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import type { PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
@@ -38,6 +39,7 @@ import { once } from './once.ts';
 
 export interface CreateDepsOverrides {
   workspaceCredentials?: WorkspaceCredentialSource;
+  purgeCredentials?: PurgeCredentialSource;
   instanceId?: string;
   tracing?: Tracing;
   writeMetrics?: (line: string) => void;
@@ -82,7 +84,8 @@ export function createDeps(
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     ...githubDeps(config, db, lambda),
     workspaceStorage: lazyWorkspaceStorage(config, observe),
-    workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
+    workspaceCredentials: overrides.workspaceCredentials ?? { forWorkspace: () => staticCredentials(config) },
+    purgeCredentials: overrides.purgeCredentials ?? { forSession: () => staticCredentials(config) },
     model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
     tools: createToolRegistry(),
     outbound,
@@ -175,14 +178,8 @@ function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: L
   };
 }
 
-/** The local stack hands the runner the local S3 server's static credentials. */
-function staticCredentials(config: StratusConfig): WorkspaceCredentialSource {
-  return {
-    async forWorkspace() {
-      if (!config.localCredentials) {
-        throw new Error('No workspace credential source: in AWS, the scoped STS credential minter must be configured.');
-      }
-      return { ...config.localCredentials };
-    },
-  };
+/** Without a minter, the stand-ins' static credentials (a stack of stand-ins started on its own). */
+async function staticCredentials(config: StratusConfig): Promise<StorageCredentials> {
+  if (!config.localCredentials) throw new Error('No credential source: in AWS, the scoped STS credential minters must be configured.');
+  return { ...config.localCredentials };
 }

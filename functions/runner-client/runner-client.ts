@@ -10,12 +10,9 @@ export interface RunnerClient {
   invoke(request: RunnerRequest): Promise<RunnerResponse>;
 }
 
-export type WorkspacePurpose = 'run' | 'delete';
-
 /** Mints the short-lived, workspace-scoped storage credentials sent with each runner call. */
 export interface WorkspaceCredentialSource {
-  /** `delete`: for removing a deleted session's workspace (never handed to the runner). */
-  forWorkspace(workspaceId: string, purpose?: WorkspacePurpose): Promise<StorageCredentials>;
+  forWorkspace(workspaceId: string): Promise<StorageCredentials>;
 }
 
 /** Ops that carry a GitHub token: they run in environments commands never run in. */

@@ -3,7 +3,7 @@ import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import { workspaceSessionPolicy } from '../../sandbox-runner/common/session-policy.ts';
 import { SystemError } from '../shared/errors.ts';
 import type { LazyClient } from '../shared/lazy-client.ts';
-import type { WorkspaceCredentialSource, WorkspacePurpose } from './runner-client.ts';
+import type { WorkspaceCredentialSource } from './runner-client.ts';
 
 /** Workspace objects live under this prefix; the runner protocol's `workspace.id` names the folder. */
 export const WORKSPACES_PREFIX = 'workspaces/';
@@ -26,9 +26,9 @@ const REUSE_MARGIN_MS = 5 * 60_000;
  * the intersection of it and the workspace-access role's policy, so the credentials reach one
  * workspace's objects and nothing else, whatever the role allows.
  */
-export function sessionPolicyFor(bucket: string, workspaceId: string, partition = 'aws', purpose: WorkspacePurpose = 'run') {
+export function sessionPolicyFor(bucket: string, workspaceId: string, partition = 'aws') {
   assertWorkspaceId(workspaceId);
-  return workspaceSessionPolicy({ bucket, workspaceId, partition, purpose });
+  return workspaceSessionPolicy({ bucket, workspaceId, partition });
 }
 
 export function assertWorkspaceId(workspaceId: string): void {
@@ -60,34 +60,36 @@ export function createStsWorkspaceCredentialSource(opts: StsWorkspaceCredentialO
   const cache = new Map<string, { credentials: StorageCredentials; expiresAt: number }>();
 
   return {
-    async forWorkspace(workspaceId, purpose = 'run') {
-      const policy = sessionPolicyFor(opts.bucket, workspaceId, opts.partition, purpose);
-      const cacheKey = `${purpose}/${workspaceId}`;
-      const cached = cache.get(cacheKey);
+    async forWorkspace(workspaceId) {
+      const policy = sessionPolicyFor(opts.bucket, workspaceId, opts.partition);
+      const cached = cache.get(workspaceId);
       if (cached && cached.expiresAt - clock() > REUSE_MARGIN_MS) return cached.credentials;
 
-      const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
-      const out = await (await opts.sts()).send(
-        new AssumeRoleCommand({
-          RoleArn: opts.roleArn,
-          RoleSessionName: `ws-${workspaceId}`.slice(0, 64),
-          DurationSeconds: durationSeconds,
-          Policy: JSON.stringify(policy),
-        }),
-      );
-      const c = out.Credentials;
-      if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
-        throw new SystemError('STS AssumeRole returned no credentials for the workspace-access role.', 'credentials_unavailable');
-      }
-      const credentials: StorageCredentials = {
-        accessKeyId: c.AccessKeyId,
-        secretAccessKey: c.SecretAccessKey,
-        sessionToken: c.SessionToken,
-        expiration: c.Expiration.toISOString(),
-      };
+      const credentials = await assumeRoleWithPolicy(opts.sts, { roleArn: opts.roleArn, sessionName: `ws-${workspaceId}`, durationSeconds, policy });
       if (cache.size >= 256) cache.clear();
-      cache.set(cacheKey, { credentials, expiresAt: c.Expiration.getTime() });
+      cache.set(workspaceId, { credentials, expiresAt: Date.parse(credentials.expiration!) });
       return credentials;
     },
   };
+}
+
+/** One STS AssumeRole with an inline session policy: the effective permissions are the intersection of the role's and the policy's. */
+export async function assumeRoleWithPolicy(
+  sts: LazyClient<STSClient>,
+  opts: { roleArn: string; sessionName: string; durationSeconds?: number; policy: unknown },
+): Promise<StorageCredentials> {
+  const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+  const out = await (await sts()).send(
+    new AssumeRoleCommand({
+      RoleArn: opts.roleArn,
+      RoleSessionName: opts.sessionName.slice(0, 64),
+      DurationSeconds: opts.durationSeconds ?? MIN_DURATION_SECONDS,
+      Policy: JSON.stringify(opts.policy),
+    }),
+  );
+  const c = out.Credentials;
+  if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
+    throw new SystemError(`STS AssumeRole returned no credentials for ${opts.roleArn}.`, 'credentials_unavailable');
+  }
+  return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration.toISOString() };
 }

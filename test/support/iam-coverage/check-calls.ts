@@ -111,7 +111,10 @@ async function judge(call: CheckedCall, roleId: string, iam: TemplateIam): Promi
   );
   if (result.resultType === 'error') return `the simulator refused the request: ${JSON.stringify(result.errors)}`;
   if (result.overallResult === 'Allowed') return undefined;
-  const by = result.resultType === 'single' ? getDenialReasons(result.result.analysis).map((d) => `${d.policyType} policy (${d.denialType.toLowerCase()})`) : [];
+  const analysis = result.resultType === 'single' ? result.result.analysis : undefined;
+  const by = analysis ? getDenialReasons(analysis).map((d) => `${d.policyType} policy (${d.denialType.toLowerCase()})`) : [];
+  // The simulator's reasons leave out a session policy that allows nothing of the request: say so.
+  if (call.sessionPolicy && analysis?.sessionAnalysis && analysis.sessionAnalysis.result !== 'Allowed') by.unshift(`session policy (${analysis.sessionAnalysis.result})`);
   const condition = Object.keys(call.context).length ? `, "Condition": { "StringLike": ${JSON.stringify(call.context)} }` : '';
   return `${result.overallResult} by ${by.join(', ') || 'policy'}; missing: { "Effect": "Allow", "Action": "${call.action}", "Resource": "${call.resource}"${condition} }`;
 }

@@ -135,7 +135,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const callLogDir = opts.awsCallLog ?? process.env.STRATUS_AWS_CALL_LOG;
     const callLog = callLogDir ? createAwsCallLog(callLogDir) : undefined;
     const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
-    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
+    // Versioned, as the deployed bucket is (infra/constructs/data-stores.ts).
+    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], versionedBuckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
     const runner = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.

@@ -43,9 +43,7 @@ export async function startS3Server(opts: {
   const s3rver = new S3rver({ directory: opts.dir, silent: true, configureBuckets: opts.buckets.map((name) => ({ name })) });
   await s3rver.configureBuckets();
   const inner = s3rver.callback();
-  const store = s3rver.store as unknown as VersionStore;
-  const VersionStoreClass = store.constructor as new (dir: string) => VersionStore;
-  const versions = versionedBuckets({ buckets: opts.versionedBuckets ?? [], main: store, versions: new VersionStoreClass(`${opts.dir}-versions`) });
+  const versions = versionFront(s3rver, opts.dir, opts.versionedBuckets ?? []);
   const keyLocks = new Map<string, Promise<void>>();
 
   const traffic: S3Traffic = { requests: 0, bytesReceived: 0, byMethod: {} };
@@ -80,6 +78,13 @@ export async function startS3Server(opts: {
   };
   const url = await listenOnLoopback(server, opts.port);
   return { url, close: () => closeServer(server), traffic: () => ({ ...traffic, byMethod: { ...traffic.byMethod } }) };
+}
+
+/** Versioning for the versioned buckets: older versions go to a second store of s3rver's own kind, in `{dir}-versions`. */
+function versionFront(s3rver: S3rver, dir: string, buckets: string[]) {
+  const store = s3rver.store as unknown as VersionStore;
+  const VersionStoreClass = store.constructor as new (root: string) => VersionStore;
+  return versionedBuckets({ buckets, main: store, versions: new VersionStoreClass(`${dir}-versions`) });
 }
 
 /**

@@ -27,6 +27,8 @@ export type NagSubjects = Stack & {
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
   readonly sessionPurge: Pick<SessionPurgeRole, 'role'>;
+  readonly asyncFailures: { readonly queue: IConstruct };
+  readonly alarms: { readonly deliveryFailures: IConstruct };
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
   readonly customDomain?: Pick<CustomDomain, 'distribution'>;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
@@ -53,6 +55,12 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
 
   ack(stack.runner.role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
     'AWSLambdaVPCAccessExecutionRole is what Lambda needs to create and remove the function\'s network interfaces in the VPC (ec2 network-interface actions, which Lambda calls on * ) plus logging; the runner\'s subnets give commands no route to the EC2 API.');
+
+  ack(stack.runner.role.node.tryFindChild('DefaultPolicy')!, 'IAM5[Resource::*]',
+    'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
+  for (const queue of [stack.asyncFailures.queue, stack.alarms.deliveryFailures]) {
+    ack(queue, 'SQS3', 'This queue is itself where failed work lands (a Lambda on-failure destination or an SNS subscription\'s redrive policy); a queue behind it would hold nothing.');
+  }
 
   if (stack.egressProxy) acknowledgeEgressProxy(stack.egressProxy);
   if (stack.customDomain) acknowledgeCustomDomain(stack.customDomain);

@@ -21,6 +21,7 @@ import { Schedules } from './constructs/schedules.ts';
 import { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
 import { SessionPurgeRole } from './constructs/session-purge-role.ts';
+import { AsyncFailures } from './constructs/async-failures.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 
 /** The CloudWatch namespace of every Stratus metric; stages are told apart by the `stage` dimension. */
@@ -60,6 +61,8 @@ export class StratusStack extends Stack {
   readonly egressProxy?: EgressProxy;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
   readonly bedrockModels: readonly string[];
+  /** The on-failure destination of every asynchronous invocation. */
+  readonly asyncFailures: AsyncFailures;
   readonly alarms: StratusAlarms;
   readonly dashboard: StratusDashboard;
 
@@ -82,6 +85,7 @@ export class StratusStack extends Stack {
     this.runner = this.runnerFunction(stage, retention);
     this.egressProxy = this.egress(stage, retention);
 
+    this.asyncFailures = new AsyncFailures(this, 'AsyncFailures', { prefix: stage.prefix });
     const apiFunctionName = `${stage.prefix}-api`;
     const baseEnv = this.engineEnvironment(stage, apiFunctionName);
     this.cron = this.cronFunction(stage, baseEnv, retention);
@@ -142,7 +146,7 @@ export class StratusStack extends Stack {
   /** Alarms (to the SNS topic) and the dashboard over every function. */
   private operations(stage: StageConfig): { alarms: StratusAlarms; dashboard: StratusDashboard } {
     const functions = { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn, ...(this.githubWorker ? { githubWorker: this.githubWorker.fn } : {}) };
-    const alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group });
+    const alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group, failureQueues: { asyncFailures: this.asyncFailures.queue } });
     const dashboard = new StratusDashboard(this, 'Dashboard', {
       prefix: stage.prefix,
       namespace: METRICS_NAMESPACE,
@@ -247,8 +251,8 @@ export class StratusStack extends Stack {
       logRetentionDays: retention,
       sourceMaps: stage.sourceMaps,
     });
-    // A continuation that fails is not retried blindly: the lease expires and the next turn repairs the log.
-    api.fn.configureAsyncInvoke({ retryAttempts: 0 });
+    // A continuation that fails is not retried blindly: the lease expires and the next turn repairs the log; the event is kept.
+    this.asyncFailures.catchFailuresOf(api.fn);
     return api;
   }
 
@@ -273,8 +277,8 @@ export class StratusStack extends Stack {
       logRetentionDays: retention,
       sourceMaps: stage.sourceMaps,
     });
-    // A run is not retried blindly (it may have pushed or commented): the delivery is recorded, and the issue's hold expires.
-    worker.fn.configureAsyncInvoke({ retryAttempts: 0 });
+    // A run is not retried blindly (it may have pushed or commented): the delivery is recorded, the issue's hold expires, the event is kept.
+    this.asyncFailures.catchFailuresOf(worker.fn);
     return worker;
   }
 

@@ -23,6 +23,7 @@ import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createAwsCallLog, currentFunction, runAsFunction, type AwsCallLog } from './aws-call-log.ts';
+import { createAsyncFailureStore, type AsyncFailureRecord } from './async-failure-store.ts';
 import { createLocalPurgeCredentials, createLocalWorkspaceCredentials, type LocalMinter } from './local-sts.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { createLocalMetricsSink } from './metrics-sink.ts';
@@ -115,6 +116,8 @@ export interface LocalStack {
   model?: ScriptedModelServer;
   scheduler: LocalScheduler;
   urls: { dynamodb: string; s3: string; lambda: string; model: string };
+  /** Failed asynchronous invocations (continuations, purges, sub-agent runs, GitHub work), oldest first: the local async-failures queue. */
+  asyncFailures(): AsyncFailureRecord[];
   stop(): Promise<void>;
 }
 
@@ -132,8 +135,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const stackEndpoints: string[] = [];
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
     const credentials = freshLocalCredentials();
-    const callLogDir = opts.awsCallLog ?? process.env.STRATUS_AWS_CALL_LOG;
-    const callLog = callLogDir ? createAwsCallLog(callLogDir) : undefined;
+    const { callLogDir, callLog } = awsCallLogOf(opts);
     const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
     // Versioned, as the deployed bucket is (infra/constructs/data-stores.ts).
     const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], versionedBuckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
@@ -141,7 +143,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
-    const onBackgroundError = (name: string, err: unknown) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) });
+    const { failures, onBackgroundError } = asyncFailures(opts.dataDir);
     const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, onBackgroundError }));
     const scripted = !opts.anthropic && !opts.bedrock;
     const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests, port: opts.ports?.model })) : undefined;
@@ -166,6 +168,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       model,
       scheduler,
       urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: modelUrl(config) },
+      asyncFailures: () => failures.list(),
       stop: () => stopAll(stops),
     };
   } catch (err) {
@@ -206,6 +209,22 @@ function localMinter(config: StratusConfig, callLog: AwsCallLog | undefined): Lo
 function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
   functions[API_FUNCTION] = (event) => runAsFunction(API_FUNCTION, () => handleAsyncEvent(deps, event));
   functions[GITHUB_WORKER_FUNCTION] = (event) => runAsFunction(GITHUB_WORKER_FUNCTION, () => handleGithubWorkerEvent(deps, event));
+}
+
+/** Where the stack records its AWS calls for the IAM coverage check, if anywhere. */
+function awsCallLogOf(opts: LocalStackOptions): { callLogDir?: string; callLog?: AwsCallLog } {
+  const callLogDir = opts.awsCallLog ?? process.env.STRATUS_AWS_CALL_LOG;
+  return callLogDir ? { callLogDir, callLog: createAwsCallLog(callLogDir) } : {};
+}
+
+/** A failed asynchronous invocation is logged and kept, as the deployed functions' on-failure destination keeps it. */
+function asyncFailures(dataDir: string) {
+  const failures = createAsyncFailureStore(path.join(dataDir, 'async-failures.jsonl'), (name) => `arn:aws:lambda:us-east-1:${LOCAL_ACCOUNT}:function:${name}`);
+  const onBackgroundError = (name: string, err: unknown, event: unknown) => {
+    logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) });
+    failures.add(name, err, event);
+  };
+  return { failures, onBackgroundError };
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);

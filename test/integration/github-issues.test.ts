@@ -296,15 +296,15 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   });
 
   it('a trigger on a held issue whose "already working" comment GitHub refuses still ends its run, with the refusal noted', async () => {
-    gh.addIssue('acme/calc', 14, { title: 'Busy, rate-limited', body: 'b', user: { login: 'reporter', type: 'User' } });
+    gh.addIssue('acme/calc', 15, { title: 'Busy, rate-limited', body: 'b', user: { login: 'reporter', type: 'User' } });
     const now = Date.now();
-    expect(await stack.deps.github.claimThread('gh:1001#14', 'ghr_other', { now, heldUntil: now + 60_000, legacyStaleMs: 7_200_000 })).toBe(true);
-    gh.failNext('POST', /\/repos\/acme\/calc\/issues\/14\/comments$/, 403, 'API rate limit exceeded');
-    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 14, title: 'Busy, rate-limited' }, 'stratus', { login: 'maintainer' }));
+    expect(await stack.deps.github.claimThread('gh:1001#15', 'ghr_other', { now, heldUntil: now + 60_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    gh.failNext('POST', /\/repos\/acme\/calc\/issues\/15\/comments$/, 403, 'API rate limit exceeded');
+    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 15, title: 'Busy, rate-limited' }, 'stratus', { login: 'maintainer' }));
     const run = await runFor(sent.deliveryId);
     expect(run.outcome).toBe('already_running');
     expect(run.detail).toContain('API rate limit exceeded');
-    expect(gh.commentsOn('acme/calc', 14)).toEqual([]);
+    expect(gh.commentsOn('acme/calc', 15)).toEqual([]);
   });
 
   it('a hold past its worker\'s deadline belongs to a dead worker: the next trigger takes the issue over', async () => {

@@ -1,14 +1,14 @@
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startLocalStack } from '../local/stack.ts';
+import { startLocalStack, type LocalStack } from '../local/stack.ts';
 import type { ScriptedBlock, ScriptedResponse } from '../local/scripted-model/script.ts';
 import { tableNames } from '../functions/stores/tables.ts';
 import { createParitySession } from '../scripts/parity-case.ts';
 import { createPhaseRecorder, PHASES, type Phase } from './roundtrip-phases.ts';
 import { measureFloor, type RoundTripFloor } from './roundtrip-floor.ts';
 import { runClaudeCode } from '../scripts/reference-claude.ts';
-import { startModelProcess, type Exchange } from './model-process-client.ts';
+import { startModelProcess, type Exchange, type ModelProcess } from './model-process-client.ts';
 
 /** Tool calls per tool case (each in its own model response). Below the local per-turn model-call cap. */
 const CALLS_PER_TOOL = 20;
@@ -136,22 +136,7 @@ async function measureStratus(files: Record<string, string>, cases: ToolCase[], 
   const stack = await startLocalStack({
     dataDir, anthropic: { apiKey: 'roundtrip-bench', baseURL: model.url }, logLevel: 'error', tracing: phases.tracing, writeMetrics: phases.writeMetrics,
   });
-  const turn = async (sessionId: string, steps: Step[]) => {
-    await model.enqueue([...steps.map((content): ScriptedResponse => ({ content })), done]);
-    const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ prompt: 'Run the round-trip case.' }),
-    });
-    if (res.status !== 200) throw new Error(`The turn failed: ${res.status} ${await res.text()}`);
-    await res.text();
-    // Every exchange of the turn has reached the recorder once this answers.
-    await model.lastMainRequest();
-    const windows = recorder.takeWindows();
-    const split = windows.map(([start, end]) => phases.breakdown(start, end));
-    phases.clear();
-    return { gaps: recorder.take(), split };
-  };
+  const turn = turnRunner(model, stack, recorder, phases);
   try {
     const out: Overheads = {};
     for (const kase of cases) {
@@ -175,6 +160,26 @@ async function measureStratus(files: Record<string, string>, cases: ToolCase[], 
     await model.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** One measured turn: the model scripted with the steps, the turn run, its gaps and their phases taken. */
+function turnRunner(model: ModelProcess, stack: LocalStack, recorder: ReturnType<typeof exchangeRecorder>, phases: ReturnType<typeof createPhaseRecorder>) {
+  return async (sessionId: string, steps: Step[]) => {
+    await model.enqueue([...steps.map((content): ScriptedResponse => ({ content })), done]);
+    const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'Run the round-trip case.' }),
+    });
+    if (res.status !== 200) throw new Error(`The turn failed: ${res.status} ${await res.text()}`);
+    await res.text();
+    // Every exchange of the turn has reached the recorder once this answers.
+    await model.lastMainRequest();
+    const windows = recorder.takeWindows();
+    const split = windows.map(([start, end]) => phases.breakdown(start, end));
+    phases.clear();
+    return { gaps: recorder.take(), split };
+  };
 }
 
 async function measureReference(claude: string, files: Record<string, string>, cases: ToolCase[], long: Step[]): Promise<Overheads> {

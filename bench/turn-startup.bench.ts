@@ -62,6 +62,7 @@ async function seed(deps: Deps, sessionId: string, size: number, withBoundary: b
   const base = { sessionId, turnId: 'turn_seed', createdAt: new Date().toISOString() };
   const items: StoredMessage[] = [];
   const boundaryAt = withBoundary ? size - TAIL : -1;
+  // biome-ignore format: one seeded record a line, as a table of what the log holds
   for (let seq = 0; seq < size; seq++) {
     const uuid = `msg_seed_${seq}`;
     // A compaction as the harness writes one: the summary, then its boundary (commit record).
@@ -95,10 +96,15 @@ async function seed(deps: Deps, sessionId: string, size: number, withBoundary: b
   const last = items[items.length - 1]!;
   if (last.role !== 'assistant') items.push({ ...base, seq: items.length, uuid: 'msg_seed_end', kind: 'assistant', role: 'assistant', content: [{ type: 'text', text: 'Done.' }], model: 'm', stopReason: 'end_turn' });
   for (let i = 0; i < items.length; i += 16) await Promise.all(items.slice(i, i + 16).map((m) => deps.messages.append(m)));
+  await leaveIdle(deps, sessionId, items.length, withBoundary ? boundaryAt : undefined);
+}
+
+/** Ends the seeding as a turn would: the session idle, its message count and reload point set. */
+async function leaveIdle(deps: Deps, sessionId: string, messageCount: number, reloadFromSeq: number | undefined): Promise<void> {
   const owner = `bench/${sessionId}`;
   const now = deps.clock();
   await deps.sessions.acquireLease(sessionId, { owner, turnId: 'turn_seed', expiresAt: now + 60_000 }, now);
-  await deps.sessions.releaseLease(sessionId, owner, { status: 'idle', messageCount: items.length, ...(withBoundary ? { reloadFromSeq: boundaryAt } : {}) });
+  await deps.sessions.releaseLease(sessionId, owner, { status: 'idle', messageCount, ...(reloadFromSeq !== undefined ? { reloadFromSeq } : {}) });
 }
 
 function median(xs: number[]): number {

@@ -56,7 +56,7 @@ interface Bench {
 async function measureSize(n: number, { dir, s3, runner, call, plain }: Bench): Promise<void> {
   const id = `bench-${n}`;
   const files: Record<string, string> = {};
-  for (let i = 0; i < n; i++) files[`d${Math.floor(i / 100)}/f${i}.txt`] = `${i}`.padEnd(FILE_BYTES - 1, '.') + '\n';
+  for (let i = 0; i < n; i++) files[`d${Math.floor(i / 100)}/f${i}.txt`] = `${String(i).padEnd(FILE_BYTES - 1, '.')}\n`;
   const warm = runner(`warm-${n}`);
   await call(warm, id, 0, { type: 'create_workspace', files });
 

@@ -42,7 +42,10 @@ export function reasonOf(err: unknown): string {
   const reasons: string[] = [];
   const visit = (e: unknown, depth: number) => {
     if (!(e instanceof Error) || depth > 5) return;
-    if (e instanceof AggregateError && e.errors.length > 0) return e.errors.forEach((inner) => visit(inner, depth + 1));
+    if (e instanceof AggregateError && e.errors.length > 0) {
+      for (const inner of e.errors) visit(inner, depth + 1);
+      return;
+    }
     if (e.cause !== undefined) return visit(e.cause, depth + 1);
     const code = (e as { code?: unknown }).code;
     reasons.push(e.message || (typeof code === 'string' ? code : e.name));

@@ -75,7 +75,7 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
           const more = lines.length - RESULT_LINES;
           if (more > 0) shown.push(`    … ${more} more ${more === 1 ? 'line' : 'lines'}`);
           const took = startedAt ? ` (${((endOf(event.toolUseId) - startedAt) / 1000).toFixed(1)}s)` : '';
-          line(`${event.isError ? '  ✗ error' + took : ''}${event.isError ? '\n' : ''}${shown.join('\n')}${event.isError ? '' : took}`);
+          line(`${event.isError ? `  ✗ error${took}` : ''}${event.isError ? '\n' : ''}${shown.join('\n')}${event.isError ? '' : took}`);
           break;
         }
         case 'permission_request':
@@ -83,6 +83,9 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
           break;
         case 'permission_denied':
           line(`  ✗ ${event.toolName} denied`);
+          break;
+        case 'todos':
+          line(event.todos.map((t) => `  ${t.status === 'completed' ? '☒' : '☐'} ${t.status === 'in_progress' ? t.activeForm : t.content}`).join('\n'));
           break;
         case 'model_retry':
           line(`  (model call failed: ${event.error}; retrying in ${Math.round(event.delayMs / 100) / 10}s)`);

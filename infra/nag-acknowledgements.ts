@@ -8,6 +8,8 @@ import type { CustomDomain } from './constructs/custom-domain.ts';
 import type { DataStores } from './constructs/data-stores.ts';
 import type { EgressProxy } from './constructs/egress-proxy.ts';
 import type { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
+import type { GitFunction } from './constructs/git-function.ts';
+import type { EgressForwarderFunction } from './constructs/egress-forwarder-function.ts';
 import type { Schedules } from './constructs/schedules.ts';
 import type { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import type { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
@@ -24,6 +26,8 @@ export type NagSubjects = Stack & {
   readonly api: Pick<TurnEngineFunction, 'role'>;
   readonly cron: Pick<TurnEngineFunction, 'role'>;
   readonly githubWorker?: Pick<TurnEngineFunction, 'role'>;
+  readonly gitFunction?: Pick<GitFunction, 'role'>;
+  readonly egressForwarder: Pick<EgressForwarderFunction, 'function'>;
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
   readonly sessionPurge: Pick<SessionPurgeRole, 'role'>;
@@ -48,7 +52,7 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
       'The values are issued by third parties (Anthropic, GitHub) or chosen by the operator (API tokens); no rotation Lambda can create them. Rotation is done by writing a new value (docs/deploy.md).');
   }
 
-  for (const role of [stack.api.role, stack.cron.role, ...(stack.githubWorker ? [stack.githubWorker.role] : []), stack.runner.role]) {
+  for (const role of [stack.api.role, stack.cron.role, ...(stack.githubWorker ? [stack.githubWorker.role] : []), ...(stack.gitFunction ? [stack.gitFunction.role] : []), stack.egressForwarder.function.role, stack.runner.role]) {
     ack(role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       'AWSLambdaBasicExecutionRole grants only logs:CreateLogGroup/CreateLogStream/PutLogEvents, what every function needs to log.');
   }
@@ -63,6 +67,7 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
   }
 
   if (stack.egressProxy) acknowledgeEgressProxy(stack.egressProxy);
+  acknowledgeEgressForwarder(stack);
   if (stack.customDomain) acknowledgeCustomDomain(stack.customDomain);
   acknowledgeEngineGrants(stack);
 }
@@ -85,6 +90,22 @@ function acknowledgeEgressProxy(proxy: NonNullable<NagSubjects['egressProxy']>):
     'One small proxy task; Container Insights would add per-metric charges to an optional component whose point is a low idle cost. The proxy logs every decision to CloudWatch Logs.');
   ack(proxy.taskDefinition.executionRole!.node.tryFindChild('DefaultPolicy')!, 'IAM5[Resource::*]',
     'ecr:GetAuthorizationToken, which ECS needs to pull the proxy image, supports no resource-level permissions.');
+}
+
+/** The egress forwarder's prefix-scoped grants, and the handler CDK deploys to set the bucket's notification. */
+function acknowledgeEgressForwarder(stack: NagSubjects): void {
+  const bucket = `<${stack.getLogicalId(stack.data.bucket.node.defaultChild as CfnElement)}.Arn>`;
+  const policy = stack.egressForwarder.function.role.node.tryFindChild('DefaultPolicy')!;
+  ack(policy, 'IAM5[Resource::*]', 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
+  for (const pattern of ['workspaces/*/egress/*.egress-request.json', 'workspaces/*/egress/*.egress-response', 'egress-grants/*']) {
+    ack(policy, `IAM5[Resource::${bucket}/${pattern}]`,
+      'The egress mailbox: request objects in, response objects out, under every workspace\'s egress/ folder only, and the grants the harness writes; which workspace a request may reach is decided by its grant (docs/security.md).');
+  }
+  const handler = stack.node.children.find((c) => c.node.id.startsWith('BucketNotificationsHandler'));
+  if (!handler) return;
+  ack(handler, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+    'The deploy-time handler CDK adds to put the bucket\'s notification configuration; it logs with the basic execution role.');
+  ack(handler, 'IAM5[Resource::*]', 'CDK\'s bucket-notification handler calls s3:PutBucketNotification at deploy time only; the construct grants it on * by design.');
 }
 
 /** The wildcards in the turn engines' and the workspace-access role's policies, each scoped to one prefix or index. */

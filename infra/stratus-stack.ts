@@ -15,6 +15,8 @@ import { CustomDomain } from './constructs/custom-domain.ts';
 import { DataStores } from './constructs/data-stores.ts';
 import { WEBHOOK_ALIAS } from '../functions/handlers/webhook-alias.ts';
 import { EgressProxy } from './constructs/egress-proxy.ts';
+import { GitFunction } from './constructs/git-function.ts';
+import { EgressForwarderFunction } from './constructs/egress-forwarder-function.ts';
 import { RunnerNetwork } from './constructs/runner-network.ts';
 import { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
 import { Schedules } from './constructs/schedules.ts';
@@ -47,6 +49,11 @@ export class StratusStack extends Stack {
    * function). Present only when the stage turns `githubApp` on.
    */
   readonly githubWorker?: TurnEngineFunction;
+  /**
+   * GitHub runs' clone and push, outside the runner's VPC (constructs/git-function.ts). Present
+   * only when the stage turns `githubApp` on; only the GitHub worker may invoke it.
+   */
+  readonly gitFunction?: GitFunction;
   readonly schedules: Schedules;
   readonly workspaceAccess: WorkspaceAccessRole;
   /** Assumed by the API function alone, to delete a deleted session's objects and their versions. */
@@ -59,6 +66,8 @@ export class StratusStack extends Stack {
   readonly network: RunnerNetwork;
   /** Present when the stage enables `network.egressProxy`. */
   readonly egressProxy?: EgressProxy;
+  /** The far end of the S3 mailbox for sandboxed HTTP requests, $0 idle (constructs/egress-forwarder-function.ts). */
+  readonly egressForwarder: EgressForwarderFunction;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
   readonly bedrockModels: readonly string[];
   /** The on-failure destination of every asynchronous invocation. */
@@ -84,6 +93,7 @@ export class StratusStack extends Stack {
     });
     this.runner = this.runnerFunction(stage, retention);
     this.egressProxy = this.egress(stage, retention);
+    this.egressForwarder = new EgressForwarderFunction(this, 'EgressForwarder', { prefix: stage.prefix, bucket: this.data.bucket, logRetentionDays: retention, sourceMaps: stage.sourceMaps });
 
     this.asyncFailures = new AsyncFailures(this, 'AsyncFailures', { prefix: stage.prefix });
     const apiFunctionName = `${stage.prefix}-api`;
@@ -91,6 +101,7 @@ export class StratusStack extends Stack {
     this.cron = this.cronFunction(stage, baseEnv, retention);
     this.schedules = new Schedules(this, 'Schedules', { groupName: stage.prefix, cronFunction: this.cron.fn });
     this.api = this.apiFunction(stage, apiFunctionName, baseEnv, retention);
+    this.gitFunction = stage.githubApp ? this.gitRemoteFunction(stage, retention) : undefined;
     this.githubWorker = stage.githubApp ? this.githubWorkerFunction(stage, baseEnv, retention) : undefined;
     this.workspaceAccess = new WorkspaceAccessRole(this, 'WorkspaceAccess', {
       bucket: this.data.bucket,
@@ -184,6 +195,17 @@ export class StratusStack extends Stack {
     });
   }
 
+  private gitRemoteFunction(stage: StageConfig, retention: logs.RetentionDays): GitFunction {
+    return new GitFunction(this, 'Git', {
+      functionName: `${stage.prefix}-git`,
+      dockerfile: stage.runner.dockerfile,
+      memoryMb: stage.runner.memoryMb,
+      ephemeralStorageMb: stage.runner.ephemeralStorageMb,
+      timeoutSeconds: stage.runner.timeoutSeconds,
+      logRetentionDays: retention,
+    });
+  }
+
   /** The egress proxy when the stage enables it; the runner learns which way its commands reach the network. */
   private egress(stage: StageConfig, retention: logs.RetentionDays): EgressProxy | undefined {
     if (!stage.network.egressProxy) {
@@ -268,6 +290,8 @@ export class StratusStack extends Stack {
       environment: {
         ...baseEnv,
         POWERTOOLS_SERVICE_NAME: 'stratus-github-worker',
+        // Clone and push go to the git function, outside the runner's VPC (no egress proxy needed).
+        STRATUS_GIT_FUNCTION: this.gitFunction!.fn.functionName,
         STRATUS_GITHUB_APP_KEY_SECRET: appKey.secretArn,
         ...(githubAppId ? { STRATUS_GITHUB_APP_ID: githubAppId } : {}),
         ...(stage.github.apiUrl ? { STRATUS_GITHUB_API_URL: stage.github.apiUrl } : {}),
@@ -304,6 +328,8 @@ export class StratusStack extends Stack {
     if (this.githubWorker) {
       this.secrets.githubWebhookSecret?.grantRead(this.api.role);
       this.secrets.githubAppPrivateKey?.grantRead(this.githubWorker.role);
+      // The worker alone sends clones and pushes (with the token) to the git function.
+      this.githubWorker.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.gitFunction!.fn.functionArn] }));
       // The webhook route hands accepted deliveries to the worker (an asynchronous invoke).
       this.api.role.addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] }),

@@ -89,6 +89,13 @@ export async function startMcpDemoServer(opts: McpDemoServerOptions = {}): Promi
 function buildServer(calls: string[], slowMs: number): McpServer {
   const server = new McpServer({ name: 'test-tracker', version: '1.0.0' });
   const track = (name: string) => calls.push(name);
+  registerIssueTools(server, track);
+  registerAwkwardTools(server, track, slowMs);
+  return server;
+}
+
+/** The tracker's ordinary tools: reads with each kind of result, and a destructive one whose name needs normalising. */
+function registerIssueTools(server: McpServer, track: (name: string) => void): void {
   server.registerTool('get_issue', {
     description: 'Fetch one issue of the tracker by its number.',
     inputSchema: { number: z.number().int() },
@@ -115,6 +122,10 @@ function buildServer(calls: string[], slowMs: number): McpServer {
     inputSchema: { number: z.number().int() },
     annotations: { destructiveHint: true },
   }, async ({ number }) => (track('close issue!'), { content: [{ type: 'text', text: `closed #${number}` }] }));
+}
+
+/** Tools that go wrong in each way a client must survive: an error, a slow call, a dropped connection, a huge result. */
+function registerAwkwardTools(server: McpServer, track: (name: string) => void, slowMs: number): void {
   server.registerTool('refuse', { description: 'Always answers with an error.', inputSchema: {} }, async () => (track('refuse'), { isError: true, content: [{ type: 'text', text: 'the tracker is read-only today' }] }));
   server.registerTool('slow', { description: 'Takes its time.', inputSchema: {} }, async () => {
     track('slow');
@@ -123,7 +134,6 @@ function buildServer(calls: string[], slowMs: number): McpServer {
   });
   server.registerTool('drop_connection', { description: 'The server goes away in the middle of the call.', inputSchema: {} }, async () => ({ content: [] }));
   server.registerTool('export_all', { description: 'Every issue as one long text.', inputSchema: {} }, async () => (track('export_all'), { content: [{ type: 'text', text: 'issue\n'.repeat(30_000) }] }));
-  return server;
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -8,6 +8,7 @@ import { isPostForm, verifyPostForm } from './s3-post-policy.ts';
 import { versionedBuckets, type VersionStore } from './s3-versions.ts';
 import { accessDenied, refuse, signatureForm, verifyHeaderSignature, verifyQuerySignature, type Refusal, type SigningCredentials, type Verdict } from './sigv4-verify.ts';
 
+/** @internal for tests that sign requests to a stand-in they started */
 export { LOCAL_CREDENTIALS as LOCAL_S3_CREDENTIALS } from './local-credentials.ts';
 
 /**
@@ -115,8 +116,8 @@ function refuseRequest(req: IncomingMessage, res: ServerResponse, refusal: Refus
   if (res.headersSent) return void res.end();
   res.statusCode = refusal.status;
   res.setHeader('content-type', 'application/xml');
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${refusal.code}</Code><Message>${escape(refusal.message)}</Message></Error>`);
+  const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${refusal.code}</Code><Message>${escapeXml(refusal.message)}</Message></Error>`);
 }
 
 function countRequest(traffic: S3Traffic, req: IncomingMessage): void {

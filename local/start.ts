@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { SETTINGS, SettingError, settingsFromEnv } from '../functions/deps/settings.ts';
+import { SETTINGS, SettingError, settingsFromEnv, type EnvSettings } from '../functions/deps/settings.ts';
 import { SCRIPTED_MODEL_NAME } from '../functions/model/model-names.ts';
 import { localPortsFromEnv, PORT_VARIABLES, type LocalPorts } from './ports.ts';
 import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
@@ -21,7 +21,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 }
 
 const env = process.env;
-let settings;
+let settings: EnvSettings;
 let ports: LocalPorts;
 try {
   settings = settingsFromEnv(env);

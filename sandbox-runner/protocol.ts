@@ -54,7 +54,6 @@ export const runnerRequestSchema = z.object({
 
 export type RunnerRequest = z.input<typeof runnerRequestSchema>;
 export type ParsedRunnerRequest = z.output<typeof runnerRequestSchema>;
-export type WorkspaceTarget = z.infer<typeof workspaceTargetSchema>;
 export type StorageCredentials = z.infer<typeof credentialsSchema>;
 
 export type RunnerErrorKind =

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SettingError } from '../functions/deps/settings.ts';
 import { SCRIPTED_MODEL_NAME } from '../functions/model/model-names.ts';
-import { localPortsFromEnv, PORT_VARIABLES } from '../local/ports.ts';
+import { localPortsFromEnv, PORT_VARIABLES, type LocalPorts } from '../local/ports.ts';
 import { startLocalStack } from '../local/stack.ts';
 import { startGitHttpServer } from '../test/support/git-http-server.ts';
 import { startGithubApiServer } from '../test/support/github-api-server.ts';
@@ -27,7 +27,7 @@ const say = (line = '') => console.log(line);
 
 // The same port settings as `npm start`; unset, every part (the API too) takes any free port,
 // so the demo runs beside a running `npm start`.
-let ports;
+let ports: LocalPorts;
 try {
   ports = localPortsFromEnv(process.env);
 } catch (err) {

@@ -851,7 +851,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
          */
         200: {
           content: {
@@ -950,7 +950,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
          */
         200: {
           content: {
@@ -1129,7 +1129,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `tombstone`, `model_retry`, `model_fallback`, `turn_end`.
          */
         200: {
           content: {
@@ -2889,6 +2889,8 @@ export interface components {
         }[];
       reloadFromSeq: number | null;
       source: components["schemas"]["SessionSource"];
+      /** @description The agent's task list as its last TodoWrite call left it (empty until it writes one) */
+      todos: components["schemas"]["TodoItem"][];
     };
     /** @description The session's total over all turns, with its cost */
     Usage: {
@@ -2951,6 +2953,14 @@ export interface components {
       type: "issue" | "pull_request";
       url: string;
     }) | null;
+    TodoItem: {
+      /** @description What to do, imperative ("Run the tests") */
+      content: string;
+      /** @enum {string} */
+      status: "pending" | "in_progress" | "completed";
+      /** @description The entry in the present continuous ("Running the tests"), shown while it is in progress */
+      activeForm: string;
+    };
     CreateSession: {
       title?: string;
       /** @description Seed files: relative path → text, or { base64 } for binary */
@@ -3113,7 +3123,7 @@ export interface components {
       /** @description The TurnEvent objects, without text_delta */
       events: unknown[];
     };
-    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["TurnEndEvent"];
+    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["TurnEndEvent"];
     /** @description The first event of every turn */
     TurnStartEvent: {
       /** @enum {string} */
@@ -3185,6 +3195,12 @@ export interface components {
       toolName: string;
       input?: unknown;
       message: string;
+    };
+    /** @description The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it */
+    TodosEvent: {
+      /** @enum {string} */
+      type: "todos";
+      todos: components["schemas"]["TodoItem"][];
     };
     /** @description A call was refused */
     PermissionDeniedEvent: {

@@ -34,6 +34,8 @@ export interface TurnState {
   usage?: Schemas['Usage'];
   /** The turn ended and the stored log shows it now. */
   settled?: boolean;
+  /** The agent's task list as this turn last wrote it (TodoWrite). */
+  todos?: Schemas['TodoItem'][];
 }
 
 export const emptyTurn = (now = Date.now()): TurnState => ({ items: [], callStart: now, startedAt: now });
@@ -67,6 +69,8 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
       return { ...s, callStart: now, items: updateTool(s, event.toolUseId, () => ({ endedAt: now, result: resultText(event.content), isError: event.isError, waiting: undefined })) };
     case 'permission_request':
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ waiting: event.message })) };
+    case 'todos':
+      return { ...s, todos: event.todos };
     case 'permission_denied':
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ denied: true, waiting: undefined })) };
     case 'model_retry':

@@ -1,3 +1,4 @@
+import { runTodoList } from '../tools/todo-write-tool.ts';
 import { createPersistedResultReader } from '../context/persisted-output.ts';
 import type { RunSubagentEvent } from '../deps/continuation.ts';
 import { costUsd } from '../model/pricing.ts';
@@ -11,7 +12,7 @@ import type { ToolContext } from '../tools/tool.ts';
 import { budgetMessage, checkBudgets, type BudgetExceeded } from './budget.ts';
 import { agentControls, sessionAgents, sessionMcpTools, sessionToolPool } from './agent-driver.ts';
 import type { DriveOutcome } from './subagent-log.ts';
-import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type SubagentScope } from './subagent-runner.ts';
+import { definedAgent, drive, finishedOutcome, openChildLog, startingMessages, type ChildSetup, type SubagentScope } from './subagent-runner.ts';
 import type { TurnDeps } from './turn-deps.ts';
 import { beatAt, startHeartbeat } from './turn-lease.ts';
 import { budgetsFor } from './turn-stop.ts';
@@ -28,7 +29,7 @@ export async function runBackgroundAgent(deps: TurnDeps, event: RunSubagentEvent
   const id = event.agentLogId;
   const log = deps.log.child({ sessionId: event.sessionId, agentLogId: id });
   const record = await deps.backgroundAgents.get(id);
-  if (!record || record.status !== 'running' || record.parentSessionId !== event.sessionId) return;
+  if (record?.status !== 'running' || record.parentSessionId !== event.sessionId) return;
   const session = await deps.sessions.get(record.parentSessionId);
   if (!session || session.deletedAt !== undefined) return log.info('background sub-agent not run: its session is gone');
   const owner = `${deps.instanceId}/${record.agentId}`;
@@ -92,17 +93,23 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
     },
   };
   const setup = definedAgent(scope, { pool, agents, isForkChild: false }, agent, '', true);
+  const outcome = await runFromLog(deps, held, scope, setup);
+  await settle(deps, held, outcome, budgetStop);
+}
+
+/** Runs the agent on from where its log stands; one whose log already ends in its answer is not run again. */
+async function runFromLog(deps: TurnDeps, held: Held, scope: SubagentScope, setup: ChildSetup): Promise<DriveOutcome> {
+  const { record, log } = held;
   const childLog = await openChildLog(scope, record.sessionId);
   const messages = await startingMessages(childLog, setup);
   log.info('background sub-agent runs', { agentType: record.agentType, resumed: childLog.loaded.conversation.length > 1, messages: messages.length });
-  const ctx = toolContext(deps, session, record, held);
+  const ctx = toolContext(deps, scope.session, record, held);
   const margin = deps.config.turn.checkpointMarginMs;
-  const outcome = finishedOutcome(childLog.loaded.conversation) ?? await drive(scope, setup, {
+  return finishedOutcome(childLog.loaded.conversation) ?? await drive(scope, setup, {
     kind: 'background', messages, ctx, log, append: childLog.append, loaded: childLog.loaded,
     progress: (event: Record<string, unknown>) => logProgress(log, event),
     ...(held.deadlineAt !== undefined ? { shouldCheckpoint: () => held.deadlineAt! - deps.clock() <= margin } : {}),
   });
-  await settle(deps, held, outcome, budgetStop);
 }
 
 /** Its end: handed to the next invocation, left to the one that took its lease, or its outcome stored. */
@@ -128,6 +135,8 @@ function toolContext(deps: TurnDeps, session: SessionRecord, record: BackgroundA
   return {
     sessionId: session.sessionId, turnId: record.agentId, toolUseId: record.toolUseId, workspace, signal: held.signal, log: held.log,
     persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+    // Its own list for its run, as a foreground sub-agent's; the session's list is the main agent's.
+    todos: runTodoList(),
   };
 }
 

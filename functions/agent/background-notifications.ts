@@ -9,8 +9,8 @@ import { addUsage } from '../stores/budgets.ts';
 import type { TurnDeps } from './turn-deps.ts';
 
 /**
- * The reference's notification of a finished background agent (Claude Code 2.1.88's
- * `<task-notification>`, sent to the model as a user message), without `<output-file>`: a
+ * The notification of a finished background agent (a `<task-notification>` sent to the model
+ * as a user message: docs/tool-pipeline.md, "Sub-agents"), without `<output-file>`: a
  * Stratus sub-agent has no output file, its log is read through the API.
  */
 export function taskNotificationText(record: BackgroundAgentRecord): string {

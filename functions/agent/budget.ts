@@ -2,7 +2,7 @@ import { roundUsd } from '../model/pricing.ts';
 import { ConflictError } from '../shared/errors.ts';
 import { BUDGET_NAMES, DEFAULT_MAX_MODEL_CALLS_PER_TURN, totalTokens, type BudgetName, type Budgets, type UsageRecord } from '../stores/budgets.ts';
 
-export { BUDGET_NAMES, DEFAULT_MAX_MODEL_CALLS_PER_TURN, type BudgetName, type Budgets } from '../stores/budgets.ts';
+export type { BudgetName, Budgets } from '../stores/budgets.ts';
 
 /** What a session has spent, as the budgets count it. */
 export interface BudgetSpend {

@@ -1,9 +1,9 @@
-import type { ContentBlock, ToolResultBlockParam, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlock, ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 
 /** Times one turn answers a response cut off by max_tokens with "resume" before surfacing it. */
 export const MAX_OUTPUT_TOKENS_RECOVERY_LIMIT = 3;
 
-/** The reference's resume message after a response hit the output limit. */
+/** The resume message after a response hit the output limit (docs/context.md, "The model call"). */
 export const MAX_OUTPUT_TOKENS_RECOVERY_TEXT =
   'Output token limit hit. Resume directly — no apology, no recap of what you were doing. ' +
   'Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.';
@@ -20,8 +20,4 @@ export function truncatedToolUse(content: readonly ContentBlock[], stopReason: s
   if (stopReason !== 'max_tokens') return undefined;
   const last = content[content.length - 1];
   return last?.type === 'tool_use' ? last : undefined;
-}
-
-export function truncatedToolUseResult(id: string): ToolResultBlockParam {
-  return { type: 'tool_result', tool_use_id: id, content: TRUNCATED_TOOL_USE_TEXT, is_error: true };
 }

@@ -140,7 +140,7 @@ export async function* query(params: QueryParams): AsyncGenerator<QueryEvent> {
       loop.messages = prepared.history;
       requestMessages = prepared.messages;
     }
-    loop.forkBase = { system: params.system, tools: loop.base.tools ?? [], messages: requestMessages, toolUses: [], cloneReplacementState: params.context?.cloneReplacementState };
+    loop.forkBase = forkBaseOf(loop, requestMessages);
     // Tools start at their content_block_stop, while the rest of the response streams.
     const executor = newExecutor(loop);
     const streamed = yield* streamResponse(loop, executor, requestMessages);
@@ -167,6 +167,12 @@ async function* addNotifications(loop: LoopState, take: NonNullable<QueryParams[
   await notes.delivered();
 }
 
+/** What a fork started by this model call repeats: the request as sent, and the calls it makes. */
+function forkBaseOf(loop: LoopState, requestMessages: MessageParam[]): ForkBase {
+  const { params } = loop;
+  return { system: params.system, tools: loop.base.tools ?? [], messages: requestMessages, toolUses: [], cloneReplacementState: params.context?.cloneReplacementState };
+}
+
 function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecision>): StreamingToolExecutor {
   const env = decisions ? { ...loop.env, decisions } : loop.env;
   const toolContext: ToolUseContext = { ...loop.toolContext, forkBase: () => loop.forkBase };
@@ -175,7 +181,6 @@ function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecisi
 
 /** One model call, streamed: text goes out as it comes, each complete tool_use starts at once. */
 async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor, messages: MessageParam[]): AsyncGenerator<QueryEvent, Streamed> {
-  const { params } = loop;
   let partial: ContentBlock[] = [];
   let response: AssistantResponse | undefined;
   try {
@@ -205,7 +210,7 @@ async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor,
           yield event;
           break;
         case 'fallback':
-          // The reference stays on the fallback for the rest of the turn: the primary is overloaded.
+          // The loop stays on the fallback from here on: the primary is overloaded (docs/context.md, "The model call").
           loop.base = { ...loop.base, model: event.to };
           yield event;
           break;
@@ -255,7 +260,7 @@ async function* endWithoutResponse(loop: LoopState, executor: StreamingToolExecu
     yield assistantEvent(loop, partialAssistantResponse(failed.partial, loop.base.model));
     for await (const event of drain(executor, loop.params.context)) yield event;
   } else if (stopReason === 'aborted' && failed.partial.some((b) => b.type === 'text' && b.text.length > 0)) {
-    // Stopped mid-text: what the model said so far stays in the conversation, as in the reference.
+    // Stopped mid-text: what the model said so far stays in the conversation, so the next turn sees it.
     yield assistantEvent(loop, partialAssistantResponse(failed.partial, loop.base.model));
   }
   yield { type: 'done', stopReason, ...(stopReason === 'model_error' ? { error: failed.error } : {}) };

@@ -1,3 +1,4 @@
+import { runTodoList } from '../tools/todo-write-tool.ts';
 import type { ContentBlockParam, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { createContextManager } from '../context/context-manager.ts';
 import { createContentReplacementState } from '../context/replacement-state.ts';
@@ -43,7 +44,7 @@ export interface SubagentLevel {
   isForkChild: boolean;
 }
 
-/** The workspace note every sub-agent's prompt ends with (the reference gives its environment there). */
+/** The workspace note every sub-agent's prompt ends with (where a sub-agent learns where it works). */
 const WORKSPACE_NOTE = 'The workspace is mounted at /workspace; all file paths you use must be absolute paths under /workspace.';
 
 export function createSubagentRunner(scope: SubagentScope, level: SubagentLevel): SubagentRunner {
@@ -213,6 +214,8 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
     toolContext: {
       sessionId: input.ctx.sessionId, turnId: input.ctx.turnId, workspace: input.ctx.workspace, signal: input.ctx.signal, log: input.log,
       ...(input.ctx.persistedResults ? { persistedResults: input.ctx.persistedResults } : {}), ...(setup.child ? { subagents: setup.child } : {}),
+      // A sub-agent keeps its own list for its run; the session's list is the main agent's.
+      todos: runTodoList(),
     },
     ...(input.shouldCheckpoint ? { shouldCheckpoint: input.shouldCheckpoint } : {}),
     ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),

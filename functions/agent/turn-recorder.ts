@@ -8,7 +8,7 @@ import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts';
 import type { MessageStore, StoredMessage } from '../stores/message-store.ts';
-import type { Lease, SessionPatch, SessionRecord } from '../stores/session-store.ts';
+import type { Lease, SessionPatch, SessionRecord, TodoItem } from '../stores/session-store.ts';
 import { createSessionHead, type SessionHead, type SessionHeadDeps } from './session-head.ts';
 import type { QueryEvent, TurnStopReason } from './query.ts';
 import type { UsageTotals } from '../stores/turn-event.ts';
@@ -152,6 +152,13 @@ export class TurnRecorder {
     this.settings = settings;
     this.writer.head.update({ settings });
     await this.writer.head.flush();
+  }
+
+  /** The main agent's task list (TodoWrite): written now, under the lease, then streamed. */
+  async saveTodos(todos: TodoItem[]): Promise<void> {
+    this.writer.head.update({ todos });
+    await this.writer.head.flush();
+    this.turn.events.push({ type: 'todos', todos });
   }
 
   /** Waits for the session's head to be written; throws if the lease was lost meanwhile (the turn then fails). */

@@ -1,7 +1,7 @@
 import type { SessionRecord } from '../stores/session-store.ts';
 import { budgetMessage, checkBudgets, effectiveBudgets, type BudgetExceeded, type Budgets, type BudgetSpend } from './budget.ts';
 
-/** The reference's texts for the user message that follows an interrupted response. */
+/** The texts of the user message that follows an interrupted response (docs/turns.md, "Stopping a turn"). */
 export const INTERRUPT_MESSAGE = '[Request interrupted by user]';
 export const INTERRUPT_MESSAGE_FOR_TOOL_USE = '[Request interrupted by user for tool use]';
 

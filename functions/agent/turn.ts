@@ -130,16 +130,11 @@ function simulatedDeadline(deps: Pick<TurnDeps, 'config'>, now: number): number 
 async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   const { session, turnId, owner, events, log } = run;
   const workspace = workspaceOf(deps, session);
-  const recorder = new TurnRecorder(deps, {
-    session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
-    workspace: () => ({ workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState }),
-  });
+  const recorder = recorderOf(deps, run, workspace);
   if (!run.continuation) events.push({ type: 'turn_start', sessionId: session.sessionId, turnId, workspaceVersion: session.workspace.version });
   log.info(run.continuation ? 'turn resumed in a new invocation' : 'turn started', { messageCount: session.messageCount, resume: run.opts.resume === true });
   const abort = new AbortController();
-  const stop = new TurnStop(abort, deps.config, { turnId, tenantId: session.tenantId, startedAt: run.startedAt, session }, () => ({
-    modelCallsThisTurn: recorder.modelCalls, turns: session.turnCount, usage: recorder.usage,
-  }), deps.clock);
+  const stop = turnStopOf(deps, run, abort, recorder);
   // Beats until the lease is released or handed off: also while the last events are stored.
   const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort('lease_lost'), (now) => {
     stop.onSession(now);
@@ -150,7 +145,7 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
     await runTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
     outcome = withStop(recorder.outcome(), stop);
     if (outcome.stopReason === 'interrupted') {
-      // The reference's note for the model: the next turn knows its last response was cut short.
+      // A note for the model: the next turn knows its last response was cut short.
       await recorder.append('synthetic', 'user', [{ type: 'text', text: recorder.endedInToolUse ? INTERRUPT_MESSAGE_FOR_TOOL_USE : INTERRUPT_MESSAGE }]);
     }
     // The last head updates are still on their way: a lease lost meanwhile fails the turn here.
@@ -162,6 +157,23 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   }
   if (outcome.stopReason === 'checkpoint') return handOff(deps, run, recorder, heartbeat.stop);
   return endTurn(deps, run, recorder, outcome, heartbeat.stop);
+}
+
+/** The recorder of one run of the turn, which reads the workspace's state when it stores a message. */
+function recorderOf(deps: TurnDeps, run: TurnRun, workspace: WorkspaceSession): TurnRecorder {
+  const { session, turnId, owner, events, log } = run;
+  return new TurnRecorder(deps, {
+    session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
+    workspace: () => ({ workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState }),
+  });
+}
+
+/** What stops this run from outside (an interrupt, or a budget the recorder's counts ran out). */
+function turnStopOf(deps: TurnDeps, run: TurnRun, abort: AbortController, recorder: TurnRecorder): TurnStop {
+  const { session, turnId } = run;
+  return new TurnStop(abort, deps.config, { turnId, tenantId: session.tenantId, startedAt: run.startedAt, session }, () => ({
+    modelCallsThisTurn: recorder.modelCalls, turns: session.turnCount, usage: recorder.usage,
+  }), deps.clock);
 }
 
 /** A loop that ended because it was stopped from outside (aborted, or cut short) ends with the stop's reason. */

@@ -5,6 +5,7 @@ import type { Context } from 'hono';
  * list the document shows). A `{path}` parameter spans slashes (a workspace file path); others
  * are one segment.
  */
+// biome-ignore lint/suspicious/noExplicitAny: any app, whatever its bindings: only its route declarations are read
 export function createAllowedMethods(app: OpenAPIHono<any>): (path: string) => string[] {
   let table: { pattern: RegExp; method: string }[] | undefined;
   return (path) => {

@@ -65,12 +65,6 @@ function assertPlainJson(body: unknown): void {
   }
 }
 
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw invalidInput(result.error.issues, where);
-}
-
 /** The 400 for failed validation: `Invalid body: "field": problem; …` (at most five issues named). */
 export function invalidInput(zodIssues: readonly z.core.$ZodIssue[], where: string): UserError {
   const issues = zodIssues.map((issue) => {

@@ -117,12 +117,7 @@ export function parseClaudeJsonl(text: string): ImportedItem[] {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (!line) continue;
-    let entry: any;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      throw new Error(`line ${i + 1} is not JSON`);
-    }
+    const entry = parseLine(line, i);
     if (!entry || typeof entry !== 'object' || entry.isSidechain === true) continue;
     if (entry.type === 'system' && entry.subtype === 'compact_boundary') {
       const meta = entry.compactMetadata ?? {};
@@ -130,7 +125,9 @@ export function parseClaudeJsonl(text: string): ImportedItem[] {
       lastAssistantId = undefined;
     } else if (entry.type === 'content-replacement' && Array.isArray(entry.replacements)) {
       const replaced = entry.replacements
+        // biome-ignore lint/suspicious/noExplicitAny: foreign JSON, checked by this filter
         .filter((r: any) => r?.kind === 'tool-result' && typeof r.toolUseId === 'string' && typeof r.replacement === 'string')
+        // biome-ignore lint/suspicious/noExplicitAny: the entries the filter above checked
         .map((r: any) => ({ toolUseId: r.toolUseId, replacement: r.replacement }));
       if (replaced.length) items.push({ kind: 'replacements', replaced });
     } else if ((entry.type === 'user' || entry.type === 'assistant') && entry.message) {
@@ -152,4 +149,13 @@ export function parseClaudeJsonl(text: string): ImportedItem[] {
     }
   }
   return items;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a transcript line is foreign JSON; each field is checked where it is read
+function parseLine(line: string, index: number): any {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new Error(`line ${index + 1} is not JSON`);
+  }
 }

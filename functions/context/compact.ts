@@ -4,7 +4,7 @@ import { callModel } from '../model/model-call.ts';
 import type { ModelRequest } from '../model/model-stream.ts';
 
 export const ERROR_NOT_ENOUGH_MESSAGES = 'Not enough messages to compact.';
-/** Most output tokens a summary may take (the reference's reserve for it). */
+/** Most output tokens a summary may take (docs/context.md, "Token accounting and compaction"). */
 export const MAX_SUMMARY_OUTPUT_TOKENS = 20_000;
 
 const SUMMARY_INSTRUCTIONS = [

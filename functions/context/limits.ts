@@ -1,5 +1,5 @@
 /**
- * Size limits of the context economy, with the reference's values (Claude Code 2.1.88).
+ * Size limits of the context economy (docs/context.md).
  */
 
 /** No tool result above this many characters is inlined, whatever the tool declares. */

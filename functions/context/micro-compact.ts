@@ -1,7 +1,7 @@
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import type { ContentReplacementState, ReplacementDecisions } from './replacement-state.ts';
 
-/** What the model sees in place of a cleared tool result (the reference's marker). */
+/** What the model sees in place of a cleared tool result. */
 export const TOOL_RESULT_CLEARED_MESSAGE = '[Old tool result content cleared]';
 
 /**

@@ -13,7 +13,7 @@ export interface ContentReplacementState {
   replacements: Map<string, string>;
 }
 
-/** One batch of decisions as written to the session's log (see `replacementItem`). */
+/** One batch of decisions as written to the session's log (`decisions` of a StoredMessage, stores/message-store.ts). */
 export interface ReplacementDecisions {
   /** Newly seen ids kept as they were (frozen). */
   seen: string[];

@@ -16,10 +16,6 @@ export function contextTokensOf(usage: UsageLike): number {
   return usage.inputTokens + (usage.cacheReadInputTokens ?? 0) + (usage.cacheCreationInputTokens ?? 0) + usage.outputTokens;
 }
 
-export function estimateTextTokens(text: string): number {
-  return Math.ceil(text.length / BYTES_PER_TOKEN);
-}
-
 /** A rough count for messages no response has measured yet (~4 chars per token of their JSON). */
 export function estimateMessagesTokens(messages: readonly MessageParam[]): number {
   let chars = 0;

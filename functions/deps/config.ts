@@ -8,7 +8,6 @@ import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
 
-export { parseTokens } from './settings.ts';
 
 /** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
 export const githubConfigSchema = z.object({
@@ -29,7 +28,6 @@ export const githubConfigSchema = z.object({
   commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
 });
 
-export type GithubConfig = z.output<typeof githubConfigSchema>;
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -41,6 +39,11 @@ export const configSchema = z.object({
   tables: z.record(z.enum(TABLE_KEYS), z.string()),
   bucket: z.string(),
   runnerFunction: z.string(),
+  /**
+   * The git function (AWS, with GitHub issue fixing): the runner image outside the runner's VPC,
+   * serving only the harness's git_checkout and git_publish. Unset: the runner serves them.
+   */
+  gitFunction: z.string().optional(),
   /** The API function itself: long turns continue in an asynchronous invocation of it. */
   selfFunction: z.string(),
   /** Local stand-ins; unset in AWS. */
@@ -180,7 +183,7 @@ export const configSchema = z.object({
       ownEndpoints: z.array(z.string()).default([]),
     })
     .prefault({}),
-  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search): `tst`, as in the reference. */
+  /** ToolSearch mode of sessions that choose none (functions/tools/tool-search, docs/tool-pipeline.md): `tst`. */
   toolSearch: z.object({ mode: toolSearchModeSchema.default('tst') }).prefault({}),
   /** The HTTP API's own settings. */
   api: z
@@ -201,7 +204,7 @@ export type StratusConfigInput = z.input<typeof configSchema>;
 /**
  * The Lambda handlers' configuration: the deployment's resources from the environment the CDK
  * app sets — STRATUS_{SESSIONS,MESSAGES,EVENTS,SCHEDULES,APPROVALS}_TABLE (functions/stores/tables.ts),
- * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION, STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME),
+ * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION, STRATUS_GIT_FUNCTION (optional), STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME),
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN +
  * STRATUS_SCHEDULER_ROLE_ARN — plus every shared setting, read by `settingsFromEnv` exactly as
  * the local stack reads them (functions/deps/settings.ts lists them: budgets, model prices and
@@ -214,6 +217,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     tables: tableNamesFromEnv(env),
     bucket: env.STRATUS_BUCKET,
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
+    gitFunction: env.STRATUS_GIT_FUNCTION || undefined,
     selfFunction: env.STRATUS_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME,
     endpoints: {
       dynamodb: env.STRATUS_DYNAMODB_ENDPOINT,

@@ -33,8 +33,6 @@ export type ContinueTurnEvent = z.infer<typeof continueTurnEventSchema>;
 /** Removes a deleted session's data (DELETE /v1/sessions/:id answers before it is done). */
 export const purgeSessionEventSchema = z.object({ kind: z.literal('purge_session'), sessionId: z.string() });
 
-export type PurgeSessionEvent = z.infer<typeof purgeSessionEventSchema>;
-
 /**
  * Runs (or picks up again) a background sub-agent: a turn of its own, under its own lease, in
  * its own invocation. `agentLogId` names its log and record (`{sessionId}/agents/{agentId}`).

@@ -34,20 +34,32 @@ export async function claimFromSetup(deps: ClaimDeps, query: { installationId: n
     `Installation ${query.installationId} cannot be claimed with this setup link: only an installation made after the link was made, and claimed by no one, can. An admin can assign an existing installation (POST /v1/admin/github/installations).`,
   );
   if (Date.parse(installation.createdAt) < state.issuedAt - CLOCK_SKEW_MS) throw refusal;
-  const record: GithubInstallationRecord = { installationId: String(installation.id), tenantId: state.tenantId, account: installation.account, claimedBy: 'setup', createdAt: new Date(deps.clock()).toISOString() };
-  const claim = await deps.githubInstallations.claim(record);
-  if (claim.claimed) return record;
+  const claim = await claimFor(deps, installation, state.tenantId, 'setup');
   // The same tenant coming back through the redirect again (a reload) is fine.
-  if (claim.holder?.tenantId === state.tenantId) return claim.holder;
-  throw refusal;
+  if ('heldBy' in claim) throw refusal;
+  return claim.record;
 }
 
 /** An admin assigns an installation to a tenant; reassigning one another tenant holds means revoking it first. */
 export async function assignInstallation(deps: ClaimDeps, request: { installationId: number; tenantId: string }): Promise<{ record: GithubInstallationRecord; created: boolean }> {
   const installation = await appInstallation(deps, request.installationId);
-  const record: GithubInstallationRecord = { installationId: String(installation.id), tenantId: request.tenantId, account: installation.account, claimedBy: 'admin', createdAt: new Date(deps.clock()).toISOString() };
+  const claim = await claimFor(deps, installation, request.tenantId, 'admin');
+  if (!('heldBy' in claim)) return claim;
+  throw new ConflictError(`Installation ${request.installationId} is claimed by tenant ${claim.heldBy}; revoke it first (DELETE /v1/admin/github/installations/${request.installationId}).`, 'installation_claimed');
+}
+
+/**
+ * Claims `installation` for `tenantId` (create-only): the new claim, the tenant's own earlier
+ * claim (`created: false`), or the tenant that holds it.
+ */
+async function claimFor(
+  deps: ClaimDeps,
+  installation: Awaited<ReturnType<typeof appInstallation>>,
+  tenantId: string,
+  claimedBy: GithubInstallationRecord['claimedBy'],
+): Promise<{ record: GithubInstallationRecord; created: boolean } | { heldBy: string | undefined }> {
+  const record: GithubInstallationRecord = { installationId: String(installation.id), tenantId, account: installation.account, claimedBy, createdAt: new Date(deps.clock()).toISOString() };
   const claim = await deps.githubInstallations.claim(record);
   if (claim.claimed) return { record, created: true };
-  if (claim.holder?.tenantId === request.tenantId) return { record: claim.holder, created: false };
-  throw new ConflictError(`Installation ${request.installationId} is claimed by tenant ${claim.holder?.tenantId}; revoke it first (DELETE /v1/admin/github/installations/${request.installationId}).`, 'installation_claimed');
+  return claim.holder?.tenantId === tenantId ? { record: claim.holder, created: false } : { heldBy: claim.holder?.tenantId };
 }

@@ -23,7 +23,7 @@ export async function connectRepository(
   deps: ConnectDeps,
   request: { tenantId: string; fullName: string; by: 'tenant' | 'admin' } & ConnectionSettings,
 ): Promise<GithubRepoRecord> {
-  const { tenantId, fullName, by } = request;
+  const { tenantId, fullName } = request;
   // Without the webhook secret no delivery is ever accepted (and in AWS there is no worker to ask).
   if (!deps.config.github.webhookSecret) throw new NotFoundError('GitHub is not configured on this deployment (STRATUS_GITHUB_WEBHOOK_SECRET).');
   const claims = await deps.githubInstallations.listForTenant(tenantId);

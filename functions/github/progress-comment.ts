@@ -5,6 +5,8 @@
  */
 import { roundUsd } from '../model/pricing.ts';
 import type { UsageRecord } from '../stores/budgets.ts';
+import type { TodoItem } from '../stores/session-store.ts';
+import { todoMarkdown } from './todo-progress.ts';
 
 const MARK = '<!-- stratus-progress -->';
 
@@ -43,8 +45,7 @@ export function progressTexts(consoleUrl?: string) {
     [MARK, ...head, '', quote(o.summary), '', `${costLine(o.cost)} Session ${session(o.sessionId)}.`].join('\n');
   return {
     queued: (what: string) => `${MARK}\n⏳ **Stratus** is queued to work on this ${what}.`,
-    working: (sessionId: string, branch: string) =>
-      `${MARK}\n🔧 **Stratus** is working on this in session ${session(sessionId)} on branch \`${branch}\`.`,
+    working: (sessionId: string, branch: string, todos: readonly TodoItem[] = []) => workingText(session(sessionId), branch, todos),
     opened: (o: { url: string; draft: boolean; summary: string; cost: Cost; sessionId: string; stopped?: string }) =>
       outcome(
         [
@@ -83,6 +84,14 @@ export function progressTexts(consoleUrl?: string) {
     alreadyRunning: (sessionId: string | undefined) =>
       `👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
   };
+}
+
+/** The comment while the run works: where, and the agent's task list once it keeps one. */
+function workingText(session: string, branch: string, todos: readonly TodoItem[]): string {
+  return [
+    `${MARK}\n🔧 **Stratus** is working on this in session ${session} on branch \`${branch}\`.`,
+    ...(todos.length > 0 ? ['', '**Task list**', '', todoMarkdown(todos)] : []),
+  ].join('\n');
 }
 
 function quote(text: string): string {

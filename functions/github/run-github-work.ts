@@ -13,6 +13,7 @@ import { threadKey, type GithubRepoRecord, type GithubRunRecord, type GithubThre
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { importIntoWorkspace } from '../workspaces/workspace-ops.ts';
 import { progressTexts, runCost, type Cost } from './progress-comment.ts';
+import { watchTodos } from './todo-progress.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 
 export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
@@ -269,8 +270,19 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   const { trigger, repo } = ctx;
   const prompt = taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
   const usageBefore = { ...session.usage };
-  const turn = await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
-  const summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
+  // The progress comment shows the agent's task list as it changes, until the turn ends.
+  const todos = watchTodos(
+    () => deps.sessions.getForTenant(session.sessionId, repo.tenantId),
+    (list) => ctx.say(texts(deps).working(session.sessionId, branch, list)),
+    { onError: (err) => ctx.log.warn('could not show the task list in the progress comment', { error: errorMessage(err) }) },
+  );
+  let summary: TurnSummary;
+  try {
+    const turn = await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
+    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
+  } finally {
+    await todos.stop();
+  }
   const after = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
   const stopped = summary.stopReason === 'end_turn' ? undefined : stoppedBecause(summary);
   ctx.log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });

@@ -9,6 +9,7 @@ export function stripHiddenContent(text: string): string {
   let out = text.replace(/<!--[\s\S]*?(-->|$)/g, '');
   // Zero-width and formatting characters, bidi controls, the soft hyphen, and control characters other than tab and newlines.
   out = out.replace(/[\u200B-\u200F\u2028-\u202F\u2060-\u206F\uFEFF\u00AD\u180E]/g, '');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is this line's job
   out = out.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g, '');
   // Unicode tag characters (U+E0000–U+E007F) spell out ASCII invisibly.
   out = out.replace(/[\u{E0000}-\u{E007F}]/gu, '');

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { OutboundFetch } from '../outbound/outbound-fetch.ts';
 import { DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, hookOutputSchema, type HookDefinition, type HookOutput } from './types.ts';
 
+/** @internal exported for the tests that verify a hook request as its endpoint would */
 export const SIGNATURE_HEADER = 'x-stratus-signature';
+/** @internal as SIGNATURE_HEADER */
 export const TIMESTAMP_HEADER = 'x-stratus-timestamp';
 
 /** The longest hook answer read; a HookOutput is a few KB. */
@@ -51,7 +53,7 @@ export function createHttpHook(config: HttpHookConfig, opts: { fetch: OutboundFe
     matcher: config.matcher,
     timeoutMs: config.timeoutMs,
     failMode: config.failMode,
-    async run(input, signal): Promise<HookOutput | void> {
+    async run(input, signal): Promise<HookOutput | undefined> {
       const body = JSON.stringify(input);
       const timestamp = String(Math.floor(clock() / 1000));
       const res = await opts.fetch(config.url, {

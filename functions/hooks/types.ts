@@ -20,7 +20,7 @@ export interface HookInput {
 
 /**
  * What a hook may answer; every field is optional and an empty answer means "carry on".
- * The kinds follow the reference: a permission verdict, a replaced input, context for the model,
+ * The kinds (docs/tool-pipeline.md, "Hooks"): a permission verdict, a replaced input, context for the model,
  * a rewritten output (external tools only), or a request to stop the turn.
  */
 export const hookOutputSchema = z.object({
@@ -35,7 +35,7 @@ export const hookOutputSchema = z.object({
 });
 export type HookOutput = z.output<typeof hookOutputSchema>;
 
-export type HookHandler = (input: HookInput, signal: AbortSignal) => Promise<HookOutput | void>;
+export type HookHandler = (input: HookInput, signal: AbortSignal) => Promise<HookOutput | undefined>;
 
 /** One configured hook, whatever its transport. */
 export interface HookDefinition {

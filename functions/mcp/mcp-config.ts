@@ -35,7 +35,7 @@ export const mcpServersSchema = z.record(z.string().min(1).max(64).regex(/^[^\s]
 export type McpServers = z.output<typeof mcpServersSchema>;
 
 /**
- * The reference's name normalisation: every character outside `[a-zA-Z0-9_-]` becomes `_`, so a
+ * Name normalisation (docs/tool-pipeline.md, "MCP servers"): every character outside `[a-zA-Z0-9_-]` becomes `_`, so a
  * server called "my server" gives tools named `mcp__my_server__…`.
  */
 export function normalizeNameForMcp(name: string): string {

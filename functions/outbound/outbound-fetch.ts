@@ -37,7 +37,9 @@ interface OutgoingRequest {
 
 function send(target: OutboundTarget, req: OutgoingRequest, maxBytes: number): Promise<Response> {
   const headers: Record<string, string> = { 'accept-encoding': 'identity' };
-  req.headers.forEach((value, name) => (headers[name] = value));
+  req.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
   if (req.body) headers['content-length'] = String(req.body.length);
   const origin = `${target.url.protocol}//${target.url.host}`;
   return new Promise((resolve, reject) => {

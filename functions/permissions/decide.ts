@@ -11,7 +11,7 @@ export interface PermissionCallContext {
 /**
  * Decides one call: deny rules win; then ask rules; then the tool's own checkPermissions; then
  * allow rules and the mode. `ask` becomes `deny` when nobody can answer (dontAsk, unattended).
- * A hook's verdict, when there is one, is folded in by `applyHookVerdict`.
+ * A hook's verdict, when there is one, is weighed instead by `withHookVerdict` (tools/run-tool-use.ts).
  */
 export async function decidePermission<Ctx extends PermissionCallContext>(
   tool: PermissionSubject<Ctx>,

@@ -2,8 +2,8 @@ import { formatRuleValue } from './rule-syntax.ts';
 import type { CommandPart, PermissionRule, RuleSource } from './types.ts';
 
 /**
- * The texts the model reads when a call is refused, worded as the reference harness words them
- * so the model reacts the same way.
+ * The texts the model reads when a call is refused (the table in docs/tool-pipeline.md, "One
+ * call"), kept word for word: they are texts the model already knows how to act on.
  */
 export const DENIAL_ADVICE =
   'IMPORTANT: You *may* attempt to accomplish this action using other tools that might naturally be used to accomplish this goal, ' +
@@ -18,7 +18,7 @@ export const USER_REJECTED_MESSAGE =
   'NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.';
 
 /**
- * A person answered "deny" and said why (deny-with-feedback): the reference's rejection text
+ * A person answered "deny" and said why (deny-with-feedback): the rejection text
  * with the person's words for the model instead of "wait for the user".
  */
 export const USER_REJECTED_WITH_FEEDBACK_PREFIX =
@@ -29,7 +29,7 @@ export function userRejectedWithFeedback(feedback: string): string {
   return `${USER_REJECTED_WITH_FEEDBACK_PREFIX}${feedback}`;
 }
 
-/** A Bash content rule names the command, or the pipeline stage that holds the denied part (as the reference does). */
+/** A Bash content rule names the command, or the pipeline stage that holds the denied part (docs/security.md, "Bash rules"). */
 export function deniedByRuleMessage(toolName: string, input: unknown, rule: PermissionRule, part?: CommandPart): string {
   const command = toolName === 'Bash' && rule.value.content !== undefined ? (part?.segment ?? commandOf(input)) : undefined;
   return command !== undefined ? `Permission to use ${toolName} with command ${command} has been denied.` : `Permission to use ${toolName} has been denied.`;
@@ -53,7 +53,7 @@ export function askByRuleMessage(toolName: string, rule: PermissionRule, part?: 
   return `Permission rule '${formatRuleValue(rule.value)}' from ${SOURCE_NAMES[rule.source]} requires approval for this ${toolName} command`;
 }
 
-/** A command of several parts, some of which no rule allows: which ones, in the reference's words. */
+/** A command of several parts, some of which no rule allows: which ones (docs/security.md, "Bash rules"). */
 export function partsNeedApprovalMessage(toolName: string, parts: readonly CommandPart[]): string {
   const names = parts.map((p) => p.text.trim());
   const which = names.length === 1 ? 'part requires' : 'parts require';

@@ -41,7 +41,7 @@ function bashCommandMatches(content: string, command: string): boolean {
 function mainArgument(toolName: string, input: unknown): string | undefined {
   if (!input || typeof input !== 'object') return undefined;
   const record = input as Record<string, unknown>;
-  const value = toolName === 'Bash' ? record.command : (record.file_path ?? record.path ?? record.pattern ?? record.url);
+  const value = toolName === 'Bash' ? record.command : (record.file_path ?? record.notebook_path ?? record.path ?? record.pattern ?? record.url);
   return typeof value === 'string' ? value : undefined;
 }
 

@@ -4,6 +4,7 @@ import type { RunnerRequest, RunnerResponse, StorageCredentials } from '../../sa
 import { RunnerFailedError } from './runner-errors.ts';
 import { isConnectionReset, isRetryableOnReset, RUNNER_RESET_RETRIES } from './runner-retry.ts';
 import { runnerGitTenantId, runnerTenantId } from './runner-tenant.ts';
+import { HARNESS_GIT_OPS } from '../../sandbox-runner/common/runner-ops-scope.ts';
 
 /** The harness's view of the sandbox runner: one request, one response. */
 export interface RunnerClient {
@@ -15,9 +16,6 @@ export interface WorkspaceCredentialSource {
   forWorkspace(workspaceId: string): Promise<StorageCredentials>;
 }
 
-/** Ops that carry a GitHub token: they run in environments commands never run in. */
-const HARNESS_GIT_OPS = new Set<string>(['git_checkout', 'git_publish']);
-
 /** Pause before sending a retryable op again after a reset (doubled each time). */
 const RETRY_PAUSE_MS = 50;
 
@@ -26,12 +24,18 @@ const RETRY_PAUSE_MS = 50;
  * the workspace's tenant id (the runner function is tenant-isolated: see runner-tenant.ts). An
  * op that is safe to repeat (runner-retry.ts) is sent again when the call failed on a reset
  * connection, on the way to the runner or inside it.
+ *
+ * The ops that carry a GitHub token (HARNESS_GIT_OPS) run under the workspace's git tenant id, in
+ * environments where no command ever ran; with `gitFunctionName` (AWS: the git function outside
+ * the runner's VPC, docs/security.md "Git and registry traffic at $0 idle") they go to that
+ * function instead, so the sandbox runner never holds the token nor needs a network for git.
  */
-export function createLambdaRunnerClient(lambda: LazyClient<LambdaClient>, functionName: string): RunnerClient {
+export function createLambdaRunnerClient(lambda: LazyClient<LambdaClient>, functionName: string, gitFunctionName?: string): RunnerClient {
   async function invokeOnce(request: RunnerRequest, tenantId: string): Promise<RunnerResponse> {
     const { InvokeCommand } = await import('@aws-sdk/client-lambda');
+    const target = gitFunctionName && HARNESS_GIT_OPS.has(request.op.type) ? gitFunctionName : functionName;
     const out = await (await lambda()).send(
-      new InvokeCommand({ FunctionName: functionName, TenantId: tenantId, Payload: Buffer.from(JSON.stringify(request)) }),
+      new InvokeCommand({ FunctionName: target, TenantId: tenantId, Payload: Buffer.from(JSON.stringify(request)) }),
     );
     const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
     if (out.FunctionError) {

@@ -30,6 +30,7 @@ const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   create_workspace: true,
   write: true,
   edit: true,
+  notebook_edit: true,
   import_archive: true,
   import_git: true,
   git_checkout: true,

@@ -5,9 +5,6 @@ import { SystemError } from '../shared/errors.ts';
 import type { LazyClient } from '../shared/lazy-client.ts';
 import type { WorkspaceCredentialSource } from './runner-client.ts';
 
-/** Workspace objects live under this prefix; the runner protocol's `workspace.id` names the folder. */
-export const WORKSPACES_PREFIX = 'workspaces/';
-
 /**
  * The same shape the runner protocol accepts. Checked again here because the id is pasted into
  * an IAM policy: a `*` or `?` would widen the grant to other workspaces.

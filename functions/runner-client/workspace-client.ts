@@ -40,6 +40,8 @@ export interface OpTarget {
 export interface StorageMeter {
   tenantId: string;
   usage: Pick<TenantUsageStore, 'assertRoom' | 'add'>;
+  /** Bytes the op's own input already holds against the quota (an import's staged archive). */
+  ownReservation?: number;
 }
 
 /** What a successful op reports: its result and the version and cwd that are now current. */
@@ -54,7 +56,7 @@ export interface OpOutcome<R> {
 export type ResultOf<T extends OpResult['type']> = Extract<OpResult, { type: T }>;
 
 /** Ops that may publish a version, and so store bytes; the rest read or only touch the runner's disk. */
-const MAY_STORE: ReadonlySet<RunnerOp['type']> = new Set(['bash', 'write', 'edit', 'create_workspace', 'import_archive', 'import_git', 'git_checkout'] satisfies RunnerOp['type'][]);
+const MAY_STORE: ReadonlySet<RunnerOp['type']> = new Set(['bash', 'write', 'edit', 'notebook_edit', 'create_workspace', 'import_archive', 'import_git', 'git_checkout'] satisfies RunnerOp['type'][]);
 
 async function buildRunnerRequest(deps: WorkspaceClientDeps, target: OpTarget, op: RunnerOp): Promise<RunnerRequest> {
   const credentials = await deps.workspaceCredentials.forWorkspace(target.workspace.id);
@@ -79,7 +81,7 @@ export async function runOp<T extends OpResult['type']>(
   op: RunnerOp & { type: T },
 ): Promise<OpOutcome<ResultOf<T>>> {
   const meter = MAY_STORE.has(op.type) ? target.storage : undefined;
-  if (meter) await meter.usage.assertRoom(meter.tenantId);
+  if (meter) await meter.usage.assertRoom(meter.tenantId, meter.ownReservation);
   const response = await deps.runner.invoke(await buildRunnerRequest(deps, target, op));
   if (!response.ok) throw decodeRunnerFailure(response, deps.log);
   if (meter && response.bytesUploaded > 0) await meter.usage.add(meter.tenantId, target.sessionId, response.bytesUploaded);

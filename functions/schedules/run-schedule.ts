@@ -4,7 +4,7 @@ import { startTurn } from '../agent/turn.ts';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage, SessionBusyError } from '../shared/errors.ts';
 import { createSession } from '../sessions/create-session.ts';
-import type { ScheduleRun } from '../stores/schedule-store.ts';
+import type { ScheduleRecord, ScheduleRun } from '../stores/schedule-store.ts';
 import { nextRunAt } from './cron.ts';
 
 export const scheduledTaskEventSchema = z.object({
@@ -45,15 +45,7 @@ export async function runScheduledTask(deps: ScheduleRunDeps, event: ScheduledTa
   let run: ScheduleRun;
   let sessionId: string | undefined;
   try {
-    sessionId =
-      'sessionId' in schedule.target
-        ? schedule.target.sessionId
-        : (
-            await createSession(deps, {
-              tenantId: schedule.tenantId, title: `${schedule.name} @ ${event.firedAt}`, files: schedule.target.newSession.files, settings: { unattended: true },
-              ...(schedule.budgets ? { budgets: schedule.budgets } : {}),
-            })
-          ).sessionId;
+    sessionId = await targetSession(deps, schedule, event.firedAt);
     const turn = await startTurn(deps, { sessionId, tenantId: schedule.tenantId, prompt: schedule.prompt, deadlineAt });
     const summary = await turn.done;
     run = {
@@ -69,4 +61,14 @@ export async function runScheduledTask(deps: ScheduleRunDeps, event: ScheduledTa
   await deps.schedules.recordRun(schedule.scheduleId, run);
   log.info('scheduled run recorded', { outcome: run.outcome, sessionId: run.sessionId });
   return run;
+}
+
+/** The session a firing runs in: the schedule's own, or a new unattended one named after the firing. */
+async function targetSession(deps: ScheduleRunDeps, schedule: ScheduleRecord, firedAt: string): Promise<string> {
+  if ('sessionId' in schedule.target) return schedule.target.sessionId;
+  const created = await createSession(deps, {
+    tenantId: schedule.tenantId, title: `${schedule.name} @ ${firedAt}`, files: schedule.target.newSession.files, settings: { unattended: true },
+    ...(schedule.budgets ? { budgets: schedule.budgets } : {}),
+  });
+  return created.sessionId;
 }

@@ -47,6 +47,7 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
     agents: record.settings?.agents ?? [],
     reloadFromSeq: record.reloadFromSeq ?? null,
     source: record.source ?? null,
+    todos: record.todos ?? [],
   };
 }
 

@@ -111,7 +111,7 @@ class LineLogger extends PowertoolsLogger {
   }
 
   protected override printLog(logLevel: number, log: LogItem): void {
-    if (!this.shared?.write) return super.printLog(logLevel, log);
+    if (!this.shared?.write) return void super.printLog(logLevel, log);
     log.prepareForPrint();
     this.shared.write(JSON.stringify(log.getAttributes(), this.getJsonReplacer()));
   }

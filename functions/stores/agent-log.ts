@@ -1,6 +1,6 @@
 import type { StoredMessage } from './message-store.ts';
 
-/** The tool names an Agent call is stored under (`Task` is the reference's older name, an alias). */
+/** The tool names an Agent call is stored under (`Task`, the tool's older name, is an alias). */
 export const AGENT_TOOL_NAMES: ReadonlySet<string> = new Set(['Agent', 'Task']);
 
 /**

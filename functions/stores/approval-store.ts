@@ -109,7 +109,7 @@ export class ApprovalStore {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       const current = await this.db.send(new GetCommand({ TableName: this.table, Key: { sessionId, toolUseId }, ConsistentRead: true }));
       const item = current.Item as PendingApproval | undefined;
-      if (!item || item.kind !== 'ask') throw new NotFoundError(`No tool call ${toolUseId} is waiting for permission in session ${sessionId}.`);
+      if (item?.kind !== 'ask') throw new NotFoundError(`No tool call ${toolUseId} is waiting for permission in session ${sessionId}.`);
       throw new ApprovalAlreadyDecidedError(toolUseId);
     }
   }

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { queryByTenant } from './tenant-index.ts';
+import { eachOfTenant } from './tenant-index.ts';
 
 /**
  * A GitHub App installation claimed by a tenant: only repositories in the repository list of an
@@ -54,12 +54,7 @@ export class GithubInstallationStore {
   /** Every installation a tenant claimed (a handful: one per GitHub account the App is installed on). */
   async listForTenant(tenantId: string): Promise<GithubInstallationRecord[]> {
     const all: GithubInstallationRecord[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await queryByTenant<GithubInstallationRecord>(this.db, this.table, 'installationId', tenantId, { limit: 100, cursor });
-      all.push(...page.items);
-      cursor = page.nextCursor;
-    } while (cursor);
+    for await (const record of eachOfTenant<GithubInstallationRecord>(this.db, this.table, 'installationId', tenantId)) all.push(record);
     return all;
   }
 

@@ -5,7 +5,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RuleLists, PermissionMode } from '../permissions/types.ts';
 import { NotFoundError } from '../shared/errors.ts';
-import { queryByTenant } from './tenant-index.ts';
+import { eachOfTenant, queryByTenant } from './tenant-index.ts';
 
 /** How a connected repository's runs are set up. */
 export interface GithubRepoSettings {
@@ -141,13 +141,9 @@ export class GithubStore {
   /** The tenant's connection of `owner/name` (by its current name, any case), or a 404. */
   async getRepoForTenant(fullName: string, tenantId: string): Promise<GithubRepoRecord> {
     const wanted = fullName.toLowerCase();
-    let cursor: string | undefined;
-    do {
-      const page = await this.listRepos(tenantId, { limit: 100, cursor });
-      const found = page.items.find((r) => r.fullName.toLowerCase() === wanted);
-      if (found) return found;
-      cursor = page.nextCursor;
-    } while (cursor);
+    for await (const repo of eachOfTenant<GithubRepoRecord>(this.db, this.tables.repos, 'repository', tenantId)) {
+      if (repo.fullName.toLowerCase() === wanted) return repo;
+    }
     throw new NotFoundError(`Repository ${fullName.slice(0, 200)} is not connected.`);
   }
 

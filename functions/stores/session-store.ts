@@ -122,13 +122,23 @@ export interface SessionRecord {
   reloadFromSeq?: number;
   /** Consecutive failed auto-compactions; past the limit auto-compaction stops trying (circuit breaker). */
   autoCompactFailures?: number;
+  /** The main agent's task list as its last TodoWrite call left it (absent until it writes one). */
+  todos?: TodoItem[];
+}
+
+/** One entry of an agent's task list (the TodoWrite tool's input). */
+export interface TodoItem {
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed';
+  /** The entry in the present continuous, shown while it is in progress ("Running the tests"). */
+  activeForm: string;
 }
 
 export type SessionPatch = Partial<
   Pick<
     SessionRecord,
     | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend'
+    | 'autoCompactFailures' | 'turnSpend' | 'todos'
   >
 >;
 

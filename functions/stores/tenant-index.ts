@@ -44,3 +44,13 @@ export async function queryByTenant<T>(
   );
   return { items: (out.Items ?? []) as T[], nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : undefined };
 }
+
+/** Every one of a tenant's items through a tenant index, newest first, a page of 100 at a time. */
+export async function* eachOfTenant<T>(db: DynamoDBDocumentClient, table: string, idAttribute: string, tenantId: string, index?: TenantIndex): AsyncGenerator<T> {
+  let cursor: string | undefined;
+  do {
+    const page = await queryByTenant<T>(db, table, idAttribute, tenantId, { limit: 100, cursor, ...(index ? { index } : {}) });
+    yield* page.items;
+    cursor = page.nextCursor;
+  } while (cursor);
+}

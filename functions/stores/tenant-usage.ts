@@ -54,9 +54,14 @@ export class TenantUsageStore {
     if (!(await this.addToSession(sessionId, bytes))) await this.addToTenant(tenantId, -bytes);
   }
 
-  /** Refuses a write that may store more (a tool call, an import) once the tenant is at its quota. */
-  async assertRoom(tenantId: string): Promise<void> {
-    if ((await this.storedBytes(tenantId)) >= this.quotaBytes) throw new StorageQuotaError(await this.refusal(tenantId, 0));
+  /**
+   * Refuses a write that may store more (a tool call, an import) once the tenant is at its quota.
+   * `ownReservation` is what the write's own input already holds against the quota (an import's
+   * staged archive, reserved before it was stored): it does not make the tenant "at quota" for
+   * that write, so an archive that exactly fills the quota can still be imported.
+   */
+  async assertRoom(tenantId: string, ownReservation = 0): Promise<void> {
+    if ((await this.storedBytes(tenantId)) - ownReservation >= this.quotaBytes) throw new StorageQuotaError(await this.refusal(tenantId, 0));
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { ContentBlock, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { TodoItem } from './session-store.ts';
 
 /**
  * The records of a turn as the event log stores them and clients read them. They live with the
@@ -40,6 +41,8 @@ export type TurnEvent =
   | { type: 'turn_continued'; turnId: string; eventsUrl: string }
   /** A call waits for an answer: POST /v1/sessions/:id/permissions/:toolUseId. */
   | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string }
+  /** The main agent rewrote its task list (TodoWrite): the whole list, as `GET /v1/sessions/:id` now shows it. */
+  | { type: 'todos'; todos: TodoItem[] }
   /** A call was refused; `suggestion` appears when the count suggests adding a rule. */
   | { type: 'permission_denied'; toolUseId: string; toolName: string; count: number; suggestion?: string }
   /** The streamed text since the last assistant_message was discarded (a broken stream); a retry follows. */

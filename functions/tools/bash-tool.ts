@@ -14,12 +14,13 @@ void loadShellParser();
 
 const inputSchema = z.strictObject({
   command: z.string().describe('The command to execute'),
-  // Larger values are not refused: they are capped at the maximum, as the reference does.
+  // Larger values are not refused: they are capped at the maximum (docs/tools.md, "Bash").
   timeout: z.number().int().positive().optional().describe(`Optional timeout in milliseconds (max ${MAX_BASH_TIMEOUT_MS})`),
   description: z.string().optional().describe('Clear, concise description of what this command does in 5-10 words'),
   run_in_background: z.boolean().optional().describe('Start the command as a background task and return its id at once; read its output later with TaskOutput'),
 });
 
+/** @internal the tool's output shape, for its tests */
 export interface BashOutput {
   output: string;
   exitCode: number | null;
@@ -54,7 +55,7 @@ export const bashTool = buildTool({
   isConcurrencySafe: (input) => isReadOnlyCommand(input.command),
   // Content rules match each simple command of the line, not the line as a string (docs/security.md, "Bash rules").
   commandParts: (input) => bashCommandParts(input.command),
-  // An interrupt kills a running command (through its stop marker in the runner), as the reference's Esc does.
+  // An interrupt kills a running command (through its stop marker in the runner).
   interruptBehavior: () => 'cancel',
   async call(input, ctx) {
     const timeoutMs = Math.min(input.timeout ?? DEFAULT_BASH_TIMEOUT_MS, MAX_BASH_TIMEOUT_MS);
@@ -88,7 +89,7 @@ export const bashTool = buildTool({
     }
     const parts: string[] = [];
     // Long output is not cut here: past maxResultSizeChars the harness persists the whole of it
-    // and the model gets a preview and a path it can Read (functions/context), as the reference does.
+    // and the model gets a preview and a path it can Read (functions/context, docs/context.md).
     const output = out.output.replace(/\n+$/, '');
     if (output) parts.push(output);
     if (out.timedOut) parts.push(`Command timed out after ${out.timeoutMs / 1000}s`);

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 
 /**
- * Turns a schema failure into sentences the model can act on, grouped as the reference groups
- * them: missing parameters, then unexpected ones, then wrong types. Anything else falls back
+ * Turns a schema failure into sentences the model can act on, grouped
+ * (docs/tool-pipeline.md, "One call"): missing parameters, then unexpected ones, then wrong types. Anything else falls back
  * to zod's own message.
  */
 export function describeInputIssues(toolName: string, error: z.ZodError): string {
@@ -20,7 +20,7 @@ export function describeInputIssues(toolName: string, error: z.ZodError): string
   return `InputValidationError: ${toolName} failed due to the following ${lines.length > 1 ? 'issues' : 'issue'}:\n${lines.join('\n')}`;
 }
 
-/** `a.b[2].c`, as the reference prints paths. */
+/** `a.b[2].c`: how the error texts print a path. */
 function formatPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, part, i) => (typeof part === 'number' ? `${acc}[${part}]` : i === 0 ? String(part) : `${acc}.${String(part)}`), '');
 }

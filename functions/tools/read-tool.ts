@@ -85,7 +85,7 @@ export const readTool = buildTool({
           content: [{ type: 'image', source: { type: 'base64', media_type: output.mediaType as 'image/png', data: output.base64 } }],
         };
       case 'pdf':
-        // The reference sends the document in a separate user message; the tool_result can carry it directly.
+        // The document goes in the tool_result itself, not in a separate user message (docs/tools.md, "Read details").
         return {
           type: 'tool_result', tool_use_id: toolUseId,
           content: [

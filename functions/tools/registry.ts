@@ -9,7 +9,9 @@ import { globTool } from './glob-tool.ts';
 import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
 import { taskOutputTool } from './task-output-tool.ts';
+import { notebookEditTool } from './notebook-edit-tool.ts';
 import { taskStopTool } from './task-stop-tool.ts';
+import { todoWriteTool } from './todo-write-tool.ts';
 import { writeTool } from './write-tool.ts';
 import type { Tool } from './tool.ts';
 import { deferredToolsMessage, discoveredToolNames } from './tool-search/discovered-tools.ts';
@@ -23,10 +25,12 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   readTool,
   writeTool,
   editTool,
+  notebookEditTool,
   globTool,
   grepTool,
   taskOutputTool,
   taskStopTool,
+  todoWriteTool,
 ];
 
 export interface ToolRegistry {

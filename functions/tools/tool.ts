@@ -2,6 +2,7 @@ import type { ContentBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/
 import type { z } from 'zod';
 import type { CommandParts, PermissionCheck } from '../permissions/types.ts';
 import type { Logger } from '../shared/logger.ts';
+import type { TodoItem } from '../stores/session-store.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { AgentDefinition } from './agent/agent-definitions.ts';
 import type { ForkBase, SubagentLaunch, SubagentRequest, SubagentResult } from './agent/subagent-types.ts';
@@ -23,6 +24,18 @@ export interface ToolContext {
   subagents?: SubagentRunner;
   /** The model request this call's response answered (set by the query loop; a fork repeats it). */
   forkBase?: () => ForkBase | undefined;
+  /** The agent's task list (TodoWrite); absent where no list is kept. */
+  todos?: TodoList;
+}
+
+/**
+ * An agent's task list: the session's for its main agent (kept in the session record and streamed
+ * as a `todos` event), a run's own for a sub-agent. Declared here, where it is used, so tools
+ * need nothing of the engine.
+ */
+export interface TodoList {
+  /** Replaces the whole list. */
+  write(todos: TodoItem[]): Promise<void>;
 }
 
 /**
@@ -70,6 +83,7 @@ export type ValidationResult = { ok: true } | { ok: false; message: string };
  * fail-closed (not read-only, not concurrency-safe, not destructive-exempt, interrupt blocks),
  * so a tool that forgets one is treated as the riskiest kind.
  */
+// biome-ignore lint/suspicious/noExplicitAny: a pool holds tools of different inputs; with `unknown` no tool would fit (its call takes its own Input)
 export interface Tool<Input = any, Output = any> {
   readonly name: string;
   readonly aliases: readonly string[];

@@ -22,7 +22,7 @@ export const writeTool = buildTool({
     const ws = ctx.workspace;
     const result = await ws.run({ type: 'write', path: input.file_path, content: input.content, known: ws.getFileState(input.file_path) });
     ws.setFileState(result.path, result.fileState);
-    // The reference names the file as the model wrote it.
+    // The result names the file as the model wrote it, not as it resolved.
     return { data: { ...result, path: input.file_path } };
   },
   mapToolResultToToolResultBlockParam(output: WriteResult, toolUseId) {

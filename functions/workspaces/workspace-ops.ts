@@ -30,8 +30,9 @@ export async function importIntoWorkspace<T extends 'import_archive' | 'import_g
   deps: ImportDeps,
   session: SessionRecord,
   op: RunnerOp & { type: T },
+  ownReservation = 0,
 ): Promise<{ version: number; result: ResultOf<T> }> {
-  return holdingImportLease(deps, session, () => runOp<T>(deps, importTarget(deps, session), op));
+  return holdingImportLease(deps, session, () => runOp<T>(deps, importTarget(deps, session, ownReservation), op));
 }
 
 /**
@@ -62,9 +63,41 @@ export async function holdingImportLease<R extends { version: number }>(deps: Im
   }
 }
 
-/** An import's target: the session's empty workspace, metered against its tenant's storage quota. */
-export function importTarget(deps: Pick<Deps, 'tenantUsage'>, session: SessionRecord): OpTarget {
-  return { sessionId: session.sessionId, workspace: { id: session.workspace.id, version: 0 }, storage: { tenantId: session.tenantId, usage: deps.tenantUsage } };
+/**
+ * An import's target: the session's empty workspace, metered against its tenant's storage quota
+ * (`ownReservation`: the bytes its staged archive already holds there).
+ */
+export function importTarget(deps: Pick<Deps, 'tenantUsage'>, session: SessionRecord, ownReservation = 0): OpTarget {
+  return {
+    sessionId: session.sessionId,
+    workspace: { id: session.workspace.id, version: 0 },
+    storage: { tenantId: session.tenantId, usage: deps.tenantUsage, ...(ownReservation ? { ownReservation } : {}) },
+  };
+}
+
+/**
+ * Runs `use` with a staged archive (uploads/<name>.tar.gz, `bytes` long) counted against the
+ * tenant's storage quota: reserved before `use` (refused with StorageQuotaError past the quota),
+ * given back and the object removed afterwards, whatever `use` did. A refused reservation
+ * removes the object too, so an upload the tenant has no room for is not left behind.
+ */
+export async function withStagedArchive<R>(
+  deps: StorageDeps & Pick<Deps, 'tenantUsage'>,
+  session: SessionRecord,
+  archive: { full: string; bytes: number },
+  use: () => Promise<R>,
+): Promise<R> {
+  const removeArchive = () => deleteObject(deps, session.workspace.id, archive.full).catch(() => undefined);
+  await deps.tenantUsage.reserve(session.tenantId, session.sessionId, archive.bytes).catch(async (err: unknown) => {
+    await removeArchive();
+    throw err;
+  });
+  try {
+    return await use();
+  } finally {
+    await removeArchive();
+    await deps.tenantUsage.add(session.tenantId, session.sessionId, -archive.bytes);
+  }
 }
 
 /** Imports go into an empty workspace only (version 0). */

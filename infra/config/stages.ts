@@ -50,7 +50,8 @@ export interface StageConfig {
   readonly githubApp: boolean;
   /**
    * The GitHub App's id (not a secret; its private key is in Secrets Manager) and the REST API
-   * root. Runs need the egress proxy to reach GitHub.
+   * root. Runs clone and push through the git function outside the runner's VPC, with or
+   * without the egress proxy (docs/security.md, "Git and registry traffic at $0 idle").
    */
   readonly github: { readonly appId?: string; readonly apiUrl?: string; readonly workerTimeoutSeconds: number };
   /** List prices of the model in USD per million tokens, for the dashboard's cost estimate. */

@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import type { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 
 /** Prefixes of Bedrock's system-defined cross-region inference profiles (`us.anthropic.claude-...`). */

@@ -41,6 +41,7 @@ export const ENTRIES = {
   api: 'functions/handlers/api.ts',
   cron: 'functions/handlers/cron.ts',
   githubWorker: 'functions/handlers/github-worker.ts',
+  egressForwarder: 'functions/handlers/egress-forwarder.ts',
 } as const;
 
 /**
@@ -120,6 +121,7 @@ function buildInChildProcess(entry: string, outDir: string): Metafile {
 /**
  * The entry file and every chunk it reaches through static imports: what a cold start loads, as
  * keys of `metafile.outputs` (paths relative to REPO_ROOT).
+ * @internal for the bundle's test and benchmark
  */
 export function startFiles(metafile: Metafile, entry: string): string[] {
   const key = (f: string) => Object.keys(metafile.outputs).find((o) => path.resolve(REPO_ROOT, o) === path.resolve(REPO_ROOT, f))!;

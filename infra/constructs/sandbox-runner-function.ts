@@ -32,6 +32,14 @@ export interface SandboxRunnerFunctionProps {
 const IMAGE_CONTEXT = ['*', '!package.json', '!package-lock.json', '!tsconfig.json', '!sandbox-runner', '!functions'];
 
 /**
+ * The runner image as function code. The git function (git-function.ts) is built from the same
+ * arguments, so both functions share one image asset (one build, one ECR image).
+ */
+export function runnerImageCode(dockerfile: string): lambda.DockerImageCode {
+  return lambda.DockerImageCode.fromImageAsset(REPO_ROOT, { file: dockerfile, platform: Platform.LINUX_ARM64, exclude: IMAGE_CONTEXT, ignoreMode: IgnoreMode.DOCKER });
+}
+
+/**
  * The sandbox runner: a container-image function built from the runner's Dockerfile, arm64,
  * with large ephemeral storage for warm workspace copies, in isolated VPC subnets (no internet).
  * Its role can write its logs and manage the function's network interfaces, nothing else: no
@@ -65,12 +73,7 @@ export class SandboxRunnerFunction extends Construct {
     this.fn = new lambda.DockerImageFunction(this, 'Function', {
       functionName: props.functionName,
       description: 'Stratus sandbox runner: runs one tool operation against a workspace synced with S3.',
-      code: lambda.DockerImageCode.fromImageAsset(REPO_ROOT, {
-        file: props.dockerfile,
-        platform: Platform.LINUX_ARM64,
-        exclude: IMAGE_CONTEXT,
-        ignoreMode: IgnoreMode.DOCKER,
-      }),
+      code: runnerImageCode(props.dockerfile),
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb,
       ...(props.reservedConcurrency !== undefined ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),

@@ -1,4 +1,4 @@
-import type { Brain, MessagesRequest, ScriptedResponse } from './script.ts';
+import type { Brain, ScriptedResponse } from './script.ts';
 
 /**
  * The model `npm start` uses when no API key is set, so a newcomer can watch a full turn with
@@ -9,7 +9,7 @@ import type { Brain, MessagesRequest, ScriptedResponse } from './script.ts';
  *  - once tool results are in (and no prompt came with them), it reports what came back and
  *    ends the turn.
  * After an interrupt the next prompt arrives in the same user message as the interrupted call's
- * result and the interrupt note (consecutive user messages merge, as the reference sends them),
+ * result and the interrupt note (consecutive user messages merge, as a client sends them),
  * so the newest prompt text wins over the results before it.
  */
 export const demoBrain: Brain = (request) => {
@@ -59,5 +59,3 @@ function firstLine(text: string): string {
   const line = text.split('\n').find((l) => l.trim() !== '') ?? '(no output)';
   return line.length > 120 ? `${line.slice(0, 117)}...` : line;
 }
-
-export type { MessagesRequest };

@@ -157,6 +157,7 @@ function detachAfter(ms: number, finished: Promise<SandboxOutcome>, detached: ()
 }
 
 function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | undefined): string[] {
+  // biome-ignore format: a flag and its values stay on one line, one kind of isolation per line
   const args = [
     '--unshare-all', '--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID),
     '--disable-userns', '--cap-drop', 'ALL', '--die-with-parent', '--new-session',

@@ -35,9 +35,7 @@ export interface ProxyPolicy {
 /** Decides the policy of a request, or answers it (407) itself and returns undefined. */
 export type PolicyFor = (req: IncomingMessage) => ProxyPolicy | { refuse: { status: number; headers?: Record<string, string>; body: string } };
 
-export interface ProxyDecisionLog {
-  (entry: { label?: string; method: string; host: string; port: number; allowed: boolean; reason?: string; address?: string }): void;
-}
+export type ProxyDecisionLog = (entry: { label?: string; method: string; host: string; port: number; allowed: boolean; reason?: string; address?: string }) => void;
 
 export const DENIED_BODY = (host: string) => `Blocked by the sandbox: ${host} is not in this session's allowed network domains.\n`;
 const PORT_BODY = (host: string, port: number) =>

@@ -35,32 +35,35 @@ export function createProcessSandbox(opts: {
   return {
     name: 'process',
     run(cmd: SandboxCommand): Promise<SandboxOutcome> {
-      const turn = previous.then(() => runOne(cmd), () => runOne(cmd));
+      const turn = previous.then(() => runOne(opts, cmd), () => runOne(opts, cmd));
       previous = turn.catch(() => undefined);
       return turn;
     },
   };
+}
 
-  async function runOne(cmd: SandboxCommand): Promise<SandboxOutcome> {
-    const proxy = networkFor(cmd, opts.egress ?? { kind: 'direct' });
-    await pointLink(opts.linkPath, cmd.workspaceDir);
-    await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
-    await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-    const env = sandboxEnv(cmd.env, { home: path.join(cmd.tmpDir, 'home'), tmpDir: cmd.tmpDir, proxy });
-    const limit = opts.maxProcesses ? `ulimit -u ${opts.maxProcesses} 2>/dev/null\n` : '';
-    const prelude = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\n`;
-    const cwd = cmd.cwd === VIRTUAL_ROOT ? opts.linkPath : path.join(opts.linkPath, path.posix.relative(VIRTUAL_ROOT, cmd.cwd));
-    // bash trusts PWD when it names the same directory, so `pwd` shows the link, not the real path.
-    env.PWD = cwd;
-    const started = Date.now();
-    const child = spawnWatched('/bin/bash', shellInvocation(prelude, cmd.command), {
-      env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs, stop: cmd.stop,
-    });
-    const { code, signal, timedOut, outputLimitHit, interrupted } = await child.finished;
-    child.kill();
-    const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
-    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started, ...(interrupted ? { interrupted } : {}) };
-  }
+type ProcessSandboxOptions = Parameters<typeof createProcessSandbox>[0];
+
+/** Runs one command in the workspace the link points at. */
+async function runOne(opts: ProcessSandboxOptions, cmd: SandboxCommand): Promise<SandboxOutcome> {
+  const proxy = networkFor(cmd, opts.egress ?? { kind: 'direct' });
+  await pointLink(opts.linkPath, cmd.workspaceDir);
+  await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
+  await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
+  const env = sandboxEnv(cmd.env, { home: path.join(cmd.tmpDir, 'home'), tmpDir: cmd.tmpDir, proxy });
+  const limit = opts.maxProcesses ? `ulimit -u ${opts.maxProcesses} 2>/dev/null\n` : '';
+  const prelude = `${limit}trap 'pwd >| "${path.join(cmd.tmpDir, CWD_FILE)}" 2>/dev/null' EXIT\n`;
+  const cwd = cmd.cwd === VIRTUAL_ROOT ? opts.linkPath : path.join(opts.linkPath, path.posix.relative(VIRTUAL_ROOT, cmd.cwd));
+  // bash trusts PWD when it names the same directory, so `pwd` shows the link, not the real path.
+  env.PWD = cwd;
+  const started = Date.now();
+  const child = spawnWatched('/bin/bash', shellInvocation(prelude, cmd.command), {
+    env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs, stop: cmd.stop,
+  });
+  const { code, signal, timedOut, outputLimitHit, interrupted } = await child.finished;
+  child.kill();
+  const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
+  return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started, ...(interrupted ? { interrupted } : {}) };
 }
 
 /** The proxy URL (with the request's token) for a command with an allow-list; undefined without one. */

@@ -1,5 +1,5 @@
 /**
- * The arguments after `/bin/bash` that run a command the way Claude Code's Bash tool does, so
+ * The arguments after `/bin/bash` that run a command (docs/tools.md, "Bash"), so
  * that bash's own messages read the same: `$0` is `/bin/bash` and the command starts on line 1
  * (`/bin/bash: line 1: NAME: command not found`). The prelude (traps, limits, setup) shares that
  * first line, its newline-ended commands joined with `; `, and the command itself runs through

@@ -83,7 +83,7 @@ export const bashOp = defineOp({
       detached = outcome.detached !== undefined;
       const task = outcome.detached ? await startTask(ctx, tasks, { taskId, command: op.command }, outcome.detached) : undefined;
       // Started in the background on request: the answer is only the notice, whatever the
-      // command managed to print in the moment before it (the reference's behaviour).
+      // command managed to print in the moment before it.
       const { text, truncated } =
         detached && op.background === 'now' ? { text: '', truncated: false } : await readCapped(outputFile, ctx.limits.maxOutputBytes);
       await task?.firstCopy;

@@ -14,7 +14,7 @@ import { missingFileMessage, resolveWorkspacePath, type ResolvedPath } from './f
 
 export const MAX_EDIT_BYTES = 1024 * 1024 * 1024;
 
-/** The reference's words (a plain error, thrown while writing) for an edit that would change nothing. */
+/** The words (a plain error, thrown while writing) for an edit that would change nothing. */
 export const EDIT_CHANGED_NOTHING_MESSAGE = 'String not found in file. Failed to apply edit.';
 
 export interface EditResult {
@@ -24,10 +24,10 @@ export interface EditResult {
 }
 
 /**
- * One string replacement for the Edit tool, with the reference's checks in its order (error
- * codes 1–10). The strings are normalised first as the reference does (files/input-normalise.ts).
+ * One string replacement for the Edit tool, with its checks in order (error codes 1–10,
+ * docs/tools.md). The strings are normalised first (files/input-normalise.ts).
  * Validation refusals come back wrapped in <tool_use_error>; the last-moment staleness check and
- * an edit that changes nothing are plain errors, as in the reference. Encoding and line endings
+ * an edit that changes nothing are plain errors. Encoding and line endings
  * are kept.
  */
 const editSchema = z.object({
@@ -70,11 +70,11 @@ const refuse = (message: string): never => {
   throw new ToolInputError(toolUseError(message));
 };
 
-/** The reference's validation, in its order; the strings come back normalised. */
+/** The validation, in order; the strings come back normalised. */
 async function validateEdit(ctx: OpContext, op: EditOp): Promise<{ target: ResolvedPath; oldString: string; newString: string }> {
   const resolved = await resolveWorkspacePath(ctx, op.path);
   const st = resolved ? await fs.stat(resolved.real).catch(() => undefined) : undefined;
-  // The reference rewrites the strings before it checks anything, so every check below (even
+  // The strings are rewritten before anything is checked, so every check below (even
   // "No changes to make") sees them normalised.
   const readable = resolved && st?.isFile() && st.size <= MAX_EDIT_BYTES ? await readTextFile(resolved.real) : undefined;
   const { oldString, newString } = normaliseEditStrings(op.path, op, readable?.content);

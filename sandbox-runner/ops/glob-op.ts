@@ -21,7 +21,7 @@ export interface GlobResult {
 }
 
 /**
- * Lists files by glob the way the reference does: ripgrep's file listing with hidden files
+ * Lists files by glob (docs/tools.md, "Glob and Grep"): ripgrep's file listing with hidden files
  * shown, ignore files not applied, sorted by modification time, at most 100 results.
  */
 export const globOp = defineOp({

@@ -47,7 +47,7 @@ const grepSchema = z.object({
   offset: z.number().int().nonnegative().default(0),
 });
 
-/** Searches file contents with ripgrep, the reference's flags and output shaping. */
+/** Searches file contents with ripgrep: the flags and output shaping of docs/tools.md, "Glob and Grep". */
 export const grepOp = defineOp({
   schema: grepSchema,
   mutatesWorkspace: false,

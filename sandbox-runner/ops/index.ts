@@ -10,6 +10,7 @@ import { gitCheckoutOp, type GitCheckoutResult } from './git-checkout-op.ts';
 import { gitPublishOp, type GitPublishResult } from './git-publish-op.ts';
 import { listFilesOp, type ListFilesResult } from './list-files-op.ts';
 import { editOp, type EditResult } from './edit-op.ts';
+import { notebookEditOp, type NotebookEditResult } from './notebook-edit-op.ts';
 import { globOp, type GlobResult } from './glob-op.ts';
 import { grepOp, type GrepResult } from './grep-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
@@ -24,6 +25,7 @@ export const RUNNER_OPS = {
   read: readOp,
   write: writeOp,
   edit: editOp,
+  notebook_edit: notebookEditOp,
   glob: globOp,
   grep: grepOp,
   task_output: taskOutputOp,
@@ -45,6 +47,7 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   readOp.schema,
   writeOp.schema,
   editOp.schema,
+  notebookEditOp.schema,
   globOp.schema,
   grepOp.schema,
   taskOutputOp.schema,
@@ -67,6 +70,7 @@ export type OpResult =
   | ReadResult
   | WriteResult
   | EditResult
+  | NotebookEditResult
   | GlobResult
   | GrepResult
   | TaskOutputResult
@@ -95,12 +99,12 @@ export type {
   GitCheckoutResult,
   GitPublishResult,
   ListFilesResult,
+  NotebookEditResult,
   ReadResult,
   TaskOutputResult,
   TaskStopResult,
   WriteResult,
   WorkspaceDiffResult,
 };
-export type { ChangeKind, FileChange, SkipReason } from './workspace-diff-op.ts';
 export type { FileStateEntry } from './files/file-state.ts';
 export type { NotebookCell } from './files/notebook.ts';

@@ -80,7 +80,7 @@ export const readOp = defineOp({
       return done({ type: 'read', kind: 'unchanged', path: resolved.virtual });
     }
     const fileState: FileStateEntry = { hash, offset: op.offset, ...(op.limit !== undefined ? { limit: op.limit } : {}) };
-    if (ext === 'ipynb') return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells: notebookCells(text, resolved, op.path), fileState });
+    if (ext === 'ipynb') return done({ type: 'read', kind: 'notebook', path: resolved.virtual, cells: notebookCells(text, op.path), fileState });
     return done(selectLines(text, ext, resolved, op, fileState));
   },
 });
@@ -109,12 +109,13 @@ async function readPdf(resolved: ResolvedPath, size: number, pages: ReadOp['page
   };
 }
 
-function notebookCells(text: string, resolved: ResolvedPath, asGiven: string): NotebookCell[] {
+function notebookCells(text: string, asGiven: string): NotebookCell[] {
   let cells: NotebookCell[];
   try {
     cells = parseNotebook(text);
   } catch (err) {
-    throw new ToolInputError(`Cannot read ${resolved.virtual} as a notebook: ${(err as Error).message}`);
+    // The parser's own message, as it is (docs/tools.md, "NotebookEdit").
+    throw new ToolInputError((err as Error).message);
   }
   const size = Buffer.byteLength(JSON.stringify(cells));
   if (size > READ_MAX_BYTES) {

@@ -5,7 +5,7 @@ import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { readVersionPair, type VersionPair } from '../workspace/version-pair.ts';
 import { defineOp } from './op.ts';
 
-export type { ChangeKind, FileChange, SkipReason } from '../workspace/file-changes.ts';
+export type { FileChange } from '../workspace/file-changes.ts';
 
 export interface WorkspaceDiffResult {
   type: 'workspace_diff';

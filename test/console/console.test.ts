@@ -30,6 +30,7 @@ describe('the web console', { timeout: 150_000 }, () => {
   let browser: Browser;
   let page: Page;
   let base: string;
+  // biome-ignore lint/suspicious/noDuplicateTestHooks: the GitHub stand-in's hooks run before useLocalStack's, the browser's after
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     browser = await launchChromium();
@@ -38,6 +39,7 @@ describe('the web console', { timeout: 150_000 }, () => {
     page.setDefaultTimeout(60_000);
     base = `${fx.stack.apiUrl}/console/`;
   }, 60_000);
+  // biome-ignore lint/suspicious/noDuplicateTestHooks: see the beforeAll above
   afterAll(async () => {
     await browser?.close();
   });
@@ -99,6 +101,26 @@ describe('the web console', { timeout: 150_000 }, () => {
     await page.getByRole('figure', { name: 'Timeline of the turn' }).waitFor();
     await expectAccessible();
     await shot('session');
+  });
+
+  it('shows the agent\'s task list as a checklist while the turn writes it, and after a reload', async () => {
+    const todos = [
+      { content: 'Read the code', status: 'completed', activeForm: 'Reading the code' },
+      { content: 'Fix the bug', status: 'in_progress', activeForm: 'Fixing the bug' },
+      { content: 'Run the tests', status: 'pending', activeForm: 'Running the tests' },
+    ];
+    fx.stack.model!.enqueue({ content: [{ type: 'tool_use', name: 'TodoWrite', input: { todos } }], stopReason: 'tool_use' }, { content: [{ type: 'text', text: 'Planned.' }] });
+    await page.getByLabel('Prompt').fill('plan it');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const list = page.getByRole('region', { name: /Task list/ });
+    await list.getByText('Fixing the bug').waitFor();
+    expect(await list.getByRole('heading').textContent()).toBe('Task list (1 of 3 done)');
+    expect(await list.getByRole('checkbox', { name: 'Read the code: completed' }).isChecked()).toBe(true);
+    expect(await list.getByRole('checkbox', { name: 'Run the tests: pending' }).isChecked()).toBe(false);
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
+    await page.reload();
+    await page.getByRole('region', { name: /Task list/ }).getByText('Fixing the bug').waitFor();
+    await expectAccessible();
   });
 
   it('opens the diff of a turn that edited a file: its removed and added lines, marked and coloured', async () => {

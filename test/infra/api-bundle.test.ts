@@ -126,7 +126,8 @@ const BEDROCK_ENTRY = `
 import { configSchema } from 'REPO/functions/deps/config.ts';
 import { createModelClient } from 'REPO/functions/handlers/model-client.ts';
 import { createXRayTracing } from 'REPO/functions/handlers/xray-tracing.ts';
-import { classifyCommand } from 'REPO/functions/tools/bash/classify-command.ts';
+import { isReadOnlyCommand } from 'REPO/functions/tools/bash/classify-command.ts';
+import { loadShellParser } from 'REPO/functions/tools/bash/shell-parser.ts';
 const client = createModelClient({
   region: 'eu-west-1', localCredentials: { accessKeyId: 'AKID', secretAccessKey: 's' }, endpoints: { bedrock: process.argv[2] },
   model: configSchema.shape.model.parse({ provider: 'bedrock' }),
@@ -142,7 +143,8 @@ const anthropic = createModelClient({
 const direct = await anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] });
 const tracing = await createXRayTracing('bundle-test');
 // The shell grammar: web-tree-sitter is a chunk of its own and finds its wasm beside it.
-const readOnly = [await classifyCommand('ls -la'), await classifyCommand('rm -rf x')];
+await loadShellParser();
+const readOnly = [isReadOnlyCommand('ls -la'), isReadOnlyCommand('rm -rf x')];
 process.stdout.write(JSON.stringify({ text, anthropic: direct.content[0].text, tracer: typeof tracing.startSpan === 'function' ? 'loaded' : 'missing', readOnly }) + '\\n');
 `;
 

@@ -83,7 +83,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the API, cron and GitHub worker functions invoke the runner and the API (long-turn continuations), and the API the worker, nothing else', () => {
+  it('lets the API, cron and GitHub worker functions invoke the runner and the API (long-turn continuations), the API the worker, and the worker the git function, nothing else', () => {
     const invokes = (role: string) =>
       statementsOf(s.template, role).filter((st) => actionsOf(st).includes('lambda:InvokeFunction')).map((st) => st.Resource);
     const runnerArn = { 'Fn::GetAtt': [s.id(s.stack.runner.fn), 'Arn'] };
@@ -91,7 +91,8 @@ describe('least privilege', () => {
     const workerArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-prod-github-worker']] };
     expect(invokes(roles.api)).toEqual([runnerArn, workerArn, apiArn]);
     expect(invokes(roles.cron)).toEqual([runnerArn, apiArn]);
-    expect(invokes(roles.worker)).toEqual([runnerArn, apiArn]);
+    const gitArn = { 'Fn::GetAtt': [s.id(s.stack.gitFunction!.fn), 'Arn'] };
+    expect(invokes(roles.worker)).toEqual([runnerArn, gitArn, apiArn]);
   });
 
   it('grants no wildcard action anywhere, and Resource "*" only to X-Ray', () => {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
 import type { MessagesRequest } from '../../local/scripted-model/script.ts';
-import { apiClient } from '../support/api-client.ts';
+import type { apiClient } from '../support/api-client.ts';
 import { asyncLaunchedText } from '../../functions/tools/agent/agent-tool.ts';
 import { ASYNC_AGENT_ALLOWED_TOOLS } from '../../functions/tools/agent/agent-tool-filter.ts';
 import { agentLogId } from '../../functions/stores/agent-log.ts';

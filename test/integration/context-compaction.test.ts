@@ -70,7 +70,7 @@ describe('compaction', () => {
   });
 
   it('refuses a manual compaction with nothing to summarise', async () => {
-    const { stack, api } = env;
+    const { api } = env;
     const sessionId = await api.createSession();
     const res = await api.request('POST', `/v1/sessions/${sessionId}/compact`);
     expect(res.status).toBe(400);

@@ -81,7 +81,7 @@ describe('transcripts in Claude Code JSONL', () => {
   });
 
   it('refuses a transcript that is not JSONL, naming the line', async () => {
-    const { stack, api } = env;
+    const { stack } = env;
     const res = await fetch(`${stack.apiUrl}/v1/sessions/import`, {
       method: 'POST', headers: { authorization: `Bearer ${stack.token}` }, body: '{"type":"user","message":{"role":"user","content":"hi"}}\nnot json\n',
     });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
 import { agentCall, firstText, systemText } from '../support/agent-requests.ts';
-import { apiClient } from '../support/api-client.ts';
+import type { apiClient } from '../support/api-client.ts';
 import { text, useRoutedLocalStack } from '../support/stack-fixture.ts';
 
 

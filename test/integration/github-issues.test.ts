@@ -321,4 +321,30 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     expect(await stack.deps.github.getThread({ id: 1_001, fullName: 'acme/calc' }, 13)).toMatchObject({ activeRunId: 'ghr_next' });
   });
 
+  it('the progress comment shows the agent\'s task list while the run works, updated in place', async () => {
+    gh.addIssue('acme/calc', 30, { title: 'Plan first', body: 'b', user: { login: 'reporter', type: 'User' } });
+    const todos = [
+      { content: 'Read add.js', status: 'completed', activeForm: 'Reading add.js' },
+      { content: 'Ping @maintainer about it', status: 'in_progress', activeForm: 'Asking @maintainer' },
+    ];
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_todo', name: 'TodoWrite', input: { todos } }], stopReason: 'tool_use' },
+      // A slow last answer holds the turn open past one look at the task list.
+      { ...text('Nothing to change.'), delayMs: 700 },
+    );
+    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 30, title: 'Plan first' }, 'stratus', { login: 'maintainer' }));
+    const run = await runFor(sent.deliveryId);
+    expect(run.outcome).toBe('no_changes');
+    const [comment] = gh.commentsOn('acme/calc', 30);
+    const bodies = gh.calls
+      .filter((c) => c.method === 'PATCH' && c.path === `/repos/acme/calc/issues/comments/${comment!.id}`)
+      .map((u) => String((u.body as { body: string }).body));
+    const withList = bodies.find((b) => b.includes('**Task list**'));
+    // Done entries are checked; the one in progress shows its active form; a mention cannot ping.
+    expect(withList).toContain('- [x] Read add.js\n- [ ] **Asking @\u2060maintainer**');
+    expect(withList).toContain('is working on this in session');
+    // The outcome replaces it at the end, and nothing edits the comment after that.
+    expect(bodies.at(-1)).toContain('made no change to the repository');
+  });
+
 });

@@ -62,7 +62,7 @@ const CASES: Record<string, Case> = {
   // Seed files of a new session.
   'a NUL in a seed name': { method: 'POST', path: () => '/v1/sessions', body: () => ({ files: { 'a\0b': 'x' } }), status: 400, message: /"files": Invalid file path "a\\u0000b": it contains a NUL character/ },
   'a seed name component over 255 bytes': { method: 'POST', path: () => '/v1/sessions', body: () => ({ files: { ['n'.repeat(256)]: 'x' } }), status: 400, message: /at most 255 are allowed per component/ },
-  'a seed path over the length limit': { method: 'POST', path: () => '/v1/sessions', body: () => ({ files: { [`${'d'.repeat(200)}/`.repeat(25) + 'f']: 'x' } }), status: 400, message: /at most 3072 are allowed/ },
+  'a seed path over the length limit': { method: 'POST', path: () => '/v1/sessions', body: () => ({ files: { [`${'d'.repeat(200)}/`.repeat(25).concat('f')]: 'x' } }), status: 400, message: /at most 3072 are allowed/ },
   'a seed that is a file and a directory': { method: 'POST', path: () => '/v1/sessions', body: () => ({ files: { d: 'x', 'd/y': 'y' } }), status: 400, message: /"d" cannot be a file and also the directory of "d\/y"/ },
   'the same, directory first': { method: 'POST', path: () => '/v1/sessions', body: () => ({ files: { 'd/y': 'y', d: 'x' } }), status: 400 },
   'a doubled slash in a seed name': { method: 'POST', path: () => '/v1/sessions', body: () => ({ files: { 'a//b': 'x' } }), status: 400, message: /empty component/ },

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { continueTurn, startTurn } from '../../functions/agent/turn.ts';
 import type { LocalStack } from '../../local/stack.ts';
-import { apiClient, parseSse } from '../support/api-client.ts';
+import { type apiClient, parseSse } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 
 /**

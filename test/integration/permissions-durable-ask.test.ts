@@ -174,7 +174,7 @@ describe('durable ask through the HTTP API', () => {
       ['toolu_e', '<tool_use_error>Cancelled: parallel tool call Bash(git push origin main) errored</tool_use_error>'],
     ]);
     // A request-level deny of a whole tool hides it from the model for that turn.
-    expect(stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual(['Agent', 'Bash', 'Edit', 'Glob', 'Grep', 'TaskOutput', 'TaskStop', 'Write']);
+    expect(stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual(['Agent', 'Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'TaskOutput', 'TaskStop', 'TodoWrite', 'Write']);
   });
 });
 

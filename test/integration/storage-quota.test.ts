@@ -70,3 +70,25 @@ describe('the per-tenant storage quota', () => {
     expect(await stored()).toBe(await bytesInS3(b));
   });
 });
+
+const exactArchive = await makeTarGz([{ name: 'notes.txt', body: Buffer.from('an archive whose own size is the whole quota\n'.repeat(200)) }]);
+
+/** The staged archive's own reservation does not make its import "at quota". */
+describe('an archive that exactly fills the storage quota', () => {
+  const fx = useLocalStack({ settings: { model: {}, turn: {}, api: {}, observability: {}, tenantStorageQuotaBytes: exactArchive.length } });
+
+  it('is imported (PUT), and the staged bytes are given back', async () => {
+    const sessionId = await fx.api.createSession();
+    const res = await fetch(`${fx.stack.apiUrl}/v1/sessions/${sessionId}/workspace/archive`, {
+      method: 'PUT', headers: { authorization: `Bearer ${fx.stack.token}`, 'content-type': 'application/gzip' }, body: exactArchive,
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(((await res.json()) as { files: number }).files).toBe(1);
+    // What is left counted is the imported workspace, not the archive as well.
+    const workspaceId = (await fx.api.request('GET', `/v1/sessions/${sessionId}`)).json.workspace.id as string;
+    const s3 = await fx.stack.deps.workspaceStorage(await fx.stack.deps.workspaceCredentials.forWorkspace(workspaceId));
+    const objects = (await s3.send(new ListObjectsV2Command({ Bucket: fx.stack.deps.config.bucket, Prefix: `workspaces/${workspaceId}/` }))).Contents ?? [];
+    expect(objects.some((o) => o.Key!.includes('/uploads/'))).toBe(false);
+    expect(await fx.stack.deps.tenantUsage.storedBytes('local')).toBe(objects.reduce((sum, o) => sum + (o.Size ?? 0), 0));
+  });
+});

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
 import type { MessagesRequest, ScriptedResponse } from '../../local/scripted-model/script.ts';
-import { apiClient } from '../support/api-client.ts';
+import type { apiClient } from '../support/api-client.ts';
 import { FORK_IN_FORK_MESSAGE } from '../../functions/tools/agent/agent-tool.ts';
 import { agentCall, firstText, systemText } from '../support/agent-requests.ts';
 import { prefixProblem, rawMember } from '../support/request-bodies.ts';

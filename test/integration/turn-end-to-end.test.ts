@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
+import type { apiClient } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 
 describe('a turn through the whole local stack', () => {

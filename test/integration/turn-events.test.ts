@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
-import { apiClient, parseSse, readLive } from '../support/api-client.ts';
+import { type apiClient, parseSse, readLive } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 
 /** Reads an SSE response until `stopAfter` events have arrived, then drops the connection. */

@@ -27,7 +27,9 @@ function fixture(files: Record<string, string>): string {
 }
 
 const cleanups: (() => void)[] = [];
-afterEach(() => cleanups.splice(0).forEach((cleanup) => cleanup()));
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
 
 /** A layered tree: high → mid → low, nothing upward. */
 const LAYERED = {

@@ -69,7 +69,7 @@ export async function readLive(
     const { value, done } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });
-    let cut;
+    let cut: number;
     while ((cut = text.indexOf('\n\n')) >= 0) {
       const chunk = text.slice(0, cut);
       text = text.slice(cut + 2);

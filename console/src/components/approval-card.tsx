@@ -4,7 +4,7 @@ import { describeInput } from '../format.ts';
 
 /**
  * Answers one waiting call. The answer that settles the last waiting call resumes the turn in
- * the same request; asking for SSE lets the caller stream it (`onResumed` gets the response).
+ * the same request; asking for SSE lets the caller stream it (`onAnswered` gets the response).
  */
 export async function answerPermission(sessionId: string, toolUseId: string, body: Record<string, unknown>): Promise<Response> {
   const res = await apiFetch(`/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(toolUseId)}`, {

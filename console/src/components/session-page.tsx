@@ -9,6 +9,7 @@ import { MessageLog } from './message-log.tsx';
 import { PromptBox } from './prompt-box.tsx';
 import { StatusBadge } from './session-bits.tsx';
 import { StoredTimeline } from './stored-timeline.tsx';
+import { TaskList } from './task-list.tsx';
 import { Timeline } from './timeline.tsx';
 import { WorkspaceFiles } from './workspace-files.tsx';
 import { turnChoices, WorkspaceDiff } from './workspace-diff.tsx';
@@ -35,6 +36,7 @@ export function SessionPage({ id }: { id: string }) {
           {s.pending.map((p) => <ApprovalCard key={p.toolUseId} sessionId={id} pending={p} onAnswered={s.answered} />)}
         </section>
       )}
+      <TaskList todos={s.live?.todos ?? session.todos} />
       <section aria-labelledby="log-h">
         <h2 id="log-h">Conversation</h2>
         {s.messages.length === 0 && !s.live && <p class="muted">No turns yet. Send a prompt below.</p>}

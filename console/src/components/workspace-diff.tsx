@@ -118,8 +118,10 @@ function describe(f: FileChange) {
 /** A unified diff, one element per line; the +/- (and @@) markers stay in the text. */
 function DiffText({ text, path }: { text: string; path: string }) {
   const lines = text.replace(/\n$/, '').split('\n');
+  // A <pre> has no role that takes a name; as a figure it is announced by its label.
   return (
-    <pre class="diff" aria-label={`Diff of ${path}`}>
+    // biome-ignore lint/a11y/useSemanticElements: the lines must stay a <pre> (whitespace kept, copied as text)
+    <pre class="diff" role="figure" aria-label={`Diff of ${path}`}>
       {lines.map((line, i) => (
         <span key={i} class={lineClass(line)}>{line}{'\n'}</span>
       ))}

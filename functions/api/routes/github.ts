@@ -14,7 +14,7 @@ import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
 import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema } from '../schemas/common.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
 
-export { MAX_WEBHOOK_BYTES, githubWebhookRoutes } from './github-webhook.ts';
+export { githubWebhookRoutes } from './github-webhook.ts';
 
 /** `owner/name` as GitHub allows them (owner: letters, digits, hyphens; name: also `.` and `_`). */
 export const repositoryNameSchema = z
@@ -45,8 +45,6 @@ export const patchRepositoryBody = z.strictObject({
   settings: githubRepoSettingsSchema.optional(),
   allowBots: z.boolean().optional(),
 }).openapi('UpdateRepository');
-
-export const githubPageQuery = pageQuerySchema;
 
 type GithubRouteDeps = Pick<Deps, 'config' | 'clock' | 'outbound'> & ConnectDeps;
 

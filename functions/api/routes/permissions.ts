@@ -5,7 +5,7 @@ import { LimitError, NotFoundError } from '../../shared/errors.ts';
 import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
 import { assertValidRules } from '../../permissions/session-settings.ts';
-import type { PendingApproval } from '../../stores/approval-store.ts';
+import type { ApprovalStore, PendingApproval } from '../../stores/approval-store.ts';
 import { suggestRule } from '../../tools/rule-suggestion.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
@@ -86,6 +86,18 @@ const answer = createRoute({
   },
 });
 
+/** An answer as the approval store keeps it: what applies to its decision, and when it was given. */
+function storedAnswer(body: z.output<typeof answerBody>, now: number): Parameters<ApprovalStore['decide']>[2] {
+  return {
+    decision: body.decision,
+    ...(body.decision === 'allow' && body.updatedInput ? { updatedInput: body.updatedInput } : {}),
+    remember: body.decision === 'allow' && (body.remember === true || body.rule !== undefined),
+    ...(body.decision === 'allow' && body.rule !== undefined ? { rememberRule: body.rule } : {}),
+    ...(body.decision === 'deny' && body.message ? { feedback: body.message } : {}),
+    decidedAt: new Date(now).toISOString(),
+  };
+}
+
 /**
  * Durable ask. GET lists what a session waits for; POST answers one call. When the last
  * waiting call has its answer, the turn resumes right here, on whichever instance got the
@@ -118,14 +130,7 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
     await deps.sessions.getForTenant(sessionId, tenantId);
     // The model API's own rule for tool_use ids; anything else cannot be waiting (and must not reach the table as a key).
     if (!/^[\w-]{1,256}$/.test(toolUseId)) throw new NotFoundError(`No tool call ${showId(toolUseId)} is waiting for permission in session ${sessionId}.`);
-    await deps.approvals.decide(sessionId, toolUseId, {
-      decision: body.decision,
-      ...(body.decision === 'allow' && body.updatedInput ? { updatedInput: body.updatedInput } : {}),
-      remember: body.decision === 'allow' && (body.remember === true || body.rule !== undefined),
-      ...(body.decision === 'allow' && body.rule !== undefined ? { rememberRule: body.rule } : {}),
-      ...(body.decision === 'deny' && body.message ? { feedback: body.message } : {}),
-      decidedAt: new Date(deps.clock()).toISOString(),
-    });
+    await deps.approvals.decide(sessionId, toolUseId, storedAnswer(body, deps.clock()));
     const pending = await deps.approvals.listForSession(sessionId);
     const undecided = pending.filter((p) => p.kind === 'ask' && p.decision === undefined);
     if (undecided.length > 0) return c.json({ status: 'awaiting_permission' as const, pending: await pendingViews(undecided) }, 202);

@@ -1,6 +1,6 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { deleteObject, holdingImportLease, importIntoWorkspace, importTarget, uploadKey } from '../../workspaces/workspace-ops.ts';
+import { deleteObject, holdingImportLease, type importIntoWorkspace, importTarget, uploadKey, withStagedArchive } from '../../workspaces/workspace-ops.ts';
 import { runOp } from '../../runner-client/workspace-client.ts';
 import { createPresignedUpload, stagedUpload, UPLOAD_EXPIRY_SECONDS } from '../../workspaces/presigned-upload.ts';
 import { createRouteApp, jsonBodyLimit, type ApiEnv } from '../route-app.ts';
@@ -83,17 +83,9 @@ function importHandler(deps: UploadRouteDeps): RouteHandler<typeof importUpload,
         if (err instanceof LimitError) await removeUpload(deps, record.workspace.id, uploadId);
         throw err;
       });
-      // The staged archive counts against the quota until it is removed.
-      await deps.tenantUsage.reserve(record.tenantId, record.sessionId, upload.size).catch(async (err: unknown) => {
-        await removeUpload(deps, record.workspace.id, uploadId);
-        throw err;
-      });
-      try {
-        return await runOp(deps, importTarget(deps, record), { type: 'import_archive', key: upload.relative });
-      } finally {
-        await deleteObject(deps, record.workspace.id, upload.full).catch(() => undefined);
-        await deps.tenantUsage.add(record.tenantId, record.sessionId, -upload.size);
-      }
+      return withStagedArchive(deps, record, { full: upload.full, bytes: upload.size }, () =>
+        runOp(deps, importTarget(deps, record, upload.size), { type: 'import_archive', key: upload.relative }),
+      );
     });
     return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
   };

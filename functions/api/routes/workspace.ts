@@ -6,7 +6,7 @@ import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/common/workspa
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { keyMessage, keyProblem } from '../../../sandbox-runner/common/file-keys.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
-import { deleteObject, getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey } from '../../workspaces/workspace-ops.ts';
+import { getObjectStream, importIntoWorkspace, putUpload, runWorkspaceOp, uploadKey, withStagedArchive } from '../../workspaces/workspace-ops.ts';
 import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse, type ApiEnv } from '../route-app.ts';
 import type { SessionRecord } from '../../stores/session-store.ts';
@@ -81,7 +81,7 @@ type WorkspaceRouteDeps = Pick<Deps, 'sessions' | 'newId' | 'config'> &
   DepsOf<typeof importIntoWorkspace> &
   DepsOf<typeof runWorkspaceOp> &
   DepsOf<typeof getObjectStream> &
-  DepsOf<typeof deleteObject>;
+  DepsOf<typeof withStagedArchive>;
 
 /**
  * A session's workspace over HTTP:
@@ -143,16 +143,11 @@ function putArchiveHandler(deps: WorkspaceRouteDeps): RouteHandler<typeof putArc
     const body = c.req.raw.body;
     if (!body) throw new UserError('Send the tar.gz as the request body.', 'length_required', 411);
     const key = uploadKey(record.workspace.id, deps.newId('up'));
-    // The staged archive counts against the storage quota until it is removed.
-    await deps.tenantUsage.reserve(record.tenantId, record.sessionId, length);
-    try {
+    const { version, result } = await withStagedArchive(deps, record, { full: key.full, bytes: length }, async () => {
       await putUpload(deps, record.workspace.id, key.full, Readable.fromWeb(body as unknown as NodeWebStream), length);
-      const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_archive', key: key.relative });
-      return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
-    } finally {
-      await deleteObject(deps, record.workspace.id, key.full).catch(() => undefined);
-      await deps.tenantUsage.add(record.tenantId, record.sessionId, -length);
-    }
+      return importIntoWorkspace(deps, record, { type: 'import_archive', key: key.relative }, length);
+    });
+    return c.json({ workspace: { id: record.workspace.id, version }, files: result.files, bytes: result.bytes, skipped: result.skipped }, 201);
   };
 }
 

@@ -87,3 +87,12 @@ export const idempotencyKeyHeader = z.object({
     .optional()
     .describe('1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422'),
 });
+
+/** One entry of an agent's task list (functions/tools/todo-write-tool.ts). */
+export const todoItemSchema = z
+  .object({
+    content: z.string().describe('What to do, imperative ("Run the tests")'),
+    status: z.enum(['pending', 'in_progress', 'completed']),
+    activeForm: z.string().describe('The entry in the present continuous ("Running the tests"), shown while it is in progress'),
+  })
+  .openapi('TodoItem');

@@ -1,7 +1,7 @@
 import { customAgentSchema } from '../../agent-settings/custom-agents.ts';
 import { z } from '@hono/zod-openapi';
 import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
-import { nextCursorSchema, usageSchema } from './common.ts';
+import { nextCursorSchema, todoItemSchema, usageSchema } from './common.ts';
 import { turnStopReasonSchema } from './turn-events.ts';
 
 export const turnSummarySchema = z
@@ -62,6 +62,7 @@ export const sessionSchema = z
     agents: z.array(customAgentSchema).describe('Custom sub-agents the Agent tool offers beside the built-ins'),
     reloadFromSeq: z.number().int().nullable(),
     source: sessionSourceSchema.nullable().describe('Where the session came from: a GitHub issue or pull request, or null'),
+    todos: z.array(todoItemSchema).describe("The agent's task list as its last TodoWrite call left it (empty until it writes one)"),
   })
   .openapi('Session');
 

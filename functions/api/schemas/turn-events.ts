@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { usageSchema } from './common.ts';
+import { todoItemSchema, usageSchema } from './common.ts';
 
 /**
  * What a turn's event log holds and its SSE stream sends (functions/stores/turn-event.ts): each
@@ -35,6 +35,7 @@ const events = {
   permission_request: z
     .object({ type: z.literal('permission_request'), toolUseId: z.string(), toolName: z.string(), input: z.unknown(), message: z.string() })
     .describe('A call waits for an answer: POST /v1/sessions/{id}/permissions/{toolUseId}'),
+  todos: z.object({ type: z.literal('todos'), todos: z.array(todoItemSchema) }).describe('The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it'),
   permission_denied: z
     .object({ type: z.literal('permission_denied'), toolUseId: z.string(), toolName: z.string(), count: z.number().int(), suggestion: z.string().optional() })
     .describe('A call was refused'),

@@ -12,7 +12,7 @@ export interface AgentDefinition {
   systemPrompt: string;
   tools?: readonly string[];
   disallowedTools?: readonly string[];
-  /** Shown in the Agent tool's description after the agent (the reference's wording). */
+  /** Shown in the Agent tool's description after the agent. */
   toolsLabel?: string;
   /** One-shot built-ins (Explore, Plan): their result carries no agentId/usage trailer. */
   oneShot?: boolean;
@@ -53,7 +53,7 @@ export const PLAN_AGENT: AgentDefinition = {
   source: 'built-in',
 };
 
-/** In the reference's order (it lists general-purpose first). */
+/** In the order the Agent tool's description lists them: general-purpose first. */
 export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [GENERAL_PURPOSE_AGENT, EXPLORE_AGENT, PLAN_AGENT];
 
 /** A session's custom agent as the Agent tool runs it (the custom-agent restrictions apply). */
@@ -68,14 +68,14 @@ export function customAgentDefinition(agent: { name: string; description: string
   };
 }
 
-/** The built-ins, then custom agents (a custom agent with a built-in's name replaces it, as in the reference). */
+/** The built-ins, then custom agents (a custom agent with a built-in's name replaces it). */
 export function activeAgents(custom: readonly AgentDefinition[] = []): AgentDefinition[] {
   const byType = new Map<string, AgentDefinition>();
   for (const agent of [...BUILT_IN_AGENTS, ...custom]) byType.set(agent.agentType, agent);
   return [...byType.values()];
 }
 
-/** The reference's error for an unknown `subagent_type`. */
+/** The error for an unknown `subagent_type`: it names the agents there are. */
 export function agentNotFoundMessage(agentType: string, agents: readonly AgentDefinition[]): string {
   return `Agent type '${agentType}' not found. Available agents: ${agents.map((a) => a.agentType).join(', ')}`;
 }

@@ -1,10 +1,10 @@
 import type { AgentDefinition } from './agent-definitions.ts';
 
 /**
- * The Agent tool's description as Claude Code 2.1.88 words it, with the agent list built from
+ * The Agent tool's description (docs/tool-pipeline.md, "Sub-agents"), with the agent list built from
  * the agents offered. Left out, because Stratus has no such feature: the lines about
  * SendMessage and worktree isolation. Stratus forks when `subagent_type` is
- * omitted, so that sentence is the reference's fork-mode one (docs/tool-pipeline.md, "Sub-agents").
+ * omitted, so that sentence is the fork-mode one (docs/tool-pipeline.md, "Sub-agents").
  */
 export function agentToolDescription(agents: readonly AgentDefinition[]): string {
   const list = agents.map((a) => `- ${a.agentType}: ${a.whenToUse} (Tools: ${toolsLabel(a)})`).join('\n');

@@ -12,7 +12,7 @@ export const ALL_AGENT_DISALLOWED_TOOLS: ReadonlySet<string> = new Set([
   'TaskOutput', 'ExitPlanMode', 'EnterPlanMode', 'AskUserQuestion', 'TaskStop', AGENT_TOOL_NAME,
 ]);
 
-/** Custom agents are refused these on top (the same set as the layer above in the reference's build). */
+/** Custom agents are refused these on top (today the same set as every agent). */
 export const CUSTOM_AGENT_DISALLOWED_TOOLS: ReadonlySet<string> = new Set(ALL_AGENT_DISALLOWED_TOOLS);
 
 /** Layer 2: a background sub-agent has nobody to ask, so it gets only tools that need no UI. */

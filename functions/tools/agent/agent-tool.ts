@@ -8,24 +8,24 @@ import type { SubagentLaunch, SubagentResult } from './subagent-types.ts';
 
 export { AGENT_TOOL_NAME };
 
-/** The reference's text when a fork tries to fork again. */
+/** The answer when a fork tries to fork again. */
 export const FORK_IN_FORK_MESSAGE = 'Fork is not available inside a forked worker. Complete your task directly using your tools.';
 /**
  * A fork repeats its parent's request byte for byte, which its own invocation cannot rebuild:
- * a background agent needs a type (the reference runs forks in the background by itself).
+ * a background agent needs a type (docs/tool-pipeline.md, "Sub-agents").
  */
 export const BACKGROUND_FORK_MESSAGE = 'run_in_background needs a subagent_type: a fork runs in the foreground in Stratus.';
 
 /**
- * The reference's answer to a background launch (Claude Code 2.1.88, the `async_launched`
- * branch without an output file to read). Its "Use SendMessage …" clause is left out: there is
+ * The answer to a background launch (docs/tool-pipeline.md, "Sub-agents": the launch text
+ * without an output file to read). Its "Use SendMessage …" clause is left out: there is
  * no SendMessage.
  */
 export function asyncLaunchedText(agentId: string): string {
   return `Async agent launched successfully.\nagentId: ${agentId} (internal ID - do not mention to user.)\nThe agent is working in the background. You will be notified automatically when it completes.\nBriefly tell the user what you launched and end your response. Do not generate any other text — agent results will arrive in a subsequent message.`;
 }
 
-/** The reference's text for a sub-agent that ended without saying anything. */
+/** The result of a sub-agent that ended without saying anything. */
 export const EMPTY_AGENT_OUTPUT = '(Subagent completed but returned no output.)';
 
 const inputSchema = z.strictObject({
@@ -74,7 +74,7 @@ export const agentTool = buildTool({
     if (out.status === 'async_launched') return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: asyncLaunchedText(out.agentId) }] };
     const content = out.content.length > 0 ? out.content : [{ type: 'text' as const, text: EMPTY_AGENT_OUTPUT }];
     if (out.oneShot) return { type: 'tool_result', tool_use_id: toolUseId, content };
-    // The reference adds "(use SendMessage with to: '…' to continue this agent)"; Stratus has no SendMessage.
+    // No "(use SendMessage … to continue this agent)" clause: Stratus has no SendMessage.
     const trailer = `agentId: ${out.agentId}\n<usage>total_tokens: ${out.totalTokens}\ntool_uses: ${out.totalToolUseCount}\nduration_ms: ${out.totalDurationMs}</usage>`;
     return { type: 'tool_result', tool_use_id: toolUseId, content: [...content, { type: 'text', text: trailer }] };
   },

@@ -3,10 +3,10 @@ import type { ForkBase } from './subagent-types.ts';
 
 /** The tag that marks a fork's directive; a conversation holding it is a fork's (recursion guard). */
 export const FORK_BOILERPLATE_TAG = 'fork-boilerplate';
-/** The placeholder result a fork sees for the parent's calls of the same response (the reference's). */
+/** The placeholder result a fork sees for the parent's calls of the same response. */
 export const FORK_PLACEHOLDER_RESULT = 'Fork started — processing in background';
 
-/** The reference's fork directive, word for word. */
+/** The fork directive (docs/tool-pipeline.md, "Sub-agents"). */
 export function forkDirective(prompt: string): string {
   return `<${FORK_BOILERPLATE_TAG}>
 STOP. READ THIS FIRST.
@@ -47,9 +47,4 @@ export function forkStartMessages(base: ForkBase, prompt: string): MessageParam[
     { role: 'assistant', content: base.toolUses.map((b) => ({ type: 'tool_use' as const, id: b.id, name: b.name, input: b.input })) },
     { role: 'user', content: [...results, { type: 'text', text: forkDirective(prompt) }] },
   ];
-}
-
-/** True when a conversation is a fork's (it holds the directive tag). */
-export function isInForkChild(messages: readonly MessageParam[]): boolean {
-  return messages.some((m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((b) => b.type === 'text' && b.text.includes(`<${FORK_BOILERPLATE_TAG}>`)));
 }

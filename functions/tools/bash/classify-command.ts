@@ -1,5 +1,5 @@
 import type { ShellNode } from './shell-parser.ts';
-import { loadShellParser, shellParserIfReady } from './shell-parser.ts';
+import { shellParserIfReady } from './shell-parser.ts';
 import { FILE_READING_COMMANDS, isOutsideWorkspace, READ_ONLY_COMMANDS } from './read-only-commands.ts';
 
 /** Syntax that only groups or sequences commands; everything else must be explicitly allowed below. */
@@ -10,14 +10,14 @@ const ARGUMENT = new Set(['word', 'string', 'raw_string', 'string_content', 'num
 const UNQUOTED_GLOB = /[*?[\]]/;
 const SAFE_REDIRECT_TARGETS = new Set(['/dev/null']);
 /**
- * echo's unquoted words may not hold `!` (history-expansion syntax: `!!`, `!$`, `!foo`), as in
- * the reference; other commands' rules do not look at it (their arguments are only read).
+ * echo's unquoted words may not hold `!` (history-expansion syntax: `!!`, `!$`, `!foo`); other
+ * commands' rules do not look at it (their arguments are only read).
  */
 const ECHO_UNQUOTED_BANG = /!/;
 /**
  * Commands whose quoted arguments may hold `$`, a backquote or a brace list as plain text (the
  * reference's rules for echo, jq and cd allow it). For every other command such an argument is
- * not read-only: the reference cannot tell what the word becomes (`{a,b}`, `{1..3}` turn one word
+ * not read-only: nobody can tell from the text what the word becomes (`{a,b}`, `{1..3}` turn one word
  * into several the checks never saw).
  */
 const LITERAL_DOLLAR_OK = new Set(['echo', 'jq', 'cd']);
@@ -28,8 +28,8 @@ const LITERAL_DOLLAR_OK = new Set(['echo', 'jq', 'cd']);
  * side — no redirection into files (or from them), no command, process or parameter substitution,
  * no unquoted globs, no assignments, subshells, tests, comments or newlines, no `cd` combined with
  * git (a directory's own git config can run programs). Anything that fails to parse, or that this
- * does not understand, is not read-only. Checked against Claude Code 2.1.88's permission decisions
- * (docs/tools.md).
+ * does not understand, is not read-only. The decisions are checked case by case (docs/tools.md,
+ * "Read-only classification of Bash commands").
  */
 export function isReadOnlyCommand(command: string): boolean {
   const parser = shellParserIfReady();
@@ -39,9 +39,9 @@ export function isReadOnlyCommand(command: string): boolean {
   if (!tree) return false;
   try {
     const root = tree.rootNode;
-    // Nothing to run: the reference lets it through without asking.
+    // Nothing to run: let it through without asking.
     if (command.trim() === '') return true;
-    // Newlines could hide a second command from a reader; the reference asks about them too.
+    // Newlines could hide a second command from a reader: ask about them.
     if (root.hasError || command.includes('\n')) return false;
     const names: string[] = [];
     if (!checkNode(root, names)) return false;
@@ -50,11 +50,6 @@ export function isReadOnlyCommand(command: string): boolean {
   } finally {
     tree.delete();
   }
-}
-
-export async function classifyCommand(command: string): Promise<boolean> {
-  await loadShellParser();
-  return isReadOnlyCommand(command);
 }
 
 function checkNode(node: ShellNode, names: string[]): boolean {
@@ -78,7 +73,7 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
     if (!child) return false;
     if (child.type === 'command_name') {
       const inner = child.firstChild;
-      if (!inner || inner.type !== 'word') return false;
+      if (inner?.type !== 'word') return false;
       words.push(inner.text);
     } else if (ARGUMENT.has(child.type)) {
       if (!isPlainArgument(child)) return false;
@@ -95,7 +90,7 @@ function checkCommand(node: ShellNode, names: string[]): boolean {
   const rule = READ_ONLY_COMMANDS[name];
   names.push(name);
   if (FILE_READING_COMMANDS.has(name) && args.some((a) => !a.startsWith('-') && isOutsideWorkspace(a))) return false;
-  return rule !== undefined && rule(args);
+  return rule?.(args) ?? false;
 }
 
 /** Whether an unquoted part of the argument (the word itself, or a bare word inside a concatenation) matches. */
@@ -113,7 +108,7 @@ function isPlainArgument(node: ShellNode): boolean {
 
 /**
  * `2>&1`, `>&2`, `> /dev/null`: moving or discarding output. Input redirection is not read-only
- * either: like the reference, it is treated as a possible read of something sensitive.
+ * either: it is treated as a possible read of something sensitive.
  */
 function isSafeRedirect(node: ShellNode): boolean {
   const op = node.children.find((c) => c && /^(<|>|>>|&>|&>>|>&|<&|>\||<>)$/.test(c.type));

@@ -230,7 +230,7 @@ function guardCdWithGit(parts: NamedPart[]): void {
 
 /**
  * A `cd` that may leave the workspace (an absolute path outside it, `~`, `-`, `..`, or none: home)
- * needs approval, as in the reference: the parts after it would run somewhere their rules never
+ * needs approval: the parts after it would run somewhere their rules never
  * meant. Inside the workspace it only moves.
  */
 function guardCdOutOfWorkspace(parts: NamedPart[]): void {

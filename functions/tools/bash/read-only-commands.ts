@@ -4,8 +4,8 @@ import { gitIsReadOnly } from './read-only-git.ts';
 import { sedIsReadOnly } from './read-only-sed.ts';
 
 /**
- * Which commands may run without changing anything, and with which arguments, as Claude Code
- * 2.1.88 decides it (docs/tools.md). A command that is not listed, or that uses an argument its
+ * Which commands may run without changing anything, and with which arguments
+ * (docs/tools.md, "Read-only classification of Bash commands"). A command that is not listed, or that uses an argument its
  * rule rejects, is not read-only. Rules look at the words after the command name (already
  * unquoted).
  */
@@ -20,7 +20,7 @@ const isFlag = (a: string) => a.startsWith('-');
 
 /**
  * Commands that open the files they are given: reading outside the workspace is not the quiet
- * kind of read (the reference asks before it too). Others (echo, basename, …) only print words.
+ * kind of read, so it asks. Others (echo, basename, …) only print words.
  */
 export const FILE_READING_COMMANDS = new Set([
   'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'ls', 'file', 'stat', 'tree', 'diff', 'cmp', 'comm', 'cut', 'tr', 'nl',

@@ -58,6 +58,7 @@ function substitutes(flags: string[], scripts: string[]): boolean {
 /** Shapes that could hide a write, a program run or a different command from the checks above. */
 function isDangerous(script: string): boolean {
   const s = script.trim();
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is "anything but ASCII", which starts at \x01
   if (/[^\x01-\x7F]/.test(s) || /[{}\n$]/.test(s)) return true;
   const hash = s.indexOf('#');
   if (hash !== -1 && !(hash > 0 && s[hash - 1] === 's')) return true;

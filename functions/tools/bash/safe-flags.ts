@@ -1,5 +1,5 @@
 /**
- * Flags each allow-listed command may take, as Claude Code 2.1.88 allows them (docs/tools.md): a
+ * Flags each allow-listed command may take (docs/tools.md, "Read-only classification"): a
  * bare flag takes no value, `#` a number, `=` any string, `@` one character, `{}` only `{}`, `^` only
  * `EOF`. Any flag not listed makes the command not read-only.
  */

@@ -29,8 +29,8 @@ const TOP_LEVEL = new Set(['program', 'list', 'pipeline', 'redirected_statement'
 
 /**
  * The text a deny message names for a part starting at an index: the whole command, or, when the
- * command has pipes outside any nesting, the stretch between the pipes that holds the part, as
- * the reference names it (`echo x && rm a | cat` → `echo x && rm a`).
+ * command has pipes outside any nesting, the stretch between the pipes that holds the part
+ * (`echo x && rm a | cat` → `echo x && rm a`; docs/security.md, "Bash rules").
  */
 export function pipeSegments(command: string, root: ShellNode): (index: number) => string {
   const cuts: { start: number; end: number }[] = [];

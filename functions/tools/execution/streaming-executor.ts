@@ -100,7 +100,7 @@ export class StreamingToolExecutor {
 
   addTool(block: Block): void {
     // Unknown tools fail at once (with runToolUse's text) and never hold up the queue.
-    if (!this.env.pool.find(block.name)) return this.addSynthetic(block, noSuchToolMessage(block.name));
+    if (!this.env.pool.find(block.name)) return void this.addSynthetic(block, noSuchToolMessage(block.name));
     this.calls.push({ block, status: 'queued', isConcurrencySafe: isCallConcurrencySafe(this.env.pool, block), progress: [] });
     this.processQueue();
   }
@@ -225,7 +225,7 @@ export class StreamingToolExecutor {
     const isError = outcome.kind === 'result' && outcome.result.is_error === true;
     if (this.context.signal.aborted && outcome.kind === 'result' && this.interruptBehaviorOf(call) === 'cancel') {
       // The turn was stopped while this call ran and the tool is one an interrupt cancels (Bash:
-      // its command was killed): the reference's interrupted text, as for calls never started.
+      // its command was killed): the interrupted text, as for calls never started.
       // A `block` tool ran to its end and keeps its real result.
       outcome = errorOutcome(call.block.id, INTERRUPTED_MESSAGE);
     } else if (this.hasErrored) {

@@ -9,11 +9,11 @@ import { createMcpFetch, mcpFailureText } from './mcp-fetch.ts';
 import { mapMcpResult, type McpCallResult } from './mcp-result.ts';
 import { isSessionGone, loadMcpSdk, type McpClient } from './mcp-sdk.ts';
 
-/** The reference cuts tool descriptions here: a server cannot fill the prompt with one tool's text. */
+/** Tool descriptions are cut here: a server cannot fill the prompt with one tool's text. */
 export const MAX_MCP_DESCRIPTION_LENGTH = 2_048;
 
 export interface McpOptions {
-  /** A `tools/call` that takes longer fails with the reference's timeout text. */
+  /** A `tools/call` that takes longer fails with a timeout text (docs/tool-pipeline.md, "MCP servers"). */
   toolTimeoutMs: number;
   /** Connecting (initialize) and listing tools. */
   connectTimeoutMs: number;

@@ -4,7 +4,7 @@ import { ToolError } from '../tool.ts';
 type ResultContent = Exclude<ToolResultBlockParam['content'], undefined>;
 type ResultBlock = Exclude<ResultContent, string>[number];
 
-/** Image types the model reads; other blobs become a short note (the reference saves them to disk instead). */
+/** Image types the model reads; other blobs become a short note. */
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
 /** A `tools/call` answer as the SDK returns it (only what is read here). */
@@ -16,7 +16,7 @@ export interface McpCallResult {
 }
 
 /**
- * A `tools/call` answer as tool_result content, mapped the way the reference maps it: the legacy
+ * A `tools/call` answer as tool_result content (docs/tool-pipeline.md, "MCP servers"): the legacy
  * `toolResult` as text, else `structuredContent` as its JSON text, else each content block (text;
  * images as image blocks; embedded resources as `[Resource from <server> at <uri>] …`; resource
  * links as `[Resource link: <name>] <uri> (<description>)`). An `isError` answer throws with its

@@ -15,7 +15,7 @@ function wordPattern(term: string): RegExp {
 }
 
 /**
- * Keyword search over deferred tools, scored as the reference scores it: an exact name wins
+ * Keyword search over deferred tools (docs/tool-pipeline.md, "ToolSearch"): an exact name wins
  * outright; `mcp__server…` is a prefix match; otherwise each term scores 10 for a whole word of
  * the name (12 for MCP tools), 5 for part of a word (6), 3 for a match across words when nothing
  * else matched, 4 for the search hint and 2 for the description. `+term` must match (name,

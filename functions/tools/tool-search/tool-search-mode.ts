@@ -1,17 +1,17 @@
-import { toolSearchModeSchema, type ToolSearchMode } from '../../mcp/mcp-config.ts';
+import type { ToolSearchMode } from '../../mcp/mcp-config.ts';
 import type { Tool } from '../tool.ts';
 
-export { toolSearchModeSchema, type ToolSearchMode };
+export type { ToolSearchMode };
 
 export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch';
 
 
-/** The reference's auto threshold: a tenth of the context window. */
+/** The auto threshold: a tenth of the context window (docs/tool-pipeline.md, "ToolSearch"). */
 export const AUTO_THRESHOLD_PERCENT = 10;
-/** Characters per token of the reference's estimate when it cannot count tokens. */
+/** Characters per token of the estimate the auto mode measures with. */
 export const CHARS_PER_TOKEN = 2.5;
 
-/** Models that cannot read `tool_reference` blocks (the reference's list). */
+/** Models that cannot read `tool_reference` blocks. */
 const UNSUPPORTED_MODELS = ['haiku'];
 
 export interface ToolSearchSettings {
@@ -26,15 +26,15 @@ export function isDeferredTool(tool: Tool): boolean {
   return tool.shouldDefer;
 }
 
-/** Whether this pool defers its deferred tools, as the reference decides it. */
+/** Whether this pool defers its deferred tools (docs/tool-pipeline.md, "ToolSearch"). */
 export function toolSearchEnabled(settings: ToolSearchSettings, deferred: readonly Tool[], toApi: (tool: Tool) => { input_schema: unknown }): boolean {
   if (settings.mode === 'standard' || deferred.length === 0) return false;
   const model = settings.model.toLowerCase();
   if (UNSUPPORTED_MODELS.some((m) => model.includes(m))) return false;
   if (settings.mode === 'tst') return true;
-  // The reference counts tokens through the API and falls back to characters; the character
+  // Counted in characters, not with the API's token counting: the character
   // estimate is used here, so the decision costs no request and is the same on every instance.
-  // Measured as the reference measures it: name, description and JSON schema of each deferred tool.
+  // Measured over the name, description and JSON schema of each deferred tool.
   const chars = deferred.reduce((n, tool) => n + tool.name.length + tool.description.length + JSON.stringify(toApi(tool).input_schema).length, 0);
   return chars >= autoThresholdChars(settings.contextWindow);
 }

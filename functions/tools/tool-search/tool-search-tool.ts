@@ -6,7 +6,7 @@ import { TOOL_SEARCH_TOOL_NAME } from './tool-search-mode.ts';
 
 export const NO_MATCHES_TEXT = 'No matching deferred tools found';
 
-// Not strict, as in the reference: an unknown parameter is dropped, not refused.
+// Not strict: an unknown parameter is dropped, not refused.
 const inputSchema = z.object({
   query: z.string().describe('What to look for: "select:<name>[,<name>…]" picks tools by name; anything else is a keyword search.'),
   max_results: z.number().optional().default(5).describe('How many tools a keyword search returns at most (5 unless given)'),

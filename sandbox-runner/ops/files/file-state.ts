@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
- * What the harness remembers about a file the model has read or written, as Claude Code 2.1.88's
- * readFileState does (docs/tools.md, "The read-file state across stateless turns").
+ * What the harness remembers about a file the model has read or written
+ * (docs/tools.md, "The read-file state across stateless turns").
  * It lives in the session record, so it survives stateless turns. Staleness is decided by content
  * hash, not mtime: a runner that re-materialises the workspace gives files new mtimes without
  * anyone having changed them.

@@ -1,6 +1,6 @@
 /**
- * The rewrites Claude Code 2.1.88 applies to Edit and Write inputs before it validates or writes
- * them (observed with `npm run parity-reference`, cases in scripts/parity-cases/*-normalise.json).
+ * The rewrites applied to Edit and Write inputs before they are validated or written
+ * (docs/tools.md, "Edit and Write: what is normalised before writing"; observed with `npm run parity-reference`, cases in scripts/parity-cases/*-normalise.json).
  * They change file bytes, so Stratus applies them the same way; docs/tools.md says why each exists.
  */
 
@@ -66,7 +66,7 @@ export interface EditStrings {
 }
 
 /**
- * Edit's strings as the reference uses them. `fileContent` is the file's text (CRLF as LF), or
+ * Edit's strings as they are applied. `fileContent` is the file's text (CRLF as LF), or
  * undefined when the file cannot be read (missing, a directory, outside the workspace): then the
  * input stays exactly as given, so an Edit that creates a file writes new_string untouched.
  * Otherwise new_string loses trailing whitespace (not in Markdown), and an old_string that is
@@ -84,7 +84,7 @@ export function normaliseEditStrings(filePath: string, input: EditStrings, fileC
   return { oldString: restored.text, newString: replacement };
 }
 
-/** Write's content as the reference writes it: trailing whitespace stripped except in Markdown. */
+/** Write's content as it is written: trailing whitespace stripped except in Markdown. */
 export function normaliseWriteContent(filePath: string, content: string): string {
   return keepsTrailingWhitespace(filePath) ? content : stripTrailingWhitespace(content);
 }
@@ -93,7 +93,7 @@ export function normaliseWriteContent(filePath: string, content: string): string
  * Replaces `search` (already the file's own spelling of old_string) with `replacement`. Deleting
  * (an empty replacement) also takes the newline after `search` when `search` does not end in one
  * and the file has `search` followed by one, so removing a line leaves no blank line. With
- * replace_all only the occurrences followed by a newline are then removed (as the reference does).
+ * replace_all only the occurrences followed by a newline are then removed.
  */
 export function applyReplacement(content: string, search: string, replacement: string, replaceAll: boolean): string {
   const target = replacement === '' && !search.endsWith('\n') && content.includes(`${search}\n`) ? `${search}\n` : search;

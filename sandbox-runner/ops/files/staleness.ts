@@ -11,7 +11,7 @@ export function stalenessRefusal(known: FileStateEntry | undefined, currentHash:
   return undefined;
 }
 
-/** Validation-stage refusals reach the model wrapped, as the reference's do. */
+/** Validation-stage refusals reach the model wrapped in <tool_use_error>. */
 export function toolUseError(message: string): string {
   return `<tool_use_error>${message}</tool_use_error>`;
 }

@@ -1,6 +1,5 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { VIRTUAL_ROOT } from '../../common/virtual-paths.ts';
 import type { OpContext } from '../op-context.ts';
 
 export interface ResolvedPath {

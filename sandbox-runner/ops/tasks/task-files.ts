@@ -87,7 +87,7 @@ async function trackTask(records: TaskRecords, record: TaskRecord, done: Promise
   void done.then(async (outcome) => {
     stop();
     const current = await records.get(record.taskId);
-    if (!current || current.status !== 'running') return;
+    if (current?.status !== 'running') return;
     const final: TaskRecord = { ...current, status: outcome.exitCode === 0 ? 'completed' : 'failed', exitCode: outcome.exitCode };
     if (mirror) await sync(final);
     if ((await records.get(record.taskId))?.status === 'running') await records.write(final);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { budgetView, checkBudgets, DEFAULT_MAX_MODEL_CALLS_PER_TURN, effectiveBudgets } from '../../../functions/agent/budget.ts';
+import { budgetView, checkBudgets, effectiveBudgets } from '../../../functions/agent/budget.ts';
+import { DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../../../functions/stores/budgets.ts';
 import { configFromEnv } from '../../../functions/deps/config.ts';
 import { costUsd, DEFAULT_PRICES, priceOf } from '../../../functions/model/pricing.ts';
 import { tableEnvironment, tableNames } from '../../../functions/stores/tables.ts';

@@ -53,13 +53,13 @@ describe('decidePermission', () => {
   });
 
   it('acceptEdits asks the tool whether it only edits files, never its name', async () => {
-    // Stratus has no NotebookEdit or MultiEdit: a tool of that name (an agent-defined or future one) is not an editor for it.
-    const namedLikeAnEditor = buildTool({ ...bash, name: 'NotebookEdit', isReadOnly: () => false });
+    // A tool's name does not make it an editor (Stratus has no MultiEdit; an agent-defined tool could take the name).
+    const namedLikeAnEditor = buildTool({ ...bash, name: 'MultiEdit', isReadOnly: () => false });
     expect(await decide(namedLikeAnEditor, 'x', ctx('acceptEdits'))).toMatchObject({ behavior: 'ask' });
     const declaredEditor = buildTool({ ...bash, name: 'Patch', editsFiles: true, isReadOnly: () => false });
     expect(await decide(declaredEditor, 'x', ctx('acceptEdits'))).toMatchObject({ behavior: 'allow', reason: { type: 'mode', mode: 'acceptEdits' } });
-    // The built-in tools that declare it: the two that only write workspace files.
-    expect(createToolRegistry().tools.filter((t) => t.editsFiles).map((t) => t.name).sort()).toEqual(['Edit', 'Write']);
+    // The built-in tools that declare it: the three that only write workspace files.
+    expect(createToolRegistry().tools.filter((t) => t.editsFiles).map((t) => t.name).sort()).toEqual(['Edit', 'NotebookEdit', 'Write']);
   });
 
   it('plan: only read-only calls run', async () => {

@@ -130,7 +130,7 @@ describe('Edit and Write normalise their input as the reference does', () => {
     expect(b['c.MD']).toEqual(bytes('a  \n'));
     expect(b['d.mdx']).toEqual(bytes('a  \n'));
     expect(b['u.txt']).toEqual(bytes('x\ny\nz\nw\n'));
-    expect(b['Makefile']).toEqual(bytes('all:\n\techo hi\n\nEND\n\n\n'));
+    expect(b.Makefile).toEqual(bytes('all:\n\techo hi\n\nEND\n\n\n'));
     expect(b['exist.txt']).toEqual(bytes('new\n'));
     expect(b['md.txt.md']).toEqual(bytes(' x \n'));
     expect(b['spaces.txt']).toEqual(bytes(''));

@@ -38,7 +38,7 @@ describe('the AWS egress proxy (loopback only here)', () => {
   let proxy: EgressProxy;
   const seen: string[] = [];
   const decisions: unknown[] = [];
-  let now = 1_000_000;
+  const now = 1_000_000;
   beforeAll(async () => {
     target = createServer((req, res) => {
       seen.push(`${req.headers.host} ${req.url}`);

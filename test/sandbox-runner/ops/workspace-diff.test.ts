@@ -18,7 +18,7 @@ describe('the workspace_diff op', () => {
 
   it('diffs two older versions read from storage (pack, blobs), flags links and large files, and caps the answer', async () => {
     const id = fx.newWorkspaceId();
-    const big = Array.from({ length: 400 }, (_, i) => `line ${i}: ${'x'.repeat(60)}`).join('\n') + '\n';
+    const big = `${Array.from({ length: 400 }, (_, i) => `line ${i}: ${'x'.repeat(60)}`).join('\n')}\n`;
     expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'big.txt': big, 'f.txt': 'one\n' } }));
     // Version 2: big.txt (over the 16 KiB a delta carries: a blob) edited, a file turned into a
     // link, a file over the diff limit, three large text files whose diffs pass the answer's cap.

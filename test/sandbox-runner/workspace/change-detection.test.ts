@@ -7,7 +7,9 @@ import { makeTempDir } from '../../support/temp-dir.ts';
 
 describe('change detection by size and mtime', () => {
   const temps: { cleanup(): void }[] = [];
-  afterEach(() => temps.splice(0).forEach((t) => t.cleanup()));
+  afterEach(() => {
+    for (const t of temps.splice(0)) t.cleanup();
+  });
   const copy = () => {
     const temp = makeTempDir('stratus-scan-');
     temps.push(temp);

@@ -10,12 +10,12 @@ const custom = (over: Partial<AgentDefinition>): AgentDefinition => ({ agentType
 
 describe('sub-agent tool filtering, per agent kind', () => {
   const cases: { kind: string; agent: AgentDefinition; isAsync: boolean; tools: string[]; allowedAgentTypes?: string[]; invalid?: string[] }[] = [
-    { kind: 'general-purpose', agent: GENERAL_PURPOSE_AGENT, isAsync: false, tools: ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write', 'mcp__docs__search'] },
-    { kind: 'Explore', agent: EXPLORE_AGENT, isAsync: false, tools: ['Bash', 'Glob', 'Grep', 'Read', 'mcp__docs__search'] },
-    { kind: 'Plan', agent: PLAN_AGENT, isAsync: false, tools: ['Bash', 'Glob', 'Grep', 'Read', 'mcp__docs__search'] },
-    { kind: 'background general-purpose (async allow-list)', agent: GENERAL_PURPOSE_AGENT, isAsync: true, tools: ['Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write', 'mcp__docs__search'] },
+    { kind: 'general-purpose', agent: GENERAL_PURPOSE_AGENT, isAsync: false, tools: ['Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'Write', 'mcp__docs__search'] },
+    { kind: 'Explore', agent: EXPLORE_AGENT, isAsync: false, tools: ['Bash', 'Glob', 'Grep', 'Read', 'TodoWrite', 'mcp__docs__search'] },
+    { kind: 'Plan', agent: PLAN_AGENT, isAsync: false, tools: ['Bash', 'Glob', 'Grep', 'Read', 'TodoWrite', 'mcp__docs__search'] },
+    { kind: 'background general-purpose (async allow-list)', agent: GENERAL_PURPOSE_AGENT, isAsync: true, tools: ['Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'Write', 'mcp__docs__search'] },
     { kind: 'custom, tools list', agent: custom({ tools: ['Read', 'Grep', 'Nope'] }), isAsync: false, tools: ['Read', 'Grep'], invalid: ['Nope'] },
-    { kind: 'custom, disallowedTools', agent: custom({ disallowedTools: ['Bash', 'Write'] }), isAsync: false, tools: ['Edit', 'Glob', 'Grep', 'Read', 'mcp__docs__search'] },
+    { kind: 'custom, disallowedTools', agent: custom({ disallowedTools: ['Bash', 'Write'] }), isAsync: false, tools: ['Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'mcp__docs__search'] },
     { kind: 'custom, TaskStop asked for (always disallowed)', agent: custom({ tools: ['Read', 'TaskStop'] }), isAsync: false, tools: ['Read'], invalid: ['TaskStop'] },
     { kind: 'custom, Agent(explore, plan)', agent: custom({ tools: ['Read', 'Agent(explore, plan)'] }), isAsync: false, tools: ['Read', 'Agent'], allowedAgentTypes: ['explore', 'plan'] },
     { kind: 'custom, Agent in a background agent', agent: custom({ tools: ['Read', 'Agent(explore)'] }), isAsync: true, tools: ['Read'], invalid: ['Agent(explore)'] },

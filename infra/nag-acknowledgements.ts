@@ -13,6 +13,7 @@ import type { EgressForwarderFunction } from './constructs/egress-forwarder-func
 import type { Schedules } from './constructs/schedules.ts';
 import type { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import type { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
+import { PURGED_PREFIXES, type SessionPurgeRole } from './constructs/session-purge-role.ts';
 
 /**
  * The constructs the acknowledgements name. The stack passes itself; the shape is declared here
@@ -29,6 +30,9 @@ export type NagSubjects = Stack & {
   readonly egressForwarder: Pick<EgressForwarderFunction, 'function'>;
   readonly schedules: Pick<Schedules, 'group'>;
   readonly workspaceAccess: Pick<WorkspaceAccessRole, 'role'>;
+  readonly sessionPurge: Pick<SessionPurgeRole, 'role'>;
+  readonly asyncFailures: { readonly queue: IConstruct };
+  readonly alarms: { readonly deliveryFailures: IConstruct };
   readonly egressProxy?: Pick<EgressProxy, 'tokenKey' | 'cluster' | 'taskDefinition'>;
   readonly customDomain?: Pick<CustomDomain, 'distribution'>;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
@@ -55,6 +59,12 @@ export function acknowledgeNagFindings(stack: NagSubjects): void {
 
   ack(stack.runner.role, 'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
     'AWSLambdaVPCAccessExecutionRole is what Lambda needs to create and remove the function\'s network interfaces in the VPC (ec2 network-interface actions, which Lambda calls on * ) plus logging; the runner\'s subnets give commands no route to the EC2 API.');
+
+  ack(stack.runner.role.node.tryFindChild('DefaultPolicy')!, 'IAM5[Resource::*]',
+    'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
+  for (const queue of [stack.asyncFailures.queue, stack.alarms.deliveryFailures]) {
+    ack(queue, 'SQS3', 'This queue is itself where failed work lands (a Lambda on-failure destination or an SNS subscription\'s redrive policy); a queue behind it would hold nothing.');
+  }
 
   if (stack.egressProxy) acknowledgeEgressProxy(stack.egressProxy);
   acknowledgeEgressForwarder(stack);
@@ -131,4 +141,8 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
     'The ceiling for cached environment layers. Every AssumeRole for them carries a session policy naming one layer key, or one tenant repository folder for deletion (sandbox-runner/common/environment-policy.ts).');
   ack(stack.workspaceAccess.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.workspaces}*/uploads/*]`,
     'Deleting staged uploads once imported; the session policy narrows it to workspaces/{id}/uploads/* of one session.');
+  for (const prefix of PURGED_PREFIXES) {
+    ack(stack.sessionPurge.role.node.tryFindChild('DefaultPolicy')!, `IAM5[Resource::${bucket}/${prefix}*]`,
+      'The ceiling of the session-purge role. Nothing uses it as is: every AssumeRole carries a session policy narrowing it to one deleted session\'s prefixes (functions/runner-client/purge-credentials.ts).');
+  }
 }

@@ -22,6 +22,8 @@ import { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
 import { Schedules } from './constructs/schedules.ts';
 import { TurnEngineFunction } from './constructs/turn-engine-function.ts';
 import { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
+import { SessionPurgeRole } from './constructs/session-purge-role.ts';
+import { AsyncFailures } from './constructs/async-failures.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 
 /** The CloudWatch namespace of every Stratus metric; stages are told apart by the `stage` dimension. */
@@ -54,6 +56,8 @@ export class StratusStack extends Stack {
   readonly gitFunction?: GitFunction;
   readonly schedules: Schedules;
   readonly workspaceAccess: WorkspaceAccessRole;
+  /** Assumed by the API function alone, to delete a deleted session's objects and their versions. */
+  readonly sessionPurge: SessionPurgeRole;
   readonly functionUrl: lambda.FunctionUrl;
   /** CloudFront in front of `functionUrl`, when the stage sets `api.domain`. */
   readonly customDomain?: CustomDomain;
@@ -66,6 +70,8 @@ export class StratusStack extends Stack {
   readonly egressForwarder: EgressForwarderFunction;
   /** The Bedrock model and profile ids the turn functions may invoke (empty with the Anthropic API). */
   readonly bedrockModels: readonly string[];
+  /** The on-failure destination of every asynchronous invocation. */
+  readonly asyncFailures: AsyncFailures;
   readonly alarms: StratusAlarms;
   readonly dashboard: StratusDashboard;
 
@@ -89,6 +95,7 @@ export class StratusStack extends Stack {
     this.egressProxy = this.egress(stage, retention);
     this.egressForwarder = new EgressForwarderFunction(this, 'EgressForwarder', { prefix: stage.prefix, bucket: this.data.bucket, logRetentionDays: retention, sourceMaps: stage.sourceMaps });
 
+    this.asyncFailures = new AsyncFailures(this, 'AsyncFailures', { prefix: stage.prefix });
     const apiFunctionName = `${stage.prefix}-api`;
     const baseEnv = this.engineEnvironment(stage, apiFunctionName);
     this.cron = this.cronFunction(stage, baseEnv, retention);
@@ -101,6 +108,8 @@ export class StratusStack extends Stack {
       roleName: `${stage.prefix}-workspace-access`,
       trustedBy: this.engines().map((engine) => engine.role),
     });
+    this.sessionPurge = new SessionPurgeRole(this, 'SessionPurge', { bucket: this.data.bucket, roleName: `${stage.prefix}-session-purge`, trustedBy: this.api.role });
+    this.api.fn.addEnvironment('STRATUS_PURGE_ROLE_ARN', this.sessionPurge.role.roleArn);
     this.grantEngines(apiFunctionName);
 
     ({ functionUrl: this.functionUrl, customDomain: this.customDomain, webhookUrl: this.webhookUrl } = this.entrances(stage));
@@ -148,7 +157,7 @@ export class StratusStack extends Stack {
   /** Alarms (to the SNS topic) and the dashboard over every function. */
   private operations(stage: StageConfig): { alarms: StratusAlarms; dashboard: StratusDashboard } {
     const functions = { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn, ...(this.githubWorker ? { githubWorker: this.githubWorker.fn } : {}) };
-    const alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group });
+    const alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group, failureQueues: { asyncFailures: this.asyncFailures.queue } });
     const dashboard = new StratusDashboard(this, 'Dashboard', {
       prefix: stage.prefix,
       namespace: METRICS_NAMESPACE,
@@ -264,8 +273,8 @@ export class StratusStack extends Stack {
       logRetentionDays: retention,
       sourceMaps: stage.sourceMaps,
     });
-    // A continuation that fails is not retried blindly: the lease expires and the next turn repairs the log.
-    api.fn.configureAsyncInvoke({ retryAttempts: 0 });
+    // A continuation that fails is not retried blindly: the lease expires and the next turn repairs the log; the event is kept.
+    this.asyncFailures.catchFailuresOf(api.fn);
     return api;
   }
 
@@ -292,8 +301,8 @@ export class StratusStack extends Stack {
       logRetentionDays: retention,
       sourceMaps: stage.sourceMaps,
     });
-    // A run is not retried blindly (it may have pushed or commented): the delivery is recorded, and the issue's hold expires.
-    worker.fn.configureAsyncInvoke({ retryAttempts: 0 });
+    // A run is not retried blindly (it may have pushed or commented): the delivery is recorded, the issue's hold expires, the event is kept.
+    this.asyncFailures.catchFailuresOf(worker.fn);
     return worker;
   }
 

@@ -26,15 +26,19 @@ export const MAX_SYNC_PAYLOAD_BYTES = 6 * 1024 * 1024;
  * tenant id, tenant-worker-pool.ts) gets the invoke's `X-Amz-Tenant-Id`; invoking it without one,
  * or invoking any other function with one, is refused with InvalidParameterValueException, as
  * Lambda refuses both.
+ *
+ * An asynchronous (Event) invocation that throws is not retried (the deployed functions set no
+ * retries) and goes to `onBackgroundError` with its event, as Lambda sends it to the functions'
+ * on-failure destination.
  */
 export async function startLambdaInvokeServer(opts: {
   functions: Record<string, LocalFunction | TenantIsolatedFunction>;
   port?: number;
-  onBackgroundError?: (name: string, err: unknown) => void;
+  onBackgroundError?: (name: string, err: unknown, event: unknown) => void;
 }): Promise<EmbeddedServer & { pending(): Promise<void> }> {
   const background = new Set<Promise<unknown>>();
-  const inBackground = (name: string, run: () => Promise<unknown>) => {
-    const job = run().catch((err: unknown) => opts.onBackgroundError?.(name, err));
+  const inBackground = (inv: Invocation) => {
+    const job = inv.run().catch((err: unknown) => opts.onBackgroundError?.(inv.name, err, inv.event));
     background.add(job);
     void job.finally(() => background.delete(job));
   };
@@ -61,6 +65,7 @@ interface Reply {
 interface Invocation {
   name: string;
   type: string;
+  event: unknown;
   run(): Promise<unknown>;
 }
 
@@ -91,7 +96,7 @@ async function readInvocation(req: IncomingMessage, functions: Record<string, Lo
       message: `${body.length} byte payload is too large for the RequestResponse invocation type (${MAX_SYNC_PAYLOAD_BYTES} byte limit)`,
     });
   }
-  return { name, type, run: isolated ? () => fn.invoke(tenantId as string, event) : () => fn(event) };
+  return { name, type, event, run: isolated ? () => fn.invoke(tenantId as string, event) : () => fn(event) };
 }
 
 function checkTenant(name: string, isolated: boolean, tenantId: string | string[] | undefined): Reply | undefined {
@@ -111,10 +116,10 @@ function checkTenant(name: string, isolated: boolean, tenantId: string | string[
 }
 
 /** Runs the invocation as its type asks: DryRun (204), Event (202, in the background) or synchronously. */
-async function answer(inv: Invocation, inBackground: (name: string, run: () => Promise<unknown>) => void): Promise<Reply> {
+async function answer(inv: Invocation, inBackground: (inv: Invocation) => void): Promise<Reply> {
   if (inv.type === 'DryRun') return { status: 204, headers: {}, body: undefined };
   if (inv.type === 'Event') {
-    inBackground(inv.name, inv.run);
+    inBackground(inv);
     return { status: 202, headers: {}, body: undefined };
   }
   try {

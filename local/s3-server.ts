@@ -5,6 +5,7 @@ import { closeServer, listenOnLoopback } from './net/listen.ts';
 import type { EmbeddedServer } from './service-child.ts';
 import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { isPostForm, verifyPostForm } from './s3-post-policy.ts';
+import { versionedBuckets, type VersionStore } from './s3-versions.ts';
 import { accessDenied, refuse, signatureForm, verifyHeaderSignature, verifyQuerySignature, type Refusal, type SigningCredentials, type Verdict } from './sigv4-verify.ts';
 
 /** @internal for tests that sign requests to a stand-in they started */
@@ -16,8 +17,10 @@ export { LOCAL_CREDENTIALS as LOCAL_S3_CREDENTIALS } from './local-credentials.t
  * credentials: SigV4 in the Authorization header, a presigned URL, or a POST form's signed
  * policy, whose conditions it evaluates (s3rver accepts anonymous requests and never checks a
  * V4 signature). And it gives PutObject the conditional semantics of real S3 (`If-None-Match: *`
- * → 412 when the key exists, `If-Match` → 412 when the ETag differs), serialised per key so two
- * racing writers cannot both win; s3rver alone silently overwrites. Requests must be path-style.
+ * → 412 when the key exists, `If-Match` → 412 when the ETag differs, 404 when there is no key), serialised per key so two
+ * racing writers cannot both win; s3rver alone silently overwrites. Buckets named in
+ * `versionedBuckets` keep every version and delete marker, as S3 does with versioning enabled
+ * (s3-versions.ts). Requests must be path-style.
  */
 /** What clients sent to the server since it started (the figure the sync benchmark reports). */
 export interface S3Traffic {
@@ -34,11 +37,14 @@ export async function startS3Server(opts: {
   port?: number;
   /** The only key requests may be signed with. @default LOCAL_CREDENTIALS */
   credentials?: SigningCredentials;
+  /** Buckets with versioning enabled (s3-versions.ts); their older versions are kept in `{dir}-versions`. */
+  versionedBuckets?: string[];
 }): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
   mkdirSync(opts.dir, { recursive: true });
   const s3rver = new S3rver({ directory: opts.dir, silent: true, configureBuckets: opts.buckets.map((name) => ({ name })) });
   await s3rver.configureBuckets();
   const inner = s3rver.callback();
+  const versions = versionFront(s3rver, opts.dir, opts.versionedBuckets ?? []);
   const keyLocks = new Map<string, Promise<void>>();
 
   const traffic: S3Traffic = { requests: 0, bytesReceived: 0, byMethod: {} };
@@ -52,12 +58,14 @@ export async function startS3Server(opts: {
     );
   });
   const serve = (req: IncomingMessage, res: ServerResponse) => {
-    const target = req.method === 'PUT' ? objectTarget(req) : undefined;
-    if (!target || (!req.headers['if-none-match'] && !req.headers['if-match'])) return inner(req, res);
+    const send: Inner = versions.handles(req) ? (rq, rs) => void versions.serve(rq, rs, inner).catch((err: unknown) => failed(rs, err)) : inner;
+    const target = writeTarget(req);
+    const conditional = req.method === 'PUT' && (req.headers['if-none-match'] !== undefined || req.headers['if-match'] !== undefined);
+    if (!target || (!conditional && send === inner)) return send(req, res);
     const lockKey = `${target.bucket}/${target.key}`;
     const previous = keyLocks.get(lockKey) ?? Promise.resolve();
     const settled = previous
-      .then(() => conditionalPut(s3rver, inner, target, req, res))
+      .then(() => (conditional ? conditionalPut(s3rver, send, target, req, res) : untilSent(send, req, res)))
       .catch((err: unknown) => {
         if (!res.headersSent) {
           res.statusCode = 500;
@@ -71,6 +79,13 @@ export async function startS3Server(opts: {
   };
   const url = await listenOnLoopback(server, opts.port);
   return { url, close: () => closeServer(server), traffic: () => ({ ...traffic, byMethod: { ...traffic.byMethod } }) };
+}
+
+/** Versioning for the versioned buckets: older versions go to a second store of s3rver's own kind, in `{dir}-versions`. */
+function versionFront(s3rver: S3rver, dir: string, buckets: string[]) {
+  const store = s3rver.store as unknown as VersionStore;
+  const VersionStoreClass = store.constructor as new (root: string) => VersionStore;
+  return versionedBuckets({ buckets, main: store, versions: new VersionStoreClass(`${dir}-versions`) });
 }
 
 /**
@@ -114,10 +129,30 @@ function countRequest(traffic: S3Traffic, req: IncomingMessage): void {
   traffic.bytesReceived += Number(req.headers['content-length'] ?? 0) || 0;
 }
 
-/** A PutObject with If-None-Match / If-Match, run while no other write of the same key runs. */
+type Inner = (req: IncomingMessage, res: ServerResponse) => void;
+
+function failed(res: ServerResponse, err: unknown): void {
+  if (res.headersSent) return void res.end();
+  res.statusCode = 500;
+  res.end(String(err));
+}
+
+/** Hands the request on and resolves once its response is sent. */
+function untilSent(send: Inner, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+    send(req, res);
+  });
+}
+
+/**
+ * A PutObject with If-None-Match / If-Match, run while no other write of the same key runs. As
+ * S3 does, `If-Match` on a key that does not exist answers 404 NoSuchKey, not 412.
+ */
 async function conditionalPut(
   s3rver: S3rver,
-  inner: ReturnType<S3rver['callback']>,
+  send: Inner,
   target: { bucket: string; key: string },
   req: IncomingMessage,
   res: ServerResponse,
@@ -126,25 +161,28 @@ async function conditionalPut(
   const ifMatch = req.headers['if-match'];
   const exists = await s3rver.store.existsObject(target.bucket, target.key);
   const etag = exists ? (await s3rver.store.getMetadata(target.bucket, target.key)).etag : undefined;
-  const failed = (ifNoneMatch === '*' && exists) || (ifMatch !== undefined && (!exists || stripQuotes(etag) !== stripQuotes(String(ifMatch))));
-  if (failed) {
+  if (ifMatch !== undefined && !exists) {
     req.resume();
-    preconditionFailed(res);
-    return;
+    return errorResponse(res, 404, 'NoSuchKey', 'The specified key does not exist.');
+  }
+  const refused = (ifNoneMatch === '*' && exists) || (ifMatch !== undefined && stripQuotes(etag) !== stripQuotes(String(ifMatch)));
+  if (refused) {
+    req.resume();
+    return errorResponse(res, 412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold');
   }
   delete req.headers['if-none-match'];
   delete req.headers['if-match'];
-  await new Promise<void>((resolve) => {
-    res.once('finish', resolve);
-    res.once('close', resolve);
-    inner(req, res);
-  });
+  await untilSent(send, req, res);
 }
 
-function objectTarget(req: IncomingMessage): { bucket: string; key: string } | undefined {
+/**
+ * The key an object write or delete changes, if the request is one: a PUT (not a part upload,
+ * which carries uploadId), a DELETE, or the POST completing a multipart upload.
+ */
+function writeTarget(req: IncomingMessage): { bucket: string; key: string } | undefined {
   const { pathname, searchParams } = new URL(req.url ?? '/', 'http://local');
-  // Multipart part uploads carry uploadId/partNumber; they are not conditional object writes.
-  if (searchParams.has('uploadId')) return undefined;
+  const write = (req.method === 'PUT' && !searchParams.has('uploadId')) || req.method === 'DELETE' || (req.method === 'POST' && searchParams.has('uploadId'));
+  if (!write || searchParams.has('tagging')) return undefined;
   const [, bucket, ...rest] = pathname.split('/');
   if (!bucket || rest.length === 0) return undefined;
   return { bucket, key: decodeURIComponent(rest.join('/')) };
@@ -154,11 +192,8 @@ function stripQuotes(value: string | undefined): string | undefined {
   return value?.replace(/^"|"$/g, '');
 }
 
-function preconditionFailed(res: ServerResponse): void {
-  res.statusCode = 412;
+function errorResponse(res: ServerResponse, status: number, code: string, message: string): void {
+  res.statusCode = status;
   res.setHeader('content-type', 'application/xml');
-  res.end(
-    '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
-      '<Message>At least one of the pre-conditions you specified did not hold</Message></Error>',
-  );
+  res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
 }

@@ -1,7 +1,7 @@
 import { ADMIN_TENANT } from '../functions/api/token-auth.ts';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { serve } from '@hono/node-server';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -22,19 +22,30 @@ import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
 import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
+import { createAwsCallLog, currentFunction, runAsFunction, type AwsCallLog } from './aws-call-log.ts';
+import { createAsyncFailureStore, type AsyncFailureRecord } from './async-failure-store.ts';
+import { createLocalPurgeCredentials, createLocalWorkspaceCredentials, type LocalMinter } from './local-sts.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { createLocalMetricsSink } from './metrics-sink.ts';
 import { closeServer } from './net/listen.ts';
 import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
+import { LOCAL_ACCOUNT } from './aws-call-iam.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
 import type { Brain } from './scripted-model/script.ts';
 
 export const LOCAL_BUCKET = 'stratus-local';
-export const RUNNER_FUNCTION = 'stratus-sandbox-runner';
-export const API_FUNCTION = 'stratus-api';
-export const GITHUB_WORKER_FUNCTION = 'stratus-github-worker';
+/**
+ * The local names of the functions and roles: the deployed stack's names with `stratus` for the
+ * stage's prefix (`stratus-prod-api` → `stratus-api`), which the IAM coverage check relies on to
+ * find each one's role in the template (docs/local-stack.md).
+ */
+const LOCAL_PREFIX = 'stratus';
+export const RUNNER_FUNCTION = `${LOCAL_PREFIX}-tenant-runner`;
+export const API_FUNCTION = `${LOCAL_PREFIX}-api`;
+export const CRON_FUNCTION = `${LOCAL_PREFIX}-cron`;
+export const GITHUB_WORKER_FUNCTION = `${LOCAL_PREFIX}-github-worker`;
 /** What `npm start` keeps of the scripted model's request log (`GET /_requests`). */
 export const LOCAL_MODEL_REQUESTS_KEPT = 200;
 
@@ -90,6 +101,11 @@ export interface LocalStackOptions {
   consoleDir?: string;
   /** Runner processes (one per workspace) kept at most, and how long an idle one lives. */
   runnerProcesses?: { max?: number; idleMs?: number };
+  /**
+   * A folder to record every AWS call in, by function and role, as IAM would judge it
+   * (local/aws-call-log.ts). Default: STRATUS_AWS_CALL_LOG; unset records nothing.
+   */
+  awsCallLog?: string;
 }
 
 export interface LocalStack {
@@ -100,6 +116,8 @@ export interface LocalStack {
   model?: ScriptedModelServer;
   scheduler: LocalScheduler;
   urls: { dynamodb: string; s3: string; lambda: string; model: string };
+  /** Failed asynchronous invocations (continuations, purges, sub-agent runs, GitHub work), oldest first: the local async-failures queue. */
+  asyncFailures(): AsyncFailureRecord[];
   stop(): Promise<void>;
 }
 
@@ -117,13 +135,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const stackEndpoints: string[] = [];
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
     const credentials = freshLocalCredentials();
+    const { callLogDir, callLog } = awsCallLogOf(opts);
     const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
-    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
-    const runner = started(startRunnerPool(opts, s3.url, stackEndpoints));
+    // Versioned, as the deployed bucket is (infra/constructs/data-stores.ts).
+    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], versionedBuckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
+    const runner = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
-    const onBackgroundError = (name: string, err: unknown) => logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) });
+    const { failures, onBackgroundError } = asyncFailures(opts.dataDir);
     const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, onBackgroundError }));
     const scripted = !opts.anthropic && !opts.bedrock;
     const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests, port: opts.ports?.model })) : undefined;
@@ -134,11 +154,12 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Listening before deps exist puts the API among the own endpoints the outbound policy never calls.
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
-    const deps = createLocalDeps(opts, config, stops);
+    const deps = createLocalDeps(opts, config, stops, callLog);
     registerHarnessFunctions(functions, deps);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
-    const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000 });
+    // EventBridge Scheduler's stand-in finds what is due; each firing runs as the cron function.
+    const scheduler = startLocalScheduler(deps, { tickMs: opts.schedulerTickMs ?? 15_000, invoke: (run) => runAsFunction(CRON_FUNCTION, run) });
     stops.push(scheduler.stop);
     return {
       apiUrl: api.url,
@@ -147,6 +168,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
       model,
       scheduler,
       urls: { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url, model: modelUrl(config) },
+      asyncFailures: () => failures.list(),
       stop: () => stopAll(stops),
     };
   } catch (err) {
@@ -156,11 +178,27 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 }
 
 /** The deps, with metric documents written to the data folder unless the options take them. */
-function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: (() => Promise<void>)[]): Deps {
+function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: (() => Promise<void>)[], callLog: AwsCallLog | undefined): Deps {
   const sink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
   // Closed last, after the API and the scheduler, whose turns may still emit.
   if (sink) stops.unshift(sink.close);
-  return createDeps(config, { writeMetrics: opts.writeMetrics ?? sink!.write, tracing: opts.tracing });
+  return createDeps(config, {
+    writeMetrics: opts.writeMetrics ?? sink!.write,
+    tracing: opts.tracing,
+    workspaceCredentials: createLocalWorkspaceCredentials(localMinter(config, callLog)),
+    purgeCredentials: createLocalPurgeCredentials(localMinter(config, callLog)),
+    ...(callLog ? { observeClient: callLog.observe } : {}),
+  });
+}
+
+/** Workspace and purge credentials minted as STS would (local-sts.ts); the AssumeRole each stands for is recorded. */
+function localMinter(config: StratusConfig, callLog: AwsCallLog | undefined): LocalMinter {
+  return {
+    credentials: config.localCredentials!,
+    bucket: config.bucket,
+    role: (name) => ({ roleName: `${LOCAL_PREFIX}-${name}`, roleArn: `arn:aws:iam::${LOCAL_ACCOUNT}:role/${LOCAL_PREFIX}-${name}` }),
+    onAssumeRole: callLog && ((arn) => callLog.record({ function: currentFunction(), action: 'sts:AssumeRole', resource: arn, context: {} })),
+  };
 }
 
 /**
@@ -169,8 +207,24 @@ function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: 
  * AWS, here in the same process.
  */
 function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
-  functions[API_FUNCTION] = (event) => handleAsyncEvent(deps, event);
-  functions[GITHUB_WORKER_FUNCTION] = (event) => handleGithubWorkerEvent(deps, event);
+  functions[API_FUNCTION] = (event) => runAsFunction(API_FUNCTION, () => handleAsyncEvent(deps, event));
+  functions[GITHUB_WORKER_FUNCTION] = (event) => runAsFunction(GITHUB_WORKER_FUNCTION, () => handleGithubWorkerEvent(deps, event));
+}
+
+/** Where the stack records its AWS calls for the IAM coverage check, if anywhere. */
+function awsCallLogOf(opts: LocalStackOptions): { callLogDir?: string; callLog?: AwsCallLog } {
+  const callLogDir = opts.awsCallLog ?? process.env.STRATUS_AWS_CALL_LOG;
+  return callLogDir ? { callLogDir, callLog: createAwsCallLog(callLogDir) } : {};
+}
+
+/** A failed asynchronous invocation is logged and kept, as the deployed functions' on-failure destination keeps it. */
+function asyncFailures(dataDir: string) {
+  const failures = createAsyncFailureStore(path.join(dataDir, 'async-failures.jsonl'), (name) => `arn:aws:lambda:us-east-1:${LOCAL_ACCOUNT}:function:${name}`);
+  const onBackgroundError = (name: string, err: unknown, event: unknown) => {
+    logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) });
+    failures.add(name, err, event);
+  };
+  return { failures, onBackgroundError };
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);
@@ -180,13 +234,13 @@ const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JS
  * functions/runner-client/runner-tenant.ts), each with its own folder, removed when the process
  * ends as Lambda discards an environment's /tmp. Leftovers of a previous run go too.
  */
-function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpoints: readonly string[]): TenantWorkerPool {
+function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpoints: readonly string[], awsCallLog: string | undefined): TenantWorkerPool {
   const tenantsDir = path.join(opts.dataDir, 'runner', 'tenants');
   rmSync(tenantsDir, { recursive: true, force: true });
   const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
   return createTenantWorkerPool({
     entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
-    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1', stackEndpoints: [...stackEndpoints] }),
+    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1', stackEndpoints: [...stackEndpoints], ...(awsCallLog ? { awsCallLog: { dir: awsCallLog, functionName: RUNNER_FUNCTION } } : {}) }),
     maxWorkers: opts.runnerProcesses?.max,
     idleMs: opts.runnerProcesses?.idleMs,
     onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
@@ -247,12 +301,15 @@ type App = ReturnType<typeof createApp>;
 
 /**
  * The same Hono app that runs on Lambda, served on loopback. The server listens before the app
- * exists (`serve` hands it over); until then it answers 503.
+ * exists (`serve` hands it over); until then it answers 503. Each request, its streamed body
+ * included, runs as the API function (aws-call-log.ts).
  */
 async function startApiServer(port: number | undefined): Promise<{ url: string; serve(app: App): void; close(): Promise<void> }> {
   let app: App | undefined;
   const starting = () => new Response('Stratus is starting.', { status: 503 });
-  const server = serve({ fetch: (req, env) => (app ? app.fetch(req, env) : starting()), port: port ?? 0, hostname: '127.0.0.1' }) as Server;
+  const asApi = ((options: object, listener: (...args: unknown[]) => void) =>
+    createServer(options, (req, res) => runAsFunction(API_FUNCTION, () => listener(req, res)))) as unknown as typeof createServer;
+  const server = serve({ fetch: (req, env) => (app ? app.fetch(req, env) : starting()), port: port ?? 0, hostname: '127.0.0.1', createServer: asApi }) as Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const address = server.address();
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, serve: (a) => (app = a), close: () => closeServer(server) };

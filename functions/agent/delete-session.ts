@@ -1,14 +1,13 @@
 import { agentLogIdsIn } from '../stores/agent-log.ts';
-import { BUCKET_LAYOUT } from '../stores/bucket-layout.ts';
 import { deletePrefix } from '../stores/delete-prefix.ts';
 import { leaseIsDead, type SessionRecord, type SessionStore } from '../stores/session-store.ts';
-import { workspacePrefix } from '../../sandbox-runner/common/workspace-prefix.ts';
+import { sessionPrefixes } from '../runner-client/purge-credentials.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { MessageStore } from '../stores/message-store.ts';
 import { runOp, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { errorMessage } from '../shared/errors.ts';
 
-export type DeleteSessionDeps = Pick<Deps, 'sessions' | 'messages' | 'events' | 'approvals' | 'blobs' | 'continuations' | 'workspaceStorage' | 'workspaceCredentials' | 'clock' | 'log' | 'tenantUsage'> &
+export type DeleteSessionDeps = Pick<Deps, 'sessions' | 'messages' | 'events' | 'approvals' | 'continuations' | 'workspaceStorage' | 'workspaceCredentials' | 'purgeCredentials' | 'clock' | 'log' | 'tenantUsage'> &
   WorkspaceClientDeps & {
     config: { bucket: string };
   };
@@ -34,7 +33,7 @@ export async function deleteSession(deps: DeleteSessionDeps, opts: { sessionId: 
 /**
  * Removes a deleted session's messages (its sub-agents' logs first), events, approvals,
  * persisted results and spilled payloads (harness prefixes), and its workspace's objects (with
- * credentials minted for deleting that one workspace), then the session record. Waits first for a running turn to stop, so
+ * the session-purge role's credentials, minted for this one session), then the session record. Waits first for a running turn to stop, so
  * nothing is written after it. Safe to run again: each step deletes what is left.
  */
 export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): Promise<void> {
@@ -48,18 +47,17 @@ export async function purgeSession(deps: DeleteSessionDeps, sessionId: string): 
   }
   if (!session) return;
   const warmCopyRemoved = await discardWarmCopy(deps, session);
+  // Listing and deleting in the bucket is this path's alone: credentials of the session-purge role, narrowed to this session.
+  const s3 = await deps.workspaceStorage(await deps.purgeCredentials.forSession({ sessionId, workspaceId: session.workspace.id }));
+  const [toolResults, spill, workspace] = sessionPrefixes({ sessionId, workspaceId: session.workspace.id });
   const removed = {
     agentMessages: await deleteAgentLogs(deps, sessionId),
     messages: await deps.messages.deleteAll(sessionId),
     events: await deps.events.deleteAll(sessionId),
     approvals: await deps.approvals.deleteAll(sessionId),
-    toolResults: await deps.blobs.deletePrefix(`${BUCKET_LAYOUT.toolResults}${sessionId}/`),
-    spilled: await deps.blobs.deletePrefix(`${BUCKET_LAYOUT.spill}${sessionId}/`),
-    workspaceObjects: await deletePrefix(
-      await deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(session.workspace.id, 'delete')),
-      deps.config.bucket,
-      workspacePrefix(session.workspace.id),
-    ),
+    toolResults: await deletePrefix(s3, deps.config.bucket, toolResults!),
+    spilled: await deletePrefix(s3, deps.config.bucket, spill!),
+    workspaceObjects: await deletePrefix(s3, deps.config.bucket, workspace!),
   };
   // Its stored bytes stop counting against the tenant's quota once they are gone from S3.
   const releasedBytes = await deps.tenantUsage.releaseSession(session.tenantId, sessionId);

@@ -3,6 +3,7 @@ import type { ModelClient } from '../model/model-client.ts';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import type { RunnerClient, WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import type { PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -80,6 +81,8 @@ export interface Deps {
    */
   workspaceStorage: (credentials: StorageCredentials) => Promise<S3Client>;
   workspaceCredentials: WorkspaceCredentialSource;
+  /** The only credentials that may list and delete in the bucket: the purge of one deleted session (functions/agent/delete-session.ts). */
+  purgeCredentials: PurgeCredentialSource;
   model: ModelClient;
   tools: ToolRegistry;
   /** In-process hooks (library use); they run before a session's configured HTTP hooks. */

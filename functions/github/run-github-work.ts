@@ -81,8 +81,7 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   const now = deps.clock();
   const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
   if (!(await deps.github.claimThread(key, run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS }))) {
-    await access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body: texts(deps).alreadyRunning(existing?.sessionId) });
-    return save({ outcome: 'already_running', detail: 'Another run was working on this issue.', ...(existing?.sessionId ? { sessionId: existing.sessionId } : {}) });
+    return alreadyRunning(deps, { trigger, access, existing, save, log });
   }
   let thread = threadState(existing, repo.tenantId);
   const say = progressComment(access.octokit, trigger);
@@ -100,6 +99,25 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   } finally {
     await deps.github.releaseThread(key, run.runId, thread).catch((err: unknown) => log.error('could not release the issue', { error: errorMessage(err) }));
   }
+}
+
+/**
+ * The answer to a trigger on an issue another run holds: a comment saying so, and the run ended
+ * `already_running`. A comment GitHub refuses (rate limit, 5xx, a deleted issue) is noted in the
+ * record, which ends all the same: no run stays `queued`.
+ */
+async function alreadyRunning(
+  deps: GithubWorkDeps,
+  o: { trigger: GithubTrigger; access: GithubRepoAccess; existing: GithubThreadRecord | undefined; save: SaveRun; log: Logger },
+): Promise<GithubRunRecord> {
+  const { trigger, existing } = o;
+  const body = texts(deps).alreadyRunning(existing?.sessionId);
+  const unposted = await o.access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body }).then(
+    () => undefined,
+    (err: unknown) => (o.log.warn('could not post the "already working" comment', { error: errorMessage(err) }), errorMessage(err)),
+  );
+  const detail = `Another run was working on this issue.${unposted ? ` The comment saying so could not be posted: ${unposted.slice(0, 500)}` : ''}`;
+  return o.save({ outcome: 'already_running', detail, ...(existing?.sessionId ? { sessionId: existing.sessionId } : {}) });
 }
 
 type ThreadState = Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'heldUntil' | 'aliasOf'>;

@@ -10,6 +10,7 @@ import { createGithubClientFactory } from '../github-api/github-client.ts';
 import { GithubStore } from '../stores/github-store.ts';
 import { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import type { PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createMetrics } from '../shared/metrics.ts';
@@ -37,6 +38,19 @@ import type { LazyClient } from '../shared/lazy-client.ts';
 import { createModelClient } from './model-client.ts';
 import { once } from './once.ts';
 
+export interface CreateDepsOverrides {
+  workspaceCredentials?: WorkspaceCredentialSource;
+  purgeCredentials?: PurgeCredentialSource;
+  instanceId?: string;
+  tracing?: Tracing;
+  writeMetrics?: (line: string) => void;
+  /**
+   * Given every AWS SDK client built here, workspace clients included (the local stack records
+   * each call's IAM request with it: local/aws-call-log.ts).
+   */
+  observeClient?: <T>(client: T) => T;
+}
+
 /**
  * The composition root (above every layer it wires): the only place AWS and model clients are
  * constructed (the model client in ./model-client.ts), each traced and measured here. The same
@@ -44,10 +58,11 @@ import { once } from './once.ts';
  */
 export function createDeps(
   config: StratusConfig,
-  overrides: { workspaceCredentials?: WorkspaceCredentialSource; instanceId?: string; tracing?: Tracing; writeMetrics?: (line: string) => void } = {},
+  overrides: CreateDepsOverrides = {},
 ): Deps {
   const { tracing, log, metrics, instanceId } = observability(config, overrides);
-  const { db, lambda, scheduler, s3 } = awsClients(config, tracing);
+  const observe = overrides.observeClient ?? ((client) => client);
+  const { db, lambda, scheduler, s3 } = awsClients(config, { captureClient: (client) => observe(tracing.captureClient(client)) });
   const blobs = new BlobStore(s3, config.bucket);
   const outbound = outboundPolicy(config);
   return {
@@ -70,8 +85,9 @@ export function createDeps(
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     ...githubDeps(config, db, lambda),
-    workspaceStorage: lazyWorkspaceStorage(config),
-    workspaceCredentials: overrides.workspaceCredentials ?? staticCredentials(config),
+    workspaceStorage: lazyWorkspaceStorage(config, observe),
+    workspaceCredentials: overrides.workspaceCredentials ?? { forWorkspace: () => staticCredentials(config), forEnvironment: () => staticCredentials(config) },
+    purgeCredentials: overrides.purgeCredentials ?? { forSession: () => staticCredentials(config) },
     model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
     tools: createToolRegistry(),
     outbound,
@@ -111,7 +127,7 @@ function observability(config: StratusConfig, overrides: { instanceId?: string; 
  * or write, a runner call, a continuation, a schedule change), so their packages stay off a
  * cold start's import path (LazyClient).
  */
-function awsClients(config: StratusConfig, tracing: Tracing) {
+function awsClients(config: StratusConfig, tracing: Pick<Tracing, 'captureClient'>) {
   const aws = {
     region: config.region,
     ...(config.localCredentials ? { credentials: config.localCredentials } : {}),
@@ -141,10 +157,10 @@ function awsClients(config: StratusConfig, tracing: Tracing) {
 }
 
 /** S3 clients holding one workspace's minted credentials, built once the S3 package is loaded (on the first workspace access). */
-function lazyWorkspaceStorage(config: StratusConfig): (credentials: StorageCredentials) => Promise<S3Client> {
+function lazyWorkspaceStorage(config: StratusConfig, observe: <T>(client: T) => T): (credentials: StorageCredentials) => Promise<S3Client> {
   const factory = once(async () => {
     const { S3Client } = await import('@aws-sdk/client-s3');
-    return cachedByCredentials((credentials) => new S3Client(s3ClientConfig({ region: config.region, endpoint: config.endpoints.s3 }, credentials)));
+    return cachedByCredentials((credentials) => observe(new S3Client(s3ClientConfig({ region: config.region, endpoint: config.endpoints.s3 }, credentials))));
   });
   return async (credentials) => (await factory())(credentials);
 }
@@ -164,13 +180,8 @@ function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: L
   };
 }
 
-/** The local stack hands the runner the local S3 server's static credentials. */
-function staticCredentials(config: StratusConfig): WorkspaceCredentialSource {
-  const local = async () => {
-    if (!config.localCredentials) {
-      throw new Error('No workspace credential source: in AWS, the scoped STS credential minter must be configured.');
-    }
-    return { ...config.localCredentials };
-  };
-  return { forWorkspace: local, forEnvironment: local };
+/** Without a minter, the stand-ins' static credentials (a stack of stand-ins started on its own). */
+async function staticCredentials(config: StratusConfig): Promise<StorageCredentials> {
+  if (!config.localCredentials) throw new Error('No credential source: in AWS, the scoped STS credential minters must be configured.');
+  return { ...config.localCredentials };
 }

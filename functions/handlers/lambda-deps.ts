@@ -1,6 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { EGRESS_TOKEN_TTL_MS, withEgressTokens } from '../runner-client/egress-tokens.ts';
 import { createStsWorkspaceCredentialSource } from '../runner-client/sts-credentials.ts';
+import { createStsPurgeCredentialSource, type PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import { configFromEnv } from '../deps/config.ts';
 import type { Deps } from '../deps/deps.ts';
 import { createDeps } from './create-deps.ts';
@@ -20,7 +21,8 @@ import { createXRayTracing } from './xray-tracing.ts';
  * STRATUS_EGRESS_KEY_SECRET (ARN, the key egress tokens are signed with); optionally
  * STRATUS_GITHUB_WEBHOOK_SECRET_ARN (the API function) and STRATUS_GITHUB_APP_KEY_SECRET (the
  * GitHub worker; PEM), whose values become STRATUS_GITHUB_WEBHOOK_SECRET and
- * STRATUS_GITHUB_APP_PRIVATE_KEY.
+ * STRATUS_GITHUB_APP_PRIVATE_KEY; on the API function, STRATUS_PURGE_ROLE_ARN (the role a deleted
+ * session's objects are removed with).
  */
 export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   const region = required(env, 'AWS_REGION');
@@ -50,16 +52,15 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
     ...(webhookSecret ? { STRATUS_GITHUB_WEBHOOK_SECRET: webhookSecret } : {}),
     ...(appKey ? { STRATUS_GITHUB_APP_PRIVATE_KEY: appKey } : {}),
   });
-  const workspaceCredentials = createStsWorkspaceCredentialSource({
-    // Built on the first runner call (LazyClient): no request needs STS before.
-    sts: once(async () => {
-      const { STSClient } = await import('@aws-sdk/client-sts');
-      return tracing.captureClient(new STSClient({ region }));
-    }),
-    roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'),
-    bucket: config.bucket,
+  // Built on the first runner call (LazyClient): no request needs STS before.
+  const sts = once(async () => {
+    const { STSClient } = await import('@aws-sdk/client-sts');
+    return tracing.captureClient(new STSClient({ region }));
   });
-  const deps = createDeps(config, { workspaceCredentials, tracing });
+  const workspaceCredentials = createStsWorkspaceCredentialSource({ sts, roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'), bucket: config.bucket });
+  // Only the API function purges deleted sessions; the other functions are given no purge role.
+  const purgeCredentials = env.STRATUS_PURGE_ROLE_ARN ? createStsPurgeCredentialSource({ sts, roleArn: env.STRATUS_PURGE_ROLE_ARN, bucket: config.bucket }) : noPurge;
+  const deps = createDeps(config, { workspaceCredentials, purgeCredentials, tracing });
   if (config.egress !== 'proxy') return deps;
   // The egress proxy admits only what this key signed; the runner never sees the key.
   const key = await readSecret(secrets, required(env, 'STRATUS_EGRESS_KEY_SECRET'));
@@ -71,6 +72,10 @@ export async function readSecret(client: SecretsManagerClient, secretId: string)
   if (out.SecretString === undefined) throw new Error(`Secret ${secretId} has no string value; store it as plain text.`);
   return out.SecretString.trim();
 }
+
+const noPurge: PurgeCredentialSource = {
+  forSession: () => Promise.reject(new Error('This function has no session-purge role (STRATUS_PURGE_ROLE_ARN): only the API function purges deleted sessions.')),
+};
 
 function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];

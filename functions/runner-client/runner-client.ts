@@ -12,12 +12,9 @@ export interface RunnerClient {
   invoke(request: RunnerRequest): Promise<RunnerResponse>;
 }
 
-export type WorkspacePurpose = 'run' | 'delete';
-
 /** Mints the short-lived, workspace-scoped storage credentials sent with each runner call. */
 export interface WorkspaceCredentialSource {
-  /** `delete`: for removing a deleted session's workspace (never handed to the runner). */
-  forWorkspace(workspaceId: string, purpose?: WorkspacePurpose): Promise<StorageCredentials>;
+  forWorkspace(workspaceId: string): Promise<StorageCredentials>;
   /**
    * For a cached environment layer (sandbox-runner/common/environment-policy.ts): `read` or
    * `write` one layer's key (runner calls), `delete` under one repository's folder (the API side).

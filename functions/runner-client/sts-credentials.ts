@@ -2,11 +2,11 @@ import type { STSClient } from '@aws-sdk/client-sts';
 import type { StorageCredentials } from '../../sandbox-runner/protocol.ts';
 import { createHash } from 'node:crypto';
 import { workspaceSessionPolicy } from '../../sandbox-runner/common/session-policy.ts';
-import { environmentSessionPolicy } from '../../sandbox-runner/common/environment-policy.ts';
+import { environmentSessionPolicy, type EnvironmentAccess } from '../../sandbox-runner/common/environment-policy.ts';
 import { ENVIRONMENTS_PREFIX } from '../../sandbox-runner/common/environment-layer-key.ts';
 import { SystemError } from '../shared/errors.ts';
 import type { LazyClient } from '../shared/lazy-client.ts';
-import type { WorkspaceCredentialSource, WorkspacePurpose } from './runner-client.ts';
+import type { WorkspaceCredentialSource } from './runner-client.ts';
 
 /**
  * The same shape the runner protocol accepts. Checked again here because the id is pasted into
@@ -26,9 +26,15 @@ const REUSE_MARGIN_MS = 5 * 60_000;
  * the intersection of it and the workspace-access role's policy, so the credentials reach one
  * workspace's objects and nothing else, whatever the role allows.
  */
-export function sessionPolicyFor(bucket: string, workspaceId: string, partition = 'aws', purpose: WorkspacePurpose = 'run') {
+export function sessionPolicyFor(bucket: string, workspaceId: string, partition = 'aws') {
   assertWorkspaceId(workspaceId);
-  return workspaceSessionPolicy({ bucket, workspaceId, partition, purpose });
+  return workspaceSessionPolicy({ bucket, workspaceId, partition });
+}
+
+/** The session policy for one cached environment layer's key (or one repository's folder of them), refused outside `environments/`. */
+export function environmentPolicyFor(bucket: string, target: string, access: EnvironmentAccess, partition?: string) {
+  if (!target.startsWith(ENVIRONMENTS_PREFIX)) throw new SystemError(`Refusing to mint environment credentials outside ${ENVIRONMENTS_PREFIX}: "${target.slice(0, 200)}".`, 'bad_environment_key');
+  return environmentSessionPolicy({ bucket, target, access, ...(partition ? { partition } : {}) });
 }
 
 export function assertWorkspaceId(workspaceId: string): void {
@@ -63,35 +69,40 @@ export function createStsWorkspaceCredentialSource(opts: StsWorkspaceCredentialO
   async function assume(cacheKey: string, sessionName: string, policy: unknown): Promise<StorageCredentials> {
     const cached = cache.get(cacheKey);
     if (cached && cached.expiresAt - clock() > REUSE_MARGIN_MS) return cached.credentials;
-
-    const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
-    const out = await (await opts.sts()).send(
-      new AssumeRoleCommand({ RoleArn: opts.roleArn, RoleSessionName: sessionName.slice(0, 64), DurationSeconds: durationSeconds, Policy: JSON.stringify(policy) }),
-    );
-    const c = out.Credentials;
-    if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
-      throw new SystemError('STS AssumeRole returned no credentials for the workspace-access role.', 'credentials_unavailable');
-    }
-    const credentials: StorageCredentials = {
-      accessKeyId: c.AccessKeyId,
-      secretAccessKey: c.SecretAccessKey,
-      sessionToken: c.SessionToken,
-      expiration: c.Expiration.toISOString(),
-    };
+    const credentials = await assumeRoleWithPolicy(opts.sts, { roleArn: opts.roleArn, sessionName, durationSeconds, policy });
     if (cache.size >= 256) cache.clear();
-    cache.set(cacheKey, { credentials, expiresAt: c.Expiration.getTime() });
+    cache.set(cacheKey, { credentials, expiresAt: Date.parse(credentials.expiration!) });
     return credentials;
   }
 
   return {
-    async forWorkspace(workspaceId, purpose = 'run') {
-      const policy = sessionPolicyFor(opts.bucket, workspaceId, opts.partition, purpose);
-      return assume(`${purpose}/${workspaceId}`, `ws-${workspaceId}`, policy);
+    async forWorkspace(workspaceId) {
+      return assume(`ws/${workspaceId}`, `ws-${workspaceId}`, sessionPolicyFor(opts.bucket, workspaceId, opts.partition));
     },
     async forEnvironment(target, access) {
-      if (!target.startsWith(ENVIRONMENTS_PREFIX)) throw new SystemError(`Refusing to mint environment credentials outside ${ENVIRONMENTS_PREFIX}: "${target.slice(0, 200)}".`, 'bad_environment_key');
-      const policy = environmentSessionPolicy({ bucket: opts.bucket, target, access, ...(opts.partition ? { partition: opts.partition } : {}) });
+      const policy = environmentPolicyFor(opts.bucket, target, access, opts.partition);
       return assume(`env-${access}/${target}`, `env-${access}-${createHash('sha256').update(target).digest('hex').slice(0, 40)}`, policy);
     },
   };
+}
+
+/** One STS AssumeRole with an inline session policy: the effective permissions are the intersection of the role's and the policy's. */
+export async function assumeRoleWithPolicy(
+  sts: LazyClient<STSClient>,
+  opts: { roleArn: string; sessionName: string; durationSeconds?: number; policy: unknown },
+): Promise<StorageCredentials> {
+  const { AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+  const out = await (await sts()).send(
+    new AssumeRoleCommand({
+      RoleArn: opts.roleArn,
+      RoleSessionName: opts.sessionName.slice(0, 64),
+      DurationSeconds: opts.durationSeconds ?? MIN_DURATION_SECONDS,
+      Policy: JSON.stringify(opts.policy),
+    }),
+  );
+  const c = out.Credentials;
+  if (!c?.AccessKeyId || !c.SecretAccessKey || !c.SessionToken || !c.Expiration) {
+    throw new SystemError(`STS AssumeRole returned no credentials for ${opts.roleArn}.`, 'credentials_unavailable');
+  }
+  return { accessKeyId: c.AccessKeyId, secretAccessKey: c.SecretAccessKey, sessionToken: c.SessionToken, expiration: c.Expiration.toISOString() };
 }

@@ -13,7 +13,15 @@ export interface LocalScheduler {
  * through the same `runScheduledTask` the cron Lambda calls. Firings are claimed with a
  * conditional write, so two local processes on one data folder cannot double-run a schedule.
  */
-export function startLocalScheduler(deps: Pick<Deps, 'schedules' | 'clock' | 'log'> & ScheduleRunDeps, opts: { tickMs: number }): LocalScheduler {
+export function startLocalScheduler(
+  deps: Pick<Deps, 'schedules' | 'clock' | 'log'> & ScheduleRunDeps,
+  opts: {
+    tickMs: number;
+    /** How a firing reaches the code that runs it (the local stack runs it as the cron function); default: directly. */
+    invoke?: <T>(run: () => Promise<T>) => Promise<T>;
+  },
+): LocalScheduler {
+  const invoke = opts.invoke ?? (<T>(run: () => Promise<T>) => run());
   const running = new Set<Promise<unknown>>();
   let ticking: Promise<void> | undefined;
 
@@ -21,7 +29,7 @@ export function startLocalScheduler(deps: Pick<Deps, 'schedules' | 'clock' | 'lo
     const due = await deps.schedules.listDue(deps.clock());
     for (const schedule of due) {
       const firedAt = new Date(schedule.nextRunAt!).toISOString();
-      const run = runScheduledTask(deps, { kind: 'scheduled_task', scheduleId: schedule.scheduleId, firedAt }).catch((err: unknown) =>
+      const run = invoke(() => runScheduledTask(deps, { kind: 'scheduled_task', scheduleId: schedule.scheduleId, firedAt })).catch((err: unknown) =>
         deps.log.error('scheduled run failed', { scheduleId: schedule.scheduleId, error: errorMessage(err) }),
       );
       running.add(run);

@@ -1,4 +1,3 @@
-import { deletePrefix } from './delete-prefix.ts';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { LazyClient } from '../shared/lazy-client.ts';
 
@@ -28,11 +27,6 @@ export class BlobStore {
       if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 412) return false;
       throw err;
     }
-  }
-
-  /** Deletes everything under a harness prefix (a deleted session's results and spills). */
-  async deletePrefix(prefix: string): Promise<number> {
-    return deletePrefix(await this.s3(), this.bucket, prefix);
   }
 
   /** The object's text, or undefined when there is none. */

@@ -131,7 +131,8 @@ export const STAGES: Record<StageConfig['name'], StageConfig> = {
     protectData: true,
     // A runaway client cannot take the account's whole pool, and turns always find room.
     api: { memoryMb: 1024, timeoutSeconds: 900, reservedConcurrency: 100 },
-    runner: { memoryMb: 4096, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE },
+    // One tenant's burst of tool calls cannot take the account's whole pool (the API's 100 turns each wait on one runner call at a time, sub-agents beside them).
+    runner: { memoryMb: 4096, ephemeralStorageMb: 10_240, timeoutSeconds: 900, dockerfile: RUNNER_DOCKERFILE, reservedConcurrency: 200 },
     cron: { timeoutSeconds: 900, reservedConcurrency: 10 },
     github: { workerTimeoutSeconds: 900 },
     network: { maxAzs: 2, egressProxy: false, egressProxyDockerfile: EGRESS_PROXY_DOCKERFILE },

@@ -85,6 +85,8 @@ export class SandboxRunnerFunction extends Construct {
       securityGroups: [props.network.securityGroup],
       logGroup: new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays }),
       tenancyConfig: lambda.TenancyConfig.PER_TENANT,
+      // Traced like the turn functions: a turn's trace shows the runner calls it waited on.
+      tracing: lambda.Tracing.ACTIVE,
     });
   }
 }

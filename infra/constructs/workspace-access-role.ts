@@ -45,6 +45,11 @@ export class WorkspaceAccessRole extends Construct {
         conditions: { StringLike: { 's3:prefix': [`${prefix}*`, `${layers}*`] } },
       }),
     );
+    // Dropping a repository's layers deletes each version (the bucket is versioned: functions/stores/delete-prefix.ts).
+    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:DeleteObjectVersion'], resources: [props.bucket.arnForObjects(`${layers}*`)] }));
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['s3:ListBucketVersions'], resources: [props.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${layers}*`] } } }),
+    );
     for (const trusted of props.trustedBy) {
       trusted.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: [this.role.roleArn] }));
     }

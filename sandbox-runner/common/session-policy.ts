@@ -8,11 +8,11 @@ import { workspacePrefix } from './workspace-prefix.ts';
  *
  * GetObject also covers HeadObject; PutObject covers conditional (If-None-Match) writes;
  * ListBucket, limited by prefix, lets a cold start find the newest snapshot; DeleteObject only
- * on staged uploads, which the API removes once they are imported (and, with purpose `delete`,
- * on the whole prefix: DELETE /v1/sessions/:id removes the workspace). PutObjectTagging lets
+ * on staged uploads, which the API removes once they are imported (a deleted session's workspace
+ * is removed with the session-purge role's credentials instead). PutObjectTagging lets
  * staged uploads and stop markers carry the short-lived tag the lifecycle rule expires them by.
  */
-export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: string; partition?: string; purpose?: 'run' | 'delete' }) {
+export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: string; partition?: string }) {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(opts.workspaceId)) throw new Error(`Invalid workspace id "${opts.workspaceId}"`);
   const bucketArn = `arn:${opts.partition ?? 'aws'}:s3:::${opts.bucket}`;
   const prefix = workspacePrefix(opts.workspaceId);
@@ -29,8 +29,6 @@ export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: stri
         Resource: [bucketArn],
         Condition: { StringLike: { 's3:prefix': [`${prefix}*`] } },
       },
-      // Only the API's deletion of a session gets these credentials; the runner never does.
-      ...(opts.purpose === 'delete' ? [{ Sid: 'WorkspaceDeletion', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: [`${bucketArn}/${prefix}*`] }] : []),
     ],
   } as const;
 }

@@ -3,7 +3,7 @@ import { actionsOf, show, statementsOf, synthStage, type Synthesized } from './s
 
 describe('least privilege', () => {
   let s: Synthesized;
-  let roles: { api: string; cron: string; worker: string; runner: string; workspace: string; scheduler: string };
+  let roles: { api: string; cron: string; worker: string; runner: string; workspace: string; scheduler: string; purge: string };
   const bucketArn = () => ({ 'Fn::GetAtt': [s.id(s.stack.data.bucket), 'Arn'] });
   const objects = (prefix: string) => ({ 'Fn::Join': ['', [bucketArn(), `/${prefix}*`]] });
 
@@ -16,11 +16,12 @@ describe('least privilege', () => {
       runner: s.id(s.stack.runner.role),
       workspace: s.id(s.stack.workspaceAccess.role),
       scheduler: s.id(s.stack.schedules.schedulerRole),
+      purge: s.id(s.stack.sessionPurge.role),
     };
   });
 
-  it('gives the runner role nothing but its logs and its VPC network interfaces: no S3, no tables, no inline policy at all', () => {
-    expect(statementsOf(s.template, roles.runner)).toEqual([]);
+  it('gives the runner role nothing but its logs, its traces and its VPC network interfaces: no S3, no tables', () => {
+    expect(statementsOf(s.template, roles.runner)).toEqual([{ Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' }]);
     const role = s.template.findResources('AWS::IAM::Role')[roles.runner]!.Properties;
     expect(show(role.ManagedPolicyArns)).toBe(
       show([
@@ -57,6 +58,21 @@ describe('least privilege', () => {
       { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: { 'Fn::GetAtt': [roles.cron, 'Arn'] } } },
       { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: { 'Fn::GetAtt': [roles.worker, 'Arn'] } } },
     ]);
+  });
+
+  it('gives list and delete in the bucket, versions included, to the session-purge role alone, which only the API role may assume', () => {
+    const prefixes = ['tool-results/', 'spill/', 'workspaces/'];
+    expect(statementsOf(s.template, roles.purge)).toEqual([
+      { Effect: 'Allow', Action: ['s3:ListBucket', 's3:ListBucketVersions'], Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } } },
+      { Effect: 'Allow', Action: ['s3:DeleteObject', 's3:DeleteObjectVersion'], Resource: prefixes.map(objects) },
+    ]);
+    const trust = s.template.findResources('AWS::IAM::Role')[roles.purge]!.Properties.AssumeRolePolicyDocument.Statement;
+    expect(trust).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: { 'Fn::GetAtt': [roles.api, 'Arn'] } } }]);
+    const assumes = (role: string) => statementsOf(s.template, role).filter((st) => show(st.Resource) === show({ 'Fn::GetAtt': [roles.purge, 'Arn'] }));
+    expect(assumes(roles.api).map((st) => st.Action)).toEqual(['sts:AssumeRole']);
+    expect([...assumes(roles.cron), ...assumes(roles.worker)]).toEqual([]);
+    const listOrDelete = (role: string) => statementsOf(s.template, role).filter((st) => actionsOf(st).some((a) => /^s3:(List|Delete)/.test(a)));
+    for (const role of [roles.api, roles.cron, roles.worker, roles.runner, roles.scheduler]) expect(listOrDelete(role)).toEqual([]);
   });
 
   it('limits the turn functions to the harness prefixes of the bucket', () => {

@@ -75,7 +75,8 @@ describe('the runner network: no egress by default', () => {
       ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
       ':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
     ]);
-    expect(statementsOf(dev.template, dev.id(dev.stack.runner.role))).toEqual([]);
+    // Only its traces (X-Ray takes no resource).
+    expect(statementsOf(dev.template, dev.id(dev.stack.runner.role))).toEqual([{ Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' }]);
   });
 });
 

@@ -13,7 +13,7 @@ describe('what an operator runs: alarms with an action, the dashboard, concurren
     const topic = { Ref: dev.id(dev.stack.alarms.topic) };
     dev.template.hasResourceProperties('AWS::SNS::Topic', { TopicName: 'stratus-dev-alarms' });
     const alarms = Object.values(dev.template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms.length).toBe(7);
+    expect(alarms.length).toBe(8);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([topic]);
       expect(alarm.Properties.OKActions).toEqual([topic]);
@@ -46,7 +46,7 @@ describe('what an operator runs: alarms with an action, the dashboard, concurren
     const fns = (s: Synthesized) => s.template.findResources('AWS::Lambda::Function');
     expect(fns(prod)[prod.id(prod.stack.api.fn)]!.Properties.ReservedConcurrentExecutions).toBe(100);
     expect(fns(prod)[prod.id(prod.stack.cron.fn)]!.Properties.ReservedConcurrentExecutions).toBe(10);
-    expect(fns(prod)[prod.id(prod.stack.runner.fn)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(fns(prod)[prod.id(prod.stack.runner.fn)]!.Properties.ReservedConcurrentExecutions).toBe(200);
     for (const fn of [dev.stack.api.fn, dev.stack.cron.fn, dev.stack.runner.fn]) expect(fns(dev)[dev.id(fn)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
   });
 

@@ -295,6 +295,18 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     expect(gh.commentsOn('acme/calc', 12).map((c) => c.body)).toEqual([expect.stringContaining('already working on this')]);
   });
 
+  it('a trigger on a held issue whose "already working" comment GitHub refuses still ends its run, with the refusal noted', async () => {
+    gh.addIssue('acme/calc', 15, { title: 'Busy, rate-limited', body: 'b', user: { login: 'reporter', type: 'User' } });
+    const now = Date.now();
+    expect(await stack.deps.github.claimThread('gh:1001#15', 'ghr_other', { now, heldUntil: now + 60_000, legacyStaleMs: 7_200_000 })).toBe(true);
+    gh.failNext('POST', /\/repos\/acme\/calc\/issues\/15\/comments$/, 403, 'API rate limit exceeded');
+    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 15, title: 'Busy, rate-limited' }, 'stratus', { login: 'maintainer' }));
+    const run = await runFor(sent.deliveryId);
+    expect(run.outcome).toBe('already_running');
+    expect(run.detail).toContain('API rate limit exceeded');
+    expect(gh.commentsOn('acme/calc', 15)).toEqual([]);
+  });
+
   it('a hold past its worker\'s deadline belongs to a dead worker: the next trigger takes the issue over', async () => {
     gh.addIssue('acme/calc', 13, { title: 'Orphaned', body: 'b', user: { login: 'reporter', type: 'User' } });
     // A worker claimed the issue an hour ago with a 15-minute deadline, then died without releasing it.

@@ -77,7 +77,7 @@ describe('a sandbox never reaches the stack\'s own services (through the API)', 
     const api = `127.0.0.1:${port(stack.apiUrl)}`;
     const model = `127.0.0.1:${port(stack.urls.model)}`;
     const out = await bash([lambda, api, model], [
-      `curl -sS -X POST -d '{}' http://${lambda}/2015-03-31/functions/stratus-sandbox-runner/invocations`,
+      `curl -sS -X POST -d '{}' http://${lambda}/2015-03-31/functions/stratus-tenant-runner/invocations`,
       `curl -sS http://${api}/healthz`,
       `curl -sS http://${model}/_requests`,
     ].join('; echo; '));

@@ -1,4 +1,4 @@
-import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, ListObjectsV2Command, ListObjectVersionsCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack.ts';
 import type { apiClient } from '../support/api-client.ts';
@@ -55,6 +55,41 @@ describe('deleting and changing a session', () => {
     expect(await objectsUnder(`workspaces/${workspaceId}/`, workspaceId)).toEqual([]);
     // The other session is untouched.
     expect((await api.messages(keep)).map((m) => m.kind)).toEqual(['prompt', 'assistant']);
+  });
+
+  /** Every version and delete marker under a prefix of the (versioned) bucket. */
+  async function versionsUnder(prefix: string): Promise<string[]> {
+    const s3 = await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace('any'));
+    const out = await s3.send(new ListObjectVersionsCommand({ Bucket: stack.deps.config.bucket, Prefix: prefix }));
+    return [...(out.Versions ?? []), ...(out.DeleteMarkers ?? [])].map((v) => `${v.Key}@${v.VersionId}`);
+  }
+
+  it('leaves no object, noncurrent version or delete marker of a deleted session in the versioned bucket', async () => {
+    const sessionId = await api.createSession({ 'a.txt': 'v1\n' });
+    const keep = await api.createSession({ 'b.txt': 'other\n' });
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_big', name: 'Bash', input: { command: `echo v2 > a.txt; ${chars(40_000, 'x')}` } }] },
+      { content: [{ type: 'text', text: 'done' }] },
+    );
+    expect((await api.turn(sessionId, 'change a.txt')).status).toBe(200);
+    const workspaceId = (await api.request('GET', `/v1/sessions/${sessionId}`)).json.workspace.id as string;
+    const keptWorkspace = (await api.request('GET', `/v1/sessions/${keep}`)).json.workspace.id as string;
+    // History the bucket keeps: an object overwritten (one noncurrent version) and one deleted (a delete marker).
+    const s3 = await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace(workspaceId));
+    const Bucket = stack.deps.config.bucket;
+    for (const [Key, Body] of [[`workspaces/${workspaceId}/history`, '1'], [`workspaces/${workspaceId}/history`, '2'], [`spill/${sessionId}/old.json`, '{}']]) {
+      await s3.send(new PutObjectCommand({ Bucket, Key, Body }));
+    }
+    await s3.send(new DeleteObjectCommand({ Bucket, Key: `spill/${sessionId}/old.json` }));
+    const prefixes = [`tool-results/${sessionId}/`, `spill/${sessionId}/`, `workspaces/${workspaceId}/`];
+    for (const prefix of prefixes) expect(await versionsUnder(prefix), prefix).not.toEqual([]);
+    const keptVersions = await versionsUnder(`workspaces/${keptWorkspace}/`);
+    expect(keptVersions).not.toEqual([]);
+
+    expect((await api.request('DELETE', `/v1/sessions/${sessionId}`)).status).toBe(202);
+    await until(() => stack.deps.sessions.get(sessionId), (r) => r === undefined);
+    for (const prefix of prefixes) expect(await versionsUnder(prefix), prefix).toEqual([]);
+    expect(await versionsUnder(`workspaces/${keptWorkspace}/`)).toEqual(keptVersions);
   });
 
   it('stops a running turn of a deleted session before removing its data', async () => {

@@ -29,8 +29,9 @@ export class WorkspaceAccessRole extends Construct {
     this.role.addToPolicy(
       new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.bucket.arnForObjects(`${prefix}*`), props.bucket.arnForObjects(`${layers}*`)] }),
     );
-    // The ceiling for deletes: staged uploads (removed after import) and, for DELETE /v1/sessions/:id
-    // only, a whole workspace. Session policies narrow it: runner credentials may delete uploads only.
+    // The ceiling for deletes: staged uploads (removed after import) and cached layers being replaced
+    // (deleting a session is the session-purge role's). Session policies narrow it: runner
+    // credentials may delete uploads only, the API side one repository's layers.
     this.role.addToPolicy(
       new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects(`${prefix}*`), props.bucket.arnForObjects(`${layers}*`)] }),
     );

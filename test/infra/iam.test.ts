@@ -38,6 +38,9 @@ describe('least privilege', () => {
       { Effect: 'Allow', Action: 's3:DeleteObject', Resource: [objects('workspaces/'), objects('environments/')] },
       { Effect: 'Allow', Action: 's3:PutObjectTagging', Resource: objects('workspaces/') },
       { Effect: 'Allow', Action: 's3:ListBucket', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': ['workspaces/*', 'environments/*'] } } },
+      // Cached layers are deleted version by version (the bucket is versioned).
+      { Effect: 'Allow', Action: 's3:DeleteObjectVersion', Resource: objects('environments/') },
+      { Effect: 'Allow', Action: 's3:ListBucketVersions', Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': ['environments/*'] } } },
     ]);
     const others = [roles.api, roles.cron, roles.worker, roles.scheduler].flatMap((role) =>
       statementsOf(s.template, role).filter((x) => actionsOf(x).some((a) => a.startsWith('s3:'))),

@@ -3,7 +3,6 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_S3_CREDENTIALS } from '../../local/s3-server.ts';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
@@ -83,7 +82,7 @@ describe('cached environment across GitHub runs', () => {
     }
   }
   async function layerKeys(): Promise<string[]> {
-    const s3 = await stack.deps.workspaceStorage({ ...LOCAL_S3_CREDENTIALS });
+    const s3 = await stack.deps.workspaceStorage({ ...stack.deps.config.localCredentials! });
     const out = await s3.send(new ListObjectsV2Command({ Bucket: stack.deps.config.bucket, Prefix: 'environments/' }));
     return (out.Contents ?? []).map((o) => o.Key!);
   }
@@ -135,7 +134,7 @@ describe('cached environment across GitHub runs', () => {
     expect(await layerKeys()).toEqual([]);
 
     // Disconnecting the repository drops its layers too.
-    const s3 = await stack.deps.workspaceStorage({ ...LOCAL_S3_CREDENTIALS });
+    const s3 = await stack.deps.workspaceStorage({ ...stack.deps.config.localCredentials! });
     await s3.send(new PutObjectCommand({ Bucket: stack.deps.config.bucket, Key: `${PREFIX}${'d'.repeat(64)}.tar.gz`, Body: 'layer' }));
     expect(await layerKeys()).toHaveLength(1);
     expect((await api.request('DELETE', '/v1/github/repositories/acme/deps')).status).toBe(204);

@@ -37,7 +37,7 @@ describe('the OpenAPI document', () => {
         'POST /v1/schedules', 'GET /v1/schedules', 'GET /v1/schedules/{id}', 'PATCH /v1/schedules/{id}', 'DELETE /v1/schedules/{id}', 'POST /v1/schedules/{id}/run',
         'PATCH /v1/sessions/{id}', 'DELETE /v1/sessions/{id}', 'POST /v1/sessions/{id}/turns/{turnId}/interrupt',
         'POST /v1/github/repositories', 'GET /v1/github/repositories', 'GET /v1/github/repositories/{owner}/{name}',
-        'PATCH /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}', 'GET /v1/github/runs',
+        'PATCH /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}/environment', 'GET /v1/github/runs',
         'POST /v1/github/webhook',
         'GET /v1/tenant/settings', 'PUT /v1/tenant/settings',
         'POST /v1/github/installations/setup-url', 'GET /v1/github/installations', 'GET /v1/github/installations/setup',

@@ -5,7 +5,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { restoreCachedEnvironment, saveCachedEnvironment } from '../../../functions/environments/environment-layer.ts';
 import type { EnvironmentScope } from '../../../functions/environments/environment-scope.ts';
 import { WorkspaceSession } from '../../../functions/runner-client/workspace-session.ts';
-import { LOCAL_S3_CREDENTIALS } from '../../../local/s3-server.ts';
 import { apiClient } from '../../support/api-client.ts';
 import { unscripted, useLocalStack } from '../../support/stack-fixture.ts';
 
@@ -34,7 +33,7 @@ describe('restoreCachedEnvironment / saveCachedEnvironment', () => {
   }
   const sh = async (ws: WorkspaceSession, command: string) => (await ws.run({ type: 'bash', command, timeoutMs: 20_000 })).output;
   async function layerKeys(): Promise<string[]> {
-    const s3 = await fx.stack.deps.workspaceStorage({ ...LOCAL_S3_CREDENTIALS });
+    const s3 = await fx.stack.deps.workspaceStorage({ ...fx.stack.deps.config.localCredentials! });
     const out = await s3.send(new ListObjectsV2Command({ Bucket: fx.stack.deps.config.bucket, Prefix: 'environments/' }));
     return (out.Contents ?? []).map((o) => o.Key!).sort();
   }

@@ -105,8 +105,8 @@ describe('createStsWorkspaceCredentialSource', () => {
     expect(policies[0].Statement).toEqual([{ Sid: 'LayerObject', Effect: 'Allow', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::stratus-bucket/${key}`] }]);
     expect(policies[1].Statement[0].Action).toEqual(['s3:GetObject', 's3:PutObject']);
     expect(policies[2].Statement).toEqual([
-      { Sid: 'LayerListing', Effect: 'Allow', Action: ['s3:ListBucket'], Resource: ['arn:aws:s3:::stratus-bucket'], Condition: { StringLike: { 's3:prefix': ['environments/acme/github/octo/app/*'] } } },
-      { Sid: 'LayerDeletion', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: ['arn:aws:s3:::stratus-bucket/environments/acme/github/octo/app/*'] },
+      { Sid: 'LayerListing', Effect: 'Allow', Action: ['s3:ListBucket', 's3:ListBucketVersions'], Resource: ['arn:aws:s3:::stratus-bucket'], Condition: { StringLike: { 's3:prefix': ['environments/acme/github/octo/app/*'] } } },
+      { Sid: 'LayerDeletion', Effect: 'Allow', Action: ['s3:DeleteObject', 's3:DeleteObjectVersion'], Resource: ['arn:aws:s3:::stratus-bucket/environments/acme/github/octo/app/*'] },
     ]);
     // Another tenant's key for the same repository is another resource: nothing granted for one reaches the other.
     expect(environmentLayerKey('other', { owner: 'octo', name: 'app' }, 'c'.repeat(64))).not.toBe(key);

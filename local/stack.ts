@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { handleAsyncEvent } from '../functions/agent/async-events.ts';
+import { handleAsyncEvent } from '../functions/handlers/async-events.ts';
 import { handleGithubWorkerEvent } from '../functions/github/github-worker-event.ts';
 import { startLocalScheduler, type LocalScheduler } from '../functions/schedules/local-scheduler.ts';
 import { createApp } from '../functions/api/app.ts';

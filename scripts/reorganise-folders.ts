@@ -55,11 +55,13 @@ const MOVES: MoveMap = {
     'functions/sessions/': 'functions/session/',
     'functions/agent-settings/': 'functions/session-settings/',
     'functions/mcp/': 'functions/session-settings/',
+    'functions/environment-settings/': 'functions/session-settings/',
   },
 };
 
 /** The files of functions/agent/ that stay there; a file not listed here nor moved is reported, so a file another branch added gets a decision. */
 const AGENT_STAYS = [
+  'environment-snapshot.ts', 'instructions-block.ts', 'project-context.ts', 'repository-settings-load.ts',
   'agent-driver.ts', 'background-agent.ts', 'background-notifications.ts', 'budget.ts', 'output-recovery.ts', 'query.ts', 'session-head.ts',
   'subagent-log.ts', 'subagent-runner.ts', 'system-prompt.ts', 'turn-deps.ts', 'turn-feed.ts', 'turn-lease.ts', 'turn-recorder.ts', 'turn-stop.ts',
 ];
@@ -78,13 +80,13 @@ const RULES: RuleChanges = {
 };
 
 const TABLE: TableChanges = {
-  removed: ['functions/agent-settings', 'functions/mcp', 'functions/sessions'],
+  removed: ['functions/agent-settings', 'functions/mcp', 'functions/environment-settings', 'functions/sessions'],
   rows: [
     { folder: 'functions/permissions', holds: 'rules, modes, Bash command rules, denial tracking' },
     {
       folder: 'functions/session-settings',
       after: 'functions/permissions',
-      holds: "a session's settings (`SessionSettings`: permission mode and rules, hooks, network, MCP servers, custom agents, ToolSearch mode), the MCP server shape (`.mcp.json`, name normalisation, redaction), custom sub-agent definitions",
+      holds: "a session's settings (`SessionSettings`: permission mode and rules, hooks, network, MCP servers, custom agents, ToolSearch mode), the MCP server shape (`.mcp.json`, name normalisation, redaction), custom sub-agent definitions, set-up settings and the default registries of set-up steps",
       mayImport: 'only shared, permissions, hooks, outbound',
     },
     { folder: 'functions/agent', holds: 'one run of the agent: the agent driver, the query loop, the recorder every run writes into (session head, event feed, lease heartbeat), stops and budgets, sub-agents, background agents and their notifications, the system prompt, `TurnDeps`' },

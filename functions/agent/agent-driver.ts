@@ -1,6 +1,6 @@
 import type { ContextManager } from '../context/context-manager.ts';
 import type { HookDefinition } from '../hooks/types.ts';
-import { hooksFor, permissionContextFor, type SessionSettings, type TurnSettings } from '../permissions/session-settings.ts';
+import { hooksFor, permissionContextFor, type SessionSettings, type TurnSettings } from '../session-settings/session-settings.ts';
 import type { PermissionContext, RuleLists } from '../permissions/types.ts';
 import { assertNever } from '../shared/assert-never.ts';
 import type { Logger } from '../shared/logger.ts';

@@ -1,7 +1,7 @@
 import type { ContextConfig } from '../context/context-manager.ts';
 import type { Deps } from '../deps/deps.ts';
 import type { StratusConfig } from '../deps/config.ts';
-import type { ToolSearchMode } from '../mcp/mcp-config.ts';
+import type { ToolSearchMode } from '../session-settings/mcp-config.ts';
 import type { PriceTable } from '../model/pricing.ts';
 import type { PermissionMode, RuleLists } from '../permissions/types.ts';
 import type { Budgets } from '../stores/budgets.ts';

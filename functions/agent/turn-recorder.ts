@@ -3,7 +3,7 @@ import { costUsd, type PriceTable } from '../model/pricing.ts';
 import { addUsage, type BudgetName } from '../stores/budgets.ts';
 import type { LogAppender } from '../context/session-context.ts';
 import { recordDenial, type DenialCounts } from '../permissions/denial-tracking.ts';
-import type { SessionSettings } from '../permissions/session-settings.ts';
+import type { SessionSettings } from '../session-settings/session-settings.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts';

@@ -1,4 +1,4 @@
-import type { McpServers } from '../mcp/mcp-config.ts';
+import type { McpServers } from '../session-settings/mcp-config.ts';
 import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import { UserError } from '../shared/errors.ts';
 

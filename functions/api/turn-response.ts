@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { followTurn, turnEventsUrl } from '../agent/follow-turn.ts';
-import type { TurnHandle } from '../agent/turn.ts';
+import { followTurn, turnEventsUrl } from '../turn/follow-turn.ts';
+import type { TurnHandle } from '../turn/turn.ts';
 import type { TurnEvent } from '../stores/turn-event.ts';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';

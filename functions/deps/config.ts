@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toolSearchModeSchema } from '../mcp/mcp-config.ts';
+import { toolSearchModeSchema } from '../session-settings/mcp-config.ts';
 import { DEFAULT_MODELS, MODEL_PROVIDERS } from '../model/model-names.ts';
 import { permissionModeSchema, ruleListsSchema } from '../permissions/types.ts';
 import { budgetsSchema, DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../stores/budgets.ts';
@@ -7,8 +7,8 @@ import { DEFAULT_PRICES, modelPriceSchema } from '../model/pricing.ts';
 import { TABLE_KEYS, tableNamesFromEnv } from '../stores/tables.ts';
 import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
 import { allowListEntrySchema } from '../../sandbox-runner/common/network-allow-list.ts';
-import { DEFAULT_SETUP_REGISTRIES } from '../environment-settings/setup-registries.ts';
-import { MAX_SETUP_TIMEOUT_SECONDS } from '../environment-settings/setup-settings.ts';
+import { DEFAULT_SETUP_REGISTRIES } from '../session-settings/setup-registries.ts';
+import { MAX_SETUP_TIMEOUT_SECONDS } from '../session-settings/setup-settings.ts';
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
 import { DEFAULT_ENVIRONMENT_MAX_BYTES } from '../../sandbox-runner/common/environment-rules.ts';
 
@@ -186,7 +186,7 @@ export const configSchema = z.object({
   environmentMaxBytes: z.number().int().positive().default(DEFAULT_ENVIRONMENT_MAX_BYTES),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
-  /** Sessions' remote MCP servers (functions/mcp): a call that takes longer fails; so does a server that does not connect in time. */
+  /** Sessions' remote MCP servers (functions/session-settings): a call that takes longer fails; so does a server that does not connect in time. */
   mcp: z
     .object({ toolTimeoutMs: z.number().int().positive().default(120_000), connectTimeoutMs: z.number().int().positive().default(30_000) })
     .prefault({}),

@@ -1,7 +1,7 @@
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { LazyClient } from '../shared/lazy-client.ts';
 import { z } from 'zod';
-import { turnSettingsSchema } from '../permissions/session-settings.ts';
+import { turnSettingsSchema } from '../session-settings/session-settings.ts';
 
 /**
  * A turn that nears its invocation's deadline checkpoints (everything is already in DynamoDB)

@@ -81,7 +81,7 @@ export interface Deps {
    */
   workspaceStorage: (credentials: StorageCredentials) => Promise<S3Client>;
   workspaceCredentials: WorkspaceCredentialSource;
-  /** The only credentials that may list and delete in the bucket: the purge of one deleted session (functions/agent/delete-session.ts). */
+  /** The only credentials that may list and delete in the bucket: the purge of one deleted session (functions/session/delete-session.ts). */
   purgeCredentials: PurgeCredentialSource;
   model: ModelClient;
   tools: ToolRegistry;

@@ -4,8 +4,8 @@ import { permissionModeSchema } from '../permissions/types.ts';
 import { budgetsSchema, type Budgets } from '../stores/budgets.ts';
 import { parsePrivateNetworkEntry, PRIVATE_NETWORK_ALLOW_SETTING, PRIVATE_NETWORK_ENTRY_HINT } from '../outbound/private-network-allow.ts';
 import { ALLOW_LIST_ENTRY_HINT, parseAllowListEntry } from '../../sandbox-runner/common/network-allow-list.ts';
-import { SETUP_REGISTRIES_SETTING } from '../environment-settings/setup-registries.ts';
-import { MAX_SETUP_TIMEOUT_SECONDS } from '../environment-settings/setup-settings.ts';
+import { SETUP_REGISTRIES_SETTING } from '../session-settings/setup-registries.ts';
+import { MAX_SETUP_TIMEOUT_SECONDS } from '../session-settings/setup-settings.ts';
 
 /**
  * The settings both the local stack (`npm start`) and the Lambda handlers read from the

@@ -1,8 +1,8 @@
 import { VIRTUAL_ROOT } from '../../sandbox-runner/common/virtual-paths.ts';
 import type { BashResult } from '../../sandbox-runner/protocol.ts';
 import type { Deps } from '../deps/deps.ts';
-import { setupAllowList } from '../environment-settings/setup-registries.ts';
-import { SETUP_FILE } from '../environment-settings/setup-settings.ts';
+import { setupAllowList } from '../session-settings/setup-registries.ts';
+import { SETUP_FILE } from '../session-settings/setup-settings.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import { errorMessage } from '../shared/errors.ts';

@@ -1,12 +1,12 @@
 import type { Octokit } from '@octokit/rest';
-import { startTurn } from '../agent/turn.ts';
+import { startTurn } from '../turn/turn.ts';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { githubWorkEventSchema } from '../deps/github-dispatch.ts';
 import type { GithubRepoAccess } from '../github-api/github-client.ts';
 import type { GithubTrigger } from '../github-api/github-trigger.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import { runOp } from '../runner-client/workspace-client.ts';
-import { createSession } from '../sessions/create-session.ts';
+import { createSession } from '../session/create-session.ts';
 import { errorMessage } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { threadKey, type GithubRepoRecord, type GithubRunRecord, type GithubThreadRecord } from '../stores/github-store.ts';

@@ -1,6 +1,6 @@
 import type { StreamifyHandler } from 'aws-lambda';
 import { streamHandle } from 'hono/aws-lambda';
-import { handleAsyncEvent } from '../agent/async-events.ts';
+import { handleAsyncEvent } from './async-events.ts';
 import { createApp, createWebhookApp } from '../api/app.ts';
 import type { Deps } from '../deps/deps.ts';
 import { once } from './once.ts';

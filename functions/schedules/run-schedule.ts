@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { BudgetExceededError } from '../agent/budget.ts';
-import { startTurn } from '../agent/turn.ts';
+import { startTurn } from '../turn/turn.ts';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { errorMessage, SessionBusyError } from '../shared/errors.ts';
-import { createSession } from '../sessions/create-session.ts';
+import { createSession } from '../session/create-session.ts';
 import type { ScheduleRecord, ScheduleRun } from '../stores/schedule-store.ts';
 import { nextRunAt } from './cron.ts';
 

@@ -1,6 +1,6 @@
-import type { CustomAgent } from '../agent-settings/custom-agents.ts';
-import type { McpServers } from '../mcp/mcp-config.ts';
-import type { SetupSettings } from '../environment-settings/setup-settings.ts';
+import type { CustomAgent } from '../session-settings/custom-agents.ts';
+import type { McpServers } from '../session-settings/mcp-config.ts';
+import type { SetupSettings } from '../session-settings/setup-settings.ts';
 import type { Budgets } from './budgets.ts';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

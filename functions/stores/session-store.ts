@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SessionSettings } from '../permissions/session-settings.ts';
+import type { SessionSettings } from '../session-settings/session-settings.ts';
 import type { FileStateEntry } from '../../sandbox-runner/protocol.ts';
 import type { Budgets, UsageRecord } from './budgets.ts';
 import type { SetupRecord } from './setup-record.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { continueTurn, startTurn } from '../../functions/agent/turn.ts';
+import { continueTurn, startTurn } from '../../functions/turn/turn.ts';
 import type { LocalStack } from '../../local/stack.ts';
 import { type apiClient, parseSse } from '../support/api-client.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';

@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Deps } from '../../deps/deps.ts';
-import { getSessionAgent, listSessionAgents } from '../../sessions/session-agents.ts';
-import { messagePageView } from '../../sessions/session-view.ts';
+import { getSessionAgent, listSessionAgents } from '../../session/session-agents.ts';
+import { messagePageView } from '../../session/session-view.ts';
 import { agentLogId } from '../../stores/agent-log.ts';
 import { createRouteApp } from '../route-app.ts';
 import { errorResponses, json, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { VIRTUAL_ROOT } from '../../../sandbox-runner/common/virtual-paths.ts';
-import { compactSession, exportTranscript, importTranscript, parseTranscriptForImport } from '../../agent/session-ops.ts';
+import { compactSession, exportTranscript, importTranscript, parseTranscriptForImport } from '../../session/session-ops.ts';
 import { uuidFrom } from '../../context/claude-jsonl.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { createSession } from '../../sessions/create-session.ts';
-import { sessionView } from '../../sessions/session-view.ts';
+import { createSession } from '../../session/create-session.ts';
+import { sessionView } from '../../session/session-view.ts';
 import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp, untypedResponse } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../schemas/common.ts';

@@ -1,10 +1,10 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { startTurn } from '../../agent/turn.ts';
+import { startTurn } from '../../turn/turn.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { LimitError, NotFoundError } from '../../shared/errors.ts';
 import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
-import { assertValidRules } from '../../permissions/session-settings.ts';
+import { assertValidRules } from '../../session-settings/session-settings.ts';
 import type { ApprovalStore, PendingApproval } from '../../stores/approval-store.ts';
 import { suggestRule } from '../../tools/rule-suggestion.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';

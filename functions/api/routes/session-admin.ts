@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
-import { deleteSession } from '../../agent/delete-session.ts';
+import { withDeadLeaseFreed } from '../../turn/crashed-turn.ts';
+import { deleteSession } from '../../session/delete-session.ts';
 import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
 import { assertOutboundSettings } from '../outbound-settings.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { assertValidRules, sessionSettingsSchema, type SessionSettings } from '../../permissions/session-settings.ts';
-import { sessionView } from '../../sessions/session-view.ts';
+import { assertValidRules, sessionSettingsSchema, type SessionSettings } from '../../session-settings/session-settings.ts';
+import { sessionView } from '../../session/session-view.ts';
 import { LimitError, SessionBusyError, UserError } from '../../shared/errors.ts';
 import { BUDGET_NAMES, budgetsSchema, type Budgets } from '../../stores/budgets.ts';
 import { leaseIsDead, retryAfterSeconds, type SessionRecord } from '../../stores/session-store.ts';

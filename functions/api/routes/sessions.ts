@@ -1,11 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { withDeadLeaseFreed } from '../../agent/crashed-turn.ts';
+import { withDeadLeaseFreed } from '../../turn/crashed-turn.ts';
 import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
 import { assertOutboundSettings } from '../outbound-settings.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { assertValidRules, sessionSettingsSchema } from '../../permissions/session-settings.ts';
-import { createSession } from '../../sessions/create-session.ts';
-import { messagePageView, sessionView } from '../../sessions/session-view.ts';
+import { assertValidRules, sessionSettingsSchema } from '../../session-settings/session-settings.ts';
+import { createSession } from '../../session/create-session.ts';
+import { messagePageView, sessionView } from '../../session/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
 import { SESSION_ORDERS } from '../../stores/session-store.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';

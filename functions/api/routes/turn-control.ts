@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { INTERRUPT_WAIT_MS, interruptTurn } from '../../agent/interrupt-turn.ts';
+import { INTERRUPT_WAIT_MS, interruptTurn } from '../../turn/interrupt-turn.ts';
 import type { DepsOf } from '../../deps/deps.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp } from '../route-app.ts';

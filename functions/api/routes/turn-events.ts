@@ -1,8 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { endTurnIfDead } from '../../agent/crashed-turn.ts';
-import { followTurn, turnEventsUrl } from '../../agent/follow-turn.ts';
+import { endTurnIfDead } from '../../turn/crashed-turn.ts';
+import { followTurn, turnEventsUrl } from '../../turn/follow-turn.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { isId, showId } from '../../shared/ids.ts';

@@ -1,9 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { turnEventsUrl } from '../../agent/follow-turn.ts';
-import { startTurn, startTurnAsync } from '../../agent/turn.ts';
+import { turnEventsUrl } from '../../turn/follow-turn.ts';
+import { startTurn, startTurnAsync } from '../../turn/turn.ts';
 import type { DepsOf } from '../../deps/deps.ts';
-import { assertValidRules, turnSettingsSchema } from '../../permissions/session-settings.ts';
+import { assertValidRules, turnSettingsSchema } from '../../session-settings/session-settings.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, sessionIdParam } from '../schemas/common.ts';

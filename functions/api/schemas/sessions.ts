@@ -1,4 +1,4 @@
-import { customAgentSchema } from '../../agent-settings/custom-agents.ts';
+import { customAgentSchema } from '../../session-settings/custom-agents.ts';
 import { z } from '@hono/zod-openapi';
 import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
 import { nextCursorSchema, todoItemSchema, usageSchema } from './common.ts';
@@ -53,7 +53,7 @@ const setupRecordSchema = z
 
 const denialSchema = z.object({ tool: z.string(), count: z.number().int(), suggestion: z.string() });
 
-/** The public shape of a session (functions/sessions/session-view.ts). */
+/** The public shape of a session (functions/session/session-view.ts). */
 export const sessionSchema = z
   .object({
     id: z.string(),

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../../shared/logger.ts';
 import { createExternalTool, type ExternalToolSpec } from '../external-tool.ts';
 import { ToolError, type Tool, type ToolContext } from '../tool.ts';
-import { mcpToolName, type McpServerConfig, type McpServers } from '../../mcp/mcp-config.ts';
+import { mcpToolName, type McpServerConfig, type McpServers } from '../../session-settings/mcp-config.ts';
 import type { OutboundFetch } from '../../outbound/outbound-fetch.ts';
 import type { OutboundPolicy } from '../../outbound/outbound-policy.ts';
 import { createMcpFetch, mcpFailureText } from './mcp-fetch.ts';

@@ -1,4 +1,4 @@
-import type { ToolSearchMode } from '../../mcp/mcp-config.ts';
+import type { ToolSearchMode } from '../../session-settings/mcp-config.ts';
 import type { Tool } from '../tool.ts';
 
 export type { ToolSearchMode };

@@ -4,7 +4,7 @@ import { configFromEnv } from '../../../functions/deps/config.ts';
 import { DEFAULT_MAX_MODEL_CALLS_PER_TURN } from '../../../functions/stores/budgets.ts';
 import { tableEnvironment, tableNames } from '../../../functions/stores/tables.ts';
 import { SETTINGS, settingsFromEnv } from '../../../functions/deps/settings.ts';
-import { DEFAULT_SETUP_REGISTRIES } from '../../../functions/environment-settings/setup-registries.ts';
+import { DEFAULT_SETUP_REGISTRIES } from '../../../functions/session-settings/setup-registries.ts';
 import { startLocalStack } from '../../../local/stack.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 import { readFileSync } from 'node:fs';

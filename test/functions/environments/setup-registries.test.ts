@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETUP_REGISTRIES, setupAllowList } from '../../../functions/environment-settings/setup-registries.ts';
+import { DEFAULT_SETUP_REGISTRIES, setupAllowList } from '../../../functions/session-settings/setup-registries.ts';
 import { parseAllowListEntry } from '../../../sandbox-runner/common/network-allow-list.ts';
 
 describe("the set-up steps' allow-list", () => {

@@ -1,8 +1,8 @@
-import type { TurnDeps } from './turn-deps.ts';
+import type { TurnDeps } from '../agent/turn-deps.ts';
 import { asyncEventSchema } from '../deps/continuation.ts';
-import { purgeSession, type DeleteSessionDeps } from './delete-session.ts';
-import { continueTurn } from './turn.ts';
-import { runBackgroundAgent } from './background-agent.ts';
+import { purgeSession, type DeleteSessionDeps } from '../session/delete-session.ts';
+import { continueTurn } from '../turn/turn.ts';
+import { runBackgroundAgent } from '../agent/background-agent.ts';
 
 /**
  * What the API function does when invoked asynchronously (not through its URL): carry on a turn

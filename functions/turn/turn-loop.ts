@@ -5,19 +5,19 @@ import { danglingToolUses, syntheticResults, toApiMessages } from '../context/tr
 import type { StoredMessage } from '../stores/message-store.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
-import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope, type RepositoryControls } from './agent-driver.ts';
-import { loadRepositoryControls } from './repository-settings-load.ts';
+import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope, type RepositoryControls } from '../agent/agent-driver.ts';
+import { loadRepositoryControls } from '../agent/repository-settings-load.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
 import { addUsage } from '../stores/budgets.ts';
-import { BackgroundNotifier, unreportedBackgroundAgents } from './background-notifications.ts';
-import { createSubagentRunner } from './subagent-runner.ts';
+import { BackgroundNotifier, unreportedBackgroundAgents } from '../agent/background-notifications.ts';
+import { createSubagentRunner } from '../agent/subagent-runner.ts';
 import { runSetupSteps } from '../environments/setup-steps.ts';
-import { loadProjectContext, type ProjectContext } from './project-context.ts';
-import type { TurnDeps } from './turn-deps.ts';
-import type { TurnRecorder } from './turn-recorder.ts';
+import { loadProjectContext, type ProjectContext } from '../agent/project-context.ts';
+import type { TurnDeps } from '../agent/turn-deps.ts';
+import type { TurnRecorder } from '../agent/turn-recorder.ts';
 import type { TurnRun } from './turn-run.ts';
-import type { TurnStop } from './turn-stop.ts';
+import type { TurnStop } from '../agent/turn-stop.ts';
 
 /**
  * The start of a turn's loop: reload the conversation (only what follows the last compact

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { TurnDeps } from './turn-deps.ts';
+import type { TurnDeps } from '../agent/turn-deps.ts';
 import type { StoredTurnEvent } from '../stores/event-store.ts';
 import { leaseIsDead, type Lease, type SessionRecord, type TurnSummary } from '../stores/session-store.ts';
 import type { TurnEvent, UsageTotals } from '../stores/turn-event.ts';

@@ -6,13 +6,13 @@ import type { ContinueTurnEvent } from '../deps/continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
 import { AwaitingPermissionError } from './resume.ts';
-import { BudgetExceededError, checkBudgets } from './budget.ts';
-import { budgetsFor, INTERRUPT_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TurnStop } from './turn-stop.ts';
-import type { TurnDeps } from './turn-deps.ts';
-import { TurnFeed } from './turn-feed.ts';
-import { handOffLease, startHeartbeat, turnLease } from './turn-lease.ts';
+import { BudgetExceededError, checkBudgets } from '../agent/budget.ts';
+import { budgetsFor, INTERRUPT_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TurnStop } from '../agent/turn-stop.ts';
+import type { TurnDeps } from '../agent/turn-deps.ts';
+import { TurnFeed } from '../agent/turn-feed.ts';
+import { handOffLease, startHeartbeat, turnLease } from '../agent/turn-lease.ts';
 import { runTurnLoop } from './turn-loop.ts';
-import { TurnRecorder, type TurnOutcome } from './turn-recorder.ts';
+import { TurnRecorder, type TurnOutcome } from '../agent/turn-recorder.ts';
 import type { StartTurnOptions, TurnRun } from './turn-run.ts';
 
 export interface TurnHandle {

@@ -1,6 +1,6 @@
 import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { rulesFromLists } from '../permissions/rule-syntax.ts';
-import { ruleToRemember, withRememberedRule, type SessionSettings } from '../permissions/session-settings.ts';
+import { ruleToRemember, withRememberedRule, type SessionSettings } from '../session-settings/session-settings.ts';
 import { ConflictError } from '../shared/errors.ts';
 import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts';
 import type { StoredMessage } from '../stores/message-store.ts';

@@ -1,5 +1,5 @@
 import { roundUsd } from '../model/pricing.ts';
-import { mcpServersView } from '../mcp/mcp-config.ts';
+import { mcpServersView } from '../session-settings/mcp-config.ts';
 import { denialSummary } from '../permissions/denial-tracking.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
 import { leaseIsDead, type SessionRecord } from '../stores/session-store.ts';

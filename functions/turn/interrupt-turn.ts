@@ -3,7 +3,7 @@ import { isId, showId } from '../shared/ids.ts';
 import type { TurnSummary } from '../stores/session-store.ts';
 import { withDeadLeaseFreed } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
-import type { TurnDeps } from './turn-deps.ts';
+import type { TurnDeps } from '../agent/turn-deps.ts';
 
 /** How long `POST …/interrupt` waits for the turn to end before answering 202 (it still stops). */
 export const INTERRUPT_WAIT_MS = 10_000;

@@ -1,6 +1,6 @@
 import { VIRTUAL_ROOT } from '../../sandbox-runner/common/virtual-paths.ts';
 import type { Deps } from '../deps/deps.ts';
-import type { SessionSettings } from '../permissions/session-settings.ts';
+import type { SessionSettings } from '../session-settings/session-settings.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import { runOp, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { UserError } from '../shared/errors.ts';

@@ -1,7 +1,7 @@
-import type { TurnSettings } from '../permissions/session-settings.ts';
+import type { TurnSettings } from '../session-settings/session-settings.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
-import type { TurnFeed } from './turn-feed.ts';
+import type { TurnFeed } from '../agent/turn-feed.ts';
 
 export interface StartTurnOptions {
   sessionId: string;

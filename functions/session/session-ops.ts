@@ -7,10 +7,10 @@ import { danglingToolUses, syntheticResults, toApiMessages } from '../context/tr
 import { errorMessage, UserError } from '../shared/errors.ts';
 import type { MessageKind } from '../stores/message-store.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
-import { reapDeadLease } from './crashed-turn.ts';
-import { buildSystemPrompt } from './system-prompt.ts';
-import type { TurnDeps } from './turn-deps.ts';
-import { createLogWriter } from './turn-recorder.ts';
+import { reapDeadLease } from '../turn/crashed-turn.ts';
+import { buildSystemPrompt } from '../agent/system-prompt.ts';
+import type { TurnDeps } from '../agent/turn-deps.ts';
+import { createLogWriter } from '../agent/turn-recorder.ts';
 
 /** What work under a session's lease outside a turn uses (compaction, import, export). */
 export type SessionOpDeps = Pick<TurnDeps, 'config' | 'sessions' | 'messages' | 'events' | 'blobs' | 'model' | 'tools' | 'clock' | 'newId' | 'log' | 'instanceId'>;

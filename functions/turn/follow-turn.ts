@@ -1,4 +1,4 @@
-import type { TurnDeps } from './turn-deps.ts';
+import type { TurnDeps } from '../agent/turn-deps.ts';
 import type { StoredTurnEvent } from '../stores/event-store.ts';
 import { endTurnIfDead } from './crashed-turn.ts';
 

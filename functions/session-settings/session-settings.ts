@@ -3,13 +3,13 @@ import { allowListSchema } from '../../sandbox-runner/common/network-allow-list.
 import { createHttpHook, httpHookConfigSchema, MAX_HOOK_ANSWER_BYTES } from '../hooks/http-hook.ts';
 import { createOutboundFetch } from '../outbound/outbound-fetch.ts';
 import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
-import { customAgentsSchema } from '../agent-settings/custom-agents.ts';
-import { mcpServersSchema, toolSearchModeSchema } from '../mcp/mcp-config.ts';
-import { setupSettingsSchema } from '../environment-settings/setup-settings.ts';
+import { customAgentsSchema } from './custom-agents.ts';
+import { mcpServersSchema, toolSearchModeSchema } from './mcp-config.ts';
+import { setupSettingsSchema } from './setup-settings.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { UserError } from '../shared/errors.ts';
-import { rulesFromLists } from './rule-syntax.ts';
-import { permissionModeSchema, ruleListsSchema, type PermissionContext, type PermissionMode, type PermissionRule, type RuleLists } from './types.ts';
+import { rulesFromLists } from '../permissions/rule-syntax.ts';
+import { permissionModeSchema, ruleListsSchema, type PermissionContext, type PermissionMode, type PermissionRule, type RuleLists } from '../permissions/types.ts';
 
 /** Permission and hook settings a session is created with (and keeps; remembered answers add rules). */
 export const sessionSettingsSchema = z.strictObject({
@@ -35,9 +35,9 @@ export const sessionSettingsSchema = z.strictObject({
   mcpServers: mcpServersSchema.optional(),
   /** `standard`, `tst` or `tst-auto` (functions/tools/tool-search); the deployment's default when absent. */
   toolSearch: toolSearchModeSchema.optional(),
-  /** Custom sub-agents for the Agent tool (functions/agent-settings/custom-agents.ts). */
+  /** Custom sub-agents for the Agent tool (functions/session-settings/custom-agents.ts). */
   agents: customAgentsSchema.optional(),
-  /** Set-up steps run before the first turn (functions/environment-settings/setup-settings.ts, docs/environments.md). */
+  /** Set-up steps run before the first turn (functions/session-settings/setup-settings.ts, docs/environments.md). */
   setup: setupSettingsSchema.optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;

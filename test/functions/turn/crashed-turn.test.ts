@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { endTurnIfDead, reapDeadLease } from '../../../functions/agent/crashed-turn.ts';
+import { endTurnIfDead, reapDeadLease } from '../../../functions/turn/crashed-turn.ts';
 import { TurnFeed } from '../../../functions/agent/turn-feed.ts';
 import { turnLease, handOffLease } from '../../../functions/agent/turn-lease.ts';
 import { configSchema } from '../../../functions/deps/config.ts';

@@ -51,7 +51,11 @@ export async function run(): Promise<void> {
             `import ≤ ${TARGET_IMPORT_MS} ms (median wall, with source maps, idle machine): ${withMaps.wall.toFixed(0)} ms wall / ${withMaps.cpu.toFixed(0)} ms CPU, ${met(withMaps.wall <= TARGET_IMPORT_MS)}`,
         );
       }
-      console.log(`      largest parts at start: ${heaviestPackages(metafile, start, 6).map(([pkg, b]) => `${pkg} ${kb(b)} KB`).join(', ')}`);
+      console.log(
+        `      largest parts at start: ${heaviestPackages(metafile, start, 6)
+          .map(([pkg, b]) => `${pkg} ${kb(b)} KB`)
+          .join(', ')}`,
+      );
     }
   } finally {
     rmSync(outDir, { recursive: true, force: true });

@@ -28,13 +28,18 @@ export async function run(): Promise<void> {
       walls.push(performance.now() - t0);
       // Page-side code as text: this project type-checks against Node's globals, not the DOM's.
       dcls.push((await page.evaluate("performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd")) as number);
-      scripts = (await page.evaluate("performance.getEntriesByType('resource').map((e) => e.name.split('/').at(-1)).filter((n) => n.endsWith('.js'))")) as string[];
+      scripts = (await page.evaluate(
+        "performance.getEntriesByType('resource').map((e) => e.name.split('/').at(-1)).filter((n) => n.endsWith('.js'))",
+      )) as string[];
       await context.close();
     }
     console.log(`runs: ${RUNS}; scripts fetched by the first load: ${scripts.join(', ')}`);
     console.log('| measure | median (ms) | p90 (ms) | max (ms) |');
     console.log('|---|---:|---:|---:|');
-    for (const [name, values] of [['goto → sign-in form (wall)', walls], ['DOMContentLoaded', dcls]] as const) {
+    for (const [name, values] of [
+      ['goto → sign-in form (wall)', walls],
+      ['DOMContentLoaded', dcls],
+    ] as const) {
       const sorted = [...values].sort((a, b) => a - b);
       const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
       console.log(`| ${name} | ${at(0.5).toFixed(0)} | ${at(0.9).toFixed(0)} | ${sorted.at(-1)!.toFixed(0)} |`);

@@ -43,7 +43,12 @@ export async function run(): Promise<void> {
   const s3 = await startS3Server({ dir: path.join(dir, 's3'), buckets: [BUCKET] });
   const s3ForCredentials = createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url });
   const runner = (name: string): Runner =>
-    createRunner({ rootDir: path.join(dir, name), s3ForCredentials, sandbox: createBwrapSandbox({ runtimeDir: path.join(dir, 'rt') }), limits: DEFAULT_RUNNER_LIMITS });
+    createRunner({
+      rootDir: path.join(dir, name),
+      s3ForCredentials,
+      sandbox: createBwrapSandbox({ runtimeDir: path.join(dir, 'rt') }),
+      limits: DEFAULT_RUNNER_LIMITS,
+    });
   const key = environmentLayerKey('bench', { owner: 'bench', name: 'app' }, 'e'.repeat(64));
   const call = async (r: Runner, id: string, version: number, op: RunnerOp, withLayer = true): Promise<RunnerSuccess> => {
     const res = await r({
@@ -56,7 +61,10 @@ export async function run(): Promise<void> {
     return res;
   };
   const bash = (command: string): RunnerOp => ({ type: 'bash', command, timeoutMs: 600_000 });
-  const seed: RunnerOp = { type: 'create_workspace', files: { 'package.json': '{"name":"app"}', 'package-lock.json': '{"lockfileVersion":3}', 'index.js': 'require("pkg0");\n' } };
+  const seed: RunnerOp = {
+    type: 'create_workspace',
+    files: { 'package.json': '{"name":"app"}', 'package-lock.json': '{"lockfileVersion":3}', 'index.js': 'require("pkg0");\n' },
+  };
   try {
     const bench: EnvBench = { dir, s3, runner, call, bash, seed };
     const first = await coldSetup(bench);

@@ -29,8 +29,15 @@ export async function run(): Promise<void> {
   };
   const log = createLogger({ level: 'error', write: () => {} });
   const workspace = new WorkspaceSession({
-    deps: { runner: { invoke: async () => Promise.reject(new Error('unused')) }, workspaceCredentials: { forWorkspace: async () => Promise.reject(new Error('unused')) }, config: { bucket: 'b' }, log },
-    sessionId: 's', workspace: { id: 'w', version: 0 }, cwd: '/workspace',
+    deps: {
+      runner: { invoke: async () => Promise.reject(new Error('unused')) },
+      workspaceCredentials: { forWorkspace: async () => Promise.reject(new Error('unused')) },
+      config: { bucket: 'b' },
+      log,
+    },
+    sessionId: 's',
+    workspace: { id: 'w', version: 0 },
+    cwd: '/workspace',
   });
   const context: ToolUseContext = { sessionId: 's', turnId: 't', workspace, signal: new AbortController().signal, log };
 

@@ -35,7 +35,8 @@ export async function startModelProcess(onExchange: (exchange: Exchange) => void
     child.once('exit', (code) => reject(new Error(`The model process exited (${code}) before it was ready.`)));
     child.on('message', (message: FromModel) => {
       if (message.type === 'ready') resolve(message.url);
-      else if (message.type === 'exchange') onExchange({ main: message.main, receivedAt: toHere(message.receivedAt), respondedAt: toHere(message.respondedAt) });
+      else if (message.type === 'exchange')
+        onExchange({ main: message.main, receivedAt: toHere(message.receivedAt), respondedAt: toHere(message.respondedAt) });
       else waiting.get(message.id)?.(message);
     });
   });

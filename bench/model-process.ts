@@ -25,7 +25,8 @@ const epoch = (t: number) => performance.timeOrigin + t;
 
 const model = await startScriptedModelServer({
   keepRequests: 1,
-  brain: (request) => (isMainLoopRequest(request) ? (queue.shift() ?? { content: [{ type: 'text', text: 'Done.' }] }) : { content: [{ type: 'text', text: 'ok' }] }),
+  brain: (request) =>
+    isMainLoopRequest(request) ? (queue.shift() ?? { content: [{ type: 'text', text: 'Done.' }] }) : { content: [{ type: 'text', text: 'ok' }] },
   onExchange: ({ body, receivedAt, respondedAt }) => {
     const main = isMainLoopRequest(body);
     if (main) lastMain = body;

@@ -41,12 +41,22 @@ export async function measureFloor(stack: LocalStack, lastRequest: MessagesReque
   const content = [{ type: 'tool_result' as const, tool_use_id: 'toolu_floor', content: 'x'.repeat(1_500) }];
   const messagePut = await medianOf(() =>
     stack.deps.messages.append({
-      sessionId: 'ses_roundtrip_floor', seq: seq++, uuid: `msg_floor_${seq}`, turnId: 'turn_floor', kind: 'tool_result', role: 'user', content,
+      sessionId: 'ses_roundtrip_floor',
+      seq: seq++,
+      uuid: `msg_floor_${seq}`,
+      turnId: 'turn_floor',
+      kind: 'tool_result',
+      role: 'user',
+      content,
       createdAt: new Date().toISOString(),
     }),
   );
   return {
-    messagePut, invoke: await invokeFloor(stack), modelSend: await modelSendFloor(lastRequest), versionPut: await versionPutFloor(stack), sandboxStart: await sandboxFloor(),
+    messagePut,
+    invoke: await invokeFloor(stack),
+    modelSend: await modelSendFloor(lastRequest),
+    versionPut: await versionPutFloor(stack),
+    sandboxStart: await sandboxFloor(),
   };
 }
 
@@ -78,7 +88,10 @@ async function modelSendFloor(lastRequest: MessagesRequest | undefined): Promise
   // The same model process the round trips talk to (model-process.ts).
   const model = await startModelProcess(({ receivedAt }) => void (arrived = receivedAt));
   const client = new Anthropic({ apiKey: 'floor', baseURL: model.url });
-  const body = { ...(lastRequest ?? { model: 'floor', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }), stream: true } as MessageCreateParamsStreaming;
+  const body = {
+    ...(lastRequest ?? { model: 'floor', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }),
+    stream: true,
+  } as MessageCreateParamsStreaming;
   try {
     return await medianOf(async () => {
       const sent = performance.now();
@@ -101,7 +114,16 @@ async function sandboxFloor(): Promise<number> {
   const sandbox = createBwrapSandbox({ runtimeDir: path.join(dir, 'rt') });
   try {
     return await medianOf(() =>
-      sandbox.run({ command: 'true', workspaceDir, tmpDir, cwd: '/workspace', env: {}, timeoutMs: 10_000, outputFile: path.join(tmpDir, 'out'), maxOutputBytes: 1_000_000 }),
+      sandbox.run({
+        command: 'true',
+        workspaceDir,
+        tmpDir,
+        cwd: '/workspace',
+        env: {},
+        timeoutMs: 10_000,
+        outputFile: path.join(tmpDir, 'out'),
+        maxOutputBytes: 1_000_000,
+      }),
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -37,7 +37,12 @@ interface SdkArgs {
   input?: { TableName?: string; UpdateExpression?: string };
 }
 interface SdkClient {
-  middlewareStack: { add(mw: (next: (args: SdkArgs) => Promise<unknown>, context: { clientName?: string }) => (args: SdkArgs) => Promise<unknown>, opts: { step: 'initialize'; name: string }): void };
+  middlewareStack: {
+    add(
+      mw: (next: (args: SdkArgs) => Promise<unknown>, context: { clientName?: string }) => (args: SdkArgs) => Promise<unknown>,
+      opts: { step: 'initialize'; name: string },
+    ): void;
+  };
 }
 
 export function createPhaseRecorder(tables: { messages: string; sessions: string; events: string }) {
@@ -58,7 +63,9 @@ export function createPhaseRecorder(tables: { messages: string; sessions: string
     const out = Object.fromEntries(PHASES.map((p) => [p, 0])) as Record<Phase, number>;
     const covered: [number, number][] = [];
     for (const phase of PHASES) {
-      const parts = spans.filter((s) => s.phase === phase && s.end > start && s.start < end).map((s): [number, number] => [Math.max(s.start, start), Math.min(s.end, end)]);
+      const parts = spans
+        .filter((s) => s.phase === phase && s.end > start && s.start < end)
+        .map((s): [number, number] => [Math.max(s.start, start), Math.min(s.end, end)]);
       out[phase] = unionLength(parts);
       covered.push(...parts);
     }

@@ -63,7 +63,9 @@ function seedFiles(): Record<string, string> {
 }
 
 let toolUseCounter = 0;
-const call = (name: string, input: Record<string, unknown>): Step => [{ type: 'tool_use', id: `toolu_rt${(toolUseCounter++).toString().padStart(6, '0')}`, name, input }];
+const call = (name: string, input: Record<string, unknown>): Step => [
+  { type: 'tool_use', id: `toolu_rt${(toolUseCounter++).toString().padStart(6, '0')}`, name, input },
+];
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 function toolCases(): ToolCase[] {
@@ -73,7 +75,9 @@ function toolCases(): ToolCase[] {
     {
       name: 'Edit',
       warmup: [call('Read', { file_path: '/workspace/src/target.ts' })],
-      steps: range(CALLS_PER_TOOL).map((i) => call('Edit', { file_path: '/workspace/src/target.ts', old_string: `counter = ${i};`, new_string: `counter = ${i + 1};` })),
+      steps: range(CALLS_PER_TOOL).map((i) =>
+        call('Edit', { file_path: '/workspace/src/target.ts', old_string: `counter = ${i};`, new_string: `counter = ${i + 1};` }),
+      ),
     },
     { name: 'Glob', warmup: [], steps: range(CALLS_PER_TOOL).map((i) => call('Glob', { pattern: `src/mod${i}*.ts` })) },
     { name: 'Grep', warmup: [], steps: range(CALLS_PER_TOOL).map((i) => call('Grep', { pattern: `return ${i};`, path: '/workspace/src' })) },
@@ -127,14 +131,22 @@ type Breakdowns = Record<string, Record<Phase, number>[]>;
 
 const done: ScriptedResponse = { content: [{ type: 'text', text: 'Done.' }] };
 
-async function measureStratus(files: Record<string, string>, cases: ToolCase[], long: Step[]): Promise<{ overheads: Overheads; phases: Breakdowns; floor: RoundTripFloor }> {
+async function measureStratus(
+  files: Record<string, string>,
+  cases: ToolCase[],
+  long: Step[],
+): Promise<{ overheads: Overheads; phases: Breakdowns; floor: RoundTripFloor }> {
   const recorder = exchangeRecorder();
   const phases = createPhaseRecorder(tableNames('stratus'));
   const breakdowns: Breakdowns = {};
   const model = await startModelProcess(recorder.onExchange);
   const dataDir = mkdtempSync(path.join(tmpdir(), 'stratus-bench-roundtrip-'));
   const stack = await startLocalStack({
-    dataDir, anthropic: { apiKey: 'roundtrip-bench', baseURL: model.url }, logLevel: 'error', tracing: phases.tracing, writeMetrics: phases.writeMetrics,
+    dataDir,
+    anthropic: { apiKey: 'roundtrip-bench', baseURL: model.url },
+    logLevel: 'error',
+    tracing: phases.tracing,
+    writeMetrics: phases.writeMetrics,
   });
   const turn = turnRunner(model, stack, recorder, phases);
   try {
@@ -223,7 +235,9 @@ function quantile(values: number[], q: number): number {
 
 function printTable(stratus: Overheads, reference: Overheads | undefined): void {
   const ms = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(1));
-  console.log(`overhead per tool round trip (ms; end of a response → next request), ${CALLS_PER_TOOL} calls per tool, long session ${LONG_SESSION_CALLS} Reads`);
+  console.log(
+    `overhead per tool round trip (ms; end of a response → next request), ${CALLS_PER_TOOL} calls per tool, long session ${LONG_SESSION_CALLS} Reads`,
+  );
   console.log('| case | calls | Stratus median | Stratus p90 | Claude Code median | Claude Code p90 | ratio (median) |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   const rows: [string, number[]][] = Object.entries(stratus);
@@ -238,7 +252,9 @@ function printTable(stratus: Overheads, reference: Overheads | undefined): void 
   for (const [name, values] of rows) {
     const ref = referenceFor(name);
     const ratio = ref.length ? quantile(values, 0.5) / quantile(ref, 0.5) : Number.NaN;
-    console.log(`| ${name} | ${values.length} | ${ms(quantile(values, 0.5))} | ${ms(quantile(values, 0.9))} | ${ms(quantile(ref, 0.5))} | ${ms(quantile(ref, 0.9))} | ${Number.isNaN(ratio) ? '-' : ratio.toFixed(2)} |`);
+    console.log(
+      `| ${name} | ${values.length} | ${ms(quantile(values, 0.5))} | ${ms(quantile(values, 0.9))} | ${ms(quantile(ref, 0.5))} | ${ms(quantile(ref, 0.9))} | ${Number.isNaN(ratio) ? '-' : ratio.toFixed(2)} |`,
+    );
   }
 }
 

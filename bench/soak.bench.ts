@@ -35,7 +35,9 @@ export async function run(): Promise<void> {
   try {
     const idleRss = await settledMemory(gc);
     console.log(`RSS before the first round: ${mb(idleRss.rss)} MB (heap used ${mb(idleRss.heapUsed)} MB)`);
-    console.log('| round | turns | failed turns | error tool_results | lost writes | wedged sessions | seconds | RSS MB | heap used MB | external MB | array buffers MB | RSS vs round 1 |');
+    console.log(
+      '| round | turns | failed turns | error tool_results | lost writes | wedged sessions | seconds | RSS MB | heap used MB | external MB | array buffers MB | RSS vs round 1 |',
+    );
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     for (let round = 0; round < ROUNDS; round++) {
       const { report, seconds, memory } = await soakRound(api, round, gc, heapSnapshots);

@@ -48,7 +48,9 @@ export async function run(): Promise<void> {
           if (res.status !== 200 || res.json.stopReason !== 'end_turn') throw new Error(`bench turn failed: ${res.text}`);
           startups.push(modelSawRequestAt - t1);
         }
-        console.log(`| ${size} | ${boundary ? 'yes' : 'no'} | ${items} | ${median(reloads).toFixed(1)} | ${median(startups).toFixed(1)} | ${p90(startups).toFixed(1)} |`);
+        console.log(
+          `| ${size} | ${boundary ? 'yes' : 'no'} | ${items} | ${median(reloads).toFixed(1)} | ${median(startups).toFixed(1)} | ${p90(startups).toFixed(1)} |`,
+        );
       }
     }
   } finally {
@@ -94,7 +96,17 @@ async function seed(deps: Deps, sessionId: string, size: number, withBoundary: b
   }
   // The log ends after an answer so the next prompt follows an assistant message.
   const last = items[items.length - 1]!;
-  if (last.role !== 'assistant') items.push({ ...base, seq: items.length, uuid: 'msg_seed_end', kind: 'assistant', role: 'assistant', content: [{ type: 'text', text: 'Done.' }], model: 'm', stopReason: 'end_turn' });
+  if (last.role !== 'assistant')
+    items.push({
+      ...base,
+      seq: items.length,
+      uuid: 'msg_seed_end',
+      kind: 'assistant',
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Done.' }],
+      model: 'm',
+      stopReason: 'end_turn',
+    });
   for (let i = 0; i < items.length; i += 16) await Promise.all(items.slice(i, i + 16).map((m) => deps.messages.append(m)));
   await leaveIdle(deps, sessionId, items.length, withBoundary ? boundaryAt : undefined);
 }

@@ -31,7 +31,9 @@ export function adminTokenCommands(url: () => string, adminToken: string | undef
         tokens.push(...page.tokens);
         cursor = page.nextCursor ?? undefined;
       } while (cursor);
-      const rows = tokens.map((t) => `${t.tokenId}  ${t.tenantId.padEnd(20)} ${(t.revokedAt ? `revoked ${t.revokedAt}` : `used ${t.lastUsedAt ?? 'never'}`).padEnd(34)} ${t.label}`);
+      const rows = tokens.map(
+        (t) => `${t.tokenId}  ${t.tenantId.padEnd(20)} ${(t.revokedAt ? `revoked ${t.revokedAt}` : `used ${t.lastUsedAt ?? 'never'}`).padEnd(34)} ${t.label}`,
+      );
       print(rows.join('\n') || '(no tokens)', { tokens });
     },
     async revoke(tokenId: string) {

@@ -18,7 +18,8 @@ export async function packDirectory(dir: string): Promise<Buffer> {
     tar.on('end', resolve);
     tar.on('error', reject);
   });
-  const add = (header: Partial<Header> & { name: string }, body?: Buffer) => new Promise<void>((resolve, reject) => tar.entry(header as Header, body ?? '', (err) => (err ? reject(err) : resolve())));
+  const add = (header: Partial<Header> & { name: string }, body?: Buffer) =>
+    new Promise<void>((resolve, reject) => tar.entry(header as Header, body ?? '', (err) => (err ? reject(err) : resolve())));
   const walk = async (rel: string) => {
     for (const name of readdirSync(path.join(dir, rel)).sort()) {
       if (SKIPPED.has(name)) continue;

@@ -14,7 +14,10 @@ import { answerCommand, attach, interruptTurn, runPrompt } from './turn-commands
  * command takes --json for scripts; exit codes are in exit-codes.ts.
  */
 const store = createConfigStore(process.env);
-const program = new Command('stratus').description('Drive a Stratus coding agent: sessions, turns, approvals, workspaces, schedules.').option('--json', 'print JSON for scripts').exitOverride();
+const program = new Command('stratus')
+  .description('Drive a Stratus coding agent: sessions, turns, approvals, workspaces, schedules.')
+  .option('--json', 'print JSON for scripts')
+  .exitOverride();
 const json = () => program.opts<{ json?: boolean }>().json === true;
 const print = (human: string, value: unknown) => process.stdout.write(`${json() ? JSON.stringify(value) : human}\n`);
 const client = () => apiFor(store);
@@ -101,7 +104,11 @@ program
   .option('-n, --limit <n>', 'how many', '20')
   .action(async (o: { limit: string }) => listSessions(client(), Number(o.limit), print));
 
-program.command('log').description("a session's message log").argument('[session]').action(async (id?: string) => sessionLog(client(), session(id), print));
+program
+  .command('log')
+  .description("a session's message log")
+  .argument('[session]')
+  .action(async (id?: string) => sessionLog(client(), session(id), print));
 
 program
   .command('pull')
@@ -126,7 +133,10 @@ program
 
 const schedules = program.command('schedules').description('scheduled tasks');
 const sched = scheduleCommands(client, print);
-schedules.command('ls').description('list them').action(() => sched.list());
+schedules
+  .command('ls')
+  .description('list them')
+  .action(() => sched.list());
 schedules
   .command('add')
   .description('run a prompt on a cron schedule')
@@ -136,28 +146,82 @@ schedules
   .option('--timezone <tz>')
   .option('--session <id>', 'run in this session (default: a new one each time)')
   .action((o: { name: string; cron: string; prompt: string; timezone?: string; session?: string }) => sched.add(o));
-schedules.command('rm').argument('<id>').description('delete one').action((id: string) => sched.remove(id));
-schedules.command('run').argument('<id>').description('run one now, to its end').action((id: string) => sched.run(id));
+schedules
+  .command('rm')
+  .argument('<id>')
+  .description('delete one')
+  .action((id: string) => sched.remove(id));
+schedules
+  .command('run')
+  .argument('<id>')
+  .description('run one now, to its end')
+  .action((id: string) => sched.run(id));
 
 const github = program.command('github').description('GitHub: install the App (claims the installation), connect repositories');
 const gh = githubCommands(client, print);
-github.command('install').description('print the App install link; GitHub\'s redirect claims the installation for this tenant').action(() => gh.install());
-github.command('installations').description('the installations this tenant claimed').action(() => gh.installations());
-github.command('connect').argument('<owner/name>').description('connect a repository in a claimed installation').option('--label <label>').option('--mention <@handle>').action((r: string, o: { label?: string; mention?: string }) => gh.connect(r, o));
-github.command('repos').description('the connected repositories').action(() => gh.repos());
+github
+  .command('install')
+  .description("print the App install link; GitHub's redirect claims the installation for this tenant")
+  .action(() => gh.install());
+github
+  .command('installations')
+  .description('the installations this tenant claimed')
+  .action(() => gh.installations());
+github
+  .command('connect')
+  .argument('<owner/name>')
+  .description('connect a repository in a claimed installation')
+  .option('--label <label>')
+  .option('--mention <@handle>')
+  .action((r: string, o: { label?: string; mention?: string }) => gh.connect(r, o));
+github
+  .command('repos')
+  .description('the connected repositories')
+  .action(() => gh.repos());
 
 const admin = program.command('admin').description('operator commands (the admin token: --admin-token or STRATUS_ADMIN_TOKEN)').option('--admin-token <token>');
 const tokens = admin.command('tokens').description('tenant tokens, stored hashed; rotate by creating a new one and revoking the old');
-const tokenCmds = () => adminTokenCommands(() => store.credentials().url, admin.opts<{ adminToken?: string }>().adminToken ?? process.env.STRATUS_ADMIN_TOKEN, print);
-tokens.command('create').description('make a token (printed once)').requiredOption('--tenant <id>').requiredOption('--label <text>').action((o: { tenant: string; label: string }) => tokenCmds().create(o));
-tokens.command('ls').description('list tokens (no secrets)').action(() => tokenCmds().list());
-tokens.command('revoke').argument('<tokenId>').description('revoke one (401 within 30 s everywhere)').action((id: string) => tokenCmds().revoke(id));
+const tokenCmds = () =>
+  adminTokenCommands(() => store.credentials().url, admin.opts<{ adminToken?: string }>().adminToken ?? process.env.STRATUS_ADMIN_TOKEN, print);
+tokens
+  .command('create')
+  .description('make a token (printed once)')
+  .requiredOption('--tenant <id>')
+  .requiredOption('--label <text>')
+  .action((o: { tenant: string; label: string }) => tokenCmds().create(o));
+tokens
+  .command('ls')
+  .description('list tokens (no secrets)')
+  .action(() => tokenCmds().list());
+tokens
+  .command('revoke')
+  .argument('<tokenId>')
+  .description('revoke one (401 within 30 s everywhere)')
+  .action((id: string) => tokenCmds().revoke(id));
 const adminGithub = admin.command('github').description('GitHub App installations per tenant, and connections for a tenant (the way in with a plain token)');
-const ghAdmin = () => adminGithubCommands(() => store.credentials().url, admin.opts<{ adminToken?: string }>().adminToken ?? process.env.STRATUS_ADMIN_TOKEN, print);
-adminGithub.command('assign').description('give an installation to a tenant').requiredOption('--installation <id>').requiredOption('--tenant <id>').action((o: { installation: string; tenant: string }) => ghAdmin().assign(o));
-adminGithub.command('ls').description('every claimed installation').action(() => ghAdmin().list());
-adminGithub.command('revoke').argument('<installationId>').description('take an installation back; its deliveries stop at once').action((id: string) => ghAdmin().revoke(id));
-adminGithub.command('connect').argument('<owner/name>').description('connect a repository to a tenant').requiredOption('--tenant <id>').action((r: string, o: { tenant: string }) => ghAdmin().connect(r, o));
+const ghAdmin = () =>
+  adminGithubCommands(() => store.credentials().url, admin.opts<{ adminToken?: string }>().adminToken ?? process.env.STRATUS_ADMIN_TOKEN, print);
+adminGithub
+  .command('assign')
+  .description('give an installation to a tenant')
+  .requiredOption('--installation <id>')
+  .requiredOption('--tenant <id>')
+  .action((o: { installation: string; tenant: string }) => ghAdmin().assign(o));
+adminGithub
+  .command('ls')
+  .description('every claimed installation')
+  .action(() => ghAdmin().list());
+adminGithub
+  .command('revoke')
+  .argument('<installationId>')
+  .description('take an installation back; its deliveries stop at once')
+  .action((id: string) => ghAdmin().revoke(id));
+adminGithub
+  .command('connect')
+  .argument('<owner/name>')
+  .description('connect a repository to a tenant')
+  .requiredOption('--tenant <id>')
+  .action((r: string, o: { tenant: string }) => ghAdmin().connect(r, o));
 
 try {
   await program.parseAsync(process.argv);

@@ -5,7 +5,9 @@ import type { CallTiming } from './stored-timing.ts';
 export function inputSummary(input: unknown): string {
   if (!input || typeof input !== 'object') return '';
   const fields = input as Record<string, unknown>;
-  const main = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description'].map((k) => fields[k]).find((v) => typeof v === 'string') as string | undefined;
+  const main = ['command', 'file_path', 'path', 'pattern', 'url', 'query', 'description'].map((k) => fields[k]).find((v) => typeof v === 'string') as
+    | string
+    | undefined;
   const text = main ?? JSON.stringify(input);
   const line = text.split('\n')[0]!;
   return line.length > 100 ? `${line.slice(0, 100)}…` : line;
@@ -70,7 +72,9 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
           const startedAt = running.get(event.toolUseId);
           running.delete(event.toolUseId);
           // Blank lines a result starts with would leave the ⎿ line empty.
-          const lines = resultText(event.content).replace(/^(\s*\n)+/, '').split('\n');
+          const lines = resultText(event.content)
+            .replace(/^(\s*\n)+/, '')
+            .split('\n');
           const shown = lines.slice(0, RESULT_LINES).map((l, i) => `${i === 0 ? '  ⎿ ' : '    '}${l}`);
           const more = lines.length - RESULT_LINES;
           if (more > 0) shown.push(`    … ${more} more ${more === 1 ? 'line' : 'lines'}`);

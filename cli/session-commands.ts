@@ -22,9 +22,15 @@ export async function newSession(client: Api, opts: { from?: string; git?: strin
     if (archive) filled = await uploadArchive(client, session.id, archive);
     else if (opts.git) filled = ok(await client.api.POST('/v1/sessions/{id}/workspace/git', { params: { path: { id: session.id } }, body: { url: opts.git } }));
   } catch (err) {
-    const removed = await client.api.DELETE('/v1/sessions/{id}', { params: { path: { id: session.id } } }).then((r) => r.response.ok, () => false);
+    const removed = await client.api.DELETE('/v1/sessions/{id}', { params: { path: { id: session.id } } }).then(
+      (r) => r.response.ok,
+      () => false,
+    );
     if (removed || !(err instanceof Error)) throw err;
-    throw new CliError(`${err.message} (session ${session.id} could not be deleted: DELETE /v1/sessions/${session.id} removes it)`, err instanceof CliError ? err.exitCode : EXIT.failed);
+    throw new CliError(
+      `${err.message} (session ${session.id} could not be deleted: DELETE /v1/sessions/${session.id} removes it)`,
+      err instanceof CliError ? err.exitCode : EXIT.failed,
+    );
   }
   const what = opts.from ? ` with ${(filled as { files: number }).files} files from ${opts.from}` : opts.git ? ` cloned from ${opts.git}` : '';
   print(`${session.id}${what}`, { session, workspace: filled ?? null });
@@ -42,13 +48,23 @@ export async function sessionLog(client: Api, sessionId: string, print: Print): 
   const messages = [];
   let cursor: string | undefined;
   do {
-    const page = ok(await client.api.GET('/v1/sessions/{id}/messages', { params: { path: { id: sessionId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }));
+    const page = ok(
+      await client.api.GET('/v1/sessions/{id}/messages', { params: { path: { id: sessionId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }),
+    );
     messages.push(...page.messages);
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
   const text = messages.map((m) => {
     const body = m.content
-      .map((b) => (b.type === 'text' ? String(b.text) : b.type === 'tool_use' ? `[${String(b.name)} ${JSON.stringify(b.input)}]` : b.type === 'tool_result' ? `[result] ${resultPreview(b.content)}` : `[${b.type}]`))
+      .map((b) =>
+        b.type === 'text'
+          ? String(b.text)
+          : b.type === 'tool_use'
+            ? `[${String(b.name)} ${JSON.stringify(b.input)}]`
+            : b.type === 'tool_result'
+              ? `[result] ${resultPreview(b.content)}`
+              : `[${b.type}]`,
+      )
       .join(' ');
     return `#${m.seq} ${m.role} (${m.kind}): ${body}`;
   });
@@ -57,9 +73,16 @@ export async function sessionLog(client: Api, sessionId: string, print: Print): 
 
 /** A tool result in one line: its first line that has text (a result may start with blank lines), or what it holds. */
 function resultPreview(content: unknown): string {
-  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as { type?: string; text?: string }[]) : [];
-  const text = blocks.filter((b) => b.type === 'text').map((b) => b.text ?? '').join('\n');
-  const line = text.split('\n').find((l) => l.trim() !== '')?.trim();
+  const blocks =
+    typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as { type?: string; text?: string }[]) : [];
+  const text = blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text ?? '')
+    .join('\n');
+  const line = text
+    .split('\n')
+    .find((l) => l.trim() !== '')
+    ?.trim();
   if (line !== undefined) return line;
   const others = blocks.filter((b) => b.type !== 'text').map((b) => `[${b.type}]`);
   return others.length > 0 ? others.join(' ') : '(empty)';
@@ -67,7 +90,9 @@ function resultPreview(content: unknown): string {
 
 /** `stratus pull`: the workspace into a local folder. */
 export async function pullWorkspace(client: Api, sessionId: string, dir: string, print: Print): Promise<void> {
-  const res = await cliFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/workspace/archive`, { headers: { authorization: `Bearer ${client.token}` } });
+  const res = await cliFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/workspace/archive`, {
+    headers: { authorization: `Bearer ${client.token}` },
+  });
   if (!res.ok) throw apiError(res.status, await res.json().catch(() => undefined));
   const files = await unpackInto(Buffer.from(await res.arrayBuffer()), dir);
   print(`${files} files → ${dir}`, { sessionId, dir, files });
@@ -75,7 +100,9 @@ export async function pullWorkspace(client: Api, sessionId: string, dir: string,
 
 /** `stratus transcript`: the Claude Code JSONL, to a file or stdout. */
 export async function transcript(client: Api, sessionId: string, outFile: string | undefined, out: NodeJS.WriteStream): Promise<void> {
-  const res = await cliFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/transcript.jsonl`, { headers: { authorization: `Bearer ${client.token}` } });
+  const res = await cliFetch(`${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/transcript.jsonl`, {
+    headers: { authorization: `Bearer ${client.token}` },
+  });
   if (!res.ok) throw apiError(res.status, await res.json().catch(() => undefined));
   const body = await res.text();
   if (outFile) {

@@ -6,7 +6,11 @@ import { apiError, type Api } from './client.ts';
 export type TurnEvent = components['schemas']['TurnEvent'];
 
 /** Reads one SSE response to its end, handing each event (with its id) on. Returns the last id seen. */
-export async function readEvents(res: Response, onEvent: (event: TurnEvent, id: string | undefined) => void | Promise<void>, lastId?: string): Promise<string | undefined> {
+export async function readEvents(
+  res: Response,
+  onEvent: (event: TurnEvent, id: string | undefined) => void | Promise<void>,
+  lastId?: string,
+): Promise<string | undefined> {
   if (!res.ok) throw apiError(res.status, await res.json().catch(() => undefined));
   if (!res.body) return lastId;
   const queue: { event: TurnEvent; id?: string }[] = [];
@@ -30,16 +34,28 @@ export async function readEvents(res: Response, onEvent: (event: TurnEvent, id: 
  * Follows a turn's events until `turn_end`: reconnects with `Last-Event-ID` when the stream ends
  * early (a dropped connection, or a server invocation that ended with `turn_continued`).
  */
-export async function followEvents(client: Api, sessionId: string, turnId: string, onEvent: (event: TurnEvent) => void | Promise<void>, lastId?: string): Promise<void> {
+export async function followEvents(
+  client: Api,
+  sessionId: string,
+  turnId: string,
+  onEvent: (event: TurnEvent) => void | Promise<void>,
+  lastId?: string,
+): Promise<void> {
   let ended = false;
   for (let attempt = 0; !ended; attempt++) {
     const url = `${client.url}/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/events`;
     try {
-      const res = await cliFetch(url, { headers: { authorization: `Bearer ${client.token}`, accept: 'text/event-stream', ...(lastId !== undefined ? { 'last-event-id': lastId } : {}) } });
-      lastId = await readEvents(res, async (event) => {
-        if (event.type === 'turn_end') ended = true;
-        if (event.type !== 'turn_continued') await onEvent(event);
-      }, lastId);
+      const res = await cliFetch(url, {
+        headers: { authorization: `Bearer ${client.token}`, accept: 'text/event-stream', ...(lastId !== undefined ? { 'last-event-id': lastId } : {}) },
+      });
+      lastId = await readEvents(
+        res,
+        async (event) => {
+          if (event.type === 'turn_end') ended = true;
+          if (event.type !== 'turn_continued') await onEvent(event);
+        },
+        lastId,
+      );
       attempt = 0;
     } catch (err) {
       // An HTTP error is final; a dropped connection (mid-stream, or on reconnecting) is retried a few times.

@@ -13,7 +13,9 @@ export async function storedCallTimings(client: Api, sessionId: string, turnId: 
   const timings = new Map<string, CallTiming>();
   let cursor: string | undefined;
   do {
-    const page = ok(await client.api.GET('/v1/sessions/{id}/messages', { params: { path: { id: sessionId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }));
+    const page = ok(
+      await client.api.GET('/v1/sessions/{id}/messages', { params: { path: { id: sessionId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }),
+    );
     for (const message of page.messages) {
       if (message.turnId !== turnId) continue;
       const at = Date.parse(message.createdAt);

@@ -80,10 +80,20 @@ export async function attach(client: Api, sessionId: string, opts: TurnOptions):
  * Answers waiting tool calls: the one named, else each pending one (`ask`: on the terminal,
  * one by one). The answer that completes the set resumes the turn, which is streamed here.
  */
-export async function answerPending(client: Api, sessionId: string, toolUseId: string | undefined, decision: 'allow' | 'deny' | 'ask', opts: TurnOptions & AnswerOptions) {
+export async function answerPending(
+  client: Api,
+  sessionId: string,
+  toolUseId: string | undefined,
+  decision: 'allow' | 'deny' | 'ask',
+  opts: TurnOptions & AnswerOptions,
+) {
   const state = ok(await client.api.GET('/v1/sessions/{id}/permissions', { params: { path: { id: sessionId } } }));
   const waiting = state.pending.filter((p) => p.kind === 'ask' && p.decision === null && (!toolUseId || p.toolUseId === toolUseId));
-  if (waiting.length === 0) throw new CliError(toolUseId ? `Tool call ${toolUseId} is not waiting in session ${sessionId}.` : `Nothing waits for permission in session ${sessionId}.`, EXIT.notFound);
+  if (waiting.length === 0)
+    throw new CliError(
+      toolUseId ? `Tool call ${toolUseId} is not waiting in session ${sessionId}.` : `Nothing waits for permission in session ${sessionId}.`,
+      EXIT.notFound,
+    );
   const rl = decision === 'ask' ? createInterface({ input: process.stdin, output: process.stderr }) : undefined;
   let end: Extract<TurnEvent, { type: 'turn_end' }> | undefined;
   try {
@@ -122,7 +132,13 @@ function answerBody(answer: 'allow' | 'deny', opts: AnswerOptions) {
   return { decision: answer, ...(opts.message ? { message: opts.message } : {}) };
 }
 
-export async function answerCommand(client: Api, sessionId: string, toolUseId: string | undefined, decision: 'allow' | 'deny', opts: TurnOptions & AnswerOptions): Promise<number> {
+export async function answerCommand(
+  client: Api,
+  sessionId: string,
+  toolUseId: string | undefined,
+  decision: 'allow' | 'deny',
+  opts: TurnOptions & AnswerOptions,
+): Promise<number> {
   const end = await answerPending(client, sessionId, toolUseId, decision, opts);
   return end ? exitFor(end) : EXIT.awaitingPermission;
 }
@@ -139,5 +155,10 @@ export async function interruptTurn(client: Api, sessionId: string, turnId: stri
     if (!id) throw new CliError(`No turn is running in session ${sessionId}.`, EXIT.notFound);
   }
   const outcome = ok(await client.api.POST('/v1/sessions/{id}/turns/{turnId}/interrupt', { params: { path: { id: sessionId, turnId: id } } }));
-  print(outcome.state === 'stopped' ? `${id} interrupted` : `${id} is stopping (it finishes a tool call that cannot be interrupted); \`stratus attach ${sessionId}\` follows it`, outcome);
+  print(
+    outcome.state === 'stopped'
+      ? `${id} interrupted`
+      : `${id} is stopping (it finishes a tool call that cannot be interrupted); \`stratus attach ${sessionId}\` follows it`,
+    outcome,
+  );
 }

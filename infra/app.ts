@@ -30,7 +30,17 @@ for (const base of Object.values(STAGES)) {
   if (egressProxy !== undefined) stage = { ...stage, network: { ...stage.network, egressProxy: egressProxy === true || egressProxy === 'true' } };
   stage = { ...stage, model: withModelContext(stage.model, model) };
   if (domain) stage = { ...stage, api: { ...stage.api, domain } };
-  if (corsOrigins !== undefined) stage = { ...stage, api: { ...stage.api, corsOrigins: corsOrigins.split(',').map((o) => o.trim()).filter(Boolean) } };
+  if (corsOrigins !== undefined)
+    stage = {
+      ...stage,
+      api: {
+        ...stage.api,
+        corsOrigins: corsOrigins
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      },
+    };
   new StratusStack(app, `Stratus-${stage.name}`, {
     stage,
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

@@ -93,7 +93,12 @@ export class StratusStack extends Stack {
     });
     this.runner = this.runnerFunction(stage, retention);
     this.egressProxy = this.egress(stage, retention);
-    this.egressForwarder = new EgressForwarderFunction(this, 'EgressForwarder', { prefix: stage.prefix, bucket: this.data.bucket, logRetentionDays: retention, sourceMaps: stage.sourceMaps });
+    this.egressForwarder = new EgressForwarderFunction(this, 'EgressForwarder', {
+      prefix: stage.prefix,
+      bucket: this.data.bucket,
+      logRetentionDays: retention,
+      sourceMaps: stage.sourceMaps,
+    });
 
     this.asyncFailures = new AsyncFailures(this, 'AsyncFailures', { prefix: stage.prefix });
     const apiFunctionName = `${stage.prefix}-api`;
@@ -108,7 +113,11 @@ export class StratusStack extends Stack {
       roleName: `${stage.prefix}-workspace-access`,
       trustedBy: this.engines().map((engine) => engine.role),
     });
-    this.sessionPurge = new SessionPurgeRole(this, 'SessionPurge', { bucket: this.data.bucket, roleName: `${stage.prefix}-session-purge`, trustedBy: this.api.role });
+    this.sessionPurge = new SessionPurgeRole(this, 'SessionPurge', {
+      bucket: this.data.bucket,
+      roleName: `${stage.prefix}-session-purge`,
+      trustedBy: this.api.role,
+    });
     this.api.fn.addEnvironment('STRATUS_PURGE_ROLE_ARN', this.sessionPurge.role.roleArn);
     this.grantEngines(apiFunctionName);
 
@@ -133,7 +142,12 @@ export class StratusStack extends Stack {
       ...cors,
     });
     if (!domain) return { functionUrl };
-    const customDomain = new CustomDomain(this, 'Domain', { functionUrl, domainNames: domain.names, certificateArn: domain.certificateArn, prefix: stage.prefix });
+    const customDomain = new CustomDomain(this, 'Domain', {
+      functionUrl,
+      domainNames: domain.names,
+      certificateArn: domain.certificateArn,
+      prefix: stage.prefix,
+    });
     if (!stage.githubApp) return { functionUrl, customDomain };
     const alias = new lambda.Alias(this, 'WebhookAlias', { aliasName: WEBHOOK_ALIAS, version: this.api.fn.currentVersion });
     const webhookUrl = alias.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE, invokeMode: lambda.InvokeMode.RESPONSE_STREAM });
@@ -157,7 +171,12 @@ export class StratusStack extends Stack {
   /** Alarms (to the SNS topic) and the dashboard over every function. */
   private operations(stage: StageConfig): { alarms: StratusAlarms; dashboard: StratusDashboard } {
     const functions = { api: this.api.fn, cron: this.cron.fn, runner: this.runner.fn, ...(this.githubWorker ? { githubWorker: this.githubWorker.fn } : {}) };
-    const alarms = new StratusAlarms(this, 'Alarms', { prefix: stage.prefix, functions, scheduleGroup: this.schedules.group, failureQueues: { asyncFailures: this.asyncFailures.queue } });
+    const alarms = new StratusAlarms(this, 'Alarms', {
+      prefix: stage.prefix,
+      functions,
+      scheduleGroup: this.schedules.group,
+      failureQueues: { asyncFailures: this.asyncFailures.queue },
+    });
     const dashboard = new StratusDashboard(this, 'Dashboard', {
       prefix: stage.prefix,
       namespace: METRICS_NAMESPACE,
@@ -172,8 +191,13 @@ export class StratusStack extends Stack {
   /** What an operator needs after a deploy: the API URL, the bucket, and the secrets to fill in. */
   private outputs(): void {
     new CfnOutput(this, 'ApiUrl', { value: this.customDomain ? `https://${this.stage.api.domain!.names[0]}/` : this.functionUrl.url });
-    if (this.customDomain) new CfnOutput(this, 'DistributionDomain', { value: this.customDomain.distribution.distributionDomainName, description: 'Point the custom domain (CNAME or alias record) here.' });
-    if (this.webhookUrl) new CfnOutput(this, 'GithubWebhookUrl', { value: `${this.webhookUrl.url}v1/github/webhook`, description: "The GitHub App's webhook URL." });
+    if (this.customDomain)
+      new CfnOutput(this, 'DistributionDomain', {
+        value: this.customDomain.distribution.distributionDomainName,
+        description: 'Point the custom domain (CNAME or alias record) here.',
+      });
+    if (this.webhookUrl)
+      new CfnOutput(this, 'GithubWebhookUrl', { value: `${this.webhookUrl.url}v1/github/webhook`, description: "The GitHub App's webhook URL." });
     new CfnOutput(this, 'AlarmTopic', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'ApiTokensSecret', { value: this.secrets.apiTokens.secretName });
@@ -329,7 +353,9 @@ export class StratusStack extends Stack {
       this.secrets.githubWebhookSecret?.grantRead(this.api.role);
       this.secrets.githubAppPrivateKey?.grantRead(this.githubWorker.role);
       // The worker alone sends clones and pushes (with the token) to the git function.
-      this.githubWorker.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.gitFunction!.fn.functionArn] }));
+      this.githubWorker.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.gitFunction!.fn.functionArn] }),
+      );
       // The webhook route hands accepted deliveries to the worker (an asynchronous invoke).
       this.api.role.addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] }),
@@ -355,7 +381,17 @@ export class StratusStack extends Stack {
    */
   private tableAccess(): iam.PolicyStatement {
     return new iam.PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DescribeTable'],
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:Query',
+        'dynamodb:Scan',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DescribeTable',
+      ],
       resources: TABLE_KEYS.flatMap((key) => {
         const arn = this.data.tables[key].tableArn;
         return 'indexes' in TABLES[key] ? [arn, `${arn}/index/*`] : [arn];

@@ -36,7 +36,10 @@ export function createAsyncFailureStore(file: string, functionArn: (name: string
     },
     list(): AsyncFailureRecord[] {
       if (!existsSync(file)) return [];
-      return readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as AsyncFailureRecord);
+      return readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as AsyncFailureRecord);
     },
   };
 }

@@ -32,14 +32,41 @@ const req = (action: string, resource: string, context: Record<string, string> =
 
 /** The document client's commands are the table API's under shorter names. */
 const DOCUMENT_COMMANDS: Record<string, string> = {
-  Get: 'GetItem', Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', BatchWrite: 'BatchWriteItem', BatchGet: 'BatchGetItem', TransactWrite: 'TransactWriteItems', TransactGet: 'TransactGetItems',
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchWrite: 'BatchWriteItem',
+  BatchGet: 'BatchGetItem',
+  TransactWrite: 'TransactWriteItems',
+  TransactGet: 'TransactGetItems',
 };
-const TABLE_ACTIONS = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'DescribeTable', 'CreateTable', 'UpdateTable', 'DeleteTable', 'UpdateTimeToLive', 'DescribeTimeToLive']);
-const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+const TABLE_ACTIONS = new Set([
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'Scan',
+  'DescribeTable',
+  'CreateTable',
+  'UpdateTable',
+  'DeleteTable',
+  'UpdateTimeToLive',
+  'DescribeTimeToLive',
+]);
+const TRANSACT_ITEM_ACTIONS: Record<string, string> = {
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  ConditionCheck: 'ConditionCheckItem',
+  Get: 'GetItem',
+};
 
 function dynamodb(commandName: string, input: Input, where: Arn): IamRequest[] | undefined {
   const command = DOCUMENT_COMMANDS[commandName] ?? commandName;
-  const table = (name: unknown, index?: unknown) => `arn:aws:dynamodb:${where.region}:${where.account}:table/${String(name)}${index ? `/index/${String(index)}` : ''}`;
+  const table = (name: unknown, index?: unknown) =>
+    `arn:aws:dynamodb:${where.region}:${where.account}:table/${String(name)}${index ? `/index/${String(index)}` : ''}`;
   if (TABLE_ACTIONS.has(command)) return [req(`dynamodb:${command}`, table(input.TableName, input.IndexName))];
   if (command === 'BatchWriteItem' || command === 'BatchGetItem') {
     return Object.keys((input.RequestItems ?? {}) as Input).map((name) => req(`dynamodb:${command}`, table(name)));
@@ -63,7 +90,12 @@ const S3_OBJECT_ACTIONS: Record<string, [string, string]> = {
   CompleteMultipartUpload: ['s3:PutObject', 's3:PutObject'],
   AbortMultipartUpload: ['s3:AbortMultipartUpload', 's3:AbortMultipartUpload'],
 };
-const S3_LISTINGS: Record<string, string> = { ListObjectsV2: 's3:ListBucket', ListObjects: 's3:ListBucket', HeadBucket: 's3:ListBucket', ListObjectVersions: 's3:ListBucketVersions' };
+const S3_LISTINGS: Record<string, string> = {
+  ListObjectsV2: 's3:ListBucket',
+  ListObjects: 's3:ListBucket',
+  HeadBucket: 's3:ListBucket',
+  ListObjectVersions: 's3:ListBucketVersions',
+};
 
 function s3(command: string, input: Input): IamRequest[] | undefined {
   const bucket = `arn:aws:s3:::${String(input.Bucket)}`;

@@ -57,7 +57,10 @@ export function createAwsCallLog(dir: string): AwsCallLog {
   return log;
 }
 
-type Middleware = (next: (args: { input: object }) => Promise<unknown>, context: { clientName?: string; commandName?: string }) => (args: { input: object }) => Promise<unknown>;
+type Middleware = (
+  next: (args: { input: object }) => Promise<unknown>,
+  context: { clientName?: string; commandName?: string },
+) => (args: { input: object }) => Promise<unknown>;
 interface ObservableClient {
   middlewareStack: { add(middleware: Middleware, options: { step: 'initialize'; name: string }): void };
   config: { credentials: () => Promise<{ sessionToken?: string }>; region: () => Promise<string> };
@@ -70,7 +73,10 @@ function installRecorder(client: ObservableClient, log: AwsCallLog): void {
       const [credentials, region] = await Promise.all([client.config.credentials(), client.config.region()]);
       const assumedRole = readLocalSessionToken(credentials.sessionToken);
       const who = { function: currentFunction(), ...(assumedRole ? { assumedRole } : {}) };
-      const mapped = iamRequestsOf(context.clientName ?? '?', context.commandName ?? '?', args.input as Record<string, unknown>, { region, account: LOCAL_ACCOUNT });
+      const mapped = iamRequestsOf(context.clientName ?? '?', context.commandName ?? '?', args.input as Record<string, unknown>, {
+        region,
+        account: LOCAL_ACCOUNT,
+      });
       if ('unmapped' in mapped) log.record({ ...who, unmapped: mapped.unmapped });
       else for (const request of mapped.requests) log.record({ ...who, ...request });
       return next(args);

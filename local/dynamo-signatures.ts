@@ -19,10 +19,17 @@ export function requireSignatures(server: Server, credentials: SigningCredential
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST') return handler(req, res);
     void readBody(req).then((body) => {
-      if (body === undefined) return refuse(res, { ok: false, status: 413, code: 'RequestEntityTooLarge', message: `The request is over ${MAX_REQUEST_BYTES} bytes.` });
-      const verdict = req.headers.authorization === undefined
-        ? { ok: false as const, status: 400, code: 'MissingAuthenticationToken', message: 'Request is missing Authentication Token' }
-        : verifyHeaderSignature({ method: 'POST', url: req.url ?? '/', headers: req.headers }, sha256Hex(body), { credentials, service: 'dynamodb', escapePath: true, now: Date.now() });
+      if (body === undefined)
+        return refuse(res, { ok: false, status: 413, code: 'RequestEntityTooLarge', message: `The request is over ${MAX_REQUEST_BYTES} bytes.` });
+      const verdict =
+        req.headers.authorization === undefined
+          ? { ok: false as const, status: 400, code: 'MissingAuthenticationToken', message: 'Request is missing Authentication Token' }
+          : verifyHeaderSignature({ method: 'POST', url: req.url ?? '/', headers: req.headers }, sha256Hex(body), {
+              credentials,
+              service: 'dynamodb',
+              escapePath: true,
+              now: Date.now(),
+            });
       if (!verdict.ok) return refuse(res, verdict);
       handler(replay(req, body), res);
     });

@@ -78,11 +78,12 @@ export async function startMcpDemoServer(opts: McpDemoServerOptions = {}): Promi
     port,
     authorizations,
     calls,
-    close: () => new Promise<void>((resolve) => {
-      for (const transport of sessions.values()) void transport.close();
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const transport of sessions.values()) void transport.close();
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }
 
@@ -96,44 +97,71 @@ function buildServer(calls: string[], slowMs: number): McpServer {
 
 /** The tracker's ordinary tools: reads with each kind of result, and a destructive one whose name needs normalising. */
 function registerIssueTools(server: McpServer, track: (name: string) => void): void {
-  server.registerTool('get_issue', {
-    description: 'Fetch one issue of the tracker by its number.',
-    inputSchema: { number: z.number().int() },
-    annotations: { readOnlyHint: true },
-    _meta: { 'anthropic/searchHint': 'ticket bug tracker' },
-  }, async ({ number }) => (track('get_issue'), { content: [{ type: 'text', text: `Issue #${number}: the build is red` }] }));
-  server.registerTool('count_issues', {
-    description: 'Count open issues, as structured content.',
-    inputSchema: {},
-    annotations: { readOnlyHint: true },
-  }, async () => (track('count_issues'), { content: [{ type: 'text', text: 'ignored when structured' }], structuredContent: { open: 3, closed: 9 } }));
-  server.registerTool('attachments', {
-    description: 'Everything an issue has attached: a screenshot, the log and a link.',
-    inputSchema: {},
-  }, async () => (track('attachments'), {
-    content: [
-      { type: 'image', data: PIXEL_PNG, mimeType: 'image/png' },
-      { type: 'resource', resource: { uri: 'tracker://issues/7/log', mimeType: 'text/plain', text: 'line one' } },
-      { type: 'resource_link', uri: 'tracker://issues/7', name: 'issue 7', description: 'the issue itself' },
-    ],
-  }));
-  server.registerTool('close issue!', {
-    description: 'Close an issue (a name the client must normalise).',
-    inputSchema: { number: z.number().int() },
-    annotations: { destructiveHint: true },
-  }, async ({ number }) => (track('close issue!'), { content: [{ type: 'text', text: `closed #${number}` }] }));
+  server.registerTool(
+    'get_issue',
+    {
+      description: 'Fetch one issue of the tracker by its number.',
+      inputSchema: { number: z.number().int() },
+      annotations: { readOnlyHint: true },
+      _meta: { 'anthropic/searchHint': 'ticket bug tracker' },
+    },
+    async ({ number }) => (track('get_issue'), { content: [{ type: 'text', text: `Issue #${number}: the build is red` }] }),
+  );
+  server.registerTool(
+    'count_issues',
+    {
+      description: 'Count open issues, as structured content.',
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    async () => (track('count_issues'), { content: [{ type: 'text', text: 'ignored when structured' }], structuredContent: { open: 3, closed: 9 } }),
+  );
+  server.registerTool(
+    'attachments',
+    {
+      description: 'Everything an issue has attached: a screenshot, the log and a link.',
+      inputSchema: {},
+    },
+    async () => (
+      track('attachments'),
+      {
+        content: [
+          { type: 'image', data: PIXEL_PNG, mimeType: 'image/png' },
+          { type: 'resource', resource: { uri: 'tracker://issues/7/log', mimeType: 'text/plain', text: 'line one' } },
+          { type: 'resource_link', uri: 'tracker://issues/7', name: 'issue 7', description: 'the issue itself' },
+        ],
+      }
+    ),
+  );
+  server.registerTool(
+    'close issue!',
+    {
+      description: 'Close an issue (a name the client must normalise).',
+      inputSchema: { number: z.number().int() },
+      annotations: { destructiveHint: true },
+    },
+    async ({ number }) => (track('close issue!'), { content: [{ type: 'text', text: `closed #${number}` }] }),
+  );
 }
 
 /** Tools that go wrong in each way a client must survive: an error, a slow call, a dropped connection, a huge result. */
 function registerAwkwardTools(server: McpServer, track: (name: string) => void, slowMs: number): void {
-  server.registerTool('refuse', { description: 'Always answers with an error.', inputSchema: {} }, async () => (track('refuse'), { isError: true, content: [{ type: 'text', text: 'the tracker is read-only today' }] }));
+  server.registerTool(
+    'refuse',
+    { description: 'Always answers with an error.', inputSchema: {} },
+    async () => (track('refuse'), { isError: true, content: [{ type: 'text', text: 'the tracker is read-only today' }] }),
+  );
   server.registerTool('slow', { description: 'Takes its time.', inputSchema: {} }, async () => {
     track('slow');
     await new Promise((r) => setTimeout(r, slowMs));
     return { content: [{ type: 'text', text: 'finally' }] };
   });
   server.registerTool('drop_connection', { description: 'The server goes away in the middle of the call.', inputSchema: {} }, async () => ({ content: [] }));
-  server.registerTool('export_all', { description: 'Every issue as one long text.', inputSchema: {} }, async () => (track('export_all'), { content: [{ type: 'text', text: 'issue\n'.repeat(30_000) }] }));
+  server.registerTool(
+    'export_all',
+    { description: 'Every issue as one long text.', inputSchema: {} },
+    async () => (track('export_all'), { content: [{ type: 'text', text: 'issue\n'.repeat(30_000) }] }),
+  );
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -31,13 +31,15 @@ export function localPortsFromEnv(env: NodeJS.ProcessEnv, defaults: Partial<Loca
       ports[part] = defaults[part] ?? 0;
       continue;
     }
-    if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535) throw new SettingError(`${name}: expected a port number from 0 to 65535 (0 = any free port), got ${JSON.stringify(raw)}.`);
+    if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65_535)
+      throw new SettingError(`${name}: expected a port number from 0 to 65535 (0 = any free port), got ${JSON.stringify(raw)}.`);
     ports[part] = Number(raw);
   }
   const taken = new Map<number, string>();
   for (const [part, port] of Object.entries(ports) as [keyof LocalPorts, number][]) {
     const other = taken.get(port);
-    if (port !== 0 && other) throw new SettingError(`${other} and ${PORT_VARIABLES[part]}: both ask for port ${port}; give each part its own port (or 0 for any free one).`);
+    if (port !== 0 && other)
+      throw new SettingError(`${other} and ${PORT_VARIABLES[part]}: both ask for port ${port}; give each part its own port (or 0 for any free one).`);
     taken.set(port, PORT_VARIABLES[part]);
   }
   return ports;

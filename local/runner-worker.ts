@@ -44,7 +44,7 @@ function s3Clients(init: RunnerWorkerInit): ReturnType<typeof createS3ClientFact
   const observed = new WeakSet<object>();
   return (credentials: StorageCredentials) => {
     const client = factory(credentials);
-    if (!observed.has(client)) (observed.add(client), log.observe(client));
+    if (!observed.has(client)) observed.add(client), log.observe(client);
     return client;
   };
 }

@@ -24,7 +24,12 @@ export async function verifyPostForm(req: IncomingMessage, credentials: SigningC
   const length = Number(req.headers['content-length']);
   if (!Number.isInteger(length) || length < 0) return refuse(411, 'MissingContentLength', 'You must provide the Content-Length HTTP header.');
   const head = await readFormHead(req, boundary);
-  if (!head) return refuse(400, 'MalformedPOSTRequest', `The body of your POST request is not well-formed multipart/form-data with a "file" field after the others (fields at most ${MAX_FORM_HEAD_BYTES} bytes).`);
+  if (!head)
+    return refuse(
+      400,
+      'MalformedPOSTRequest',
+      `The body of your POST request is not well-formed multipart/form-data with a "file" field after the others (fields at most ${MAX_FORM_HEAD_BYTES} bytes).`,
+    );
   const fileSize = length - head.contentStart - Buffer.byteLength(`\r\n--${boundary}--\r\n`);
   const bucket = new URL(req.url ?? '/', 'http://local').pathname.split('/')[1]!;
   return checkPolicy(head.fields, { bucket, fileSize, credentials, now });
@@ -105,13 +110,20 @@ const invalid = (why: string) => accessDenied(`Invalid according to Policy: ${wh
 const EXEMPT = (name: string) => ['policy', 'x-amz-signature', 'file'].includes(name) || name.startsWith('x-ignore-');
 
 function checkPolicy(fields: Map<string, string>, ctx: PolicyContext): Verdict {
-  const [policy, algorithm, credential, amzDate, signature] = ['policy', 'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-signature'].map((n) => fields.get(n));
-  if (!policy || !credential || !amzDate || !signature) return accessDenied('A POST upload needs a signed policy: the fields policy, x-amz-algorithm, x-amz-credential, x-amz-date and x-amz-signature.');
+  const [policy, algorithm, credential, amzDate, signature] = ['policy', 'x-amz-algorithm', 'x-amz-credential', 'x-amz-date', 'x-amz-signature'].map((n) =>
+    fields.get(n),
+  );
+  if (!policy || !credential || !amzDate || !signature)
+    return accessDenied('A POST upload needs a signed policy: the fields policy, x-amz-algorithm, x-amz-credential, x-amz-date and x-amz-signature.');
   if (algorithm !== 'AWS4-HMAC-SHA256') return refuse(400, 'InvalidArgument', 'x-amz-algorithm must be AWS4-HMAC-SHA256.');
   const scope = checkScope(credential, amzDate, { credentials: ctx.credentials, service: 's3' });
   if (!scope.ok) return scope;
   if (!sameHex(signString(policy, scope.key), signature)) {
-    return refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+    return refuse(
+      403,
+      'SignatureDoesNotMatch',
+      'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+    );
   }
   let document: { expiration?: unknown; conditions?: unknown };
   try {
@@ -140,7 +152,9 @@ function checkCondition(condition: unknown, values: Map<string, string>, fileSiz
   const failed = invalid(`Policy Condition failed: ${text}`);
   if (Array.isArray(condition) && condition[0] === 'content-length-range') {
     const [, min, max] = condition as [string, number, number];
-    return fileSize >= Number(min) && fileSize <= Number(max) ? undefined : invalid(`Your proposed upload ${fileSize < Number(min) ? 'is smaller than the minimum' : 'exceeds the maximum'} allowed size`);
+    return fileSize >= Number(min) && fileSize <= Number(max)
+      ? undefined
+      : invalid(`Your proposed upload ${fileSize < Number(min) ? 'is smaller than the minimum' : 'exceeds the maximum'} allowed size`);
   }
   let op: string;
   let field: string;

@@ -12,6 +12,12 @@ const ENTRY = fileURLToPath(new URL('./s3-process.ts', import.meta.url));
  * OpenSSL provider for s3rver's paginated listings (docs/local-stack.md), so it gets the flag
  * whatever NODE_OPTIONS says.
  */
-export function startS3ServerProcess(opts: { dir: string; buckets: string[]; versionedBuckets?: string[]; port?: number; credentials?: LocalCredentials }): Promise<EmbeddedServer> {
+export function startS3ServerProcess(opts: {
+  dir: string;
+  buckets: string[];
+  versionedBuckets?: string[];
+  port?: number;
+  credentials?: LocalCredentials;
+}): Promise<EmbeddedServer> {
   return startServiceProcess({ name: 'S3 stand-in', entry: ENTRY, args: opts, execArgv: ['--openssl-legacy-provider'] });
 }

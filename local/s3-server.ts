@@ -6,7 +6,16 @@ import type { EmbeddedServer } from './service-child.ts';
 import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { isPostForm, verifyPostForm } from './s3-post-policy.ts';
 import { versionedBuckets, type VersionStore } from './s3-versions.ts';
-import { accessDenied, refuse, signatureForm, verifyHeaderSignature, verifyQuerySignature, type Refusal, type SigningCredentials, type Verdict } from './sigv4-verify.ts';
+import {
+  accessDenied,
+  refuse,
+  signatureForm,
+  verifyHeaderSignature,
+  verifyQuerySignature,
+  type Refusal,
+  type SigningCredentials,
+  type Verdict,
+} from './sigv4-verify.ts';
 
 /** @internal for tests that sign requests to a stand-in they started */
 export { LOCAL_CREDENTIALS as LOCAL_S3_CREDENTIALS } from './local-credentials.ts';
@@ -117,7 +126,11 @@ function refuseRequest(req: IncomingMessage, res: ServerResponse, refusal: Refus
   res.statusCode = refusal.status;
   res.setHeader('content-type', 'application/xml');
   const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${refusal.code}</Code><Message>${escapeXml(refusal.message)}</Message></Error>`);
+  res.end(
+    req.method === 'HEAD'
+      ? undefined
+      : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${refusal.code}</Code><Message>${escapeXml(refusal.message)}</Message></Error>`,
+  );
 }
 
 function countRequest(traffic: S3Traffic, req: IncomingMessage): void {
@@ -150,13 +163,7 @@ function untilSent(send: Inner, req: IncomingMessage, res: ServerResponse): Prom
  * A PutObject with If-None-Match / If-Match, run while no other write of the same key runs. As
  * S3 does, `If-Match` on a key that does not exist answers 404 NoSuchKey, not 412.
  */
-async function conditionalPut(
-  s3rver: S3rver,
-  send: Inner,
-  target: { bucket: string; key: string },
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
+async function conditionalPut(s3rver: S3rver, send: Inner, target: { bucket: string; key: string }, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const ifNoneMatch = req.headers['if-none-match'];
   const ifMatch = req.headers['if-match'];
   const exists = await s3rver.store.existsObject(target.bucket, target.key);

@@ -61,7 +61,11 @@ class VersionedBucketFront implements VersionedBuckets {
   private readonly versioned: Set<string>;
   private readonly ready: Promise<unknown>;
 
-  constructor(buckets: readonly string[], private readonly main: VersionStore, private readonly versions: VersionStore) {
+  constructor(
+    buckets: readonly string[],
+    private readonly main: VersionStore,
+    private readonly versions: VersionStore,
+  ) {
     this.versioned = new Set(buckets);
     this.ready = Promise.all(buckets.map((b) => versions.putBucket(b)));
   }
@@ -120,7 +124,12 @@ class VersionedBucketFront implements VersionedBuckets {
   private async deleteCurrent(req: IncomingMessage, res: ServerResponse, inner: Inner, target: Target): Promise<void> {
     await this.keepCurrent(target);
     const marker = newVersionId();
-    await this.versions.putObject({ bucket: target.bucket, key: versionKey(target.key, marker), content: Buffer.alloc(0), metadata: { [MARKER_META]: 'true' } });
+    await this.versions.putObject({
+      bucket: target.bucket,
+      key: versionKey(target.key, marker),
+      content: Buffer.alloc(0),
+      metadata: { [MARKER_META]: 'true' },
+    });
     await this.versions.deleteObject(target.bucket, pointerKey(target.key));
     res.setHeader('x-amz-delete-marker', 'true');
     res.setHeader('x-amz-version-id', marker);
@@ -163,7 +172,13 @@ class VersionedBucketFront implements VersionedBuckets {
       .filter((o) => o.key.includes(VERSION_SEPARATOR))
       .map((o) => {
         const at = o.key.lastIndexOf(VERSION_SEPARATOR);
-        return { key: o.key.slice(0, at), id: o.key.slice(at + VERSION_SEPARATOR.length), marker: o.metadata[MARKER_META] === 'true', latest: false, metadata: o.metadata };
+        return {
+          key: o.key.slice(0, at),
+          id: o.key.slice(at + VERSION_SEPARATOR.length),
+          marker: o.metadata[MARKER_META] === 'true',
+          latest: false,
+          metadata: o.metadata,
+        };
       })
       .sort((a, b) => (a.key === b.key ? (a.id < b.id ? 1 : -1) : a.key < b.key ? -1 : 1));
   }
@@ -189,10 +204,15 @@ class VersionedBucketFront implements VersionedBuckets {
       stored?.content?.destroy();
       res.statusCode = stored ? 405 : 404;
       res.setHeader('content-type', 'application/xml');
-      return void res.end(req.method === 'HEAD' ? undefined : errorXml(stored ? 'MethodNotAllowed' : 'NoSuchVersion', 'The specified version does not exist or is a delete marker.'));
+      return void res.end(
+        req.method === 'HEAD'
+          ? undefined
+          : errorXml(stored ? 'MethodNotAllowed' : 'NoSuchVersion', 'The specified version does not exist or is a delete marker.'),
+      );
     }
     res.statusCode = 200;
-    for (const name of ['content-type', 'content-length', 'etag', 'last-modified']) if (stored.metadata[name]) res.setHeader(name, String(stored.metadata[name]));
+    for (const name of ['content-type', 'content-length', 'etag', 'last-modified'])
+      if (stored.metadata[name]) res.setHeader(name, String(stored.metadata[name]));
     res.setHeader('x-amz-version-id', id);
     if (req.method === 'HEAD' || !stored.content) return void (stored.content?.destroy(), res.end());
     stored.content.pipe(res);
@@ -267,7 +287,9 @@ function listVersionsXml(bucket: string, prefix: string, { entries, next, maxKey
         : `<Version><Key>${esc(e.key)}</Key><VersionId>${e.id}</VersionId><IsLatest>${e.latest}</IsLatest><LastModified>${modified(e)}</LastModified><ETag>${esc(String(e.metadata.etag ?? ''))}</ETag><Size>${Number(e.metadata['content-length'] ?? 0)}</Size><StorageClass>STANDARD</StorageClass></Version>`,
     )
     .join('');
-  const truncation = next ? `<IsTruncated>true</IsTruncated><NextKeyMarker>${esc(next.key)}</NextKeyMarker><NextVersionIdMarker>${next.id}</NextVersionIdMarker>` : '<IsTruncated>false</IsTruncated>';
+  const truncation = next
+    ? `<IsTruncated>true</IsTruncated><NextKeyMarker>${esc(next.key)}</NextKeyMarker><NextVersionIdMarker>${next.id}</NextVersionIdMarker>`
+    : '<IsTruncated>false</IsTruncated>';
   return `<?xml version="1.0" encoding="UTF-8"?><ListVersionsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${esc(bucket)}</Name><Prefix>${esc(prefix)}</Prefix><MaxKeys>${maxKeys}</MaxKeys>${truncation}${body}</ListVersionsResult>`;
 }
 

@@ -5,7 +5,6 @@ import type { EmbeddedServer, ServiceProcessMessage } from './service-child.ts';
 
 export type { EmbeddedServer } from './service-child.ts';
 
-
 /** A stand-in that has not reported its URL by then is treated as failed. */
 const START_TIMEOUT_MS = 30_000;
 

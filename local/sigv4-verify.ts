@@ -37,7 +37,8 @@ const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 
 export const refuse = (status: number, code: string, message: string): Refusal => ({ ok: false, status, code, message });
 export const accessDenied = (message = 'Access Denied') => refuse(403, 'AccessDenied', message);
-const mismatch = () => refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
+const mismatch = () =>
+  refuse(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided. Check your key and signing method.');
 
 /** Which form of signature a request carries, if any. */
 export function signatureForm(req: SignedRequest): 'header' | 'query' | undefined {
@@ -52,11 +53,17 @@ export function signatureForm(req: SignedRequest): 'header' | 'query' | undefine
  */
 export function verifyHeaderSignature(req: SignedRequest, payloadHash: string, opts: VerifyOptions): Verdict {
   const auth = /^AWS4-HMAC-SHA256 Credential=([^,\s]+),\s*SignedHeaders=([^,\s]+),\s*Signature=([0-9a-f]{64})$/.exec(String(req.headers.authorization).trim());
-  if (!auth) return refuse(400, 'AuthorizationHeaderMalformed', `The authorization header is malformed; only ${ALGORITHM} with Credential, SignedHeaders and Signature is accepted.`);
+  if (!auth)
+    return refuse(
+      400,
+      'AuthorizationHeaderMalformed',
+      `The authorization header is malformed; only ${ALGORITHM} with Credential, SignedHeaders and Signature is accepted.`,
+    );
   const amzDate = String(req.headers['x-amz-date'] ?? '');
   const time = parseAmzDate(amzDate);
   if (time === undefined) return accessDenied('AWS authentication requires a valid X-Amz-Date header.');
-  if (Math.abs(opts.now - time) > MAX_SKEW_MS) return refuse(403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
+  if (Math.abs(opts.now - time) > MAX_SKEW_MS)
+    return refuse(403, 'RequestTimeTooSkewed', 'The difference between the request time and the current time is too large.');
   return verify(req, { credential: auth[1]!, signedHeaders: auth[2]!, signature: auth[3]!, amzDate, payloadHash, dropParam: undefined }, opts);
 }
 
@@ -69,7 +76,11 @@ export function verifyQuerySignature(req: SignedRequest, opts: VerifyOptions): V
   const expires = Number(q.get('X-Amz-Expires'));
   const [credential, signedHeaders, signature] = [q.get('X-Amz-Credential'), q.get('X-Amz-SignedHeaders'), q.get('X-Amz-Signature')];
   if (time === undefined || !Number.isInteger(expires) || expires < 1 || expires > MAX_PRESIGN_SECONDS || !credential || !signedHeaders || !signature) {
-    return refuse(400, 'AuthorizationQueryParametersError', 'A presigned URL needs X-Amz-Credential, X-Amz-Date, X-Amz-Expires (1–604800), X-Amz-SignedHeaders and X-Amz-Signature.');
+    return refuse(
+      400,
+      'AuthorizationQueryParametersError',
+      'A presigned URL needs X-Amz-Credential, X-Amz-Date, X-Amz-Expires (1–604800), X-Amz-SignedHeaders and X-Amz-Signature.',
+    );
   }
   if (opts.now > time + expires * 1000) return accessDenied('Request has expired');
   const payloadHash = q.get('X-Amz-Content-Sha256') ?? 'UNSIGNED-PAYLOAD';
@@ -105,11 +116,18 @@ function verify(req: SignedRequest, claimed: Claimed, opts: VerifyOptions): Verd
 }
 
 /** `AKID/yyyymmdd/region/service/aws4_request`: the local key id, the request's own day, the right service. */
-export function checkScope(credential: string, amzDate: string, opts: Pick<VerifyOptions, 'credentials' | 'service'>): { ok: true; scope: string; key: Buffer } | Refusal {
+export function checkScope(
+  credential: string,
+  amzDate: string,
+  opts: Pick<VerifyOptions, 'credentials' | 'service'>,
+): { ok: true; scope: string; key: Buffer } | Refusal {
   const [accessKeyId, day, region, service, terminator, ...rest] = credential.split('/');
-  if (rest.length > 0 || terminator !== 'aws4_request' || !region || !day) return refuse(400, 'AuthorizationHeaderMalformed', 'The credential scope must be AKID/yyyymmdd/region/service/aws4_request.');
-  if (accessKeyId !== opts.credentials.accessKeyId) return refuse(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
-  if (service !== opts.service || day !== amzDate.slice(0, 8)) return refuse(400, 'AuthorizationHeaderMalformed', `The credential scope must name the service "${opts.service}" and the day of X-Amz-Date.`);
+  if (rest.length > 0 || terminator !== 'aws4_request' || !region || !day)
+    return refuse(400, 'AuthorizationHeaderMalformed', 'The credential scope must be AKID/yyyymmdd/region/service/aws4_request.');
+  if (accessKeyId !== opts.credentials.accessKeyId)
+    return refuse(403, 'InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.');
+  if (service !== opts.service || day !== amzDate.slice(0, 8))
+    return refuse(400, 'AuthorizationHeaderMalformed', `The credential scope must name the service "${opts.service}" and the day of X-Amz-Date.`);
   return { ok: true, scope: [day, region, service, terminator].join('/'), key: signingKey(opts.credentials.secretAccessKey, day, region, service) };
 }
 

@@ -137,16 +137,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const credentials = freshLocalCredentials();
     const { callLogDir, callLog } = awsCallLogOf(opts);
     const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
-    // Versioned, as the deployed bucket is (infra/constructs/data-stores.ts).
-    const s3 = service(await startS3ServerProcess({ dir: path.join(opts.dataDir, 's3'), buckets: [LOCAL_BUCKET], versionedBuckets: [LOCAL_BUCKET], credentials, port: opts.ports?.s3 }));
+    const s3 = service(await startLocalS3(opts, credentials));
     const runner = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
     const { failures, onBackgroundError } = asyncFailures(opts.dataDir);
     const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, onBackgroundError }));
-    const scripted = !opts.anthropic && !opts.bedrock;
-    const model = scripted ? service(await startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests, port: opts.ports?.model })) : undefined;
+    const model = opts.anthropic || opts.bedrock ? undefined : service(await startScriptedModel(opts));
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
     // Stopping runs backwards: the API closes first, then the invocations it started are awaited.
@@ -175,6 +173,22 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll(stops);
     throw err;
   }
+}
+
+/** The S3 stand-in, versioned as the deployed bucket is (infra/constructs/data-stores.ts). */
+function startLocalS3(opts: LocalStackOptions, credentials: ReturnType<typeof freshLocalCredentials>) {
+  return startS3ServerProcess({
+    dir: path.join(opts.dataDir, 's3'),
+    buckets: [LOCAL_BUCKET],
+    versionedBuckets: [LOCAL_BUCKET],
+    credentials,
+    port: opts.ports?.s3,
+  });
+}
+
+/** The scripted model server, on the demo brain unless the options give one. */
+function startScriptedModel(opts: LocalStackOptions) {
+  return startScriptedModelServer({ brain: opts.brain ?? demoBrain, keepRequests: opts.keepModelRequests, port: opts.ports?.model });
 }
 
 /** The deps, with metric documents written to the data folder unless the options take them. */
@@ -240,7 +254,13 @@ function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpo
   const runnerDirFor = (tenantId: string) => path.join(tenantsDir, tenantFolder(tenantId));
   return createTenantWorkerPool({
     entry: fileURLToPath(new URL('./runner-worker.ts', import.meta.url)),
-    init: (tenantId): RunnerWorkerInit => ({ rootDir: runnerDirFor(tenantId), s3Endpoint, region: 'us-east-1', stackEndpoints: [...stackEndpoints], ...(awsCallLog ? { awsCallLog: { dir: awsCallLog, functionName: RUNNER_FUNCTION } } : {}) }),
+    init: (tenantId): RunnerWorkerInit => ({
+      rootDir: runnerDirFor(tenantId),
+      s3Endpoint,
+      region: 'us-east-1',
+      stackEndpoints: [...stackEndpoints],
+      ...(awsCallLog ? { awsCallLog: { dir: awsCallLog, functionName: RUNNER_FUNCTION } } : {}),
+    }),
     maxWorkers: opts.runnerProcesses?.max,
     idleMs: opts.runnerProcesses?.idleMs,
     onWorkerGone: (tenantId) => rm(runnerDirFor(tenantId), { recursive: true, force: true }),
@@ -278,7 +298,12 @@ function localConfig(
     api: { ...shared.api, ...opts.api },
     logLevel: opts.logLevel ?? shared.logLevel ?? 'warn',
     // On a fixed port the console's address is known up front: progress comments link to it.
-    github: { ...(opts.port ? { consoleUrl: `http://127.0.0.1:${opts.port}/console/` } : {}), ...sharedGithub, ...opts.github, workerFunction: GITHUB_WORKER_FUNCTION },
+    github: {
+      ...(opts.port ? { consoleUrl: `http://127.0.0.1:${opts.port}/console/` } : {}),
+      ...sharedGithub,
+      ...opts.github,
+      workerFunction: GITHUB_WORKER_FUNCTION,
+    },
     observability: { service: 'stratus-local', ...shared.observability, ...opts.observability },
     outbound: { ...shared.outbound, ownEndpoints: [...stackEndpoints] },
   });
@@ -309,7 +334,12 @@ async function startApiServer(port: number | undefined): Promise<{ url: string; 
   const starting = () => new Response('Stratus is starting.', { status: 503 });
   const asApi = ((options: object, listener: (...args: unknown[]) => void) =>
     createServer(options, (req, res) => runAsFunction(API_FUNCTION, () => listener(req, res)))) as unknown as typeof createServer;
-  const server = serve({ fetch: (req, env) => (app ? app.fetch(req, env) : starting()), port: port ?? 0, hostname: '127.0.0.1', createServer: asApi }) as Server;
+  const server = serve({
+    fetch: (req, env) => (app ? app.fetch(req, env) : starting()),
+    port: port ?? 0,
+    hostname: '127.0.0.1',
+    createServer: asApi,
+  }) as Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const address = server.address();
   return { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`, serve: (a) => (app = a), close: () => closeServer(server) };

@@ -16,7 +16,11 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
   for (const s of SETTINGS.filter((x) => x.where !== 'aws')) {
     console.log(`  ${s.name.padEnd(width)}  ${s.meaning.replaceAll('`', '')} (default: ${s.default.replaceAll('`', '')})`);
   }
-  console.log(`\nAWS-only: ${SETTINGS.filter((x) => x.where === 'aws').map((x) => x.name.split(',')[0]).join(', ')} and the deployment's resources, set by the CDK app (docs/deploy.md).`);
+  console.log(
+    `\nAWS-only: ${SETTINGS.filter((x) => x.where === 'aws')
+      .map((x) => x.name.split(',')[0])
+      .join(', ')} and the deployment's resources, set by the CDK app (docs/deploy.md).`,
+  );
   process.exit(0);
 }
 

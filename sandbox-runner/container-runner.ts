@@ -58,7 +58,10 @@ function chooseSandbox(kind: string, rootDir: string, linkPath: string, egress: 
 
 function bwrapWorks(): boolean {
   try {
-    execFileSync('bwrap', ['--unshare-all', '--unshare-user', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '/bin/true'], { stdio: 'ignore', timeout: 5_000 });
+    execFileSync('bwrap', ['--unshare-all', '--unshare-user', '--ro-bind', '/usr', '/usr', '--symlink', 'usr/bin', '/bin', '/bin/true'], {
+      stdio: 'ignore',
+      timeout: 5_000,
+    });
     return true;
   } catch {
     return false;

@@ -59,9 +59,7 @@ export const runnerRequestSchema = z.object({
    * none by default. `egressToken` is the harness's signature of that list for the AWS egress
    * proxy (common/egress-token.ts); the local sandbox enforces the list itself and needs none.
    */
-  network: z
-    .object({ allowedDomains: allowListSchema, egressToken: z.string().max(16_384).optional() })
-    .default({ allowedDomains: [] }),
+  network: z.object({ allowedDomains: allowListSchema, egressToken: z.string().max(16_384).optional() }).default({ allowedDomains: [] }),
   environment: environmentLayerSchema.optional(),
   op: runnerOpSchema,
 });

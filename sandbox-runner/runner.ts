@@ -98,7 +98,11 @@ export function createRunner(deps: RunnerDeps): RunnerWithCopies {
 function layerTarget(deps: RunnerDeps, request: ParsedRunnerRequest): LayerTarget | undefined {
   const env = request.environment;
   if (!env) return undefined;
-  return { key: env.key, maxBytes: env.maxBytes, store: new RemoteWorkspace(deps.s3ForCredentials(env.credentials), request.workspace.bucket, request.workspace.id) };
+  return {
+    key: env.key,
+    maxBytes: env.maxBytes,
+    store: new RemoteWorkspace(deps.s3ForCredentials(env.credentials), request.workspace.bucket, request.workspace.id),
+  };
 }
 
 /** What an op that does not need the copy reports as its sync: nothing was read. */
@@ -178,7 +182,12 @@ function opContext(
  * stays dirty, so the next call rebuilds it from S3) and the caller learns the newest version,
  * so it moves on to it instead of retrying from a version that can never be published again.
  */
-async function conflict(local: LocalCopy, remote: RemoteWorkspace, err: VersionConflictError, log: (message: string, err: unknown) => void): Promise<RunnerResponse> {
+async function conflict(
+  local: LocalCopy,
+  remote: RemoteWorkspace,
+  err: VersionConflictError,
+  log: (message: string, err: unknown) => void,
+): Promise<RunnerResponse> {
   await local.forget().catch((e: unknown) => log(`could not mark workspace ${remote.id} dirty after a conflict`, e));
   // The version that beat this one exists for sure; a failed listing falls back to it.
   const latestVersion = await remote.latestVersion(err.version).catch((e: unknown) => {

@@ -56,7 +56,8 @@ export function eagerImports(root: string, rules: Rules): string[] {
         if (!new RegExp(rule.from).test(rel)) continue;
         for (const spec of valueImportsOf(readFileSync(file, 'utf8'))) {
           // An entry is a package (every path in it) or a path inside one (`pkg/sub` and below).
-          if (packageOf(spec) && rule.packages.some((p) => spec === p || spec.startsWith(`${p}/`))) problems.push(`${rel} imports ${spec} statically: ${rule.why}`);
+          if (packageOf(spec) && rule.packages.some((p) => spec === p || spec.startsWith(`${p}/`)))
+            problems.push(`${rel} imports ${spec} statically: ${rule.why}`);
         }
       }
     }

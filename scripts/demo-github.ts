@@ -41,7 +41,8 @@ const gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, 
 const git = await startGitHttpServer({ projectRoot: path.join(dir, 'git'), token: (t) => gh.isValidToken(t) });
 const repo = makeBareRepo(path.join(dir, 'git'), 'demo/calculator', {
   'add.js': 'module.exports = (a, b) => a - b;\n',
-  'test.js': "const add = require('./add.js');\nif (add(2, 3) !== 5) { console.error('FAIL: add(2, 3) =', add(2, 3)); process.exit(1); }\nconsole.log('ok: add(2, 3) = 5');\n",
+  'test.js':
+    "const add = require('./add.js');\nif (add(2, 3) !== 5) { console.error('FAIL: add(2, 3) =', add(2, 3)); process.exit(1); }\nconsole.log('ok: add(2, 3) = 5');\n",
   'README.md': '# calculator\n\n`node test.js` runs the test.\n',
 });
 const stack = await startLocalStack({
@@ -62,18 +63,27 @@ try {
   say(`git server (smart HTTP, token-checked): ${git.url}/demo/calculator.git`);
   say(`GitHub REST stand-in:                   ${gh.url}`);
   say(`Stratus API:                            ${stack.apiUrl} (scripted model, ${PORT_VARIABLES.api})`);
-  say(`DynamoDB · S3 · Lambda Invoke stand-ins: ${stack.urls.dynamodb} · ${stack.urls.s3} · ${stack.urls.lambda} (${PORT_VARIABLES.dynamodb}, ${PORT_VARIABLES.s3}, ${PORT_VARIABLES.lambda})`);
+  say(
+    `DynamoDB · S3 · Lambda Invoke stand-ins: ${stack.urls.dynamodb} · ${stack.urls.s3} · ${stack.urls.lambda} (${PORT_VARIABLES.dynamodb}, ${PORT_VARIABLES.s3}, ${PORT_VARIABLES.lambda})`,
+  );
   say(`scripted model:                         ${stack.model!.url} (${PORT_VARIABLES.model})`);
   const asTenant = { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' };
   // The App's setup flow: the tenant asks for a setup link (a signed state naming it), the App is
   // installed on GitHub, and GitHub sends the browser back to the setup URL, which claims it.
-  const link = (await (await fetch(`${stack.apiUrl}/v1/github/installations/setup-url`, { method: 'POST', headers: asTenant })).json()) as { url: string; state: string };
+  const link = (await (await fetch(`${stack.apiUrl}/v1/github/installations/setup-url`, { method: 'POST', headers: asTenant })).json()) as {
+    url: string;
+    state: string;
+  };
   say(`\nPOST /v1/github/installations/setup-url → ${link.url.slice(0, 80)}…`);
   gh.addInstallation(1, 'demo');
   gh.addRepository({ id: 4_242, fullName: 'demo/calculator', installationId: 1 });
   const claimed = await fetch(`${stack.apiUrl}/v1/github/installations/setup?installation_id=1&setup_action=install&state=${encodeURIComponent(link.state)}`);
   say(`GET /v1/github/installations/setup?installation_id=1&state=… (GitHub's redirect) → ${claimed.status} ${await claimed.text()}`);
-  const connect = await fetch(`${stack.apiUrl}/v1/github/repositories`, { method: 'POST', headers: asTenant, body: JSON.stringify({ repository: 'demo/calculator', label: 'stratus' }) });
+  const connect = await fetch(`${stack.apiUrl}/v1/github/repositories`, {
+    method: 'POST',
+    headers: asTenant,
+    body: JSON.stringify({ repository: 'demo/calculator', label: 'stratus' }),
+  });
   say(`POST /v1/github/repositories → ${connect.status} ${await connect.text()}`);
 
   gh.permissions.set('maintainer', 'admin');
@@ -84,13 +94,27 @@ try {
   });
   // What the scripted model answers, in order: it reads the file, edits it, runs the test, sums up.
   stack.model!.enqueue(
-    { content: [{ type: 'text', text: 'Let me look at add.js.' }, { type: 'tool_use', name: 'Read', input: { file_path: '/workspace/add.js' } }], stopReason: 'tool_use' },
-    { content: [{ type: 'tool_use', name: 'Edit', input: { file_path: '/workspace/add.js', old_string: 'a - b', new_string: 'a + b' } }], stopReason: 'tool_use' },
+    {
+      content: [
+        { type: 'text', text: 'Let me look at add.js.' },
+        { type: 'tool_use', name: 'Read', input: { file_path: '/workspace/add.js' } },
+      ],
+      stopReason: 'tool_use',
+    },
+    {
+      content: [{ type: 'tool_use', name: 'Edit', input: { file_path: '/workspace/add.js', old_string: 'a - b', new_string: 'a + b' } }],
+      stopReason: 'tool_use',
+    },
     { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'node test.js', description: 'Run the test' } }], stopReason: 'tool_use' },
     { content: [{ type: 'text', text: 'add() subtracted its arguments; it now adds them. `node test.js` passes (add(2, 3) = 5).' }], stopReason: 'end_turn' },
   );
 
-  const payload = labeledPayload({ id: 4_242, fullName: 'demo/calculator', cloneUrl: `${git.url}/demo/calculator.git`, installationId: 1 }, { number: 1, title: 'add() returns the wrong sum' }, 'stratus', { login: 'maintainer' });
+  const payload = labeledPayload(
+    { id: 4_242, fullName: 'demo/calculator', cloneUrl: `${git.url}/demo/calculator.git`, installationId: 1 },
+    { number: 1, title: 'add() returns the wrong sum' },
+    'stratus',
+    { login: 'maintainer' },
+  );
   const sentAt = Date.now();
   const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', payload);
   say(`\nPOST /v1/github/webhook (issues.labeled, signed) → ${sent.status} in ${sent.ms.toFixed(0)} ms`);

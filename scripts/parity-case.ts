@@ -58,7 +58,18 @@ export async function readParityFile(stack: LocalStack, sessionId: string, rel: 
   const res = await fetch(url, { headers: { authorization: `Bearer ${stack.token}` } });
   if (res.status === 404) return undefined;
   // The download route answers a missing file with 400 "No file … in the workspace.".
-  if (res.status === 400 && /^No file /.test(((await res.clone().json().catch(() => ({}))) as { error?: { message?: string } }).error?.message ?? '')) return undefined;
+  if (
+    res.status === 400 &&
+    /^No file /.test(
+      (
+        (await res
+          .clone()
+          .json()
+          .catch(() => ({}))) as { error?: { message?: string } }
+      ).error?.message ?? '',
+    )
+  )
+    return undefined;
   if (res.status !== 200) throw new Error(`Could not download ${rel}: ${res.status} ${await res.text()}`);
   return Buffer.from(await res.arrayBuffer());
 }

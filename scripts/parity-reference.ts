@@ -59,7 +59,10 @@ const server = await startScriptedModelServer({
 });
 const mcp = kase.mcpServer ? await startMcpDemoServer() : undefined;
 try {
-  const extraArgs = [...(mcp ? ['--mcp-config', JSON.stringify({ mcpServers: { tracker: { type: 'http', url: mcp.url } } })] : []), ...permissionArgs(kase, home)];
+  const extraArgs = [
+    ...(mcp ? ['--mcp-config', JSON.stringify({ mcpServers: { tracker: { type: 'http', url: mcp.url } } })] : []),
+    ...permissionArgs(kase, home),
+  ];
   // The reference keeps ToolSearch off for a model endpoint that is not Anthropic's own unless told otherwise.
   const env = mcp ? { ENABLE_TOOL_SEARCH: 'true' } : undefined;
   const checkPermissions = kase.permissions !== undefined || kase.permissionMode !== undefined;

@@ -22,8 +22,14 @@ export async function runClaudeCode(
   const child = spawn(claude, ['-p', opts.prompt, '--output-format', 'stream-json', '--verbose', ...permissions, ...(opts.extraArgs ?? [])], {
     cwd: opts.cwd,
     env: {
-      PATH: process.env.PATH ?? '', HOME: opts.home, ANTHROPIC_BASE_URL: opts.modelUrl, ANTHROPIC_API_KEY: 'reference',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_TELEMETRY: '1', IS_SANDBOX: '1', ...opts.env,
+      PATH: process.env.PATH ?? '',
+      HOME: opts.home,
+      ANTHROPIC_BASE_URL: opts.modelUrl,
+      ANTHROPIC_API_KEY: 'reference',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      IS_SANDBOX: '1',
+      ...opts.env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -3,11 +3,15 @@ import type { Schemas } from './api.ts';
 const numberFormat = new Intl.NumberFormat('en');
 
 export const formatTokens = (usage: Schemas['Usage'] | undefined | null): string =>
-  usage ? `${numberFormat.format(usage.inputTokens + (usage.cacheReadInputTokens ?? 0) + (usage.cacheCreationInputTokens ?? 0))} in · ${numberFormat.format(usage.outputTokens)} out` : '—';
+  usage
+    ? `${numberFormat.format(usage.inputTokens + (usage.cacheReadInputTokens ?? 0) + (usage.cacheCreationInputTokens ?? 0))} in · ${numberFormat.format(usage.outputTokens)} out`
+    : '—';
 
-export const formatCost = (usd: number | undefined | null): string => (usd === undefined || usd === null ? '—' : `$${usd < 0.01 && usd > 0 ? usd.toFixed(4) : usd.toFixed(2)}`);
+export const formatCost = (usd: number | undefined | null): string =>
+  usd === undefined || usd === null ? '—' : `$${usd < 0.01 && usd > 0 ? usd.toFixed(4) : usd.toFixed(2)}`;
 
-export const formatDuration = (ms: number): string => (ms < 1_000 ? `${Math.round(ms)} ms` : ms < 60_000 ? `${(ms / 1_000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`);
+export const formatDuration = (ms: number): string =>
+  ms < 1_000 ? `${Math.round(ms)} ms` : ms < 60_000 ? `${(ms / 1_000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1_000)} s`;
 
 /** "3 min ago", with the exact time in the element's title. */
 export function timeAgo(iso: string, now = Date.now()): string {
@@ -31,5 +35,5 @@ export function describeInput(name: string, input: unknown): string {
 export function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? b.text ?? '' : `[${b.type}]`)).join('\n');
+  return content.map((b: { type?: string; text?: string }) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join('\n');
 }

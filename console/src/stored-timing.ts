@@ -9,7 +9,12 @@ import type { WaterfallRow } from './components/timeline.tsx';
  * one after another, each bar also covers the waiting for the ones before it. A call whose
  * result is stored in a later turn (it waited for an approval) is left out.
  */
-export interface StoredTurn { turnId: string; startedAt: number; endedAt: number; rows: WaterfallRow[] }
+export interface StoredTurn {
+  turnId: string;
+  startedAt: number;
+  endedAt: number;
+  rows: WaterfallRow[];
+}
 
 type Block = { type: string; id?: string; name?: string; tool_use_id?: string; is_error?: boolean };
 
@@ -22,7 +27,9 @@ export function storedTurns(messages: Message[]): StoredTurn[] {
 function turnTiming(turnId: string, list: Message[]): StoredTurn {
   const at = (m: Message) => Date.parse(m.createdAt);
   const results = new Map<string, { at: number; isError: boolean }>();
-  for (const m of list) for (const b of m.content as Block[]) if (b.type === 'tool_result' && b.tool_use_id) results.set(b.tool_use_id, { at: at(m), isError: b.is_error === true });
+  for (const m of list)
+    for (const b of m.content as Block[])
+      if (b.type === 'tool_result' && b.tool_use_id) results.set(b.tool_use_id, { at: at(m), isError: b.is_error === true });
   const rows: WaterfallRow[] = [];
   list.forEach((m, i) => {
     if (m.kind !== 'assistant' || i === 0) return;

@@ -60,13 +60,27 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
         items: [...s.items.map((i) => (i.kind === 'text' ? { ...i, streaming: false } : i)), { kind: 'model', startedAt: s.callStart, endedAt: now }],
       };
     case 'tombstone':
-      return { ...s, items: [...s.items.filter((i) => !(i.kind === 'text' && i.streaming)), { kind: 'notice', text: `Stream broke (${event.error}); retrying.` }] };
+      return {
+        ...s,
+        items: [...s.items.filter((i) => !(i.kind === 'text' && i.streaming)), { kind: 'notice', text: `Stream broke (${event.error}); retrying.` }],
+      };
     case 'tool_use':
       return { ...s, items: [...s.items, { kind: 'tool', id: event.id, name: event.name, input: event.input, startedAt: now }] };
     case 'tool_progress':
-      return { ...s, items: updateTool(s, event.toolUseId, (t) => ({ progress: isAgentProgress(event.progress) ? `${t.progress ? `${t.progress}\n` : ''}${agentProgressLine(event.progress)}` : progressText(event.progress) })) };
+      return {
+        ...s,
+        items: updateTool(s, event.toolUseId, (t) => ({
+          progress: isAgentProgress(event.progress)
+            ? `${t.progress ? `${t.progress}\n` : ''}${agentProgressLine(event.progress)}`
+            : progressText(event.progress),
+        })),
+      };
     case 'tool_result':
-      return { ...s, callStart: now, items: updateTool(s, event.toolUseId, () => ({ endedAt: now, result: resultText(event.content), isError: event.isError, waiting: undefined })) };
+      return {
+        ...s,
+        callStart: now,
+        items: updateTool(s, event.toolUseId, () => ({ endedAt: now, result: resultText(event.content), isError: event.isError, waiting: undefined })),
+      };
     case 'permission_request':
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ waiting: event.message })) };
     case 'todos':
@@ -74,15 +88,30 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
     case 'permission_denied':
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ denied: true, waiting: undefined })) };
     case 'model_retry':
-      return { ...s, items: [...s.items, { kind: 'notice', text: `Model call failed (${event.error}); retry ${event.attempt} in ${Math.round(event.delayMs / 1_000)} s.` }] };
+      return {
+        ...s,
+        items: [...s.items, { kind: 'notice', text: `Model call failed (${event.error}); retry ${event.attempt} in ${Math.round(event.delayMs / 1_000)} s.` }],
+      };
     case 'notice':
       return { ...s, items: [...s.items, { kind: 'notice', text: event.message }] };
     case 'model_fallback':
       return { ...s, items: [...s.items, { kind: 'notice', text: `Switched model from ${event.from} to ${event.to}.` }] };
     case 'setup_start':
-      return { ...s, items: [...s.items, { kind: 'notice', text: `Set-up steps running: ${event.command.split('\n')[0]} (limit ${event.timeoutSeconds} s).` }] };
+      return {
+        ...s,
+        items: [...s.items, { kind: 'notice', text: `Set-up steps running: ${event.command.split('\n')[0]} (limit ${event.timeoutSeconds} s).` }],
+      };
     case 'setup_end':
-      return { ...s, items: [...s.items, { kind: 'notice', text: `Set-up steps ${event.status}${event.exitCode !== null && event.status !== 'succeeded' ? ` (exit code ${event.exitCode})` : ''} after ${(event.durationMs / 1_000).toFixed(1)} s.` }] };
+      return {
+        ...s,
+        items: [
+          ...s.items,
+          {
+            kind: 'notice',
+            text: `Set-up steps ${event.status}${event.exitCode !== null && event.status !== 'succeeded' ? ` (exit code ${event.exitCode})` : ''} after ${(event.durationMs / 1_000).toFixed(1)} s.`,
+          },
+        ],
+      };
     case 'turn_end':
       return { ...s, usage: event.usage, end: { stopReason: event.stopReason, usage: event.usage, error: event.error, budget: event.budget, at: now } };
     default:

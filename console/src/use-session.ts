@@ -32,22 +32,25 @@ export function useSession(id: string) {
   // same render that shows the log, so the turn is never on the page twice.
   const settle = () => setLive((t) => t && { ...t, settled: true });
   /** Reloads the session, its log and what waits, shown in one render (`settleLive`: the live view steps aside in it too). */
-  const refresh = useCallback(async (opts?: { settleLive?: boolean }) => {
-    try {
-      const s = must(await api.GET('/v1/sessions/{id}', { params: { path: { id } } }));
-      const stored = await loadMessages(id);
-      const p = must(await api.GET('/v1/sessions/{id}/permissions', { params: { path: { id } } }));
-      setSession(s);
-      setMessages(stored);
-      setPending(p.pending.filter((x) => x.decision === null));
-      if (opts?.settleLive) settle();
-      return s;
-    } catch (err) {
-      setError((err as Error).message);
-      if (opts?.settleLive) settle();
-      return null;
-    }
-  }, [id]);
+  const refresh = useCallback(
+    async (opts?: { settleLive?: boolean }) => {
+      try {
+        const s = must(await api.GET('/v1/sessions/{id}', { params: { path: { id } } }));
+        const stored = await loadMessages(id);
+        const p = must(await api.GET('/v1/sessions/{id}/permissions', { params: { path: { id } } }));
+        setSession(s);
+        setMessages(stored);
+        setPending(p.pending.filter((x) => x.decision === null));
+        if (opts?.settleLive) settle();
+        return s;
+      } catch (err) {
+        setError((err as Error).message);
+        if (opts?.settleLive) settle();
+        return null;
+      }
+    },
+    [id],
+  );
 
   const follow = useCallback(
     (start: (() => Promise<Response>) | { turnId: string }) => {
@@ -69,7 +72,13 @@ export function useSession(id: string) {
   }, [id]);
 
   const sendPrompt = (prompt: string) =>
-    follow(() => apiFetch(`/v1/sessions/${encodeURIComponent(id)}/turns`, { method: 'POST', headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }), body: JSON.stringify({ prompt }) }));
+    follow(() =>
+      apiFetch(`/v1/sessions/${encodeURIComponent(id)}/turns`, {
+        method: 'POST',
+        headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }),
+        body: JSON.stringify({ prompt }),
+      }),
+    );
 
   const interrupt = async () => {
     const turnId = live?.turnId ?? session?.currentTurnId;

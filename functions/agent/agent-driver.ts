@@ -50,12 +50,18 @@ export interface RepositoryControls {
 }
 
 export function agentControls(
-  deps: Pick<TurnDeps, 'config' | 'hooks' | 'outbound'>, settings: SessionSettings | undefined, turn?: TurnSettings, repository?: RepositoryControls,
+  deps: Pick<TurnDeps, 'config' | 'hooks' | 'outbound'>,
+  settings: SessionSettings | undefined,
+  turn?: TurnSettings,
+  repository?: RepositoryControls,
 ): AgentControls {
   const { config } = deps;
   return {
     permissions: permissionContextFor(settings, {
-      defaultMode: config.permissions.defaultMode, policy: config.permissions.policy, ...(turn ? { turn } : {}), ...(repository ? { repository: repository.rules } : {}),
+      defaultMode: config.permissions.defaultMode,
+      policy: config.permissions.policy,
+      ...(turn ? { turn } : {}),
+      ...(repository ? { repository: repository.rules } : {}),
     }),
     hooks: [...(deps.hooks ?? []), ...hooksFor(settings, deps.outbound), ...(repository?.hooks ?? [])],
     retry: { maxRetries: config.model.maxRetries, baseDelayMs: config.model.retryBaseDelayMs, fallbackModel: config.model.fallbackName },
@@ -75,12 +81,17 @@ export async function sessionMcpTools(deps: Pick<TurnDeps, 'mcp'>, sessionId: st
  * a background sub-agent start from this pool; a named agent's filters narrow it after.
  */
 export function sessionToolPool(
-  deps: Pick<TurnDeps, 'config' | 'tools'>, settings: SessionSettings | undefined, external: readonly Tool[], permissions: PermissionContext,
+  deps: Pick<TurnDeps, 'config' | 'tools'>,
+  settings: SessionSettings | undefined,
+  external: readonly Tool[],
+  permissions: PermissionContext,
 ): { registry: ToolRegistry; agents: AgentDefinition[] } {
   const { config } = deps;
   const agents = sessionAgents(settings);
   const registry = assembleToolPool({
-    builtins: deps.tools.tools.map((tool) => (tool.name === AGENT_TOOL_NAME ? agentToolFor(agents) : tool)), external, rules: permissions.rules,
+    builtins: deps.tools.tools.map((tool) => (tool.name === AGENT_TOOL_NAME ? agentToolFor(agents) : tool)),
+    external,
+    rules: permissions.rules,
     toolSearch: { mode: settings?.toolSearch ?? config.toolSearch.mode, model: config.model.name, contextWindow: config.model.contextWindow },
   });
   return { registry, agents };
@@ -101,7 +112,10 @@ export function narrowedToolPool(tools: readonly Tool[]): ToolRegistry {
  * session's controls, its stop checks (`shouldCheckpoint` near an invocation's deadline,
  * `leaseHeld` of the turn it is part of) and its context economy.
  */
-export type AgentRun = Pick<QueryParams, 'system' | 'messages' | 'userContext' | 'registry' | 'toolContext' | 'beforeModelCall' | 'signal' | 'shouldCheckpoint' | 'leaseHeld'> & {
+export type AgentRun = Pick<
+  QueryParams,
+  'system' | 'messages' | 'userContext' | 'registry' | 'toolContext' | 'beforeModelCall' | 'signal' | 'shouldCheckpoint' | 'leaseHeld'
+> & {
   controls: AgentControls;
   context: ContextManager;
 };
@@ -110,9 +124,19 @@ export type AgentRun = Pick<QueryParams, 'system' | 'messages' | 'userContext' |
 export function agentQueryParams(deps: Pick<TurnDeps, 'config' | 'model'>, scope: AgentScope, run: AgentRun): QueryParams {
   const { config } = deps;
   return {
-    client: deps.model, model: config.model.name, maxTokens: config.model.maxTokens, system: run.system, messages: run.messages,
-    registry: run.registry, toolContext: run.toolContext, hooks: run.controls.hooks, maxToolConcurrency: config.maxToolConcurrency,
-    beforeModelCall: run.beforeModelCall, signal: run.signal, context: run.context, retry: run.controls.retry,
+    client: deps.model,
+    model: config.model.name,
+    maxTokens: config.model.maxTokens,
+    system: run.system,
+    messages: run.messages,
+    registry: run.registry,
+    toolContext: run.toolContext,
+    hooks: run.controls.hooks,
+    maxToolConcurrency: config.maxToolConcurrency,
+    beforeModelCall: run.beforeModelCall,
+    signal: run.signal,
+    context: run.context,
+    retry: run.controls.retry,
     ...(run.shouldCheckpoint ? { shouldCheckpoint: run.shouldCheckpoint } : {}),
     ...(run.leaseHeld ? { leaseHeld: run.leaseHeld } : {}),
     ...(run.userContext !== undefined ? { userContext: run.userContext } : {}),

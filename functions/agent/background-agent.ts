@@ -47,7 +47,9 @@ export async function runBackgroundAgent(deps: TurnDeps, event: RunSubagentEvent
     await runHeld(deps, { record: held, session, owner, log, signal: abort.signal, deadlineAt });
   } catch (err) {
     log.error('background sub-agent failed', { error: errorMessage(err) });
-    await finish(deps, held, owner, 'failed', { content: [], totalTokens: 0, durationMs: deps.clock() - held.startedAt, error: errorMessage(err) }).catch(() => undefined);
+    await finish(deps, held, owner, 'failed', { content: [], totalTokens: 0, durationMs: deps.clock() - held.startedAt, error: errorMessage(err) }).catch(
+      () => undefined,
+    );
   } finally {
     heartbeat.stop();
   }
@@ -79,7 +81,13 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
   // Read from the workspace version this invocation starts on, as a turn does at its start.
   const project = await loadProjectContext(deps, session, ctx.workspace, record.startedAt);
   const scope: SubagentScope = {
-    deps, session, turnId: record.agentId, owner, log, controls, project,
+    deps,
+    session,
+    turnId: record.agentId,
+    owner,
+    log,
+    controls,
+    project,
     recorder: {
       countSubagentCall: async (response) => {
         const cost = costUsd(deps.config.modelPrices, response.model, response.usage);
@@ -110,11 +118,19 @@ async function runFromLog(deps: TurnDeps, held: Held, scope: SubagentScope, setu
   const messages = await startingMessages(childLog, setup);
   log.info('background sub-agent runs', { agentType: record.agentType, resumed: childLog.loaded.conversation.length > 1, messages: messages.length });
   const margin = deps.config.turn.checkpointMarginMs;
-  return finishedOutcome(childLog.loaded.conversation) ?? await drive(scope, setup, {
-    kind: 'background', messages, ctx, log, append: childLog.append, loaded: childLog.loaded,
-    progress: (event: Record<string, unknown>) => logProgress(log, event),
-    ...(held.deadlineAt !== undefined ? { shouldCheckpoint: () => held.deadlineAt! - deps.clock() <= margin } : {}),
-  });
+  return (
+    finishedOutcome(childLog.loaded.conversation) ??
+    (await drive(scope, setup, {
+      kind: 'background',
+      messages,
+      ctx,
+      log,
+      append: childLog.append,
+      loaded: childLog.loaded,
+      progress: (event: Record<string, unknown>) => logProgress(log, event),
+      ...(held.deadlineAt !== undefined ? { shouldCheckpoint: () => held.deadlineAt! - deps.clock() <= margin } : {}),
+    }))
+  );
 }
 
 /** Its end: handed to the next invocation, left to the one that took its lease, or its outcome stored. */
@@ -125,7 +141,10 @@ async function settle(deps: TurnDeps, held: Held, outcome: DriveOutcome, budgetS
   const failed = outcome.stopReason !== 'end_turn';
   const error = failed ? (outcome.error ?? budgetStop ?? `it stopped (${outcome.stopReason})`) : undefined;
   await finish(deps, record, owner, failed ? 'failed' : 'completed', {
-    content: outcome.text, totalTokens: outcome.totalTokens, durationMs: deps.clock() - record.startedAt, ...(error ? { error } : {}),
+    content: outcome.text,
+    totalTokens: outcome.totalTokens,
+    durationMs: deps.clock() - record.startedAt,
+    ...(error ? { error } : {}),
   });
   log.info('background sub-agent finished', { stopReason: outcome.stopReason });
 }
@@ -133,13 +152,23 @@ async function settle(deps: TurnDeps, held: Held, outcome: DriveOutcome, budgetS
 /** Its tools' context: its own copy of the session's workspace (a racing write gets the usual version conflict). */
 function toolContext(deps: TurnDeps, session: SessionRecord, record: BackgroundAgentRecord, held: Held): ToolContext {
   const workspace = new WorkspaceSession({
-    deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd, fileState: session.fileState,
-    allowedDomains: session.settings?.allowedDomains, requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
+    deps,
+    sessionId: session.sessionId,
+    workspace: session.workspace,
+    cwd: session.cwd,
+    fileState: session.fileState,
+    allowedDomains: session.settings?.allowedDomains,
+    requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
     storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
     ...(session.environment ? { environment: session.environment } : {}),
   });
   return {
-    sessionId: session.sessionId, turnId: record.agentId, toolUseId: record.toolUseId, workspace, signal: held.signal, log: held.log,
+    sessionId: session.sessionId,
+    turnId: record.agentId,
+    toolUseId: record.toolUseId,
+    workspace,
+    signal: held.signal,
+    log: held.log,
     persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
     // Its own list for its run, as a foreground sub-agent's; the session's list is the main agent's.
     todos: runTodoList(),
@@ -147,17 +176,36 @@ function toolContext(deps: TurnDeps, session: SessionRecord, record: BackgroundA
 }
 
 /** The parent session's budgets, with this agent's spend on top of the session's (a turn of its own: its calls and wall clock count like a turn's). */
-function backgroundBudgetStop(deps: TurnDeps, session: SessionRecord, record: BackgroundAgentRecord, spend: { modelCalls: number; usage: UsageRecord }, signal: AbortSignal): 'aborted' | BudgetExceeded | undefined {
+function backgroundBudgetStop(
+  deps: TurnDeps,
+  session: SessionRecord,
+  record: BackgroundAgentRecord,
+  spend: { modelCalls: number; usage: UsageRecord },
+  signal: AbortSignal,
+): 'aborted' | BudgetExceeded | undefined {
   if (signal.aborted) return 'aborted';
   if (session.deletedAt !== undefined) return 'aborted';
   const usage = { ...session.usage };
   addUsage(usage, spend.usage);
-  return checkBudgets(budgetsFor(deps.config, session.tenantId, session), {
-    modelCallsThisTurn: spend.modelCalls, turns: 0, usage, wallSecondsThisTurn: Math.floor((deps.clock() - record.startedAt) / 1000),
-  }, 'model_call');
+  return checkBudgets(
+    budgetsFor(deps.config, session.tenantId, session),
+    {
+      modelCallsThisTurn: spend.modelCalls,
+      turns: 0,
+      usage,
+      wallSecondsThisTurn: Math.floor((deps.clock() - record.startedAt) / 1000),
+    },
+    'model_call',
+  );
 }
 
-async function finish(deps: TurnDeps, record: BackgroundAgentRecord, owner: string, status: 'completed' | 'failed', result: NonNullable<BackgroundAgentRecord['result']>): Promise<void> {
+async function finish(
+  deps: TurnDeps,
+  record: BackgroundAgentRecord,
+  owner: string,
+  status: 'completed' | 'failed',
+  result: NonNullable<BackgroundAgentRecord['result']>,
+): Promise<void> {
   await deps.backgroundAgents.finish(record.sessionId, owner, status, result);
 }
 
@@ -172,4 +220,3 @@ async function handOff(deps: TurnDeps, record: BackgroundAgentRecord, owner: str
 function logProgress(log: Held['log'], event: Record<string, unknown>): void {
   if (event.type === 'assistant_message' || event.type === 'tool_result') log.debug('background sub-agent progress', { type: event.type, seq: event.seq });
 }
-

@@ -16,10 +16,13 @@ import type { TurnDeps } from './turn-deps.ts';
 export function taskNotificationText(record: BackgroundAgentRecord): string {
   const result = record.result;
   const status = record.status === 'completed' ? 'completed' : 'failed';
-  const summary = status === 'completed' ? `Agent "${record.description}" completed` : `Agent "${record.description}" failed: ${result?.error || 'Unknown error'}`;
+  const summary =
+    status === 'completed' ? `Agent "${record.description}" completed` : `Agent "${record.description}" failed: ${result?.error || 'Unknown error'}`;
   const final = (result?.content ?? []).map((b) => b.text).join('\n');
   const resultPart = final ? `\n<result>${final}</result>` : '';
-  const usage = result ? `\n<usage><total_tokens>${result.totalTokens}</total_tokens><tool_uses>${record.toolUses}</tool_uses><duration_ms>${result.durationMs}</duration_ms></usage>` : '';
+  const usage = result
+    ? `\n<usage><total_tokens>${result.totalTokens}</total_tokens><tool_uses>${record.toolUses}</tool_uses><duration_ms>${result.durationMs}</duration_ms></usage>`
+    : '';
   return `<task-notification>\n<task-id>${record.agentId}</task-id>\n<tool-use-id>${record.toolUseId}</tool-use-id>\n<status>${status}</status>\n<summary>${summary}</summary>${resultPart}${usage}\n</task-notification>`;
 }
 
@@ -33,7 +36,11 @@ export function unreportedBackgroundAgents(sessionId: string, log: readonly Pick
   const reported = new Set<string>();
   for (const message of log) {
     for (const block of message.content) {
-      if (block.type === 'tool_use' && AGENT_TOOL_NAMES.has(block.name) && (block.input as { run_in_background?: unknown } | null)?.run_in_background === true) {
+      if (
+        block.type === 'tool_use' &&
+        AGENT_TOOL_NAMES.has(block.name) &&
+        (block.input as { run_in_background?: unknown } | null)?.run_in_background === true
+      ) {
         launched.push(agentIdFor(block.id));
       } else if (block.type === 'text' && message.role === 'user' && block.text.startsWith('<task-notification>')) {
         const id = /<task-id>([^<]+)<\/task-id>/.exec(block.text)?.[1];
@@ -102,7 +109,10 @@ export class BackgroundNotifier {
   }
 
   private async restart(record: BackgroundAgentRecord): Promise<void> {
-    this.log.warn('background sub-agent is not running (its process died, or its invocation never came); asking for it again', { agentId: record.agentId, heartbeatAt: record.lease?.heartbeatAt });
+    this.log.warn('background sub-agent is not running (its process died, or its invocation never came); asking for it again', {
+      agentId: record.agentId,
+      heartbeatAt: record.lease?.heartbeatAt,
+    });
     try {
       await this.deps.continuations.schedule({ kind: 'run_subagent', sessionId: this.sessionId, agentLogId: record.sessionId });
     } catch (err) {

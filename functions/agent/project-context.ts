@@ -30,7 +30,12 @@ type ProjectContextDeps = Pick<TurnDeps, 'config' | 'tenantSettings'>;
  * from the workspace version the turn starts on. Reads under the workspace then bring the
  * instructions of subdirectories along (`workspace.instructionsLookup`).
  */
-export async function loadProjectContext(deps: ProjectContextDeps, session: SessionRecord, workspace: WorkspaceSession, startedAt: number): Promise<ProjectContext> {
+export async function loadProjectContext(
+  deps: ProjectContextDeps,
+  session: SessionRecord,
+  workspace: WorkspaceSession,
+  startedAt: number,
+): Promise<ProjectContext> {
   const { projectContext: settings, model } = deps.config;
   const date = new Date(startedAt).toISOString().slice(0, 10);
   const tenant = await deps.tenantSettings.settingsOf(session.tenantId);

@@ -177,7 +177,11 @@ async function* addNotifications(loop: LoopState, take: NonNullable<QueryParams[
 function forkBaseOf(loop: LoopState, requestMessages: MessageParam[]): ForkBase {
   const { params } = loop;
   return {
-    system: params.system, tools: loop.base.tools ?? [], messages: requestMessages, toolUses: [], cloneReplacementState: params.context?.cloneReplacementState,
+    system: params.system,
+    tools: loop.base.tools ?? [],
+    messages: requestMessages,
+    toolUses: [],
+    cloneReplacementState: params.context?.cloneReplacementState,
     ...(params.userContext !== undefined ? { userContext: params.userContext } : {}),
   };
 }
@@ -240,7 +244,13 @@ function modelCallOptions(loop: LoopState, messages: MessageParam[]): ModelCallO
   return {
     client: params.client,
     // With deferred tools, the message naming them goes first (the same bytes in every request).
-    request: { ...loop.base, messages: withUserContext(params.registry.deferredToolsMessage ? [params.registry.deferredToolsMessage, ...messages] : withoutToolReferences(messages), params.userContext) },
+    request: {
+      ...loop.base,
+      messages: withUserContext(
+        params.registry.deferredToolsMessage ? [params.registry.deferredToolsMessage, ...messages] : withoutToolReferences(messages),
+        params.userContext,
+      ),
+    },
     signal: params.signal,
     maxRetries: params.retry?.maxRetries ?? 0,
     baseDelayMs: params.retry?.baseDelayMs ?? 0,
@@ -262,7 +272,11 @@ async function compactedAfterTooLong(loop: LoopState, executor: StreamingToolExe
 }
 
 /** The call produced no whole message: calls it had started are recorded with what streamed before them. */
-async function* endWithoutResponse(loop: LoopState, executor: StreamingToolExecutor, failed: Extract<Streamed, { kind: 'failed' }>): AsyncGenerator<QueryEvent> {
+async function* endWithoutResponse(
+  loop: LoopState,
+  executor: StreamingToolExecutor,
+  failed: Extract<Streamed, { kind: 'failed' }>,
+): AsyncGenerator<QueryEvent> {
   const stopReason = loop.params.signal.aborted ? 'aborted' : 'model_error';
   if (executor.size > 0) {
     executor.discard();
@@ -276,7 +290,11 @@ async function* endWithoutResponse(loop: LoopState, executor: StreamingToolExecu
 }
 
 /** Records the response, runs what it asked for, and says whether the loop goes on or why it stops. */
-async function* afterResponse(loop: LoopState, executor: StreamingToolExecutor, response: AssistantResponse): AsyncGenerator<QueryEvent, TurnStopReason | 'next_call'> {
+async function* afterResponse(
+  loop: LoopState,
+  executor: StreamingToolExecutor,
+  response: AssistantResponse,
+): AsyncGenerator<QueryEvent, TurnStopReason | 'next_call'> {
   const { params } = loop;
   yield assistantEvent(loop, response);
   loop.messages.push({ role: 'assistant', content: response.content });

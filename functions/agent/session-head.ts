@@ -54,12 +54,13 @@ interface HeadState {
   confirmed: LeaseTimes;
 }
 
-export function createSessionHead(
-  deps: SessionHeadDeps,
-  at: { sessionId: string; owner: string; lease?: LeaseTimes; marginMs: number },
-): SessionHead {
+export function createSessionHead(deps: SessionHeadDeps, at: { sessionId: string; owner: string; lease?: LeaseTimes; marginMs: number }): SessionHead {
   const s: HeadState = {
-    chain: Promise.resolve(), queued: 0, waiting: undefined, release: undefined, failure: undefined,
+    chain: Promise.resolve(),
+    queued: 0,
+    waiting: undefined,
+    release: undefined,
+    failure: undefined,
     confirmed: { expiresAt: at.lease?.expiresAt ?? -Infinity, ...(at.lease?.staleAt !== undefined ? { staleAt: at.lease.staleAt } : {}) },
   };
   const check = () => {

@@ -40,7 +40,10 @@ export function subagentLog(target: SubagentLogTarget, outcome: DriveOutcome): A
     assistant: async ({ response, decisions }) => {
       const cost = await target.recorder.countSubagentCall(response);
       const stored = await append('assistant', 'assistant', response.content as ContentBlockParam[], {
-        model: response.model, stopReason: response.stopReason, usage: { ...response.usage, costUsd: cost }, decisions,
+        model: response.model,
+        stopReason: response.stopReason,
+        usage: { ...response.usage, costUsd: cost },
+        decisions,
       });
       noteResponse(outcome, response);
       progress({ type: 'assistant_message', seq: stored.seq, content: response.content });

@@ -82,12 +82,19 @@ async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: 
   const progress = (event: Record<string, unknown>) => ctx.onProgress?.({ agentId, agentType: setup.agentType, ...event });
   progress({ type: 'agent_start', description: request.description });
   log.info('sub-agent started', { resumed: childLog.loaded.conversation.length > 0 });
-  const outcome = finishedOutcome(childLog.loaded.conversation) ?? (await drive(scope, setup, { kind: request.agent ? 'subagent' : 'fork', messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress }));
+  const outcome =
+    finishedOutcome(childLog.loaded.conversation) ??
+    (await drive(scope, setup, { kind: request.agent ? 'subagent' : 'fork', messages, ctx, log, append: childLog.append, loaded: childLog.loaded, progress }));
   progress({ type: 'agent_end', stopReason: outcome.stopReason });
   if (outcome.stopReason === 'model_error') throw new ToolError(`Agent ${agentId} failed: ${outcome.error ?? 'model error'}`);
   return {
-    agentId, agentType: setup.agentType, oneShot: setup.oneShot, content: outcome.text, totalTokens: outcome.totalTokens,
-    totalToolUseCount: outcome.toolUses, totalDurationMs: scope.deps.clock() - startedAt,
+    agentId,
+    agentType: setup.agentType,
+    oneShot: setup.oneShot,
+    content: outcome.text,
+    totalTokens: outcome.totalTokens,
+    totalToolUseCount: outcome.toolUses,
+    totalDurationMs: scope.deps.clock() - startedAt,
   };
 }
 
@@ -96,7 +103,12 @@ async function runSubagent(scope: SubagentScope, level: SubagentLevel, request: 
  * `running`, no lease yet), and its own asynchronous invocation is asked for
  * (background-agent.ts runs it). The call answers at once; the result comes as a notification.
  */
-async function launchBackgroundAgent(scope: SubagentScope, level: SubagentLevel, request: SubagentRequest & { agent: AgentDefinition }, ctx: ToolContext): Promise<SubagentLaunch> {
+async function launchBackgroundAgent(
+  scope: SubagentScope,
+  level: SubagentLevel,
+  request: SubagentRequest & { agent: AgentDefinition },
+  ctx: ToolContext,
+): Promise<SubagentLaunch> {
   const { deps, session } = scope;
   const agentId = agentIdFor(request.toolUseId);
   const logId = agentLogId(session.sessionId, agentId);
@@ -105,9 +117,19 @@ async function launchBackgroundAgent(scope: SubagentScope, level: SubagentLevel,
   await startingMessages(await openChildLog(scope, logId), setup);
   const now = deps.clock();
   await deps.backgroundAgents.create({
-    sessionId: logId, parentSessionId: session.sessionId, agentId, toolUseId: request.toolUseId, agentType: setup.agentType, description: request.description,
-    status: 'running', createdAt: new Date(now).toISOString(), updatedAt: new Date(now).toISOString(), startedAt: now,
-    modelCalls: 0, usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0 }, toolUses: 0,
+    sessionId: logId,
+    parentSessionId: session.sessionId,
+    agentId,
+    toolUseId: request.toolUseId,
+    agentType: setup.agentType,
+    description: request.description,
+    status: 'running',
+    createdAt: new Date(now).toISOString(),
+    updatedAt: new Date(now).toISOString(),
+    startedAt: now,
+    modelCalls: 0,
+    usage: { inputTokens: 0, outputTokens: 0, cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0 },
+    toolUses: 0,
   });
   // If this fails the record stays `running` without a lease: the session's next turn asks again.
   await deps.continuations.schedule({ kind: 'run_subagent', sessionId: session.sessionId, agentLogId: logId });
@@ -120,14 +142,19 @@ async function launchBackgroundAgent(scope: SubagentScope, level: SubagentLevel,
 /** A named agent: its own prompt, its tools as the three filter layers leave them, a fresh replacement state. */
 export function definedAgent(scope: SubagentScope, level: SubagentLevel, agent: AgentDefinition, prompt: string, isAsync = false): ChildSetup {
   const resolved = resolveAgentTools(agent, level.pool.tools, { isAsync });
-  if (resolved.invalidToolSpecs.length > 0) scope.log.warn('agent definition names tools that are not available', { agentType: agent.agentType, invalid: resolved.invalidToolSpecs });
+  if (resolved.invalidToolSpecs.length > 0)
+    scope.log.warn('agent definition names tools that are not available', { agentType: agent.agentType, invalid: resolved.invalidToolSpecs });
   const registry = narrowedToolPool(resolved.tools);
   const allowed = resolved.allowedAgentTypes?.map((t) => t.toLowerCase());
   const agents = allowed ? level.agents.filter((a) => allowed.includes(a.agentType.toLowerCase())) : level.agents;
   const canSpawn = registry.find(AGENT_TOOL_NAME) !== undefined;
   return {
-    agentType: agent.agentType, oneShot: agent.oneShot === true, registry, ...subagentContext(scope.project, agent),
-    start: [{ role: 'user', content: [{ type: 'text', text: prompt }] }], replacement: createContentReplacementState,
+    agentType: agent.agentType,
+    oneShot: agent.oneShot === true,
+    registry,
+    ...subagentContext(scope.project, agent),
+    start: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+    replacement: createContentReplacementState,
     child: canSpawn ? createSubagentRunner(scope, { pool: registry, agents, isForkChild: false }) : undefined,
   };
 }
@@ -151,7 +178,11 @@ function forkedAgent(scope: SubagentScope, level: SubagentLevel, ctx: ToolContex
   const base: ForkBase | undefined = ctx.forkBase?.();
   if (!base) throw new ToolError('A fork needs the request it was called from; name a subagent_type instead.');
   return {
-    agentType: 'fork', oneShot: false, system: base.system, registry: level.pool, ...(base.userContext !== undefined ? { userContext: base.userContext } : {}),
+    agentType: 'fork',
+    oneShot: false,
+    system: base.system,
+    registry: level.pool,
+    ...(base.userContext !== undefined ? { userContext: base.userContext } : {}),
     start: [...base.messages, ...forkStartMessages(base, prompt)],
     replacement: () => base.cloneReplacementState?.() ?? createContentReplacementState(),
     // The fork keeps the Agent tool (its tools bytes are the parent's) but may not fork again.
@@ -175,8 +206,15 @@ export async function openChildLog(scope: SubagentScope, logId: string): Promise
   let nextSeq = loaded.lastSeq + 1;
   const append: LogAppender = async (kind, role, content, extra = {}) => {
     const message: StoredMessage = {
-      sessionId: logId, seq: nextSeq, uuid: deps.newId('msg'), turnId: scope.turnId, kind, role, content,
-      createdAt: new Date(deps.clock()).toISOString(), ...extra,
+      sessionId: logId,
+      seq: nextSeq,
+      uuid: deps.newId('msg'),
+      turnId: scope.turnId,
+      kind,
+      role,
+      content,
+      createdAt: new Date(deps.clock()).toISOString(),
+      ...extra,
     };
     await deps.messages.append(message);
     nextSeq += 1;
@@ -189,7 +227,8 @@ export async function openChildLog(scope: SubagentScope, logId: string): Promise
 export async function startingMessages(childLog: ChildLog, setup: ChildSetup): Promise<MessageParam[]> {
   const conversation = childLog.loaded.conversation;
   if (conversation.length === 0) {
-    for (const m of setup.start) await childLog.append(m.role === 'user' ? 'prompt' : 'synthetic', m.role === 'user' ? 'user' : 'assistant', m.content as ContentBlockParam[]);
+    for (const m of setup.start)
+      await childLog.append(m.role === 'user' ? 'prompt' : 'synthetic', m.role === 'user' ? 'user' : 'assistant', m.content as ContentBlockParam[]);
     return setup.start;
   }
   const dangling = danglingToolUses(conversation);
@@ -228,16 +267,30 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
   // A sub-agent never compacts: a compaction moves its session's reload pointer, which is the parent's.
   const contextDeps = { ...deps, config: { ...deps.config, context: { ...deps.config.context, autoCompact: false } } };
   const context = createContextManager(contextDeps, {
-    session: { ...scope.session, autoCompactFailures: 0, reloadFromSeq: undefined }, owner: scope.owner, append: input.append, loaded, log: input.log,
+    session: { ...scope.session, autoCompactFailures: 0, reloadFromSeq: undefined },
+    owner: scope.owner,
+    append: input.append,
+    loaded,
+    log: input.log,
   });
   const agentScope: AgentScope = { kind: input.kind, log: subagentLog({ append: input.append, recorder: scope.recorder, progress: input.progress }, outcome) };
   await driveAgent(deps, agentScope, {
-    system: setup.system, messages: input.messages, registry: setup.registry, controls: scope.controls, beforeModelCall: scope.beforeModelCall,
+    system: setup.system,
+    messages: input.messages,
+    registry: setup.registry,
+    controls: scope.controls,
+    beforeModelCall: scope.beforeModelCall,
     ...(setup.userContext !== undefined ? { userContext: setup.userContext } : {}),
-    signal: input.ctx.signal, context,
+    signal: input.ctx.signal,
+    context,
     toolContext: {
-      sessionId: input.ctx.sessionId, turnId: input.ctx.turnId, workspace: input.ctx.workspace, signal: input.ctx.signal, log: input.log,
-      ...(input.ctx.persistedResults ? { persistedResults: input.ctx.persistedResults } : {}), ...(setup.child ? { subagents: setup.child } : {}),
+      sessionId: input.ctx.sessionId,
+      turnId: input.ctx.turnId,
+      workspace: input.ctx.workspace,
+      signal: input.ctx.signal,
+      log: input.log,
+      ...(input.ctx.persistedResults ? { persistedResults: input.ctx.persistedResults } : {}),
+      ...(setup.child ? { subagents: setup.child } : {}),
       // A sub-agent keeps its own list for its run; the session's list is the main agent's.
       todos: runTodoList(),
     },

@@ -41,6 +41,26 @@ export interface TurnConfig extends ContextConfig {
  */
 export type TurnDeps = Pick<
   Deps,
-  | 'sessions' | 'messages' | 'events' | 'approvals' | 'backgroundAgents' | 'blobs' | 'runner' | 'workspaceCredentials'
-  | 'continuations' | 'model' | 'tools' | 'hooks' | 'outbound' | 'clock' | 'newId' | 'log' | 'metrics' | 'instanceId' | 'workspaceStorage' | 'tenantUsage' | 'tenantSettings'
-> & Partial<Pick<Deps, 'mcp'>> & { config: TurnConfig };
+  | 'sessions'
+  | 'messages'
+  | 'events'
+  | 'approvals'
+  | 'backgroundAgents'
+  | 'blobs'
+  | 'runner'
+  | 'workspaceCredentials'
+  | 'continuations'
+  | 'model'
+  | 'tools'
+  | 'hooks'
+  | 'outbound'
+  | 'clock'
+  | 'newId'
+  | 'log'
+  | 'metrics'
+  | 'instanceId'
+  | 'workspaceStorage'
+  | 'tenantUsage'
+  | 'tenantSettings'
+> &
+  Partial<Pick<Deps, 'mcp'>> & { config: TurnConfig };

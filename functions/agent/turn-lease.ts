@@ -58,15 +58,18 @@ export function startHeartbeat(
   onBeat?: (session: SessionRecord) => void,
 ): { stop(): void } {
   const timer = setInterval(() => {
-    deps.sessions.heartbeat(sessionId, owner, beatAt(deps, deps.clock())).then((session) => onBeat?.(session), (err: unknown) => {
-      if (!(err instanceof ConditionalCheckFailedException)) {
-        log.warn('a heartbeat failed; the next one may succeed', { error: errorMessage(err) });
-        return;
-      }
-      clearInterval(timer);
-      log.error('lost the session lease (it was taken over); stopping the turn', { error: errorMessage(err) });
-      onLost();
-    });
+    deps.sessions.heartbeat(sessionId, owner, beatAt(deps, deps.clock())).then(
+      (session) => onBeat?.(session),
+      (err: unknown) => {
+        if (!(err instanceof ConditionalCheckFailedException)) {
+          log.warn('a heartbeat failed; the next one may succeed', { error: errorMessage(err) });
+          return;
+        }
+        clearInterval(timer);
+        log.error('lost the session lease (it was taken over); stopping the turn', { error: errorMessage(err) });
+        onLost();
+      },
+    );
   }, heartbeatEveryMs(deps.config.turn));
   return { stop: () => clearInterval(timer) };
 }

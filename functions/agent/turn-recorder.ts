@@ -43,7 +43,15 @@ export interface LogWriter {
  */
 export function createLogWriter(
   deps: AppendDeps,
-  at: { sessionId: string; owner: string; turnId: string; firstSeq: number; patch?: () => SessionPatch; lease?: Pick<Lease, 'expiresAt' | 'staleAt'>; leaseMarginMs?: number },
+  at: {
+    sessionId: string;
+    owner: string;
+    turnId: string;
+    firstSeq: number;
+    patch?: () => SessionPatch;
+    lease?: Pick<Lease, 'expiresAt' | 'staleAt'>;
+    leaseMarginMs?: number;
+  },
 ): LogWriter {
   let nextSeq = at.firstSeq;
   const head = createSessionHead(deps, { sessionId: at.sessionId, owner: at.owner, lease: at.lease, marginMs: at.leaseMarginMs ?? deps.config.turn.leaseMs });
@@ -52,8 +60,15 @@ export function createLogWriter(
   const append: LogAppender = async (kind, role, content, extra = {}) => {
     head.check();
     const message: StoredMessage = {
-      sessionId: at.sessionId, seq: nextSeq, uuid: deps.newId('msg'), turnId: at.turnId, kind, role, content,
-      createdAt: new Date(deps.clock()).toISOString(), ...extra,
+      sessionId: at.sessionId,
+      seq: nextSeq,
+      uuid: deps.newId('msg'),
+      turnId: at.turnId,
+      kind,
+      role,
+      content,
+      createdAt: new Date(deps.clock()).toISOString(),
+      ...extra,
     };
     await deps.messages.append(message);
     nextSeq += 1;
@@ -124,7 +139,16 @@ export class TurnRecorder {
 
   constructor(
     private readonly deps: RecorderDeps,
-    private readonly turn: { session: SessionRecord; turnId: string; owner: string; events: TurnFeed; log: Logger; workspace: WorkspaceState; modelCallsBefore: number; startedAt: number },
+    private readonly turn: {
+      session: SessionRecord;
+      turnId: string;
+      owner: string;
+      events: TurnFeed;
+      log: Logger;
+      workspace: WorkspaceState;
+      modelCallsBefore: number;
+      startedAt: number;
+    },
   ) {
     const { session } = turn;
     this.usage = { cacheReadInputTokens: 0, cacheCreationInputTokens: 0, costUsd: 0, ...session.usage };
@@ -132,9 +156,14 @@ export class TurnRecorder {
     this.settings = session.settings;
     this.modelCalls = turn.modelCallsBefore;
     this.writer = createLogWriter(deps, {
-      sessionId: session.sessionId, owner: turn.owner, turnId: turn.turnId, firstSeq: session.messageCount, patch: () => this.patchWithoutHead(),
+      sessionId: session.sessionId,
+      owner: turn.owner,
+      turnId: turn.turnId,
+      firstSeq: session.messageCount,
+      patch: () => this.patchWithoutHead(),
       // One beat interval: the skew the lease already allows between clocks, and a beat late.
-      lease: session.lease, leaseMarginMs: heartbeatEveryMs(deps.config.turn),
+      lease: session.lease,
+      leaseMarginMs: heartbeatEveryMs(deps.config.turn),
     });
   }
 
@@ -239,7 +268,10 @@ export class TurnRecorder {
     // `model` is the model that answered (the fallback after one); `decisions` are the replacement
     // decisions the request was sent with: a reload re-applies exactly these.
     const stored = await this.append('assistant', 'assistant', response.content as ContentBlockParam[], {
-      model: response.model, stopReason: response.stopReason, usage: { ...response.usage, costUsd: cost }, decisions: event.decisions,
+      model: response.model,
+      stopReason: response.stopReason,
+      usage: { ...response.usage, costUsd: cost },
+      decisions: event.decisions,
     });
     const { events } = this.turn;
     events.push({ type: 'assistant_message', seq: stored.seq, content: response.content, stopReason: response.stopReason, usage: { ...this.turnUsage } });
@@ -253,7 +285,13 @@ export class TurnRecorder {
     if (event.denied) {
       const tracked = recordDenial(this.denials, event.toolName);
       this.denials = tracked.counts;
-      events.push({ type: 'permission_denied', toolUseId: event.block.tool_use_id, toolName: event.toolName, count: tracked.count, ...(tracked.suggestion ? { suggestion: tracked.suggestion } : {}) });
+      events.push({
+        type: 'permission_denied',
+        toolUseId: event.block.tool_use_id,
+        toolName: event.toolName,
+        count: tracked.count,
+        ...(tracked.suggestion ? { suggestion: tracked.suggestion } : {}),
+      });
     }
     const stored = await this.append('tool_result', 'user', [event.block, ...event.extra]);
     const failed = event.block.is_error === true;
@@ -263,16 +301,27 @@ export class TurnRecorder {
       { dimensions: { tool: event.toolName }, metadata: { sessionId: this.turn.session.sessionId, turnId: this.turn.turnId } },
     );
     events.push({
-      type: 'tool_result', seq: stored.seq, toolUseId: event.block.tool_use_id, toolName: event.toolName,
-      isError: event.block.is_error === true, content: event.block.content,
+      type: 'tool_result',
+      seq: stored.seq,
+      toolUseId: event.block.tool_use_id,
+      toolName: event.toolName,
+      isError: event.block.is_error === true,
+      content: event.block.content,
     });
   }
 
   /** A call that waits for a person (ask) or behind one (deferred), in call order. */
   private async waitFor(kind: PendingApproval['kind'], toolUseId: string, toolName: string, input: unknown, message?: string): Promise<void> {
     await this.deps.approvals.put({
-      sessionId: this.turn.session.sessionId, toolUseId, turnId: this.turn.turnId, order: this.pendingOrder++, toolName, input, kind,
-      ...(message ? { message } : {}), createdAt: new Date(this.deps.clock()).toISOString(),
+      sessionId: this.turn.session.sessionId,
+      toolUseId,
+      turnId: this.turn.turnId,
+      order: this.pendingOrder++,
+      toolName,
+      input,
+      kind,
+      ...(message ? { message } : {}),
+      createdAt: new Date(this.deps.clock()).toISOString(),
     });
   }
 

@@ -68,9 +68,16 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   const v1 = new OpenAPIHono<ApiEnv>();
   v1.use('*', bearerAuth(tokens));
   // A replayed streaming answer follows the same turn's events from the start.
-  v1.use('*', idempotency(deps, {
-    followStream: async (c, url) => app.fetch(new Request(new URL(url, c.req.url), { headers: { authorization: authorizationHeader((name) => c.req.header(name)), accept: 'text/event-stream' } }), c.env),
-  }));
+  v1.use(
+    '*',
+    idempotency(deps, {
+      followStream: async (c, url) =>
+        app.fetch(
+          new Request(new URL(url, c.req.url), { headers: { authorization: authorizationHeader((name) => c.req.header(name)), accept: 'text/event-stream' } }),
+          c.env,
+        ),
+    }),
+  );
   mountTenantRoutes(v1, deps);
   app.route('/v1', v1);
 
@@ -84,7 +91,20 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
 
 /** The routes a tenant token opens, under /v1. */
 function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
-  for (const routes of [sessionRoutes, sessionAdminRoutes, turnRoutes, turnEventRoutes, turnControlRoutes, permissionRoutes, contextRoutes, workspaceRoutes, workspaceUploadRoutes, workspaceDiffRoutes, agentRoutes, toolResultRoutes]) {
+  for (const routes of [
+    sessionRoutes,
+    sessionAdminRoutes,
+    turnRoutes,
+    turnEventRoutes,
+    turnControlRoutes,
+    permissionRoutes,
+    contextRoutes,
+    workspaceRoutes,
+    workspaceUploadRoutes,
+    workspaceDiffRoutes,
+    agentRoutes,
+    toolResultRoutes,
+  ]) {
     v1.route('/sessions', routes(deps));
   }
   v1.route('/schedules', scheduleRoutes(deps));

@@ -20,8 +20,12 @@ async function principalOf(auth: TokenAuth, header: string | undefined): Promise
  */
 export function bearerAuth(auth: TokenAuth) {
   return createMiddleware<{ Variables: AuthVariables }>(async (c, next) => {
-    const principal = await principalOf(auth, authorizationHeader((name) => c.req.header(name)));
-    if (principal.kind === 'admin') throw new ForbiddenError('The admin token manages tokens and GitHub installations only (/v1/admin/...); use a tenant token here.');
+    const principal = await principalOf(
+      auth,
+      authorizationHeader((name) => c.req.header(name)),
+    );
+    if (principal.kind === 'admin')
+      throw new ForbiddenError('The admin token manages tokens and GitHub installations only (/v1/admin/...); use a tenant token here.');
     c.set('tenantId', principal.tenantId);
     await next();
   });
@@ -30,8 +34,12 @@ export function bearerAuth(auth: TokenAuth) {
 /** The admin routes: the admin token only; a tenant's token is a 403. */
 export function adminAuth(auth: TokenAuth) {
   return createMiddleware(async (c, next) => {
-    const principal = await principalOf(auth, authorizationHeader((name) => c.req.header(name)));
-    if (principal.kind !== 'admin') throw new ForbiddenError('This route needs the admin token (an `@admin` entry of STRATUS_API_TOKENS); a tenant token cannot use the admin routes.');
+    const principal = await principalOf(
+      auth,
+      authorizationHeader((name) => c.req.header(name)),
+    );
+    if (principal.kind !== 'admin')
+      throw new ForbiddenError('This route needs the admin token (an `@admin` entry of STRATUS_API_TOKENS); a tenant token cannot use the admin routes.');
     await next();
   });
 }

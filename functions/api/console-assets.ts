@@ -21,7 +21,8 @@ const TYPES: Record<string, string> = {
  * The page may load only its own files and call only this origin: the token it holds in session
  * storage cannot be sent anywhere else by an injected script, and no inline script runs.
  */
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /**
  * Serves the web console's static files from `dir` (on Lambda the folder shipped beside the

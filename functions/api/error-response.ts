@@ -18,7 +18,16 @@ export function errorResponse(err: Error, c: Context, log: Logger): Response {
   }
   if (err instanceof HTTPException) {
     // The JSON routes' media-type check (@hono/zod-openapi) throws this one.
-    if (err.status === 415) return c.json({ error: { code: 'unsupported_media_type', message: `Send the body as JSON with "Content-Type: application/json" (got ${JSON.stringify(c.req.header('content-type') ?? 'none')}).` } }, 415);
+    if (err.status === 415)
+      return c.json(
+        {
+          error: {
+            code: 'unsupported_media_type',
+            message: `Send the body as JSON with "Content-Type: application/json" (got ${JSON.stringify(c.req.header('content-type') ?? 'none')}).`,
+          },
+        },
+        415,
+      );
     return c.json({ error: { code: 'http_error', message: err.message } }, err.status);
   }
   log.error('unhandled error', { path: c.req.path, error: err.message, stack: err.stack });
@@ -33,6 +42,10 @@ export function errorResponse(err: Error, c: Context, log: Logger): Response {
 function modelFailure(err: Error): UpstreamError | undefined {
   if (!(err instanceof APIError) || err instanceof APIUserAbortError) return undefined;
   const unavailable =
-    err instanceof OverloadedError || err instanceof ServiceUnavailableError || err instanceof RateLimitError || err.status === 529 || err.type === 'overloaded_error';
+    err instanceof OverloadedError ||
+    err instanceof ServiceUnavailableError ||
+    err instanceof RateLimitError ||
+    err.status === 529 ||
+    err.type === 'overloaded_error';
   return new UpstreamError(`The model API failed: ${err.message}`, 'model_error', unavailable ? 503 : 502);
 }

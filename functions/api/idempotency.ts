@@ -89,7 +89,12 @@ async function storable(deps: IdempotencyDeps, res: Response, claimId: string): 
   return { status: res.status, headers, bodyKey };
 }
 
-async function replay(c: Context, deps: IdempotencyDeps, stored: StoredResponse, opts: { followStream: (c: Context, url: string) => Promise<Response> }): Promise<Response> {
+async function replay(
+  c: Context,
+  deps: IdempotencyDeps,
+  stored: StoredResponse,
+  opts: { followStream: (c: Context, url: string) => Promise<Response> },
+): Promise<Response> {
   if (stored.followUrl) {
     const followed = await opts.followStream(c, stored.followUrl);
     const res = new Response(followed.body, followed);

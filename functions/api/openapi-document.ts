@@ -25,7 +25,11 @@ const REFERENCE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data
  * schemas, and the reference page rendered from it at /docs (functions/api/reference-page.ts).
  */
 export function serveOpenApiDocument(app: OpenAPIHono<ApiEnv>, version: string) {
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', description: 'An API token (`STRATUS_API_TOKENS`; locally printed by `npm start`)' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API token (`STRATUS_API_TOKENS`; locally printed by `npm start`)',
+  });
   const config = {
     openapi: '3.1.0',
     info: { title: 'Stratus API', version, description: DESCRIPTION },

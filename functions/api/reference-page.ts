@@ -30,7 +30,8 @@ export function renderReferencePage(openApi: Pick<Document, 'info'> & object, do
     return `<section id="tag-${slug(tag)}"><h2>${esc(tag)}</h2>${about ? prose(about) : ''}${ops.map(operation).join('')}</section>`;
   });
   const schemas = Object.entries(doc.components?.schemas ?? {}).map(
-    ([name, schema]) => `<details class="schema" id="schema-${slug(name)}"><summary><code>${esc(name)}</code></summary>${schema.description ? prose(String(schema.description)) : ''}${schemaBody(schema, 0)}</details>`,
+    ([name, schema]) =>
+      `<details class="schema" id="schema-${slug(name)}"><summary><code>${esc(name)}</code></summary>${schema.description ? prose(String(schema.description)) : ''}${schemaBody(schema, 0)}</details>`,
   );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -86,7 +87,10 @@ function requestBody(body: Json | undefined): string {
 
 function responses(all: Record<string, Json> | undefined): string {
   if (!all) return '';
-  const items = Object.entries(all).map(([status, res]) => `<li><b class="status s${status[0]}">${esc(status)}</b> ${inline(String(res.description ?? ''))}${content(res.content as Record<string, Json> | undefined)}</li>`);
+  const items = Object.entries(all).map(
+    ([status, res]) =>
+      `<li><b class="status s${status[0]}">${esc(status)}</b> ${inline(String(res.description ?? ''))}${content(res.content as Record<string, Json> | undefined)}</li>`,
+  );
   return `<h4>Responses</h4><ul class="responses">${items.join('')}</ul>`;
 }
 

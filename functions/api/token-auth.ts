@@ -51,7 +51,10 @@ export function createTokenAuth(deps: Pick<Deps, 'tokens' | 'clock' | 'log'>, co
     cache.set(tokenId, { record, fetchedAt: now });
     if (record && !record.revokedAt && (!record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_EVERY_MS)) {
       const at = new Date(now).toISOString();
-      await deps.tokens.touch(tokenId, at).then(() => (record.lastUsedAt = at), (err: Error) => deps.log.warn('token last-used update failed', { tokenId, error: err.message }));
+      await deps.tokens.touch(tokenId, at).then(
+        () => (record.lastUsedAt = at),
+        (err: Error) => deps.log.warn('token last-used update failed', { tokenId, error: err.message }),
+      );
     }
     return record;
   }

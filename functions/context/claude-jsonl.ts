@@ -38,11 +38,25 @@ export function toClaudeJsonl(sessionId: string, log: readonly StoredMessage[], 
     const boundary = boundaryAt.get(m.seq);
     if (boundary) {
       const uuid = uuidFrom(boundary.uuid);
-      lines.push(JSON.stringify({
-        parentUuid: null, logicalParentUuid: parent, ...common, type: 'system', subtype: 'compact_boundary',
-        content: 'Conversation compacted', isMeta: false, timestamp: boundary.createdAt, uuid, level: 'info',
-        compactMetadata: { trigger: boundary.compact!.trigger, preTokens: boundary.compact!.preTokens, messagesSummarized: boundary.compact!.messagesSummarized },
-      }));
+      lines.push(
+        JSON.stringify({
+          parentUuid: null,
+          logicalParentUuid: parent,
+          ...common,
+          type: 'system',
+          subtype: 'compact_boundary',
+          content: 'Conversation compacted',
+          isMeta: false,
+          timestamp: boundary.createdAt,
+          uuid,
+          level: 'info',
+          compactMetadata: {
+            trigger: boundary.compact!.trigger,
+            preTokens: boundary.compact!.preTokens,
+            messagesSummarized: boundary.compact!.messagesSummarized,
+          },
+        }),
+      );
       parent = uuid;
     }
     if (m.kind === 'tombstone' || m.kind === 'compact_boundary') continue;
@@ -71,13 +85,24 @@ function completedCompactions(log: readonly StoredMessage[]): { boundaryAt: Map<
 function assistantEntry(m: StoredMessage, uuid: string, parent: string | null, common: EntryCommon) {
   const usage = m.usage ?? { inputTokens: 0, outputTokens: 0 };
   return {
-    parentUuid: parent, ...common, type: 'assistant', uuid, timestamp: m.createdAt,
+    parentUuid: parent,
+    ...common,
+    type: 'assistant',
+    uuid,
+    timestamp: m.createdAt,
     message: {
-      id: `msg_${uuid.replace(/-/g, '').slice(0, 24)}`, type: 'message', role: 'assistant', model: m.model ?? 'unknown',
-      content: m.content, stop_reason: m.stopReason ?? null, stop_sequence: null,
+      id: `msg_${uuid.replace(/-/g, '').slice(0, 24)}`,
+      type: 'message',
+      role: 'assistant',
+      model: m.model ?? 'unknown',
+      content: m.content,
+      stop_reason: m.stopReason ?? null,
+      stop_sequence: null,
       usage: {
-        input_tokens: usage.inputTokens, output_tokens: usage.outputTokens,
-        cache_creation_input_tokens: usage.cacheCreationInputTokens ?? 0, cache_read_input_tokens: usage.cacheReadInputTokens ?? 0,
+        input_tokens: usage.inputTokens,
+        output_tokens: usage.outputTokens,
+        cache_creation_input_tokens: usage.cacheCreationInputTokens ?? 0,
+        cache_read_input_tokens: usage.cacheReadInputTokens ?? 0,
       },
     },
   };
@@ -85,7 +110,11 @@ function assistantEntry(m: StoredMessage, uuid: string, parent: string | null, c
 
 function userEntry(m: StoredMessage, uuid: string, parent: string | null, common: EntryCommon) {
   return {
-    parentUuid: parent, ...common, type: 'user', uuid, timestamp: m.createdAt,
+    parentUuid: parent,
+    ...common,
+    type: 'user',
+    uuid,
+    timestamp: m.createdAt,
     message: { role: 'user', content: userContent(m.content) },
     ...(m.kind === 'compact_summary' ? { isCompactSummary: true, isVisibleInTranscriptOnly: true } : {}),
     ...(m.kind === 'synthetic' && !m.content.some((b) => b.type === 'tool_result') ? { isMeta: true } : {}),
@@ -131,9 +160,12 @@ export function parseClaudeJsonl(text: string): ImportedItem[] {
         .map((r: any) => ({ toolUseId: r.toolUseId, replacement: r.replacement }));
       if (replaced.length) items.push({ kind: 'replacements', replaced });
     } else if ((entry.type === 'user' || entry.type === 'assistant') && entry.message) {
-      const content: ContentBlockParam[] = typeof entry.message.content === 'string'
-        ? [{ type: 'text', text: entry.message.content }]
-        : Array.isArray(entry.message.content) ? entry.message.content : [];
+      const content: ContentBlockParam[] =
+        typeof entry.message.content === 'string'
+          ? [{ type: 'text', text: entry.message.content }]
+          : Array.isArray(entry.message.content)
+            ? entry.message.content
+            : [];
       if (content.length === 0) continue;
       const last = items[items.length - 1];
       if (entry.type === 'assistant' && entry.message.id && entry.message.id === lastAssistantId && last?.kind === 'message') {
@@ -143,7 +175,10 @@ export function parseClaudeJsonl(text: string): ImportedItem[] {
       }
       lastAssistantId = entry.type === 'assistant' ? entry.message.id : undefined;
       items.push({
-        kind: 'message', role: entry.type, content, compactSummary: entry.isCompactSummary === true,
+        kind: 'message',
+        role: entry.type,
+        content,
+        compactSummary: entry.isCompactSummary === true,
         ...(entry.type === 'assistant' ? { model: entry.message.model, stopReason: entry.message.stop_reason ?? null } : {}),
       });
     }

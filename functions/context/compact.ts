@@ -74,7 +74,10 @@ export async function summarizeConversation(input: CompactionInput): Promise<Com
     fallbackModel: input.fallbackModel,
   })) {
     if (event.type === 'message') {
-      text = event.response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n').trim();
+      text = event.response.content
+        .flatMap((b) => (b.type === 'text' ? [b.text] : []))
+        .join('\n')
+        .trim();
     }
   }
   if (!text) throw new Error('The compaction summary came back empty.');

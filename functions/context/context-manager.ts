@@ -12,7 +12,14 @@ import { processToolResultBlock } from './large-results.ts';
 import type { ContextLimits } from './limits.ts';
 import { microCompact } from './micro-compact.ts';
 import { buildLargeToolResultMessage, persistToolResult } from './persisted-output.ts';
-import { applyReplacements, cloneContentReplacementState, enforceToolResultBudget, isEmptyDecisions, type ContentReplacementState, type ReplacementDecisions } from './replacement-state.ts';
+import {
+  applyReplacements,
+  cloneContentReplacementState,
+  enforceToolResultBudget,
+  isEmptyDecisions,
+  type ContentReplacementState,
+  type ReplacementDecisions,
+} from './replacement-state.ts';
 import type { LoadedContext, LogAppender } from './session-context.ts';
 import { countTokensExactly, tokenCountWithEstimation, type UsageLike, contextTokensOf } from './tokens.ts';
 import { toApiMessages } from './transcript.ts';
@@ -113,7 +120,8 @@ interface ManagerState extends ContextManagerInput {
 
 export function createContextManager(deps: ContextDeps, input: ContextManagerInput): ContextManager {
   const s: ManagerState = {
-    ...input, deps,
+    ...input,
+    deps,
     replacement: input.loaded.replacementState,
     limits: contextLimitsOf(deps.config),
     threshold: autoCompactThreshold(deps.config),
@@ -209,13 +217,25 @@ async function autoCompact(
   }
 }
 
-async function compactNow(s: ManagerState, history: MessageParam[], base: RequestBase, signal: AbortSignal, trigger: 'auto' | 'manual'): Promise<MessageParam[]> {
+async function compactNow(
+  s: ManagerState,
+  history: MessageParam[],
+  base: RequestBase,
+  signal: AbortSignal,
+  trigger: 'auto' | 'manual',
+): Promise<MessageParam[]> {
   const { deps } = s;
   const visible = applyReplacements(history, s.replacement.replacements);
   const preTokens = tokenCountWithEstimation(visible, s.measured);
   const result = await summarizeConversation({
-    client: deps.model, base, messages: visible, keepRecent: deps.config.context.keepRecentMessages, signal,
-    maxRetries: deps.config.model.maxRetries, retryBaseDelayMs: deps.config.model.retryBaseDelayMs, fallbackModel: deps.config.model.fallbackName,
+    client: deps.model,
+    base,
+    messages: visible,
+    keepRecent: deps.config.context.keepRecentMessages,
+    signal,
+    maxRetries: deps.config.model.maxRetries,
+    retryBaseDelayMs: deps.config.model.retryBaseDelayMs,
+    fallbackModel: deps.config.model.fallbackName,
   });
   const { summary, written, keptIds } = await writeCompaction(s, result, { trigger, preTokens });
   for (const id of keptIds) s.replacement.seenIds.add(id);
@@ -239,11 +259,14 @@ async function writeCompaction(
   compact: { trigger: 'auto' | 'manual'; preTokens: number },
 ): Promise<{ summary: StoredMessage; written: StoredMessage[]; keptIds: string[] }> {
   const compactionId = s.deps.newId('cmp');
-  const keptIds = result.kept.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : []))));
+  const keptIds = result.kept.flatMap((m) =>
+    typeof m.content === 'string' ? [] : m.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])),
+  );
   // Every kept result is frozen anew: the decisions that froze them before sit before the reload point.
   const freeze = { seen: keptIds, replaced: [] };
   const summary = await s.append('compact_summary', 'user', [{ type: 'text', text: summaryMessageText(result.summary) }], {
-    compactionId, ...(isEmptyDecisions(freeze) ? {} : { decisions: freeze }),
+    compactionId,
+    ...(isEmptyDecisions(freeze) ? {} : { decisions: freeze }),
   });
   const written: StoredMessage[] = [summary];
   for (const m of result.kept) {

@@ -22,7 +22,10 @@ export interface LoadedContext {
  * The conversation a turn continues: the log from `reloadFromSeq` on, restarted at any later
  * completed compaction, without the items of a compaction that never completed.
  */
-export async function loadSessionContext(deps: { messages: Pick<MessageStore, 'loadFrom'> }, session: Pick<SessionRecord, 'sessionId' | 'reloadFromSeq'>): Promise<LoadedContext> {
+export async function loadSessionContext(
+  deps: { messages: Pick<MessageStore, 'loadFrom'> },
+  session: Pick<SessionRecord, 'sessionId' | 'reloadFromSeq'>,
+): Promise<LoadedContext> {
   const log = await deps.messages.loadFrom(session.sessionId, session.reloadFromSeq ?? 0);
   return contextFromLog(log);
 }

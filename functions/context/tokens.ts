@@ -38,10 +38,7 @@ export function estimateMessagesTokens(messages: readonly MessageParam[]): numbe
  * Tokens the next request will take: the last response's measured usage plus an estimate of
  * the messages that came after it (the measured part is exact; only the tail is guessed).
  */
-export function tokenCountWithEstimation(
-  messages: readonly MessageParam[],
-  measured: { tokens: number; messageCount: number } | undefined,
-): number {
+export function tokenCountWithEstimation(messages: readonly MessageParam[], measured: { tokens: number; messageCount: number } | undefined): number {
   if (!measured || measured.messageCount > messages.length) return estimateMessagesTokens(messages);
   return measured.tokens + estimateMessagesTokens(messages.slice(measured.messageCount));
 }

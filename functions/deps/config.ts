@@ -12,7 +12,6 @@ import { MAX_SETUP_TIMEOUT_SECONDS } from '../session-settings/setup-settings.ts
 import { defined, settingsFromEnv, type EnvSettings } from './settings.ts';
 import { DEFAULT_ENVIRONMENT_MAX_BYTES } from '../../sandbox-runner/common/environment-rules.ts';
 
-
 /** The GitHub integration: how webhooks are verified and how Stratus authenticates to GitHub. */
 export const githubConfigSchema = z.object({
   /** The webhook's HMAC secret (`X-Hub-Signature-256`). */
@@ -31,7 +30,6 @@ export const githubConfigSchema = z.object({
   /** Author and committer of the commits the harness makes. */
   commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
 });
-
 
 /**
  * Everything configurable, parsed once from the environment by a composition root. Only
@@ -172,24 +170,24 @@ export const configSchema = z.object({
    */
   egress: z.enum(['direct', 'proxy', 'none']).default('direct'),
   /** Budgets of sessions that set none: for every tenant, then per tenant id (functions/agent/budget.ts). */
-  budgets: z
-    .object({ defaults: budgetsSchema.default({}), tenants: z.record(z.string(), budgetsSchema).default({}) })
-    .default({ defaults: {}, tenants: {} }),
+  budgets: z.object({ defaults: budgetsSchema.default({}), tenants: z.record(z.string(), budgetsSchema).default({}) }).default({ defaults: {}, tenants: {} }),
   /** Model-name prefix → USD per million tokens; entries replace the built-in table's (functions/model/pricing.ts). */
   modelPrices: z
     .record(z.string(), modelPriceSchema)
     .default({})
     .transform((overrides) => ({ ...DEFAULT_PRICES, ...overrides })),
   /** Bytes each tenant may keep stored (functions/stores/tenant-usage.ts says what counts). */
-  tenantStorageQuotaBytes: z.number().int().positive().default(10 * 1024 ** 3),
+  tenantStorageQuotaBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 ** 3),
   /** Bytes of file content one cached environment layer may hold (docs/workspaces.md, "The cached environment"). */
   environmentMaxBytes: z.number().int().positive().default(DEFAULT_ENVIRONMENT_MAX_BYTES),
   /** Most concurrency-safe tool calls run at once. */
   maxToolConcurrency: z.number().int().min(1).max(100).default(10),
   /** Sessions' remote MCP servers (functions/session-settings): a call that takes longer fails; so does a server that does not connect in time. */
-  mcp: z
-    .object({ toolTimeoutMs: z.number().int().positive().default(120_000), connectTimeoutMs: z.number().int().positive().default(30_000) })
-    .prefault({}),
+  mcp: z.object({ toolTimeoutMs: z.number().int().positive().default(120_000), connectTimeoutMs: z.number().int().positive().default(30_000) }).prefault({}),
   /**
    * The outbound policy of calls made on a session's behalf (functions/outbound): the operator's
    * non-public destinations (STRATUS_PRIVATE_NETWORK_ALLOW), and the stack's own endpoints
@@ -280,6 +278,14 @@ export function sharedConfig(settings: EnvSettings) {
     setup: defined(settings.setup ?? {}),
     toolSearch: defined({ mode: settings.toolSearchMode }),
     projectContext: defined(settings.projectContext ?? {}),
-    ...defined({ maxToolConcurrency: settings.maxToolConcurrency, tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes, environmentMaxBytes: settings.environmentMaxBytes, logLevel: settings.logLevel, egress: settings.egress, budgets: settings.budgets, modelPrices: settings.modelPrices }),
+    ...defined({
+      maxToolConcurrency: settings.maxToolConcurrency,
+      tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes,
+      environmentMaxBytes: settings.environmentMaxBytes,
+      logLevel: settings.logLevel,
+      egress: settings.egress,
+      budgets: settings.budgets,
+      modelPrices: settings.modelPrices,
+    }),
   };
 }

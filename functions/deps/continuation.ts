@@ -55,9 +55,7 @@ export function createLambdaContinuationScheduler(lambda: LazyClient<LambdaClien
   return {
     async schedule(event) {
       const { InvokeCommand } = await import('@aws-sdk/client-lambda');
-      await (await lambda()).send(
-        new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(event)) }),
-      );
+      await (await lambda()).send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(event)) }));
     },
   };
 }

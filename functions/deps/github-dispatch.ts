@@ -32,7 +32,9 @@ export function createLambdaGithubDispatcher(lambda: LazyClient<LambdaClient>, f
     },
     async lookup(query) {
       const { InvokeCommand } = await import('@aws-sdk/client-lambda');
-      const out = await (await lambda()).send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify({ kind: 'github_lookup', query })) }));
+      const out = await (await lambda()).send(
+        new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify({ kind: 'github_lookup', query })) }),
+      );
       const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
       if (out.FunctionError) throw new SystemError(`The GitHub worker could not ask GitHub: ${text.slice(0, 500)}`);
       const answer = githubLookupAnswerSchema.safeParse(JSON.parse(text || 'null'));

@@ -16,9 +16,10 @@ import type { EnvironmentScope } from './environment-scope.ts';
  * The runner does the work (sandbox-runner/workspace/environment-layer.ts); this side computes the
  * fingerprint, names the tenant-scoped key, records it on the session, and drops stale layers.
  */
-export type EnvironmentLayerDeps = WorkspaceClientDeps & LayerStorageDeps & {
-  sessions: Pick<SessionStore, 'setEnvironment'>;
-};
+export type EnvironmentLayerDeps = WorkspaceClientDeps &
+  LayerStorageDeps & {
+    sessions: Pick<SessionStore, 'setEnvironment'>;
+  };
 
 /** What dropping layers needs: environment credentials and an S3 client for them. */
 export type LayerStorageDeps = Pick<WorkspaceClientDeps, 'workspaceCredentials'> & {
@@ -78,7 +79,12 @@ export async function saveCachedEnvironment(deps: EnvironmentLayerDeps, scope: E
  * Removes a repository's cached layers: all of them, all but `except`, or `only` one. The
  * credentials reach the one tenant's repository folder, never another's. Returns how many went.
  */
-export async function dropLayers(deps: LayerStorageDeps, tenantId: string, repository: LayerRepository, which: { except?: string; only?: string } = {}): Promise<number> {
+export async function dropLayers(
+  deps: LayerStorageDeps,
+  tenantId: string,
+  repository: LayerRepository,
+  which: { except?: string; only?: string } = {},
+): Promise<number> {
   const source = deps.workspaceCredentials;
   if (!source.forEnvironment) return 0;
   const prefix = environmentPrefix(tenantId, repository);

@@ -19,9 +19,10 @@ const OUTPUT_TAIL_CHARS = 8_000;
 /** Time left for the model after a set-up that runs near the invocation's deadline. */
 const DEADLINE_MARGIN_MS = 60_000;
 
-export type SetupStepsDeps = Pick<Deps, 'sessions' | 'outbound' | 'clock'> & EnvironmentLayerDeps & {
-  config: { egress: Deps['config']['egress']; setup: Deps['config']['setup'] };
-};
+export type SetupStepsDeps = Pick<Deps, 'sessions' | 'outbound' | 'clock'> &
+  EnvironmentLayerDeps & {
+    config: { egress: Deps['config']['egress']; setup: Deps['config']['setup'] };
+  };
 
 /** The turn that may run the set-up: its lease, its workspace, its event feed. */
 export interface SetupTurn {
@@ -62,11 +63,21 @@ export async function runSetupSteps(deps: SetupStepsDeps, turn: SetupTurn): Prom
   const plan = await planSetup(deps, turn);
   if (!plan) return undefined;
   const started: SetupRecord = {
-    status: 'running', source: plan.source, turnId: turn.turnId, startedAt: new Date(deps.clock()).toISOString(),
-    timeoutSeconds: plan.timeoutSeconds, allowedDomains: plan.allowedDomains,
+    status: 'running',
+    source: plan.source,
+    turnId: turn.turnId,
+    startedAt: new Date(deps.clock()).toISOString(),
+    timeoutSeconds: plan.timeoutSeconds,
+    allowedDomains: plan.allowedDomains,
   };
   if (!(await deps.sessions.claimSetup(turn.session.sessionId, turn.owner, started))) return undefined;
-  turn.events.push({ type: 'setup_start', source: plan.source, command: plan.command, allowedDomains: plan.allowedDomains, timeoutSeconds: plan.timeoutSeconds });
+  turn.events.push({
+    type: 'setup_start',
+    source: plan.source,
+    command: plan.command,
+    allowedDomains: plan.allowedDomains,
+    timeoutSeconds: plan.timeoutSeconds,
+  });
   const final = { ...(await runOrRestore(deps, turn, plan, started)), endedAt: new Date(deps.clock()).toISOString() };
   // What the set-up installed is not the agent's change: the session's diff starts after it.
   const workspace = turn.workspace.workspace;
@@ -91,7 +102,9 @@ async function runOrRestore(deps: SetupStepsDeps, turn: SetupTurn, plan: SetupPl
   if (restored) return { ...started, status: 'succeeded', restored: true, durationMs: 0 };
   const ended = await execute(turn, plan, started, deps.clock);
   if (ended.status === 'succeeded') {
-    await saveCachedEnvironment(deps, scope, turn.workspace).catch((err: unknown) => turn.log.warn('could not save the cached environment', { error: errorMessage(err) }));
+    await saveCachedEnvironment(deps, scope, turn.workspace).catch((err: unknown) =>
+      turn.log.warn('could not save the cached environment', { error: errorMessage(err) }),
+    );
   }
   return ended;
 }
@@ -111,7 +124,14 @@ async function planSetup(deps: SetupStepsDeps, turn: SetupTurn): Promise<SetupPl
   if (turn.workspace.version === 0) return undefined;
   const file = await readSetupFile(turn.workspace);
   if (file === undefined) return undefined;
-  return { command: `bash ${SETUP_FILE}`, script: file.script, source: 'repository_file', timeoutSeconds, allowedDomains, ...(file.error ? { readError: file.error } : {}) };
+  return {
+    command: `bash ${SETUP_FILE}`,
+    script: file.script,
+    source: 'repository_file',
+    timeoutSeconds,
+    allowedDomains,
+    ...(file.error ? { readError: file.error } : {}),
+  };
 }
 
 /**
@@ -190,7 +210,12 @@ function outcomeOf(started: SetupRecord, result: BashResult): SetupRecord {
 
 /** A set-up a dead turn left `running`: it is not run again (it may have half-installed); the record and the model say so. */
 async function markInterrupted(deps: SetupStepsDeps, turn: SetupTurn, left: SetupRecord): Promise<string> {
-  const final: SetupRecord = { ...left, status: 'interrupted', endedAt: new Date(deps.clock()).toISOString(), error: `the turn ${left.turnId} that ran it stopped before it finished` };
+  const final: SetupRecord = {
+    ...left,
+    status: 'interrupted',
+    endedAt: new Date(deps.clock()).toISOString(),
+    error: `the turn ${left.turnId} that ran it stopped before it finished`,
+  };
   await deps.sessions.updateUnderLease(turn.session.sessionId, turn.owner, { setup: final });
   turn.events.push(endEvent(final));
   turn.log.warn('set-up steps were interrupted by a dead turn; not run again', { turnId: left.turnId });
@@ -199,16 +224,25 @@ async function markInterrupted(deps: SetupStepsDeps, turn: SetupTurn, left: Setu
 
 function endEvent(setup: SetupRecord): Extract<TurnEvent, { type: 'setup_end' }> {
   return {
-    type: 'setup_end', status: setup.status, exitCode: setup.exitCode ?? null, timedOut: setup.timedOut === true,
-    durationMs: setup.durationMs ?? 0, outputTail: setup.outputTail ?? '', ...(setup.error ? { error: setup.error } : {}),
+    type: 'setup_end',
+    status: setup.status,
+    exitCode: setup.exitCode ?? null,
+    timedOut: setup.timedOut === true,
+    durationMs: setup.durationMs ?? 0,
+    outputTail: setup.outputTail ?? '',
+    ...(setup.error ? { error: setup.error } : {}),
   };
 }
 
 function environmentScope(session: SessionRecord, plan: SetupPlan): EnvironmentScope {
   const repository = session.source?.kind === 'github' ? repositoryOf(session.source.repository) : undefined;
   return {
-    tenantId: session.tenantId, sessionId: session.sessionId, workspaceId: session.workspace.id,
-    ...(repository ? { repository } : {}), setupScript: plan.script, setupSource: plan.source,
+    tenantId: session.tenantId,
+    sessionId: session.sessionId,
+    workspaceId: session.workspace.id,
+    ...(repository ? { repository } : {}),
+    setupScript: plan.script,
+    setupSource: plan.source,
   };
 }
 

@@ -68,10 +68,7 @@ function githubAuthLoader(config: GithubAuthConfig): () => Promise<LoadedGithubA
     (loading ??= (async () => {
       const [{ Octokit }, { createAppAuth }] = await Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]);
       const plain = new Octokit({ baseUrl: config.apiUrl });
-      const app =
-        config.appId && config.privateKey
-          ? createAppAuth({ appId: config.appId, privateKey: config.privateKey, request: plain.request })
-          : undefined;
+      const app = config.appId && config.privateKey ? createAppAuth({ appId: config.appId, privateKey: config.privateKey, request: plain.request }) : undefined;
       return { Octokit, app, apiUrl: config.apiUrl, token: config.token };
     })());
 }

@@ -12,7 +12,11 @@ const CLOCK_SKEW_MS = 60_000;
 /** The installation as GitHub reports it to this App, or the error that says it is not one. */
 async function appInstallation(deps: ClaimDeps, installationId: number) {
   const answer = await deps.githubDispatch.lookup({ type: 'installation', installationId });
-  if (answer.mode !== 'app') throw new UserError(`Installations are claimed only with a GitHub App (STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY). ${answer.mode === 'none' ? NOT_CONFIGURED : ''}`.trim(), 'github_app_not_configured');
+  if (answer.mode !== 'app')
+    throw new UserError(
+      `Installations are claimed only with a GitHub App (STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY). ${answer.mode === 'none' ? NOT_CONFIGURED : ''}`.trim(),
+      'github_app_not_configured',
+    );
   if (!answer.installation) throw new NotFoundError(`GitHub knows no installation ${installationId} of this deployment's App.`);
   return answer.installation;
 }
@@ -41,11 +45,17 @@ export async function claimFromSetup(deps: ClaimDeps, query: { installationId: n
 }
 
 /** An admin assigns an installation to a tenant; reassigning one another tenant holds means revoking it first. */
-export async function assignInstallation(deps: ClaimDeps, request: { installationId: number; tenantId: string }): Promise<{ record: GithubInstallationRecord; created: boolean }> {
+export async function assignInstallation(
+  deps: ClaimDeps,
+  request: { installationId: number; tenantId: string },
+): Promise<{ record: GithubInstallationRecord; created: boolean }> {
   const installation = await appInstallation(deps, request.installationId);
   const claim = await claimFor(deps, installation, request.tenantId, 'admin');
   if (!('heldBy' in claim)) return claim;
-  throw new ConflictError(`Installation ${request.installationId} is claimed by tenant ${claim.heldBy}; revoke it first (DELETE /v1/admin/github/installations/${request.installationId}).`, 'installation_claimed');
+  throw new ConflictError(
+    `Installation ${request.installationId} is claimed by tenant ${claim.heldBy}; revoke it first (DELETE /v1/admin/github/installations/${request.installationId}).`,
+    'installation_claimed',
+  );
 }
 
 /**
@@ -58,7 +68,13 @@ async function claimFor(
   tenantId: string,
   claimedBy: GithubInstallationRecord['claimedBy'],
 ): Promise<{ record: GithubInstallationRecord; created: boolean } | { heldBy: string | undefined }> {
-  const record: GithubInstallationRecord = { installationId: String(installation.id), tenantId, account: installation.account, claimedBy, createdAt: new Date(deps.clock()).toISOString() };
+  const record: GithubInstallationRecord = {
+    installationId: String(installation.id),
+    tenantId,
+    account: installation.account,
+    claimedBy,
+    createdAt: new Date(deps.clock()).toISOString(),
+  };
   const claim = await deps.githubInstallations.claim(record);
   if (claim.claimed) return { record, created: true };
   return claim.holder?.tenantId === tenantId ? { record: claim.holder, created: false } : { heldBy: claim.holder?.tenantId };

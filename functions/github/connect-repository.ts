@@ -76,9 +76,14 @@ function notProven(request: { tenantId: string; fullName: string; by: 'tenant' |
  * installation claim has since moved to another tenant is stale and is replaced by the tenant
  * that proved control now; anyone else gets the refusal a stranger gets.
  */
-async function takeOverOrRefuse(deps: ConnectDeps, record: GithubRepoRecord, request: { tenantId: string; fullName: string; by: 'tenant' | 'admin' }): Promise<void> {
+async function takeOverOrRefuse(
+  deps: ConnectDeps,
+  record: GithubRepoRecord,
+  request: { tenantId: string; fullName: string; by: 'tenant' | 'admin' },
+): Promise<void> {
   const existing = await deps.github.getRepoById(record.repositoryId!);
-  if (existing?.tenantId === record.tenantId) throw new ConflictError(`Repository ${existing.fullName} is already connected to this tenant.`, 'repository_connected');
+  if (existing?.tenantId === record.tenantId)
+    throw new ConflictError(`Repository ${existing.fullName} is already connected to this tenant.`, 'repository_connected');
   const stale = existing?.installationId !== undefined && !(await deps.githubInstallations.heldBy(existing.installationId, existing.tenantId));
   if (existing && !stale && request.by === 'admin') {
     throw new ConflictError(`Repository ${existing.fullName} is connected to tenant ${existing.tenantId}; disconnect it there first.`, 'repository_connected');

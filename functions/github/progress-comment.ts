@@ -25,9 +25,15 @@ export interface Cost {
 export function runCost(before: UsageRecord, after: UsageRecord): Cost {
   const usd = (after.costUsd ?? 0) - (before.costUsd ?? 0);
   return {
-      inputTokens: after.inputTokens - before.inputTokens + (after.cacheReadInputTokens ?? 0) - (before.cacheReadInputTokens ?? 0) + (after.cacheCreationInputTokens ?? 0) - (before.cacheCreationInputTokens ?? 0),
-      outputTokens: after.outputTokens - before.outputTokens,
-      usd: roundUsd(usd),
+    inputTokens:
+      after.inputTokens -
+      before.inputTokens +
+      (after.cacheReadInputTokens ?? 0) -
+      (before.cacheReadInputTokens ?? 0) +
+      (after.cacheCreationInputTokens ?? 0) -
+      (before.cacheCreationInputTokens ?? 0),
+    outputTokens: after.outputTokens - before.outputTokens,
+    usd: roundUsd(usd),
   };
 }
 
@@ -52,13 +58,18 @@ export function progressTexts(consoleUrl?: string) {
       outcome(
         [
           o.draft ? `📝 **Stratus** opened a draft pull request with the work so far: ${o.url}` : `✅ **Stratus** opened a pull request: ${o.url}`,
-          ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the draft keeps what it did. Mention me on the pull request to continue.`] : []),
+          ...(o.stopped
+            ? ['', `The run stopped before it finished (${o.stopped}); the draft keeps what it did. Mention me on the pull request to continue.`]
+            : []),
         ],
         o,
       ),
     updated: (o: { url: string; sha: string; summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
       outcome(
-        [`✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url}`, ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the commit keeps what it did.`] : [])],
+        [
+          `✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url}`,
+          ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the commit keeps what it did.`] : []),
+        ],
         o,
       ),
     noChanges: (o: { summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
@@ -78,11 +89,7 @@ export function progressTexts(consoleUrl?: string) {
         `Check the branch protection rules and that the GitHub App may write to this repository. The work is kept in session ${session(o.sessionId)}; mention me to try again.`,
       ].join('\n'),
     failed: (o: { reason: string; sessionId?: string }) =>
-      [
-        MARK,
-        `❌ **Stratus** could not finish: ${o.reason}`,
-        ...(o.sessionId ? ['', `Session ${session(o.sessionId)} has the details.`] : []),
-      ].join('\n'),
+      [MARK, `❌ **Stratus** could not finish: ${o.reason}`, ...(o.sessionId ? ['', `Session ${session(o.sessionId)} has the details.`] : [])].join('\n'),
     alreadyRunning: (sessionId: string | undefined) =>
       `👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
   };

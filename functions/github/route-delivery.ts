@@ -17,7 +17,10 @@ export async function connectionForDelivery(deps: RouteDeps, delivered: Delivere
   const repo = await deps.github.getRepoById(delivered.id);
   if (repo) {
     if (repo.installationId !== undefined && !(await throughClaimedInstallation(deps, repo, delivered))) {
-      log.warn('webhook delivery for a connected repository through an installation its tenant does not claim; ignored', { repositoryId: delivered.id, installationId: delivered.installationId ?? null });
+      log.warn('webhook delivery for a connected repository through an installation its tenant does not claim; ignored', {
+        repositoryId: delivered.id,
+        installationId: delivered.installationId ?? null,
+      });
       return { ignored: 'repository not connected' };
     }
     if (repo.fullName !== delivered.fullName) {
@@ -42,7 +45,10 @@ async function migrateLegacy(deps: RouteDeps, delivered: DeliveredRepository, lo
   if (!legacy) return { ignored: 'repository not connected' };
   const proven = delivered.installationId !== undefined && (await deps.githubInstallations.heldBy(delivered.installationId, legacy.tenantId));
   if (!proven) {
-    log.warn('webhook delivery for a connection made before repository ids were recorded, not through an installation its tenant claims; ignored until it is connected again', { repository: delivered.fullName, tenantId: legacy.tenantId });
+    log.warn(
+      'webhook delivery for a connection made before repository ids were recorded, not through an installation its tenant claims; ignored until it is connected again',
+      { repository: delivered.fullName, tenantId: legacy.tenantId },
+    );
     return { ignored: 'repository not connected' };
   }
   const moved: GithubRepoRecord = {

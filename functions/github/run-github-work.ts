@@ -94,7 +94,9 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   } catch (err) {
     log.error('GitHub run failed', { error: errorMessage(err) });
     const reason = failureReason(err);
-    await say(texts(deps).failed({ reason, sessionId: run.sessionId })).catch((e: unknown) => log.error('could not post the failure comment', { error: errorMessage(e) }));
+    await say(texts(deps).failed({ reason, sessionId: run.sessionId })).catch((e: unknown) =>
+      log.error('could not post the failure comment', { error: errorMessage(e) }),
+    );
     return save({ outcome: 'failed', detail: reason });
   } finally {
     await deps.github.releaseThread(key, run.runId, thread).catch((err: unknown) => log.error('could not release the issue', { error: errorMessage(err) }));
@@ -148,7 +150,13 @@ function runRecorder(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubR
 }
 
 /** GitHub access for the repository, or the run as refused (a bot, a mention without write access) or failed. */
-async function accessFor(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, log: Logger, save: SaveRun): Promise<GithubRepoAccess | GithubRunRecord> {
+async function accessFor(
+  deps: GithubWorkDeps,
+  trigger: GithubTrigger,
+  repo: GithubRepoRecord,
+  log: Logger,
+  save: SaveRun,
+): Promise<GithubRepoAccess | GithubRunRecord> {
   if (!repo.allowBots && isBot(trigger.sender)) {
     log.info('trigger by a bot refused', { sender: trigger.sender.login });
     return save({ outcome: 'refused', detail: `@${trigger.sender.login} is a bot; the repository does not allow bots to start runs.` });
@@ -162,7 +170,10 @@ async function accessFor(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Git
   }
   if (trigger.trigger === 'mention' && !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))) {
     log.info('mention by a user without write access refused', { sender: trigger.sender.login });
-    return save({ outcome: 'refused', detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can start runs.` });
+    return save({
+      outcome: 'refused',
+      detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can start runs.`,
+    });
   }
   return access;
 }
@@ -324,7 +335,17 @@ async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutc
   // The branch is on GitHub now: only from here on is any link to it posted.
   const thread = { ...ctx.thread, headSha: pub.sha };
   if (thread.pullRequest) {
-    await say(texts(deps).updated({ url: thread.pullRequest.url, sha: pub.sha, summary: modelSummary, cost, sessionId: session.sessionId, stopped, setup: session.setup }));
+    await say(
+      texts(deps).updated({
+        url: thread.pullRequest.url,
+        sha: pub.sha,
+        summary: modelSummary,
+        cost,
+        sessionId: session.sessionId,
+        stopped,
+        setup: session.setup,
+      }),
+    );
     await save({ outcome: 'pr_updated', commit: pub.sha, cost, pullRequestUrl: thread.pullRequest.url });
     return { thread };
   }
@@ -332,7 +353,12 @@ async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutc
 }
 
 /** The pull request for a first push: a draft, saying why, when the turn stopped early. */
-async function openPullRequest(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutcome, pushed: { branch: string; sha: string; files: string[] }): Promise<{ thread: ThreadState }> {
+async function openPullRequest(
+  deps: GithubWorkDeps,
+  ctx: WorkContext,
+  outcome: TurnOutcome,
+  pushed: { branch: string; sha: string; files: string[] },
+): Promise<{ thread: ThreadState }> {
   const { trigger } = ctx;
   const { cost, modelSummary: summary, stopped } = outcome;
   const sessionId = outcome.session.sessionId;
@@ -363,7 +389,10 @@ function prBody(o: { trigger: GithubTrigger; summary: string; cost: Cost; sessio
     o.summary.trim() || '(The model wrote no summary.)',
     ...(o.stopped ? ['', `**Draft:** the run stopped before it finished (${o.stopped}). This is the work so far; mention me here to continue.`] : []),
     '',
-    `Files: ${o.files.slice(0, 50).map((f) => `\`${f}\``).join(', ')}${o.files.length > 50 ? ` and ${o.files.length - 50} more` : ''}`,
+    `Files: ${o.files
+      .slice(0, 50)
+      .map((f) => `\`${f}\``)
+      .join(', ')}${o.files.length > 50 ? ` and ${o.files.length - 50} more` : ''}`,
     '',
     `Made by Stratus in session \`${o.sessionId}\`. Cost: about $${o.cost.usd.toFixed(4)} (${o.cost.inputTokens} input + ${o.cost.outputTokens} output tokens).`,
   ].join('\n');
@@ -391,7 +420,10 @@ async function issueText(gh: Octokit, trigger: GithubTrigger, branch: string) {
   const comments = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
   const human = comments.filter((c) => !c.body?.includes('<!-- stratus-progress -->') && c.user?.type !== 'Bot');
   // The comment that asked (it may be past the comments listed, or not listed yet).
-  const request = trigger.commentId !== undefined ? (await gh.rest.issues.getComment({ owner: trigger.owner, repo: trigger.name, comment_id: trigger.commentId })).data : undefined;
+  const request =
+    trigger.commentId !== undefined
+      ? (await gh.rest.issues.getComment({ owner: trigger.owner, repo: trigger.name, comment_id: trigger.commentId })).data
+      : undefined;
   return {
     repository: trigger.repository,
     number: trigger.number,
@@ -424,7 +456,10 @@ async function lastAssistantText(deps: GithubWorkDeps, sessionId: string, turnId
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (m.turnId !== turnId || m.kind !== 'assistant') continue;
-    const text = m.content.map((b) => (b.type === 'text' ? b.text : '')).join('\n').trim();
+    const text = m.content
+      .map((b) => (b.type === 'text' ? b.text : ''))
+      .join('\n')
+      .trim();
     if (text) return stripHiddenContent(text);
   }
   return '';

@@ -56,10 +56,7 @@ export interface CreateDepsOverrides {
  * constructed (the model client in ./model-client.ts), each traced and measured here. The same
  * function serves Lambda and the local stack; only endpoints and credentials in the config differ.
  */
-export function createDeps(
-  config: StratusConfig,
-  overrides: CreateDepsOverrides = {},
-): Deps {
+export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides = {}): Deps {
   const { tracing, log, metrics, instanceId } = observability(config, overrides);
   const observe = overrides.observeClient ?? ((client) => client);
   const { db, lambda, scheduler, s3 } = awsClients(config, { captureClient: (client) => observe(tracing.captureClient(client)) });
@@ -72,9 +69,7 @@ export function createDeps(
     blobs,
     events: new EventStore(db, config.tables.events),
     schedules: new ScheduleStore(db, config.tables.schedules),
-    scheduleBackend: config.scheduler
-      ? createEventBridgeScheduleBackend(scheduler, config.scheduler)
-      : POLLING_SCHEDULE_BACKEND,
+    scheduleBackend: config.scheduler ? createEventBridgeScheduleBackend(scheduler, config.scheduler) : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
     // Background sub-agents sit in the sessions table under their log ids (not listed: no tenantId).
     backgroundAgents: new BackgroundAgentStore(db, config.tables.sessions),
@@ -145,13 +140,15 @@ function awsClients(config: StratusConfig, tracing: Pick<Tracing, 'captureClient
   // Checksums only when required: safe for S3, and the local S3 server needs it (docs/local-stack.md).
   const s3 = once(async () => {
     const { S3Client } = await import('@aws-sdk/client-s3');
-    return tracing.captureClient(new S3Client({
-      ...aws,
-      endpoint: config.endpoints.s3,
-      forcePathStyle: config.endpoints.s3 !== undefined,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    }));
+    return tracing.captureClient(
+      new S3Client({
+        ...aws,
+        endpoint: config.endpoints.s3,
+        forcePathStyle: config.endpoints.s3 !== undefined,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    );
   });
   return { db, lambda, scheduler, s3 };
 }
@@ -166,7 +163,11 @@ function lazyWorkspaceStorage(config: StratusConfig, observe: <T>(client: T) => 
 }
 
 /** GitHub issue fixing: its tables, the worker deliveries are handed to, and the GitHub API clients. */
-function githubDeps(config: StratusConfig, db: DynamoDBDocumentClient, lambda: LazyClient<LambdaClient>): Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'githubClients'> {
+function githubDeps(
+  config: StratusConfig,
+  db: DynamoDBDocumentClient,
+  lambda: LazyClient<LambdaClient>,
+): Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'githubClients'> {
   return {
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,

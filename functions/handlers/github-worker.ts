@@ -11,4 +11,5 @@ const deps = once(() => loadLambdaDeps(process.env));
  * API invokes it synchronously with a lookup (an installation, a repository list) before it
  * records a claim or a connection. It is the only function that reads the GitHub App's private key.
  */
-export const handler = async (event: unknown, context: Context) => handleGithubWorkerEvent(await deps(), event, Date.now() + context.getRemainingTimeInMillis());
+export const handler = async (event: unknown, context: Context) =>
+  handleGithubWorkerEvent(await deps(), event, Date.now() + context.getRemainingTimeInMillis());

@@ -59,7 +59,9 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   });
   const workspaceCredentials = createStsWorkspaceCredentialSource({ sts, roleArn: required(env, 'STRATUS_WORKSPACE_ROLE_ARN'), bucket: config.bucket });
   // Only the API function purges deleted sessions; the other functions are given no purge role.
-  const purgeCredentials = env.STRATUS_PURGE_ROLE_ARN ? createStsPurgeCredentialSource({ sts, roleArn: env.STRATUS_PURGE_ROLE_ARN, bucket: config.bucket }) : noPurge;
+  const purgeCredentials = env.STRATUS_PURGE_ROLE_ARN
+    ? createStsPurgeCredentialSource({ sts, roleArn: env.STRATUS_PURGE_ROLE_ARN, bucket: config.bucket })
+    : noPurge;
   const deps = createDeps(config, { workspaceCredentials, purgeCredentials, tracing });
   if (config.egress !== 'proxy') return deps;
   // The egress proxy admits only what this key signed; the runner never sees the key.
@@ -74,7 +76,8 @@ export async function readSecret(client: SecretsManagerClient, secretId: string)
 }
 
 const noPurge: PurgeCredentialSource = {
-  forSession: () => Promise.reject(new Error('This function has no session-purge role (STRATUS_PURGE_ROLE_ARN): only the API function purges deleted sessions.')),
+  forSession: () =>
+    Promise.reject(new Error('This function has no session-purge role (STRATUS_PURGE_ROLE_ARN): only the API function purges deleted sessions.')),
 };
 
 function required(env: NodeJS.ProcessEnv, name: string): string {

@@ -56,8 +56,7 @@ async function createAnthropicMessages(options: ClientOptions): Promise<Messages
  * request at a long session's few hundred KB of JSON, in the turn's own process. Encoding it here
  * is one native copy (lone surrogates become U+FFFD either way).
  */
-const fetchWithBytesBody: typeof fetch = (input, init) =>
-  fetch(input, typeof init?.body === 'string' ? { ...init, body: Buffer.from(init.body) } : init);
+const fetchWithBytesBody: typeof fetch = (input, init) => fetch(input, typeof init?.body === 'string' ? { ...init, body: Buffer.from(init.body) } : init);
 
 async function createBedrockClient(config: Pick<StratusConfig, 'region' | 'endpoints' | 'localCredentials'>): Promise<AnthropicBedrock> {
   const { AnthropicBedrock } = await import('@anthropic-ai/bedrock-sdk');

@@ -45,7 +45,10 @@ export type SandboxedHookRunner = (run: SandboxedHookRun) => Promise<CommandHook
  */
 export function createCommandHook(config: CommandHookConfig, opts: { run: SandboxedHookRunner; cwd: () => string }): HookDefinition {
   const timeoutMs = Math.min(config.timeoutS ?? COMMAND_HOOK_DEFAULT_TIMEOUT_S, COMMAND_HOOK_MAX_TIMEOUT_S) * 1000;
-  const id = createHash('sha256').update(`${config.event}\n${config.matcher ?? ''}\n${config.command}`).digest('hex').slice(0, 12);
+  const id = createHash('sha256')
+    .update(`${config.event}\n${config.matcher ?? ''}\n${config.command}`)
+    .digest('hex')
+    .slice(0, 12);
   return {
     name: `${config.event}:command:${config.command.slice(0, 80)}`,
     event: config.event,

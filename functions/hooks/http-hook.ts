@@ -68,7 +68,11 @@ export function createHttpHook(config: HttpHookConfig, opts: { fetch: OutboundFe
       });
       if (!res.ok) {
         await res.body?.cancel();
-        throw new Error(res.status >= 300 && res.status < 400 ? `hook endpoint answered a redirect (${res.status}); hooks do not follow redirects` : `hook endpoint answered ${res.status}`);
+        throw new Error(
+          res.status >= 300 && res.status < 400
+            ? `hook endpoint answered a redirect (${res.status}); hooks do not follow redirects`
+            : `hook endpoint answered ${res.status}`,
+        );
       }
       return parseHookAnswer(await res.text());
     },

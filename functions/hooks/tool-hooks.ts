@@ -82,7 +82,9 @@ export async function runPostToolUseHooks(
     if (out.updatedOutput !== undefined) result.updatedOutput = out.updatedOutput;
     if (out.decision === 'deny') {
       const reason = out.reason || 'Blocked by hook';
-      result.additionalContext.push(out.blockingCommand !== undefined ? blockingErrorText(hookName, out.blockingCommand, reason) : hookErrorMessage(hookName, reason));
+      result.additionalContext.push(
+        out.blockingCommand !== undefined ? blockingErrorText(hookName, out.blockingCommand, reason) : hookErrorMessage(hookName, reason),
+      );
     }
     if (out.additionalContext) result.additionalContext.push(additionalContextText(hookName, out.additionalContext));
     if (out.continue === false) {

@@ -45,7 +45,11 @@ export function observeModelClient(client: ModelClient, obs: { tracing: Tracing;
   };
 }
 
-async function* observed<T>(stream: AsyncIterable<T>, clock: () => number, settle: (error: unknown, firstEventAt: number | undefined) => void): AsyncGenerator<T> {
+async function* observed<T>(
+  stream: AsyncIterable<T>,
+  clock: () => number,
+  settle: (error: unknown, firstEventAt: number | undefined) => void,
+): AsyncGenerator<T> {
   let firstEventAt: number | undefined;
   let error: unknown;
   try {

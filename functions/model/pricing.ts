@@ -69,8 +69,8 @@ export function costUsd(table: PriceTable, model: string, usage: TokenUsage): nu
   const perToken = (perMTok: number) => perMTok / 1_000_000;
   return roundUsd(
     usage.inputTokens * perToken(p.inputPerMTok) +
-    usage.outputTokens * perToken(p.outputPerMTok) +
-    (usage.cacheReadInputTokens ?? 0) * perToken(p.cacheReadPerMTok ?? p.inputPerMTok * 0.1) +
-    (usage.cacheCreationInputTokens ?? 0) * perToken(p.cacheWritePerMTok ?? p.inputPerMTok * 1.25),
+      usage.outputTokens * perToken(p.outputPerMTok) +
+      (usage.cacheReadInputTokens ?? 0) * perToken(p.cacheReadPerMTok ?? p.inputPerMTok * 0.1) +
+      (usage.cacheCreationInputTokens ?? 0) * perToken(p.cacheWritePerMTok ?? p.inputPerMTok * 1.25),
   );
 }

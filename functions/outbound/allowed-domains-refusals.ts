@@ -14,6 +14,8 @@ export function allowedDomainsRefusals(texts: readonly string[], allow: PrivateN
     const range = entry?.kind === 'ip' ? nonPublicRange(entry.host) : undefined;
     if (!entry || !range) return [];
     const port = entryPorts(entry).find((p) => !allow.coversAddress(entry.host, p));
-    return port === undefined ? [] : [`"${text}" is a ${range} address; a session may list one only when ${PRIVATE_NETWORK_ALLOW_SETTING} allows it (at port ${port})`];
+    return port === undefined
+      ? []
+      : [`"${text}" is a ${range} address; a session may list one only when ${PRIVATE_NETWORK_ALLOW_SETTING} allows it (at port ${port})`];
   });
 }

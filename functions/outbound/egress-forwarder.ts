@@ -31,7 +31,18 @@ export type EgressDecision =
   | { kind: 'refused'; workspaceId: string; host?: string; status: number; reason: string };
 
 /** Headers the forwarder sets itself or that only mean something on the hop they came on. */
-const HOP_HEADERS = new Set(['host', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length']);
+const HOP_HEADERS = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+]);
 
 /**
  * The far end of the egress mailbox (sandbox-runner/common/egress-mailbox.ts), outside the
@@ -50,7 +61,14 @@ export async function forwardEgressRequest(deps: EgressForwarderDeps, key: strin
   const { workspaceId, requestId } = at;
   const answer = async (status: number, headers: Record<string, string>, body: Uint8Array) => {
     const { PutObjectCommand } = await import('@aws-sdk/client-s3');
-    await (await deps.s3()).send(new PutObjectCommand({ Bucket: deps.bucket, Key: egressResponseKey(workspaceId, requestId), Body: encodeEgressResponse({ status, headers }, body), Tagging: SHORT_LIVED_TAGGING }));
+    await (await deps.s3()).send(
+      new PutObjectCommand({
+        Bucket: deps.bucket,
+        Key: egressResponseKey(workspaceId, requestId),
+        Body: encodeEgressResponse({ status, headers }, body),
+        Tagging: SHORT_LIVED_TAGGING,
+      }),
+    );
   };
   const refuse = async (status: number, reason: string, host?: string): Promise<EgressDecision> => {
     await answer(status, { 'content-type': 'text/plain; charset=utf-8', 'x-stratus-egress': 'refused' }, Buffer.from(`${reason}\n`));
@@ -68,7 +86,11 @@ export async function forwardEgressRequest(deps: EgressForwarderDeps, key: strin
   const decision = checkHostPort(host, port, parseAllowList(grant.allowedDomains));
   if (!decision.allowed) return refuse(403, `${host}:${port} is not on this workspace's allow-list (${grant.phase}).`, host);
   try {
-    const res = await deps.fetch(url, { method: request.method, headers: forwardedHeaders(request), ...(request.body ? { body: Buffer.from(request.body, 'base64') } : {}) });
+    const res = await deps.fetch(url, {
+      method: request.method,
+      headers: forwardedHeaders(request),
+      ...(request.body ? { body: Buffer.from(request.body, 'base64') } : {}),
+    });
     const body = new Uint8Array(await res.arrayBuffer());
     const headers: Record<string, string> = {};
     res.headers.forEach((value, name) => {

@@ -24,7 +24,11 @@ export function createOutboundFetch(policy: OutboundPolicy, options: OutboundFet
     const url = new URL(input);
     const target = await policy.resolve(url);
     const body = init.body == null ? undefined : Buffer.from(await new Response(init.body).arrayBuffer());
-    return send(target, { method: (init.method ?? 'GET').toUpperCase(), headers: new Headers(init.headers), body, signal: init.signal ?? undefined }, options.maxResponseBytes);
+    return send(
+      target,
+      { method: (init.method ?? 'GET').toUpperCase(), headers: new Headers(init.headers), body, signal: init.signal ?? undefined },
+      options.maxResponseBytes,
+    );
   };
 }
 
@@ -43,23 +47,26 @@ function send(target: OutboundTarget, req: OutgoingRequest, maxBytes: number): P
   if (req.body) headers['content-length'] = String(req.body.length);
   const origin = `${target.url.protocol}//${target.url.host}`;
   return new Promise((resolve, reject) => {
-    const request = (target.url.protocol === 'https:' ? https : http).request({
-      host: target.host,
-      port: target.port,
-      path: `${target.url.pathname}${target.url.search}`,
-      method: req.method,
-      headers,
-      signal: req.signal,
-      agent: false,
-      lookup: pinnedLookup(target),
-    }, (res) => {
-      try {
-        resolve(toResponse(res, req.method, maxBytes, origin));
-      } catch (err) {
-        res.destroy();
-        reject(err);
-      }
-    });
+    const request = (target.url.protocol === 'https:' ? https : http).request(
+      {
+        host: target.host,
+        port: target.port,
+        path: `${target.url.pathname}${target.url.search}`,
+        method: req.method,
+        headers,
+        signal: req.signal,
+        agent: false,
+        lookup: pinnedLookup(target),
+      },
+      (res) => {
+        try {
+          resolve(toResponse(res, req.method, maxBytes, origin));
+        } catch (err) {
+          res.destroy();
+          reject(err);
+        }
+      },
+    );
     request.on('error', (err: NodeJS.ErrnoException) => {
       if (req.signal?.aborted) return reject(req.signal.reason ?? err);
       reject(new Error(`Could not reach ${origin} (${target.address}): ${err.code ?? err.message}`));
@@ -71,7 +78,8 @@ function send(target: OutboundTarget, req: OutgoingRequest, maxBytes: number): P
 /** A lookup that answers only the address the policy checked, in either callback shape node:net asks for. */
 function pinnedLookup(target: OutboundTarget): LookupFunction {
   return (_hostname, options, callback) => {
-    if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if (options.all)
+      (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
   };
 }

@@ -72,7 +72,8 @@ export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPo
       return `plain http:// is used only for a host ${PRIVATE_NETWORK_ALLOW_SETTING} names (as the URL spells it, with its port); use https://`;
     }
     const range = ip ? nonPublicRange(ip) : undefined;
-    if (ip && range && !allow.coversAddress(ip, port)) return `${host === ip ? ip : `${host} (${ip})`} is a ${range} address, and ${PRIVATE_NETWORK_ALLOW_SETTING} does not allow it`;
+    if (ip && range && !allow.coversAddress(ip, port))
+      return `${host === ip ? ip : `${host} (${ip})`} is a ${range} address, and ${PRIVATE_NETWORK_ALLOW_SETTING} does not allow it`;
     return undefined;
   };
 
@@ -88,7 +89,12 @@ export function createOutboundPolicy(options: OutboundPolicyOptions): OutboundPo
       const resolved = await lookup(host, { all: true, verbatim: true }).catch(() => {
         throw new OutboundRefusedError(url, `${host} does not resolve`);
       });
-      const picked = pickAddress(host, port, resolved.map((r) => canonicalIp(r.address)!), { allow, own });
+      const picked = pickAddress(
+        host,
+        port,
+        resolved.map((r) => canonicalIp(r.address)!),
+        { allow, own },
+      );
       if ('refusal' in picked) throw new OutboundRefusedError(url, picked.refusal);
       return { url, host, port, address: picked.address, family: picked.address.includes(':') ? 6 : 4 };
     },
@@ -116,6 +122,9 @@ function pickAddress(
 }
 
 function hostPort(url: URL): { host: string; port: number } {
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   return { host, port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80 };
 }

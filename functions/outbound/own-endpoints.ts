@@ -34,7 +34,12 @@ export function createOwnEndpoints(endpoints: readonly string[]): OwnEndpoints {
 
 /** `http://127.0.0.1:8000`, or `host:port` as the Lambda runtime API is given. */
 function hostPort(endpoint: string): { host: string; port: number } | undefined {
-  const url = URL.canParse(endpoint) && /^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? new URL(endpoint) : URL.canParse(`http://${endpoint}`) ? new URL(`http://${endpoint}`) : undefined;
+  const url =
+    URL.canParse(endpoint) && /^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint)
+      ? new URL(endpoint)
+      : URL.canParse(`http://${endpoint}`)
+        ? new URL(`http://${endpoint}`)
+        : undefined;
   if (!url) return undefined;
   const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   return { host: url.hostname.replace(/^\[|\]$/g, '').toLowerCase(), port };

@@ -25,14 +25,22 @@ export async function rulesForCall<Ctx>(rules: readonly PermissionRule[], tool: 
   const command = (input as { command?: unknown } | null)?.command;
   const split = tool.commandParts && typeof command === 'string' ? await splitSafely(tool.commandParts.bind(tool), input) : undefined;
   if (!split || typeof command !== 'string') {
-    return { deny: wrap(firstMatching(rules, 'deny', tool.name, input)), ask: wrap(firstMatching(rules, 'ask', tool.name, input)), allow: firstMatching(rules, 'allow', tool.name, input) };
+    return {
+      deny: wrap(firstMatching(rules, 'deny', tool.name, input)),
+      ask: wrap(firstMatching(rules, 'ask', tool.name, input)),
+      allow: firstMatching(rules, 'allow', tool.name, input),
+    };
   }
   const own = rules.filter((r) => r.value.toolName === tool.name || r.value.content === undefined);
   const whole = own.filter((r) => r.value.content === undefined);
   const wholeDeny = firstMatching(whole, 'deny', tool.name, input);
   const wholeAsk = firstMatching(whole, 'ask', tool.name, input);
   const wholeAllow = firstMatching(whole, 'allow', tool.name, input);
-  const match = matchCommandRules(command, split, own.filter((r) => r.value.toolName === tool.name && r.value.content !== undefined));
+  const match = matchCommandRules(
+    command,
+    split,
+    own.filter((r) => r.value.toolName === tool.name && r.value.content !== undefined),
+  );
   const compound = split.parsed && split.compound;
   return {
     deny: wholeDeny ? { rule: wholeDeny } : match.deny,

@@ -38,7 +38,8 @@ export function matchCommandRules(command: string, split: CommandParts, rules: r
   let allow: PermissionRule | undefined;
   for (const part of parts) {
     if (part.denyOnly || part.readOnly) continue;
-    const rule = part.allowForm === undefined ? undefined : contentRules.find((r) => r.behavior === 'allow' && contentMatches(r.value.content!, part.allowForm!));
+    const rule =
+      part.allowForm === undefined ? undefined : contentRules.find((r) => r.behavior === 'allow' && contentMatches(r.value.content!, part.allowForm!));
     if (rule) allow ??= rule;
     else uncovered.push(part);
   }

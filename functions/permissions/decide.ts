@@ -1,5 +1,13 @@
 import { rulesForCall, type CallRules } from './call-rules.ts';
-import { askByRuleMessage, askMessage, deniedByRuleMessage, deniedInPlanModeMessage, deniedNoOneToAskMessage, partsNeedApprovalMessage, rulesUncheckableMessage } from './messages.ts';
+import {
+  askByRuleMessage,
+  askMessage,
+  deniedByRuleMessage,
+  deniedInPlanModeMessage,
+  deniedNoOneToAskMessage,
+  partsNeedApprovalMessage,
+  rulesUncheckableMessage,
+} from './messages.ts';
 import type { PermissionCheck, PermissionContext, PermissionDecision, PermissionSubject } from './types.ts';
 import type { Logger } from '../shared/logger.ts';
 
@@ -80,7 +88,11 @@ export function denyOrAskByRule(toolName: string, input: unknown, matched: CallR
 export function finalizeAsk(decision: PermissionDecision, tool: { name: string }, permissions: PermissionContext): PermissionDecision {
   if (decision.behavior !== 'ask') return decision;
   if (permissions.mode === 'dontAsk' || permissions.unattended) {
-    return { behavior: 'deny', message: deniedNoOneToAskMessage(tool.name), reason: { type: 'mode', mode: permissions.mode === 'dontAsk' ? 'dontAsk' : permissions.mode } };
+    return {
+      behavior: 'deny',
+      message: deniedNoOneToAskMessage(tool.name),
+      reason: { type: 'mode', mode: permissions.mode === 'dontAsk' ? 'dontAsk' : permissions.mode },
+    };
   }
   return decision;
 }

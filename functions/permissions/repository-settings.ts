@@ -28,7 +28,20 @@ const MAX_ENV_VARS = 100;
 const MAX_ENV_BYTES = 32 * 1024;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 /** Set by the sandbox for every command; a repository's value would be overwritten, so it is refused up front. */
-const SANDBOX_VARIABLES = new Set(['PATH', 'HOME', 'TMPDIR', 'LANG', 'USER', 'SHELL', 'TERM', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy', 'CLAUDE_PROJECT_DIR']);
+const SANDBOX_VARIABLES = new Set([
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'LANG',
+  'USER',
+  'SHELL',
+  'TERM',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'CLAUDE_PROJECT_DIR',
+]);
 
 /**
  * Keys that would widen what the operator or tenant set (network, MCP servers, the model and its
@@ -36,18 +49,18 @@ const SANDBOX_VARIABLES = new Set(['PATH', 'HOME', 'TMPDIR', 'LANG', 'USER', 'SH
  */
 const REFUSED_KEYS: Record<string, string> = {
   sandbox: 'network access and sandbox policy come from the session and the deployment, never from the repository',
-  allowedDomains: 'network access comes from the session\'s allowedDomains, never from the repository',
-  mcpServers: 'MCP servers come from the session\'s settings, never from the repository',
-  enableAllProjectMcpServers: 'MCP servers come from the session\'s settings, never from the repository',
-  enabledMcpjsonServers: 'MCP servers come from the session\'s settings, never from the repository',
-  model: 'the model (and what it costs) is the deployment\'s and the session\'s choice',
+  allowedDomains: "network access comes from the session's allowedDomains, never from the repository",
+  mcpServers: "MCP servers come from the session's settings, never from the repository",
+  enableAllProjectMcpServers: "MCP servers come from the session's settings, never from the repository",
+  enabledMcpjsonServers: "MCP servers come from the session's settings, never from the repository",
+  model: "the model (and what it costs) is the deployment's and the session's choice",
   apiKeyHelper: 'it would run a command outside the sandbox',
   awsAuthRefresh: 'it would run a command outside the sandbox',
   awsCredentialExport: 'it would run a command outside the sandbox',
   otelHeadersHelper: 'it would run a command outside the sandbox',
 };
 const REFUSED_PERMISSION_KEYS: Record<string, string> = {
-  defaultMode: 'the permission mode is the session\'s',
+  defaultMode: "the permission mode is the session's",
   additionalDirectories: 'commands and tools only ever see /workspace',
 };
 
@@ -63,7 +76,11 @@ export function parseRepositorySettings(text: string): RepositorySettings {
   const notes: string[] = [];
   for (const key of Object.keys(value)) {
     if (key === 'permissions' || key === 'hooks' || key === 'env' || key === '$schema') continue;
-    notes.push(REFUSED_KEYS[key] ? `.claude/settings.json: "${key}" refused: ${REFUSED_KEYS[key]}.` : `.claude/settings.json: "${key}" is not applied in Stratus (only permissions, hooks and env are).`);
+    notes.push(
+      REFUSED_KEYS[key]
+        ? `.claude/settings.json: "${key}" refused: ${REFUSED_KEYS[key]}.`
+        : `.claude/settings.json: "${key}" is not applied in Stratus (only permissions, hooks and env are).`,
+    );
   }
   const settings = { rules: permissionRules(value.permissions, notes), hooks: commandHooks(value.hooks, notes), env: commandEnv(value.env, notes) };
   return { ...settings, notes: cappedNotes(notes) };
@@ -86,12 +103,19 @@ function permissionRules(value: unknown, notes: string[]): RuleLists {
     if (key === 'allow' || key === 'deny' || key === 'ask') {
       const strings = Array.isArray(entry) ? entry.filter((r): r is string => typeof r === 'string' && r.length > 0 && r.length <= 500) : [];
       const skipped = Array.isArray(entry) ? entry.length - strings.length : 1;
-      if (skipped > 0) notes.push(`.claude/settings.json: ${skipped} entr${skipped === 1 ? 'y' : 'ies'} of "permissions.${key}" skipped: each rule is a string of at most 500 characters.`);
+      if (skipped > 0)
+        notes.push(
+          `.claude/settings.json: ${skipped} entr${skipped === 1 ? 'y' : 'ies'} of "permissions.${key}" skipped: each rule is a string of at most 500 characters.`,
+        );
       const { invalid } = rulesFromLists({ [key]: strings }, 'project');
       if (invalid.length > 0) notes.push(`.claude/settings.json: not a permission rule, skipped: ${invalid.map((r) => JSON.stringify(r)).join(', ')}.`);
       lists[key] = strings.filter((r) => !invalid.includes(r)).slice(0, 500);
     } else {
-      notes.push(REFUSED_PERMISSION_KEYS[key] ? `.claude/settings.json: "permissions.${key}" refused: ${REFUSED_PERMISSION_KEYS[key]}.` : `.claude/settings.json: "permissions.${key}" is not applied in Stratus.`);
+      notes.push(
+        REFUSED_PERMISSION_KEYS[key]
+          ? `.claude/settings.json: "permissions.${key}" refused: ${REFUSED_PERMISSION_KEYS[key]}.`
+          : `.claude/settings.json: "permissions.${key}" is not applied in Stratus.`,
+      );
     }
   }
   return lists;
@@ -125,16 +149,31 @@ function hookGroup(event: HookEvent, group: unknown, notes: string[]): CommandHo
   const hooks: CommandHookConfig[] = [];
   for (const hook of group.hooks) {
     if (!isRecord(hook) || hook.type !== 'command') {
-      notes.push(`.claude/settings.json: a "${event}" hook of type ${JSON.stringify(isRecord(hook) ? hook.type : hook)} refused: a repository's hooks may only be commands, which run in the sandbox.`);
+      notes.push(
+        `.claude/settings.json: a "${event}" hook of type ${JSON.stringify(isRecord(hook) ? hook.type : hook)} refused: a repository's hooks may only be commands, which run in the sandbox.`,
+      );
       continue;
     }
     const timeout = hook.timeout;
-    if (typeof hook.command !== 'string' || hook.command.trim() === '' || hook.command.length > 10_000 || (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0))) {
-      notes.push(`.claude/settings.json: a "${event}" command hook needs a "command" string (at most 10 000 characters) and an optional positive "timeout" in seconds; skipped.`);
+    if (
+      typeof hook.command !== 'string' ||
+      hook.command.trim() === '' ||
+      hook.command.length > 10_000 ||
+      (timeout !== undefined && !(typeof timeout === 'number' && timeout > 0))
+    ) {
+      notes.push(
+        `.claude/settings.json: a "${event}" command hook needs a "command" string (at most 10 000 characters) and an optional positive "timeout" in seconds; skipped.`,
+      );
       continue;
     }
-    if (typeof timeout === 'number' && timeout > COMMAND_HOOK_MAX_TIMEOUT_S) notes.push(`.claude/settings.json: a "${event}" hook's timeout is cut to ${COMMAND_HOOK_MAX_TIMEOUT_S} s.`);
-    hooks.push({ event, ...(matcher !== undefined ? { matcher } : {}), command: hook.command, ...(typeof timeout === 'number' ? { timeoutS: Math.min(timeout, COMMAND_HOOK_MAX_TIMEOUT_S) } : {}) });
+    if (typeof timeout === 'number' && timeout > COMMAND_HOOK_MAX_TIMEOUT_S)
+      notes.push(`.claude/settings.json: a "${event}" hook's timeout is cut to ${COMMAND_HOOK_MAX_TIMEOUT_S} s.`);
+    hooks.push({
+      event,
+      ...(matcher !== undefined ? { matcher } : {}),
+      command: hook.command,
+      ...(typeof timeout === 'number' ? { timeoutS: Math.min(timeout, COMMAND_HOOK_MAX_TIMEOUT_S) } : {}),
+    });
   }
   return hooks;
 }

@@ -69,8 +69,7 @@ export interface CommandPart {
 /** A command split for rule matching, or the reason it could not be. */
 export type CommandParts =
   /** `compound`: more than one statement (a redirection is part of its command, not one of its own). */
-  | { parsed: true; parts: CommandPart[]; compound: boolean }
-  | { parsed: false; reason: string };
+  { parsed: true; parts: CommandPart[]; compound: boolean } | { parsed: false; reason: string };
 
 /**
  * What a permission decision reads of a tool: the tools/ contract satisfies it, so permissions

@@ -16,7 +16,8 @@ export function withEgressTokens(client: RunnerClient, opts: { key: string; ttlM
     invoke(request) {
       const allowedDomains =
         request.op.type === 'import_git' || request.op.type === 'git_checkout' || request.op.type === 'git_publish'
-          ? [cloneAllowListEntry(request.op.url)].filter((e): e is string => e !== undefined) : (request.network?.allowedDomains ?? []);
+          ? [cloneAllowListEntry(request.op.url)].filter((e): e is string => e !== undefined)
+          : (request.network?.allowedDomains ?? []);
       if (allowedDomains.length === 0) return client.invoke(request);
       const egressToken = signEgressToken(opts.key, { allowedDomains, sessionId: request.sessionId, expiresAt: opts.clock() + opts.ttlMs });
       return client.invoke({ ...request, network: { allowedDomains, egressToken } });

@@ -37,14 +37,25 @@ export function purgeSessionPolicy(opts: { bucket: string; sessionId: string; wo
   return {
     Version: '2012-10-17',
     Statement: [
-      { Sid: 'SessionListing', Effect: 'Allow', Action: ['s3:ListBucket', 's3:ListBucketVersions'], Resource: [bucketArn], Condition: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } } },
+      {
+        Sid: 'SessionListing',
+        Effect: 'Allow',
+        Action: ['s3:ListBucket', 's3:ListBucketVersions'],
+        Resource: [bucketArn],
+        Condition: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } },
+      },
       { Sid: 'SessionDeletion', Effect: 'Allow', Action: ['s3:DeleteObject', 's3:DeleteObjectVersion'], Resource: prefixes.map((p) => `${bucketArn}/${p}*`) },
     ],
   } as const;
 }
 
 /** Purge credentials from STS: the session-purge role, narrowed to one session by purgeSessionPolicy. */
-export function createStsPurgeCredentialSource(opts: { sts: LazyClient<STSClient>; roleArn: string; bucket: string; partition?: string }): PurgeCredentialSource {
+export function createStsPurgeCredentialSource(opts: {
+  sts: LazyClient<STSClient>;
+  roleArn: string;
+  bucket: string;
+  partition?: string;
+}): PurgeCredentialSource {
   return {
     forSession: (session) =>
       assumeRoleWithPolicy(opts.sts, {

@@ -41,9 +41,7 @@ export function createLambdaRunnerClient(lambda: LazyClient<LambdaClient>, funct
   async function invokeOnce(request: RunnerRequest, tenantId: string): Promise<RunnerResponse> {
     const { InvokeCommand } = await import('@aws-sdk/client-lambda');
     const target = gitFunctionName && HARNESS_GIT_OPS.has(request.op.type) ? gitFunctionName : functionName;
-    const out = await (await lambda()).send(
-      new InvokeCommand({ FunctionName: target, TenantId: tenantId, Payload: Buffer.from(JSON.stringify(request)) }),
-    );
+    const out = await (await lambda()).send(new InvokeCommand({ FunctionName: target, TenantId: tenantId, Payload: Buffer.from(JSON.stringify(request)) }));
     const text = out.Payload ? Buffer.from(out.Payload).toString('utf8') : '';
     if (out.FunctionError) {
       let detail = text;

@@ -20,5 +20,13 @@ export interface StopMarkerDeps {
 export async function putStopMarker(deps: StopMarkerDeps, workspaceId: string, key: string): Promise<void> {
   const { PutObjectCommand } = await import('@aws-sdk/client-s3');
   const s3 = await deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
-  await s3.send(new PutObjectCommand({ Bucket: deps.config.bucket, Key: `${workspacePrefix(workspaceId)}${stopMarkerKey(key)}`, Body: new Uint8Array(0), ContentLength: 0, Tagging: SHORT_LIVED_TAGGING }));
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: deps.config.bucket,
+      Key: `${workspacePrefix(workspaceId)}${stopMarkerKey(key)}`,
+      Body: new Uint8Array(0),
+      ContentLength: 0,
+      Tagging: SHORT_LIVED_TAGGING,
+    }),
+  );
 }

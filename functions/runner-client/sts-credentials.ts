@@ -33,7 +33,8 @@ export function sessionPolicyFor(bucket: string, workspaceId: string, partition 
 
 /** The session policy for one cached environment layer's key (or one repository's folder of them), refused outside `environments/`. */
 export function environmentPolicyFor(bucket: string, target: string, access: EnvironmentAccess, partition?: string) {
-  if (!target.startsWith(ENVIRONMENTS_PREFIX)) throw new SystemError(`Refusing to mint environment credentials outside ${ENVIRONMENTS_PREFIX}: "${target.slice(0, 200)}".`, 'bad_environment_key');
+  if (!target.startsWith(ENVIRONMENTS_PREFIX))
+    throw new SystemError(`Refusing to mint environment credentials outside ${ENVIRONMENTS_PREFIX}: "${target.slice(0, 200)}".`, 'bad_environment_key');
   return environmentSessionPolicy({ bucket, target, access, ...(partition ? { partition } : {}) });
 }
 

@@ -64,7 +64,17 @@ export interface OpOutcome<R> {
 export type ResultOf<T extends OpResult['type']> = Extract<OpResult, { type: T }>;
 
 /** Ops that may publish a version, and so store bytes; the rest read or only touch the runner's disk. */
-const MAY_STORE: ReadonlySet<RunnerOp['type']> = new Set(['bash', 'hook_command', 'write', 'edit', 'notebook_edit', 'create_workspace', 'import_archive', 'import_git', 'git_checkout'] satisfies RunnerOp['type'][]);
+const MAY_STORE: ReadonlySet<RunnerOp['type']> = new Set([
+  'bash',
+  'hook_command',
+  'write',
+  'edit',
+  'notebook_edit',
+  'create_workspace',
+  'import_archive',
+  'import_git',
+  'git_checkout',
+] satisfies RunnerOp['type'][]);
 
 async function buildRunnerRequest(deps: WorkspaceClientDeps, target: OpTarget, op: RunnerOp): Promise<RunnerRequest> {
   const credentials = await deps.workspaceCredentials.forWorkspace(target.workspace.id);

@@ -178,10 +178,19 @@ export class WorkspaceSession {
    * replaces the session's allow-list for this one op: set-up steps reach the registries, which
    * the agent's own commands never do (functions/environments/setup-steps.ts).
    */
-  async run<T extends OpResult['type']>(op: RunnerOp & { type: T }, stoppable?: StoppableRun, network?: { allowedDomains: readonly string[] }): Promise<ResultOf<T>> {
+  async run<T extends OpResult['type']>(
+    op: RunnerOp & { type: T },
+    stoppable?: StoppableRun,
+    network?: { allowedDomains: readonly string[] },
+  ): Promise<ResultOf<T>> {
     const allowedDomains = network?.allowedDomains ?? this.allowedDomains;
     const target = {
-      sessionId: this.sessionId, workspace: this.ref, cwd: this.currentCwd, env: this.env, allowedDomains, storage: this.storage,
+      sessionId: this.sessionId,
+      workspace: this.ref,
+      cwd: this.currentCwd,
+      env: this.env,
+      allowedDomains,
+      storage: this.storage,
       ...(this.layer ? { environment: this.layer } : {}),
     };
     const stop = stoppable && this.requestStop ? this.watchStop(stoppable, this.requestStop) : undefined;

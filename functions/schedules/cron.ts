@@ -57,12 +57,14 @@ export function toEventBridgeExpression(expression: string): string {
 }
 
 function shiftDaysOfWeek(field: string): string {
-  return field.replace(/(?<![/#\w])(\d+)/g, (digits) => {
-    const n = Number(digits);
-    if (n < 0 || n > 7) throw new UserError(`Invalid "cron": day of week ${n} is out of range 0-7.`);
-    return String((n % 7) + 1);
-  }).replace(/[A-Za-z]+/g, (name) => {
-    if (!DOW_NAMES.test(name)) throw new UserError(`Invalid "cron": unknown day of week "${name}".`);
-    return name.toUpperCase();
-  });
+  return field
+    .replace(/(?<![/#\w])(\d+)/g, (digits) => {
+      const n = Number(digits);
+      if (n < 0 || n > 7) throw new UserError(`Invalid "cron": day of week ${n} is out of range 0-7.`);
+      return String((n % 7) + 1);
+    })
+    .replace(/[A-Za-z]+/g, (name) => {
+      if (!DOW_NAMES.test(name)) throw new UserError(`Invalid "cron": unknown day of week "${name}".`);
+      return name.toUpperCase();
+    });
 }

@@ -49,13 +49,23 @@ export async function runScheduledTask(deps: ScheduleRunDeps, event: ScheduledTa
     const turn = await startTurn(deps, { sessionId, tenantId: schedule.tenantId, prompt: schedule.prompt, deadlineAt });
     const summary = await turn.done;
     run = {
-      firedAt: event.firedAt, sessionId, turnId: turn.turnId, outcome: summary.stopReason, ...(summary.error ? { error: summary.error.slice(0, 1_000) } : {}),
+      firedAt: event.firedAt,
+      sessionId,
+      turnId: turn.turnId,
+      outcome: summary.stopReason,
+      ...(summary.error ? { error: summary.error.slice(0, 1_000) } : {}),
       ...(summary.budget ? { budget: summary.budget } : {}),
       ...(summary.usage ? { usage: summary.usage, costUsd: summary.usage.costUsd ?? 0 } : {}),
     };
   } catch (err) {
     const outcome = err instanceof SessionBusyError ? 'skipped_session_busy' : err instanceof BudgetExceededError ? 'budget_exceeded' : 'failed';
-    run = { firedAt: event.firedAt, ...(sessionId ? { sessionId } : {}), outcome, error: errorMessage(err).slice(0, 1_000), ...(err instanceof BudgetExceededError ? { budget: err.exceeded.budget } : {}) };
+    run = {
+      firedAt: event.firedAt,
+      ...(sessionId ? { sessionId } : {}),
+      outcome,
+      error: errorMessage(err).slice(0, 1_000),
+      ...(err instanceof BudgetExceededError ? { budget: err.exceeded.budget } : {}),
+    };
     log.warn('scheduled run did not complete', { outcome, error: run.error });
   }
   await deps.schedules.recordRun(schedule.scheduleId, run);
@@ -67,7 +77,10 @@ export async function runScheduledTask(deps: ScheduleRunDeps, event: ScheduledTa
 async function targetSession(deps: ScheduleRunDeps, schedule: ScheduleRecord, firedAt: string): Promise<string> {
   if ('sessionId' in schedule.target) return schedule.target.sessionId;
   const created = await createSession(deps, {
-    tenantId: schedule.tenantId, title: `${schedule.name} @ ${firedAt}`, files: schedule.target.newSession.files, settings: { unattended: true },
+    tenantId: schedule.tenantId,
+    title: `${schedule.name} @ ${firedAt}`,
+    files: schedule.target.newSession.files,
+    settings: { unattended: true },
     ...(schedule.budgets ? { budgets: schedule.budgets } : {}),
   });
   return created.sessionId;

@@ -41,7 +41,10 @@ export function createEventBridgeScheduleBackend(scheduler: LazyClient<Scheduler
   return {
     async upsert(record) {
       const request = toSchedulerRequest(record, target);
-      const [{ CreateScheduleCommand, ResourceNotFoundException, UpdateScheduleCommand }, client] = await Promise.all([import('@aws-sdk/client-scheduler'), scheduler()]);
+      const [{ CreateScheduleCommand, ResourceNotFoundException, UpdateScheduleCommand }, client] = await Promise.all([
+        import('@aws-sdk/client-scheduler'),
+        scheduler(),
+      ]);
       try {
         await client.send(new UpdateScheduleCommand(request));
       } catch (err) {

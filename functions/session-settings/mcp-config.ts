@@ -31,7 +31,16 @@ export const mcpServerConfigSchema = z.strictObject({
 export type McpServerConfig = z.output<typeof mcpServerConfigSchema>;
 
 /** Server names become part of tool names (`mcp__<name>__<tool>`), so they stay short and printable. */
-export const mcpServersSchema = z.record(z.string().min(1).max(64).regex(/^[^\s]/, 'must not start with a space'), mcpServerConfigSchema).refine((s) => Object.keys(s).length <= 20, 'at most 20 MCP servers per session');
+export const mcpServersSchema = z
+  .record(
+    z
+      .string()
+      .min(1)
+      .max(64)
+      .regex(/^[^\s]/, 'must not start with a space'),
+    mcpServerConfigSchema,
+  )
+  .refine((s) => Object.keys(s).length <= 20, 'at most 20 MCP servers per session');
 export type McpServers = z.output<typeof mcpServersSchema>;
 
 /**
@@ -47,7 +56,9 @@ export function mcpToolName(server: string, tool: string): string {
 }
 
 /** What the API shows of the servers: everything but the header values. */
-export function mcpServersView(servers: McpServers | undefined): Record<string, { type: McpServerConfig['type']; url: string; headers: Record<string, string> }> {
+export function mcpServersView(
+  servers: McpServers | undefined,
+): Record<string, { type: McpServerConfig['type']; url: string; headers: Record<string, string> }> {
   const view: Record<string, { type: McpServerConfig['type']; url: string; headers: Record<string, string> }> = {};
   for (const [name, config] of Object.entries(servers ?? {})) {
     view[name] = { type: config.type, url: config.url, headers: Object.fromEntries(Object.keys(config.headers ?? {}).map((h) => [h, REDACTED])) };

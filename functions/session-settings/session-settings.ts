@@ -9,7 +9,14 @@ import { setupSettingsSchema } from './setup-settings.ts';
 import type { HookDefinition } from '../hooks/types.ts';
 import { UserError } from '../shared/errors.ts';
 import { rulesFromLists } from '../permissions/rule-syntax.ts';
-import { permissionModeSchema, ruleListsSchema, type PermissionContext, type PermissionMode, type PermissionRule, type RuleLists } from '../permissions/types.ts';
+import {
+  permissionModeSchema,
+  ruleListsSchema,
+  type PermissionContext,
+  type PermissionMode,
+  type PermissionRule,
+  type RuleLists,
+} from '../permissions/types.ts';
 
 /** Permission and hook settings a session is created with (and keeps; remembered answers add rules). */
 export const sessionSettingsSchema = z.strictObject({
@@ -52,7 +59,10 @@ export type TurnSettings = z.output<typeof turnSettingsSchema>;
 /** Rejects malformed rule strings up front (a 400 naming them) rather than ignoring them. */
 export function assertValidRules(lists: RuleLists | undefined, field: string): void {
   const { invalid } = rulesFromLists(lists, 'session');
-  if (invalid.length > 0) throw new UserError(`Invalid "${field}": not a permission rule: ${invalid.map((r) => JSON.stringify(r)).join(', ')}. Use "Tool", "Tool(content)", "Bash(prefix:*)" or "mcp__server__*".`);
+  if (invalid.length > 0)
+    throw new UserError(
+      `Invalid "${field}": not a permission rule: ${invalid.map((r) => JSON.stringify(r)).join(', ')}. Use "Tool", "Tool(content)", "Bash(prefix:*)" or "mcp__server__*".`,
+    );
 }
 
 /**

@@ -16,12 +16,25 @@ export const MAX_SETUP_TIMEOUT_SECONDS = 840;
  * `enabled: false` runs nothing at all.
  */
 export const setupSettingsSchema = z.strictObject({
-  enabled: z.boolean().optional().describe('false: no set-up steps run, not even the repository\'s .stratus/setup.sh'),
-  script: z.string().min(1).max(MAX_SETUP_SCRIPT_CHARS).optional().describe('Bash commands run in the workspace before the first turn, instead of .stratus/setup.sh'),
-  timeoutSeconds: z.number().int().min(1).max(MAX_SETUP_TIMEOUT_SECONDS).optional().describe("The set-up's time limit (the deployment's STRATUS_SETUP_TIMEOUT_SECONDS when absent)"),
+  enabled: z.boolean().optional().describe("false: no set-up steps run, not even the repository's .stratus/setup.sh"),
+  script: z
+    .string()
+    .min(1)
+    .max(MAX_SETUP_SCRIPT_CHARS)
+    .optional()
+    .describe('Bash commands run in the workspace before the first turn, instead of .stratus/setup.sh'),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_SETUP_TIMEOUT_SECONDS)
+    .optional()
+    .describe("The set-up's time limit (the deployment's STRATUS_SETUP_TIMEOUT_SECONDS when absent)"),
   registries: z
     .strictObject({ add: allowListSchema.optional(), remove: allowListSchema.optional() })
     .optional()
-    .describe("Hosts added to or removed from the registries the set-up may reach (the deployment's STRATUS_SETUP_REGISTRIES); the agent's commands never get them"),
+    .describe(
+      "Hosts added to or removed from the registries the set-up may reach (the deployment's STRATUS_SETUP_REGISTRIES); the agent's commands never get them",
+    ),
 });
 export type SetupSettings = z.output<typeof setupSettingsSchema>;

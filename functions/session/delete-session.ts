@@ -7,7 +7,20 @@ import type { MessageStore } from '../stores/message-store.ts';
 import { runOp, type WorkspaceClientDeps } from '../runner-client/workspace-client.ts';
 import { errorMessage } from '../shared/errors.ts';
 
-export type DeleteSessionDeps = Pick<Deps, 'sessions' | 'messages' | 'events' | 'approvals' | 'continuations' | 'workspaceStorage' | 'workspaceCredentials' | 'purgeCredentials' | 'clock' | 'log' | 'tenantUsage'> &
+export type DeleteSessionDeps = Pick<
+  Deps,
+  | 'sessions'
+  | 'messages'
+  | 'events'
+  | 'approvals'
+  | 'continuations'
+  | 'workspaceStorage'
+  | 'workspaceCredentials'
+  | 'purgeCredentials'
+  | 'clock'
+  | 'log'
+  | 'tenantUsage'
+> &
   WorkspaceClientDeps & {
     config: { bucket: string };
   };
@@ -86,7 +99,10 @@ async function discardWarmCopy(deps: DeleteSessionDeps, session: SessionRecord):
  * only after the logs it names, so a purge cut short finds the rest when it runs again. A fork's
  * log repeats its parent's messages, its own Agent call among them: each log is visited once.
  */
-async function deleteAgentLogs(deps: { messages: Pick<MessageStore, 'loadFrom' | 'deleteAll'>; sessions: Pick<SessionStore, 'remove'> }, sessionId: string): Promise<number> {
+async function deleteAgentLogs(
+  deps: { messages: Pick<MessageStore, 'loadFrom' | 'deleteAll'>; sessions: Pick<SessionStore, 'remove'> },
+  sessionId: string,
+): Promise<number> {
   const { messages } = deps;
   const visited = new Set<string>([sessionId]);
   const purge = async (logId: string): Promise<number> => {

@@ -33,8 +33,14 @@ export async function listSessionAgents(deps: AgentListDeps, sessionId: string):
       if (block.type === 'tool_use' && AGENT_TOOL_NAMES.has(block.name)) {
         const input = (block.input ?? {}) as { subagent_type?: unknown; description?: unknown; run_in_background?: unknown };
         agents.set(block.id, {
-          agentId: agentIdFor(block.id), toolUseId: block.id, subagentType: typeof input.subagent_type === 'string' ? input.subagent_type : 'fork',
-          description: typeof input.description === 'string' ? input.description : '', status: 'running', background: input.run_in_background === true, turnId: message.turnId, createdAt: message.createdAt,
+          agentId: agentIdFor(block.id),
+          toolUseId: block.id,
+          subagentType: typeof input.subagent_type === 'string' ? input.subagent_type : 'fork',
+          description: typeof input.description === 'string' ? input.description : '',
+          status: 'running',
+          background: input.run_in_background === true,
+          turnId: message.turnId,
+          createdAt: message.createdAt,
         });
       } else if (block.type === 'tool_result' && agents.has(block.tool_use_id)) {
         agents.get(block.tool_use_id)!.status = block.is_error === true ? 'failed' : 'completed';

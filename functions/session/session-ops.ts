@@ -13,7 +13,10 @@ import type { TurnDeps } from '../agent/turn-deps.ts';
 import { createLogWriter } from '../agent/turn-recorder.ts';
 
 /** What work under a session's lease outside a turn uses (compaction, import, export). */
-export type SessionOpDeps = Pick<TurnDeps, 'config' | 'sessions' | 'messages' | 'events' | 'blobs' | 'model' | 'tools' | 'clock' | 'newId' | 'log' | 'instanceId'>;
+export type SessionOpDeps = Pick<
+  TurnDeps,
+  'config' | 'sessions' | 'messages' | 'events' | 'blobs' | 'model' | 'tools' | 'clock' | 'newId' | 'log' | 'instanceId'
+>;
 
 /**
  * Runs `work` holding the session's lease, as a turn would (409 while a turn runs), and gives
@@ -65,7 +68,10 @@ export async function compactSession(deps: SessionOpDeps, opts: { sessionId: str
 }
 
 /** `GET /v1/sessions/:id/transcript.jsonl`: the whole log in Claude Code's transcript format. */
-export async function exportTranscript(deps: Pick<SessionOpDeps, 'sessions' | 'messages'>, opts: { sessionId: string; tenantId: string; cwd: string }): Promise<string> {
+export async function exportTranscript(
+  deps: Pick<SessionOpDeps, 'sessions' | 'messages'>,
+  opts: { sessionId: string; tenantId: string; cwd: string },
+): Promise<string> {
   await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
   const log = await deps.messages.loadFrom(opts.sessionId, 0);
   return toClaudeJsonl(opts.sessionId, log, opts.cwd);

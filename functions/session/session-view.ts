@@ -28,7 +28,9 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
       ? {
           // Per-turn budgets count the running turn (0 when none runs); the others the whole session.
           budgets: budgetView(budgetsFor(config, record.tenantId, record), {
-            modelCallsThisTurn: turnSpend?.modelCalls ?? 0, turns: record.turnCount, usage: record.usage,
+            modelCallsThisTurn: turnSpend?.modelCalls ?? 0,
+            turns: record.turnCount,
+            usage: record.usage,
             wallSecondsThisTurn: turnSpend ? Math.max(0, (now - turnSpend.startedAt) / 1000) : 0,
           }),
         }

@@ -6,8 +6,7 @@ export type IdSource = (prefix: string) => string;
  * Time-ordered ids (`ses_0mh2k3...`): a base36 millisecond timestamp padded to fixed width,
  * then random bytes, so ids sort by creation time in DynamoDB and in listings.
  */
-export const createTimeOrderedId: IdSource = (prefix) =>
-  `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
+export const createTimeOrderedId: IdSource = (prefix) => `${prefix}_${Date.now().toString(36).padStart(9, '0')}${randomBytes(8).toString('hex')}`;
 
 /** The shape createTimeOrderedId gives: prefix, 9 base36 characters of time, 16 hex digits. */
 const ID_BODY = /^[0-9a-z]{9}[0-9a-f]{16}$/;

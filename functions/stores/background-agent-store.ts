@@ -79,16 +79,36 @@ export class BackgroundAgentStore {
 
   /** Its spend after a model call, under its lease (fails if the lease was lost). */
   async recordSpend(id: string, owner: string, spend: Pick<BackgroundAgentRecord, 'modelCalls' | 'usage' | 'toolUses'>): Promise<void> {
-    await this.updateHeld(id, owner, 'SET modelCalls = :calls, #usage = :usage, toolUses = :uses, updatedAt = :now', { '#usage': 'usage' }, {
-      ':calls': spend.modelCalls, ':usage': spend.usage, ':uses': spend.toolUses,
-    });
+    await this.updateHeld(
+      id,
+      owner,
+      'SET modelCalls = :calls, #usage = :usage, toolUses = :uses, updatedAt = :now',
+      { '#usage': 'usage' },
+      {
+        ':calls': spend.modelCalls,
+        ':usage': spend.usage,
+        ':uses': spend.toolUses,
+      },
+    );
   }
 
   /** Its outcome, and the lease given up, in one conditional write. */
-  async finish(id: string, owner: string, status: Exclude<BackgroundAgentStatus, 'running'>, result: NonNullable<BackgroundAgentRecord['result']>): Promise<void> {
-    await this.updateHeld(id, owner, 'SET #status = :status, #result = :result, updatedAt = :now REMOVE lease', { '#status': 'status', '#result': 'result' }, {
-      ':status': status, ':result': result,
-    });
+  async finish(
+    id: string,
+    owner: string,
+    status: Exclude<BackgroundAgentStatus, 'running'>,
+    result: NonNullable<BackgroundAgentRecord['result']>,
+  ): Promise<void> {
+    await this.updateHeld(
+      id,
+      owner,
+      'SET #status = :status, #result = :result, updatedAt = :now REMOVE lease',
+      { '#status': 'status', '#result': 'result' },
+      {
+        ':status': status,
+        ':result': result,
+      },
+    );
   }
 
   /** Gives the lease up without an outcome (a hand-off to its next invocation). */
@@ -112,7 +132,13 @@ export class BackgroundAgentStore {
 
   async markNotified(id: string): Promise<void> {
     await this.db.send(
-      new UpdateCommand({ TableName: this.table, Key: { sessionId: id }, UpdateExpression: 'SET notified = :yes', ConditionExpression: 'attribute_exists(sessionId)', ExpressionAttributeValues: { ':yes': true } }),
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId: id },
+        UpdateExpression: 'SET notified = :yes',
+        ConditionExpression: 'attribute_exists(sessionId)',
+        ExpressionAttributeValues: { ':yes': true },
+      }),
     );
   }
 }

@@ -19,9 +19,7 @@ export class BlobStore {
   async putIfAbsent(key: string, body: string, contentType = 'text/plain; charset=utf-8'): Promise<boolean> {
     const { PutObjectCommand, S3ServiceException } = await import('@aws-sdk/client-s3');
     try {
-      await (await this.s3()).send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, IfNoneMatch: '*' }),
-      );
+      await (await this.s3()).send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentType: contentType, IfNoneMatch: '*' }));
       return true;
     } catch (err) {
       if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 412) return false;

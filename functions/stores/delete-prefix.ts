@@ -17,12 +17,16 @@ export async function deletePrefix(s3: S3Client, bucket: string, prefix: string,
   let versionIdMarker: string | undefined;
   do {
     const page = await s3.send(new ListObjectVersionsCommand({ Bucket: bucket, Prefix: prefix, KeyMarker: keyMarker, VersionIdMarker: versionIdMarker }));
-    const versions = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])].filter((v) => v.Key && v.Key !== except).map((v) => ({ Key: v.Key!, VersionId: v.VersionId ?? 'null' }));
+    const versions = [...(page.Versions ?? []), ...(page.DeleteMarkers ?? [])]
+      .filter((v) => v.Key && v.Key !== except)
+      .map((v) => ({ Key: v.Key!, VersionId: v.VersionId ?? 'null' }));
     for (let i = 0; i < versions.length; i += PARALLEL_DELETES) {
       await Promise.all(versions.slice(i, i + PARALLEL_DELETES).map((v) => s3.send(new DeleteObjectCommand({ Bucket: bucket, ...v }))));
     }
     deleted += versions.length;
-    ({ NextKeyMarker: keyMarker, NextVersionIdMarker: versionIdMarker } = page.IsTruncated ? page : { NextKeyMarker: undefined, NextVersionIdMarker: undefined });
+    ({ NextKeyMarker: keyMarker, NextVersionIdMarker: versionIdMarker } = page.IsTruncated
+      ? page
+      : { NextKeyMarker: undefined, NextVersionIdMarker: undefined });
   } while (keyMarker);
   return deleted;
 }

@@ -79,7 +79,10 @@ export class EventStore {
         ConsistentRead: true,
       }),
     );
-    return (out.Items ?? []).flatMap(fromItem).filter((e) => e.seq > afterSeq).slice(0, limit);
+    return (out.Items ?? [])
+      .flatMap(fromItem)
+      .filter((e) => e.seq > afterSeq)
+      .slice(0, limit);
   }
 
   /** The newest stored event of one turn, if it has any. */

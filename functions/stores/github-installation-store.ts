@@ -60,11 +60,13 @@ export class GithubInstallationStore {
 
   /** Every claim, for the admin. A Scan: an admin operation over a small table. */
   async list(opts: { limit: number; cursor?: string }): Promise<{ items: GithubInstallationRecord[]; nextCursor: string | null }> {
-    const out = await this.db.send(new ScanCommand({
-      TableName: this.table,
-      Limit: opts.limit,
-      ...(opts.cursor ? { ExclusiveStartKey: decodeCursor(opts.cursor, cursorShape, {}) } : {}),
-    }));
+    const out = await this.db.send(
+      new ScanCommand({
+        TableName: this.table,
+        Limit: opts.limit,
+        ...(opts.cursor ? { ExclusiveStartKey: decodeCursor(opts.cursor, cursorShape, {}) } : {}),
+      }),
+    );
     return { items: (out.Items ?? []) as GithubInstallationRecord[], nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : null };
   }
 

@@ -154,15 +154,19 @@ export class GithubStore {
 
   /** Records the name GitHub now reports for a connected repository (a rename). */
   async renameRepo(key: string, fullName: string, now: string): Promise<void> {
-    await this.db.send(new UpdateCommand({
-      TableName: this.tables.repos,
-      Key: { repository: key },
-      UpdateExpression: 'SET fullName = :name, updatedAt = :now',
-      ConditionExpression: 'attribute_exists(repository)',
-      ExpressionAttributeValues: { ':name': fullName, ':now': now },
-    })).catch((err: unknown) => {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    });
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tables.repos,
+          Key: { repository: key },
+          UpdateExpression: 'SET fullName = :name, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(repository)',
+          ExpressionAttributeValues: { ':name': fullName, ':now': now },
+        }),
+      )
+      .catch((err: unknown) => {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      });
   }
 
   async deleteRepo(key: string): Promise<void> {
@@ -248,7 +252,11 @@ export class GithubStore {
   }
 
   /** Saves what the run learnt about the thread and lets go of it. */
-  async releaseThread(key: string, runId: string, patch: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'heldUntil' | 'aliasOf'>): Promise<void> {
+  async releaseThread(
+    key: string,
+    runId: string,
+    patch: Omit<GithubThreadRecord, 'threadKey' | 'activeRunId' | 'activeSince' | 'heldUntil' | 'aliasOf'>,
+  ): Promise<void> {
     const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
     const names = Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k]));
     const values = Object.fromEntries(entries.map(([, v], i) => [`:v${i}`, v]));

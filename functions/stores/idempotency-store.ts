@@ -85,7 +85,13 @@ export class IdempotencyStore {
   async release(scopedKey: string, claimId: string): Promise<void> {
     try {
       await this.db.send(
-        new DeleteCommand({ TableName: this.table, Key: { scopedKey }, ConditionExpression: 'claimId = :claimId AND #state = :pending', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':claimId': claimId, ':pending': 'pending' } }),
+        new DeleteCommand({
+          TableName: this.table,
+          Key: { scopedKey },
+          ConditionExpression: 'claimId = :claimId AND #state = :pending',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':claimId': claimId, ':pending': 'pending' },
+        }),
       );
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;

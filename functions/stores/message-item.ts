@@ -30,8 +30,7 @@ export interface MessageItem {
 export function encodeMessageItem<M extends MessageKeys>(message: M): { item: MessageItem; bytes: number } {
   const { sessionId, seq, ...rest } = message;
   const body = JSON.stringify(rest);
-  const bytes =
-    'sessionId'.length + Buffer.byteLength(sessionId) + 'seq'.length + String(seq).length + BODY_ATTRIBUTE.length + Buffer.byteLength(body);
+  const bytes = 'sessionId'.length + Buffer.byteLength(sessionId) + 'seq'.length + String(seq).length + BODY_ATTRIBUTE.length + Buffer.byteLength(body);
   return { item: { sessionId, seq, body }, bytes };
 }
 

@@ -101,9 +101,7 @@ export class MessageStore {
       const { decisions: _decisions, ...rest } = message;
       encoded = encodeMessageItem({ ...rest, content: [], spill: { key, bytes: Buffer.byteLength(payload) } });
     }
-    await this.db.send(
-      new PutCommand({ TableName: this.table, Item: encoded.item, ConditionExpression: 'attribute_not_exists(seq)' }),
-    );
+    await this.db.send(new PutCommand({ TableName: this.table, Item: encoded.item, ConditionExpression: 'attribute_not_exists(seq)' }));
   }
 
   /** Brings spilled payloads back from S3 (a few at a time). */

@@ -149,16 +149,18 @@ export class ScheduleStore {
     const excess = length - MAX_SCHEDULE_RUNS;
     if (excess <= 0) return;
     // Drops the oldest, unless another firing changed the list meanwhile (the next one trims).
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.table,
-        Key: { scheduleId },
-        UpdateExpression: `REMOVE ${Array.from({ length: excess }, (_, i) => `runs[${i}]`).join(', ')}`,
-        ConditionExpression: 'size(runs) = :n',
-        ExpressionAttributeValues: { ':n': length },
-      }),
-    ).catch((err: unknown) => {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    });
+    await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { scheduleId },
+          UpdateExpression: `REMOVE ${Array.from({ length: excess }, (_, i) => `runs[${i}]`).join(', ')}`,
+          ConditionExpression: 'size(runs) = :n',
+          ExpressionAttributeValues: { ':n': length },
+        }),
+      )
+      .catch((err: unknown) => {
+        if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      });
   }
 }

@@ -166,8 +166,24 @@ export interface TodoItem {
 export type SessionPatch = Partial<
   Pick<
     SessionRecord,
-    | 'status' | 'workspace' | 'cwd' | 'usage' | 'lastTurn' | 'turnCount' | 'messageCount' | 'fileState' | 'settings' | 'denials' | 'reloadFromSeq'
-    | 'autoCompactFailures' | 'turnSpend' | 'todos' | 'setup' | 'workspaceBase' | 'environmentSection' | 'attachedInstructions'
+    | 'status'
+    | 'workspace'
+    | 'cwd'
+    | 'usage'
+    | 'lastTurn'
+    | 'turnCount'
+    | 'messageCount'
+    | 'fileState'
+    | 'settings'
+    | 'denials'
+    | 'reloadFromSeq'
+    | 'autoCompactFailures'
+    | 'turnSpend'
+    | 'todos'
+    | 'setup'
+    | 'workspaceBase'
+    | 'environmentSection'
+    | 'attachedInstructions'
   >
 >;
 
@@ -192,9 +208,7 @@ export class SessionStore {
   ) {}
 
   async create(record: SessionRecord): Promise<void> {
-    await this.db.send(
-      new PutCommand({ TableName: this.table, Item: record, ConditionExpression: 'attribute_not_exists(sessionId)' }),
-    );
+    await this.db.send(new PutCommand({ TableName: this.table, Item: record, ConditionExpression: 'attribute_not_exists(sessionId)' }));
   }
 
   async get(sessionId: string): Promise<SessionRecord | undefined> {

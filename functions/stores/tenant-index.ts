@@ -46,7 +46,13 @@ export async function queryByTenant<T>(
 }
 
 /** Every one of a tenant's items through a tenant index, newest first, a page of 100 at a time. */
-export async function* eachOfTenant<T>(db: DynamoDBDocumentClient, table: string, idAttribute: string, tenantId: string, index?: TenantIndex): AsyncGenerator<T> {
+export async function* eachOfTenant<T>(
+  db: DynamoDBDocumentClient,
+  table: string,
+  idAttribute: string,
+  tenantId: string,
+  index?: TenantIndex,
+): AsyncGenerator<T> {
   let cursor: string | undefined;
   do {
     const page = await queryByTenant<T>(db, table, idAttribute, tenantId, { limit: 100, cursor, ...(index ? { index } : {}) });

@@ -76,19 +76,21 @@ export class TenantUsageStore {
 
   /** A deleted session's purge: takes its counter (zeroing it) and gives it back to the tenant. */
   async releaseSession(tenantId: string, sessionId: string): Promise<number> {
-    const out = await this.db.send(
-      new UpdateCommand({
-        TableName: this.tables.sessions,
-        Key: { sessionId },
-        UpdateExpression: 'SET storedBytes = :zero',
-        ConditionExpression: 'attribute_exists(sessionId)',
-        ExpressionAttributeValues: { ':zero': 0 },
-        ReturnValues: 'UPDATED_OLD',
-      }),
-    ).catch((err: unknown) => {
-      if (err instanceof ConditionalCheckFailedException) return { Attributes: undefined };
-      throw err;
-    });
+    const out = await this.db
+      .send(
+        new UpdateCommand({
+          TableName: this.tables.sessions,
+          Key: { sessionId },
+          UpdateExpression: 'SET storedBytes = :zero',
+          ConditionExpression: 'attribute_exists(sessionId)',
+          ExpressionAttributeValues: { ':zero': 0 },
+          ReturnValues: 'UPDATED_OLD',
+        }),
+      )
+      .catch((err: unknown) => {
+        if (err instanceof ConditionalCheckFailedException) return { Attributes: undefined };
+        throw err;
+      });
     const released = (out.Attributes?.storedBytes as number | undefined) ?? 0;
     if (released !== 0) await this.addToTenant(tenantId, -released);
     return released;

@@ -43,11 +43,13 @@ export class TokenStore {
   }
 
   async list(opts: { limit: number; cursor?: string }): Promise<{ tokens: TokenRecord[]; nextCursor: string | null }> {
-    const out = await this.db.send(new ScanCommand({
-      TableName: this.table,
-      Limit: opts.limit,
-      ...(opts.cursor ? { ExclusiveStartKey: decodeCursor(opts.cursor, cursorShape, {}) } : {}),
-    }));
+    const out = await this.db.send(
+      new ScanCommand({
+        TableName: this.table,
+        Limit: opts.limit,
+        ...(opts.cursor ? { ExclusiveStartKey: decodeCursor(opts.cursor, cursorShape, {}) } : {}),
+      }),
+    );
     const tokens = (out.Items ?? []) as TokenRecord[];
     return { tokens, nextCursor: out.LastEvaluatedKey ? encodeCursor(out.LastEvaluatedKey) : null };
   }
@@ -55,14 +57,16 @@ export class TokenStore {
   /** Marks a token revoked (the first time only); the record stays for the audit trail. Undefined when unknown. */
   async revoke(tokenId: string, at: string): Promise<TokenRecord | undefined> {
     try {
-      const out = await this.db.send(new UpdateCommand({
-        TableName: this.table,
-        Key: { tokenId },
-        UpdateExpression: 'SET revokedAt = :at',
-        ConditionExpression: 'attribute_exists(tokenId) AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':at': at },
-        ReturnValues: 'ALL_NEW',
-      }));
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { tokenId },
+          UpdateExpression: 'SET revokedAt = :at',
+          ConditionExpression: 'attribute_exists(tokenId) AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeValues: { ':at': at },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
       return out.Attributes as TokenRecord;
     } catch (err) {
       if (err instanceof ConditionalCheckFailedException) return this.get(tokenId);
@@ -71,12 +75,14 @@ export class TokenStore {
   }
 
   async touch(tokenId: string, at: string): Promise<void> {
-    await this.db.send(new UpdateCommand({
-      TableName: this.table,
-      Key: { tokenId },
-      UpdateExpression: 'SET lastUsedAt = :at',
-      ConditionExpression: 'attribute_exists(tokenId)',
-      ExpressionAttributeValues: { ':at': at },
-    }));
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { tokenId },
+        UpdateExpression: 'SET lastUsedAt = :at',
+        ConditionExpression: 'attribute_exists(tokenId)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
   }
 }

@@ -60,9 +60,26 @@ export type TurnEvent =
    * the session's `setup` keeps the same. `workspaceVersion`: the version they left, where the
    * turn's (and the session's) diff starts, so what they installed is not counted as the agent's.
    */
-  | { type: 'setup_end'; status: SetupRecord['status']; exitCode: number | null; timedOut: boolean; durationMs: number; outputTail: string; error?: string; workspaceVersion?: number }
+  | {
+      type: 'setup_end';
+      status: SetupRecord['status'];
+      exitCode: number | null;
+      timedOut: boolean;
+      durationMs: number;
+      outputTail: string;
+      error?: string;
+      workspaceVersion?: number;
+    }
   /** The last event of every turn. `crashed`: the turn's process died; a reader that noticed wrote this (without `workspaceVersion`, the version the turn left). */
-  | { type: 'turn_end'; turnId: string; stopReason: TurnStopReason | 'internal_error' | 'crashed'; usage: UsageTotals; error?: string; budget?: string; workspaceVersion?: number };
+  | {
+      type: 'turn_end';
+      turnId: string;
+      stopReason: TurnStopReason | 'internal_error' | 'crashed';
+      usage: UsageTotals;
+      error?: string;
+      budget?: string;
+      workspaceVersion?: number;
+    };
 
 /**
  * Tokens by kind and their cost in dollars. In events (`assistant_message`, `turn_end`) it is the

@@ -70,7 +70,11 @@ export const bashTool = buildTool({
     if (cwdReset) ctx.workspace.setCwd(VIRTUAL_ROOT);
     return {
       data: {
-        output: result.output, exitCode: result.exitCode, timedOut: result.timedOut, timeoutMs, cwdReset,
+        output: result.output,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        timeoutMs,
+        cwdReset,
         ...(result.backgroundTaskId ? { backgroundTaskId: result.backgroundTaskId, outputPath: result.outputPath } : {}),
         ...(result.image ? { image: result.image } : {}),
       },

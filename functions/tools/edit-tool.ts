@@ -22,14 +22,18 @@ export const editTool = buildTool({
   compactableResult: true,
   description:
     'Replaces text in a file of the workspace. Read the file first. old_string must occur exactly once unless replace_all is true; ' +
-    'add surrounding lines to make it unique. Indentation must match the file exactly (do not include Read\'s line-number prefix). ' +
+    "add surrounding lines to make it unique. Indentation must match the file exactly (do not include Read's line-number prefix). " +
     'The file keeps its encoding and line endings. An empty old_string creates a new file.',
   maxResultSizeChars: 100_000,
   async call(input, ctx) {
     const ws = ctx.workspace;
     const result = await ws.run({
-      type: 'edit', path: input.file_path, oldString: input.old_string, newString: input.new_string,
-      replaceAll: input.replace_all ?? false, known: ws.getFileState(input.file_path),
+      type: 'edit',
+      path: input.file_path,
+      oldString: input.old_string,
+      newString: input.new_string,
+      replaceAll: input.replace_all ?? false,
+      known: ws.getFileState(input.file_path),
     });
     ws.setFileState(result.path, result.fileState);
     return { data: { filePath: input.file_path, replaceAll: input.replace_all ?? false } satisfies EditOutput };

@@ -8,7 +8,10 @@ const inputSchema = z.strictObject({
   pattern: z.string().describe('Regular expression to search for (ripgrep syntax)'),
   path: z.string().optional().describe('File or directory to search; defaults to the current working directory'),
   glob: z.string().optional().describe('Only files matching this glob, e.g. "*.ts" or "*.{ts,tsx}"'),
-  output_mode: z.enum(['content', 'files_with_matches', 'count']).optional().describe('"files_with_matches" (default): paths; "content": matching lines; "count": matches per file'),
+  output_mode: z
+    .enum(['content', 'files_with_matches', 'count'])
+    .optional()
+    .describe('"files_with_matches" (default): paths; "content": matching lines; "count": matches per file'),
   '-B': z.number().int().nonnegative().optional().describe('Lines of context before each match (content mode)'),
   '-A': z.number().int().nonnegative().optional().describe('Lines of context after each match (content mode)'),
   '-C': z.number().int().nonnegative().optional().describe('Same as context'),
@@ -33,15 +36,28 @@ export const grepTool = buildTool({
   isConcurrencySafe: () => true,
   async call(input, ctx) {
     const data = await ctx.workspace.run({
-      type: 'grep', pattern: input.pattern, path: input.path, glob: input.glob, fileType: input.type,
-      mode: input.output_mode ?? 'files_with_matches', before: input['-B'], after: input['-A'],
-      context: input.context ?? input['-C'], lineNumbers: input['-n'] ?? true, caseInsensitive: input['-i'] ?? false,
-      multiline: input.multiline ?? false, headLimit: input.head_limit, offset: input.offset ?? 0,
+      type: 'grep',
+      pattern: input.pattern,
+      path: input.path,
+      glob: input.glob,
+      fileType: input.type,
+      mode: input.output_mode ?? 'files_with_matches',
+      before: input['-B'],
+      after: input['-A'],
+      context: input.context ?? input['-C'],
+      lineNumbers: input['-n'] ?? true,
+      caseInsensitive: input['-i'] ?? false,
+      multiline: input.multiline ?? false,
+      headLimit: input.head_limit,
+      offset: input.offset ?? 0,
     });
     return { data };
   },
   mapToolResultToToolResultBlockParam(out: GrepResult, toolUseId) {
-    const paging = [...(out.appliedLimit !== undefined ? [`limit: ${out.appliedLimit}`] : []), ...(out.appliedOffset ? [`offset: ${out.appliedOffset}`] : [])].join(', ');
+    const paging = [
+      ...(out.appliedLimit !== undefined ? [`limit: ${out.appliedLimit}`] : []),
+      ...(out.appliedOffset ? [`offset: ${out.appliedOffset}`] : []),
+    ].join(', ');
     let content: string;
     if (out.mode === 'content') {
       const body = out.lines.join('\n') || 'No matches found';

@@ -14,7 +14,10 @@ export function describeInputIssues(toolName: string, error: z.ZodError): string
     .flatMap((i) => i.keys.map((key) => `An unexpected parameter \`${key}\` was provided`));
   const wrongType = issues
     .filter((i): i is z.core.$ZodIssueInvalidType => i.code === 'invalid_type' && !isMissing(i))
-    .map((i) => `The parameter \`${formatPath(i.path)}\` type is expected as \`${i.expected}\` but provided as \`${/received (\w+)/.exec(i.message)?.[1] ?? 'unknown'}\``);
+    .map(
+      (i) =>
+        `The parameter \`${formatPath(i.path)}\` type is expected as \`${i.expected}\` but provided as \`${/received (\w+)/.exec(i.message)?.[1] ?? 'unknown'}\``,
+    );
   const lines = [...missing, ...unexpected, ...wrongType];
   if (lines.length === 0) return `InputValidationError: ${error.message}`;
   return `InputValidationError: ${toolName} failed due to the following ${lines.length > 1 ? 'issues' : 'issue'}:\n${lines.join('\n')}`;

@@ -6,9 +6,15 @@ export const NOTEBOOK_EDIT_TOOL_NAME = 'NotebookEdit';
 
 const inputSchema = z.strictObject({
   notebook_path: z.string().describe('Absolute path of the .ipynb file to change (the workspace is /workspace)'),
-  cell_id: z.string().optional().describe('The cell to change, by its id (or `cell-N`, its 0-based position); for an insert, the new cell goes after it, or first when omitted'),
-  new_source: z.string().describe('The cell\'s new source'),
-  cell_type: z.enum(['code', 'markdown']).optional().describe('code or markdown: required for an insert; for a replace, changes the cell\'s type (default: keep it)'),
+  cell_id: z
+    .string()
+    .optional()
+    .describe('The cell to change, by its id (or `cell-N`, its 0-based position); for an insert, the new cell goes after it, or first when omitted'),
+  new_source: z.string().describe("The cell's new source"),
+  cell_type: z
+    .enum(['code', 'markdown'])
+    .optional()
+    .describe("code or markdown: required for an insert; for a replace, changes the cell's type (default: keep it)"),
   edit_mode: z.enum(['replace', 'insert', 'delete']).optional().describe('replace (default), insert or delete'),
 });
 
@@ -25,8 +31,12 @@ export const notebookEditTool = buildTool({
   async call(input, ctx) {
     const ws = ctx.workspace;
     const result = await ws.run({
-      type: 'notebook_edit', path: input.notebook_path, newSource: input.new_source, known: ws.getFileState(input.notebook_path),
-      ...(input.cell_id !== undefined ? { cellId: input.cell_id } : {}), ...(input.cell_type ? { cellType: input.cell_type } : {}),
+      type: 'notebook_edit',
+      path: input.notebook_path,
+      newSource: input.new_source,
+      known: ws.getFileState(input.notebook_path),
+      ...(input.cell_id !== undefined ? { cellId: input.cell_id } : {}),
+      ...(input.cell_type ? { cellType: input.cell_type } : {}),
       ...(input.edit_mode ? { editMode: input.edit_mode } : {}),
     });
     ws.setFileState(result.path, result.fileState);
@@ -36,7 +46,11 @@ export const notebookEditTool = buildTool({
     // A notebook without cell ids (nbformat before 4.5) has no id to name: the answer says `undefined` then.
     const id = output.cellId ?? 'undefined';
     const content =
-      output.mode === 'delete' ? `Deleted cell ${id}` : output.mode === 'insert' ? `Inserted cell ${id} with ${output.newSource}` : `Updated cell ${id} with ${output.newSource}`;
+      output.mode === 'delete'
+        ? `Deleted cell ${id}`
+        : output.mode === 'insert'
+          ? `Inserted cell ${id} with ${output.newSource}`
+          : `Updated cell ${id} with ${output.newSource}`;
     return { type: 'tool_result', tool_use_id: toolUseId, content };
   },
 });

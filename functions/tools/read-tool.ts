@@ -12,15 +12,27 @@ export const FILE_UNCHANGED_TEXT =
 
 /** Reading these would block or never end. */
 const DEVICE_FILES = new Set([
-  '/dev/zero', '/dev/random', '/dev/urandom', '/dev/full', '/dev/stdin', '/dev/tty', '/dev/console',
-  '/dev/stdout', '/dev/stderr', '/dev/fd/0', '/dev/fd/1', '/dev/fd/2',
+  '/dev/zero',
+  '/dev/random',
+  '/dev/urandom',
+  '/dev/full',
+  '/dev/stdin',
+  '/dev/tty',
+  '/dev/console',
+  '/dev/stdout',
+  '/dev/stderr',
+  '/dev/fd/0',
+  '/dev/fd/1',
+  '/dev/fd/2',
 ]);
 
 /** Extensions refused as binary before anything is read (images are read as images). */
 const BINARY_EXTENSIONS = new Set(
-  ('bmp ico tiff tif mp4 mov avi mkv webm wmv flv m4v mpeg mpg mp3 wav ogg flac aac m4a wma aiff opus zip tar gz bz2 7z rar xz z tgz iso ' +
+  (
+    'bmp ico tiff tif mp4 mov avi mkv webm wmv flv m4v mpeg mpg mp3 wav ogg flac aac m4a wma aiff opus zip tar gz bz2 7z rar xz z tgz iso ' +
     'exe dll so dylib bin o a obj lib app msi deb rpm doc docx xls xlsx ppt pptx odt ods odp ttf otf woff woff2 eot pyc pyo class jar war ear ' +
-    'node wasm rlib sqlite sqlite3 db mdb idx psd ai eps sketch fig xd blend 3ds max swf fla lockb dat data').split(' '),
+    'node wasm rlib sqlite sqlite3 db mdb idx psd ai eps sketch fig xd blend 3ds max swf fla lockb dat data'
+  ).split(' '),
 );
 
 const inputSchema = z.strictObject({
@@ -49,7 +61,10 @@ export const readTool = buildTool({
       if (!range) return { ok: false, message: `Invalid pages parameter: "${input.pages}". Use formats like "1-5", "3", or "10-20". Pages are 1-indexed.` };
       const count = range.last === Infinity ? MAX_PDF_PAGES_PER_READ + 1 : range.last - range.first + 1;
       if (count > MAX_PDF_PAGES_PER_READ) {
-        return { ok: false, message: `Page range "${input.pages}" exceeds maximum of ${MAX_PDF_PAGES_PER_READ} pages per request. Please use a smaller range.` };
+        return {
+          ok: false,
+          message: `Page range "${input.pages}" exceeds maximum of ${MAX_PDF_PAGES_PER_READ} pages per request. Please use a smaller range.`,
+        };
       }
       if (path.extname(input.file_path).toLowerCase() !== '.pdf') {
         return { ok: false, message: `The pages parameter is only for PDF files; ${input.file_path} is not one.` };
@@ -57,7 +72,10 @@ export const readTool = buildTool({
     }
     const ext = path.extname(input.file_path).toLowerCase();
     if (BINARY_EXTENSIONS.has(ext.slice(1))) {
-      return { ok: false, message: `This tool cannot read binary files. The file appears to be a binary ${ext} file. Please use appropriate tools for binary file analysis.` };
+      return {
+        ok: false,
+        message: `This tool cannot read binary files. The file appears to be a binary ${ext} file. Please use appropriate tools for binary file analysis.`,
+      };
     }
     if (isDeviceFile(input.file_path)) {
       return { ok: false, message: `Cannot read '${input.file_path}': this device file would block or produce infinite output.` };
@@ -71,7 +89,11 @@ export const readTool = buildTool({
     const pages = input.pages === undefined ? undefined : parsePageRange(input.pages);
     const lookup = ws.nestedInstructionsRequest();
     const result = await ws.run({
-      type: 'read', path: input.file_path, offset: input.offset ?? 1, limit: input.limit, known: ws.getFileState(input.file_path),
+      type: 'read',
+      path: input.file_path,
+      offset: input.offset ?? 1,
+      limit: input.limit,
+      known: ws.getFileState(input.file_path),
       ...(pages ? { pages: { first: pages.first, last: pages.last === Infinity ? pages.first + MAX_PDF_PAGES_PER_READ - 1 : pages.last } } : {}),
       ...(lookup ? { instructions: lookup } : {}),
     });
@@ -89,13 +111,15 @@ export const readTool = buildTool({
         return { type: 'tool_result', tool_use_id: toolUseId, content: FILE_UNCHANGED_TEXT };
       case 'image':
         return {
-          type: 'tool_result', tool_use_id: toolUseId,
+          type: 'tool_result',
+          tool_use_id: toolUseId,
           content: [{ type: 'image', source: { type: 'base64', media_type: output.mediaType as 'image/png', data: output.base64 } }],
         };
       case 'pdf':
         // The document goes in the tool_result itself, not in a separate user message (docs/tools.md, "Read details").
         return {
-          type: 'tool_result', tool_use_id: toolUseId,
+          type: 'tool_result',
+          tool_use_id: toolUseId,
           content: [
             {
               type: 'text',
@@ -145,7 +169,8 @@ function notebookBlocks(cells: NotebookCell[]): (TextBlockParam | ImageBlockPara
     else blocks.push(block);
   };
   for (const cell of cells) {
-    const tags = (cell.cellType !== 'code' ? `<cell_type>${cell.cellType}</cell_type>` : '') +
+    const tags =
+      (cell.cellType !== 'code' ? `<cell_type>${cell.cellType}</cell_type>` : '') +
       (cell.cellType === 'code' && cell.language !== 'python' ? `<language>${cell.language}</language>` : '');
     push({ type: 'text', text: `<cell id="${cell.cellId}">${tags}${cell.source}</cell id="${cell.cellId}">` });
     for (const out of cell.outputs) {
@@ -178,7 +203,13 @@ async function readPersistedResult(ctx: ToolContext, input: { file_path: string;
   const start = Math.max(0, offset - 1);
   const selected = lines.slice(start, input.limit === undefined ? undefined : start + input.limit);
   return {
-    type: 'read', kind: 'text', path: input.file_path, content: selected.join('\n'), startLine: offset,
-    numLines: selected.length, totalLines: lines.length, fileState: { hash: '', offset },
+    type: 'read',
+    kind: 'text',
+    path: input.file_path,
+    content: selected.join('\n'),
+    startLine: offset,
+    numLines: selected.length,
+    totalLines: lines.length,
+    fileState: { hash: '', offset },
   };
 }

@@ -125,9 +125,16 @@ async function decide(
     if (!reparsed.success) return { kind: 'done', outcome: errorOutcome(block.id, inputError(tool, reparsed.error)) };
     call.input = reparsed.data;
   }
-  const decision = pre.permission ? await withHookVerdict(pre.permission, tool, call.input, env.permissions) : await decidePermission(tool, call.input, ctx, env.permissions);
-  if (decision.behavior === 'deny') return { kind: 'done', outcome: { kind: 'result', result: errorResult(block.id, decision.message), extra: call.extra, denied: { toolName: tool.name }, stop: call.stop } };
-  if (decision.behavior === 'ask') return { kind: 'done', outcome: { kind: 'ask', toolUseId: block.id, toolName: tool.name, input: call.input, message: decision.message } };
+  const decision = pre.permission
+    ? await withHookVerdict(pre.permission, tool, call.input, env.permissions)
+    : await decidePermission(tool, call.input, ctx, env.permissions);
+  if (decision.behavior === 'deny')
+    return {
+      kind: 'done',
+      outcome: { kind: 'result', result: errorResult(block.id, decision.message), extra: call.extra, denied: { toolName: tool.name }, stop: call.stop },
+    };
+  if (decision.behavior === 'ask')
+    return { kind: 'done', outcome: { kind: 'ask', toolUseId: block.id, toolName: tool.name, input: call.input, message: decision.message } };
   return { kind: 'allow', decision };
 }
 
@@ -158,7 +165,12 @@ async function callTool(tool: Tool, block: Block, ctx: ToolContext, env: ToolUse
 }
 
 /** A hook's verdict: deny and ask stand; allow still yields to the rules that deny or ask. */
-async function withHookVerdict(verdict: { behavior: 'allow' | 'deny' | 'ask'; message: string; hookName: string }, tool: Tool, input: unknown, permissions: PermissionContext): Promise<PermissionDecision> {
+async function withHookVerdict(
+  verdict: { behavior: 'allow' | 'deny' | 'ask'; message: string; hookName: string },
+  tool: Tool,
+  input: unknown,
+  permissions: PermissionContext,
+): Promise<PermissionDecision> {
   const reason = { type: 'hook' as const, hookName: verdict.hookName };
   if (verdict.behavior === 'deny') return { behavior: 'deny', message: verdict.message, reason };
   if (verdict.behavior === 'ask') return finalizeAsk({ behavior: 'ask', message: verdict.message, reason }, tool, permissions);

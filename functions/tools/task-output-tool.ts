@@ -21,7 +21,12 @@ export const taskOutputTool = buildTool({
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
   async call(input, ctx) {
-    const data = await ctx.workspace.run({ type: 'task_output', taskId: input.task_id, block: input.block ?? true, timeoutMs: Math.floor(input.timeout ?? 30_000) });
+    const data = await ctx.workspace.run({
+      type: 'task_output',
+      taskId: input.task_id,
+      block: input.block ?? true,
+      timeoutMs: Math.floor(input.timeout ?? 30_000),
+    });
     return { data };
   },
   mapToolResultToToolResultBlockParam(out: TaskOutputResult, toolUseId) {

@@ -20,7 +20,10 @@ export const taskStopTool = buildTool({
   },
   mapToolResultToToolResultBlockParam(out: TaskStopResult, toolUseId) {
     const content = JSON.stringify({
-      message: `Successfully stopped task: ${out.taskId} (${out.command})`, task_id: out.taskId, task_type: 'local_bash', command: out.command,
+      message: `Successfully stopped task: ${out.taskId} (${out.command})`,
+      task_id: out.taskId,
+      task_type: 'local_bash',
+      command: out.command,
     });
     return { type: 'tool_result', tool_use_id: toolUseId, content };
   },

@@ -25,7 +25,7 @@ const DESCRIPTION = [
   'Keep exactly one entry in progress while you work; add entries you discover on the way and remove ones that no longer apply.',
   'Mark an entry completed only when it is fully done: tests that fail, unfinished code or an unresolved error keep it in progress.',
   'Each entry has `content` (what to do, imperative: "Run the tests") and `activeForm` (the same in the present continuous: "Running the tests").',
-  'Skip it for a single, simple step. The people following the session see the list as it changes (the API, the console and a GitHub run\'s progress comment).',
+  "Skip it for a single, simple step. The people following the session see the list as it changes (the API, the console and a GitHub run's progress comment).",
 ].join('\n');
 
 export const todoWriteTool = buildTool({

@@ -31,12 +31,25 @@ export async function reapDeadLease(deps: CrashDeps, record: SessionRecord): Pro
   if (!lease || !leaseIsDead(lease, now)) return false;
   const turn = lease.kind === 'turn';
   const summary: TurnSummary = {
-    turnId: lease.turnId, stopReason: 'crashed', startedAt: new Date(lease.startedAt ?? now).toISOString(), endedAt: new Date(now).toISOString(),
+    turnId: lease.turnId,
+    stopReason: 'crashed',
+    startedAt: new Date(lease.startedAt ?? now).toISOString(),
+    endedAt: new Date(now).toISOString(),
     error: crashedError(lease),
   };
-  const won = await deps.sessions.releaseDeadLease(record.sessionId, lease.owner, now, turn ? { status: 'idle', lastTurn: summary, turnCount: record.turnCount + 1 } : { status: 'idle' });
+  const won = await deps.sessions.releaseDeadLease(
+    record.sessionId,
+    lease.owner,
+    now,
+    turn ? { status: 'idle', lastTurn: summary, turnCount: record.turnCount + 1 } : { status: 'idle' },
+  );
   if (!won) return false;
-  deps.log.warn('freed the session of a dead lease holder', { sessionId: record.sessionId, turnId: lease.turnId, owner: lease.owner, heartbeatAt: lease.heartbeatAt });
+  deps.log.warn('freed the session of a dead lease holder', {
+    sessionId: record.sessionId,
+    turnId: lease.turnId,
+    owner: lease.owner,
+    heartbeatAt: lease.heartbeatAt,
+  });
   // If this process dies right here, a follower of the turn still ends its log (endTurnIfDead).
   if (turn) await endCrashedTurnLog(deps, record.sessionId, lease.turnId, { evenIfEmpty: true, error: summary.error! });
   return true;

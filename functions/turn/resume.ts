@@ -38,7 +38,11 @@ export async function prepareResume(
 ): Promise<{ resume: ResumeCalls; settings: SessionSettings | undefined }> {
   const pending = await approvals.listForSession(sessionId);
   const undecided = pending.filter((p) => p.kind === 'ask' && p.decision === undefined);
-  if (undecided.length > 0) throw new AwaitingPermissionError(sessionId, undecided.map((p) => p.toolUseId));
+  if (undecided.length > 0)
+    throw new AwaitingPermissionError(
+      sessionId,
+      undecided.map((p) => p.toolUseId),
+    );
   const answered = new Set<string>();
   for (const message of log) for (const block of message.content) if (block.type === 'tool_result') answered.add(block.tool_use_id);
   const decisions = new Map<string, UserDecision>();

@@ -16,7 +16,8 @@ export function agentCallsToReenter(conversation: readonly StoredMessage[], dang
   for (const message of conversation) {
     if (message.role !== 'assistant') continue;
     for (const block of message.content) {
-      if (block.type === 'tool_use' && open.has(block.id) && AGENT_TOOL_NAMES.has(block.name)) calls.push({ id: block.id, name: block.name, input: block.input });
+      if (block.type === 'tool_use' && open.has(block.id) && AGENT_TOOL_NAMES.has(block.name))
+        calls.push({ id: block.id, name: block.name, input: block.input });
     }
   }
   return calls;

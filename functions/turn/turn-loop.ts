@@ -98,34 +98,69 @@ async function reportBackgroundAgents(deps: TurnDeps, run: TurnRun, recorder: Tu
 /** Mid-turn notifications: their spend joins the session's usage once they are recorded. */
 async function takeNotifications(notifier: BackgroundNotifier, recorder: TurnRecorder): Promise<{ texts: string[]; delivered: () => Promise<void> }> {
   const notes = await notifier.take({ restartStalled: false });
-  return { texts: notes.texts, delivered: async () => { addUsage(recorder.usage, notes.usage); await notes.delivered(); } };
+  return {
+    texts: notes.texts,
+    delivered: async () => {
+      addUsage(recorder.usage, notes.usage);
+      await notes.delivered();
+    },
+  };
+}
+
+/** What the start of the loop gathered for the turn's run. */
+interface TurnLoopParts {
+  conversation: StoredMessage[];
+  context: ContextManager;
+  external: Tool[];
+  notifier: BackgroundNotifier;
+  project: ProjectContext;
+  repository: RepositoryControls;
+  workspace: ToolUseContext['workspace'];
+  signal: AbortSignal;
+  stop: TurnStop;
 }
 
 /** The turn's run: the session's pool and controls, its Agent tool's sub-agents on its budget, permissions and hooks. */
-function turnRun(
-  deps: TurnDeps,
-  run: TurnRun,
-  recorder: TurnRecorder,
-  loop: {
-    conversation: StoredMessage[]; context: ContextManager; external: Tool[]; notifier: BackgroundNotifier; project: ProjectContext;
-    repository: RepositoryControls;
-    workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop;
-  },
-): AgentRun {
+function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: TurnLoopParts): AgentRun {
   const { session, turnId, log, deadlineAt } = run;
   const controls = agentControls(deps, recorder.settings, run.opts.settings, loop.repository);
   const { registry, agents } = sessionToolPool(deps, recorder.settings, loop.external, controls.permissions);
   const beforeModelCall = () => loop.stop.beforeModelCall();
   const leaseHeld = () => recorder.leaseHeld();
   const subagents = createSubagentRunner(
-    { deps, session, turnId, owner: run.owner, log, recorder, beforeModelCall, controls, onBackgroundLaunch: (id) => loop.notifier.add(id), leaseHeld, project: loop.project },
+    {
+      deps,
+      session,
+      turnId,
+      owner: run.owner,
+      log,
+      recorder,
+      beforeModelCall,
+      controls,
+      onBackgroundLaunch: (id) => loop.notifier.add(id),
+      leaseHeld,
+      project: loop.project,
+    },
     { pool: registry, agents, isForkChild: false },
   );
   return {
-    system: loop.project.system, userContext: loop.project.userContext, messages: toApiMessages(loop.conversation), registry, controls, beforeModelCall, signal: loop.signal, context: loop.context, leaseHeld,
+    system: loop.project.system,
+    userContext: loop.project.userContext,
+    messages: toApiMessages(loop.conversation),
+    registry,
+    controls,
+    beforeModelCall,
+    signal: loop.signal,
+    context: loop.context,
+    leaseHeld,
     toolContext: {
-      sessionId: session.sessionId, turnId, workspace: loop.workspace, signal: loop.signal, log,
-      persistedResults: createPersistedResultReader(deps.blobs, session.sessionId), subagents,
+      sessionId: session.sessionId,
+      turnId,
+      workspace: loop.workspace,
+      signal: loop.signal,
+      log,
+      persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+      subagents,
       todos: { write: (todos) => recorder.saveTodos(todos) },
     },
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),

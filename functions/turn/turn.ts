@@ -35,8 +35,16 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
   const log = deps.log.child({ sessionId: opts.sessionId, turnId, tenantId: opts.tenantId });
   const events = new TurnFeed(deps.events, opts.sessionId, turnId, log);
   const done = runTurn(deps, {
-    session, turnId, owner: lease.owner, opts, events, log, startedAt: now,
-    deadlineAt: opts.deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: 0, continuation: false,
+    session,
+    turnId,
+    owner: lease.owner,
+    opts,
+    events,
+    log,
+    startedAt: now,
+    deadlineAt: opts.deadlineAt ?? simulatedDeadline(deps, now),
+    modelCallsBefore: 0,
+    continuation: false,
   });
   return { sessionId: opts.sessionId, turnId, events, done };
 }
@@ -55,15 +63,28 @@ export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { 
   try {
     await deps.sessions.handOffLease(opts.sessionId, lease.owner, handOffLease(deps, handoffOwner, turnId, now, deps.clock()), {});
     await deps.continuations.schedule({
-      kind: 'continue_turn', sessionId: opts.sessionId, turnId, handoffOwner, nextEventSeq: 0, modelCalls: 0, startedAt: now,
-      ...(opts.settings ? { settings: opts.settings } : {}), start: { prompt: opts.prompt },
+      kind: 'continue_turn',
+      sessionId: opts.sessionId,
+      turnId,
+      handoffOwner,
+      nextEventSeq: 0,
+      modelCalls: 0,
+      startedAt: now,
+      ...(opts.settings ? { settings: opts.settings } : {}),
+      start: { prompt: opts.prompt },
     });
   } catch (err) {
     // Nothing ran: give the session back (held by the hand-off owner, or still by us if the hand-off failed).
     const release = (owner: string) => deps.sessions.releaseLease(opts.sessionId, owner, { status: 'idle' });
-    await release(handoffOwner).catch(() => release(lease.owner)).catch((releaseErr: unknown) => {
-      deps.log.error('could not release the lease of an asynchronous turn that never started; it will expire', { sessionId: opts.sessionId, turnId, error: errorMessage(releaseErr) });
-    });
+    await release(handoffOwner)
+      .catch(() => release(lease.owner))
+      .catch((releaseErr: unknown) => {
+        deps.log.error('could not release the lease of an asynchronous turn that never started; it will expire', {
+          sessionId: opts.sessionId,
+          turnId,
+          error: errorMessage(releaseErr),
+        });
+      });
     throw err;
   }
   return { sessionId: opts.sessionId, turnId };
@@ -75,15 +96,27 @@ export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { 
  * session-wide budgets are already spent (before anything is written: fail-closed), then take
  * the session's lease (409 if a live turn holds it).
  */
-async function admitTurn(deps: TurnDeps, opts: StartTurnOptions, resume: boolean): Promise<{ session: SessionRecord; turnId: string; now: number; lease: Lease }> {
+async function admitTurn(
+  deps: TurnDeps,
+  opts: StartTurnOptions,
+  resume: boolean,
+): Promise<{ session: SessionRecord; turnId: string; now: number; lease: Lease }> {
   const current = await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
   await reapDeadLease(deps, current);
   const waiting = await deps.approvals.listForSession(opts.sessionId);
-  if (!resume && waiting.length > 0) throw new AwaitingPermissionError(opts.sessionId, waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId));
+  if (!resume && waiting.length > 0)
+    throw new AwaitingPermissionError(
+      opts.sessionId,
+      waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId),
+    );
   if (resume && waiting.length === 0) throw new ConflictError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 'nothing_to_resume');
   const turnId = deps.newId('turn');
   const now = deps.clock();
-  const exceeded = checkBudgets(budgetsFor(deps.config, opts.tenantId, current), { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 }, 'turn_start');
+  const exceeded = checkBudgets(
+    budgetsFor(deps.config, opts.tenantId, current),
+    { modelCallsThisTurn: 0, turns: current.turnCount, usage: current.usage, wallSecondsThisTurn: 0 },
+    'turn_start',
+  );
   if (exceeded) throw new BudgetExceededError(exceeded);
   const lease = turnLease(deps, turnId, now, now);
   const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
@@ -111,12 +144,21 @@ export async function continueTurn(deps: TurnDeps, event: ContinueTurnEvent, dea
   log.info(event.start ? 'asynchronous turn starts' : 'turn continues in a new invocation', { nextEventSeq: event.nextEventSeq, modelCalls: event.modelCalls });
   const events = new TurnFeed(deps.events, event.sessionId, event.turnId, log, event.nextEventSeq);
   return runTurn(deps, {
-    session, turnId: event.turnId, owner: lease.owner, events, log, startedAt: event.startedAt,
+    session,
+    turnId: event.turnId,
+    owner: lease.owner,
+    events,
+    log,
+    startedAt: event.startedAt,
     opts: {
-      sessionId: event.sessionId, tenantId: session.tenantId, ...(event.settings ? { settings: event.settings } : {}),
+      sessionId: event.sessionId,
+      tenantId: session.tenantId,
+      ...(event.settings ? { settings: event.settings } : {}),
       ...(event.start ? { prompt: event.start.prompt } : {}),
     },
-    deadlineAt: deadlineAt ?? simulatedDeadline(deps, now), modelCallsBefore: event.modelCalls, continuation: event.start === undefined,
+    deadlineAt: deadlineAt ?? simulatedDeadline(deps, now),
+    modelCallsBefore: event.modelCalls,
+    continuation: event.start === undefined,
   });
 }
 
@@ -136,10 +178,17 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   const abort = new AbortController();
   const stop = turnStopOf(deps, run, abort, recorder);
   // Beats until the lease is released or handed off: also while the last events are stored.
-  const heartbeat = startHeartbeat(deps, session.sessionId, owner, log, () => abort.abort('lease_lost'), (now) => {
-    stop.onSession(now);
-    if (now.lease?.owner === owner) recorder.writer.head.confirm(now.lease);
-  });
+  const heartbeat = startHeartbeat(
+    deps,
+    session.sessionId,
+    owner,
+    log,
+    () => abort.abort('lease_lost'),
+    (now) => {
+      stop.onSession(now);
+      if (now.lease?.owner === owner) recorder.writer.head.confirm(now.lease);
+    },
+  );
   let outcome: TurnOutcome;
   try {
     await runTurnLoop(deps, run, recorder, { workspace, signal: abort.signal, stop });
@@ -163,9 +212,19 @@ async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
 function recorderOf(deps: TurnDeps, run: TurnRun, workspace: WorkspaceSession): TurnRecorder {
   const { session, turnId, owner, events, log } = run;
   return new TurnRecorder(deps, {
-    session, turnId, owner, events, log, modelCallsBefore: run.modelCallsBefore, startedAt: run.startedAt,
+    session,
+    turnId,
+    owner,
+    events,
+    log,
+    modelCallsBefore: run.modelCallsBefore,
+    startedAt: run.startedAt,
     workspace: () => ({
-      workspace: workspace.workspace, cwd: workspace.cwd, fileState: workspace.fileState, attachedInstructions: workspace.attachedInstructions, environmentSection: workspace.environmentSection,
+      workspace: workspace.workspace,
+      cwd: workspace.cwd,
+      fileState: workspace.fileState,
+      attachedInstructions: workspace.attachedInstructions,
+      environmentSection: workspace.environmentSection,
     }),
   });
 }
@@ -173,9 +232,17 @@ function recorderOf(deps: TurnDeps, run: TurnRun, workspace: WorkspaceSession): 
 /** What stops this run from outside (an interrupt, or a budget the recorder's counts ran out). */
 function turnStopOf(deps: TurnDeps, run: TurnRun, abort: AbortController, recorder: TurnRecorder): TurnStop {
   const { session, turnId } = run;
-  return new TurnStop(abort, deps.config, { turnId, tenantId: session.tenantId, startedAt: run.startedAt, session }, () => ({
-    modelCallsThisTurn: recorder.modelCalls, turns: session.turnCount, usage: recorder.usage,
-  }), deps.clock);
+  return new TurnStop(
+    abort,
+    deps.config,
+    { turnId, tenantId: session.tenantId, startedAt: run.startedAt, session },
+    () => ({
+      modelCallsThisTurn: recorder.modelCalls,
+      turns: session.turnCount,
+      usage: recorder.usage,
+    }),
+    deps.clock,
+  );
 }
 
 /** A loop that ended because it was stopped from outside (aborted, or cut short) ends with the stop's reason. */
@@ -187,8 +254,13 @@ function withStop(outcome: TurnOutcome, stop: TurnStop): TurnOutcome {
 
 function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
   return new WorkspaceSession({
-    deps, sessionId: session.sessionId, workspace: session.workspace, cwd: session.cwd,
-    fileState: session.fileState, allowedDomains: session.settings?.allowedDomains, attachedInstructions: session.attachedInstructions,
+    deps,
+    sessionId: session.sessionId,
+    workspace: session.workspace,
+    cwd: session.cwd,
+    fileState: session.fileState,
+    allowedDomains: session.settings?.allowedDomains,
+    attachedInstructions: session.attachedInstructions,
     requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
     storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
     ...(session.environment ? { environment: session.environment } : {}),
@@ -203,8 +275,13 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
   const { session, turnId, log } = run;
   const { stopReason, error, budget } = outcome;
   const summary: TurnSummary = {
-    turnId, stopReason, startedAt: new Date(run.startedAt).toISOString(), endedAt: new Date(deps.clock()).toISOString(),
-    ...(error ? { error } : {}), ...(budget ? { budget } : {}), usage: { ...recorder.turnUsage },
+    turnId,
+    stopReason,
+    startedAt: new Date(run.startedAt).toISOString(),
+    endedAt: new Date(deps.clock()).toISOString(),
+    ...(error ? { error } : {}),
+    ...(budget ? { budget } : {}),
+    usage: { ...recorder.turnUsage },
   };
   const status = stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle';
   const release = async () => {
@@ -214,7 +291,18 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
     await releaseLease(deps, run, run.owner, { ...recorder.patch(), status, lastTurn: summary, turnCount: session.turnCount + 1 });
   };
   try {
-    await run.events.end({ type: 'turn_end', turnId, stopReason, usage: recorder.turnUsage, ...(error ? { error } : {}), ...(budget ? { budget } : {}), workspaceVersion: endVersion(recorder, session) }, release);
+    await run.events.end(
+      {
+        type: 'turn_end',
+        turnId,
+        stopReason,
+        usage: recorder.turnUsage,
+        ...(error ? { error } : {}),
+        ...(budget ? { budget } : {}),
+        workspaceVersion: endVersion(recorder, session),
+      },
+      release,
+    );
   } finally {
     // Never beat for a turn that is over: a beating lease would hold the session for good.
     stopBeating();
@@ -235,7 +323,12 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
 }
 
 /** Gives the session back; a failure is logged and the lease expires on its own. */
-async function releaseLease(deps: Pick<TurnDeps, 'sessions'>, run: TurnRun, owner: string, patch: Parameters<TurnDeps['sessions']['releaseLease']>[2]): Promise<void> {
+async function releaseLease(
+  deps: Pick<TurnDeps, 'sessions'>,
+  run: TurnRun,
+  owner: string,
+  patch: Parameters<TurnDeps['sessions']['releaseLease']>[2],
+): Promise<void> {
   try {
     await deps.sessions.releaseLease(run.session.sessionId, owner, patch);
   } catch (err) {
@@ -265,7 +358,13 @@ async function handOff(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, sto
     const nextEventSeq = events.nextSeq;
     await events.close();
     await deps.continuations.schedule({
-      kind: 'continue_turn', sessionId: session.sessionId, turnId, handoffOwner, nextEventSeq, modelCalls: recorder.modelCalls, startedAt: run.startedAt,
+      kind: 'continue_turn',
+      sessionId: session.sessionId,
+      turnId,
+      handoffOwner,
+      nextEventSeq,
+      modelCalls: recorder.modelCalls,
+      startedAt: run.startedAt,
       ...(run.opts.settings ? { settings: run.opts.settings } : {}),
     });
     log.info('turn checkpointed; continuing in a new invocation', { modelCalls: recorder.modelCalls });
@@ -274,8 +373,16 @@ async function handOff(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, sto
     log.error('could not hand the turn to a continuation', { error: errorMessage(err) });
     const error = 'The turn reached its invocation deadline and could not be continued; send another prompt to go on.';
     const summary: TurnSummary = { turnId, stopReason: 'internal_error', startedAt, endedAt: new Date(deps.clock()).toISOString(), error };
-    await events.end({ type: 'turn_end', turnId, stopReason: 'internal_error', usage: { inputTokens: 0, outputTokens: 0 }, error, workspaceVersion: endVersion(recorder, session) }, () =>
-      releaseLease(deps, run, owner, { ...patch, status: 'failed', lastTurn: summary, turnCount: session.turnCount + 1 }),
+    await events.end(
+      {
+        type: 'turn_end',
+        turnId,
+        stopReason: 'internal_error',
+        usage: { inputTokens: 0, outputTokens: 0 },
+        error,
+        workspaceVersion: endVersion(recorder, session),
+      },
+      () => releaseLease(deps, run, owner, { ...patch, status: 'failed', lastTurn: summary, turnCount: session.turnCount + 1 }),
     );
     return summary;
   }

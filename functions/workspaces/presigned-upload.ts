@@ -42,7 +42,10 @@ export async function createPresignedUpload(
   const { url, fields } = await createPresignedPost(s3, {
     Bucket: deps.config.bucket,
     Key: key,
-    Conditions: [['content-length-range', 1, maxBytes], ['eq', '$tagging', SHORT_LIVED_TAGGING_XML]],
+    Conditions: [
+      ['content-length-range', 1, maxBytes],
+      ['eq', '$tagging', SHORT_LIVED_TAGGING_XML],
+    ],
     Fields: { tagging: SHORT_LIVED_TAGGING_XML },
     Expires: UPLOAD_EXPIRY_SECONDS,
   });
@@ -55,8 +58,16 @@ export async function createPresignedUpload(
  * object over the limit is removed and refused. Returns the key relative to the workspace.
  * Called under the import lease (holdingImportLease), which has found the workspace empty.
  */
-export async function stagedUpload(deps: StorageDeps, session: SessionRecord, uploadId: string, maxBytes: number): Promise<{ full: string; relative: string; size: number }> {
-  const unknown = () => new NotFoundError(`No upload "${uploadId.slice(0, 64)}" for session ${session.sessionId}: an upload id comes from POST …/workspace/uploads of the same session, and the archive must have been uploaded with its form first.`);
+export async function stagedUpload(
+  deps: StorageDeps,
+  session: SessionRecord,
+  uploadId: string,
+  maxBytes: number,
+): Promise<{ full: string; relative: string; size: number }> {
+  const unknown = () =>
+    new NotFoundError(
+      `No upload "${uploadId.slice(0, 64)}" for session ${session.sessionId}: an upload id comes from POST …/workspace/uploads of the same session, and the archive must have been uploaded with its form first.`,
+    );
   if (!isId(UPLOAD_ID_PREFIX, uploadId)) throw unknown();
   const key = uploadKey(session.workspace.id, uploadId);
   const { HeadObjectCommand } = await import('@aws-sdk/client-s3');

@@ -46,12 +46,18 @@ export async function holdingImportLease<R extends { version: number }>(deps: Im
   assertEmptyWorkspace(session);
   const now = deps.clock();
   const owner = `${deps.instanceId}:${deps.newId('imp')}`;
-  const leased = await deps.sessions.acquireLease(session.sessionId, { owner, turnId: 'workspace-import', expiresAt: now + 15 * 60_000 }, now).catch((err: unknown) => {
-    if (err instanceof SessionBusyError) {
-      throw new ConflictError(`Session ${session.sessionId} is busy: another import or a turn is using its workspace. Nothing was imported; retry when it is idle.`, 'session_busy', err.retryAfterSeconds);
-    }
-    throw err;
-  });
+  const leased = await deps.sessions
+    .acquireLease(session.sessionId, { owner, turnId: 'workspace-import', expiresAt: now + 15 * 60_000 }, now)
+    .catch((err: unknown) => {
+      if (err instanceof SessionBusyError) {
+        throw new ConflictError(
+          `Session ${session.sessionId} is busy: another import or a turn is using its workspace. Nothing was imported; retry when it is idle.`,
+          'session_busy',
+          err.retryAfterSeconds,
+        );
+      }
+      throw err;
+    });
   let version = 0;
   try {
     assertEmptyWorkspace(leased);

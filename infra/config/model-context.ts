@@ -6,10 +6,7 @@ import type { StageConfig } from './stages.ts';
  * `-c fallbackModel=`) applied. Switching the provider without naming a model takes the new
  * provider's default: an Anthropic model name means nothing to Bedrock, and the reverse.
  */
-export function withModelContext(
-  model: StageConfig['model'],
-  context: { provider?: string; name?: string; fallback?: string },
-): StageConfig['model'] {
+export function withModelContext(model: StageConfig['model'], context: { provider?: string; name?: string; fallback?: string }): StageConfig['model'] {
   if (context.provider !== undefined && !MODEL_PROVIDERS.includes(context.provider as ModelProvider)) {
     throw new Error(`-c modelProvider must be one of ${MODEL_PROVIDERS.join(', ')}; got "${context.provider}".`);
   }

@@ -46,17 +46,37 @@ export class StratusAlarms extends Construct {
     const period = Duration.minutes(5);
     for (const [name, fn] of Object.entries(props.functions)) {
       this.add(`${name}Errors`, `${props.prefix}-${name}-errors`, fn.metricErrors({ period, statistic: 'Sum' }), `Errors in the ${name} function.`);
-      this.add(`${name}Throttles`, `${props.prefix}-${name}-throttles`, fn.metricThrottles({ period, statistic: 'Sum' }), `Throttled invocations of the ${name} function.`);
+      this.add(
+        `${name}Throttles`,
+        `${props.prefix}-${name}-throttles`,
+        fn.metricThrottles({ period, statistic: 'Sum' }),
+        `Throttled invocations of the ${name} function.`,
+      );
     }
     for (const [name, queue] of Object.entries(props.failureQueues ?? {})) {
-      this.add(`${name}Messages`, `${props.prefix}-${name}`, queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }), `Failed work kept in ${name}: look at it and send it again.`);
+      this.add(
+        `${name}Messages`,
+        `${props.prefix}-${name}`,
+        queue.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        `Failed work kept in ${name}: look at it and send it again.`,
+      );
     }
-    this.add('ScheduleTargetErrors', `${props.prefix}-schedule-target-errors`, props.scheduleGroup.metricTargetErrors({ period, statistic: 'Sum' }), 'Scheduled turns whose invocation failed.');
+    this.add(
+      'ScheduleTargetErrors',
+      `${props.prefix}-schedule-target-errors`,
+      props.scheduleGroup.metricTargetErrors({ period, statistic: 'Sum' }),
+      'Scheduled turns whose invocation failed.',
+    );
   }
 
   /** The subscription's dead-letter queue: SNS may send to it for this topic only. */
   private deliveryFailureQueue(prefix: string): sqs.Queue {
-    const queue = new sqs.Queue(this, 'DeliveryFailures', { queueName: `${prefix}-alarm-delivery-failures`, retentionPeriod: Duration.days(14), encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true });
+    const queue = new sqs.Queue(this, 'DeliveryFailures', {
+      queueName: `${prefix}-alarm-delivery-failures`,
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
     queue.addToResourcePolicy(
       new iam.PolicyStatement({
         actions: ['sqs:SendMessage'],

@@ -41,7 +41,14 @@ const DAY = Duration.days(1);
 /** Metric builders for the stage: one service's metric, and a sum over the services that run turns. */
 function metricsOf(props: DashboardProps) {
   const metric = (name: string, service: string, statistic: string, p: Duration = PERIOD, label?: string) =>
-    new cloudwatch.Metric({ namespace: props.namespace, metricName: name, dimensionsMap: { service, stage: props.stage }, statistic, period: p, ...(label ? { label } : {}) });
+    new cloudwatch.Metric({
+      namespace: props.namespace,
+      metricName: name,
+      dimensionsMap: { service, stage: props.stage },
+      statistic,
+      period: p,
+      ...(label ? { label } : {}),
+    });
   // Turns run in several functions (API, cron, GitHub worker): add them up.
   const turnSum = (name: string, p: Duration, label: string) =>
     new cloudwatch.MathExpression({

@@ -59,7 +59,11 @@ export class DataStores extends Construct {
         { id: 'expire-tool-results', prefix: BUCKET_LAYOUT.toolResults, expiration: Duration.days(stage.bucketLifecycle.toolResultsDays) },
         // Staged archive uploads (imported or abandoned) and stop markers sit under each workspace's prefix; they carry this tag.
         { id: 'expire-short-lived', tagFilters: { [SHORT_LIVED_TAG.key]: SHORT_LIVED_TAG.value }, expiration: Duration.days(1) },
-        { id: 'expire-old-versions', noncurrentVersionExpiration: Duration.days(stage.bucketLifecycle.noncurrentVersionsDays), expiredObjectDeleteMarker: true },
+        {
+          id: 'expire-old-versions',
+          noncurrentVersionExpiration: Duration.days(stage.bucketLifecycle.noncurrentVersionsDays),
+          expiredObjectDeleteMarker: true,
+        },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });

@@ -44,11 +44,22 @@ export class EgressForwarderFunction extends Construct {
     });
     const role = this.function.role;
     role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.bucket.arnForObjects(`${MAILBOX}${EGRESS_REQUEST_SUFFIX}`), props.bucket.arnForObjects(`${EGRESS_GRANTS_PREFIX}*`)] }),
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject'],
+        resources: [props.bucket.arnForObjects(`${MAILBOX}${EGRESS_REQUEST_SUFFIX}`), props.bucket.arnForObjects(`${EGRESS_GRANTS_PREFIX}*`)],
+      }),
     );
     // PutObject with a Tagging header needs PutObjectTagging as well.
-    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:PutObjectTagging'], resources: [props.bucket.arnForObjects(`${MAILBOX}${EGRESS_RESPONSE_SUFFIX}`)] }));
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject', 's3:PutObjectTagging'],
+        resources: [props.bucket.arnForObjects(`${MAILBOX}${EGRESS_RESPONSE_SUFFIX}`)],
+      }),
+    );
     // No ListBucket: a missing grant then reads as AccessDenied, which the forwarder takes as no grant.
-    props.bucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(this.function.fn), { prefix: WORKSPACES_PREFIX, suffix: EGRESS_REQUEST_SUFFIX });
+    props.bucket.addEventNotification(s3.EventType.OBJECT_CREATED, new s3n.LambdaDestination(this.function.fn), {
+      prefix: WORKSPACES_PREFIX,
+      suffix: EGRESS_REQUEST_SUFFIX,
+    });
   }
 }

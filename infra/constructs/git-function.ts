@@ -43,7 +43,7 @@ export class GitFunction extends Construct {
     });
     this.fn = new lambda.DockerImageFunction(this, 'Function', {
       functionName: props.functionName,
-      description: 'Stratus git: clones and pushes GitHub runs\' repositories (harness git only, no commands), outside the runner VPC.',
+      description: "Stratus git: clones and pushes GitHub runs' repositories (harness git only, no commands), outside the runner VPC.",
       code: runnerImageCode(props.dockerfile),
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memoryMb,

@@ -36,7 +36,12 @@ const IMAGE_CONTEXT = ['*', '!package.json', '!package-lock.json', '!tsconfig.js
  * arguments, so both functions share one image asset (one build, one ECR image).
  */
 export function runnerImageCode(dockerfile: string): lambda.DockerImageCode {
-  return lambda.DockerImageCode.fromImageAsset(REPO_ROOT, { file: dockerfile, platform: Platform.LINUX_ARM64, exclude: IMAGE_CONTEXT, ignoreMode: IgnoreMode.DOCKER });
+  return lambda.DockerImageCode.fromImageAsset(REPO_ROOT, {
+    file: dockerfile,
+    platform: Platform.LINUX_ARM64,
+    exclude: IMAGE_CONTEXT,
+    ignoreMode: IgnoreMode.DOCKER,
+  });
 }
 
 /**

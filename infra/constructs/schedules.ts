@@ -36,9 +36,7 @@ export class Schedules extends Construct {
         },
       }),
     });
-    this.schedulerRole.addToPolicy(
-      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.cronFunction.functionArn] }),
-    );
+    this.schedulerRole.addToPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.cronFunction.functionArn] }));
   }
 
   /** Lets a role create, change, read and delete schedules in the group, handing Scheduler this role. */

@@ -33,7 +33,10 @@ export class SessionPurgeRole extends Construct {
       }),
     );
     this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'], resources: PURGED_PREFIXES.map((p) => props.bucket.arnForObjects(`${p}*`)) }),
+      new iam.PolicyStatement({
+        actions: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+        resources: PURGED_PREFIXES.map((p) => props.bucket.arnForObjects(`${p}*`)),
+      }),
     );
     props.trustedBy.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: [this.role.roleArn] }));
   }

@@ -27,18 +27,22 @@ export class WorkspaceAccessRole extends Construct {
     // repository's folder (the API side dropping layers): sandbox-runner/common/environment-policy.ts.
     const layers = BUCKET_LAYOUT.environments;
     this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.bucket.arnForObjects(`${prefix}*`), props.bucket.arnForObjects(`${layers}*`)] }),
+      new iam.PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [props.bucket.arnForObjects(`${prefix}*`), props.bucket.arnForObjects(`${layers}*`)],
+      }),
     );
     // The ceiling for deletes: staged uploads (removed after import) and cached layers being replaced
     // (deleting a session is the session-purge role's). Session policies narrow it: runner
     // credentials may delete uploads only, the API side one repository's layers.
     this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [props.bucket.arnForObjects(`${prefix}*`), props.bucket.arnForObjects(`${layers}*`)] }),
+      new iam.PolicyStatement({
+        actions: ['s3:DeleteObject'],
+        resources: [props.bucket.arnForObjects(`${prefix}*`), props.bucket.arnForObjects(`${layers}*`)],
+      }),
     );
     // Tags on staged uploads and stop markers, which the lifecycle rule expires by (session policies narrow it to those keys).
-    this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['s3:PutObjectTagging'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }),
-    );
+    this.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObjectTagging'], resources: [props.bucket.arnForObjects(`${prefix}*`)] }));
     this.role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['s3:ListBucket'],
@@ -49,7 +53,11 @@ export class WorkspaceAccessRole extends Construct {
     // Dropping a repository's layers deletes each version (the bucket is versioned: functions/stores/delete-prefix.ts).
     this.role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:DeleteObjectVersion'], resources: [props.bucket.arnForObjects(`${layers}*`)] }));
     this.role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['s3:ListBucketVersions'], resources: [props.bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${layers}*`] } } }),
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucketVersions'],
+        resources: [props.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${layers}*`] } },
+      }),
     );
     for (const trusted of props.trustedBy) {
       trusted.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['sts:AssumeRole'], resources: [this.role.roleArn] }));

@@ -91,10 +91,17 @@ export function withInvocationMetrics(event: { type: string }, usage: { input_to
   const latency = Date.now() - startedAt;
   return {
     ...event,
-    'amazon-bedrock-invocationMetrics': { inputTokenCount: usage.input_tokens, outputTokenCount: usage.output_tokens, invocationLatency: latency, firstByteLatency: latency },
+    'amazon-bedrock-invocationMetrics': {
+      inputTokenCount: usage.input_tokens,
+      outputTokenCount: usage.output_tokens,
+      invocationLatency: latency,
+      firstByteLatency: latency,
+    },
   };
 }
 
 function requestId(): string {
-  return randomBytes(16).toString('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
+  return randomBytes(16)
+    .toString('hex')
+    .replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 }

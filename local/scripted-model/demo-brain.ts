@@ -46,7 +46,13 @@ function say(text: string): ScriptedResponse {
 }
 
 function useTool(name: string, input: unknown, preface: string): ScriptedResponse {
-  return { content: [{ type: 'text', text: preface }, { type: 'tool_use', name, input }], stopReason: 'tool_use' };
+  return {
+    content: [
+      { type: 'text', text: preface },
+      { type: 'tool_use', name, input },
+    ],
+    stopReason: 'tool_use',
+  };
 }
 
 function contentText(content: unknown): string {

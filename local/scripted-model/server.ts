@@ -79,7 +79,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: ServerSt
       state.queue.push(...items);
       return json(res, 200, { queued: state.queue.length });
     }
-    if (req.method === 'GET' && url.pathname === '/_requests') return json(res, 200, state.requests.map((r) => r.body));
+    if (req.method === 'GET' && url.pathname === '/_requests')
+      return json(
+        res,
+        200,
+        state.requests.map((r) => r.body),
+      );
     if (req.method === 'POST' && url.pathname === '/v1/messages/count_tokens') {
       return json(res, 200, { input_tokens: estimateTokens(raw) });
     }
@@ -144,7 +149,15 @@ interface WireMessage {
 
 function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, inputTokens: number): WireMessage {
   const content = scripted.content.map((block) =>
-    block.type === 'text' ? { type: 'text' as const, text: block.text } : { type: 'tool_use' as const, id: block.id ?? `toolu_${randomBytes(12).toString('hex')}`, name: block.name, input: block.input, ...(block.rawJson !== undefined ? { rawJson: block.rawJson } : {}) },
+    block.type === 'text'
+      ? { type: 'text' as const, text: block.text }
+      : {
+          type: 'tool_use' as const,
+          id: block.id ?? `toolu_${randomBytes(12).toString('hex')}`,
+          name: block.name,
+          input: block.input,
+          ...(block.rawJson !== undefined ? { rawJson: block.rawJson } : {}),
+        },
   );
   const outputTokens = scripted.usage?.output_tokens ?? Math.max(1, Math.ceil(JSON.stringify(content).length / 4));
   return {
@@ -155,13 +168,21 @@ function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, input
     content,
     stop_reason: scripted.stopReason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'),
     stop_sequence: null,
-    usage: { input_tokens: scripted.usage?.input_tokens ?? inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: scripted.usage?.cache_creation_input_tokens ?? 0, cache_read_input_tokens: scripted.usage?.cache_read_input_tokens ?? 0 },
+    usage: {
+      input_tokens: scripted.usage?.input_tokens ?? inputTokens,
+      output_tokens: outputTokens,
+      cache_creation_input_tokens: scripted.usage?.cache_creation_input_tokens ?? 0,
+      cache_read_input_tokens: scripted.usage?.cache_read_input_tokens ?? 0,
+    },
   };
 }
 
 async function streamMessage(res: ServerResponse, message: WireMessage, scripted: ScriptedMessage, wire: 'anthropic' | 'bedrock'): Promise<void> {
   const events: [string, unknown][] = [];
-  events.push(['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } }]);
+  events.push([
+    'message_start',
+    { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } },
+  ]);
   message.content.forEach((block, index) => {
     if (block.type === 'text') {
       events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
@@ -169,14 +190,20 @@ async function streamMessage(res: ServerResponse, message: WireMessage, scripted
         events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }]);
       }
     } else {
-      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } }]);
+      events.push([
+        'content_block_start',
+        { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } },
+      ]);
       for (const piece of chunk(block.rawJson ?? JSON.stringify(block.input), 32)) {
         events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }]);
       }
     }
     events.push(['content_block_stop', { type: 'content_block_stop', index }]);
   });
-  events.push(['message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } }]);
+  events.push([
+    'message_delta',
+    { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } },
+  ]);
   events.push(['message_stop', { type: 'message_stop' }]);
 
   const startedAt = Date.now();

@@ -47,7 +47,10 @@ export const egressRequestSchema = z.object({
   url: z.string().max(8_192),
   headers: z.record(z.string(), z.string()).default({}),
   /** Base64; requests to registries rarely have one. */
-  body: z.string().max(8 * 1024 * 1024).optional(),
+  body: z
+    .string()
+    .max(8 * 1024 * 1024)
+    .optional(),
 });
 export type EgressRequest = z.output<typeof egressRequestSchema>;
 

@@ -13,7 +13,8 @@ export type EgressMode = { kind: 'direct' } | { kind: 'proxy'; url: string } | {
 export const NO_EGRESS =
   'This Stratus deployment gives the sandbox no network access: allowed network domains and git imports need its egress proxy, which is off (docs/deploy.md, "Network egress").';
 
-export const NO_EGRESS_TOKEN = 'The request carries no egress token for the egress proxy; the harness signs one for every session with allowed network domains.';
+export const NO_EGRESS_TOKEN =
+  'The request carries no egress token for the egress proxy; the harness signs one for every session with allowed network domains.';
 
 /** STRATUS_EGRESS (`direct`, `none` or `proxy`) and, for `proxy`, STRATUS_EGRESS_PROXY (`http://host:port`). */
 export function egressModeFromEnv(kind: string | undefined, proxyUrl: string | undefined): EgressMode {
@@ -23,7 +24,8 @@ export function egressModeFromEnv(kind: string | undefined, proxyUrl: string | u
     case 'none':
       return { kind: 'none' };
     case 'proxy':
-      if (!proxyUrl || !/^http:\/\/[^/@]+:\d+$/.test(proxyUrl)) throw new Error(`STRATUS_EGRESS=proxy needs STRATUS_EGRESS_PROXY=http://host:port, not "${proxyUrl ?? ''}".`);
+      if (!proxyUrl || !/^http:\/\/[^/@]+:\d+$/.test(proxyUrl))
+        throw new Error(`STRATUS_EGRESS=proxy needs STRATUS_EGRESS_PROXY=http://host:port, not "${proxyUrl ?? ''}".`);
       return { kind: 'proxy', url: proxyUrl };
     default:
       throw new Error(`STRATUS_EGRESS must be direct, none or proxy, not "${kind}".`);

@@ -14,7 +14,8 @@ const NAME = /^[a-z0-9._-]{1,100}$/;
 const FINGERPRINT = /^[0-9a-f]{64}$/;
 
 /** What the runner accepts as a layer's key: nothing outside a tenant's repository folder. */
-export const ENVIRONMENT_LAYER_KEY = /^environments\/[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\/github\/[a-z0-9][a-z0-9-]{0,38}\/[a-z0-9._-]{1,100}\/[0-9a-f]{64}\.tar\.gz$/;
+export const ENVIRONMENT_LAYER_KEY =
+  /^environments\/[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\/github\/[a-z0-9][a-z0-9-]{0,38}\/[a-z0-9._-]{1,100}\/[0-9a-f]{64}\.tar\.gz$/;
 
 export interface LayerRepository {
   owner: string;

@@ -18,7 +18,13 @@ export function environmentSessionPolicy(opts: { bucket: string; target: string;
     return {
       Version: '2012-10-17',
       Statement: [
-        { Sid: 'LayerListing', Effect: 'Allow', Action: ['s3:ListBucket', 's3:ListBucketVersions'], Resource: [bucketArn], Condition: { StringLike: { 's3:prefix': [`${opts.target}*`] } } },
+        {
+          Sid: 'LayerListing',
+          Effect: 'Allow',
+          Action: ['s3:ListBucket', 's3:ListBucketVersions'],
+          Resource: [bucketArn],
+          Condition: { StringLike: { 's3:prefix': [`${opts.target}*`] } },
+        },
         { Sid: 'LayerDeletion', Effect: 'Allow', Action: ['s3:DeleteObject', 's3:DeleteObjectVersion'], Resource: [`${bucketArn}/${opts.target}*`] },
       ],
     } as const;

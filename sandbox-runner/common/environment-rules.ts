@@ -35,11 +35,33 @@ export function isLayerDirectoryName(name: string): boolean {
 
 /** Files whose content decides what the set-up installs: their hashes are part of the fingerprint. */
 const LOCKFILE_NAMES: ReadonlySet<string> = new Set([
-  'package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb',
-  'poetry.lock', 'Pipfile.lock', 'uv.lock', 'pdm.lock',
-  'Cargo.lock', 'go.sum', 'go.mod', 'Gemfile.lock', 'composer.lock', 'mix.lock', 'pubspec.lock',
-  'Package.resolved', 'packages.lock.json', 'gradle.lockfile',
-  '.nvmrc', '.node-version', '.python-version', '.ruby-version', '.tool-versions', 'rust-toolchain', 'rust-toolchain.toml',
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
+  'bun.lock',
+  'bun.lockb',
+  'poetry.lock',
+  'Pipfile.lock',
+  'uv.lock',
+  'pdm.lock',
+  'Cargo.lock',
+  'go.sum',
+  'go.mod',
+  'Gemfile.lock',
+  'composer.lock',
+  'mix.lock',
+  'pubspec.lock',
+  'Package.resolved',
+  'packages.lock.json',
+  'gradle.lockfile',
+  '.nvmrc',
+  '.node-version',
+  '.python-version',
+  '.ruby-version',
+  '.tool-versions',
+  'rust-toolchain',
+  'rust-toolchain.toml',
 ]);
 
 /** Whether a workspace path is a lockfile (LOCKFILE_NAMES or `requirements*.txt`), outside any dependency directory. */

@@ -63,7 +63,10 @@ export const ALLOW_LIST_ENTRY_HINT =
   'must be a host name ("registry.npmjs.org"), "*.domain" for its subdomains, or an IP address, optionally with ":PORT" (ports 80 and 443 otherwise)';
 
 /** One entry, validated the same way by the API and the runner. */
-export const allowListEntrySchema = z.string().max(300).refine((s) => parseAllowListEntry(s) !== undefined, ALLOW_LIST_ENTRY_HINT);
+export const allowListEntrySchema = z
+  .string()
+  .max(300)
+  .refine((s) => parseAllowListEntry(s) !== undefined, ALLOW_LIST_ENTRY_HINT);
 export const allowListSchema = z.array(allowListEntrySchema).max(200);
 
 export function parseAllowList(entries: readonly string[]): AllowListEntry[] {
@@ -115,9 +118,7 @@ const RANGE_WORDS: Record<string, string> = {
   teredo: 'Teredo',
 };
 
-export type AddressDecision =
-  | { allowed: true; addresses: string[] }
-  | { allowed: false; address: string; range: string };
+export type AddressDecision = { allowed: true; addresses: string[] } | { allowed: false; address: string; range: string };
 
 /**
  * Keeps the resolved addresses that may be connected to: public unicast ones, and listed ones

@@ -21,7 +21,12 @@ export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: stri
     Statement: [
       { Sid: 'WorkspaceObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [`${bucketArn}/${prefix}*`] },
       { Sid: 'StagedUploads', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: [`${bucketArn}/${prefix}uploads/*`] },
-      { Sid: 'ShortLivedTags', Effect: 'Allow', Action: ['s3:PutObjectTagging'], Resource: [`${bucketArn}/${prefix}uploads/*`, `${bucketArn}/${prefix}stops/*`] },
+      {
+        Sid: 'ShortLivedTags',
+        Effect: 'Allow',
+        Action: ['s3:PutObjectTagging'],
+        Resource: [`${bucketArn}/${prefix}uploads/*`, `${bucketArn}/${prefix}stops/*`],
+      },
       {
         Sid: 'WorkspaceListing',
         Effect: 'Allow',

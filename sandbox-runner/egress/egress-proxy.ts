@@ -22,7 +22,7 @@ export async function startEgressProxy(opts: { key: string; port: number; host?:
   const refuse = (body: string) => ({ refuse: { status: 407, headers: { 'proxy-authenticate': 'Basic realm="stratus-egress"' }, body } });
   const policyFor: PolicyFor = (req: IncomingMessage) => {
     const token = basicPassword(req.headers['proxy-authorization']);
-    if (!token) return refuse('The Stratus egress proxy needs the session\'s egress token as the proxy password.\n');
+    if (!token) return refuse("The Stratus egress proxy needs the session's egress token as the proxy password.\n");
     const check = verifyEgressToken(opts.key, token, clock());
     if (!check.ok) return refuse(`The Stratus egress proxy refused the token: ${check.reason}.\n`);
     return { entries: parseAllowList(check.grant.allowedDomains), honourListedAddresses: false, label: check.grant.sessionId };

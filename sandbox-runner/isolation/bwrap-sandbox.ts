@@ -16,8 +16,22 @@ const SANDBOX_GID = 1000;
 
 /** Host /etc entries a shell, git and TLS need; nothing else of /etc is visible (no shadow, no secrets). */
 const ETC_ALLOW = [
-  'alternatives', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d', 'nsswitch.conf', 'hosts', 'resolv.conf', 'ssl',
-  'ca-certificates', 'ca-certificates.conf', 'localtime', 'mime.types', 'bash.bashrc', 'inputrc', 'magic', 'magic.mime',
+  'alternatives',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'nsswitch.conf',
+  'hosts',
+  'resolv.conf',
+  'ssl',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'localtime',
+  'mime.types',
+  'bash.bashrc',
+  'inputrc',
+  'magic',
+  'magic.mime',
 ];
 
 const SOCAT = '/usr/bin/socat';
@@ -65,7 +79,15 @@ export function createBwrapSandbox(opts: {
       const limiter = await prepare();
       const id = ++counter;
       const proxySocket = path.join(opts.runtimeDir, 'proxy', `${id}.sock`);
-      return runCommand(cmd, { bwrap, etcDir, processLimits, proxySocket, stackEndpoints: opts.stackEndpoints, limiter, cgroupName: `${instance}-${process.pid}-${id}` });
+      return runCommand(cmd, {
+        bwrap,
+        etcDir,
+        processLimits,
+        proxySocket,
+        stackEndpoints: opts.stackEndpoints,
+        limiter,
+        cgroupName: `${instance}-${process.pid}-${id}`,
+      });
     },
   };
 }
@@ -106,7 +128,11 @@ async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<San
 }
 
 /** The domain proxy of one command, on a unix socket that bwrap binds into its sandbox. */
-async function startCommandProxy(socket: string, allowedDomains: string[], stackEndpoints: StackEndpoints | undefined): Promise<DomainProxy & { socket: string }> {
+async function startCommandProxy(
+  socket: string,
+  allowedDomains: string[],
+  stackEndpoints: StackEndpoints | undefined,
+): Promise<DomainProxy & { socket: string }> {
   if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
   await fs.mkdir(path.dirname(socket), { recursive: true });
   const proxy = await startDomainProxy(socket, allowedDomains, stackEndpoints ?? NO_STACK_ENDPOINTS);
@@ -127,16 +153,32 @@ async function runInSandbox(
   // cwd '/' so not even the runner's own directory leaks into the sandbox's init (/proc/1/environ PWD).
   // A command that may move to the background is never killed for time: it detaches instead.
   const child = spawnWatched(file, argv, {
-    env: {}, cwd: '/', outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes,
-    timeoutMs: cmd.detachAfterMs === undefined ? cmd.timeoutMs : undefined, stop: cmd.stop,
+    env: {},
+    cwd: '/',
+    outputFile: cmd.outputFile,
+    maxOutputBytes: cmd.maxOutputBytes,
+    timeoutMs: cmd.detachAfterMs === undefined ? cmd.timeoutMs : undefined,
+    stop: cmd.stop,
   });
   const finished = child.finished.then(async ({ code, signal, timedOut, outputLimitHit, interrupted }): Promise<SandboxOutcome> => {
     const durationMs = Date.now() - started;
     // Whatever the shell left running (a `&` job, a daemon) dies with its call.
     child.kill();
     const limitHit = await limitHitOf();
-    const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim() || undefined, () => undefined);
-    return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd, durationMs, ...(limitHit ? { limitHit } : {}), ...(interrupted ? { interrupted } : {}) };
+    const finalCwd = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then(
+      (s) => s.trim() || undefined,
+      () => undefined,
+    );
+    return {
+      exitCode: code,
+      signal,
+      timedOut,
+      outputLimitHit,
+      finalCwd,
+      durationMs,
+      ...(limitHit ? { limitHit } : {}),
+      ...(interrupted ? { interrupted } : {}),
+    };
   });
   if (cmd.detachAfterMs === undefined) return finished;
   return detachAfter(cmd.detachAfterMs, finished, () => ({ done: finished, pid: child.pid! }), started);
@@ -146,7 +188,12 @@ async function runInSandbox(
  * Still running after `ms`: leave the command running as a background task (only the output
  * cap still applies) and answer now.
  */
-function detachAfter(ms: number, finished: Promise<SandboxOutcome>, detached: () => NonNullable<SandboxOutcome['detached']>, started: number): Promise<SandboxOutcome> {
+function detachAfter(
+  ms: number,
+  finished: Promise<SandboxOutcome>,
+  detached: () => NonNullable<SandboxOutcome['detached']>,
+  started: number,
+): Promise<SandboxOutcome> {
   let detachTimer: NodeJS.Timeout | undefined;
   const early = new Promise<SandboxOutcome>((resolve) => {
     detachTimer = setTimeout(() => {
@@ -194,6 +241,9 @@ function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | un
 
 async function writeIdentityFiles(dir: string): Promise<void> {
   await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, 'passwd'), `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${SANDBOX_UID}:${SANDBOX_GID}:agent:/tmp/home:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+  await fs.writeFile(
+    path.join(dir, 'passwd'),
+    `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${SANDBOX_UID}:${SANDBOX_GID}:agent:/tmp/home:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+  );
   await fs.writeFile(path.join(dir, 'group'), `root:x:0:\nagent:x:${SANDBOX_GID}:\nnogroup:x:65534:\n`);
 }

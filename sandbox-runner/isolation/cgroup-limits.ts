@@ -73,10 +73,7 @@ export async function createCgroupLimiter(limits: ProcessLimits, parentName = 's
 async function killAll(dir: string): Promise<void> {
   // A fork bomb can spawn between reading and killing; repeat until the group is empty.
   for (let round = 0; round < 50; round++) {
-    const procs = (await fs.readFile(path.join(dir, 'cgroup.procs'), 'utf8').catch(() => ''))
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
+    const procs = (await fs.readFile(path.join(dir, 'cgroup.procs'), 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
     if (procs.length === 0) return;
     for (const pid of procs) {
       try {

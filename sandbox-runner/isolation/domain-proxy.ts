@@ -35,7 +35,15 @@ export interface ProxyPolicy {
 /** Decides the policy of a request, or answers it (407) itself and returns undefined. */
 export type PolicyFor = (req: IncomingMessage) => ProxyPolicy | { refuse: { status: number; headers?: Record<string, string>; body: string } };
 
-export type ProxyDecisionLog = (entry: { label?: string; method: string; host: string; port: number; allowed: boolean; reason?: string; address?: string }) => void;
+export type ProxyDecisionLog = (entry: {
+  label?: string;
+  method: string;
+  host: string;
+  port: number;
+  allowed: boolean;
+  reason?: string;
+  address?: string;
+}) => void;
 
 export const DENIED_BODY = (host: string) => `Blocked by the sandbox: ${host} is not in this session's allowed network domains.\n`;
 const PORT_BODY = (host: string, port: number) =>
@@ -66,7 +74,12 @@ export async function decide(host: string, port: number, policy: ProxyPolicy): P
   }
   const addresses = checkAddresses(resolved, policy.entries, policy.honourListedAddresses);
   if (!addresses.allowed) {
-    return { ok: false, status: 403, body: ADDRESS_BODY(bare, addresses.address, addresses.range, policy.honourListedAddresses), reason: `address ${addresses.address}` };
+    return {
+      ok: false,
+      status: 403,
+      body: ADDRESS_BODY(bare, addresses.address, addresses.range, policy.honourListedAddresses),
+      reason: `address ${addresses.address}`,
+    };
   }
   const endpoints = policy.stackEndpoints ?? NO_STACK_ENDPOINTS;
   for (const address of addresses.addresses) {
@@ -153,7 +166,9 @@ function proxyConnect(req: IncomingMessage, client: Socket, head: Buffer, opts: 
     client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\n${extra}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   const policy = opts.policyFor(req);
   if ('refuse' in policy) {
-    const extra = Object.entries(policy.refuse.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const extra = Object.entries(policy.refuse.headers ?? {})
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     answer(`${policy.refuse.status} ${policy.refuse.status === 407 ? 'Proxy Authentication Required' : 'Forbidden'}`, policy.refuse.body, extra);
     return;
   }

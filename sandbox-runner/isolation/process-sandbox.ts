@@ -35,7 +35,10 @@ export function createProcessSandbox(opts: {
   return {
     name: 'process',
     run(cmd: SandboxCommand): Promise<SandboxOutcome> {
-      const turn = previous.then(() => runOne(opts, cmd), () => runOne(opts, cmd));
+      const turn = previous.then(
+        () => runOne(opts, cmd),
+        () => runOne(opts, cmd),
+      );
       previous = turn.catch(() => undefined);
       return turn;
     },
@@ -58,19 +61,36 @@ async function runOne(opts: ProcessSandboxOptions, cmd: SandboxCommand): Promise
   env.PWD = cwd;
   const started = Date.now();
   const child = spawnWatched('/bin/bash', shellInvocation(prelude, cmd.command), {
-    env, cwd, outputFile: cmd.outputFile, maxOutputBytes: cmd.maxOutputBytes, timeoutMs: cmd.timeoutMs, stop: cmd.stop,
+    env,
+    cwd,
+    outputFile: cmd.outputFile,
+    maxOutputBytes: cmd.maxOutputBytes,
+    timeoutMs: cmd.timeoutMs,
+    stop: cmd.stop,
   });
   const { code, signal, timedOut, outputLimitHit, interrupted } = await child.finished;
   child.kill();
-  const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then((s) => s.trim(), () => '');
-  return { exitCode: code, signal, timedOut, outputLimitHit, finalCwd: toVirtual(logical, opts.linkPath), durationMs: Date.now() - started, ...(interrupted ? { interrupted } : {}) };
+  const logical = await fs.readFile(path.join(cmd.tmpDir, CWD_FILE), 'utf8').then(
+    (s) => s.trim(),
+    () => '',
+  );
+  return {
+    exitCode: code,
+    signal,
+    timedOut,
+    outputLimitHit,
+    finalCwd: toVirtual(logical, opts.linkPath),
+    durationMs: Date.now() - started,
+    ...(interrupted ? { interrupted } : {}),
+  };
 }
 
 /** The proxy URL (with the request's token) for a command with an allow-list; undefined without one. */
 function networkFor(cmd: SandboxCommand, egress: EgressMode): string | undefined {
   if (!cmd.allowedDomains?.length) return undefined;
   if (egress.kind === 'none') throw new ToolInputError(NO_EGRESS);
-  if (egress.kind === 'direct') throw new ToolInputError('The process sandbox cannot enforce a network allow-list by itself; run commands under bwrap or through an egress proxy.');
+  if (egress.kind === 'direct')
+    throw new ToolInputError('The process sandbox cannot enforce a network allow-list by itself; run commands under bwrap or through an egress proxy.');
   if (!cmd.egressToken) throw new ToolInputError(NO_EGRESS_TOKEN);
   return proxyUrlWithToken(egress.url, cmd.egressToken);
 }

@@ -6,6 +6,9 @@
  * `eval "$1"`, which numbers its lines from the line the eval is on.
  */
 export function shellInvocation(prelude: string, command: string): string[] {
-  const firstLine = prelude.split('\n').filter((line) => line.trim() !== '').join('; ');
+  const firstLine = prelude
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .join('; ');
   return ['-c', firstLine ? `${firstLine}; eval "$1"` : 'eval "$1"', '/bin/bash', command];
 }

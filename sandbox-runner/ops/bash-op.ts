@@ -49,7 +49,10 @@ const bashSchema = z.object({
    * appears: the harness that was asked to interrupt the turn may be on another machine, and
    * S3 is the one place both can reach.
    */
-  stopKey: z.string().regex(/^[A-Za-z0-9_-]{1,128}$/).optional(),
+  stopKey: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/)
+    .optional(),
 });
 
 export const bashOp = defineOp({

@@ -86,7 +86,11 @@ export const grepOp = defineOp({
     }
     const withTimes = await Promise.all(lines.map(async (l) => [l, (await fs.stat(l).catch(() => undefined))?.mtimeMs ?? 0] as const));
     withTimes.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-    const { items, appliedLimit } = paginate(withTimes.map(([l]) => l), op.headLimit, op.offset);
+    const { items, appliedLimit } = paginate(
+      withTimes.map(([l]) => l),
+      op.headLimit,
+      op.offset,
+    );
     const filenames = items.map((l) => mapper.relative(mapper.toVirtual(l)));
     return done({ type: 'grep', mode: op.mode, filenames, lines: [], numMatches: 0, numFiles: filenames.length, ...limits(appliedLimit, op.offset) });
   },

@@ -58,17 +58,24 @@ export const hookCommandOp = defineOp({
     try {
       const outcome = await ctx.sandbox.run({
         command: `exec <"${inside}/stdin.json" 2>"${inside}/stderr"; ${op.command}`,
-        workspaceDir: ctx.paths.root, tmpDir: ctx.tmpDir, cwd: VIRTUAL_ROOT,
+        workspaceDir: ctx.paths.root,
+        tmpDir: ctx.tmpDir,
+        cwd: VIRTUAL_ROOT,
         env: { ...ctx.request.env, CLAUDE_PROJECT_DIR: VIRTUAL_ROOT },
-        timeoutMs: op.timeoutMs, outputFile: stdoutFile, maxOutputBytes: ctx.limits.maxOutputBytes,
-        allowedDomains: ctx.request.network.allowedDomains, egressToken: ctx.request.network.egressToken,
+        timeoutMs: op.timeoutMs,
+        outputFile: stdoutFile,
+        maxOutputBytes: ctx.limits.maxOutputBytes,
+        allowedDomains: ctx.request.network.allowedDomains,
+        egressToken: ctx.request.network.egressToken,
         ...(stop ? { stop: stop.signal } : {}),
       });
       const result: HookCommandResult = {
         type: 'hook_command',
         stdout: await readUpTo(stdoutFile, Math.min(HOOK_STDOUT_MAX_BYTES, ctx.limits.maxOutputBytes)),
         stderr: await readUpTo(path.join(ioDir, 'stderr'), HOOK_STDERR_MAX_BYTES),
-        exitCode: outcome.exitCode, timedOut: outcome.timedOut, durationMs: outcome.durationMs,
+        exitCode: outcome.exitCode,
+        timedOut: outcome.timedOut,
+        durationMs: outcome.durationMs,
       };
       return { result };
     } finally {

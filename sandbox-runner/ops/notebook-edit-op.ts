@@ -46,16 +46,31 @@ export const notebookEditOp = defineOp({
   mutatesWorkspace: true,
   async run(ctx, op) {
     const { target, file, notebook, index } = await validateNotebookEdit(ctx, op);
-    const cellId = applyCellEdit(notebook, { mode: op.editMode, index, source: op.newSource, ...(op.cellId ? { cellId: op.cellId } : {}), ...(op.cellType ? { cellType: op.cellType } : {}) });
+    const cellId = applyCellEdit(notebook, {
+      mode: op.editMode,
+      index,
+      source: op.newSource,
+      ...(op.cellId ? { cellId: op.cellId } : {}),
+      ...(op.cellType ? { cellType: op.cellType } : {}),
+    });
     const updated = JSON.stringify(notebook, null, 1);
     await writeTextFile(target.real, updated, file.encoding, file.lineEndings);
     const written = await readTextFile(target.real);
-    const result: NotebookEditResult = { type: 'notebook_edit', path: target.virtual, mode: op.editMode, ...(cellId ? { cellId } : {}), fileState: { hash: hashText(written.content) } };
+    const result: NotebookEditResult = {
+      type: 'notebook_edit',
+      path: target.virtual,
+      mode: op.editMode,
+      ...(cellId ? { cellId } : {}),
+      fileState: { hash: hashText(written.content) },
+    };
     return { result };
   },
 });
 
-async function validateNotebookEdit(ctx: OpContext, op: NotebookEditOp): Promise<{ target: ResolvedPath; file: TextFile; notebook: NotebookJson; index: number }> {
+async function validateNotebookEdit(
+  ctx: OpContext,
+  op: NotebookEditOp,
+): Promise<{ target: ResolvedPath; file: TextFile; notebook: NotebookJson; index: number }> {
   if (path.extname(op.path) !== '.ipynb') refuse('File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.');
   if (op.editMode === 'insert' && !op.cellType) refuse('Cell type is required when using edit_mode=insert.');
   if (!op.known) refuse(NOT_READ_MESSAGE);

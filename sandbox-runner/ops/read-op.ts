@@ -122,8 +122,12 @@ async function readPdf(resolved: ResolvedPath, size: number, pages: ReadOp['page
   const subset = await extractPdfPages(bytes, pages, resolved.virtual);
   const { first, last, total } = subset;
   return {
-    type: 'read', kind: 'pdf', path: resolved.virtual, base64: Buffer.from(subset.bytes).toString('base64'),
-    sizeBytes: subset.bytes.length, pages: { first, last, total },
+    type: 'read',
+    kind: 'pdf',
+    path: resolved.virtual,
+    base64: Buffer.from(subset.bytes).toString('base64'),
+    sizeBytes: subset.bytes.length,
+    pages: { first, last, total },
   };
 }
 
@@ -160,8 +164,14 @@ function selectLines(text: string, ext: string, resolved: ResolvedPath, op: Read
     );
   }
   return {
-    type: 'read', kind: 'text', path: resolved.virtual, content, startLine: op.offset,
-    numLines: selected.length, totalLines: lines.length, fileState,
+    type: 'read',
+    kind: 'text',
+    path: resolved.virtual,
+    content,
+    startLine: op.offset,
+    numLines: selected.length,
+    totalLines: lines.length,
+    fileState,
   };
 }
 

@@ -68,8 +68,12 @@ export const taskOutputOp = defineOp({
       await mirror.forget(record).catch(() => undefined);
     }
     const result: TaskOutputResult = {
-      type: 'task_output', retrieval: running ? (op.block ? 'timeout' : 'not_ready') : 'success',
-      taskId: record.taskId, status: record.status, ...(running ? {} : { exitCode: record.exitCode ?? null }), output,
+      type: 'task_output',
+      retrieval: running ? (op.block ? 'timeout' : 'not_ready') : 'success',
+      taskId: record.taskId,
+      status: record.status,
+      ...(running ? {} : { exitCode: record.exitCode ?? null }),
+      output,
     };
     return { result };
   },

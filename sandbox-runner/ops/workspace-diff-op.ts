@@ -62,7 +62,12 @@ export const workspaceDiffOp = defineOp({
     const files = changes.slice(0, MAX_DIFF_FILES);
     const { diffBytes, capped } = await addDiffs(files, pair);
     const result: WorkspaceDiffResult = {
-      type: 'workspace_diff', from: op.from, to: op.to, files, totalFiles: changes.length, diffBytes,
+      type: 'workspace_diff',
+      from: op.from,
+      to: op.to,
+      files,
+      totalFiles: changes.length,
+      diffBytes,
       truncated: capped || changes.length > files.length,
     };
     return { result };
@@ -139,7 +144,9 @@ async function diffLibrary(): Promise<{ createTwoFilesPatchParts: PatchParts }> 
   return {
     createTwoFilesPatchParts(oldName, newName, oldText, newText) {
       const patch = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {
-        context: 3, maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS,
+        context: 3,
+        maxEditLength: MAX_EDIT_LENGTH,
+        timeout: DIFF_TIMEOUT_MS,
       });
       if (!patch) return undefined;
       let additions = 0;

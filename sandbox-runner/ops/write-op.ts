@@ -47,7 +47,9 @@ export const writeOp = defineOp({
     const content = normaliseWriteContent(op.path, op.content);
     await writeTextFile(resolved.real, content, existing?.encoding ?? 'utf8', 'LF');
     const result: WriteResult = {
-      type: 'write', kind: existing ? 'update' : 'create', path: resolved.virtual,
+      type: 'write',
+      kind: existing ? 'update' : 'create',
+      path: resolved.virtual,
       fileState: { hash: hashText(content.replaceAll('\r\n', '\n')) },
     };
     return { result };

@@ -40,9 +40,11 @@ export function expansionMeter(compressedBytes: number, limits: ArchiveLimits): 
     transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
       expanded += chunk.length;
       if (expanded <= cap) return done(null, chunk);
-      done(new LimitExceededError(
-        `The archive expands to more than ${cap} bytes from ${compressedBytes} compressed bytes: an import may expand at most ${limits.maxExpansionRatio} times the archive's size (at least ${limits.expansionFloorBytes} bytes). Nothing was imported.`,
-      ));
+      done(
+        new LimitExceededError(
+          `The archive expands to more than ${cap} bytes from ${compressedBytes} compressed bytes: an import may expand at most ${limits.maxExpansionRatio} times the archive's size (at least ${limits.expansionFloorBytes} bytes). Nothing was imported.`,
+        ),
+      );
     },
   });
 }

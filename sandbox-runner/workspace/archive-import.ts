@@ -37,13 +37,16 @@ export interface ArchiveSource {
  * entry's path before anything of it is created, sizes from each header before its body is
  * written, and the expansion as the stream is decompressed (archive-guards.ts).
  */
-export async function importTarGz(
-  source: ArchiveSource,
-  dest: string,
-  limits: WorkspaceLimits,
-  archiveLimits: ArchiveLimits,
-): Promise<ImportSummary> {
-  const state: ImportState = { dest, limits, archiveLimits, entries: 0, kinds: new Map<string, Kind>([['', 'dir']]), summary: { files: 0, bytes: 0, skipped: 0 }, dirModes: [] };
+export async function importTarGz(source: ArchiveSource, dest: string, limits: WorkspaceLimits, archiveLimits: ArchiveLimits): Promise<ImportSummary> {
+  const state: ImportState = {
+    dest,
+    limits,
+    archiveLimits,
+    entries: 0,
+    kinds: new Map<string, Kind>([['', 'dir']]),
+    summary: { files: 0, bytes: 0, skipped: 0 },
+    dirModes: [],
+  };
   const untar = extract();
   // The first failure is the one reported: the damage it causes downstream (a destroyed stream,
   // an aborted entry) says nothing the caller can use.
@@ -173,7 +176,9 @@ function checkEntry(state: ImportState, rel: string, header: Entry['header']): v
     throw new ArchiveError(`Archive entry "${rel}" appears twice.`);
   }
   if (header.type === 'symlink' && Buffer.byteLength(header.linkname ?? '') > MAX_LINK_TARGET_BYTES) {
-    throw new ArchiveError(`Archive entry ${showKey(rel)} is a symbolic link whose target is longer than ${MAX_LINK_TARGET_BYTES} bytes, the file system's limit.`);
+    throw new ArchiveError(
+      `Archive entry ${showKey(rel)} is a symbolic link whose target is longer than ${MAX_LINK_TARGET_BYTES} bytes, the file system's limit.`,
+    );
   }
 }
 

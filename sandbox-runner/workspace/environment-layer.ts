@@ -141,7 +141,11 @@ export async function saveLayer(dir: string, tree: string, target: LayerTarget, 
   try {
     const counted = await packRoots(tree, present, file, target.maxBytes);
     if (!counted) {
-      return { saved: false, reason: 'too_large', message: `The environment holds more than ${target.maxBytes} bytes (STRATUS_ENVIRONMENT_MAX_BYTES); it was not cached.` };
+      return {
+        saved: false,
+        reason: 'too_large',
+        message: `The environment holds more than ${target.maxBytes} bytes (STRATUS_ENVIRONMENT_MAX_BYTES); it was not cached.`,
+      };
     }
     const { size } = await fs.stat(file);
     try {

@@ -56,7 +56,8 @@ export function checkedGitUrl(spec: string, allowHttp: boolean): URL {
     throw new GitCloneError(`"${spec}" is not a URL; give an https:// clone URL.`);
   }
   const allowed = allowHttp ? ['https:', 'http:'] : ['https:'];
-  if (!allowed.includes(url.protocol)) throw new GitCloneError(`Only ${allowed.map((p) => `${p}//`).join(' and ')} git URLs are allowed, not ${url.protocol}//.`);
+  if (!allowed.includes(url.protocol))
+    throw new GitCloneError(`Only ${allowed.map((p) => `${p}//`).join(' and ')} git URLs are allowed, not ${url.protocol}//.`);
   if (url.username || url.password) throw new GitCloneError('Put credentials in "token", not in the URL.');
   return url;
 }
@@ -69,7 +70,13 @@ export function checkedGitUrl(spec: string, allowHttp: boolean): URL {
  * repository's own, but not every repository setting can be overridden this way: git started
  * here only ever works in a git directory the runner created itself.
  */
-export async function lockedDownGitEnv(opts: { scratchDir: string; proxy: string; allowHttp: boolean; token?: string; extra?: [string, string][] }): Promise<Record<string, string>> {
+export async function lockedDownGitEnv(opts: {
+  scratchDir: string;
+  proxy: string;
+  allowHttp: boolean;
+  token?: string;
+  extra?: [string, string][];
+}): Promise<Record<string, string>> {
   const home = path.join(opts.scratchDir, 'git-home');
   await fs.mkdir(home, { recursive: true });
   const config: [string, string][] = [

@@ -194,7 +194,12 @@ export class LocalCopy {
   }
 
   /** Writes directories, symlinks and files (except those already written from a pack), then modes. */
-  private async writeEntries(remote: RemoteWorkspace, upserts: [string, ManifestEntry][], written: Set<string>, bodies: ReadonlyMap<string, Buffer>): Promise<void> {
+  private async writeEntries(
+    remote: RemoteWorkspace,
+    upserts: [string, ManifestEntry][],
+    written: Set<string>,
+    bodies: ReadonlyMap<string, Buffer>,
+  ): Promise<void> {
     await this.makeDirs(upserts);
     const others = upserts.filter(([p, e]) => e.type !== 'dir' && !written.has(p));
     await forEachConcurrent(others, TRANSFER_CONCURRENCY, async ([p, entry]) => {
@@ -230,7 +235,10 @@ export class LocalCopy {
   /** Removes the copy from disk and memory; answers whether there was one. */
   async discard(): Promise<boolean> {
     this.cache.delete(this.dir);
-    const existed = await fs.stat(this.dir).then(() => true, () => false);
+    const existed = await fs.stat(this.dir).then(
+      () => true,
+      () => false,
+    );
     await fs.rm(this.dir, { recursive: true, force: true });
     return existed;
   }
@@ -342,7 +350,10 @@ export class LocalCopy {
    * that way and several times longer as 10,000 promises. The layer's roots are left out and
    * listed apart; with `collect`, so is every new dependency directory (environment-layer.ts).
    */
-  async scan(known?: Pick<LocalState, 'entries' | 'stats' | 'layer'>, collect = false): Promise<{ entries: Entries; stats: Record<string, FileStat>; layerRoots: string[] }> {
+  async scan(
+    known?: Pick<LocalState, 'entries' | 'stats' | 'layer'>,
+    collect = false,
+  ): Promise<{ entries: Entries; stats: Record<string, FileStat>; layerRoots: string[] }> {
     const entries: Entries = {};
     const stats: Record<string, FileStat> = {};
     const candidates: [string, FileStat, number][] = [];
@@ -371,15 +382,7 @@ export class LocalCopy {
           entries[rel] = { type: 'dir', mode };
           walk(rel);
         } else if (st.isFile()) {
-          const stat = { size: st.size, mtimeMs: st.mtimeMs, mode };
-          const prevStat = known?.stats[rel];
-          const prevEntry = known?.entries[rel];
-          stats[rel] = stat;
-          if (prevEntry?.type === 'file' && prevStat && prevStat.size === stat.size && prevStat.mtimeMs === stat.mtimeMs && prevStat.mode === mode) {
-            entries[rel] = { type: 'file', sha256: prevEntry.sha256, size: st.size, mode };
-          } else {
-            candidates.push([rel, stat, mode]);
-          }
+          recordFile({ entries, stats, candidates }, rel, { size: st.size, mtimeMs: st.mtimeMs, mode }, known);
         }
         // Sockets, fifos and devices are not workspace content.
       }
@@ -513,4 +516,21 @@ export async function forEachConcurrent<T>(items: T[], limit: number, fn: (item:
     while (next < items.length) await fn(items[next++]!);
   });
   await Promise.all(workers);
+}
+
+/** A file's entry as known when its size, mtime and mode are unchanged; otherwise it is queued to be hashed. */
+function recordFile(
+  out: { entries: Entries; stats: Record<string, FileStat>; candidates: [string, FileStat, number][] },
+  rel: string,
+  stat: FileStat,
+  known: Pick<LocalState, 'entries' | 'stats'> | undefined,
+): void {
+  const prevStat = known?.stats[rel];
+  const prevEntry = known?.entries[rel];
+  out.stats[rel] = stat;
+  if (prevEntry?.type === 'file' && prevStat && prevStat.size === stat.size && prevStat.mtimeMs === stat.mtimeMs && prevStat.mode === stat.mode) {
+    out.entries[rel] = { type: 'file', sha256: prevEntry.sha256, size: stat.size, mode: stat.mode };
+  } else {
+    out.candidates.push([rel, stat, stat.mode]);
+  }
 }

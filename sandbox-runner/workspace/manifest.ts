@@ -7,10 +7,7 @@ import { keySyntaxProblem, showKey } from '../common/file-keys.ts';
  * both publish the next one, plus an occasional full snapshot so a cold reader never replays a
  * long chain.
  */
-export type ManifestEntry =
-  | { type: 'file'; sha256: string; size: number; mode: number }
-  | { type: 'symlink'; target: string }
-  | { type: 'dir'; mode: number };
+export type ManifestEntry = { type: 'file'; sha256: string; size: number; mode: number } | { type: 'symlink'; target: string } | { type: 'dir'; mode: number };
 
 export type Entries = Record<string, ManifestEntry>;
 

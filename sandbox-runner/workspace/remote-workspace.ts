@@ -134,9 +134,7 @@ export class RemoteWorkspace {
     const candidates: { version: number; nonce: string; key: string }[] = [];
     let token: string | undefined;
     do {
-      const page = await this.s3.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key('snapshots/'), ContinuationToken: token }),
-      );
+      const page = await this.s3.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key('snapshots/'), ContinuationToken: token }));
       for (const o of page.Contents ?? []) {
         const m = SNAPSHOT_KEY.exec(o.Key ?? '');
         if (m && Number(m[1]) <= maxVersion) candidates.push({ version: Number(m[1]), nonce: m[2]!, key: o.Key! });
@@ -207,11 +205,7 @@ export class RemoteWorkspace {
    * errors: a file that cannot be read would be an unhandled 'error' event (the end of the
    * process). Here its error aborts the request and becomes this call's error instead.
    */
-  async put(
-    key: string,
-    body: string | Uint8Array | Readable,
-    opts: { create?: boolean; contentLength?: number; contentType?: string } = {},
-  ): Promise<void> {
+  async put(key: string, body: string | Uint8Array | Readable, opts: { create?: boolean; contentLength?: number; contentType?: string } = {}): Promise<void> {
     const abort = new AbortController();
     let bodyError: unknown;
     const onBodyError = (err: unknown) => {
@@ -254,4 +248,3 @@ export function isNotFound(err: unknown): boolean {
 export function isPreconditionFailed(err: unknown): boolean {
   return httpStatus(err) === 412;
 }
-

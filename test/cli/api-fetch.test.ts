@@ -16,7 +16,9 @@ describe('the CLI sends the payload hash a CloudFront-fronted stack needs', () =
       req.on('end', () => {
         const body = Buffer.concat(chunks);
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ sent: req.headers['x-amz-content-sha256'] ?? null, actual: createHash('sha256').update(body).digest('hex'), length: body.length }));
+        res.end(
+          JSON.stringify({ sent: req.headers['x-amz-content-sha256'] ?? null, actual: createHash('sha256').update(body).digest('hex'), length: body.length }),
+        );
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -34,7 +36,10 @@ describe('the CLI sends the payload hash a CloudFront-fronted stack needs', () =
 
   it('hashes the bodies the typed client serialises', async () => {
     const client = createClient<Record<string, never>>({ baseUrl: url, fetch: apiFetch });
-    const { data } = await (client as unknown as { POST: (p: string, o: unknown) => Promise<{ data: { sent: string; actual: string } }> }).POST('/v1/sessions', { body: { title: 't' } });
+    const { data } = await (client as unknown as { POST: (p: string, o: unknown) => Promise<{ data: { sent: string; actual: string } }> }).POST(
+      '/v1/sessions',
+      { body: { title: 't' } },
+    );
     expect(data.sent).toBe(data.actual);
   });
 

@@ -18,8 +18,17 @@ describe('the stratus CLI on the paths a new user takes first', () => {
   /** The CLI in its own process, logged in through STRATUS_URL/STRATUS_TOKEN, with a fresh config folder (no default session). */
   const stratus = (env: Record<string, string>, ...args: string[]) =>
     new Promise<Ran>((resolve) => {
-      const full = { ...process.env, STRATUS_CONFIG_DIR: path.join(tmp.dir, `config-${Math.random()}`), STRATUS_URL: fx.stack.apiUrl, STRATUS_TOKEN: fx.stack.token, NODE_OPTIONS: '', ...env };
-      execFile(process.execPath, [BIN, ...args], { env: full, timeout: 120_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+      const full = {
+        ...process.env,
+        STRATUS_CONFIG_DIR: path.join(tmp.dir, `config-${Math.random()}`),
+        STRATUS_URL: fx.stack.apiUrl,
+        STRATUS_TOKEN: fx.stack.token,
+        NODE_OPTIONS: '',
+        ...env,
+      };
+      execFile(process.execPath, [BIN, ...args], { env: full, timeout: 120_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
     });
   const sessionIds = async () => ((await fx.api.request('GET', '/v1/sessions?limit=200')).json.sessions as { id: string }[]).map((s) => s.id);
 
@@ -45,9 +54,14 @@ describe('the stratus CLI on the paths a new user takes first', () => {
     expect(ls.stderr).toBe(`stratus: Cannot reach http://127.0.0.1:${port}/v1/sessions?limit=20&order=activity: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
-  it('prints tool results as they are: one more line, a result that starts with a blank line, the stored duration of a replayed call', { timeout: 200_000 }, async () => {
+  it('prints tool results as they are: one more line, a result that starts with a blank line, the stored duration of a replayed call', {
+    timeout: 200_000,
+  }, async () => {
     const made = JSON.parse((await stratus({}, '--json', 'new')).stdout).session.id as string;
-    fx.stack.model!.enqueue({ content: [bash('toolu_five', 'seq 5'), bash('toolu_blank', "printf '\\nafter a blank line'"), bash('toolu_slow', 'sleep 1.5; echo slept')] }, text('Done.'));
+    fx.stack.model!.enqueue(
+      { content: [bash('toolu_five', 'seq 5'), bash('toolu_blank', "printf '\\nafter a blank line'"), bash('toolu_slow', 'sleep 1.5; echo slept')] },
+      text('Done.'),
+    );
     const run = await stratus({}, 'run', '-s', made, 'three commands');
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/ {2}⎿ 1\n {4}2\n {4}3\n {4}4\n {4}… 1 more line \(\d+\.\ds\)\n/);
@@ -76,7 +90,13 @@ describe('the stratus CLI on the paths a new user takes first', () => {
     const cliLines = block.split('\n').filter((l) => /\bstratus\b/.test(l) && !l.startsWith('npm start'));
     expect(cliLines.length).toBeGreaterThan(5);
     for (const line of cliLines) expect(line).toMatch(/(^|\) )npm run -s stratus -- /);
-    for (const doc of ['README.md', ...readdirSync('docs').filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]) expect(readFileSync(doc, 'utf8'), doc).not.toContain('npx stratus');
+    for (const doc of [
+      'README.md',
+      ...readdirSync('docs')
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ])
+      expect(readFileSync(doc, 'utf8'), doc).not.toContain('npx stratus');
 
     // A registry that only counts: the invocation must never ask it anything.
     const asked: string[] = [];
@@ -92,11 +112,21 @@ describe('the stratus CLI on the paths a new user takes first', () => {
     mkdirSync(project);
     writeFileSync(path.join(project, 'a.txt'), 'relative\n');
     try {
-      const env = { ...process.env, STRATUS_CONFIG_DIR: path.join(tmp.dir, 'readme-config'), STRATUS_URL: fx.stack.apiUrl, STRATUS_TOKEN: fx.stack.token, NODE_OPTIONS: '', npm_config_registry: `http://127.0.0.1:${(registry.address() as AddressInfo).port}/` };
+      const env = {
+        ...process.env,
+        STRATUS_CONFIG_DIR: path.join(tmp.dir, 'readme-config'),
+        STRATUS_URL: fx.stack.apiUrl,
+        STRATUS_TOKEN: fx.stack.token,
+        NODE_OPTIONS: '',
+        npm_config_registry: `http://127.0.0.1:${(registry.address() as AddressInfo).port}/`,
+      };
       const made = await new Promise<Ran>((resolve) => {
         // The exact invocation of the README's CLI section, run from a folder inside the repository.
-        execFile('npm', ['run', '-s', 'stratus', '--', '--json', 'new', '--from', './project'], { cwd: work, env: { ...env, PATH: process.env.PATH! }, timeout: 120_000 }, (err, stdout, stderr) =>
-          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        execFile(
+          'npm',
+          ['run', '-s', 'stratus', '--', '--json', 'new', '--from', './project'],
+          { cwd: work, env: { ...env, PATH: process.env.PATH! }, timeout: 120_000 },
+          (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
       });
       expect(made.code, made.stderr).toBe(0);

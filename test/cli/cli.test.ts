@@ -16,9 +16,14 @@ describe('the stratus CLI against the local stack', () => {
   /** Runs the CLI as a user would (its own process), with its config in a temp folder. */
   const stratus = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [BIN, ...args], { env: { ...process.env, STRATUS_CONFIG_DIR: configDir, NODE_OPTIONS: '' }, timeout: 60_000 }, (err, stdout, stderr) => {
-        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
+      execFile(
+        process.execPath,
+        [BIN, ...args],
+        { env: { ...process.env, STRATUS_CONFIG_DIR: configDir, NODE_OPTIONS: '' }, timeout: 60_000 },
+        (err, stdout, stderr) => {
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+        },
+      );
     });
 
   it('logs in, streams a turn, answers an approval and pulls the workspace', { timeout: 400_000 }, async () => {
@@ -70,7 +75,10 @@ describe('the stratus CLI against the local stack', () => {
     const ls = await stratus('--json', 'ls');
     expect(JSON.parse(ls.stdout).sessions.map((s: { id: string }) => s.id)).toContain(sessionId);
     const attached = await stratus('--json', 'attach', sessionId);
-    const events = attached.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const events = attached.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     expect(events.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'end_turn' });
     const log = await stratus('log', sessionId);
     expect(log.stdout).toContain('[Bash {"command":"echo made by the agent > src/out.txt"}]');
@@ -118,8 +126,17 @@ describe('the stratus CLI against the local stack', () => {
     const adminToken = Object.entries(fx.stack.deps.config.apiTokens).find(([, tenant]) => tenant === '@admin')![0];
     const as = (token: string, ...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const env = { ...process.env, STRATUS_CONFIG_DIR: path.join(tmp.dir, 'admin-config'), STRATUS_URL: fx.stack.apiUrl, STRATUS_TOKEN: token, STRATUS_ADMIN_TOKEN: adminToken, NODE_OPTIONS: '' };
-        execFile(process.execPath, [BIN, ...args], { env, timeout: 120_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+        const env = {
+          ...process.env,
+          STRATUS_CONFIG_DIR: path.join(tmp.dir, 'admin-config'),
+          STRATUS_URL: fx.stack.apiUrl,
+          STRATUS_TOKEN: token,
+          STRATUS_ADMIN_TOKEN: adminToken,
+          NODE_OPTIONS: '',
+        };
+        execFile(process.execPath, [BIN, ...args], { env, timeout: 120_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
       });
     // Incompressible bytes past DIRECT_UPLOAD_MAX_BYTES (4 MiB): the archive goes to S3 with the form.
     const big = path.join(tmp.dir, 'big');
@@ -130,7 +147,9 @@ describe('the stratus CLI against the local stack', () => {
     expect(made.code, made.stderr).toBe(0);
     const { session, workspace } = JSON.parse(made.stdout);
     expect(workspace).toMatchObject({ files: 1, bytes: bytes.length });
-    const file = await fetch(`${fx.stack.apiUrl}/v1/sessions/${session.id}/workspace/files/blob.bin`, { headers: { authorization: `Bearer ${fx.stack.token}` } });
+    const file = await fetch(`${fx.stack.apiUrl}/v1/sessions/${session.id}/workspace/files/blob.bin`, {
+      headers: { authorization: `Bearer ${fx.stack.token}` },
+    });
     expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
 
     const created = await as(fx.stack.token, '--json', 'admin', 'tokens', 'create', '--tenant', 'cli-tenant', '--label', 'from the cli');

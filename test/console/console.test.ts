@@ -26,7 +26,10 @@ describe('the web console', { timeout: 150_000 }, () => {
     github.gh = await startGithubApiServer({ appId: '77', appPublicKey: publicKey });
   });
   afterAll(() => github.gh?.close());
-  const fx = useLocalStack(() => ({ turn: { heartbeatMs: 200 }, github: { webhookSecret: 'console-secret', appId: '77', privateKey: github.privateKey, apiUrl: github.gh.url } }));
+  const fx = useLocalStack(() => ({
+    turn: { heartbeatMs: 200 },
+    github: { webhookSecret: 'console-secret', appId: '77', privateKey: github.privateKey, apiUrl: github.gh.url },
+  }));
   let browser: Browser;
   let page: Page;
   let base: string;
@@ -82,14 +85,23 @@ describe('the web console', { timeout: 150_000 }, () => {
     }`);
     // The first answer streams slowly (a pause between stream events); the demo brain reports after the call.
     const preface = 'Let me run that for you: it prints a greeting, and I will tell you what came back.';
-    fx.stack.model!.enqueue({ content: [{ type: 'text', text: preface }, { type: 'tool_use', name: 'Bash', input: { command: 'echo hello-console' } }], stopReason: 'tool_use', delayMs: 150 });
+    fx.stack.model!.enqueue({
+      content: [
+        { type: 'text', text: preface },
+        { type: 'tool_use', name: 'Bash', input: { command: 'echo hello-console' } },
+      ],
+      stopReason: 'tool_use',
+      delayMs: 150,
+    });
     await page.getByLabel('Prompt').fill('please run `echo hello-console`');
     await page.getByRole('button', { name: 'Send' }).click();
     const tool = page.locator('details.tool[data-tool="Bash"]').first();
     await tool.locator('summary').getByText('done').waitFor();
     await tool.locator('summary').click();
     expect(await tool.locator('pre').allTextContents()).toEqual(['echo hello-console', 'hello-console']);
-    expect(posts.map((p) => new URL(p.url).pathname)).toEqual(expect.arrayContaining(['/v1/sessions', expect.stringMatching(/^\/v1\/sessions\/[^/]+\/turns$/)]));
+    expect(posts.map((p) => new URL(p.url).pathname)).toEqual(
+      expect.arrayContaining(['/v1/sessions', expect.stringMatching(/^\/v1\/sessions\/[^/]+\/turns$/)]),
+    );
     for (const p of posts) expect(p.hash).toBe(createHash('sha256').update(p.body).digest('hex'));
     expect(await tool.locator('summary').textContent()).toMatch(/\d+(\.\d)? (ms|s)$/);
     await page.getByText('The scripted model ran 1 tool call(s):').waitFor();
@@ -103,13 +115,16 @@ describe('the web console', { timeout: 150_000 }, () => {
     await shot('session');
   });
 
-  it('shows the agent\'s task list as a checklist while the turn writes it, and after a reload', async () => {
+  it("shows the agent's task list as a checklist while the turn writes it, and after a reload", async () => {
     const todos = [
       { content: 'Read the code', status: 'completed', activeForm: 'Reading the code' },
       { content: 'Fix the bug', status: 'in_progress', activeForm: 'Fixing the bug' },
       { content: 'Run the tests', status: 'pending', activeForm: 'Running the tests' },
     ];
-    fx.stack.model!.enqueue({ content: [{ type: 'tool_use', name: 'TodoWrite', input: { todos } }], stopReason: 'tool_use' }, { content: [{ type: 'text', text: 'Planned.' }] });
+    fx.stack.model!.enqueue(
+      { content: [{ type: 'tool_use', name: 'TodoWrite', input: { todos } }], stopReason: 'tool_use' },
+      { content: [{ type: 'text', text: 'Planned.' }] },
+    );
     await page.getByLabel('Prompt').fill('plan it');
     await page.getByRole('button', { name: 'Send' }).click();
     const list = page.getByRole('region', { name: /Task list/ });
@@ -119,7 +134,10 @@ describe('the web console', { timeout: 150_000 }, () => {
     expect(await list.getByRole('checkbox', { name: 'Run the tests: pending' }).isChecked()).toBe(false);
     await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
     await page.reload();
-    await page.getByRole('region', { name: /Task list/ }).getByText('Fixing the bug').waitFor();
+    await page
+      .getByRole('region', { name: /Task list/ })
+      .getByText('Fixing the bug')
+      .waitFor();
     await expectAccessible();
   });
 
@@ -128,7 +146,7 @@ describe('the web console', { timeout: 150_000 }, () => {
     const sid = (listed.json.sessions as { id: string; title?: string }[]).find((x) => x.title === 'Watch a turn')!.id;
     // Two turns through the API (the demo brain runs a backticked command): one writes the file, one edits it.
     expect((await fx.api.turn(sid, "please run `printf 'alpha\\nbeta\\ngamma\\n' > poem.txt`")).json).toMatchObject({ stopReason: 'end_turn' });
-    expect((await fx.api.turn(sid, "please run `sed -i s/beta/BETA/ poem.txt`")).json).toMatchObject({ stopReason: 'end_turn' });
+    expect((await fx.api.turn(sid, 'please run `sed -i s/beta/BETA/ poem.txt`')).json).toMatchObject({ stopReason: 'end_turn' });
     // The page may show this session already (an earlier test): load it afresh.
     await page.goto(`${base}#/sessions/${sid}`);
     await page.reload();
@@ -205,7 +223,10 @@ describe('the web console', { timeout: 150_000 }, () => {
     await expectAccessible();
     await shot('approvals-phone');
     await allow.click();
-    await page.getByRole('status').getByText(/Answered/).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(/Answered/)
+      .waitFor();
 
     await page.setViewportSize({ width: 1200, height: 900 });
     await page.goto(sessionUrl);
@@ -242,7 +263,9 @@ describe('the web console', { timeout: 150_000 }, () => {
     await page.getByRole('button', { name: 'Create schedule' }).click();
     await page.getByRole('heading', { name: /nightly tests/ }).waitFor();
     const listed = await fx.api.request('GET', '/v1/schedules');
-    expect(listed.json.schedules.map((s: { name: string; cron: string; timezone: string }) => [s.name, s.cron, s.timezone])).toEqual([['nightly tests', '30 2 * * *', 'Europe/Paris']]);
+    expect(listed.json.schedules.map((s: { name: string; cron: string; timezone: string }) => [s.name, s.cron, s.timezone])).toEqual([
+      ['nightly tests', '30 2 * * *', 'Europe/Paris'],
+    ]);
     await expectAccessible();
     await shot('schedules');
   });
@@ -251,22 +274,37 @@ describe('the web console', { timeout: 150_000 }, () => {
     // A run as the GitHub worker records it (the webhook path itself is covered by the GitHub tests).
     const now = new Date().toISOString();
     await fx.stack.deps.github.putRun({
-      runId: 'ghr_console', tenantId: 'local', createdAt: now, updatedAt: now, deliveryId: 'd-console', repository: 'octo-org/app',
-      number: 42, kind: 'issue', trigger: 'label', sender: 'octocat', branch: 'stratus/issue-42', outcome: 'pr_opened',
-      pullRequestUrl: 'https://github.com/octo-org/app/pull/43', cost: { inputTokens: 1200, outputTokens: 300, usd: 0.0081 },
+      runId: 'ghr_console',
+      tenantId: 'local',
+      createdAt: now,
+      updatedAt: now,
+      deliveryId: 'd-console',
+      repository: 'octo-org/app',
+      number: 42,
+      kind: 'issue',
+      trigger: 'label',
+      sender: 'octocat',
+      branch: 'stratus/issue-42',
+      outcome: 'pr_opened',
+      pullRequestUrl: 'https://github.com/octo-org/app/pull/43',
+      cost: { inputTokens: 1200, outputTokens: 300, usd: 0.0081 },
     });
     await page.goto(`${base}#/github`);
     // Not installed yet: the API's refusal is shown.
     await page.getByLabel('Repository (owner/name)').fill('octo-org/app');
     await page.getByRole('button', { name: 'Connect' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('is not in the repository list of any GitHub App installation this tenant has claimed');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('is not in the repository list of any GitHub App installation this tenant has claimed');
     // The install link; GitHub installs the App on octo-org and sends the browser back to the setup URL.
     await page.getByRole('button', { name: 'Get an install link' }).click();
     const href = (await page.getByRole('link', { name: 'Install the App on GitHub' }).getAttribute('href'))!;
     expect(href).toContain(`${github.gh.url}/apps/stratus-test/installations/new?state=`);
     github.gh.addInstallation(808, 'octo-org');
     github.gh.addRepository({ id: 4_343, fullName: 'octo-org/app', installationId: 808 });
-    const back = await fetch(`${fx.stack.apiUrl}/v1/github/installations/setup?installation_id=808&setup_action=install&state=${new URL(href).searchParams.get('state')}`);
+    const back = await fetch(
+      `${fx.stack.apiUrl}/v1/github/installations/setup?installation_id=808&setup_action=install&state=${new URL(href).searchParams.get('state')}`,
+    );
     expect(back.status).toBe(201);
     await page.reload();
     await page.getByRole('list', { name: 'Claimed installations' }).getByText('Installation 808 on octo-org').waitFor();
@@ -314,7 +352,8 @@ describe('the web console', { timeout: 150_000 }, () => {
     await page.getByRole('heading', { name: new RegExp(title) }).waitFor();
     return id;
   };
-  const loadedScripts = () => page.evaluate("performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.js'))") as Promise<string[]>;
+  const loadedScripts = () =>
+    page.evaluate("performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('.js'))") as Promise<string[]>;
 
   it('highlights a source file in the viewer, loading the highlighter only when a file is opened', async () => {
     const source = 'export const answer: number = 42; // the answer\n';
@@ -345,8 +384,22 @@ describe('the web console', { timeout: 150_000 }, () => {
     await openSession('Watch a turn');
     fx.stack.model!.enqueue(
       { content: [{ type: 'tool_use', id: 'toolu_cons_seq', name: 'Bash', input: { command: 'seq 1 40000' } }], stopReason: 'tool_use' },
-      { content: [{ type: 'tool_use', id: 'toolu_cons_agent', name: 'Agent', input: { description: 'read the notes', prompt: 'SUB: read notes.txt', subagent_type: 'Explore' } }], stopReason: 'tool_use' },
-      { content: [{ type: 'tool_use', id: 'toolu_cons_sub_read', name: 'Read', input: { file_path: '/workspace/notes.txt' } }], stopReason: 'tool_use', delayMs: 100 },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_cons_agent',
+            name: 'Agent',
+            input: { description: 'read the notes', prompt: 'SUB: read notes.txt', subagent_type: 'Explore' },
+          },
+        ],
+        stopReason: 'tool_use',
+      },
+      {
+        content: [{ type: 'tool_use', id: 'toolu_cons_sub_read', name: 'Read', input: { file_path: '/workspace/notes.txt' } }],
+        stopReason: 'tool_use',
+        delayMs: 100,
+      },
       { content: [{ type: 'text', text: 'There are no notes.' }] },
       { content: [{ type: 'text', text: 'Both done.' }] },
     );
@@ -412,18 +465,31 @@ describe('the web console', { timeout: 150_000 }, () => {
     const turnPicker = figure.getByLabel('Turn shown in the timeline');
     const messages = await fx.api.messages(sessionId);
     // Every stored turn with a model answer after its first message: each one that asked, and each one an answer resumed.
-    expect(await turnPicker.locator('option').count()).toBe(new Set(messages.filter((m: { kind: string }, i: number) => m.kind === 'assistant' && messages[i - 1]?.turnId === messages[i].turnId).map((m: { turnId: string }) => m.turnId)).size);
+    expect(await turnPicker.locator('option').count()).toBe(
+      new Set(
+        messages
+          .filter((m: { kind: string }, i: number) => m.kind === 'assistant' && messages[i - 1]?.turnId === messages[i].turnId)
+          .map((m: { turnId: string }) => m.turnId),
+      ).size,
+    );
     expect(await turnPicker.locator('option').count()).toBeGreaterThanOrEqual(4);
     await turnPicker.selectOption({ index: 0 });
     const asked = messages.filter((m: { turnId: string }) => m.turnId === messages[0].turnId);
     const modelMs = Date.parse(asked[1].createdAt) - Date.parse(asked[0].createdAt);
-    expect(await figure.getByRole('img').first().getAttribute('aria-label')).toBe(`model call from 0 ms for ${modelMs < 1_000 ? `${modelMs} ms` : `${(modelMs / 1_000).toFixed(1)} s`}`);
+    expect(await figure.getByRole('img').first().getAttribute('aria-label')).toBe(
+      `model call from 0 ms for ${modelMs < 1_000 ? `${modelMs} ms` : `${(modelMs / 1_000).toFixed(1)} s`}`,
+    );
     await expectAccessibleInBothThemes();
     await shot('session-stored-timeline');
   });
 
   it('edits a schedule and deletes it after a second, explicit confirmation', async () => {
-    const created = await fx.api.request('POST', '/v1/schedules', { name: 'weekly report', cron: '0 9 * * 1', timezone: 'UTC', prompt: 'please write the report' });
+    const created = await fx.api.request('POST', '/v1/schedules', {
+      name: 'weekly report',
+      cron: '0 9 * * 1',
+      timezone: 'UTC',
+      prompt: 'please write the report',
+    });
     expect(created.status).toBe(201);
     const id = created.json.id as string;
     await page.goto(`${base}#/schedules`);
@@ -436,7 +502,11 @@ describe('the web console', { timeout: 150_000 }, () => {
     await expectAccessibleInBothThemes();
     await form.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('heading', { name: /weekly summary/ }).waitFor();
-    expect((await fx.api.request('GET', `/v1/schedules/${id}`)).json).toMatchObject({ name: 'weekly summary', cron: '15 4 * * 1', prompt: 'please write the report' });
+    expect((await fx.api.request('GET', `/v1/schedules/${id}`)).json).toMatchObject({
+      name: 'weekly summary',
+      cron: '15 4 * * 1',
+      prompt: 'please write the report',
+    });
 
     const renamed = page.getByRole('region', { name: /weekly summary/ });
     await renamed.getByRole('button', { name: 'Delete…' }).click();
@@ -461,10 +531,13 @@ describe('the web console', { timeout: 150_000 }, () => {
         await page.locator('main h1').first().waitFor();
         // Every list the page fetches has arrived (the widest content comes with the data).
         await page.waitForLoadState('networkidle');
-        if (name === 'session') await page.getByLabel('Show the changes of').locator('option', { hasText: 'a prompt long enough' }).waitFor({ state: 'attached' });
+        if (name === 'session')
+          await page.getByLabel('Show the changes of').locator('option', { hasText: 'a prompt long enough' }).waitFor({ state: 'attached' });
         if (name === 'sessions') await page.getByText(sessionId).waitFor();
         // Page-side code as text (the project type-checks against Node's globals).
-        const fit = (await page.evaluate(`({ width: document.documentElement.scrollWidth, header: document.querySelector('header.bar').getBoundingClientRect().height })`)) as { width: number; header: number };
+        const fit = (await page.evaluate(
+          `({ width: document.documentElement.scrollWidth, header: document.querySelector('header.bar').getBoundingClientRect().height })`,
+        )) as { width: number; header: number };
         expect({ name, width: fit.width }).toEqual({ name, width: 390 });
         // Two rows of 40 px touch targets and their padding; three rows took 177 px.
         expect(fit.header).toBeLessThanOrEqual(100);
@@ -490,7 +563,9 @@ describe('the web console', { timeout: 150_000 }, () => {
 
   it("shows a session's set-up steps on its page: the failure, what they could reach and the end of their output", async () => {
     const create = await fx.api.request('POST', '/v1/sessions', {
-      title: 'Set-up fails', files: { 'README.md': 'x\n' }, settings: { setup: { script: 'echo "npm ERR! 404 left-pad is not in this registry" >&2; exit 1' } },
+      title: 'Set-up fails',
+      files: { 'README.md': 'x\n' },
+      settings: { setup: { script: 'echo "npm ERR! 404 left-pad is not in this registry" >&2; exit 1' } },
     });
     const sid = create.json.id as string;
     expect((await fx.api.turn(sid, 'hello')).json).toMatchObject({ stopReason: 'end_turn' });

@@ -55,7 +55,9 @@ describe('the bundled API function', () => {
     const startInputs = start.flatMap((f) => Object.keys(metafile.outputs[f]!.inputs));
     expect(startInputs.filter((input) => /node_modules\/zod\/v4\/locales\/(?!en\.js)|node_modules\/@anthropic-ai\/sdk\/client\.mjs/.test(input))).toEqual([]);
     // The AWS SDK clients most requests never call, and croner (schedules only), load on first use.
-    expect(startInputs.filter((input) => /node_modules\/(@aws-sdk\/client-(s3|lambda|sts|scheduler)|@aws-sdk\/s3-presigned-post|croner)\//.test(input))).toEqual([]);
+    expect(
+      startInputs.filter((input) => /node_modules\/(@aws-sdk\/client-(s3|lambda|sts|scheduler)|@aws-sdk\/s3-presigned-post|croner)\//.test(input)),
+    ).toEqual([]);
     expect(startInputs).toContain('node_modules/@aws-sdk/client-dynamodb/dist-es/DynamoDBClient.js');
     expect(startInputs).toContain('node_modules/zod/v4/locales/en.js');
     const script = path.join(tmp.dir, 'invoke.mjs');
@@ -117,7 +119,12 @@ describe('the model clients and the X-Ray tracer, bundled', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [bundle, model.url], {
       env: { PATH: process.env.PATH, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     });
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ text: 'bundled hello', anthropic: 'anthropic hello', tracer: 'loaded', readOnly: [true, false] });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({
+      text: 'bundled hello',
+      anthropic: 'anthropic hello',
+      tracer: 'loaded',
+      readOnly: [true, false],
+    });
     expect(model.requests.map((r) => r.body.model)).toEqual(['global.anthropic.claude-sonnet-5-5', 'claude-sonnet-5-5']);
   }, 180_000);
 });

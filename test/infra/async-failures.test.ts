@@ -20,7 +20,11 @@ describe('failed async work, concurrency and tracing in the template', () => {
       });
     }
     expect(configs).toHaveLength(2);
-    s.template.hasResourceProperties('AWS::SQS::Queue', { QueueName: 'stratus-prod-async-failures', MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+    s.template.hasResourceProperties('AWS::SQS::Queue', {
+      QueueName: 'stratus-prod-async-failures',
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
     s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'stratus-prod-asyncFailures',
       MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -30,8 +34,13 @@ describe('failed async work, concurrency and tracing in the template', () => {
   });
 
   it('keeps alarm notifications the e-mail subscription cannot deliver, in a queue only the topic may send to', () => {
-    s.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', RedrivePolicy: { deadLetterTargetArn: arnOf(s.stack.alarms.deliveryFailures) } });
-    const policies = Object.values(s.template.findResources('AWS::SQS::QueuePolicy')).filter((p) => JSON.stringify(p.Properties.Queues).includes(s.id(s.stack.alarms.deliveryFailures)));
+    s.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      RedrivePolicy: { deadLetterTargetArn: arnOf(s.stack.alarms.deliveryFailures) },
+    });
+    const policies = Object.values(s.template.findResources('AWS::SQS::QueuePolicy')).filter((p) =>
+      JSON.stringify(p.Properties.Queues).includes(s.id(s.stack.alarms.deliveryFailures)),
+    );
     const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement as Record<string, unknown>[]).filter((st) => st.Effect === 'Allow');
     expect(statements).toEqual([
       {

@@ -49,7 +49,11 @@ describe('the model provider in the stack', () => {
     expect(bedrock.stack.secrets.anthropicApiKey).toBeUndefined();
     for (const fn of [bedrock.stack.api.fn, bedrock.stack.cron.fn]) {
       const env = envOf(bedrock, fn);
-      expect(env).toMatchObject({ STRATUS_MODEL_PROVIDER: 'bedrock', STRATUS_MODEL: 'global.anthropic.claude-sonnet-5-5', STRATUS_FALLBACK_MODEL: 'anthropic.claude-haiku-5-0' });
+      expect(env).toMatchObject({
+        STRATUS_MODEL_PROVIDER: 'bedrock',
+        STRATUS_MODEL: 'global.anthropic.claude-sonnet-5-5',
+        STRATUS_FALLBACK_MODEL: 'anthropic.claude-haiku-5-0',
+      });
       expect(env).not.toHaveProperty('STRATUS_ANTHROPIC_KEY_SECRET');
     }
     expect(Object.keys(bedrock.template.findOutputs('*'))).not.toContain('AnthropicKeySecret');
@@ -71,7 +75,9 @@ describe('the model from CDK context (-c modelProvider / model / fallbackModel)'
     expect(withModelContext(stage, { name: 'claude-z' })).toEqual({ ...stage, name: 'claude-z' });
     expect(withModelContext(stage, { provider: 'bedrock' })).toEqual({ provider: 'bedrock', name: DEFAULT_MODELS.bedrock });
     expect(withModelContext(stage, { provider: 'bedrock', name: 'us.anthropic.m', fallback: 'us.anthropic.f' })).toEqual({
-      provider: 'bedrock', name: 'us.anthropic.m', fallback: 'us.anthropic.f',
+      provider: 'bedrock',
+      name: 'us.anthropic.m',
+      fallback: 'us.anthropic.f',
     });
   });
   it('refuses an unknown provider by name', () => {

@@ -4,12 +4,13 @@ import { domainFromContext } from '../../infra/config/domain-context.ts';
 import { synthStage, type Synthesized } from './synth-stack.ts';
 
 const CERTIFICATE = 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666';
-const withDomain = (githubApp: boolean) => synthStage('prod', (s) => ({
-  ...s,
-  githubApp,
-  github: { ...s.github, appId: '12345' },
-  api: { ...s.api, domain: { names: ['agents.example.com'], certificateArn: CERTIFICATE } },
-}));
+const withDomain = (githubApp: boolean) =>
+  synthStage('prod', (s) => ({
+    ...s,
+    githubApp,
+    github: { ...s.github, appId: '12345' },
+    api: { ...s.api, domain: { names: ['agents.example.com'], certificateArn: CERTIFICATE } },
+  }));
 
 describe('the optional custom domain: CloudFront with origin access control in front of the streaming Function URL', () => {
   let plain: Synthesized;

@@ -19,12 +19,18 @@ describe('tables and bucket', () => {
     expect(sessions.GlobalSecondaryIndexes).toEqual([
       {
         IndexName: 'byTenant',
-        KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'createdAt', KeyType: 'RANGE' }],
+        KeySchema: [
+          { AttributeName: 'tenantId', KeyType: 'HASH' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+        ],
         Projection: { ProjectionType: 'ALL' },
       },
       {
         IndexName: 'byActivity',
-        KeySchema: [{ AttributeName: 'tenantId', KeyType: 'HASH' }, { AttributeName: 'updatedAt', KeyType: 'RANGE' }],
+        KeySchema: [
+          { AttributeName: 'tenantId', KeyType: 'HASH' },
+          { AttributeName: 'updatedAt', KeyType: 'RANGE' },
+        ],
         Projection: { ProjectionType: 'ALL' },
       },
     ]);
@@ -53,9 +59,7 @@ describe('tables and bucket', () => {
       for (const table of tables) {
         expect(table.Properties.BillingMode).toBe('PAY_PER_REQUEST');
         expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: TTL_ATTRIBUTE, Enabled: true });
-        expect(table.Properties.Replicas).toEqual([
-          expect.objectContaining({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
-        ]);
+        expect(table.Properties.Replicas).toEqual([expect.objectContaining({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })]);
       }
     }
   });
@@ -82,7 +86,10 @@ describe('tables and bucket', () => {
       ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
     });
     expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
-      BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true,
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
     });
     expect(bucket.Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
   });
@@ -100,7 +107,10 @@ describe('tables and bucket', () => {
   });
 
   it('expires persisted tool results, old object versions (on the stage schedule) and short-lived uploads and stop markers (a day)', () => {
-    for (const [s, toolResultsDays, versionsDays] of [[dev, 14, 3], [prod, 90, 30]] as const) {
+    for (const [s, toolResultsDays, versionsDays] of [
+      [dev, 14, 3],
+      [prod, 90, 30],
+    ] as const) {
       const rules = s.template.findResources('AWS::S3::Bucket')[s.id(s.stack.data.bucket)]!.Properties.LifecycleConfiguration.Rules;
       expect(rules).toEqual([
         { Id: 'expire-tool-results', Prefix: 'tool-results/', ExpirationInDays: toolResultsDays, Status: 'Enabled' },

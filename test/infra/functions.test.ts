@@ -42,7 +42,10 @@ describe('Lambda functions', () => {
   });
 
   it('builds the runner from a container image, arm64, with 10 GB of /tmp and the stage memory', () => {
-    for (const [s, memory] of [[dev, 2048], [prod, 4096]] as const) {
+    for (const [s, memory] of [
+      [dev, 2048],
+      [prod, 4096],
+    ] as const) {
       const props = s.template.findResources('AWS::Lambda::Function')[s.id(s.stack.runner.fn)]!.Properties;
       expect(props.PackageType).toBe('Image');
       expect(props.Runtime).toBeUndefined();
@@ -59,7 +62,9 @@ describe('Lambda functions', () => {
       expect(runner.TenancyConfig).toEqual({ TenantIsolationMode: 'PER_TENANT' });
       // A new function name: the mode can only be set when a function is created.
       expect(runner.FunctionName).toBe(`stratus-${s === dev ? 'dev' : 'prod'}-tenant-runner`);
-      const isolated = Object.entries(functions).filter(([, f]) => f.Properties.TenancyConfig).map(([id]) => id);
+      const isolated = Object.entries(functions)
+        .filter(([, f]) => f.Properties.TenancyConfig)
+        .map(([id]) => id);
       expect(isolated).toEqual([s.id(s.stack.runner.fn)]);
     }
     // Lambda refuses tenant isolation together with a Function URL, provisioned concurrency or SnapStart.
@@ -93,7 +98,11 @@ describe('Lambda functions', () => {
     expect(env.STRATUS_WORKSPACE_ROLE_ARN).toEqual({ 'Fn::GetAtt': [dev.id(dev.stack.workspaceAccess.role), 'Arn'] });
     expect(env.STRATUS_RUNNER_FUNCTION).toEqual({ Ref: dev.id(dev.stack.runner.fn) });
     expect(env).toMatchObject({
-      STRATUS_STAGE: 'dev', POWERTOOLS_SERVICE_NAME: 'stratus-api', POWERTOOLS_METRICS_NAMESPACE: 'Stratus', POWERTOOLS_TRACE_ENABLED: 'true', POWERTOOLS_LOGGER_SAMPLE_RATE: '0',
+      STRATUS_STAGE: 'dev',
+      POWERTOOLS_SERVICE_NAME: 'stratus-api',
+      POWERTOOLS_METRICS_NAMESPACE: 'Stratus',
+      POWERTOOLS_TRACE_ENABLED: 'true',
+      POWERTOOLS_LOGGER_SAMPLE_RATE: '0',
     });
     const cron = dev.template.findResources('AWS::Lambda::Function')[dev.id(dev.stack.cron.fn)]!.Properties.Environment.Variables;
     expect(cron).toMatchObject({ STRATUS_STAGE: 'dev', POWERTOOLS_SERVICE_NAME: 'stratus-cron' });
@@ -104,10 +113,16 @@ describe('Lambda functions', () => {
   it('alarms on errors and throttles of every function', () => {
     for (const name of ['api', 'cron', 'runner']) {
       dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        AlarmName: `stratus-dev-${name}-errors`, MetricName: 'Errors', Namespace: 'AWS/Lambda', Threshold: 1,
+        AlarmName: `stratus-dev-${name}-errors`,
+        MetricName: 'Errors',
+        Namespace: 'AWS/Lambda',
+        Threshold: 1,
       });
       dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        AlarmName: `stratus-dev-${name}-throttles`, MetricName: 'Throttles', Namespace: 'AWS/Lambda', Threshold: 1,
+        AlarmName: `stratus-dev-${name}-throttles`,
+        MetricName: 'Throttles',
+        Namespace: 'AWS/Lambda',
+        Threshold: 1,
       });
     }
     dev.template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'stratus-dev-schedule-target-errors', Dimensions: Match.anyValue() });

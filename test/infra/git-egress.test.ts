@@ -61,7 +61,9 @@ describe('GitHub runs in the default deployment: git through a function outside 
       const roleId = s.id(s.stack.gitFunction!.role);
       expect(statementsOf(s.template, roleId)).toEqual([]);
       const role = resources(s)[roleId]!.Properties;
-      expect(role.ManagedPolicyArns.map((a: { 'Fn::Join': [string, unknown[]] }) => a['Fn::Join'][1].at(-1))).toEqual([':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']);
+      expect(role.ManagedPolicyArns.map((a: { 'Fn::Join': [string, unknown[]] }) => a['Fn::Join'][1].at(-1))).toEqual([
+        ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
+      ]);
       expect(propsOf(s, s.stack.gitFunction!.fn).Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
     }
   });
@@ -88,7 +90,11 @@ describe('GitHub runs in the default deployment: git through a function outside 
         .flatMap(([, p]) => (p.Properties.Roles as { Ref: string }[]).map((r) => r.Ref));
       expect(readers).toEqual([s.id(s.stack.githubWorker!.role)]);
       for (const role of [s.stack.runner.role, s.stack.gitFunction!.role]) {
-        expect(statementsOf(s.template, s.id(role)).flatMap(actionsOf).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+        expect(
+          statementsOf(s.template, s.id(role))
+            .flatMap(actionsOf)
+            .filter((a) => a.startsWith('secretsmanager:')),
+        ).toEqual([]);
       }
       for (const fn of [s.stack.runner.fn, s.stack.gitFunction!.fn]) expect(show(propsOf(s, fn).Environment)).not.toMatch(/GITHUB|SECRET/);
     }
@@ -121,7 +127,11 @@ describe('the egress forwarder in the default deployment', () => {
     expect(fn.Runtime).toBe('nodejs24.x');
     expect(fn.VpcConfig).toBeUndefined();
     expect(fn.ReservedConcurrentExecutions).toBeUndefined();
-    expect(fn.Environment.Variables).toEqual({ NODE_OPTIONS: '--enable-source-maps', STRATUS_BUCKET: { Ref: s.id(s.stack.data.bucket) }, POWERTOOLS_SERVICE_NAME: 'stratus-egress-forwarder' });
+    expect(fn.Environment.Variables).toEqual({
+      NODE_OPTIONS: '--enable-source-maps',
+      STRATUS_BUCKET: { Ref: s.id(s.stack.data.bucket) },
+      POWERTOOLS_SERVICE_NAME: 'stratus-egress-forwarder',
+    });
   });
 
   it('may read request objects and grants and write responses, nothing else', () => {
@@ -138,20 +148,41 @@ describe('the egress forwarder in the default deployment', () => {
     expect(notification!.BucketName).toEqual({ Ref: s.id(s.stack.data.bucket) });
     expect(notification!.NotificationConfiguration).toEqual({
       LambdaFunctionConfigurations: [
-        { Events: ['s3:ObjectCreated:*'], Filter: { Key: { FilterRules: [{ Name: 'suffix', Value: '.egress-request.json' }, { Name: 'prefix', Value: 'workspaces/' }] } }, LambdaFunctionArn: fnArn },
+        {
+          Events: ['s3:ObjectCreated:*'],
+          Filter: {
+            Key: {
+              FilterRules: [
+                { Name: 'suffix', Value: '.egress-request.json' },
+                { Name: 'prefix', Value: 'workspaces/' },
+              ],
+            },
+          },
+          LambdaFunctionArn: fnArn,
+        },
       ],
     });
-    const permissions = ofType(s, 'AWS::Lambda::Permission').map(([, r]) => r.Properties).filter((p) => show(p.FunctionName) === show(fnArn));
-    expect(permissions).toEqual([{ Action: 'lambda:InvokeFunction', FunctionName: fnArn, Principal: 's3.amazonaws.com', SourceAccount: '123456789012', SourceArn: bucketArn() }]);
+    const permissions = ofType(s, 'AWS::Lambda::Permission')
+      .map(([, r]) => r.Properties)
+      .filter((p) => show(p.FunctionName) === show(fnArn));
+    expect(permissions).toEqual([
+      { Action: 'lambda:InvokeFunction', FunctionName: fnArn, Principal: 's3.amazonaws.com', SourceAccount: '123456789012', SourceArn: bucketArn() },
+    ]);
   });
 
-  it('keeps grants out of the runner\'s reach: neither its role nor its VPC endpoint names them, and no role writes them yet (the harness\'s grant writer is not built)', () => {
+  it("keeps grants out of the runner's reach: neither its role nor its VPC endpoint names them, and no role writes them yet (the harness's grant writer is not built)", () => {
     const endpoint = ofType(s, 'AWS::EC2::VPCEndpoint')[0]![1].Properties;
     expect(show(endpoint.PolicyDocument)).not.toContain('egress-grants');
     // The runner's role holds its X-Ray statement only (test/infra/iam.test.ts).
-    expect(statementsOf(s.template, s.id(s.stack.runner.role))).toEqual([{ Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' }]);
+    expect(statementsOf(s.template, s.id(s.stack.runner.role))).toEqual([
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+    ]);
     const writers = Object.entries(s.template.findResources('AWS::IAM::Policy'))
-      .filter(([, p]) => (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some((st) => show(st.Resource).includes('egress-grants') && show(st.Action).includes('Put')))
+      .filter(([, p]) =>
+        (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
+          (st) => show(st.Resource).includes('egress-grants') && show(st.Action).includes('Put'),
+        ),
+      )
       .map(([id]) => id);
     expect(writers).toEqual([]);
   });

@@ -11,10 +11,14 @@ describe('GitHub issue fixing in AWS', () => {
     fns = s.template.findResources('AWS::Lambda::Function');
   });
 
-  it('serves the webhook on the API function\'s one Function URL (the route needs no IAM auth: deliveries are signed)', () => {
+  it("serves the webhook on the API function's one Function URL (the route needs no IAM auth: deliveries are signed)", () => {
     const urls = Object.values(s.template.findResources('AWS::Lambda::Url'));
     expect(urls).toHaveLength(1);
-    expect(urls[0]!.Properties).toMatchObject({ AuthType: 'NONE', InvokeMode: 'RESPONSE_STREAM', TargetFunctionArn: { 'Fn::GetAtt': [s.id(s.stack.api.fn), 'Arn'] } });
+    expect(urls[0]!.Properties).toMatchObject({
+      AuthType: 'NONE',
+      InvokeMode: 'RESPONSE_STREAM',
+      TargetFunctionArn: { 'Fn::GetAtt': [s.id(s.stack.api.fn), 'Arn'] },
+    });
     const api = fns[s.id(s.stack.api.fn)]!.Properties.Environment.Variables;
     expect(api.STRATUS_GITHUB_WEBHOOK_SECRET_ARN).toEqual({ Ref: s.id(s.stack.secrets.githubWebhookSecret!) });
     expect(api.STRATUS_GITHUB_WORKER_FUNCTION).toBe('stratus-prod-github-worker');
@@ -39,7 +43,11 @@ describe('GitHub issue fixing in AWS', () => {
   });
 
   it('hands the worker the App id and API root of the stage', () => {
-    const withApp = synthStage('dev', (stage) => ({ ...stage, githubApp: true, github: { ...stage.github, appId: '123456', apiUrl: 'https://ghe.example.com/api/v3' } }));
+    const withApp = synthStage('dev', (stage) => ({
+      ...stage,
+      githubApp: true,
+      github: { ...stage.github, appId: '123456', apiUrl: 'https://ghe.example.com/api/v3' },
+    }));
     const worker = withApp.template.findResources('AWS::Lambda::Function')[withApp.id(withApp.stack.githubWorker!.fn)]!.Properties.Environment.Variables;
     expect(worker).toMatchObject({ STRATUS_GITHUB_APP_ID: '123456', STRATUS_GITHUB_API_URL: 'https://ghe.example.com/api/v3' });
   });

@@ -10,7 +10,13 @@ import type { CoverageReport } from '../support/iam-coverage/check-calls.ts';
 
 const bucket = `arn:aws:s3:::${LOCAL_BUCKET}`;
 const table = (name: string) => `arn:aws:dynamodb:us-east-1:${LOCAL_ACCOUNT}:table/stratus-${name}`;
-const call = (fn: string | null, action: string, resource: string, context: Record<string, string> = {}, assumedRole?: RecordedCall['assumedRole']): RecordedCall => ({
+const call = (
+  fn: string | null,
+  action: string,
+  resource: string,
+  context: Record<string, string> = {},
+  assumedRole?: RecordedCall['assumedRole'],
+): RecordedCall => ({
   function: fn,
   action,
   resource,
@@ -18,12 +24,16 @@ const call = (fn: string | null, action: string, resource: string, context: Reco
   ...(assumedRole ? { assumedRole } : {}),
 });
 const workspaceRole = (id: string) => ({ role: 'stratus-workspace-access', sessionPolicy: sessionPolicyFor(LOCAL_BUCKET, id) });
-const purgeRole = (sessionId: string, workspaceId: string) => ({ role: 'stratus-session-purge', sessionPolicy: purgeSessionPolicy({ bucket: LOCAL_BUCKET, sessionId, workspaceId }) });
+const purgeRole = (sessionId: string, workspaceId: string) => ({
+  role: 'stratus-session-purge',
+  sessionPolicy: purgeSessionPolicy({ bucket: LOCAL_BUCKET, sessionId, workspaceId }),
+});
 
 /** The IAM coverage check (test/support/iam-coverage/) judging calls as the synthesized roles would. */
 describe('the IAM coverage check', () => {
   let report: CoverageReport;
-  const deniedActions = () => report.denied.map((d) => `${d.call.role.replace(/[A-F0-9]{8}$/, '')} ${d.call.action} ${d.call.resource.replace(/^.*:::[^/]+/, 'bucket')}`);
+  const deniedActions = () =>
+    report.denied.map((d) => `${d.call.role.replace(/[A-F0-9]{8}$/, '')} ${d.call.action} ${d.call.resource.replace(/^.*:::[^/]+/, 'bucket')}`);
 
   beforeAll(async () => {
     report = await checkRecordedCalls([
@@ -75,17 +85,26 @@ describe('the IAM coverage check', () => {
 describe('what the recorder maps an SDK call to', () => {
   const where = { region: 'us-east-1', account: LOCAL_ACCOUNT };
   it('gives each object of a DeleteObjects, a copy source, tags and versions their own IAM request', () => {
-    expect(iamRequestsOf('S3Client', 'DeleteObjectsCommand', { Bucket: 'b', Delete: { Objects: [{ Key: 'a' }, { Key: 'b', VersionId: 'v1' }] } }, where)).toEqual({
+    expect(
+      iamRequestsOf('S3Client', 'DeleteObjectsCommand', { Bucket: 'b', Delete: { Objects: [{ Key: 'a' }, { Key: 'b', VersionId: 'v1' }] } }, where),
+    ).toEqual({
       requests: [
         { action: 's3:DeleteObject', resource: 'arn:aws:s3:::b/a', context: {} },
         { action: 's3:DeleteObjectVersion', resource: 'arn:aws:s3:::b/b', context: {} },
       ],
     });
     expect(iamRequestsOf('S3Client', 'CopyObjectCommand', { Bucket: 'b', Key: 'to', CopySource: 'b/from%20x' }, where)).toMatchObject({
-      requests: [{ action: 's3:PutObject', resource: 'arn:aws:s3:::b/to' }, { action: 's3:GetObject', resource: 'arn:aws:s3:::b/from x' }],
+      requests: [
+        { action: 's3:PutObject', resource: 'arn:aws:s3:::b/to' },
+        { action: 's3:GetObject', resource: 'arn:aws:s3:::b/from x' },
+      ],
     });
-    expect(iamRequestsOf('S3Client', 'PutObjectCommand', { Bucket: 'b', Key: 'k', Tagging: 'a=b' }, where)).toMatchObject({ requests: [{ action: 's3:PutObject' }, { action: 's3:PutObjectTagging' }] });
-    expect(iamRequestsOf('S3Client', 'ListObjectVersionsCommand', { Bucket: 'b', Prefix: 'p/' }, where)).toEqual({ requests: [{ action: 's3:ListBucketVersions', resource: 'arn:aws:s3:::b', context: { 's3:prefix': 'p/' } }] });
+    expect(iamRequestsOf('S3Client', 'PutObjectCommand', { Bucket: 'b', Key: 'k', Tagging: 'a=b' }, where)).toMatchObject({
+      requests: [{ action: 's3:PutObject' }, { action: 's3:PutObjectTagging' }],
+    });
+    expect(iamRequestsOf('S3Client', 'ListObjectVersionsCommand', { Bucket: 'b', Prefix: 'p/' }, where)).toEqual({
+      requests: [{ action: 's3:ListBucketVersions', resource: 'arn:aws:s3:::b', context: { 's3:prefix': 'p/' } }],
+    });
     expect(iamRequestsOf('DynamoDBDocumentClient', 'QueryCommand', { TableName: 't', IndexName: 'byTenant' }, where)).toEqual({
       requests: [{ action: 'dynamodb:Query', resource: `arn:aws:dynamodb:us-east-1:${LOCAL_ACCOUNT}:table/t/index/byTenant`, context: {} }],
     });

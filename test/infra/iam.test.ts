@@ -66,7 +66,12 @@ describe('least privilege', () => {
   it('gives list and delete in the bucket, versions included, to the session-purge role alone, which only the API role may assume', () => {
     const prefixes = ['tool-results/', 'spill/', 'workspaces/'];
     expect(statementsOf(s.template, roles.purge)).toEqual([
-      { Effect: 'Allow', Action: ['s3:ListBucket', 's3:ListBucketVersions'], Resource: bucketArn(), Condition: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } } },
+      {
+        Effect: 'Allow',
+        Action: ['s3:ListBucket', 's3:ListBucketVersions'],
+        Resource: bucketArn(),
+        Condition: { StringLike: { 's3:prefix': prefixes.map((p) => `${p}*`) } },
+      },
       { Effect: 'Allow', Action: ['s3:DeleteObject', 's3:DeleteObjectVersion'], Resource: prefixes.map(objects) },
     ]);
     const trust = s.template.findResources('AWS::IAM::Role')[roles.purge]!.Properties.AssumeRolePolicyDocument.Statement;
@@ -81,15 +86,15 @@ describe('least privilege', () => {
   it('limits the turn functions to the harness prefixes of the bucket', () => {
     for (const role of [roles.api, roles.cron, roles.worker]) {
       const s3 = statementsOf(s.template, role).filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
-      expect(s3).toEqual([
-        { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [objects('tool-results/'), objects('spill/')] },
-      ]);
+      expect(s3).toEqual([{ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [objects('tool-results/'), objects('spill/')] }]);
     }
   });
 
   it('lets the API, cron and GitHub worker functions invoke the runner and the API (long-turn continuations), the API the worker, and the worker the git function, nothing else', () => {
     const invokes = (role: string) =>
-      statementsOf(s.template, role).filter((st) => actionsOf(st).includes('lambda:InvokeFunction')).map((st) => st.Resource);
+      statementsOf(s.template, role)
+        .filter((st) => actionsOf(st).includes('lambda:InvokeFunction'))
+        .map((st) => st.Resource);
     const runnerArn = { 'Fn::GetAtt': [s.id(s.stack.runner.fn), 'Arn'] };
     const apiArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-prod-api']] };
     const workerArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-prod-github-worker']] };
@@ -102,7 +107,8 @@ describe('least privilege', () => {
   it('grants no wildcard action anywhere, and Resource "*" only to X-Ray', () => {
     // The four roles with permissions must have their policies in the template, or the loop
     // below would check nothing.
-    for (const role of [roles.api, roles.cron, roles.worker, roles.workspace, roles.scheduler]) expect(statementsOf(s.template, role).length).toBeGreaterThan(0);
+    for (const role of [roles.api, roles.cron, roles.worker, roles.workspace, roles.scheduler])
+      expect(statementsOf(s.template, role).length).toBeGreaterThan(0);
     const statements = Object.values(s.template.findResources('AWS::IAM::Policy')).flatMap((policy) => policy.Properties.PolicyDocument.Statement);
     for (const st of statements) {
       for (const action of actionsOf(st)) expect(action).not.toMatch(/(^\*$|:\*$)/);

@@ -43,7 +43,10 @@ describe('cdk-nag AwsSolutions', () => {
         ...STAGES.prod,
         runner: { ...STAGES.prod.runner, dockerfile: 'test/infra/fixtures/runner.Dockerfile' },
         githubApp: true,
-        api: { ...STAGES.prod.api, domain: { names: ['agents.example.com'], certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666' } },
+        api: {
+          ...STAGES.prod.api,
+          domain: { names: ['agents.example.com'], certificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-1111-2222-3333-444455556666' },
+        },
       },
       env,
     });

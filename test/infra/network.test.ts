@@ -9,7 +9,8 @@ const withEgressProxy = (stage: StageConfig): StageConfig => ({
 
 type Resource = { Type: string; Properties: Record<string, any> };
 const ofType = (s: Synthesized, type: string) => Object.entries(s.template.toJSON().Resources as Record<string, Resource>).filter(([, r]) => r.Type === type);
-const propsOf = (s: Synthesized, construct: { node: { defaultChild?: unknown } }) => (s.template.toJSON().Resources as Record<string, Resource>)[s.id(construct)]!.Properties;
+const propsOf = (s: Synthesized, construct: { node: { defaultChild?: unknown } }) =>
+  (s.template.toJSON().Resources as Record<string, Resource>)[s.id(construct)]!.Properties;
 const ref = (logicalId: string) => ({ Ref: logicalId });
 
 describe('the runner network: no egress by default', () => {
@@ -44,14 +45,21 @@ describe('the runner network: no egress by default', () => {
     expect(endpoint.RouteTableIds).toHaveLength(2);
     const bucketArn = { 'Fn::GetAtt': [dev.id(dev.stack.data.bucket), 'Arn'] };
     expect(endpoint.PolicyDocument.Statement).toEqual([
-      { Action: ['s3:GetObject', 's3:PutObject'], Effect: 'Allow', Principal: { AWS: '*' }, Resource: [{ 'Fn::Join': ['', [bucketArn, '/workspaces/*']] }, { 'Fn::Join': ['', [bucketArn, '/environments/*']] }] },
+      {
+        Action: ['s3:GetObject', 's3:PutObject'],
+        Effect: 'Allow',
+        Principal: { AWS: '*' },
+        Resource: [{ 'Fn::Join': ['', [bucketArn, '/workspaces/*']] }, { 'Fn::Join': ['', [bucketArn, '/environments/*']] }],
+      },
       { Action: 's3:ListBucket', Effect: 'Allow', Principal: { AWS: '*' }, Resource: bucketArn },
     ]);
   });
 
   it('lets the runner security group out on 443 only and in not at all', () => {
     const sg = propsOf(dev, dev.stack.network.runnerSecurityGroup);
-    expect(sg.SecurityGroupEgress).toEqual([{ CidrIp: '0.0.0.0/0', Description: 'S3 through the gateway endpoint (the only route)', FromPort: 443, IpProtocol: 'tcp', ToPort: 443 }]);
+    expect(sg.SecurityGroupEgress).toEqual([
+      { CidrIp: '0.0.0.0/0', Description: 'S3 through the gateway endpoint (the only route)', FromPort: 443, IpProtocol: 'tcp', ToPort: 443 },
+    ]);
     expect(sg.SecurityGroupIngress).toBeUndefined();
     expect(ofType(dev, 'AWS::EC2::SecurityGroupIngress')).toHaveLength(0);
     expect(ofType(dev, 'AWS::EC2::SecurityGroupEgress')).toHaveLength(0);
@@ -66,17 +74,20 @@ describe('the runner network: no egress by default', () => {
       expect(env.STRATUS_EGRESS_KEY_SECRET).toBeUndefined();
     }
     expect(dev.stack.egressProxy).toBeUndefined();
-    for (const type of ['AWS::ECS::Cluster', 'AWS::ECS::Service', 'AWS::ServiceDiscovery::PrivateDnsNamespace']) expect([type, ofType(dev, type).length]).toEqual([type, 0]);
+    for (const type of ['AWS::ECS::Cluster', 'AWS::ECS::Service', 'AWS::ServiceDiscovery::PrivateDnsNamespace'])
+      expect([type, ofType(dev, type).length]).toEqual([type, 0]);
   });
 
-  it('lets Lambda manage the runner\'s network interfaces, and grants the runner nothing else new', () => {
+  it("lets Lambda manage the runner's network interfaces, and grants the runner nothing else new", () => {
     const role = propsOf(dev, dev.stack.runner.role);
     expect(role.ManagedPolicyArns.map((a: { 'Fn::Join': [string, unknown[]] }) => a['Fn::Join'][1].at(-1))).toEqual([
       ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
       ':iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole',
     ]);
     // Only its traces (X-Ray takes no resource).
-    expect(statementsOf(dev.template, dev.id(dev.stack.runner.role))).toEqual([{ Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' }]);
+    expect(statementsOf(dev.template, dev.id(dev.stack.runner.role))).toEqual([
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+    ]);
   });
 });
 
@@ -92,7 +103,9 @@ describe('the optional egress proxy', () => {
     expect(service.DesiredCount).toBe(1);
     expect(service.LaunchType).toBe('FARGATE');
     expect(service.NetworkConfiguration.AwsvpcConfiguration.AssignPublicIp).toBe('ENABLED');
-    const publicSubnets = ofType(s, 'AWS::EC2::Subnet').filter(([id]) => id.includes('egress')).map(([id]) => ref(id));
+    const publicSubnets = ofType(s, 'AWS::EC2::Subnet')
+      .filter(([id]) => id.includes('egress'))
+      .map(([id]) => ref(id));
     expect(publicSubnets).toHaveLength(2);
     expect(service.NetworkConfiguration.AwsvpcConfiguration.Subnets).toEqual(publicSubnets);
     const task = propsOf(s, egress.taskDefinition);
@@ -109,7 +122,11 @@ describe('the optional egress proxy', () => {
   it('keeps the runner subnets without a route out: only the public subnets route to the internet gateway', () => {
     const routes = ofType(s, 'AWS::EC2::Route').map(([, r]) => r.Properties);
     expect(routes).toHaveLength(2);
-    const runnerTables = new Set(ofType(s, 'AWS::EC2::RouteTable').filter(([id]) => id.includes('runner')).map(([id]) => id));
+    const runnerTables = new Set(
+      ofType(s, 'AWS::EC2::RouteTable')
+        .filter(([id]) => id.includes('runner'))
+        .map(([id]) => id),
+    );
     expect(runnerTables.size).toBe(2);
     for (const route of routes) {
       expect(route.DestinationCidrBlock).toBe('0.0.0.0/0');
@@ -133,7 +150,10 @@ describe('the optional egress proxy', () => {
   });
 
   it('hands the proxy URL to the runner and the signing key to the API and cron functions only', () => {
-    expect(propsOf(s, s.stack.runner.fn).Environment.Variables).toEqual({ STRATUS_EGRESS: 'proxy', STRATUS_EGRESS_PROXY: 'http://egress.stratus-dev.internal:3128' });
+    expect(propsOf(s, s.stack.runner.fn).Environment.Variables).toEqual({
+      STRATUS_EGRESS: 'proxy',
+      STRATUS_EGRESS_PROXY: 'http://egress.stratus-dev.internal:3128',
+    });
     const key = ref(s.id(s.stack.egressProxy!.tokenKey));
     for (const engine of [s.stack.api, s.stack.cron]) {
       const env = propsOf(s, engine.fn).Environment.Variables;

@@ -21,7 +21,10 @@ describe('what an operator runs: alarms with an action, the dashboard, concurren
     expect(dev.template.findParameters('AlarmEmail')).toMatchObject({ AlarmEmail: { Type: 'String', Default: '' } });
     const subscriptions = Object.values(dev.template.findResources('AWS::SNS::Subscription'));
     expect(subscriptions).toHaveLength(1);
-    expect(subscriptions[0]).toMatchObject({ Condition: expect.stringMatching(/HasAlarmEmail/), Properties: { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' }, TopicArn: topic } });
+    expect(subscriptions[0]).toMatchObject({
+      Condition: expect.stringMatching(/HasAlarmEmail/),
+      Properties: { Protocol: 'email', Endpoint: { Ref: 'AlarmEmail' }, TopicArn: topic },
+    });
     // Only TLS publishers.
     const policy = Object.values(dev.template.findResources('AWS::SNS::TopicPolicy'))[0]!;
     expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
@@ -31,10 +34,18 @@ describe('what an operator runs: alarms with an action, the dashboard, concurren
     const [dashboard] = Object.values(prod.template.findResources('AWS::CloudWatch::Dashboard'));
     expect(dashboard!.Properties.DashboardName).toBe('stratus-prod');
     const body = JSON.stringify(dashboard!.Properties.DashboardBody);
-    for (const title of ['Turns (5 min)', 'Model call latency (ms)', 'Tool failures by tool (5 min)', 'Runner calls (5 min)', 'Lambda throttles and errors (5 min)', 'Model cost per day (USD, upper bound)']) {
+    for (const title of [
+      'Turns (5 min)',
+      'Model call latency (ms)',
+      'Tool failures by tool (5 min)',
+      'Runner calls (5 min)',
+      'Lambda throttles and errors (5 min)',
+      'Model cost per day (USD, upper bound)',
+    ]) {
       expect(body).toContain(title);
     }
-    for (const name of ['Turns', 'ModelCallDuration', 'ModelTimeToFirstEvent', 'RunnerColdSyncs', 'InputTokens', 'OutputTokens', 'Throttles']) expect(body).toContain(`\\"${name}\\"`);
+    for (const name of ['Turns', 'ModelCallDuration', 'ModelTimeToFirstEvent', 'RunnerColdSyncs', 'InputTokens', 'OutputTokens', 'Throttles'])
+      expect(body).toContain(`\\"${name}\\"`);
     expect(body).toContain('MetricName=\\\\\\"ToolFailures\\\\\\" stage=\\\\\\"prod\\\\\\"');
     expect(body).toContain('\\"stage\\",\\"prod\\"');
     expect(body).not.toContain('\\"stage\\",\\"dev\\"');
@@ -47,7 +58,8 @@ describe('what an operator runs: alarms with an action, the dashboard, concurren
     expect(fns(prod)[prod.id(prod.stack.api.fn)]!.Properties.ReservedConcurrentExecutions).toBe(100);
     expect(fns(prod)[prod.id(prod.stack.cron.fn)]!.Properties.ReservedConcurrentExecutions).toBe(10);
     expect(fns(prod)[prod.id(prod.stack.runner.fn)]!.Properties.ReservedConcurrentExecutions).toBe(200);
-    for (const fn of [dev.stack.api.fn, dev.stack.cron.fn, dev.stack.runner.fn]) expect(fns(dev)[dev.id(fn)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    for (const fn of [dev.stack.api.fn, dev.stack.cron.fn, dev.stack.runner.fn])
+      expect(fns(dev)[dev.id(fn)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
   });
 
   it('answers CORS on the Function URL only for the configured origins', () => {
@@ -55,7 +67,13 @@ describe('what an operator runs: alarms with an action, the dashboard, concurren
     expect(url(prod)).toMatchObject({
       AuthType: 'NONE',
       InvokeMode: 'RESPONSE_STREAM',
-      Cors: { AllowOrigins: ['https://console.example.com'], AllowMethods: ['*'], AllowHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'prefer', 'x-amz-content-sha256'], ExposeHeaders: ['retry-after'], MaxAge: 3600 },
+      Cors: {
+        AllowOrigins: ['https://console.example.com'],
+        AllowMethods: ['*'],
+        AllowHeaders: ['authorization', 'content-type', 'accept', 'last-event-id', 'idempotency-key', 'prefer', 'x-amz-content-sha256'],
+        ExposeHeaders: ['retry-after'],
+        MaxAge: 3600,
+      },
     });
     expect(url(dev).Cors).toBeUndefined();
   });

@@ -49,11 +49,15 @@ describe('scheduler wiring and secrets', () => {
   });
 
   it('keeps only the secrets of configured features, readable by the roles that use them', () => {
-    const names = Object.values(s.template.findResources('AWS::SecretsManager::Secret')).map((r) => r.Properties.Name).sort();
+    const names = Object.values(s.template.findResources('AWS::SecretsManager::Secret'))
+      .map((r) => r.Properties.Name)
+      .sort();
     // No GitHub App configured: its two secrets do not exist (they would cost 0.80 USD a month unused).
     expect(names).toEqual(['stratus-dev/anthropic-api-key', 'stratus-dev/api-tokens']);
     const readable = (synth: Synthesized, role: string) =>
-      statementsOf(synth.template, role).filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue')).map((st) => st.Resource);
+      statementsOf(synth.template, role)
+        .filter((st) => actionsOf(st).includes('secretsmanager:GetSecretValue'))
+        .map((st) => st.Resource);
     const ref = (synth: Synthesized, secret: { node: { defaultChild?: unknown } } | undefined) => ({ Ref: synth.id(secret!) });
     const { anthropicApiKey, apiTokens } = s.stack.secrets;
     expect(readable(s, s.id(s.stack.api.role))).toEqual([ref(s, anthropicApiKey), ref(s, apiTokens)]);
@@ -62,14 +66,24 @@ describe('scheduler wiring and secrets', () => {
 
     const github = synthStage('dev', (stage) => ({ ...stage, githubApp: true }));
     const { githubAppPrivateKey, githubWebhookSecret } = github.stack.secrets;
-    expect(Object.values(github.template.findResources('AWS::SecretsManager::Secret')).map((r) => r.Properties.Name).sort()).toEqual([
-      'stratus-dev/anthropic-api-key', 'stratus-dev/api-tokens', 'stratus-dev/github-app-private-key', 'stratus-dev/github-webhook-secret',
-    ]);
+    expect(
+      Object.values(github.template.findResources('AWS::SecretsManager::Secret'))
+        .map((r) => r.Properties.Name)
+        .sort(),
+    ).toEqual(['stratus-dev/anthropic-api-key', 'stratus-dev/api-tokens', 'stratus-dev/github-app-private-key', 'stratus-dev/github-webhook-secret']);
     const secretsOf = (role: string) => readable(github, role);
     const g = (secret: { node: { defaultChild?: unknown } } | undefined) => ref(github, secret);
     // The API verifies webhooks; only the GitHub worker reads the App's private key.
-    expect(secretsOf(github.id(github.stack.api.role))).toEqual([g(github.stack.secrets.anthropicApiKey), g(github.stack.secrets.apiTokens), g(githubWebhookSecret)]);
-    expect(secretsOf(github.id(github.stack.githubWorker!.role))).toEqual([g(github.stack.secrets.anthropicApiKey), g(github.stack.secrets.apiTokens), g(githubAppPrivateKey)]);
+    expect(secretsOf(github.id(github.stack.api.role))).toEqual([
+      g(github.stack.secrets.anthropicApiKey),
+      g(github.stack.secrets.apiTokens),
+      g(githubWebhookSecret),
+    ]);
+    expect(secretsOf(github.id(github.stack.githubWorker!.role))).toEqual([
+      g(github.stack.secrets.anthropicApiKey),
+      g(github.stack.secrets.apiTokens),
+      g(githubAppPrivateKey),
+    ]);
     expect(secretsOf(github.id(github.stack.cron.role))).toHaveLength(2);
     // Without the App, there is no worker at all.
     expect(s.stack.githubWorker).toBeUndefined();

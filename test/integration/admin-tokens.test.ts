@@ -21,7 +21,9 @@ describe('tenant tokens made through the admin routes', () => {
 
     // Only the hash is stored: no attribute of any item holds the token.
     const { deps } = fx.stack;
-    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: deps.config.region, endpoint: fx.stack.urls.dynamodb, credentials: deps.config.localCredentials }));
+    const db = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: deps.config.region, endpoint: fx.stack.urls.dynamodb, credentials: deps.config.localCredentials }),
+    );
     const items = (await db.send(new ScanCommand({ TableName: deps.config.tables.apiTokens }))).Items!;
     expect(items).toHaveLength(1);
     expect(JSON.stringify(items)).not.toContain(token.split('.')[1]);
@@ -39,7 +41,9 @@ describe('tenant tokens made through the admin routes', () => {
 
     const page = await admin.request('GET', '/v1/admin/tokens');
     expect(page.status).toBe(200);
-    expect(page.json.tokens).toEqual([{ tokenId, tenantId: 'tenant-b', label: 'ci bot', createdAt: created.json.createdAt, lastUsedAt: expect.any(String), revokedAt: null }]);
+    expect(page.json.tokens).toEqual([
+      { tokenId, tenantId: 'tenant-b', label: 'ci bot', createdAt: created.json.createdAt, lastUsedAt: expect.any(String), revokedAt: null },
+    ]);
     expect(page.text).not.toContain(token.split('.')[1]);
 
     const revoked = await admin.request('DELETE', `/v1/admin/tokens/${tokenId}`);
@@ -82,15 +86,28 @@ describe('tenant tokens made through the admin routes', () => {
   it('answers hostile input with 4xx and stores nothing', async () => {
     const admin = as('admin-secret');
     const before = (await admin.request('GET', '/v1/admin/tokens?limit=200')).json.tokens.length;
-    for (const body of [{}, { tenantId: '@admin', label: 'x' }, { tenantId: '', label: 'x' }, { tenantId: 'a/b', label: 'x' }, { tenantId: 'x'.repeat(65), label: 'x' },
-      { tenantId: 't', label: '' }, { tenantId: 't', label: 'x'.repeat(201) }, { tenantId: 't', label: 'x', extra: true }, { tenantId: 't\u0000', label: 'x' }]) {
+    for (const body of [
+      {},
+      { tenantId: '@admin', label: 'x' },
+      { tenantId: '', label: 'x' },
+      { tenantId: 'a/b', label: 'x' },
+      { tenantId: 'x'.repeat(65), label: 'x' },
+      { tenantId: 't', label: '' },
+      { tenantId: 't', label: 'x'.repeat(201) },
+      { tenantId: 't', label: 'x', extra: true },
+      { tenantId: 't\u0000', label: 'x' },
+    ]) {
       const res = await admin.request('POST', '/v1/admin/tokens', body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.json.error.code).toBe('invalid_request');
     }
     const big = await admin.request('POST', '/v1/admin/tokens', { tenantId: 't', label: 'x'.repeat(20_000) });
     expect(big.status).toBe(413);
-    const text = await fetch(`${fx.stack.apiUrl}/v1/admin/tokens`, { method: 'POST', headers: { authorization: 'Bearer admin-secret', 'content-type': 'text/plain' }, body: 'hi' });
+    const text = await fetch(`${fx.stack.apiUrl}/v1/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer admin-secret', 'content-type': 'text/plain' },
+      body: 'hi',
+    });
     expect(text.status).toBe(415);
     expect((await admin.request('GET', '/v1/admin/tokens?cursor=bogus')).status).toBe(400);
     expect((await admin.request('GET', '/v1/admin/tokens?limit=0')).status).toBe(400);
@@ -102,7 +119,7 @@ describe('tenant tokens made through the admin routes', () => {
 describe('a revocation seen by another instance', () => {
   const fx = useLocalStack({ apiTokens: { 'admin-secret': '@admin' } });
 
-  it('takes effect once that instance\'s cached lookup is older than TOKEN_CACHE_TTL_MS', async () => {
+  it("takes effect once that instance's cached lookup is older than TOKEN_CACHE_TTL_MS", async () => {
     let now = Date.now();
     // A second API instance over the same tables, with its own token cache and a clock the test moves.
     const other = createApp({ ...fx.stack.deps, clock: () => now });

@@ -6,10 +6,13 @@ describe('the API at its edges: sizes, media types, methods, unknown turns, hear
   const fx = useLocalStack({ brain: unscripted, api: { sseHeartbeatMs: 100, corsOrigins: ['https://app.example'] } });
   const auth = () => ({ authorization: `Bearer ${fx.stack.token}` });
 
-  it('answers a body past its route\'s limit with a 413 naming the limit, before reading it all', async () => {
+  it("answers a body past its route's limit with a 413 naming the limit, before reading it all", async () => {
     const sessionId = await fx.api.createSession();
     const big = new Uint8Array(60 * 1024 * 1024).fill(0x20);
-    for (const [path, limit] of [['/v1/sessions', 16 * 1024 * 1024], [`/v1/sessions/${sessionId}/turns`, 2 * 1024 * 1024]] as const) {
+    for (const [path, limit] of [
+      ['/v1/sessions', 16 * 1024 * 1024],
+      [`/v1/sessions/${sessionId}/turns`, 2 * 1024 * 1024],
+    ] as const) {
       const res = await fetch(`${fx.stack.apiUrl}${path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: big });
       expect(res.status).toBe(413);
       const body = (await res.json()) as { error: { code: string; message: string } };
@@ -40,7 +43,10 @@ describe('the API at its edges: sizes, media types, methods, unknown turns, hear
     const madeUp = 'turn_0mx3ez05k1d88e6527cf7897b';
     const json = await fx.api.request('GET', `/v1/sessions/${sessionId}/turns/${madeUp}/events`);
     expect(json.status).toBe(404);
-    const sse = await fetch(`${fx.stack.apiUrl}/v1/sessions/${sessionId}/turns/${madeUp}/events`, { headers: { ...auth(), accept: 'text/event-stream' }, signal: AbortSignal.timeout(10_000) });
+    const sse = await fetch(`${fx.stack.apiUrl}/v1/sessions/${sessionId}/turns/${madeUp}/events`, {
+      headers: { ...auth(), accept: 'text/event-stream' },
+      signal: AbortSignal.timeout(10_000),
+    });
     expect(sse.status).toBe(404);
   });
 
@@ -79,7 +85,10 @@ describe('the API at its edges: sizes, media types, methods, unknown turns, hear
 
   it('answers CORS preflights from an allowed origin before auth, and not for others', async () => {
     const preflight = (origin: string) =>
-      fetch(`${fx.stack.apiUrl}/v1/sessions`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+      fetch(`${fx.stack.apiUrl}/v1/sessions`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+      });
     const allowed = await preflight('https://app.example');
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example');

@@ -36,24 +36,34 @@ describe('API errors and auth', () => {
     const extra = await api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'x', model: 'y' });
     expect(extra.status).toBe(400);
     expect(extra.json.error.message).toContain('model');
-    const res = await fetch(`${stack.apiUrl}/v1/sessions`, { method: 'POST', headers: { authorization: 'Bearer token-a', 'content-type': 'application/json' }, body: '{not json' });
+    const res = await fetch(`${stack.apiUrl}/v1/sessions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer token-a', 'content-type': 'application/json' },
+      body: '{not json',
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Request body must be valid JSON.');
     // A body that does not say it is JSON is not parsed as JSON.
     for (const headers of [{ 'content-type': 'text/plain' }, {}] as Record<string, string>[]) {
-      const notJson = await fetch(`${stack.apiUrl}/v1/sessions`, { method: 'POST', headers: { authorization: 'Bearer token-a', ...headers }, body: '{"title":"t"}' });
+      const notJson = await fetch(`${stack.apiUrl}/v1/sessions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer token-a', ...headers },
+        body: '{"title":"t"}',
+      });
       expect(notJson.status).toBe(415);
       expect(((await notJson.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
     }
     const badFile = await api.request('POST', '/v1/sessions', { files: { '../escape.txt': 'x' } });
     expect(badFile.status).toBe(400);
-    expect(badFile.json.error.message).toBe('Invalid body: "files": Invalid file path "../escape.txt": it contains a ".." component; use a path inside the workspace.');
+    expect(badFile.json.error.message).toBe(
+      'Invalid body: "files": Invalid file path "../escape.txt": it contains a ".." component; use a path inside the workspace.',
+    );
     const badLimit = await api.request('GET', '/v1/sessions?limit=0');
     expect(badLimit.status).toBe(400);
     expect(badLimit.json.error.message).toContain('"limit"');
   });
 
-  it('404 for unknown sessions and for other tenants\' sessions', async () => {
+  it("404 for unknown sessions and for other tenants' sessions", async () => {
     const unknown = await api.turn('ses_doesnotexist', 'hi');
     expect(unknown.status).toBe(404);
     expect(unknown.json.error).toEqual({ code: 'not_found', message: 'Session ses_doesnotexist not found.' });

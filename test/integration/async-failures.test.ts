@@ -17,7 +17,8 @@ describe('failed asynchronous work on the local stack', () => {
   });
   afterAll(() => lambda?.destroy());
 
-  const sendEvent = (payload: unknown) => lambda.send(new InvokeCommand({ FunctionName: API_FUNCTION, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(payload)) }));
+  const sendEvent = (payload: unknown) =>
+    lambda.send(new InvokeCommand({ FunctionName: API_FUNCTION, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(payload)) }));
 
   it('lists an async invocation that threw, with its event and error, and completes the work when that event is sent again', async () => {
     const sessionId = await api.createSession({ 'a.txt': 'a\n' });
@@ -38,7 +39,10 @@ describe('failed asynchronous work on the local stack', () => {
     // Once the session is deleted, the same event sent again (a redrive) purges it.
     await stack.deps.sessions.markDeleted(sessionId, Date.now());
     expect((await sendEvent(failure!.requestPayload)).StatusCode).toBe(202);
-    await until(() => stack.deps.sessions.get(sessionId), (s) => s === undefined);
+    await until(
+      () => stack.deps.sessions.get(sessionId),
+      (s) => s === undefined,
+    );
     expect(await stack.deps.messages.loadFrom(sessionId)).toEqual([]);
     expect(stack.asyncFailures().filter((f) => JSON.stringify(f.requestPayload) === JSON.stringify(event))).toHaveLength(1);
   });
@@ -46,7 +50,10 @@ describe('failed asynchronous work on the local stack', () => {
   it('lists an event no handler understands instead of dropping it', async () => {
     const event = { kind: 'not_a_kind', sessionId: 'ses_x' };
     await sendEvent(event);
-    const found = await until(async () => stack.asyncFailures().filter((f) => JSON.stringify(f.requestPayload) === JSON.stringify(event)), (f) => f.length > 0);
+    const found = await until(
+      async () => stack.asyncFailures().filter((f) => JSON.stringify(f.requestPayload) === JSON.stringify(event)),
+      (f) => f.length > 0,
+    );
     expect(found[0]!.responsePayload.errorMessage).toBeTruthy();
   });
 });

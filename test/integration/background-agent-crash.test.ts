@@ -34,7 +34,10 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     const sessionId = await api.createSession();
     const agentId = 'agent_toolu_bgk';
     await running.script([
-      { forFirstText: 'launch the work', content: [agentCall('toolu_bgk', { description: 'two steps', prompt: 'SUB-K: two steps', subagent_type: 'general-purpose', run_in_background: true })] },
+      {
+        forFirstText: 'launch the work',
+        content: [agentCall('toolu_bgk', { description: 'two steps', prompt: 'SUB-K: two steps', subagent_type: 'general-purpose', run_in_background: true })],
+      },
       { forFirstText: 'launch the work', ...text('Launched.') },
       { forFirstText: 'SUB-K', content: [bash('toolu_k1', 'echo one > one.txt')] },
       { forFirstText: 'SUB-K', content: [bash('toolu_k2', 'echo started > started.txt; sleep 60')] },
@@ -73,8 +76,20 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     });
 
     // Its log went on from where it was: the same four items, the interrupted call repaired, one more answer.
-    const after = (await api.request('GET', logPath)).json.messages as { seq: number; kind: string; uuid: string; content: { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[] }[];
-    expect(after.map((m) => [m.seq, m.kind])).toEqual([[0, 'prompt'], [1, 'assistant'], [2, 'tool_result'], [3, 'assistant'], [4, 'synthetic'], [5, 'assistant']]);
+    const after = (await api.request('GET', logPath)).json.messages as {
+      seq: number;
+      kind: string;
+      uuid: string;
+      content: { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[];
+    }[];
+    expect(after.map((m) => [m.seq, m.kind])).toEqual([
+      [0, 'prompt'],
+      [1, 'assistant'],
+      [2, 'tool_result'],
+      [3, 'assistant'],
+      [4, 'synthetic'],
+      [5, 'assistant'],
+    ]);
     expect(after.slice(0, 4).map((m) => m.uuid)).toEqual(before.map((m) => m.uuid));
     expect(after[4]!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_k2', content: MISSING_RESULT_TEXT, is_error: true }]);
     // What the new process sent for it: the prompt once, both calls, both results.
@@ -89,7 +104,12 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     expect(last.map((b) => b.text)).toEqual([expect.stringContaining('<result>Both steps done.</result>'), 'and now?']);
     expect(last[0]!.text).toContain('<usage><total_tokens>');
     expect(last[0]!.text).toContain('<tool_uses>2</tool_uses>');
-    expect(parentRequests.at(-2)!.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content)).some((b) => String(b.text ?? '').includes('<task-notification>'))).toBe(false);
+    expect(
+      parentRequests
+        .at(-2)!
+        .messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content))
+        .some((b) => String(b.text ?? '').includes('<task-notification>')),
+    ).toBe(false);
 
     // Budget counting survived the kill: the session's usage is every assistant message's, the parent's and the agent's.
     const parentLog = await api.messages(sessionId);
@@ -106,7 +126,10 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     const sessionId = await api.createSession();
     const agentId = 'agent_toolu_fg';
     await running.script([
-      { forFirstText: 'delegate it', content: [agentCall('toolu_fg', { description: 'slow step', prompt: 'SUB-F: slow step', subagent_type: 'general-purpose' })] },
+      {
+        forFirstText: 'delegate it',
+        content: [agentCall('toolu_fg', { description: 'slow step', prompt: 'SUB-F: slow step', subagent_type: 'general-purpose' })],
+      },
       { forFirstText: 'SUB-F', content: [bash('toolu_f1', 'sleep 60')] },
     ]);
     // The turn runs in its own invocation (202 at once); the process dies while the sub-agent's command runs.
@@ -141,7 +164,12 @@ describe('a background sub-agent whose process is killed mid-run', () => {
     expect(result.content[0]).toEqual({ type: 'text', text: 'The slow step is done.' });
 
     const agentLog = (await api.request('GET', logPath)).json.messages as { seq: number; kind: string; content: any[] }[];
-    expect(agentLog.map((m) => [m.seq, m.kind])).toEqual([[0, 'prompt'], [1, 'assistant'], [2, 'synthetic'], [3, 'assistant']]);
+    expect(agentLog.map((m) => [m.seq, m.kind])).toEqual([
+      [0, 'prompt'],
+      [1, 'assistant'],
+      [2, 'synthetic'],
+      [3, 'assistant'],
+    ]);
     expect(agentLog[2]!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_f1', content: MISSING_RESULT_TEXT, is_error: true }]);
     const parentLog = await api.messages(sessionId);
     expect(parentLog.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'prompt', 'tool_result', 'assistant']);

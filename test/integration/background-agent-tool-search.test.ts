@@ -39,13 +39,18 @@ describe('background sub-agents follow the session ToolSearch mode', () => {
       if (mentions(body, `PARENT-${marker}`)) {
         parentCalls += 1;
         if (parentCalls > 1) return text('Launched.');
-        return { content: [agentCall(`toolu_${marker}`, { description: 'look', prompt: `SUB-${marker}`, subagent_type: 'general-purpose', run_in_background: true })] };
+        return {
+          content: [agentCall(`toolu_${marker}`, { description: 'look', prompt: `SUB-${marker}`, subagent_type: 'general-purpose', run_in_background: true })],
+        };
       }
       if (mentions(body, `SUB-${marker}`)) return text('Nothing to do.');
       return undefined;
     };
     expect((await api.turn(sessionId, `PARENT-${marker}`)).json).toMatchObject({ stopReason: 'end_turn' });
-    const record = await until(() => stack.deps.backgroundAgents.get(agentLogId(sessionId, `agent_toolu_${marker}`)), (r) => r !== undefined && r.status !== 'running');
+    const record = await until(
+      () => stack.deps.backgroundAgents.get(agentLogId(sessionId, `agent_toolu_${marker}`)),
+      (r) => r !== undefined && r.status !== 'running',
+    );
     expect(record).toMatchObject({ status: 'completed' });
     const sub = stack.model!.requests.find((r) => mentions(r.body, `SUB-${marker}`) && !mentions(r.body, `PARENT-${marker}`))!;
     return toolNames(sub.body);

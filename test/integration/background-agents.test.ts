@@ -69,7 +69,9 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
         return text(parentCalls === 2 ? 'Launched it.' : 'It found alpha.');
       }
       if (firstText(body) === 'SUB-BG: read notes') {
-        return body.messages.length > 1 ? text('The notes say alpha.') : { content: [{ type: 'tool_use', id: 'toolu_bg_read', name: 'Read', input: { file_path: '/workspace/notes.txt' } }] };
+        return body.messages.length > 1
+          ? text('The notes say alpha.')
+          : { content: [{ type: 'tool_use', id: 'toolu_bg_read', name: 'Read', input: { file_path: '/workspace/notes.txt' } }] };
       }
       return undefined;
     };
@@ -80,7 +82,13 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
     expect(asyncLaunchedText('agent_toolu_bg')).toMatch(/^Async agent launched successfully\.\nagentId: agent_toolu_bg /);
 
     const record = await untilFinished(sessionId, 'agent_toolu_bg');
-    expect(record).toMatchObject({ status: 'completed', agentType: 'general-purpose', modelCalls: 2, toolUses: 1, result: { content: [{ type: 'text', text: 'The notes say alpha.' }] } });
+    expect(record).toMatchObject({
+      status: 'completed',
+      agentType: 'general-purpose',
+      modelCalls: 2,
+      toolUses: 1,
+      result: { content: [{ type: 'text', text: 'The notes say alpha.' }] },
+    });
     // Its tools: the async allow-list only (no Agent, TaskOutput, TaskStop, AskUserQuestion…).
     const subRequest = stack.model!.requests.find((r) => firstText(r.body) === 'SUB-BG: read notes')!;
     const tools = subRequest.body.tools!.map((t) => t.name);
@@ -98,7 +106,9 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
     const third = stack.model!.requests.filter((r) => firstText(r.body).startsWith('look at the notes'))[2]!;
     const texts = lastUserTexts(third.body);
     expect(texts).toHaveLength(2);
-    expect(texts[0]).toMatch(/^<task-notification>\n<task-id>agent_toolu_bg<\/task-id>\n<tool-use-id>toolu_bg<\/tool-use-id>\n<status>completed<\/status>\n<summary>Agent "read the notes" completed<\/summary>\n<result>The notes say alpha\.<\/result>\n<usage><total_tokens>\d+<\/total_tokens><tool_uses>1<\/tool_uses><duration_ms>\d+<\/duration_ms><\/usage>\n<\/task-notification>$/);
+    expect(texts[0]).toMatch(
+      /^<task-notification>\n<task-id>agent_toolu_bg<\/task-id>\n<tool-use-id>toolu_bg<\/tool-use-id>\n<status>completed<\/status>\n<summary>Agent "read the notes" completed<\/summary>\n<result>The notes say alpha\.<\/result>\n<usage><total_tokens>\d+<\/total_tokens><tool_uses>1<\/tool_uses><duration_ms>\d+<\/duration_ms><\/usage>\n<\/task-notification>$/,
+    );
     expect(texts[1]).toBe('what did it find?');
     const parentLog = await api.messages(sessionId);
     expect(parentLog.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'tool_result', 'assistant', 'synthetic', 'prompt', 'assistant']);
@@ -173,7 +183,9 @@ describe('background sub-agents (run_in_background) on the local stack', () => {
     expect(record).toMatchObject({ status: 'failed', modelCalls: 2, result: { error: 'Budget maxModelCallsPerTurn exhausted: 2 spent of 2.' } });
     expect((await api.turn(sessionId, 'and?')).json).toMatchObject({ stopReason: 'end_turn' });
     const last = stack.model!.requests.filter((r) => firstText(r.body).startsWith('launch a long one')).at(-1)!;
-    expect(lastUserTexts(last.body)[0]).toContain('<status>failed</status>\n<summary>Agent "loop" failed: Budget maxModelCallsPerTurn exhausted: 2 spent of 2.</summary>');
+    expect(lastUserTexts(last.body)[0]).toContain(
+      '<status>failed</status>\n<summary>Agent "loop" failed: Budget maxModelCallsPerTurn exhausted: 2 spent of 2.</summary>',
+    );
   }, 120_000);
 
   it('refuses a background fork', async () => {

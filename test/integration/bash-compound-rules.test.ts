@@ -36,7 +36,9 @@ describe('Bash rules hold for compound commands (through the API and the runner)
   };
   // One call per model response: a failed Bash call cancels the Bash calls beside it.
   const runCalls = async (sessionId: string, commands: string[], end = true) => {
-    fx.stack.model!.enqueue(...commands.map((command, i) => ({ content: [{ type: 'tool_use' as const, id: `toolu_${i}`, name: 'Bash', input: { command } }] })));
+    fx.stack.model!.enqueue(
+      ...commands.map((command, i) => ({ content: [{ type: 'tool_use' as const, id: `toolu_${i}`, name: 'Bash', input: { command } }] })),
+    );
     if (end) fx.stack.model!.enqueue({ content: [{ type: 'text', text: 'Done.' }] });
     const turn = await fx.api.turn(sessionId, 'go');
     expect(turn.status).toBe(200);

@@ -7,7 +7,9 @@ import { useLocalStack } from '../support/stack-fixture.ts';
 
 describe('Bash runs isolated (through the API)', () => {
   // The operator lets sessions list exactly these non-public addresses (STRATUS_PRIVATE_NETWORK_ALLOW).
-  const fx = useLocalStack({ settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: ['127.0.0.1', '::1', '[2001:db8::1]:443'] } } });
+  const fx = useLocalStack({
+    settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: ['127.0.0.1', '::1', '[2001:db8::1]:443'] } },
+  });
   let stack: LocalStack;
   let api: ReturnType<typeof apiClient>;
   beforeAll(() => {
@@ -21,7 +23,7 @@ describe('Bash runs isolated (through the API)', () => {
     return res.json.events.find((e: { type: string }) => e.type === 'tool_result');
   }
 
-  it('cannot write outside the workspace, read /root or see the runner\'s environment', async () => {
+  it("cannot write outside the workspace, read /root or see the runner's environment", async () => {
     const sessionId = await api.createSession({ 'in.txt': 'inside' });
     const marker = `/tmp/stratus-escape-${Date.now()}`;
     const out = await bash(

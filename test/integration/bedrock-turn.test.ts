@@ -16,7 +16,16 @@ describe('a turn with the model through Bedrock', () => {
     );
     const { status, events } = await api.turnSse(sessionId, 'count the lines');
     expect(status).toBe(200);
-    expect(events.map((e) => e.type)).toEqual(['turn_start', 'text_delta', 'assistant_message', 'tool_use', 'tool_result', 'text_delta', 'assistant_message', 'turn_end']);
+    expect(events.map((e) => e.type)).toEqual([
+      'turn_start',
+      'text_delta',
+      'assistant_message',
+      'tool_use',
+      'tool_result',
+      'text_delta',
+      'assistant_message',
+      'turn_end',
+    ]);
     expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ toolUseId: 'toolu_wc', isError: false, content: '2' });
     expect(events.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'end_turn', usage: { inputTokens: 2_500, outputTokens: 35 } });
     const sent = stack.model!.requests.slice(-2);

@@ -98,11 +98,16 @@ describe('budgets', () => {
   it('shows every cost to the micro-dollar: per call, running totals, the turn, the session and its budget', async () => {
     // claude-sonnet: 3001 input + 10 output tokens are 0.009153000000000001 in floating point; 3639 + 10 are 0.011067.
     const id = await create({ maxCostUsd: 1 });
-    stack.model!.enqueue(bashRound(1, { input_tokens: 3001, output_tokens: 10 }), { content: [{ type: 'text', text: 'done' }], usage: { input_tokens: 3639, output_tokens: 10 } });
+    stack.model!.enqueue(bashRound(1, { input_tokens: 3001, output_tokens: 10 }), {
+      content: [{ type: 'text', text: 'done' }],
+      usage: { input_tokens: 3639, output_tokens: 10 },
+    });
     const turn = await api.request('POST', `/v1/sessions/${id}/turns`, { prompt: 'spend a little' });
     expect(turn.json.stopReason).toBe('end_turn');
     expect(turn.json.usage.costUsd).toBe(0.02022);
-    expect(turn.json.events.filter((e: { type: string }) => e.type === 'assistant_message').map((e: { usage: { costUsd: number } }) => e.usage.costUsd)).toEqual([0.009153, 0.02022]);
+    expect(
+      turn.json.events.filter((e: { type: string }) => e.type === 'assistant_message').map((e: { usage: { costUsd: number } }) => e.usage.costUsd),
+    ).toEqual([0.009153, 0.02022]);
     expect((await api.messages(id)).filter((m) => m.kind === 'assistant').map((m) => m.usage.costUsd)).toEqual([0.009153, 0.011067]);
     const v = await view(id);
     expect(v.usage.costUsd).toBe(0.02022);

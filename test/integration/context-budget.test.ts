@@ -31,11 +31,7 @@ describe('the tool-result budget across turns and a restart', () => {
     // Turn 2: three results under the per-tool threshold that together pass the message budget.
     stack.model!.enqueue(
       {
-        content: [
-          bash('toolu_b1', chars(20_000, 'a')),
-          bash('toolu_b2', chars(28_000, 'b')),
-          bash('toolu_b3', chars(25_000, 'c')),
-        ],
+        content: [bash('toolu_b1', chars(20_000, 'a')), bash('toolu_b2', chars(28_000, 'b')), bash('toolu_b3', chars(25_000, 'c'))],
       },
       text('Three medium outputs.'),
     );
@@ -63,7 +59,12 @@ describe('the tool-result budget across turns and a restart', () => {
 
     // The budget replaced exactly the largest fresh result, with the reference's message.
     const last = JSON.parse(raws.at(-1)!) as { messages: { role: string; content: any[] }[] };
-    const results = new Map(last.messages.flatMap((m) => (m.role === 'user' ? m.content : [])).filter((b) => b.type === 'tool_result').map((b) => [b.tool_use_id, b.content]));
+    const results = new Map(
+      last.messages
+        .flatMap((m) => (m.role === 'user' ? m.content : []))
+        .filter((b) => b.type === 'tool_result')
+        .map((b) => [b.tool_use_id, b.content]),
+    );
     expect(results.get('toolu_b1')).toBe('a'.repeat(20_000));
     expect(results.get('toolu_b3')).toBe('c'.repeat(25_000));
     expect(results.get('toolu_b2')).toBe(
@@ -71,7 +72,11 @@ describe('the tool-result budget across turns and a restart', () => {
         `Preview (first 2KB):\n${'b'.repeat(2000)}\n...\n</persisted-output>`,
     );
     for (const id of ['toolu_big1', 'toolu_big2', 'toolu_big3']) {
-      expect(results.get(id)).toMatch(new RegExp(`^<persisted-output>\\nOutput too large \\(223\\.5KB\\)\\. Full output saved to: /workspace/\\.stratus/tool-results/${id}\\.txt\\n\\nPreview \\(first 2KB\\):\\n`));
+      expect(results.get(id)).toMatch(
+        new RegExp(
+          `^<persisted-output>\\nOutput too large \\(223\\.5KB\\)\\. Full output saved to: /workspace/\\.stratus/tool-results/${id}\\.txt\\n\\nPreview \\(first 2KB\\):\\n`,
+        ),
+      );
     }
     expect(results.get('toolu_big1')).toContain('Preview (first 2KB):\n1\n2\n3\n');
 

@@ -5,7 +5,8 @@ import { apiClient } from '../support/api-client.ts';
 import { prefixProblem } from '../support/request-bodies.ts';
 import { bash, chars, dateBlock, text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
-const SUMMARY_PREFIX = 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n';
+const SUMMARY_PREFIX =
+  'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n';
 
 describe('compaction', () => {
   // Auto-compaction at 41,000 − min(16,384, 20,000) − 13,000 = 11,616 tokens (about 1,000 of
@@ -36,7 +37,10 @@ describe('compaction', () => {
     const after = turn2[2]!.body.messages as any[];
     expect(after.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     // The session's instructions block opens the first message, the summary included.
-    expect(after[0].content).toEqual([{ type: 'text', text: dateBlock() }, { type: 'text', text: `${SUMMARY_PREFIX}SUMMARY: two 25,000-char outputs were made.` }]);
+    expect(after[0].content).toEqual([
+      { type: 'text', text: dateBlock() },
+      { type: 'text', text: `${SUMMARY_PREFIX}SUMMARY: two 25,000-char outputs were made.` },
+    ]);
     expect(after[1].content[0]).toMatchObject({ type: 'tool_use', id: 'toolu_c2' });
     expect(after[2].content[0]).toMatchObject({ type: 'tool_result', tool_use_id: 'toolu_c2', content: 'b'.repeat(25_000) });
 
@@ -102,9 +106,12 @@ describe('compaction', () => {
     const before = stack.model!.requests.length;
     stack.model!.enqueue(
       { content: [bash('toolu_f1', chars(25_000, 'a')), bash('toolu_f2', chars(25_000, 'b'))] },
-      bad, { content: [bash('toolu_f3', 'echo hi')] },
-      bad, { content: [bash('toolu_f4', 'echo hi')] },
-      bad, text('Done.'),
+      bad,
+      { content: [bash('toolu_f3', 'echo hi')] },
+      bad,
+      { content: [bash('toolu_f4', 'echo hi')] },
+      bad,
+      text('Done.'),
     );
     expect((await api.turn(sessionId, 'fill it')).json.stopReason).toBe('end_turn');
     expect(stack.model!.requests.length - before).toBe(7);
@@ -136,7 +143,9 @@ describe('micro-compaction', () => {
     );
     await api.turn(sessionId, 'three outputs');
     const last = stack.model!.requests.at(-1)!;
-    const results = (last.body.messages as any[]).flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === 'tool_result');
+    const results = (last.body.messages as any[])
+      .flatMap((m) => (m.role === 'user' && Array.isArray(m.content) ? m.content : []))
+      .filter((b) => b.type === 'tool_result');
     expect(results.map((b) => [b.tool_use_id, b.content.length > 100 ? `${b.content[0]}×${b.content.length}` : b.content])).toEqual([
       ['toolu_m1', '[Old tool result content cleared]'],
       ['toolu_m2', '[Old tool result content cleared]'],
@@ -153,7 +162,8 @@ describe('compaction and the replacement budget', () => {
     const tmp = makeTempDir();
     const start = (budget: number, autoCompact: boolean) =>
       startLocalStack({
-        dataDir: tmp.dir, brain: unscripted,
+        dataDir: tmp.dir,
+        brain: unscripted,
         // The window leaves room for the system prompt and the nine built-in tools' schemas (the
         // Agent tool's description, with its list of agents, is about 1,500 tokens of them).
         model: { contextWindow: 43_900 },

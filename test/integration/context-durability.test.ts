@@ -19,7 +19,9 @@ describe('durable transcripts and the model call', () => {
     );
     const res = await api.turn(sessionId, 'big output then read it');
     const results = res.json.events.filter((e: any) => e.type === 'tool_result');
-    expect(results[0].content).toMatch(/^<persisted-output>\nOutput too large \(223\.5KB\)\. Full output saved to: \/workspace\/\.stratus\/tool-results\/toolu_seq\.txt\n/);
+    expect(results[0].content).toMatch(
+      /^<persisted-output>\nOutput too large \(223\.5KB\)\. Full output saved to: \/workspace\/\.stratus\/tool-results\/toolu_seq\.txt\n/,
+    );
     expect(results[1]).toMatchObject({ toolUseId: 'toolu_r1', isError: false, content: '2\t2\n3\t3\n4\t4' });
     expect(results[2]).toMatchObject({ toolUseId: 'toolu_r2', isError: true });
     expect(results[2].content).toContain('File does not exist.');
@@ -30,7 +32,11 @@ describe('durable transcripts and the model call', () => {
     expect(full.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(full.text).toBe(Array.from({ length: 40_000 }, (_, i) => i + 1).join('\n'));
     const otherSession = await api.createSession();
-    for (const path of [`/v1/sessions/${otherSession}/tool-results/toolu_seq`, `/v1/sessions/${sessionId}/tool-results/toolu_r1`, `/v1/sessions/${sessionId}/tool-results/..%2Ftoolu_seq`]) {
+    for (const path of [
+      `/v1/sessions/${otherSession}/tool-results/toolu_seq`,
+      `/v1/sessions/${sessionId}/tool-results/toolu_r1`,
+      `/v1/sessions/${sessionId}/tool-results/..%2Ftoolu_seq`,
+    ]) {
       const res = await api.request('GET', path);
       expect([path, res.status, res.json.error.code]).toEqual([path, 404, 'not_found']);
     }
@@ -59,7 +65,12 @@ describe('durable transcripts and the model call', () => {
     stack.model!.enqueue(overloaded, overloaded, overloaded, text('From the fallback.'));
     const res = await api.turn(sessionId, 'hello');
     expect(res.json.stopReason).toBe('end_turn');
-    expect(stack.model!.requests.slice(before).map((r) => r.body.model)).toEqual(['claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-fallback']);
+    expect(stack.model!.requests.slice(before).map((r) => r.body.model)).toEqual([
+      'claude-sonnet-5-5',
+      'claude-sonnet-5-5',
+      'claude-sonnet-5-5',
+      'claude-fallback',
+    ]);
   });
 
   it('stays on the fallback model for the rest of the turn, says so, and records the model that answered', async () => {
@@ -67,13 +78,25 @@ describe('durable transcripts and the model call', () => {
     const sessionId = await api.createSession();
     const before = stack.model!.requests.length;
     const overloaded = { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } };
-    stack.model!.enqueue(overloaded, overloaded, overloaded, { content: [{ type: 'tool_use', id: 'toolu_fb', name: 'Bash', input: { command: 'echo hi' } }] }, text('Done on the fallback.'));
+    stack.model!.enqueue(
+      overloaded,
+      overloaded,
+      overloaded,
+      { content: [{ type: 'tool_use', id: 'toolu_fb', name: 'Bash', input: { command: 'echo hi' } }] },
+      text('Done on the fallback.'),
+    );
     const res = await api.turn(sessionId, 'hello');
     expect(res.json.stopReason).toBe('end_turn');
     expect(stack.model!.requests.slice(before).map((r) => r.body.model)).toEqual([
-      'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-sonnet-5-5', 'claude-fallback', 'claude-fallback',
+      'claude-sonnet-5-5',
+      'claude-sonnet-5-5',
+      'claude-sonnet-5-5',
+      'claude-fallback',
+      'claude-fallback',
     ]);
-    expect(res.json.events.filter((e: any) => e.type === 'model_fallback')).toEqual([{ type: 'model_fallback', from: 'claude-sonnet-5-5', to: 'claude-fallback' }]);
+    expect(res.json.events.filter((e: any) => e.type === 'model_fallback')).toEqual([
+      { type: 'model_fallback', from: 'claude-sonnet-5-5', to: 'claude-fallback' },
+    ]);
     const stored = await stack.deps.messages.loadFrom(sessionId, 0);
     expect(stored.filter((m) => m.kind === 'assistant').map((m) => m.model)).toEqual(['claude-fallback', 'claude-fallback']);
   });
@@ -143,11 +166,13 @@ describe('responses cut off by max_tokens, and prompts too long', () => {
     const res = await api.turn(sessionId, 'write a lot');
     expect(res.json).toMatchObject({ stopReason: 'end_turn', error: null });
     const resumed = stack.model!.requests.at(-1)!.body.messages;
-    expect(resumed.at(-1)!.content).toEqual([{
-      type: 'text',
-      text: 'Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.',
-      cache_control: { type: 'ephemeral' },
-    }]);
+    expect(resumed.at(-1)!.content).toEqual([
+      {
+        type: 'text',
+        text: 'Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.',
+        cache_control: { type: 'ephemeral' },
+      },
+    ]);
     expect((await api.messages(sessionId)).map((m) => m.kind)).toEqual(['prompt', 'assistant', 'synthetic', 'assistant']);
   });
 
@@ -165,8 +190,10 @@ describe('responses cut off by max_tokens, and prompts too long', () => {
     const res = await api.turn(sessionId, 'do it');
     const result = res.json.events.find((e: any) => e.type === 'tool_result');
     expect(result).toMatchObject({
-      toolUseId: 'toolu_cut', isError: true,
-      content: '<tool_use_error>The output token limit was hit while this tool call was being written, so its input is incomplete and it was not run. Call the tool again, breaking large inputs into smaller pieces.</tool_use_error>',
+      toolUseId: 'toolu_cut',
+      isError: true,
+      content:
+        '<tool_use_error>The output token limit was hit while this tool call was being written, so its input is incomplete and it was not run. Call the tool again, breaking large inputs into smaller pieces.</tool_use_error>',
     });
     expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json.workspace.version).toBe(0);
   });

@@ -20,13 +20,21 @@ describe('messages too big for a DynamoDB item', () => {
   it('spill their payload to S3 behind a pointer and load back whole', async () => {
     const big = 'z'.repeat(600_000);
     const message: StoredMessage = {
-      sessionId: 'ses_spill', seq: 0, uuid: 'msg_big', turnId: 'turn_1', kind: 'tool_result', role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: big }], createdAt: '2026-01-01T00:00:00.000Z',
+      sessionId: 'ses_spill',
+      seq: 0,
+      uuid: 'msg_big',
+      turnId: 'turn_1',
+      kind: 'tool_result',
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: big }],
+      createdAt: '2026-01-01T00:00:00.000Z',
     };
     await stack.deps.messages.append(message);
     await stack.deps.messages.append({ ...message, seq: 1, uuid: 'msg_small', content: [{ type: 'text', text: 'small' }], kind: 'prompt' });
 
-    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: stack.deps.config.localCredentials }));
+    const db = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: stack.deps.config.localCredentials }),
+    );
     const item = (await db.send(new GetCommand({ TableName: stack.deps.config.tables.messages, Key: { sessionId: 'ses_spill', seq: 0 } }))).Item!;
     const stored = decodeMessageItem<StoredMessage>(item);
     expect(stored.content).toEqual([]);

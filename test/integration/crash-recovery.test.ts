@@ -7,7 +7,6 @@ import { withoutCacheControl } from '../support/request-bodies.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 import { turnLease } from '../../functions/agent/turn-lease.ts';
 
-
 describe('a process killed mid-turn', () => {
   const tmp = makeTempDir();
   let running: StackProcess | undefined;
@@ -24,7 +23,12 @@ describe('a process killed mid-turn', () => {
     let api = apiClient(running.apiUrl, running.token);
     const sessionId = await api.createSession({ 'a.txt': 'alpha\n' });
     await running.script([
-      { content: [{ type: 'text', text: 'Working.' }, { type: 'tool_use', id: 'toolu_slow', name: 'Bash', input: { command: 'echo started > started.txt; sleep 30' } }] },
+      {
+        content: [
+          { type: 'text', text: 'Working.' },
+          { type: 'tool_use', id: 'toolu_slow', name: 'Bash', input: { command: 'echo started > started.txt; sleep 30' } },
+        ],
+      },
     ]);
 
     // Start the turn and read its live events until the tool runs.
@@ -156,8 +160,14 @@ describe('what a killed process leaves behind, staged in the stores', () => {
     const sessionId = await api.createSession();
     // What a process killed right after the append leaves behind: seq 0 exists, the counter says 0.
     await stack.deps.messages.append({
-      sessionId, seq: 0, uuid: 'msg_orphan', turnId: 'turn_dead', kind: 'prompt', role: 'user',
-      content: [{ type: 'text', text: 'written just before the crash' }], createdAt: new Date().toISOString(),
+      sessionId,
+      seq: 0,
+      uuid: 'msg_orphan',
+      turnId: 'turn_dead',
+      kind: 'prompt',
+      role: 'user',
+      content: [{ type: 'text', text: 'written just before the crash' }],
+      createdAt: new Date().toISOString(),
     });
     stack.model!.enqueue({ content: [{ type: 'text', text: 'fine' }] });
     const res = await api.turn(sessionId, 'next');
@@ -173,10 +183,19 @@ describe('what a killed process leaves behind, staged in the stores', () => {
     const { stack, api } = fx;
     const sessionId = await api.createSession();
     // Appends do not wait for the head: a process killed after two appends can leave both past the counter.
-    for (const [seq, text] of [[0, 'first before the crash'], [1, 'second before the crash']] as const) {
+    for (const [seq, text] of [
+      [0, 'first before the crash'],
+      [1, 'second before the crash'],
+    ] as const) {
       await stack.deps.messages.append({
-        sessionId, seq, uuid: `msg_orphan${seq}`, turnId: 'turn_dead', kind: 'prompt', role: 'user',
-        content: [{ type: 'text', text }], createdAt: new Date().toISOString(),
+        sessionId,
+        seq,
+        uuid: `msg_orphan${seq}`,
+        turnId: 'turn_dead',
+        kind: 'prompt',
+        role: 'user',
+        content: [{ type: 'text', text }],
+        createdAt: new Date().toISOString(),
       });
     }
     stack.model!.enqueue({ content: [{ type: 'text', text: 'fine' }] });
@@ -191,7 +210,9 @@ describe('what a killed process leaves behind, staged in the stores', () => {
     expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json).toMatchObject({ messageCount: 4, status: 'idle' });
   });
 
-  it('a lease lost while a head update is on its way fails the turn, keeps every stored message, and the next holder goes on from the log', { timeout: 60_000 }, async () => {
+  it('a lease lost while a head update is on its way fails the turn, keeps every stored message, and the next holder goes on from the log', {
+    timeout: 60_000,
+  }, async () => {
     const { stack, api } = fx;
     const sessionId = await api.createSession({ 'a.txt': 'alpha\n' });
     const requestsBefore = stack.model!.requests.length;
@@ -224,7 +245,12 @@ describe('what a killed process leaves behind, staged in the stores', () => {
     const next = await api.turn(sessionId, 'go on');
     expect(next.json).toMatchObject({ stopReason: 'end_turn', error: null });
     expect((await api.messages(sessionId)).map((m) => [m.seq, m.kind])).toEqual([
-      [0, 'prompt'], [1, 'assistant'], [2, 'tool_result'], [3, 'assistant'], [4, 'prompt'], [5, 'assistant'],
+      [0, 'prompt'],
+      [1, 'assistant'],
+      [2, 'tool_result'],
+      [3, 'assistant'],
+      [4, 'prompt'],
+      [5, 'assistant'],
     ]);
   });
 });

@@ -4,7 +4,6 @@ import { agentCall, firstText, systemText } from '../support/agent-requests.ts';
 import type { apiClient } from '../support/api-client.ts';
 import { text, useRoutedLocalStack } from '../support/stack-fixture.ts';
 
-
 const REVIEWER = {
   name: 'reviewer',
   description: 'Reviews a change for bugs; use it after editing code.',
@@ -20,7 +19,7 @@ describe('custom sub-agents from the session settings', () => {
     ({ stack, api } = fx);
   });
 
-  it('offers a session\'s custom agent in the Agent tool and runs it with its prompt and only its tools', async () => {
+  it("offers a session's custom agent in the Agent tool and runs it with its prompt and only its tools", async () => {
     const created = await api.request('POST', '/v1/sessions', { settings: { agents: [REVIEWER] } });
     expect(created.status).toBe(201);
     expect(created.json.agents).toEqual([REVIEWER]);
@@ -29,7 +28,12 @@ describe('custom sub-agents from the session settings', () => {
     routed.route = (body) => {
       if (firstText(body).startsWith('review it')) {
         return ++parentCalls === 1
-          ? { content: [agentCall('toolu_review', { description: 'review change', prompt: 'SUB: review', subagent_type: 'reviewer' }), agentCall('toolu_nobody', { description: 'x', prompt: 'SUB: nobody', subagent_type: 'nobody' })] }
+          ? {
+              content: [
+                agentCall('toolu_review', { description: 'review change', prompt: 'SUB: review', subagent_type: 'reviewer' }),
+                agentCall('toolu_nobody', { description: 'x', prompt: 'SUB: nobody', subagent_type: 'nobody' }),
+              ],
+            }
           : text('Reviewed.');
       }
       if (firstText(body) === 'SUB: review') return text('No bugs found.');
@@ -66,7 +70,7 @@ describe('custom sub-agents from the session settings', () => {
     expect(description).toContain('- Explore:');
   });
 
-  it('changes a session\'s agents by PATCH, and refuses malformed definitions with 400', async () => {
+  it("changes a session's agents by PATCH, and refuses malformed definitions with 400", async () => {
     const sessionId = await api.createSession();
     const patched = await api.request('PATCH', `/v1/sessions/${sessionId}`, { settings: { agents: [{ ...REVIEWER, name: 'second-look' }] } });
     expect(patched.status).toBe(200);

@@ -47,7 +47,13 @@ describe('cached environment across GitHub runs', () => {
     stack = await startLocalStack({
       dataDir: tmp.dir,
       brain: unscripted,
-      github: { webhookSecret: SECRET, appId: APP_ID, privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), apiUrl: gh.url, commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' } },
+      github: {
+        webhookSecret: SECRET,
+        appId: APP_ID,
+        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+        apiUrl: gh.url,
+        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
+      },
     });
     api = apiClient(stack.apiUrl, stack.token);
     admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
@@ -70,8 +76,16 @@ describe('cached environment across GitHub runs', () => {
   });
 
   async function runIssue(n: number) {
-    stack.model!.enqueue({ content: [bash(`t${n}`, `node test.js && ls node_modules/left-pad/lib | wc -l && echo run ${n} > RESULT_${n}.txt`)], stopReason: 'tool_use' }, text(`Done ${n}.`));
-    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: n, title: `pad issue ${n}` }, 'stratus', { login: 'maintainer' }));
+    stack.model!.enqueue(
+      { content: [bash(`t${n}`, `node test.js && ls node_modules/left-pad/lib | wc -l && echo run ${n} > RESULT_${n}.txt`)], stopReason: 'tool_use' },
+      text(`Done ${n}.`),
+    );
+    const sent = await sendDelivery(
+      stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(repo, { number: n, title: `pad issue ${n}` }, 'stratus', { login: 'maintainer' }),
+    );
     expect(sent.status).toBe(202);
     const deadline = Date.now() + 90_000;
     for (;;) {
@@ -88,7 +102,9 @@ describe('cached environment across GitHub runs', () => {
   }
   async function toolOutput(sessionId: string, id: string): Promise<string> {
     const messages = await api.messages(sessionId);
-    return JSON.stringify(messages.flatMap((m) => m.content).find((b: { type: string; tool_use_id?: string }) => b.type === 'tool_result' && b.tool_use_id === id));
+    return JSON.stringify(
+      messages.flatMap((m) => m.content).find((b: { type: string; tool_use_id?: string }) => b.type === 'tool_result' && b.tool_use_id === id),
+    );
   }
 
   it('the first run installs and stores the layer; the second starts with the dependencies installed and runs no set-up', async () => {

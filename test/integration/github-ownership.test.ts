@@ -134,7 +134,12 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
 
   it("a signed delivery runs in the owner's tenant, found by repository id, and renaming the repository keeps it connected", async () => {
     fx.stack.model!.enqueue(text('Nothing to change.'));
-    const sent = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 1, title: 'Tidy the README' }, 'stratus', { login: 'owner' }));
+    const sent = await sendDelivery(
+      fx.stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(repo, { number: 1, title: 'Tidy the README' }, 'stratus', { login: 'owner' }),
+    );
     expect(sent.body).toEqual({ accepted: true });
     const run = await runFor(victim(), sent.deliveryId);
     expect(run).toMatchObject({ repository: 'victim-org/private-app', outcome: 'no_changes' });
@@ -144,10 +149,18 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
     fx.gh.addIssue('victim-org/renamed-app', 2, { title: 'After the rename', body: 'b', user: { login: 'owner', type: 'User' } });
     fx.stack.model!.enqueue(text('Nothing to change.'));
     const renamed = { ...repo, fullName: 'victim-org/renamed-app' };
-    const afterRename = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload(renamed, { number: 2, title: 'After the rename' }, 'stratus', { login: 'owner' }));
+    const afterRename = await sendDelivery(
+      fx.stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(renamed, { number: 2, title: 'After the rename' }, 'stratus', { login: 'owner' }),
+    );
     expect(afterRename.body).toEqual({ accepted: true });
     expect(await runFor(victim(), afterRename.deliveryId)).toMatchObject({ repository: 'victim-org/renamed-app' });
-    expect((await victim().request('GET', '/v1/github/repositories/victim-org/renamed-app')).json).toMatchObject({ repositoryId: 9001, repository: 'victim-org/renamed-app' });
+    expect((await victim().request('GET', '/v1/github/repositories/victim-org/renamed-app')).json).toMatchObject({
+      repositoryId: 9001,
+      repository: 'victim-org/renamed-app',
+    });
   });
 
   it('a different repository that takes over the old name, or the same id through another installation, reaches nothing', async () => {
@@ -159,14 +172,43 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
     expect((await installThroughSetup(squatter(), 503, 'squatter-org')).status).toBe(201);
     // Its own installation does not list the owner's repository: the same refusal as a tenant with none.
     const viaOwn = await squatter().request('POST', '/v1/github/repositories', { repository: 'victim-org/renamed-app' });
-    expect({ status: viaOwn.status, json: viaOwn.json }).toEqual({ status: 403, json: { error: { ...(refusal.json as { error: object }).error, message: (refusal.json as { error: { message: string } }).error.message.replace('private-app', 'renamed-app') } } });
-    const elsewhere = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload({ ...repo, fullName: 'victim-org/renamed-app', installationId: 503 }, { number: 2, title: 'x' }, 'stratus', { login: 'owner' }));
+    expect({ status: viaOwn.status, json: viaOwn.json }).toEqual({
+      status: 403,
+      json: {
+        error: {
+          ...(refusal.json as { error: object }).error,
+          message: (refusal.json as { error: { message: string } }).error.message.replace('private-app', 'renamed-app'),
+        },
+      },
+    });
+    const elsewhere = await sendDelivery(
+      fx.stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload({ ...repo, fullName: 'victim-org/renamed-app', installationId: 503 }, { number: 2, title: 'x' }, 'stratus', { login: 'owner' }),
+    );
     expect(elsewhere.body).toEqual({ accepted: false, reason: 'repository not connected' });
     for (const d of [byName, elsewhere]) expect(await fx.stack.deps.github.getDelivery(d.deliveryId)).toBeUndefined();
     // The worker checks again: a trigger for the owner's repository through another installation runs nothing.
-    const trigger = { deliveryId: 'forged-hand-off', trigger: 'label', repository: 'victim-org/renamed-app', repositoryId: 9001, owner: 'victim-org', name: 'renamed-app', cloneUrl: repo.cloneUrl, defaultBranch: 'main', installationId: 503, number: 2, isPullRequest: false, title: 'x', sender: { login: 'owner', type: 'User' } };
+    const trigger = {
+      deliveryId: 'forged-hand-off',
+      trigger: 'label',
+      repository: 'victim-org/renamed-app',
+      repositoryId: 9001,
+      owner: 'victim-org',
+      name: 'renamed-app',
+      cloneUrl: repo.cloneUrl,
+      defaultBranch: 'main',
+      installationId: 503,
+      number: 2,
+      isPullRequest: false,
+      title: 'x',
+      sender: { login: 'owner', type: 'User' },
+    };
     expect(await handleGithubWorkEvent(fx.stack.deps, { kind: 'github_work', trigger })).toBeUndefined();
-    expect((await victim().request('GET', '/v1/github/runs?limit=200')).json.runs.some((r: { deliveryId: string }) => r.deliveryId === 'forged-hand-off')).toBe(false);
+    expect((await victim().request('GET', '/v1/github/runs?limit=200')).json.runs.some((r: { deliveryId: string }) => r.deliveryId === 'forged-hand-off')).toBe(
+      false,
+    );
   });
 
   it('revoking a claim stops its deliveries at once; a connection from before ids moves to its id only through an installation its tenant claims', async () => {
@@ -189,9 +231,16 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
     expect((await victim().request('GET', '/v1/github/repositories/victim-org/old-tool')).json).toMatchObject({ repositoryId: 9003, installationId: 501 });
     // The admin revokes the owner's claim: nothing routes through it any more.
     expect((await admin().request('DELETE', '/v1/admin/github/installations/501')).json).toMatchObject({ installationId: 501, tenantId: 'victim' });
-    const revoked = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload({ ...repo, fullName: 'victim-org/renamed-app' }, { number: 2, title: 'x' }, 'stratus', { login: 'owner' }));
+    const revoked = await sendDelivery(
+      fx.stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload({ ...repo, fullName: 'victim-org/renamed-app' }, { number: 2, title: 'x' }, 'stratus', { login: 'owner' }),
+    );
     expect(revoked.body).toEqual({ accepted: false, reason: 'repository not connected' });
-    expect((await admin().request('GET', '/v1/admin/github/installations')).json.installations.map((i: { installationId: number }) => i.installationId)).toEqual([503]);
+    expect(
+      (await admin().request('GET', '/v1/admin/github/installations')).json.installations.map((i: { installationId: number }) => i.installationId),
+    ).toEqual([503]);
     // The squatter's org uninstalls the App: GitHub's signed installation.deleted releases the claim.
     const gone = await sendDelivery(fx.stack.apiUrl, SECRET, 'installation', installationDeletedPayload(503));
     expect(gone.body).toEqual({ accepted: false, reason: 'installation deleted' });
@@ -202,15 +251,26 @@ describe('GitHub repository ownership with an App: connecting needs a claimed in
   it('the CLI prints the install link and connects, and the admin assigns, lists and revokes installations', { timeout: 180_000 }, async () => {
     const cli = (token: string, ...args: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const env = { ...process.env, STRATUS_CONFIG_DIR: path.join(fx.gitRoot.dir, 'cli-config'), STRATUS_URL: fx.stack.apiUrl, STRATUS_TOKEN: token, STRATUS_ADMIN_TOKEN: 'token-admin', NODE_OPTIONS: '' };
-        execFile(process.execPath, [path.resolve('cli/stratus.mjs'), ...args], { env, timeout: 60_000 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+        const env = {
+          ...process.env,
+          STRATUS_CONFIG_DIR: path.join(fx.gitRoot.dir, 'cli-config'),
+          STRATUS_URL: fx.stack.apiUrl,
+          STRATUS_TOKEN: token,
+          STRATUS_ADMIN_TOKEN: 'token-admin',
+          NODE_OPTIONS: '',
+        };
+        execFile(process.execPath, [path.resolve('cli/stratus.mjs'), ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+          resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
       });
     const link = await cli('token-victim', 'github', 'install');
     expect(link.code, link.stderr).toBe(0);
     expect(link.stdout).toContain(`${fx.gh.url}/apps/stratus-test/installations/new?state=v1.`);
     fx.gh.addInstallation(504, 'victim-labs');
     fx.gh.addRepository({ id: 9004, fullName: 'victim-labs/site', installationId: 504 });
-    expect((await cli('token-victim', 'admin', 'github', 'assign', '--installation', '504', '--tenant', 'victim')).stdout).toContain('installation 504 (victim-labs) belongs to tenant victim');
+    expect((await cli('token-victim', 'admin', 'github', 'assign', '--installation', '504', '--tenant', 'victim')).stdout).toContain(
+      'installation 504 (victim-labs) belongs to tenant victim',
+    );
     expect((await cli('token-victim', 'github', 'installations')).stdout).toContain('504');
     expect((await cli('token-squatter', 'github', 'connect', 'victim-labs/site')).code).toBe(3);
     const connected = await cli('token-victim', '--json', 'github', 'connect', 'victim-labs/site');
@@ -244,13 +304,27 @@ describe('GitHub repository ownership with a plain token: only the admin connect
     expect(sent.body).toEqual({ accepted: true });
     expect(await runFor(victim, sent.deliveryId)).toMatchObject({ repository: 'victim-org/tool', outcome: 'no_changes' });
     // Another repository under the same name later: not this connection.
-    const other = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload({ ...ref, id: 7002 }, { number: 1, title: 'Tool' }, 'stratus', { login: 'owner' }));
+    const other = await sendDelivery(
+      fx.stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload({ ...ref, id: 7002 }, { number: 1, title: 'Tool' }, 'stratus', { login: 'owner' }),
+    );
     expect(other.body).toEqual({ accepted: false, reason: 'repository not connected' });
   });
 
   it('a connection from before ids stops routing until the admin connects the repository again', async () => {
     const now = new Date().toISOString();
-    await fx.stack.deps.github.putRepo({ repository: 'victim-org/legacy', fullName: 'victim-org/legacy', tenantId: 'squatter', createdAt: now, updatedAt: now, label: 'stratus', mention: '@stratus', allowBots: false });
+    await fx.stack.deps.github.putRepo({
+      repository: 'victim-org/legacy',
+      fullName: 'victim-org/legacy',
+      tenantId: 'squatter',
+      createdAt: now,
+      updatedAt: now,
+      label: 'stratus',
+      mention: '@stratus',
+      allowBots: false,
+    });
     const ref = { id: 7003, fullName: 'victim-org/legacy', cloneUrl: `${fx.git.url}/victim-org/legacy.git` };
     const sent = await sendDelivery(fx.stack.apiUrl, SECRET, 'issues', labeledPayload(ref, { number: 1, title: 'x' }, 'stratus', { login: 'owner' }));
     expect(sent.body).toEqual({ accepted: false, reason: 'repository not connected' });

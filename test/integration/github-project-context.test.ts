@@ -44,7 +44,10 @@ describe('a GitHub run is told about its repository', () => {
     expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 77, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     gh.addIssue('acme/calc', 1, { title: 'add() returns the wrong sum', body: 'add(2, 3) gives -1.', user: { login: 'reporter', type: 'User' } });
-    const connect = await api.request('POST', '/v1/github/repositories', { repository: 'acme/calc', settings: { instructions: 'Keep pull requests under 200 lines.' } });
+    const connect = await api.request('POST', '/v1/github/repositories', {
+      repository: 'acme/calc',
+      settings: { instructions: 'Keep pull requests under 200 lines.' },
+    });
     expect(connect.status).toBe(201);
     expect(connect.json.settings).toMatchObject({ instructions: 'Keep pull requests under 200 lines.' });
     expect((await api.request('PUT', '/v1/tenant/settings', { instructions: 'Our company style guide: short functions.' })).status).toBe(200);
@@ -62,7 +65,12 @@ describe('a GitHub run is told about its repository', () => {
     const before = stack.model!.requests.length;
     stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'r1', name: 'Read', input: { file_path: '/workspace/lib/add.js' } }] }, text('Looked.'));
     const repo = { id: 1_001, fullName: 'acme/calc', cloneUrl: `${git.url}/acme/calc.git`, installationId: 77 };
-    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 1, title: 'add() returns the wrong sum' }, 'stratus', { login: 'maintainer' }));
+    const sent = await sendDelivery(
+      stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(repo, { number: 1, title: 'add() returns the wrong sum' }, 'stratus', { login: 'maintainer' }),
+    );
     expect(sent.status).toBe(202);
     await runFor(sent.deliveryId);
     const [first, second] = stack.model!.requests.slice(before).map((r) => r.body) as [MessagesRequest, MessagesRequest];
@@ -78,9 +86,13 @@ describe('a GitHub run is told about its repository', () => {
     );
     const system = systemText(first);
     expect(system).toContain('- Git repository: yes\n');
-    expect(system).toMatch(/\nCurrent branch: stratus\/issue-1-add-returns-the-wrong-sum\nMain branch \(the usual base of a pull request\): main\nStatus:\n\(clean\)\nRecent commits:\n[0-9a-f]{7,} initial$/);
+    expect(system).toMatch(
+      /\nCurrent branch: stratus\/issue-1-add-returns-the-wrong-sum\nMain branch \(the usual base of a pull request\): main\nStatus:\n\(clean\)\nRecent commits:\n[0-9a-f]{7,} initial$/,
+    );
     const result = (second.messages.at(-1)!.content as unknown as { content: string }[])[0]!.content;
-    expect(result).toBe('1\tmodule.exports = (a, b) => a - b;\n2\t\n\n<system-reminder>\nInstructions from /workspace/lib/CLAUDE.md (for the files under /workspace/lib/):\n\nlib/ is plain CommonJS.\n</system-reminder>');
+    expect(result).toBe(
+      '1\tmodule.exports = (a, b) => a - b;\n2\t\n\n<system-reminder>\nInstructions from /workspace/lib/CLAUDE.md (for the files under /workspace/lib/):\n\nlib/ is plain CommonJS.\n</system-reminder>',
+    );
   });
 
   async function runFor(deliveryId: string) {

@@ -25,7 +25,13 @@ describe('connected GitHub repositories (API)', () => {
     });
     // tenant-a claims the App's installation on acme (the admin assigns it); tenant-b claims none.
     ctx.gh.addInstallation(11, 'acme');
-    for (const [id, name] of [[1, 'Acme/Widgets'], [2, 'acme/second'], [3, 'acme/agents'], [4, 'acme/agents2']] as const) ctx.gh.addRepository({ id, fullName: name, installationId: 11 });
+    for (const [id, name] of [
+      [1, 'Acme/Widgets'],
+      [2, 'acme/second'],
+      [3, 'acme/agents'],
+      [4, 'acme/agents2'],
+    ] as const)
+      ctx.gh.addRepository({ id, fullName: name, installationId: 11 });
     expect((await as('token-admin').request('POST', '/v1/admin/github/installations', { installationId: 11, tenantId: 'tenant-a' })).status).toBe(201);
   });
   afterAll(async () => {
@@ -36,9 +42,18 @@ describe('connected GitHub repositories (API)', () => {
 
   it('connects, reads, updates, lists and disconnects a repository, per tenant', async () => {
     const a = as('token-a');
-    const created = await a.request('POST', '/v1/github/repositories', { repository: 'Acme/Widgets', settings: { permissionMode: 'acceptEdits', rules: { deny: ['Bash(curl:*)'] }, budgets: { maxModelCallsPerTurn: 20 } } });
+    const created = await a.request('POST', '/v1/github/repositories', {
+      repository: 'Acme/Widgets',
+      settings: { permissionMode: 'acceptEdits', rules: { deny: ['Bash(curl:*)'] }, budgets: { maxModelCallsPerTurn: 20 } },
+    });
     expect(created.status).toBe(201);
-    expect(created.json).toMatchObject({ repository: 'Acme/Widgets', label: 'stratus', mention: '@stratus', allowBots: false, settings: { permissionMode: 'acceptEdits', budgets: { maxModelCallsPerTurn: 20 } } });
+    expect(created.json).toMatchObject({
+      repository: 'Acme/Widgets',
+      label: 'stratus',
+      mention: '@stratus',
+      allowBots: false,
+      settings: { permissionMode: 'acceptEdits', budgets: { maxModelCallsPerTurn: 20 } },
+    });
     expect((await a.request('GET', '/v1/github/repositories/acme/widgets')).json.repository).toBe('Acme/Widgets');
     const patched = await a.request('PATCH', '/v1/github/repositories/Acme/Widgets', { label: 'ai-fix', allowBots: true });
     expect(patched.json).toMatchObject({ label: 'ai-fix', allowBots: true, settings: { permissionMode: 'acceptEdits' } });
@@ -53,7 +68,9 @@ describe('connected GitHub repositories (API)', () => {
     const page1 = await a.request('GET', '/v1/github/repositories?limit=1');
     expect(page1.json.repositories).toHaveLength(1);
     const page2 = await a.request('GET', `/v1/github/repositories?limit=1&cursor=${page1.json.nextCursor}`);
-    expect(page2.json.repositories.map((r: { repository: string }) => r.repository)).not.toEqual(page1.json.repositories.map((r: { repository: string }) => r.repository));
+    expect(page2.json.repositories.map((r: { repository: string }) => r.repository)).not.toEqual(
+      page1.json.repositories.map((r: { repository: string }) => r.repository),
+    );
     expect((await b.request('GET', `/v1/github/repositories?limit=1&cursor=${page1.json.nextCursor}`)).json.error.code).toBe('invalid_cursor');
     expect((await a.request('DELETE', '/v1/github/repositories/Acme/Widgets')).status).toBe(204);
     expect((await a.request('GET', '/v1/github/repositories/Acme/Widgets')).status).toBe(404);
@@ -64,9 +81,15 @@ describe('connected GitHub repositories (API)', () => {
     const a = as('token-a');
     const reviewer = { name: 'reviewer', description: 'Reviews the fix.', prompt: 'Review.', tools: ['Read'] };
     const mcpServers = { tracker: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer s3cret-token' } } };
-    const created = await a.request('POST', '/v1/github/repositories', { repository: 'acme/agents', settings: { agents: [reviewer], mcpServers, allowedDomains: ['127.0.0.1:9'] } });
+    const created = await a.request('POST', '/v1/github/repositories', {
+      repository: 'acme/agents',
+      settings: { agents: [reviewer], mcpServers, allowedDomains: ['127.0.0.1:9'] },
+    });
     expect(created.status).toBe(201);
-    expect(created.json.settings).toMatchObject({ agents: [reviewer], mcpServers: { tracker: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: '[redacted]' } } } });
+    expect(created.json.settings).toMatchObject({
+      agents: [reviewer],
+      mcpServers: { tracker: { type: 'http', url: 'http://127.0.0.1:9/mcp', headers: { authorization: '[redacted]' } } },
+    });
     const read = await a.request('GET', '/v1/github/repositories/acme/agents');
     expect(read.text).not.toContain('s3cret-token');
     // Stored as given: the run's session gets the real header (functions/github/run-github-work.ts).
@@ -81,13 +104,22 @@ describe('connected GitHub repositories (API)', () => {
   it('answers bad input with a 400 naming the field, and needs a bearer token', async () => {
     const a = as('token-a');
     const bad = async (body: unknown) => (await a.request('POST', '/v1/github/repositories', body)).json.error;
-    expect(await bad({ repository: 'no-slash' })).toMatchObject({ code: 'invalid_request', message: expect.stringContaining('"repository": expected "owner/name"') });
+    expect(await bad({ repository: 'no-slash' })).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('"repository": expected "owner/name"'),
+    });
     expect(await bad({ repository: 'a/b', mention: 'stratus' })).toMatchObject({ message: expect.stringContaining('"mention"') });
-    expect(await bad({ repository: 'a/b', settings: { rules: { allow: ['Bash(unclosed'] } } })).toMatchObject({ message: expect.stringContaining('settings.rules') });
+    expect(await bad({ repository: 'a/b', settings: { rules: { allow: ['Bash(unclosed'] } } })).toMatchObject({
+      message: expect.stringContaining('settings.rules'),
+    });
     expect(await bad({ repository: 'a/b', extra: 1 })).toMatchObject({ code: 'invalid_request' });
     expect((await fetch(`${ctx.stack.apiUrl}/v1/github/repositories`)).status).toBe(401);
     // The webhook itself takes no bearer token, only a signature.
-    const unsigned = await fetch(`${ctx.stack.apiUrl}/v1/github/webhook`, { method: 'POST', body: '{}', headers: { 'x-github-event': 'ping', 'x-github-delivery': 'd' } });
+    const unsigned = await fetch(`${ctx.stack.apiUrl}/v1/github/webhook`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'x-github-event': 'ping', 'x-github-delivery': 'd' },
+    });
     expect(unsigned.status).toBe(401);
     expect(((await unsigned.json()) as { error: { message: string } }).error.message).toContain('X-Hub-Signature-256');
   });

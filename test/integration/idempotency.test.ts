@@ -45,7 +45,8 @@ describe('idempotent POSTs', () => {
     const sk = key('sse');
     const sse = (extra: Record<string, string>) =>
       fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
-        method: 'POST', body: JSON.stringify({ prompt: 'stream it' }),
+        method: 'POST',
+        body: JSON.stringify({ prompt: 'stream it' }),
         headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json', accept: 'text/event-stream', ...extra },
       });
     const streamed = parseSse(await (await sse(sk)).text());

@@ -40,9 +40,17 @@ describe('turns longer than one invocation', () => {
     });
     const rest = parseSse(await follow.text());
     expect(rest.map((e) => e.type)).toEqual([
-      'assistant_message', 'tool_use', 'tool_result', 'turn_continued',
-      'assistant_message', 'tool_use', 'tool_result', 'turn_continued',
-      'text_delta', 'assistant_message', 'turn_end',
+      'assistant_message',
+      'tool_use',
+      'tool_result',
+      'turn_continued',
+      'assistant_message',
+      'tool_use',
+      'tool_result',
+      'turn_continued',
+      'text_delta',
+      'assistant_message',
+      'turn_end',
     ]);
     expect(rest.at(-1)).toMatchObject({ type: 'turn_end', stopReason: 'end_turn' });
     const results = rest.filter((e) => e.type === 'tool_result');
@@ -71,7 +79,13 @@ describe('turns longer than one invocation', () => {
     await api.turn(sessionId, 'quick');
     const before = stack.model!.requests.length;
     const outcome = await continueTurn(stack.deps, {
-      kind: 'continue_turn', sessionId, turnId: 'turn_old', handoffOwner: 'continuation/turn_old/1', nextEventSeq: 5, modelCalls: 1, startedAt: 0,
+      kind: 'continue_turn',
+      sessionId,
+      turnId: 'turn_old',
+      handoffOwner: 'continuation/turn_old/1',
+      nextEventSeq: 5,
+      modelCalls: 1,
+      startedAt: 0,
     });
     expect(outcome).toBeUndefined();
     expect(stack.model!.requests.length).toBe(before);

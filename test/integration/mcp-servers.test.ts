@@ -17,7 +17,14 @@ describe('remote MCP servers (Streamable HTTP, official SDK on both sides)', () 
   // MCP calls leave from the API side, so no allowedDomains entry is needed.
   const env = useLocalStack(() => ({
     brain: unscripted,
-    settings: { model: {}, turn: {}, api: {}, observability: {}, mcp: { toolTimeoutMs: 1_500, connectTimeoutMs: 10_000 }, outbound: { privateNetworkAllow: [`127.0.0.1:${mcp.port}`, '127.0.0.1:9'] } },
+    settings: {
+      model: {},
+      turn: {},
+      api: {},
+      observability: {},
+      mcp: { toolTimeoutMs: 1_500, connectTimeoutMs: 10_000 },
+      outbound: { privateNetworkAllow: [`127.0.0.1:${mcp.port}`, '127.0.0.1:9'] },
+    },
   }));
   const settings = (extra: Record<string, unknown> = {}) => ({
     mcpServers: { tracker: { type: 'http', url: mcp.url, headers: { Authorization: TOKEN } } },
@@ -58,10 +65,21 @@ describe('remote MCP servers (Streamable HTTP, official SDK on both sides)', () 
     const mcpNames = names.filter((n: string) => n.startsWith('mcp__'));
     // Built-ins first (sorted), MCP tools after (sorted, normalised, the denied one gone), no ToolSearch in standard mode.
     expect(names.slice(0, names.length - mcpNames.length).every((n: string) => !n.startsWith('mcp__'))).toBe(true);
-    expect(mcpNames).toEqual(['mcp__tracker__attachments', 'mcp__tracker__count_issues', 'mcp__tracker__drop_connection', 'mcp__tracker__export_all', 'mcp__tracker__get_issue', 'mcp__tracker__refuse', 'mcp__tracker__slow']);
+    expect(mcpNames).toEqual([
+      'mcp__tracker__attachments',
+      'mcp__tracker__count_issues',
+      'mcp__tracker__drop_connection',
+      'mcp__tracker__export_all',
+      'mcp__tracker__get_issue',
+      'mcp__tracker__refuse',
+      'mcp__tracker__slow',
+    ]);
     expect(names).not.toContain('ToolSearch');
     const getIssue = first.tools!.find((t: { name: string }) => t.name === 'mcp__tracker__get_issue');
-    expect(getIssue).toMatchObject({ description: 'Fetch one issue of the tracker by its number.', input_schema: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'] } });
+    expect(getIssue).toMatchObject({
+      description: 'Fetch one issue of the tracker by its number.',
+      input_schema: { type: 'object', properties: { number: { type: 'integer' } }, required: ['number'] },
+    });
 
     const results = Object.fromEntries(res.json.events.filter((e: any) => e.type === 'tool_result').map((e: any) => [e.toolUseId, e]));
     expect(Object.keys(results)).toHaveLength(9);
@@ -79,7 +97,10 @@ describe('remote MCP servers (Streamable HTTP, official SDK on both sides)', () 
     expect(results.t_slow).toMatchObject({ isError: true, content: 'MCP server "tracker" tool "slow" timed out after 1s' });
     expect(results.t_drop).toMatchObject({ isError: true, content: expect.stringMatching(/^MCP server "tracker" tool "drop_connection" failed: \S/) });
     expect(JSON.stringify(results.t_big.content)).toMatch(/^"<persisted-output>\\nOutput too large/);
-    expect(results.t_denied).toMatchObject({ isError: true, content: '<tool_use_error>Error: No such tool available: mcp__tracker__close_issue_</tool_use_error>' });
+    expect(results.t_denied).toMatchObject({
+      isError: true,
+      content: '<tool_use_error>Error: No such tool available: mcp__tracker__close_issue_</tool_use_error>',
+    });
     expect(results.t_badinput.isError).toBe(true);
     expect(String(results.t_badinput.content)).toContain('InputValidationError: mcp__tracker__get_issue failed');
     // The denied and the invalid calls never reached the server; the others did, with the header.
@@ -115,15 +136,21 @@ describe('remote MCP servers (Streamable HTTP, official SDK on both sides)', () 
     expect(refused.status).toBe(400);
     expect(refused.json.error.code).toBe('outbound_refused');
     expect(refused.text).toContain('STRATUS_PRIVATE_NETWORK_ALLOW');
-    const plain = await api.request('POST', '/v1/sessions', { settings: { mcpServers: { remote: { type: 'http', url: 'http://example.com/mcp' } }, allowedDomains: ['example.com'] } });
+    const plain = await api.request('POST', '/v1/sessions', {
+      settings: { mcpServers: { remote: { type: 'http', url: 'http://example.com/mcp' } }, allowedDomains: ['example.com'] },
+    });
     expect(plain.status).toBe(400);
     expect(plain.json.error.message).toContain('plain http://');
     const created = await api.request('POST', '/v1/sessions', { settings: settings() });
     expect(created.status).toBe(201);
-    const patched = await api.request('PATCH', `/v1/sessions/${created.json.id}`, { settings: { mcpServers: { tracker: { type: 'http', url: `https://10.0.0.1:${mcp.port}/mcp` } } } });
+    const patched = await api.request('PATCH', `/v1/sessions/${created.json.id}`, {
+      settings: { mcpServers: { tracker: { type: 'http', url: `https://10.0.0.1:${mcp.port}/mcp` } } },
+    });
     expect(patched.status).toBe(400);
     expect(patched.json.error.message).toContain('10.0.0.1 is a private address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it');
-    const repatched = await api.request('PATCH', `/v1/sessions/${created.json.id}`, { settings: { mcpServers: { tracker: { type: 'sse', url: mcp.url, headers: { 'X-Api-Key': 'other-secret-value' } } } } });
+    const repatched = await api.request('PATCH', `/v1/sessions/${created.json.id}`, {
+      settings: { mcpServers: { tracker: { type: 'sse', url: mcp.url, headers: { 'X-Api-Key': 'other-secret-value' } } } },
+    });
     expect(repatched.status).toBe(200);
     expect(repatched.json.mcpServers).toEqual({ tracker: { type: 'sse', url: mcp.url, headers: { 'X-Api-Key': '[redacted]' } } });
     expect(repatched.text).not.toContain('other-secret-value');

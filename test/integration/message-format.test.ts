@@ -26,14 +26,33 @@ describe('message items written in the legacy format (nested attributes)', () =>
     const legacy: StoredMessage[] = [
       { ...base, seq: 0, uuid: 'msg_l0', kind: 'prompt', role: 'user', content: [{ type: 'text', text: 'What is in the log?' }] },
       {
-        ...base, seq: 1, uuid: 'msg_l1', kind: 'assistant', role: 'assistant', model: 'claude-old', stopReason: 'tool_use',
+        ...base,
+        seq: 1,
+        uuid: 'msg_l1',
+        kind: 'assistant',
+        role: 'assistant',
+        model: 'claude-old',
+        stopReason: 'tool_use',
         content: [{ type: 'tool_use', id: 'toolu_legacy', name: 'Bash', input: { command: 'cat log.txt', description: 'read it' } }],
         usage: { inputTokens: 120, outputTokens: 30, cacheReadInputTokens: 7 },
       },
       // Spilled as the legacy append did it: the payload in S3, the item with `content: []` and a pointer.
-      { ...base, seq: 2, uuid: 'msg_l2', kind: 'tool_result', role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_legacy', content: bigOutput }] },
       {
-        ...base, seq: 3, uuid: 'msg_l3', kind: 'assistant', role: 'assistant', model: 'claude-old', stopReason: 'end_turn',
+        ...base,
+        seq: 2,
+        uuid: 'msg_l2',
+        kind: 'tool_result',
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_legacy', content: bigOutput }],
+      },
+      {
+        ...base,
+        seq: 3,
+        uuid: 'msg_l3',
+        kind: 'assistant',
+        role: 'assistant',
+        model: 'claude-old',
+        stopReason: 'end_turn',
         content: [{ type: 'text', text: 'It is a long log.' }],
         usage: { inputTokens: 150, outputTokens: 12 },
         decisions: { seen: [], replaced: [{ toolUseId: 'toolu_legacy', replacement: '[the log, replaced in an earlier release]' }] },
@@ -67,7 +86,13 @@ describe('message items written in the legacy format (nested attributes)', () =>
     const request = stack.model!.requests.slice(before);
     expect(request).toHaveLength(1);
     expect(request[0]!.body.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: dateBlock() }, { type: 'text', text: 'What is in the log?' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: dateBlock() },
+          { type: 'text', text: 'What is in the log?' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_legacy', name: 'Bash', input: { command: 'cat log.txt', description: 'read it' } }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_legacy', content: '[the log, replaced in an earlier release]' }] },
       { role: 'assistant', content: [{ type: 'text', text: 'It is a long log.' }] },
@@ -77,8 +102,12 @@ describe('message items written in the legacy format (nested attributes)', () =>
     // Old and new items side by side in one log: the API lists both the same way.
     const listed = await api.messages(sessionId);
     expect(listed.map((m: { seq: number; kind: string; id: string }) => [m.seq, m.kind, m.id])).toEqual([
-      [0, 'prompt', 'msg_l0'], [1, 'assistant', 'msg_l1'], [2, 'tool_result', 'msg_l2'], [3, 'assistant', 'msg_l3'],
-      [4, 'prompt', expect.any(String)], [5, 'assistant', expect.any(String)],
+      [0, 'prompt', 'msg_l0'],
+      [1, 'assistant', 'msg_l1'],
+      [2, 'tool_result', 'msg_l2'],
+      [3, 'assistant', 'msg_l3'],
+      [4, 'prompt', expect.any(String)],
+      [5, 'assistant', expect.any(String)],
     ]);
     expect(listed[2].content).toEqual(legacy[2]!.content);
     expect(listed[1]).toMatchObject({ turnId: 'turn_legacy', stopReason: 'tool_use', usage: legacy[1]!.usage, createdAt: base.createdAt });

@@ -51,7 +51,12 @@ describe('logs and metrics of the local stack (Powertools)', () => {
       const sessionId = await api.createSession();
       const script: ScriptedResponse[] = [
         // A tool that does not exist: a failed tool call the model sees, with no runner involved.
-        { content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_nope', name: 'Nope', input: {} }] },
+        {
+          content: [
+            { type: 'text', text: 'Looking.' },
+            { type: 'tool_use', id: 'toolu_nope', name: 'Nope', input: {} },
+          ],
+        },
         { content: [{ type: 'text', text: 'No such tool.' }] },
       ];
       stack.model!.enqueue(...script);
@@ -69,15 +74,15 @@ describe('logs and metrics of the local stack (Powertools)', () => {
       const lines = jsonLines(out.stdout + out.stderr);
       const turn = documents.find((d) => metricNames(d).includes('Turns'));
       expect(turn).toMatchObject({ stage: 'itest', service: 'stratus-local', sessionId, Turns: 1, ModelCalls: 2 });
-      expect(turn!._aws!.CloudWatchMetrics).toEqual([
-        expect.objectContaining({ Namespace: 'Stratus', Dimensions: [['service', 'stage']] }),
-      ]);
+      expect(turn!._aws!.CloudWatchMetrics).toEqual([expect.objectContaining({ Namespace: 'Stratus', Dimensions: [['service', 'stage']] })]);
       const tool = documents.find((d) => metricNames(d).includes('ToolCalls'));
       expect(tool).toMatchObject({ stage: 'itest', tool: 'Nope', ToolCalls: 1, ToolFailures: 1 });
       expect(tool!._aws!.CloudWatchMetrics[0]!.Dimensions).toEqual([['service', 'stage', 'tool']]);
       expect(documents.filter((d) => metricNames(d).includes('ModelCallDuration'))).toHaveLength(2);
       // Every document carries the stage, whatever the log level.
-      expect(documents.every((d) => d.stage === 'itest' && d._aws!.CloudWatchMetrics.every((m) => m.Dimensions.every((dims) => dims.includes('stage'))))).toBe(true);
+      expect(documents.every((d) => d.stage === 'itest' && d._aws!.CloudWatchMetrics.every((m) => m.Dimensions.every((dims) => dims.includes('stage'))))).toBe(
+        true,
+      );
 
       // Log lines follow the level; the turn's last line ("turn ended") is at info.
       const logs = lines.filter((l) => !l._aws && typeof l.level === 'string');
@@ -87,7 +92,9 @@ describe('logs and metrics of the local stack (Powertools)', () => {
         expect(typeof ended!.turnId).toBe('string');
         // The access log: one line per request, with its tenant once auth has run.
         const requests = logs.filter((l) => l.message === 'request');
-        expect(requests).toContainEqual(expect.objectContaining({ method: 'POST', path: '/v1/sessions', status: 201, tenantId: 'local', ms: expect.any(Number) }));
+        expect(requests).toContainEqual(
+          expect.objectContaining({ method: 'POST', path: '/v1/sessions', status: 201, tenantId: 'local', ms: expect.any(Number) }),
+        );
         expect(requests).toContainEqual(expect.objectContaining({ method: 'POST', path: `/v1/sessions/${sessionId}/turns`, status: 200, tenantId: 'local' }));
       } else {
         expect(ended).toBeUndefined();

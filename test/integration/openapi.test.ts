@@ -23,26 +23,61 @@ describe('the OpenAPI document', () => {
     expect(result.valid).toBe(true);
     expect(document.openapi).toBe('3.1.0');
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(operations.sort()).toEqual(
       [
-        'POST /v1/sessions', 'GET /v1/sessions', 'GET /v1/sessions/{id}', 'GET /v1/sessions/{id}/messages',
-        'POST /v1/sessions/{id}/turns', 'GET /v1/sessions/{id}/turns/{turnId}/events',
-        'GET /v1/sessions/{id}/permissions', 'POST /v1/sessions/{id}/permissions/{toolUseId}',
-        'POST /v1/sessions/{id}/compact', 'GET /v1/sessions/{id}/transcript.jsonl', 'POST /v1/sessions/import',
-        'PUT /v1/sessions/{id}/workspace/archive', 'POST /v1/sessions/{id}/workspace/git', 'GET /v1/sessions/{id}/workspace/files',
-        'GET /v1/sessions/{id}/workspace/files/{path}', 'GET /v1/sessions/{id}/workspace/archive',
-        'POST /v1/sessions/{id}/workspace/uploads', 'POST /v1/sessions/{id}/workspace/archive', 'GET /v1/sessions/{id}/workspace/diff',
-        'POST /v1/admin/tokens', 'GET /v1/admin/tokens', 'DELETE /v1/admin/tokens/{tokenId}',
-        'POST /v1/schedules', 'GET /v1/schedules', 'GET /v1/schedules/{id}', 'PATCH /v1/schedules/{id}', 'DELETE /v1/schedules/{id}', 'POST /v1/schedules/{id}/run',
-        'PATCH /v1/sessions/{id}', 'DELETE /v1/sessions/{id}', 'POST /v1/sessions/{id}/turns/{turnId}/interrupt',
-        'POST /v1/github/repositories', 'GET /v1/github/repositories', 'GET /v1/github/repositories/{owner}/{name}',
-        'PATCH /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}', 'DELETE /v1/github/repositories/{owner}/{name}/environment', 'GET /v1/github/runs',
+        'POST /v1/sessions',
+        'GET /v1/sessions',
+        'GET /v1/sessions/{id}',
+        'GET /v1/sessions/{id}/messages',
+        'POST /v1/sessions/{id}/turns',
+        'GET /v1/sessions/{id}/turns/{turnId}/events',
+        'GET /v1/sessions/{id}/permissions',
+        'POST /v1/sessions/{id}/permissions/{toolUseId}',
+        'POST /v1/sessions/{id}/compact',
+        'GET /v1/sessions/{id}/transcript.jsonl',
+        'POST /v1/sessions/import',
+        'PUT /v1/sessions/{id}/workspace/archive',
+        'POST /v1/sessions/{id}/workspace/git',
+        'GET /v1/sessions/{id}/workspace/files',
+        'GET /v1/sessions/{id}/workspace/files/{path}',
+        'GET /v1/sessions/{id}/workspace/archive',
+        'POST /v1/sessions/{id}/workspace/uploads',
+        'POST /v1/sessions/{id}/workspace/archive',
+        'GET /v1/sessions/{id}/workspace/diff',
+        'POST /v1/admin/tokens',
+        'GET /v1/admin/tokens',
+        'DELETE /v1/admin/tokens/{tokenId}',
+        'POST /v1/schedules',
+        'GET /v1/schedules',
+        'GET /v1/schedules/{id}',
+        'PATCH /v1/schedules/{id}',
+        'DELETE /v1/schedules/{id}',
+        'POST /v1/schedules/{id}/run',
+        'PATCH /v1/sessions/{id}',
+        'DELETE /v1/sessions/{id}',
+        'POST /v1/sessions/{id}/turns/{turnId}/interrupt',
+        'POST /v1/github/repositories',
+        'GET /v1/github/repositories',
+        'GET /v1/github/repositories/{owner}/{name}',
+        'PATCH /v1/github/repositories/{owner}/{name}',
+        'DELETE /v1/github/repositories/{owner}/{name}',
+        'DELETE /v1/github/repositories/{owner}/{name}/environment',
+        'GET /v1/github/runs',
         'POST /v1/github/webhook',
-        'GET /v1/tenant/settings', 'PUT /v1/tenant/settings',
-        'POST /v1/github/installations/setup-url', 'GET /v1/github/installations', 'GET /v1/github/installations/setup',
-        'POST /v1/admin/github/installations', 'GET /v1/admin/github/installations', 'DELETE /v1/admin/github/installations/{installationId}', 'POST /v1/admin/github/repositories',
-        'GET /v1/sessions/{id}/agents', 'GET /v1/sessions/{id}/agents/{agentId}/messages',
+        'GET /v1/tenant/settings',
+        'PUT /v1/tenant/settings',
+        'POST /v1/github/installations/setup-url',
+        'GET /v1/github/installations',
+        'GET /v1/github/installations/setup',
+        'POST /v1/admin/github/installations',
+        'GET /v1/admin/github/installations',
+        'DELETE /v1/admin/github/installations/{installationId}',
+        'POST /v1/admin/github/repositories',
+        'GET /v1/sessions/{id}/agents',
+        'GET /v1/sessions/{id}/agents/{agentId}/messages',
         'GET /v1/sessions/{id}/tool-results/{toolUseId}',
       ].sort(),
     );
@@ -66,7 +101,11 @@ describe('the OpenAPI document', () => {
       // A replayed token creation would have to keep the plaintext token: the admin routes take no key
       // (assigning an installation again is a 200, connecting a repository again a 409).
       if (path === '/v1/github/webhook' || path.startsWith('/v1/admin/')) expect(headerNames(item.post)).not.toContain('idempotency-key');
-      else expect({ path, headers: headerNames(item.post), replayConflict: Object.keys(item.post.responses) }).toMatchObject({ headers: expect.arrayContaining(['idempotency-key']), replayConflict: expect.arrayContaining(['422']) });
+      else
+        expect({ path, headers: headerNames(item.post), replayConflict: Object.keys(item.post.responses) }).toMatchObject({
+          headers: expect.arrayContaining(['idempotency-key']),
+          replayConflict: expect.arrayContaining(['422']),
+        });
     }
     const startTurn = paths['/v1/sessions/{id}/turns']!.post;
     expect(headerNames(startTurn)).toContain('prefer');
@@ -134,7 +173,7 @@ describe('the OpenAPI document', () => {
     expect(missing.error).toMatchObject({ error: { code: 'not_found' } });
   });
 
-  it('serves the reference at /docs without a token: every operation, from this origin only, with no script and the console\'s page headers', async () => {
+  it("serves the reference at /docs without a token: every operation, from this origin only, with no script and the console's page headers", async () => {
     const res = await fetch(`${fx.stack.apiUrl}/docs`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=UTF-8');

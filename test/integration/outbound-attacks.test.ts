@@ -11,8 +11,16 @@ import { text, unscripted, useLocalStack } from '../support/stack-fixture.ts';
 const SECRET = 'outbound-hook-secret-0123456789';
 const LOOPBACK_SPELLINGS = ['127.0.0.1', '127.1', '2130706433', '0x7f000001', '[::1]', '0.0.0.0', '[::ffff:127.0.0.1]'];
 const use = (id: string, name: string, input: Record<string, unknown> = {}) => ({ type: 'tool_use' as const, id, name, input });
-const operatorAllows = (privateNetworkAllow: string[], extra: Record<string, unknown> = {}) => ({ model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow }, ...extra });
-const toolResults = (res: { json: { events: { type: string; toolUseId?: string; content?: unknown }[] } }) => Object.fromEntries(res.json.events.filter((e) => e.type === 'tool_result').map((e) => [e.toolUseId, e]));
+const operatorAllows = (privateNetworkAllow: string[], extra: Record<string, unknown> = {}) => ({
+  model: {},
+  turn: {},
+  api: {},
+  observability: {},
+  outbound: { privateNetworkAllow },
+  ...extra,
+});
+const toolResults = (res: { json: { events: { type: string; toolUseId?: string; content?: unknown }[] } }) =>
+  Object.fromEntries(res.json.events.filter((e) => e.type === 'tool_result').map((e) => [e.toolUseId, e]));
 
 describe('outbound calls from the API side: hooks and MCP under the one policy', () => {
   let victim: CountingServer;
@@ -59,7 +67,9 @@ describe('outbound calls from the API side: hooks and MCP under the one policy',
       }
     }
     const https = await env.api.request('POST', '/v1/sessions', { settings: hookSettings(`https://2130706433:${victim.port}/hook`) });
-    expect(https.json.error.message).toBe(`Invalid hooks: the API would never call "settings.hooks[0].url" (127.0.0.1 is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it).`);
+    expect(https.json.error.message).toBe(
+      `Invalid hooks: the API would never call "settings.hooks[0].url" (127.0.0.1 is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it).`,
+    );
     expect(victim.seen.connections).toBe(0);
   });
 
@@ -74,17 +84,19 @@ describe('outbound calls from the API side: hooks and MCP under the one policy',
     });
   });
 
-  it('does not follow a hook endpoint\'s redirect: the unlisted host never receives the body or its signature', { timeout: 60_000 }, async () => {
+  it("does not follow a hook endpoint's redirect: the unlisted host never receives the body or its signature", { timeout: 60_000 }, async () => {
     const created = await env.api.request('POST', '/v1/sessions', { settings: hookSettings(`http://127.0.0.1:${redirecting.port}/hook`) });
     expect(created.status).toBe(201);
     const result = await bashResult(created.json.id);
     expect(redirecting.seen.requests.at(-1)?.headers['x-stratus-signature']).toMatch(/^v1=/);
     expect(collector.seen.requests).toEqual([]);
     expect(collector.seen.connections).toBe(0);
-    expect(result.content).toBe(`PreToolUse:Bash hook error: hook PreToolUse:127.0.0.1:${redirecting.port} failed: hook endpoint answered a redirect (307); hooks do not follow redirects`);
+    expect(result.content).toBe(
+      `PreToolUse:Bash hook error: hook PreToolUse:127.0.0.1:${redirecting.port} failed: hook endpoint answered a redirect (307); hooks do not follow redirects`,
+    );
   });
 
-  it('keeps the bytes of a hook\'s non-JSON answer out of the tool result and the message log', { timeout: 60_000 }, async () => {
+  it("keeps the bytes of a hook's non-JSON answer out of the tool result and the message log", { timeout: 60_000 }, async () => {
     const created = await env.api.request('POST', '/v1/sessions', { settings: hookSettings(`http://127.0.0.1:${hook.port}/html`) });
     const result = await bashResult(created.json.id);
     expect(hook.seen.requests.at(-1)?.path).toBe('/html');
@@ -94,15 +106,23 @@ describe('outbound calls from the API side: hooks and MCP under the one policy',
   });
 
   it('refuses an MCP server at a loopback spelling the operator does not allow (400)', async () => {
-    const literal = await env.api.request('POST', '/v1/sessions', { settings: { mcpServers: { t: { type: 'http', url: `http://127.1:${victim.port}/mcp` } } } });
+    const literal = await env.api.request('POST', '/v1/sessions', {
+      settings: { mcpServers: { t: { type: 'http', url: `http://127.1:${victim.port}/mcp` } } },
+    });
     expect(literal.status).toBe(400);
-    expect(literal.json.error.message).toBe(`Invalid "settings.mcpServers": the API would never call "t" (plain http:// is used only for a host STRATUS_PRIVATE_NETWORK_ALLOW names (as the URL spells it, with its port); use https://).`);
-    const https = await env.api.request('POST', '/v1/sessions', { settings: { mcpServers: { t: { type: 'http', url: `https://[::ffff:7f00:1]:${victim.port}/mcp` } } } });
+    expect(literal.json.error.message).toBe(
+      `Invalid "settings.mcpServers": the API would never call "t" (plain http:// is used only for a host STRATUS_PRIVATE_NETWORK_ALLOW names (as the URL spells it, with its port); use https://).`,
+    );
+    const https = await env.api.request('POST', '/v1/sessions', {
+      settings: { mcpServers: { t: { type: 'http', url: `https://[::ffff:7f00:1]:${victim.port}/mcp` } } },
+    });
     expect(https.json.error.message).toContain('is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it');
   });
 
   it('never connects to an MCP server whose name resolves to loopback; its tools are left out', { timeout: 60_000 }, async () => {
-    const byName = await env.api.request('POST', '/v1/sessions', { settings: { mcpServers: { t: { type: 'http', url: `https://localhost:${victim.port}/mcp` } }, allowedDomains: [`localhost:${victim.port}`] } });
+    const byName = await env.api.request('POST', '/v1/sessions', {
+      settings: { mcpServers: { t: { type: 'http', url: `https://localhost:${victim.port}/mcp` } }, allowedDomains: [`localhost:${victim.port}`] },
+    });
     expect(byName.status).toBe(201);
     const before = env.stack.model!.requests.length;
     env.stack.model!.enqueue(text('fine'));
@@ -123,7 +143,9 @@ describe('outbound calls from the API side: hooks and MCP under the one policy',
     expect(allowed.status).toBe(201);
     const patched = await api.request('PATCH', `/v1/sessions/${allowed.json.id}`, { settings: { allowedDomains: ['127.0.0.1:22'] } });
     expect(patched.status).toBe(400);
-    expect(patched.json.error.message).toBe('Invalid "settings.allowedDomains": "127.0.0.1:22" is a loopback address; a session may list one only when STRATUS_PRIVATE_NETWORK_ALLOW allows it (at port 22).');
+    expect(patched.json.error.message).toBe(
+      'Invalid "settings.allowedDomains": "127.0.0.1:22" is a loopback address; a session may list one only when STRATUS_PRIVATE_NETWORK_ALLOW allows it (at port 22).',
+    );
     const repository = await api.request('POST', '/v1/github/repositories', { repository: 'acme/outbound', settings: { allowedDomains: ['169.254.169.254'] } });
     expect(repository.status).toBe(400);
     expect(repository.json.error.code).toBe('outbound_refused');
@@ -132,16 +154,22 @@ describe('outbound calls from the API side: hooks and MCP under the one policy',
 
   it('reconnects and retries once when the MCP server restarted and forgot the session', { timeout: 90_000 }, async () => {
     const { stack, api } = env;
-    const created = await api.request('POST', '/v1/sessions', { settings: { mcpServers: { tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`], toolSearch: 'standard' } });
+    const created = await api.request('POST', '/v1/sessions', {
+      settings: { mcpServers: { tracker: { type: 'http', url: mcp.url } }, allowedDomains: [`127.0.0.1:${mcp.port}`], toolSearch: 'standard' },
+    });
     expect(created.status).toBe(201);
     stack.model!.enqueue({ content: [use('t_one', 'mcp__tracker__get_issue', { number: 1 })] }, text('one'));
-    expect(toolResults(await api.turn(created.json.id, 'first'))).toMatchObject({ t_one: { isError: false, content: [{ type: 'text', text: 'Issue #1: the build is red' }] } });
+    expect(toolResults(await api.turn(created.json.id, 'first'))).toMatchObject({
+      t_one: { isError: false, content: [{ type: 'text', text: 'Issue #1: the build is red' }] },
+    });
     // Same port, new process state: the old session id now answers 404 "Session not found".
     const port = mcp.port;
     await mcp.close();
     mcp = await startMcpDemoServer({ sessions: true, port });
     stack.model!.enqueue({ content: [use('t_two', 'mcp__tracker__get_issue', { number: 2 })] }, text('two'));
-    expect(toolResults(await api.turn(created.json.id, 'second'))).toMatchObject({ t_two: { isError: false, content: [{ type: 'text', text: 'Issue #2: the build is red' }] } });
+    expect(toolResults(await api.turn(created.json.id, 'second'))).toMatchObject({
+      t_two: { isError: false, content: [{ type: 'text', text: 'Issue #2: the build is red' }] },
+    });
     expect(mcp.calls).toEqual(['get_issue']);
   });
 });
@@ -159,10 +187,9 @@ describe('outbound calls when the operator allows all of loopback', () => {
         expect(res.json.error.message).toContain("one of this Stratus deployment's own endpoints");
       }
       const mcpRes = await api.request('POST', '/v1/sessions', { settings: { mcpServers: { s3: { type: 'http', url: `http://127.1:${port}/` } } } });
-      expect(mcpRes.json.error?.message).toContain("own endpoints");
+      expect(mcpRes.json.error?.message).toContain('own endpoints');
     }
   });
-
 });
 
 describe('outbound calls on a deployment without sandbox egress (STRATUS_EGRESS=none)', () => {
@@ -181,7 +208,11 @@ describe('outbound calls on a deployment without sandbox egress (STRATUS_EGRESS=
   it('reaches an allowed loopback hook, and MCP servers work although the sandbox has no egress', { timeout: 60_000 }, async () => {
     const { stack, api } = env;
     const created = await api.request('POST', '/v1/sessions', {
-      settings: { hooks: [{ event: 'PreToolUse', matcher: 'mcp__tracker__get_issue', url: `http://127.0.0.1:${hook.port}/pre`, secret: SECRET }], mcpServers: { tracker: { type: 'http', url: mcp.url } }, toolSearch: 'standard' },
+      settings: {
+        hooks: [{ event: 'PreToolUse', matcher: 'mcp__tracker__get_issue', url: `http://127.0.0.1:${hook.port}/pre`, secret: SECRET }],
+        mcpServers: { tracker: { type: 'http', url: mcp.url } },
+        toolSearch: 'standard',
+      },
     });
     expect(created.status).toBe(201);
     // The sandbox still has no network here: allowedDomains are refused as before.

@@ -100,10 +100,17 @@ describe('durable ask through the HTTP API', () => {
     expect(allowed.json.stopReason).toBe('end_turn');
     expect((await api.request('GET', `/v1/sessions/${sessionId}/permissions`)).json.rules).toEqual({ allow: ['Bash(touch:*)'] });
     // Another command the rule matches runs without asking.
-    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_e2', name: 'Bash', input: { command: 'touch two.txt' } }] }, { content: [{ type: 'text', text: 'Two.' }] });
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_e2', name: 'Bash', input: { command: 'touch two.txt' } }] },
+      { content: [{ type: 'text', text: 'Two.' }] },
+    );
     const next = await api.turn(sessionId, 'say two');
     expect(next.json.stopReason).toBe('end_turn');
-    expect(next.json.events.find((e: any) => e.type === 'tool_result')).toMatchObject({ toolUseId: 'toolu_e2', isError: false, content: '(Bash completed with no output)' });
+    expect(next.json.events.find((e: any) => e.type === 'tool_result')).toMatchObject({
+      toolUseId: 'toolu_e2',
+      isError: false,
+      content: '(Bash completed with no output)',
+    });
   }, 90_000);
 
   it('gives a denied call the rejection text, tracks the denial, and answers each call once', async () => {
@@ -116,20 +123,28 @@ describe('durable ask through the HTTP API', () => {
     const res = await api.request('POST', `/v1/sessions/${sessionId}/permissions/toolu_rm`, { decision: 'deny' });
     expect(res.json.events.find((e: any) => e.type === 'tool_result')).toMatchObject({ toolUseId: 'toolu_rm', isError: true, content: REJECTED });
     expect(res.json.events.find((e: any) => e.type === 'permission_denied')).toEqual({
-      type: 'permission_denied', toolUseId: 'toolu_rm', toolName: 'Bash', count: 1,
+      type: 'permission_denied',
+      toolUseId: 'toolu_rm',
+      toolName: 'Bash',
+      count: 1,
       suggestion: 'Bash was denied 1 time in this session; add an allow or deny rule for it?',
     });
     expect((await api.request('POST', `/v1/sessions/${sessionId}/permissions/toolu_rm`, { decision: 'allow' })).status).toBe(404);
     const session = await api.request('GET', `/v1/sessions/${sessionId}`);
-    expect(session.json.permissions.denials).toEqual([{ tool: 'Bash', count: 1, suggestion: 'Bash was denied 1 time in this session; add an allow or deny rule for it?' }]);
+    expect(session.json.permissions.denials).toEqual([
+      { tool: 'Bash', count: 1, suggestion: 'Bash was denied 1 time in this session; add an allow or deny rule for it?' },
+    ]);
   });
 
-  it('passes a deny answer\'s message to the model (deny-with-feedback)', async () => {
+  it("passes a deny answer's message to the model (deny-with-feedback)", async () => {
     const sessionId = await createSession({ permissionMode: 'default' });
     stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_push', name: 'Bash', input: { command: 'git push --force' } }] });
     expect((await api.turn(sessionId, 'ship it')).json.stopReason).toBe('awaiting_permission');
     stack.model!.enqueue({ content: [{ type: 'text', text: 'I will open a pull request instead.' }] });
-    const res = await api.request('POST', `/v1/sessions/${sessionId}/permissions/toolu_push`, { decision: 'deny', message: 'Never force-push; open a pull request instead.' });
+    const res = await api.request('POST', `/v1/sessions/${sessionId}/permissions/toolu_push`, {
+      decision: 'deny',
+      message: 'Never force-push; open a pull request instead.',
+    });
     const expected =
       "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nNever force-push; open a pull request instead.";
     expect(res.json.events.find((e: any) => e.type === 'tool_result')).toMatchObject({ toolUseId: 'toolu_push', isError: true, content: expected });
@@ -174,7 +189,18 @@ describe('durable ask through the HTTP API', () => {
       ['toolu_e', '<tool_use_error>Cancelled: parallel tool call Bash(git push origin main) errored</tool_use_error>'],
     ]);
     // A request-level deny of a whole tool hides it from the model for that turn.
-    expect(stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual(['Agent', 'Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'TaskOutput', 'TaskStop', 'TodoWrite', 'Write']);
+    expect(stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual([
+      'Agent',
+      'Bash',
+      'Edit',
+      'Glob',
+      'Grep',
+      'NotebookEdit',
+      'TaskOutput',
+      'TaskStop',
+      'TodoWrite',
+      'Write',
+    ]);
   });
 });
 
@@ -213,8 +239,10 @@ describe('session hooks through the HTTP API', () => {
     tmp.cleanup();
   });
 
-  it('calls the session\'s signed PreToolUse hook, which denies a call and adds context to another', async () => {
-    const created = await api.request('POST', '/v1/sessions', { settings: { hooks: [{ event: 'PreToolUse', matcher: 'Bash', url: `${hookUrl}/pre`, secret: SECRET }] } });
+  it("calls the session's signed PreToolUse hook, which denies a call and adds context to another", async () => {
+    const created = await api.request('POST', '/v1/sessions', {
+      settings: { hooks: [{ event: 'PreToolUse', matcher: 'Bash', url: `${hookUrl}/pre`, secret: SECRET }] },
+    });
     expect(created.status).toBe(201);
     expect(created.json.permissions.hooks).toEqual([{ event: 'PreToolUse', matcher: 'Bash', url: `${hookUrl}/pre`, failMode: 'open' }]);
     const sessionId = created.json.id;

@@ -39,7 +39,13 @@ const PROJECT = {
 describe('what the model is told about its project', () => {
   const fx = useLocalStack({
     brain: unscripted,
-    settings: { model: {}, turn: {}, api: {}, observability: {}, projectContext: { systemPromptAppend: 'Operator note: this deployment is the staging stack.', maxFileChars: 400 } },
+    settings: {
+      model: {},
+      turn: {},
+      api: {},
+      observability: {},
+      projectContext: { systemPromptAppend: 'Operator note: this deployment is the staging stack.', maxFileChars: 400 },
+    },
   });
   const temp = makeTempDir();
   let gitServer: Awaited<ReturnType<typeof startGitHttpServer>>;
@@ -73,7 +79,14 @@ describe('what the model is told about its project', () => {
 
   it('opens the first message with the tenant, CLAUDE.md, its imports and AGENTS.md, attaches a subdirectory CLAUDE.md to the first Read under it, and ends the system prompt with the environment and a git snapshot', async () => {
     const { api } = fx;
-    expect((await api.request('PUT', '/v1/tenant/settings', { instructions: 'Write commit messages in English.', systemPromptAppend: 'Tenant note: answer tersely.' })).status).toBe(200);
+    expect(
+      (
+        await api.request('PUT', '/v1/tenant/settings', {
+          instructions: 'Write commit messages in English.',
+          systemPromptAppend: 'Tenant note: answer tersely.',
+        })
+      ).status,
+    ).toBe(200);
     try {
       await firstTurnOfGitSession();
     } finally {
@@ -85,10 +98,7 @@ describe('what the model is told about its project', () => {
     const { stack, api } = fx;
     const sessionId = await gitSession();
     const before = stack.model!.requests.length;
-    stack.model!.enqueue(
-      { content: [read('r1', '/workspace/src/a.ts'), read('r2', '/workspace/src/b.ts')] },
-      { content: [text('Read them.').content[0]!] },
-    );
+    stack.model!.enqueue({ content: [read('r1', '/workspace/src/a.ts'), read('r2', '/workspace/src/b.ts')] }, { content: [text('Read them.').content[0]!] });
     expect((await api.turn(sessionId, 'Look at src.')).json).toMatchObject({ stopReason: 'end_turn' });
     const [first, second] = stack.model!.requests.slice(before).map((r) => r.body);
 
@@ -120,7 +130,10 @@ describe('what the model is told about its project', () => {
     // The first Read under src/ carries src/CLAUDE.md; the second does not carry it again.
     const results = second!.messages.at(-1)!.content as unknown as { tool_use_id: string; content: string }[];
     expect(results.map((r) => [r.tool_use_id, r.content])).toEqual([
-      ['r1', '1\texport const a = 1;\n2\t\n\n<system-reminder>\nInstructions from /workspace/src/CLAUDE.md (for the files under /workspace/src/):\n\nFiles in src/ are generated; edit templates/ instead.\n</system-reminder>'],
+      [
+        'r1',
+        '1\texport const a = 1;\n2\t\n\n<system-reminder>\nInstructions from /workspace/src/CLAUDE.md (for the files under /workspace/src/):\n\nFiles in src/ are generated; edit templates/ instead.\n</system-reminder>',
+      ],
       ['r2', '1\texport const b = 2;\n2\t'],
     ]);
     // Later requests of the turn start with the same bytes.
@@ -136,7 +149,12 @@ describe('what the model is told about its project', () => {
     const turn1 = stack.model!.requests.at(-1)!.body;
     // The workspace changes after the snapshot: the snapshot does not.
     stack.model!.enqueue(
-      { content: [{ type: 'tool_use', id: 'b1', name: 'Bash', input: { command: 'echo more >> README.md && git checkout -q -b other' } }, read('r2', '/workspace/src/deep/c.ts')] },
+      {
+        content: [
+          { type: 'tool_use', id: 'b1', name: 'Bash', input: { command: 'echo more >> README.md && git checkout -q -b other' } },
+          read('r2', '/workspace/src/deep/c.ts'),
+        ],
+      },
       text('ok'),
     );
     await api.turn(sessionId, 'Second.');
@@ -156,7 +174,10 @@ describe('what the model is told about its project', () => {
     const { stack, api } = fx;
     const long = `${'x'.repeat(99)}\n`.repeat(5);
     const sessionId = await api.createSession({ 'CLAUDE.md': long });
-    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'w1', name: 'Write', input: { file_path: '/workspace/AGENTS.md', content: 'Added later.\n' } }] }, text('ok'));
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'w1', name: 'Write', input: { file_path: '/workspace/AGENTS.md', content: 'Added later.\n' } }] },
+      text('ok'),
+    );
     await api.turn(sessionId, 'One.');
     const turn1 = stack.model!.requests.at(-2)!.body;
     const system = systemText(turn1);
@@ -170,7 +191,9 @@ describe('what the model is told about its project', () => {
     // The file the model wrote is read at the next turn's start (from the version it starts on).
     stack.model!.enqueue(text('ok'));
     await api.turn(sessionId, 'Two.');
-    expect(firstBlock(stack.model!.requests.at(-1)!.body)).toContain("Instructions from /workspace/AGENTS.md (the project's AGENTS.md):\n\nAdded later.\n\nToday's date is");
+    expect(firstBlock(stack.model!.requests.at(-1)!.body)).toContain(
+      "Instructions from /workspace/AGENTS.md (the project's AGENTS.md):\n\nAdded later.\n\nToday's date is",
+    );
   });
 
   it('an empty workspace still gets the date', async () => {
@@ -185,8 +208,19 @@ describe('what the model is told about its project', () => {
     const { stack, api } = fx;
     const sessionId = await gitSession();
     const before = stack.model!.requests.length;
-    const agent = (id: string, type: string, prompt: string) => ({ type: 'tool_use' as const, id, name: 'Agent', input: { description: type, prompt, subagent_type: type } });
-    stack.model!.enqueue({ content: [agent('g1', 'general-purpose', 'SUB-G')] }, text('g done'), { content: [agent('e1', 'Explore', 'SUB-E')] }, text('e done'), text('all done'));
+    const agent = (id: string, type: string, prompt: string) => ({
+      type: 'tool_use' as const,
+      id,
+      name: 'Agent',
+      input: { description: type, prompt, subagent_type: type },
+    });
+    stack.model!.enqueue(
+      { content: [agent('g1', 'general-purpose', 'SUB-G')] },
+      text('g done'),
+      { content: [agent('e1', 'Explore', 'SUB-E')] },
+      text('e done'),
+      text('all done'),
+    );
     expect((await api.turn(sessionId, 'Delegate.')).json).toMatchObject({ stopReason: 'end_turn' });
     const requests = stack.model!.requests.slice(before).map((r) => r.body);
     const byPrompt = (p: string) => requests.find((r) => (r.messages[0]!.content as unknown as { text: string }[]).some((b) => b.text === p))!;
@@ -199,7 +233,7 @@ describe('what the model is told about its project', () => {
     expect(systemText(explore)).not.toContain('# Git snapshot');
   });
 
-  it('keeps the tenant\'s settings, validated: unknown fields and oversized text are a 400 naming them', async () => {
+  it("keeps the tenant's settings, validated: unknown fields and oversized text are a 400 naming them", async () => {
     const { api } = fx;
     expect((await api.request('GET', '/v1/tenant/settings')).json).toMatchObject({ settings: {} });
     const unknown = await api.request('PUT', '/v1/tenant/settings', { instruction: 'typo' });

@@ -30,7 +30,12 @@ describe('repository settings (.claude/settings.json)', () => {
     const turn = await fx.api.turn(sessionId, 'go');
     expect(turn.status).toBe(200);
     const requests = fx.stack.model!.requests.slice(before).map((r) => r.body);
-    return { turn: turn.json, results: turn.json.events.filter((e: any) => e.type === 'tool_result'), notices: turn.json.events.filter((e: any) => e.type === 'notice').map((e: any) => e.message), requests };
+    return {
+      turn: turn.json,
+      results: turn.json.events.filter((e: any) => e.type === 'tool_result'),
+      notices: turn.json.events.filter((e: any) => e.type === 'notice').map((e: any) => e.message),
+      requests,
+    };
   };
   /** The tool_result the model received for the call `toolUseId`, in the request after it. */
   const sentResult = (requests: any[], toolUseId: string) => {
@@ -49,21 +54,29 @@ describe('repository settings (.claude/settings.json)', () => {
   };
 
   it('a deny rule blocks rm in a session that bypasses permissions, and the model gets the reason', async () => {
-    const sessionId = await createSession({
-      ...settingsFile({ permissions: { deny: ['Bash(rm:*)'] } }),
-      // Never read in the cloud: its deny rule does not apply.
-      '.claude/settings.local.json': JSON.stringify({ permissions: { deny: ['Bash(ls:*)'] } }),
-    }, { permissionMode: 'bypassPermissions' });
+    const sessionId = await createSession(
+      {
+        ...settingsFile({ permissions: { deny: ['Bash(rm:*)'] } }),
+        // Never read in the cloud: its deny rule does not apply.
+        '.claude/settings.local.json': JSON.stringify({ permissions: { deny: ['Bash(ls:*)'] } }),
+      },
+      { permissionMode: 'bypassPermissions' },
+    );
     const { results, requests, notices } = await runCalls(sessionId, ['rm -f a.txt', 'ls a.txt']);
-    expect(results.map((r: any) => [r.isError, r.content])).toEqual([[true, DENIED_RM], [false, 'a.txt']]);
+    expect(results.map((r: any) => [r.isError, r.content])).toEqual([
+      [true, DENIED_RM],
+      [false, 'a.txt'],
+    ]);
     expect(sentResult(requests, 'toolu_0').result).toMatchObject({ type: 'tool_result', is_error: true, content: DENIED_RM });
     expect(notices).toEqual([]);
     expect(await readFile(sessionId, 'a.txt')).toBe('keep me\n');
   });
 
-  it('joins the session\'s rules: its allow lets a command run unasked, a deny or ask from anywhere beats an allow', async () => {
+  it("joins the session's rules: its allow lets a command run unasked, a deny or ask from anywhere beats an allow", async () => {
     const sessionId = await createSession(settingsFile({ permissions: { allow: ['Bash(touch:*)', 'Bash(mkdir:*)'], ask: ['Bash(cp:*)'] } }), {
-      permissionMode: 'default', unattended: true, rules: { deny: ['Bash(mkdir:*)'], allow: ['Bash(cp:*)'] },
+      permissionMode: 'default',
+      unattended: true,
+      rules: { deny: ['Bash(mkdir:*)'], allow: ['Bash(cp:*)'] },
     });
     const { results } = await runCalls(sessionId, ['touch made.txt', 'mkdir d', 'cp a.txt b.txt', 'tee c.txt < a.txt']);
     expect(results[0]).toMatchObject({ isError: false });
@@ -81,7 +94,9 @@ describe('repository settings (.claude/settings.json)', () => {
     writeFileSync(hostFile, 'HOST-SECRET\n');
     try {
       const hook = `cat > /workspace/hook-input.json; cat ${hostFile} >&2; echo "pwd=$(pwd) uid=$(id -u)" >&2; exit 2`;
-      const sessionId = await createSession(settingsFile({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: hook }] }] } }), { permissionMode: 'bypassPermissions' });
+      const sessionId = await createSession(settingsFile({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: hook }] }] } }), {
+        permissionMode: 'bypassPermissions',
+      });
       const { results, requests } = await runCalls(sessionId, ['touch ran.txt']);
       const expected = `PreToolUse:Bash hook error: [${hook}]: cat: ${hostFile}: No such file or directory\npwd=/workspace uid=1000\n`;
       expect(results.map((r: any) => [r.isError, r.content])).toEqual([[true, expected]]);
@@ -89,38 +104,69 @@ describe('repository settings (.claude/settings.json)', () => {
       expect(await readFile(sessionId, 'ran.txt')).toBeUndefined();
       // The hook's stdin was the call, in the shape repository hooks read; what it wrote was published.
       expect(JSON.parse((await readFile(sessionId, 'hook-input.json'))!)).toEqual({
-        session_id: sessionId, cwd: '/workspace', permission_mode: 'bypassPermissions', hook_event_name: 'PreToolUse',
-        tool_name: 'Bash', tool_input: { command: 'touch ran.txt' }, tool_use_id: 'toolu_0',
+        session_id: sessionId,
+        cwd: '/workspace',
+        permission_mode: 'bypassPermissions',
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'touch ran.txt' },
+        tool_use_id: 'toolu_0',
       });
     } finally {
       rmSync(hostFile, { force: true });
     }
   });
 
-  it('reads a hook\'s JSON answer: a PreToolUse deny with its reason, PostToolUse context for the model, matchers', async () => {
+  it("reads a hook's JSON answer: a PreToolUse deny with its reason, PostToolUse context for the model, matchers", async () => {
     const deny = `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no touching"}}'`;
     const context = `echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"remember the changelog"}}'`;
-    const sessionId = await createSession(settingsFile({
-      hooks: {
-        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `if grep -q touch; then ${deny}; fi` }] }, { matcher: 'Read', hooks: [{ type: 'command', command: 'exit 2' }] }],
-        PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: context }] }],
-      },
-    }), { permissionMode: 'bypassPermissions' });
+    const sessionId = await createSession(
+      settingsFile({
+        hooks: {
+          PreToolUse: [
+            { matcher: 'Bash', hooks: [{ type: 'command', command: `if grep -q touch; then ${deny}; fi` }] },
+            { matcher: 'Read', hooks: [{ type: 'command', command: 'exit 2' }] },
+          ],
+          PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: context }] }],
+        },
+      }),
+      { permissionMode: 'bypassPermissions' },
+    );
     const { results, requests } = await runCalls(sessionId, ['touch x.txt', 'echo hi']);
-    expect(results.map((r: any) => [r.isError, r.content])).toEqual([[true, 'no touching'], [false, 'hi']]);
+    expect(results.map((r: any) => [r.isError, r.content])).toEqual([
+      [true, 'no touching'],
+      [false, 'hi'],
+    ]);
     // Beside the refusal, which command refused.
     const refused = sentResult(requests, 'toolu_0').message.content;
-    expect(refused).toContainEqual(expect.objectContaining({ type: 'text', text: `<system-reminder>\nPreToolUse:Bash hook blocking error from command: "if grep -q touch; then ${deny}; fi": no touching\n</system-reminder>` }));
+    expect(refused).toContainEqual(
+      expect.objectContaining({
+        type: 'text',
+        text: `<system-reminder>\nPreToolUse:Bash hook blocking error from command: "if grep -q touch; then ${deny}; fi": no touching\n</system-reminder>`,
+      }),
+    );
     const after = sentResult(requests, 'toolu_1').message.content;
-    expect(after).toContainEqual(expect.objectContaining({ type: 'text', text: '<system-reminder>\nPostToolUse:Bash hook additional context: remember the changelog\n</system-reminder>' }));
+    expect(after).toContainEqual(
+      expect.objectContaining({
+        type: 'text',
+        text: '<system-reminder>\nPostToolUse:Bash hook additional context: remember the changelog\n</system-reminder>',
+      }),
+    );
   });
 
   it('gives its env to Bash and hooks in the sandbox, never to the harness', async () => {
-    const sessionId = await createSession(settingsFile({
-      // Were it the harness's, the model calls would go nowhere.
-      env: { REPO_SETTINGS_VAR: 'from-the-repo', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
-      hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo "hook sees $REPO_SETTINGS_VAR in $CLAUDE_PROJECT_DIR" > /workspace/hook-env.txt' }] }] },
-    }), { permissionMode: 'bypassPermissions' });
+    const sessionId = await createSession(
+      settingsFile({
+        // Were it the harness's, the model calls would go nowhere.
+        env: { REPO_SETTINGS_VAR: 'from-the-repo', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+        hooks: {
+          PostToolUse: [
+            { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo "hook sees $REPO_SETTINGS_VAR in $CLAUDE_PROJECT_DIR" > /workspace/hook-env.txt' }] },
+          ],
+        },
+      }),
+      { permissionMode: 'bypassPermissions' },
+    );
     const { turn, results } = await runCalls(sessionId, ['echo "$REPO_SETTINGS_VAR $ANTHROPIC_BASE_URL"']);
     expect(results.map((r: any) => r.content)).toEqual(['from-the-repo http://127.0.0.1:9']);
     expect(turn.stopReason).toBe('end_turn');
@@ -128,13 +174,16 @@ describe('repository settings (.claude/settings.json)', () => {
     expect(process.env.REPO_SETTINGS_VAR).toBeUndefined();
   });
 
-  it('refuses what would widen the operator\'s or tenant\'s settings, with notes the client sees', async () => {
-    const sessionId = await createSession(settingsFile({
-      sandbox: { network: { allowedDomains: ['example.com'] } },
-      mcpServers: { tracker: { type: 'http', url: 'https://mcp.example.com/mcp' } },
-      permissions: { defaultMode: 'bypassPermissions', allow: ['Bash(echo:*)'] },
-      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'http', url: 'https://hooks.example.com/' }] }] },
-    }), { permissionMode: 'default', unattended: true });
+  it("refuses what would widen the operator's or tenant's settings, with notes the client sees", async () => {
+    const sessionId = await createSession(
+      settingsFile({
+        sandbox: { network: { allowedDomains: ['example.com'] } },
+        mcpServers: { tracker: { type: 'http', url: 'https://mcp.example.com/mcp' } },
+        permissions: { defaultMode: 'bypassPermissions', allow: ['Bash(echo:*)'] },
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'http', url: 'https://hooks.example.com/' }] }] },
+      }),
+      { permissionMode: 'default', unattended: true },
+    );
     const { results, notices, turn } = await runCalls(sessionId, ['touch x.txt', 'echo still-allowed']);
     expect(notices).toEqual([
       '.claude/settings.json: "sandbox" refused: network access and sandbox policy come from the session and the deployment, never from the repository.',
@@ -169,12 +218,17 @@ describe('repository settings (.claude/settings.json)', () => {
     const sessionId = await createSession(settingsFile({ permissions: { deny: ['Bash(rm:*)'] } }), { permissionMode: 'bypassPermissions' });
     const call = agentCall('toolu_bg', { description: 'clean up', prompt: 'SUB: clean up', subagent_type: 'general-purpose', run_in_background: true });
     fx.stack.model!.enqueue(
-      { content: [call], forFirstText: 'clean up in the background' }, { ...text('Launched.'), forFirstText: 'clean up in the background' },
-      { content: [bash('toolu_sub_rm', 'rm -f a.txt')], forFirstText: 'SUB: clean up' }, { ...text('Could not.'), forFirstText: 'SUB: clean up' },
+      { content: [call], forFirstText: 'clean up in the background' },
+      { ...text('Launched.'), forFirstText: 'clean up in the background' },
+      { content: [bash('toolu_sub_rm', 'rm -f a.txt')], forFirstText: 'SUB: clean up' },
+      { ...text('Could not.'), forFirstText: 'SUB: clean up' },
     );
     const turn = await fx.api.turn(sessionId, 'clean up in the background');
     expect(turn.json.stopReason).toBe('end_turn');
-    const record = await until(() => fx.stack.deps.backgroundAgents.get(agentLogId(sessionId, 'agent_toolu_bg')), (r) => r !== undefined && r.status !== 'running');
+    const record = await until(
+      () => fx.stack.deps.backgroundAgents.get(agentLogId(sessionId, 'agent_toolu_bg')),
+      (r) => r !== undefined && r.status !== 'running',
+    );
     expect(record?.status).toBe('completed');
     const log = await fx.api.request('GET', `/v1/sessions/${sessionId}/agents/agent_toolu_bg/messages`);
     const result = log.json.messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content : [])).find((b: any) => b.type === 'tool_result');
@@ -183,14 +237,20 @@ describe('repository settings (.claude/settings.json)', () => {
   });
 
   it('an interrupt kills a running hook command in the runner, as it kills a Bash command', async () => {
-    const sessionId = await createSession(settingsFile({
-      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'sleep 120', timeout: 300 }] }] },
-    }), { permissionMode: 'bypassPermissions' });
+    const sessionId = await createSession(
+      settingsFile({
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'sleep 120', timeout: 300 }] }] },
+      }),
+      { permissionMode: 'bypassPermissions' },
+    );
     fx.stack.model!.enqueue({ content: [bash('toolu_hooked', 'touch ran.txt')] });
     const started = await fx.api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'go' }, { prefer: 'respond-async' });
     expect(started.status).toBe(202);
     const eventsUrl = `/v1/sessions/${sessionId}/turns/${started.json.turnId}/events`;
-    await until(() => fx.api.request('GET', eventsUrl), (res) => res.json.events.some((e: any) => (e.event ?? e).type === 'tool_use'));
+    await until(
+      () => fx.api.request('GET', eventsUrl),
+      (res) => res.json.events.some((e: any) => (e.event ?? e).type === 'tool_use'),
+    );
     // Let the hook's command reach the runner.
     await new Promise((r) => setTimeout(r, 1_000));
     const interrupted = await fx.api.request('POST', `/v1/sessions/${sessionId}/turns/${started.json.turnId}/interrupt`);

@@ -13,7 +13,7 @@ const HUGE = 300 * MB;
  * with its route's 413 as soon as the cap has arrived, while the client is still sending, and the
  * process never holds the body (its peak RSS grows by far less than what was sent).
  */
-describe('chunked request bodies past their route\'s cap', () => {
+describe("chunked request bodies past their route's cap", () => {
   const tmp = makeTempDir();
   let stack: StackProcess;
   beforeAll(async () => {
@@ -24,13 +24,22 @@ describe('chunked request bodies past their route\'s cap', () => {
     tmp.cleanup();
   });
 
-  it('the webhook answers 413 at GitHub\'s 25 MB before the signature check, without holding the rest', { timeout: 120_000 }, async () => {
+  it("the webhook answers 413 at GitHub's 25 MB before the signature check, without holding the rest", { timeout: 120_000 }, async () => {
     const peakBefore = await peakRssBytes(stack.child.pid!);
-    const res = await chunkedUpload(`${stack.apiUrl}/v1/github/webhook`, {
-      'content-type': 'application/json', 'x-github-event': 'issues', 'x-github-delivery': 'd-huge', 'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
-    }, HUGE);
+    const res = await chunkedUpload(
+      `${stack.apiUrl}/v1/github/webhook`,
+      {
+        'content-type': 'application/json',
+        'x-github-event': 'issues',
+        'x-github-delivery': 'd-huge',
+        'x-hub-signature-256': `sha256=${'0'.repeat(64)}`,
+      },
+      HUGE,
+    );
     expect(res.status).toBe(413);
-    expect(JSON.parse(res.body)).toEqual({ error: { code: 'request_too_large', message: expect.stringMatching(new RegExp(`^A webhook payload is at most ${25 * MB} bytes`)) } });
+    expect(JSON.parse(res.body)).toEqual({
+      error: { code: 'request_too_large', message: expect.stringMatching(new RegExp(`^A webhook payload is at most ${25 * MB} bytes`)) },
+    });
     expect(res.sentAll).toBe(false);
     expect(res.sentBeforeAnswer).toBeLessThan(100 * MB);
     expect((await peakRssBytes(stack.child.pid!)) - peakBefore).toBeLessThan(150 * MB);
@@ -40,11 +49,19 @@ describe('chunked request bodies past their route\'s cap', () => {
     const api = apiClient(stack.apiUrl, stack.token);
     const sessionId = await api.createSession();
     const peakBefore = await peakRssBytes(stack.child.pid!);
-    const res = await chunkedUpload(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
-      authorization: `Bearer ${stack.token}`, 'content-type': 'application/json', 'idempotency-key': 'huge-turn',
-    }, HUGE);
+    const res = await chunkedUpload(
+      `${stack.apiUrl}/v1/sessions/${sessionId}/turns`,
+      {
+        authorization: `Bearer ${stack.token}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'huge-turn',
+      },
+      HUGE,
+    );
     expect(res.status).toBe(413);
-    expect(JSON.parse(res.body)).toEqual({ error: { code: 'request_too_large', message: expect.stringMatching(new RegExp(`at most ${2 * MB} are accepted here\\.$`)) } });
+    expect(JSON.parse(res.body)).toEqual({
+      error: { code: 'request_too_large', message: expect.stringMatching(new RegExp(`at most ${2 * MB} are accepted here\\.$`)) },
+    });
     expect(res.sentAll).toBe(false);
     expect(res.sentBeforeAnswer).toBeLessThan(100 * MB);
     expect((await peakRssBytes(stack.child.pid!)) - peakBefore).toBeLessThan(150 * MB);

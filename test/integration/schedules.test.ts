@@ -49,7 +49,10 @@ describe('scheduled tasks', () => {
 
   it('fires when due: a new unattended session runs the prompt with tools, and the run is recorded', async () => {
     const created = await api.request('POST', '/v1/schedules', {
-      name: 'count files', cron: '*/5 * * * *', prompt: 'count the files', files: { 'a.txt': 'a', 'b.txt': 'b' },
+      name: 'count files',
+      cron: '*/5 * * * *',
+      prompt: 'count the files',
+      files: { 'a.txt': 'a', 'b.txt': 'b' },
     });
     const id = created.json.id as string;
     // Make it due now, as the clock would.
@@ -91,7 +94,12 @@ describe('scheduled tasks', () => {
   });
 
   it('keeps a history of firings with cost, lets PATCH move the target and change the prompt, and gives new sessions its budgets', async () => {
-    const created = await api.request('POST', '/v1/schedules', { name: 'history', cron: '0 * * * *', prompt: 'first prompt', budgets: { maxModelCallsPerTurn: 1 } });
+    const created = await api.request('POST', '/v1/schedules', {
+      name: 'history',
+      cron: '0 * * * *',
+      prompt: 'first prompt',
+      budgets: { maxModelCallsPerTurn: 1 },
+    });
     const id = created.json.id as string;
     expect(created.json.budgets).toEqual({ maxModelCallsPerTurn: 1 });
     const usage = { input_tokens: 1_000_000, output_tokens: 0 };
@@ -123,11 +131,11 @@ describe('scheduled tasks', () => {
 
   it('keeps the last MAX_SCHEDULE_RUNS firings', async () => {
     const id = (await api.request('POST', '/v1/schedules', { name: 'many', cron: '0 * * * *', prompt: 'p' })).json.id as string;
-    for (let i = 0; i < MAX_SCHEDULE_RUNS + 3; i++) await stack.deps.schedules.recordRun(id, { firedAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`, outcome: 'end_turn' });
+    for (let i = 0; i < MAX_SCHEDULE_RUNS + 3; i++)
+      await stack.deps.schedules.recordRun(id, { firedAt: `2026-01-01T00:00:${String(i).padStart(2, '0')}.000Z`, outcome: 'end_turn' });
     const runs = (await api.request('GET', `/v1/schedules/${id}`)).json.runs as { firedAt: string }[];
     expect(runs).toHaveLength(MAX_SCHEDULE_RUNS);
     expect(runs[0]!.firedAt).toBe(`2026-01-01T00:00:${MAX_SCHEDULE_RUNS + 2}.000Z`);
     expect(runs.at(-1)!.firedAt).toBe('2026-01-01T00:00:03.000Z');
   });
 });
-

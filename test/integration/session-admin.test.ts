@@ -15,11 +15,12 @@ describe('deleting and changing a session', () => {
   });
 
   async function objectsUnder(prefix: string, workspaceId?: string): Promise<string[]> {
-    const s3 = workspaceId ? await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace(workspaceId)) : await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace('any'));
+    const s3 = workspaceId
+      ? await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace(workspaceId))
+      : await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace('any'));
     const out = await s3.send(new ListObjectsV2Command({ Bucket: stack.deps.config.bucket, Prefix: prefix }));
     return (out.Contents ?? []).map((o) => o.Key!);
   }
-
 
   it('answers 404 at once and removes messages, events, persisted results and workspace objects', async () => {
     const sessionId = await api.createSession({ 'a.txt': 'kept?\n' });
@@ -40,7 +41,13 @@ describe('deleting and changing a session', () => {
 
     const deleted = await api.request('DELETE', `/v1/sessions/${sessionId}`);
     expect(deleted.status).toBe(202);
-    for (const [method, path, body] of [['GET', ''], ['GET', '/messages'], ['POST', '/turns', { prompt: 'x' }], ['DELETE', ''], ['PATCH', '', { title: 'x' }]] as const) {
+    for (const [method, path, body] of [
+      ['GET', ''],
+      ['GET', '/messages'],
+      ['POST', '/turns', { prompt: 'x' }],
+      ['DELETE', ''],
+      ['PATCH', '', { title: 'x' }],
+    ] as const) {
       const res = await api.request(method, `/v1/sessions/${sessionId}${path}`, body);
       expect(res.status, `${method} ${path}`).toBe(404);
     }
@@ -48,7 +55,10 @@ describe('deleting and changing a session', () => {
     expect(listed).not.toContain(sessionId);
     expect(listed).toContain(keep);
 
-    await until(() => stack.deps.sessions.get(sessionId), (r) => r === undefined);
+    await until(
+      () => stack.deps.sessions.get(sessionId),
+      (r) => r === undefined,
+    );
     expect(await stack.deps.messages.loadFrom(sessionId)).toEqual([]);
     expect(await stack.deps.events.listAfter(sessionId, turn.json.turnId, -1)).toEqual([]);
     expect(await objectsUnder(`tool-results/${sessionId}/`)).toEqual([]);
@@ -77,7 +87,11 @@ describe('deleting and changing a session', () => {
     // History the bucket keeps: an object overwritten (one noncurrent version) and one deleted (a delete marker).
     const s3 = await stack.deps.workspaceStorage(await stack.deps.workspaceCredentials.forWorkspace(workspaceId));
     const Bucket = stack.deps.config.bucket;
-    for (const [Key, Body] of [[`workspaces/${workspaceId}/history`, '1'], [`workspaces/${workspaceId}/history`, '2'], [`spill/${sessionId}/old.json`, '{}']]) {
+    for (const [Key, Body] of [
+      [`workspaces/${workspaceId}/history`, '1'],
+      [`workspaces/${workspaceId}/history`, '2'],
+      [`spill/${sessionId}/old.json`, '{}'],
+    ]) {
       await s3.send(new PutObjectCommand({ Bucket, Key, Body }));
     }
     await s3.send(new DeleteObjectCommand({ Bucket, Key: `spill/${sessionId}/old.json` }));
@@ -87,7 +101,10 @@ describe('deleting and changing a session', () => {
     expect(keptVersions).not.toEqual([]);
 
     expect((await api.request('DELETE', `/v1/sessions/${sessionId}`)).status).toBe(202);
-    await until(() => stack.deps.sessions.get(sessionId), (r) => r === undefined);
+    await until(
+      () => stack.deps.sessions.get(sessionId),
+      (r) => r === undefined,
+    );
     for (const prefix of prefixes) expect(await versionsUnder(prefix), prefix).toEqual([]);
     expect(await versionsUnder(`workspaces/${keptWorkspace}/`)).toEqual(keptVersions);
   });
@@ -97,18 +114,26 @@ describe('deleting and changing a session', () => {
     stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_sleep', name: 'Bash', input: { command: 'sleep 120' } }] });
     const started = await api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'sleep' }, { prefer: 'respond-async' });
     expect(started.status).toBe(202);
-    await until(() => stack.deps.events.listAfter(sessionId, started.json.turnId, -1), (e) => e.some((x) => x.event.type === 'tool_use'));
+    await until(
+      () => stack.deps.events.listAfter(sessionId, started.json.turnId, -1),
+      (e) => e.some((x) => x.event.type === 'tool_use'),
+    );
     await new Promise((r) => setTimeout(r, 500));
     expect((await api.request('DELETE', `/v1/sessions/${sessionId}`)).status).toBe(202);
     // Gone well before the 120 s command could have finished: it was killed and the turn ended.
-    await until(() => stack.deps.sessions.get(sessionId), (r) => r === undefined);
+    await until(
+      () => stack.deps.sessions.get(sessionId),
+      (r) => r === undefined,
+    );
     expect(await stack.deps.messages.loadFrom(sessionId)).toEqual([]);
   });
 
   it('changes title, permission mode, rules and budgets with PATCH, and validates them', async () => {
     const sessionId = await api.createSession();
     const res = await api.request('PATCH', `/v1/sessions/${sessionId}`, {
-      title: 'renamed', settings: { permissionMode: 'plan', rules: { deny: ['Bash(rm:*)'] } }, budgets: { maxTurns: 3, maxCostUsd: 0.5 },
+      title: 'renamed',
+      settings: { permissionMode: 'plan', rules: { deny: ['Bash(rm:*)'] } },
+      budgets: { maxTurns: 3, maxCostUsd: 0.5 },
     });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ title: 'renamed', permissions: { mode: 'plan' } });
@@ -131,13 +156,19 @@ describe('deleting and changing a session', () => {
     const sessionId = await api.createSession();
     stack.model!.enqueue({ content: [{ type: 'text', text: 'slowly '.repeat(60) }], delayMs: 40 });
     const started = await api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt: 'slow' }, { prefer: 'respond-async' });
-    await until(() => api.request('GET', `/v1/sessions/${sessionId}`), (r) => r.json.status === 'running');
+    await until(
+      () => api.request('GET', `/v1/sessions/${sessionId}`),
+      (r) => r.json.status === 'running',
+    );
     const settings = await api.request('PATCH', `/v1/sessions/${sessionId}`, { settings: { permissionMode: 'default' } });
     expect(settings.status).toBe(409);
     expect(settings.json.error.code).toBe('session_busy');
     const budgets = await api.request('PATCH', `/v1/sessions/${sessionId}`, { budgets: { maxTokens: 1_000_000 } });
     expect(budgets.status).toBe(200);
-    await until(() => api.request('GET', `/v1/sessions/${sessionId}`), (r) => r.json.status === 'idle');
+    await until(
+      () => api.request('GET', `/v1/sessions/${sessionId}`),
+      (r) => r.json.status === 'idle',
+    );
     expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json.lastTurn).toMatchObject({ turnId: started.json.turnId, stopReason: 'end_turn' });
   });
 });

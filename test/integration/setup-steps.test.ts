@@ -28,7 +28,9 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     // The prompt comes first; the note follows it in the same message.
     const opening = openingOf(fx.stack.model!.requests);
     expect(opening.indexOf('"start"')).toBeLessThan(opening.indexOf('The set-up steps'));
-    expect(opening).toContain("The set-up steps of this workspace (the session's set-up script) ran before this conversation and did not succeed: they failed with exit code 3");
+    expect(opening).toContain(
+      "The set-up steps of this workspace (the session's set-up script) ran before this conversation and did not succeed: they failed with exit code 3",
+    );
     expect(opening).toContain('missing dependency: left-pad');
 
     const session = (await fx.api.request('GET', `/v1/sessions/${id}`)).json;
@@ -42,33 +44,42 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     expect(runs.text).toBe('ran\n');
   });
 
-  it('runs the workspace\'s .stratus/setup.sh at the workspace root and tells the model it succeeded', async () => {
+  it("runs the workspace's .stratus/setup.sh at the workspace root and tells the model it succeeded", async () => {
     const create = await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'set -e\npwd\ntouch installed.flag\n' } });
     const id = create.json.id as string;
     fx.stack.model!.enqueue(text('ok'));
     const { events } = await fx.api.turnSse(id, 'go');
     expect(events[1]).toMatchObject({ type: 'setup_start', source: 'repository_file', command: 'bash .stratus/setup.sh' });
     expect(events[2]).toMatchObject({ type: 'setup_end', status: 'succeeded', exitCode: 0, outputTail: '/workspace\n' });
-    expect(openingOf(fx.stack.model!.requests)).toContain('The set-up steps of this workspace (.stratus/setup.sh) ran before this conversation: they succeeded in');
+    expect(openingOf(fx.stack.model!.requests)).toContain(
+      'The set-up steps of this workspace (.stratus/setup.sh) ran before this conversation: they succeeded in',
+    );
     expect((await fx.api.request('GET', `/v1/sessions/${id}/workspace/files/installed.flag`)).status).toBe(200);
   });
 
   it("keeps what the set-up installed out of the session's and the first turn's diff: only the agent's change is shown", async () => {
-    const id = (await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'mkdir -p vendor && echo "module.exports = 1;" > vendor/lib.js\n' } })).json.id as string;
+    const id = (
+      await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'mkdir -p vendor && echo "module.exports = 1;" > vendor/lib.js\n' } })
+    ).json.id as string;
     fx.stack.model!.enqueue({ content: [bash('w1', 'echo "console.log(1);" > app.js')], stopReason: 'tool_use' }, text('wrote app.js'));
     const { events } = await fx.api.turnSse(id, 'write app.js');
     const turnId = (events[0] as { turnId: string }).turnId;
     expect(events.find((e) => e.type === 'setup_end')).toMatchObject({ status: 'succeeded', workspaceVersion: expect.any(Number) });
     for (const query of ['', `?turn=${turnId}`]) {
       const diff = (await fx.api.request('GET', `/v1/sessions/${id}/workspace/diff${query}`)).json;
-      expect(diff.files.map((f: { kind: string; path: string }) => `${f.kind} ${f.path}`), query).toEqual(['added app.js']);
+      expect(
+        diff.files.map((f: { kind: string; path: string }) => `${f.kind} ${f.path}`),
+        query,
+      ).toEqual(['added app.js']);
     }
     // The set-up's file is in the workspace all the same.
     expect((await fx.api.request('GET', `/v1/sessions/${id}/workspace/files/vendor/lib.js`)).text).toBe('module.exports = 1;\n');
   });
 
   it('stops a set-up at its own time limit and says so', async () => {
-    const id = (await fx.api.request('POST', '/v1/sessions', { files: { 'a.txt': 'a\n' }, settings: { setup: { script: 'echo started; sleep 60', timeoutSeconds: 1 } } })).json.id as string;
+    const id = (
+      await fx.api.request('POST', '/v1/sessions', { files: { 'a.txt': 'a\n' }, settings: { setup: { script: 'echo started; sleep 60', timeoutSeconds: 1 } } })
+    ).json.id as string;
     fx.stack.model!.enqueue(text('ok'));
     const { events } = await fx.api.turnSse(id, 'go');
     expect(events.find((e) => e.type === 'setup_end')).toMatchObject({ status: 'failed', timedOut: true, outputTail: expect.stringContaining('started') });
@@ -77,7 +88,8 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
   });
 
   it('runs nothing with setup.enabled false, and nothing in an empty workspace', async () => {
-    const off = (await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'touch ran.flag\n' }, settings: { setup: { enabled: false } } })).json.id as string;
+    const off = (await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'touch ran.flag\n' }, settings: { setup: { enabled: false } } }))
+      .json.id as string;
     const empty = (await fx.api.request('POST', '/v1/sessions', {})).json.id as string;
     for (const id of [off, empty]) {
       fx.stack.model!.enqueue(text('ok'));
@@ -93,7 +105,16 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     // A turn took the lease, claimed the set-up and died before recording how it went.
     const sessions = fx.stack.deps.sessions;
     await sessions.acquireLease(id, { owner: 'dead-owner', turnId: 'turn_dead', kind: 'turn', expiresAt: Date.now() + 200, startedAt: Date.now() }, Date.now());
-    expect(await sessions.claimSetup(id, 'dead-owner', { status: 'running', source: 'repository_file', turnId: 'turn_dead', startedAt: new Date().toISOString(), timeoutSeconds: 600, allowedDomains: [] })).toBe(true);
+    expect(
+      await sessions.claimSetup(id, 'dead-owner', {
+        status: 'running',
+        source: 'repository_file',
+        turnId: 'turn_dead',
+        startedAt: new Date().toISOString(),
+        timeoutSeconds: 600,
+        allowedDomains: [],
+      }),
+    ).toBe(true);
     await new Promise((r) => setTimeout(r, 400));
 
     fx.stack.model!.enqueue(text('ok'));
@@ -101,7 +122,9 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     expect(status).toBe(200);
     expect(events.find((e) => e.type === 'setup_end')).toMatchObject({ status: 'interrupted' });
     expect(events.map((e) => e.type)).not.toContain('setup_start');
-    expect(openingOf(fx.stack.model!.requests)).toContain('they were interrupted: the process running them stopped before they finished, and they are not run again');
+    expect(openingOf(fx.stack.model!.requests)).toContain(
+      'they were interrupted: the process running them stopped before they finished, and they are not run again',
+    );
     expect((await fx.api.request('GET', `/v1/sessions/${id}`)).json.setup).toMatchObject({ status: 'interrupted', turnId: 'turn_dead' });
     expect((await fx.api.request('GET', `/v1/sessions/${id}/workspace/files/ran.flag`)).status).toBe(400); // no such file
   });
@@ -116,7 +139,10 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
 
 describe("set-up registries the operator's own outbound policy does not allow", () => {
   // The operator lists a loopback registry but does not allow it in STRATUS_PRIVATE_NETWORK_ALLOW.
-  const fx = useLocalStack({ brain: unscripted, settings: { model: {}, turn: {}, api: {}, observability: {}, setup: { registries: ['127.0.0.1:9', 'registry.npmjs.org'] } } });
+  const fx = useLocalStack({
+    brain: unscripted,
+    settings: { model: {}, turn: {}, api: {}, observability: {}, setup: { registries: ['127.0.0.1:9', 'registry.npmjs.org'] } },
+  });
 
   it('are left out of the set-up allow-list, as a session could not list them either', async () => {
     const id = (await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'true\n' } })).json.id as string;

@@ -7,7 +7,6 @@ import { until } from '../support/until.ts';
 
 const QUOTA = 700_000;
 
-
 /** STRATUS_TENANT_STORAGE_QUOTA_BYTES on the local stack: what is counted, what is refused, what deletion gives back. */
 describe('the per-tenant storage quota', () => {
   const fx = useLocalStack({ settings: { model: {}, turn: {}, api: {}, observability: {}, tenantStorageQuotaBytes: QUOTA } });
@@ -15,7 +14,9 @@ describe('the per-tenant storage quota', () => {
 
   const putArchive = (sessionId: string, archive: Buffer) =>
     fetch(`${fx.stack.apiUrl}/v1/sessions/${sessionId}/workspace/archive`, {
-      method: 'PUT', headers: { authorization: `Bearer ${fx.stack.token}`, 'content-type': 'application/gzip' }, body: archive,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${fx.stack.token}`, 'content-type': 'application/gzip' },
+      body: archive,
     }).then(async (res) => ({ status: res.status, json: (await res.json()) as { error?: { code: string; message: string } } }));
 
   async function bytesInS3(sessionId: string): Promise<number> {
@@ -40,7 +41,11 @@ describe('the per-tenant storage quota', () => {
     const tooBig = await putArchive(b, await makeTarGz([{ name: 'more.bin', body: randomBytes(450_000) }]));
     expect(tooBig.status).toBe(413);
     expect(tooBig.json.error!.code).toBe('storage_quota');
-    expect(tooBig.json.error!.message).toMatch(new RegExp(`^Tenant local stores ${afterImport} bytes and storing \\d+ more bytes would pass its storage quota of ${QUOTA} bytes \\(STRATUS_TENANT_STORAGE_QUOTA_BYTES\\)\\.`));
+    expect(tooBig.json.error!.message).toMatch(
+      new RegExp(
+        `^Tenant local stores ${afterImport} bytes and storing \\d+ more bytes would pass its storage quota of ${QUOTA} bytes \\(STRATUS_TENANT_STORAGE_QUOTA_BYTES\\)\\.`,
+      ),
+    );
     expect(await bytesInS3(b)).toBe(0);
     expect(await stored()).toBe(afterImport);
 
@@ -64,7 +69,10 @@ describe('the per-tenant storage quota', () => {
 
     // Deleting the session gives its bytes back; the refused upload now fits.
     expect((await api.request('DELETE', `/v1/sessions/${a}`)).status).toBe(202);
-    await until(() => stack.deps.sessions.get(a), (r) => r === undefined);
+    await until(
+      () => stack.deps.sessions.get(a),
+      (r) => r === undefined,
+    );
     expect(await stored()).toBe(0);
     expect((await putArchive(b, await makeTarGz([{ name: 'more.bin', body: randomBytes(450_000) }]))).status).toBe(201);
     expect(await stored()).toBe(await bytesInS3(b));
@@ -80,7 +88,9 @@ describe('an archive that exactly fills the storage quota', () => {
   it('is imported (PUT), and the staged bytes are given back', async () => {
     const sessionId = await fx.api.createSession();
     const res = await fetch(`${fx.stack.apiUrl}/v1/sessions/${sessionId}/workspace/archive`, {
-      method: 'PUT', headers: { authorization: `Bearer ${fx.stack.token}`, 'content-type': 'application/gzip' }, body: exactArchive,
+      method: 'PUT',
+      headers: { authorization: `Bearer ${fx.stack.token}`, 'content-type': 'application/gzip' },
+      body: exactArchive,
     });
     expect(res.status, await res.clone().text()).toBe(201);
     expect(((await res.json()) as { files: number }).files).toBe(1);

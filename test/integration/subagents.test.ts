@@ -9,7 +9,17 @@ import { text, useRoutedLocalStack } from '../support/stack-fixture.ts';
 
 /** Every text of a request's user messages: a fork's requests repeat the parent's first message, its directive comes later. */
 function userTexts(body: MessagesRequest): string {
-  return body.messages.filter((m) => m.role === 'user').map((m) => (typeof m.content === 'string' ? m.content : m.content.filter((b) => b.type === 'text').map((b) => String(b.text)).join(''))).join('\n');
+  return body.messages
+    .filter((m) => m.role === 'user')
+    .map((m) =>
+      typeof m.content === 'string'
+        ? m.content
+        : m.content
+            .filter((b) => b.type === 'text')
+            .map((b) => String(b.text))
+            .join(''),
+    )
+    .join('\n');
 }
 
 /** The tool_result blocks of a request's last message, as the model sees them. */
@@ -26,16 +36,20 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
     ({ stack, api } = fx);
   });
 
-  it('runs an Explore sub-agent with its own log and tools; its final text is the parent\'s tool_result', async () => {
+  it("runs an Explore sub-agent with its own log and tools; its final text is the parent's tool_result", async () => {
     const sessionId = await api.createSession({ 'notes.txt': 'alpha\n' });
     let parentCalls = 0;
     routed.route = (body) => {
       if (firstText(body).startsWith('find the notes')) {
-        return ++parentCalls === 1 ? { content: [agentCall('toolu_explore', { description: 'find notes', prompt: 'SUB: read notes', subagent_type: 'Explore' })] } : text('Parent done.');
+        return ++parentCalls === 1
+          ? { content: [agentCall('toolu_explore', { description: 'find notes', prompt: 'SUB: read notes', subagent_type: 'Explore' })] }
+          : text('Parent done.');
       }
       if (firstText(body) === 'SUB: read notes') {
         const seenResult = body.messages.length > 1;
-        return seenResult ? text('The notes say alpha.') : { content: [{ type: 'tool_use', id: 'toolu_sub_read', name: 'Read', input: { file_path: '/workspace/notes.txt' } }] };
+        return seenResult
+          ? text('The notes say alpha.')
+          : { content: [{ type: 'tool_use', id: 'toolu_sub_read', name: 'Read', input: { file_path: '/workspace/notes.txt' } }] };
       }
       return undefined;
     };
@@ -57,17 +71,30 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
     const agents = await api.request('GET', `/v1/sessions/${sessionId}/agents`);
     expect(agents.status).toBe(200);
     expect(agents.json.agents).toEqual([
-      expect.objectContaining({ agentId: 'agent_toolu_explore', toolUseId: 'toolu_explore', subagentType: 'Explore', description: 'find notes', status: 'completed' }),
+      expect.objectContaining({
+        agentId: 'agent_toolu_explore',
+        toolUseId: 'toolu_explore',
+        subagentType: 'Explore',
+        description: 'find notes',
+        status: 'completed',
+      }),
     ]);
     const log = await api.request('GET', `/v1/sessions/${sessionId}/agents/agent_toolu_explore/messages`);
-    expect(log.json.messages.map((m: any) => [m.seq, m.kind])).toEqual([[0, 'prompt'], [1, 'assistant'], [2, 'tool_result'], [3, 'assistant']]);
+    expect(log.json.messages.map((m: any) => [m.seq, m.kind])).toEqual([
+      [0, 'prompt'],
+      [1, 'assistant'],
+      [2, 'tool_result'],
+      [3, 'assistant'],
+    ]);
     expect(log.json.messages[2].content[0]).toMatchObject({ tool_use_id: 'toolu_sub_read', content: '1\talpha\n2\t' });
     const parentLog = await api.messages(sessionId);
     expect(parentLog.map((m) => m.kind)).toEqual(['prompt', 'assistant', 'tool_result', 'assistant']);
     const session = await api.request('GET', `/v1/sessions/${sessionId}`);
     expect(session.json.budgets.maxModelCallsPerTurn.spent).toBe(0);
     expect(session.json.lastTurn.usage.inputTokens).toBeGreaterThan(0);
-    const assistantUsage = [...parentLog, ...log.json.messages].filter((m: any) => m.kind === 'assistant').reduce((n: number, m: any) => n + m.usage.inputTokens, 0);
+    const assistantUsage = [...parentLog, ...log.json.messages]
+      .filter((m: any) => m.kind === 'assistant')
+      .reduce((n: number, m: any) => n + m.usage.inputTokens, 0);
     expect(session.json.usage.inputTokens).toBe(assistantUsage);
   }, 120_000);
 
@@ -77,13 +104,21 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
     const sub = (name: 'a' | 'b', body: MessagesRequest): ScriptedResponse => {
       if (body.messages.length > 1) return text(`Agent ${name} read its file.`);
       // Agent a's first answer streams slowly: b, started at the same time, finishes first.
-      return { content: [{ type: 'tool_use', id: `toolu_read_${name}`, name: 'Read', input: { file_path: `/workspace/${name}.txt` } }], ...(name === 'a' ? { delayMs: 30 } : {}) };
+      return {
+        content: [{ type: 'tool_use', id: `toolu_read_${name}`, name: 'Read', input: { file_path: `/workspace/${name}.txt` } }],
+        ...(name === 'a' ? { delayMs: 30 } : {}),
+      };
     };
     routed.route = (body) => {
       const first = firstText(body);
       if (first === 'read both files') {
         return ++parentCalls === 1
-          ? { content: [agentCall('toolu_a', { description: 'read a', prompt: 'SUB a: read a.txt', subagent_type: 'Explore' }), agentCall('toolu_b', { description: 'read b', prompt: 'SUB b: read b.txt', subagent_type: 'Explore' })] }
+          ? {
+              content: [
+                agentCall('toolu_a', { description: 'read a', prompt: 'SUB a: read a.txt', subagent_type: 'Explore' }),
+                agentCall('toolu_b', { description: 'read b', prompt: 'SUB b: read b.txt', subagent_type: 'Explore' }),
+              ],
+            }
           : text('Both read.');
       }
       if (first === 'SUB a: read a.txt') return sub('a', body);
@@ -103,7 +138,9 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
 
     // The parent's next request carries both results, in the order of the calls.
     const parentSecond = stack.model!.requests.slice(before).filter((r) => firstText(r.body) === 'read both files')[1]!;
-    const results = parentSecond.body.messages.flatMap((m) => (typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result'))) as never as { tool_use_id: string; content: unknown }[];
+    const results = parentSecond.body.messages.flatMap((m) =>
+      typeof m.content === 'string' ? [] : m.content.filter((b) => b.type === 'tool_result'),
+    ) as never as { tool_use_id: string; content: unknown }[];
     expect(results.map((r) => [r.tool_use_id, r.content])).toEqual([
       ['toolu_a', [{ type: 'text', text: 'Agent a read its file.' }]],
       ['toolu_b', [{ type: 'text', text: 'Agent b read its file.' }]],
@@ -122,10 +159,13 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
       expect(log.json.messages[2].content[0]).toMatchObject({ tool_use_id: `toolu_read_${name}`, content: `1\tfrom ${name}\n2\t` });
     }
     const agents = await api.request('GET', `/v1/sessions/${sessionId}/agents`);
-    expect(agents.json.agents.map((a: any) => [a.agentId, a.status])).toEqual([['agent_toolu_a', 'completed'], ['agent_toolu_b', 'completed']]);
+    expect(agents.json.agents.map((a: any) => [a.agentId, a.status])).toEqual([
+      ['agent_toolu_a', 'completed'],
+      ['agent_toolu_b', 'completed'],
+    ]);
   }, 120_000);
 
-  it('forks with the parent\'s exact system prompt and tools bytes, and refuses a fork inside the fork', async () => {
+  it("forks with the parent's exact system prompt and tools bytes, and refuses a fork inside the fork", async () => {
     const sessionId = await api.createSession({ 'notes.txt': 'alpha\n' });
     let parentCalls = 0;
     routed.route = (body) => {
@@ -135,7 +175,10 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
           ? text('Scope: the notes.\nResult: one line.')
           : { content: [agentCall('toolu_nested', { description: 'fork again', prompt: 'FORK AGAIN' })] };
       }
-      if (firstText(body) === 'fork yourself') return ++parentCalls === 1 ? { content: [agentCall('toolu_fork', { description: 'count notes', prompt: 'FORK: count the notes' })] } : text('Parent done.');
+      if (firstText(body) === 'fork yourself')
+        return ++parentCalls === 1
+          ? { content: [agentCall('toolu_fork', { description: 'count notes', prompt: 'FORK: count the notes' })] }
+          : text('Parent done.');
       return undefined;
     };
     const before = stack.model!.requests.length;
@@ -172,7 +215,7 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
     expect(result.content[1].text).toMatch(/^agentId: agent_toolu_fork\n<usage>total_tokens: \d+/);
   }, 120_000);
 
-  it('deletes the sub-agents\' logs with their session, a sub-agent\'s own sub-agents too', async () => {
+  it("deletes the sub-agents' logs with their session, a sub-agent's own sub-agents too", async () => {
     const sessionId = await api.createSession();
     let parentCalls = 0;
     routed.route = (body) => {
@@ -182,7 +225,8 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
           ? text('Scope: delegated.')
           : { content: [agentCall('toolu_grandchild', { description: 'plan', prompt: 'SUB: plan it', subagent_type: 'Plan' })] };
       }
-      if (firstText(body) === 'delegate then go') return ++parentCalls === 1 ? { content: [agentCall('toolu_doomed', { description: 'delegate', prompt: 'FORK: delegate' })] } : text('Parent done.');
+      if (firstText(body) === 'delegate then go')
+        return ++parentCalls === 1 ? { content: [agentCall('toolu_doomed', { description: 'delegate', prompt: 'FORK: delegate' })] } : text('Parent done.');
       if (firstText(body) === 'SUB: plan it') return text('The plan.');
       return undefined;
     };

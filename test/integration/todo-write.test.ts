@@ -17,17 +17,25 @@ const plan = [
 describe('the TodoWrite task list', () => {
   const { fx, routed } = useRoutedLocalStack();
 
-  it('keeps the main agent\'s list in the session, streams each write, and leaves it unchanged on a refused input', async () => {
+  it("keeps the main agent's list in the session, streams each write, and leaves it unchanged on a refused input", async () => {
     const { api } = fx;
     const sessionId = await api.createSession();
     expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json.todos).toEqual([]);
     let calls = 0;
-    routed.route = () => [
-      { content: [todoWrite('toolu_t1', plan.map((t) => ({ ...t, status: 'pending' })))] },
-      { content: [todoWrite('toolu_t2', plan)] },
-      { content: [todoWrite('toolu_bad', [{ content: 'x', status: 'started', activeForm: 'x' }])] },
-      text('Working on it.'),
-    ][calls++];
+    routed.route = () =>
+      [
+        {
+          content: [
+            todoWrite(
+              'toolu_t1',
+              plan.map((t) => ({ ...t, status: 'pending' })),
+            ),
+          ],
+        },
+        { content: [todoWrite('toolu_t2', plan)] },
+        { content: [todoWrite('toolu_bad', [{ content: 'x', status: 'started', activeForm: 'x' }])] },
+        text('Working on it.'),
+      ][calls++];
     const { status, events } = await api.turnSse(sessionId, 'fix it');
     expect(status).toBe(200);
     const writes = events.filter((e) => e.type === 'todos');
@@ -36,18 +44,24 @@ describe('the TodoWrite task list', () => {
       ['completed', 'in_progress', 'pending'],
     ]);
     const results = events.filter((e) => e.type === 'tool_result') as { toolUseId: string; isError: boolean; content: unknown }[];
-    expect(results.map((r) => [r.toolUseId, r.isError])).toEqual([['toolu_t1', false], ['toolu_t2', false], ['toolu_bad', true]]);
+    expect(results.map((r) => [r.toolUseId, r.isError])).toEqual([
+      ['toolu_t1', false],
+      ['toolu_t2', false],
+      ['toolu_bad', true],
+    ]);
     expect(JSON.stringify(results[0]!.content)).toContain(TODOS_UPDATED_TEXT);
     expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json.todos).toEqual(plan);
   });
 
-  it('gives a sub-agent its own list: its writes never touch the session\'s', async () => {
+  it("gives a sub-agent its own list: its writes never touch the session's", async () => {
     const { api } = fx;
     const sessionId = await api.createSession();
     let parent = 0;
     routed.route = (body) => {
       if (firstText(body) === 'SUB: plan') {
-        return body.messages.length === 1 ? { content: [todoWrite('toolu_sub', [{ content: 'Sub step', status: 'in_progress', activeForm: 'Doing the sub step' }])] } : text('Sub done.');
+        return body.messages.length === 1
+          ? { content: [todoWrite('toolu_sub', [{ content: 'Sub step', status: 'in_progress', activeForm: 'Doing the sub step' }])] }
+          : text('Sub done.');
       }
       return [
         { content: [todoWrite('toolu_main', plan)] },

@@ -40,7 +40,14 @@ describe('ToolSearch (deferred MCP tools)', () => {
     expect(created.status).toBe(201);
     const sessionId = created.json.id as string;
     first.stack.model!.enqueue(
-      { content: [use('s_kw', 'ToolSearch', { query: 'ticket' }), use('s_none', 'ToolSearch', { query: 'select:NoSuchTool' }), use('s_early', 'mcp__tracker__count_issues'), use('s_bad', 'ToolSearch', { max_results: 2 })] },
+      {
+        content: [
+          use('s_kw', 'ToolSearch', { query: 'ticket' }),
+          use('s_none', 'ToolSearch', { query: 'select:NoSuchTool' }),
+          use('s_early', 'mcp__tracker__count_issues'),
+          use('s_bad', 'ToolSearch', { max_results: 2 }),
+        ],
+      },
       { content: [use('s_sel', 'ToolSearch', { query: 'select:mcp__tracker__count_issues, NoSuchTool' })] },
       text('Loaded.'),
     );
@@ -53,7 +60,9 @@ describe('ToolSearch (deferred MCP tools)', () => {
     expect(toolNames(r1!).some((n) => n.startsWith('mcp__'))).toBe(false);
     const deferredList = r1!.messages[0]!;
     expect(deferredList.role).toBe('user');
-    expect(JSON.stringify(deferredList.content)).toContain('<available-deferred-tools>\\nmcp__tracker__attachments\\nmcp__tracker__close_issue_\\nmcp__tracker__count_issues');
+    expect(JSON.stringify(deferredList.content)).toContain(
+      '<available-deferred-tools>\\nmcp__tracker__attachments\\nmcp__tracker__close_issue_\\nmcp__tracker__count_issues',
+    );
 
     // The keyword search found get_issue through its search hint; select found nothing for an unknown name.
     const events = turn1.json.events.filter((e: any) => e.type === 'tool_result');
@@ -62,7 +71,10 @@ describe('ToolSearch (deferred MCP tools)', () => {
     expect(byId.s_none).toMatchObject({ isError: false, content: 'No matching deferred tools found' });
     // A deferred tool stays callable (the reference's pool has it); the model just had no schema for it.
     expect(byId.s_early.isError).toBe(false);
-    expect(byId.s_bad).toMatchObject({ isError: true, content: expect.stringContaining('InputValidationError: ToolSearch failed due to the following issue:\nThe required parameter `query` is missing') });
+    expect(byId.s_bad).toMatchObject({
+      isError: true,
+      content: expect.stringContaining('InputValidationError: ToolSearch failed due to the following issue:\nThe required parameter `query` is missing'),
+    });
     expect(byId.s_sel).toMatchObject({ content: [{ type: 'tool_reference', tool_name: 'mcp__tracker__count_issues' }] });
 
     // Second request: get_issue loaded (defer_loading), the list message unchanged, the built-in prefix unchanged.

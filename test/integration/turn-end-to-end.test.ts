@@ -15,15 +15,29 @@ describe('a turn through the whole local stack', () => {
   it('runs Bash and Read in the workspace, then answers, streaming every step', async () => {
     const sessionId = await api.createSession({ 'src/hello.txt': 'hello\nworld\n' });
     stack.model!.enqueue(
-      { content: [{ type: 'text', text: 'Looking.' }, { type: 'tool_use', id: 'toolu_bash', name: 'Bash', input: { command: 'cd src && ls && echo err >&2 && echo new > made.txt' } }] },
+      {
+        content: [
+          { type: 'text', text: 'Looking.' },
+          { type: 'tool_use', id: 'toolu_bash', name: 'Bash', input: { command: 'cd src && ls && echo err >&2 && echo new > made.txt' } },
+        ],
+      },
       { content: [{ type: 'tool_use', id: 'toolu_read', name: 'Read', input: { file_path: '/workspace/src/made.txt' } }] },
       { content: [{ type: 'text', text: 'All done.' }] },
     );
     const { status, events } = await api.turnSse(sessionId, 'inspect the workspace');
     expect(status).toBe(200);
     expect(events.map((e) => e.type)).toEqual([
-      'turn_start', 'text_delta', 'assistant_message', 'tool_use', 'tool_result',
-      'assistant_message', 'tool_use', 'tool_result', 'text_delta', 'assistant_message', 'turn_end',
+      'turn_start',
+      'text_delta',
+      'assistant_message',
+      'tool_use',
+      'tool_result',
+      'assistant_message',
+      'tool_use',
+      'tool_result',
+      'text_delta',
+      'assistant_message',
+      'turn_end',
     ]);
     const results = events.filter((e) => e.type === 'tool_result');
     expect(results[0]).toMatchObject({ toolUseId: 'toolu_bash', isError: false, content: 'hello.txt\nerr' });

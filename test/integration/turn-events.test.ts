@@ -21,7 +21,13 @@ describe('turn events are durable: a client can drop and resume', () => {
   it('resumes after Last-Event-ID and sees every later event exactly once, through turn_end', async () => {
     const sessionId = await api.createSession({ 'f.txt': 'x\n' });
     stack.model!.enqueue(
-      { content: [{ type: 'text', text: 'Step one.' }, { type: 'tool_use', name: 'Bash', input: { command: 'cat f.txt' } }], delayMs: 20 },
+      {
+        content: [
+          { type: 'text', text: 'Step one.' },
+          { type: 'tool_use', name: 'Bash', input: { command: 'cat f.txt' } },
+        ],
+        delayMs: 20,
+      },
       { content: [{ type: 'text', text: 'Finished after a slow stream of words.' }], delayMs: 40 },
     );
     const res = await fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, {
@@ -90,7 +96,7 @@ describe('turn events are durable: a client can drop and resume', () => {
     expect(ghost.status).toBe(404);
   });
 
-  it('ends a stream resumed at or past a finished turn\'s turn_end at once, and pages past it as done', async () => {
+  it("ends a stream resumed at or past a finished turn's turn_end at once, and pages past it as done", async () => {
     const sessionId = await api.createSession();
     stack.model!.enqueue({ content: [{ type: 'text', text: 'Done.' }] });
     const events = (await api.turnSse(sessionId, 'hi')).events;
@@ -126,7 +132,9 @@ describe('turn events are durable: a client can drop and resume', () => {
           signal: AbortSignal.timeout(5_000),
         });
         expect([bad, accept, res.status]).toEqual([bad, accept, 400]);
-        expect(((await res.json()) as { error: { message: string } }).error.message).toBe('Invalid header: "last-event-id": must be the `id` of an event of this turn');
+        expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+          'Invalid header: "last-event-id": must be the `id` of an event of this turn',
+        );
       }
       if (bad === '-1') continue;
       for (const name of ['cursor', 'after']) {

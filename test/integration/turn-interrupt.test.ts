@@ -18,8 +18,7 @@ describe('interrupting a turn', () => {
     ({ stack, api } = fx);
   });
 
-  const startAsync = (sessionId: string, prompt: string) =>
-    api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt }, { prefer: 'respond-async' });
+  const startAsync = (sessionId: string, prompt: string) => api.request('POST', `/v1/sessions/${sessionId}/turns`, { prompt }, { prefer: 'respond-async' });
 
   /** Polls the turn's stored events until `until` holds. */
   async function eventsUntil(sessionId: string, turnId: string, until: (types: string[]) => boolean): Promise<{ type: string; [k: string]: unknown }[]> {

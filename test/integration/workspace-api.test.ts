@@ -73,7 +73,9 @@ describe('workspace API on the local stack', () => {
     const id = await api.createSession();
     const bad = await raw('PUT', `/v1/sessions/${id}/workspace/archive`, Buffer.from('plain text'));
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: { code: 'invalid_request', message: "The upload is not a gzip'd tar archive (incorrect header check); send a .tar.gz file." } });
+    expect(await bad.json()).toEqual({
+      error: { code: 'invalid_request', message: "The upload is not a gzip'd tar archive (incorrect header check); send a .tar.gz file." },
+    });
     const evil = await raw('PUT', `/v1/sessions/${id}/workspace/archive`, await makeTarGz([{ name: '../x', body: 'x' }]));
     expect(await evil.json()).toEqual({ error: { code: 'invalid_request', message: 'Archive entry "../x" points outside the workspace.' } });
 
@@ -81,7 +83,13 @@ describe('workspace API on the local stack', () => {
     const huge = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const url = new URL(`${stack.apiUrl}/v1/sessions/${id}/workspace/archive`);
       const req = request(
-        { host: url.hostname, port: url.port, path: url.pathname, method: 'PUT', headers: { authorization: `Bearer ${stack.token}`, 'content-length': String(3 * 1024 ** 3) } },
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'PUT',
+          headers: { authorization: `Bearer ${stack.token}`, 'content-length': String(3 * 1024 ** 3) },
+        },
         (res) => {
           let body = '';
           res.on('data', (c: Buffer) => (body += c.toString()));

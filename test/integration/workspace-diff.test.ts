@@ -24,10 +24,7 @@ describe('GET /v1/sessions/{id}/workspace/diff on the local stack', () => {
     );
     const first = await fx.api.turn(sid, 'change things');
     expect(first.json).toMatchObject({ stopReason: 'end_turn' });
-    fx.stack.model!.enqueue(
-      { content: [bash('t5', "sed -i 's/line3/line three/' src/app.ts && echo second >> notes.md")] },
-      text('Done again.'),
-    );
+    fx.stack.model!.enqueue({ content: [bash('t5', "sed -i 's/line3/line three/' src/app.ts && echo second >> notes.md")] }, text('Done again.'));
     const second = await fx.api.turn(sid, 'more');
     expect(second.json).toMatchObject({ stopReason: 'end_turn' });
 
@@ -38,7 +35,13 @@ describe('GET /v1/sessions/{id}/workspace/diff on the local stack', () => {
     expect(whole.json.to).toBe(session.json.workspace.version);
     const files = byPath(whole.json.files);
     expect(whole.json.files.map((f: { path: string; kind: string }) => `${f.kind} ${f.path}`)).toEqual([
-      'added data.bin', 'deleted gone.md', 'mode keep.sh', 'added link.md', 'added notes.md', 'deleted old.txt', 'modified src/app.ts',
+      'added data.bin',
+      'deleted gone.md',
+      'mode keep.sh',
+      'added link.md',
+      'added notes.md',
+      'deleted old.txt',
+      'modified src/app.ts',
     ]);
     expect(files['data.bin']).toMatchObject({ skipped: 'binary', newSize: 3 });
     expect(files['data.bin'].diff).toBeUndefined();

@@ -16,15 +16,19 @@ async function postForm(form: { url: string; fields: Record<string, string> }, a
   return fetch(form.url, { method: 'POST', body });
 }
 
-
 /** Concurrent deletions and imports, and hostile archives, through the API of the local stack. */
 describe('workspace races and hostile archives', () => {
   const fx = useLocalStack({});
 
   const putArchive = (sessionId: string, archive: Buffer) =>
     fetch(`${fx.stack.apiUrl}/v1/sessions/${sessionId}/workspace/archive`, {
-      method: 'PUT', headers: { authorization: `Bearer ${fx.stack.token}`, 'content-type': 'application/gzip' }, body: archive,
-    }).then(async (res) => ({ status: res.status, json: (await res.json()) as { error?: { code: string; message: string }; workspace?: { version: number } } }));
+      method: 'PUT',
+      headers: { authorization: `Bearer ${fx.stack.token}`, 'content-type': 'application/gzip' },
+      body: archive,
+    }).then(async (res) => ({
+      status: res.status,
+      json: (await res.json()) as { error?: { code: string; message: string }; workspace?: { version: number } },
+    }));
 
   async function workspaceObjects(workspaceId: string): Promise<string[]> {
     const { deps } = fx.stack;
@@ -47,9 +51,15 @@ describe('workspace races and hostile archives', () => {
 
     const statuses = (await Promise.all(Array.from({ length: 5 }, () => api.request('DELETE', `/v1/sessions/${sessionId}`)))).map((r) => r.status);
     expect(statuses.filter((s) => s === 202).length).toBeGreaterThanOrEqual(1);
-    expect(statuses.every((s) => s === 202 || s === 404), JSON.stringify(statuses)).toBe(true);
+    expect(
+      statuses.every((s) => s === 202 || s === 404),
+      JSON.stringify(statuses),
+    ).toBe(true);
 
-    await until(() => stack.deps.sessions.get(sessionId), (r) => r === undefined);
+    await until(
+      () => stack.deps.sessions.get(sessionId),
+      (r) => r === undefined,
+    );
     expect(await stack.deps.messages.loadFrom(sessionId)).toEqual([]);
     expect(await stack.deps.events.listAfter(sessionId, turn.json.turnId, -1)).toEqual([]);
     expect(await workspaceObjects(workspaceId)).toEqual([]);
@@ -61,11 +71,16 @@ describe('workspace races and hostile archives', () => {
     const { api } = fx;
     const sessionId = await api.createSession();
     const binary = randomBytes(400_000);
-    const archive = await makeTarGz([{ name: 'src/data.bin', body: binary }, { name: 'src/readme.md', body: '# hi\n' }]);
+    const archive = await makeTarGz([
+      { name: 'src/data.bin', body: binary },
+      { name: 'src/readme.md', body: '# hi\n' },
+    ]);
     const form = await api.request('POST', `/v1/sessions/${sessionId}/workspace/uploads`, { bytes: archive.length });
     expect((await postForm(form.json, archive)).status).toBe(204);
 
-    const results = await Promise.all(Array.from({ length: 3 }, () => api.request('POST', `/v1/sessions/${sessionId}/workspace/archive`, { uploadId: form.json.uploadId })));
+    const results = await Promise.all(
+      Array.from({ length: 3 }, () => api.request('POST', `/v1/sessions/${sessionId}/workspace/archive`, { uploadId: form.json.uploadId })),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses, JSON.stringify(results.map((r) => r.json))).toEqual([201, 409, 409]);
     for (const loser of results.filter((r) => r.status === 409)) {
@@ -75,7 +90,9 @@ describe('workspace races and hostile archives', () => {
     const listed = await api.request('GET', `/v1/sessions/${sessionId}/workspace/files`);
     expect(listed.json.workspace.version).toBe(1);
     expect(listed.json.files).toContainEqual({ path: 'src/data.bin', type: 'file', size: 400_000, mode: 0o644 });
-    const file = await fetch(`${fx.stack.apiUrl}/v1/sessions/${sessionId}/workspace/files/src/data.bin`, { headers: { authorization: `Bearer ${fx.stack.token}` } });
+    const file = await fetch(`${fx.stack.apiUrl}/v1/sessions/${sessionId}/workspace/files/src/data.bin`, {
+      headers: { authorization: `Bearer ${fx.stack.token}` },
+    });
     expect(Buffer.from(await file.arrayBuffer()).equals(binary)).toBe(true);
   });
 
@@ -84,13 +101,37 @@ describe('workspace races and hostile archives', () => {
     const deep = `${Array.from({ length: 2_100 }, () => 'd').join('/')}/x.txt`;
     const good = await makeTarGz([{ name: 'ok.txt', body: 'fine\n' }]);
     const cases: [string, Buffer, RegExp][] = [
-      ['2,100 nested directories', await makeTarGz([{ name: deep, body: 'x' }]), /^Archive entry "d\/d\/d\/.*…" cannot be stored in a workspace: it is 4205 bytes long; at most 3072 are allowed\.$/],
-      ['300 levels of one-letter directories', await makeTarGz([{ name: `${Array.from({ length: 300 }, () => 'd').join('/')}/x`, body: 'x' }]), /is 301 directories deep; at most 256 are allowed\.$/],
-      ['a 300-character name', await makeTarGz([{ name: `dir/${'n'.repeat(300)}`, body: 'x' }]), /^Archive entry "dir\/n+…" cannot be stored in a workspace: its component "n+…" is 300 bytes long; at most 255 are allowed per component\.$/],
+      [
+        '2,100 nested directories',
+        await makeTarGz([{ name: deep, body: 'x' }]),
+        /^Archive entry "d\/d\/d\/.*…" cannot be stored in a workspace: it is 4205 bytes long; at most 3072 are allowed\.$/,
+      ],
+      [
+        '300 levels of one-letter directories',
+        await makeTarGz([{ name: `${Array.from({ length: 300 }, () => 'd').join('/')}/x`, body: 'x' }]),
+        /is 301 directories deep; at most 256 are allowed\.$/,
+      ],
+      [
+        'a 300-character name',
+        await makeTarGz([{ name: `dir/${'n'.repeat(300)}`, body: 'x' }]),
+        /^Archive entry "dir\/n+…" cannot be stored in a workspace: its component "n+…" is 300 bytes long; at most 255 are allowed per component\.$/,
+      ],
       ['random bytes', randomBytes(4_096), /^The upload is not a gzip'd tar archive \(.+\); send a \.tar\.gz file\.$/],
-      ['gzip of random bytes (not a tar)', gzipSync(randomBytes(4_096)), /^The upload is not a gzip'd tar archive \(Invalid tar header.*\); send a \.tar\.gz file\.$/],
-      ['a truncated archive', (await makeTarGz([{ name: 'big.bin', body: randomBytes(200_000) }])).subarray(0, 100_000), /^The upload is not a gzip'd tar archive \(unexpected end of file\); send a \.tar\.gz file\.$/],
-      ['gzip magic then random bytes', Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]), randomBytes(4_096)]), /^The upload is not a gzip'd tar archive/],
+      [
+        'gzip of random bytes (not a tar)',
+        gzipSync(randomBytes(4_096)),
+        /^The upload is not a gzip'd tar archive \(Invalid tar header.*\); send a \.tar\.gz file\.$/,
+      ],
+      [
+        'a truncated archive',
+        (await makeTarGz([{ name: 'big.bin', body: randomBytes(200_000) }])).subarray(0, 100_000),
+        /^The upload is not a gzip'd tar archive \(unexpected end of file\); send a \.tar\.gz file\.$/,
+      ],
+      [
+        'gzip magic then random bytes',
+        Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]), randomBytes(4_096)]),
+        /^The upload is not a gzip'd tar archive/,
+      ],
     ];
     for (const [what, archive, message] of cases) {
       const res = await putArchive(sessionId, archive);

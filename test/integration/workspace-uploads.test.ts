@@ -18,11 +18,16 @@ describe('presigned archive uploads on the local stack', () => {
   it('uploads an archive straight to S3 with the form, imports it by reference, and removes the upload', async () => {
     const id = await fx.api.createSession();
     const binary = randomBytes(300_000);
-    const archive = await makeTarGz([{ name: 'big/data.bin', body: binary }, { name: 'big/readme.md', body: '# hi\n' }]);
+    const archive = await makeTarGz([
+      { name: 'big/data.bin', body: binary },
+      { name: 'big/readme.md', body: '# hi\n' },
+    ]);
     const form = await fx.api.request('POST', `/v1/sessions/${id}/workspace/uploads`, { bytes: archive.length });
     expect(form.status).toBe(201);
     expect(form.json).toMatchObject({ uploadId: expect.stringMatching(/^up_/), maxBytes: 2 * 1024 ** 3 });
-    expect(form.json.fields.key).toBe(`workspaces/${(await fx.api.request('GET', `/v1/sessions/${id}`)).json.workspace.id}/uploads/${form.json.uploadId}.tar.gz`);
+    expect(form.json.fields.key).toBe(
+      `workspaces/${(await fx.api.request('GET', `/v1/sessions/${id}`)).json.workspace.id}/uploads/${form.json.uploadId}.tar.gz`,
+    );
     // The policy names the size range and the expiry S3 enforces.
     const policy = JSON.parse(Buffer.from(form.json.fields.Policy, 'base64').toString('utf8'));
     expect(policy.conditions).toContainEqual(['content-length-range', 1, 2 * 1024 ** 3]);
@@ -37,7 +42,11 @@ describe('presigned archive uploads on the local stack', () => {
     const { deps } = fx.stack;
     const workspaceId = (form.json.fields.key as string).split('/')[1]!;
     const s3 = await deps.workspaceStorage(await deps.workspaceCredentials.forWorkspace(workspaceId));
-    const head = () => s3.send(new HeadObjectCommand({ Bucket: deps.config.bucket, Key: form.json.fields.key })).then((o) => o.ContentLength, (err: { $metadata: { httpStatusCode: number } }) => err.$metadata.httpStatusCode);
+    const head = () =>
+      s3.send(new HeadObjectCommand({ Bucket: deps.config.bucket, Key: form.json.fields.key })).then(
+        (o) => o.ContentLength,
+        (err: { $metadata: { httpStatusCode: number } }) => err.$metadata.httpStatusCode,
+      );
     expect(await head()).toBe(archive.length);
 
     const imported = await fx.api.request('POST', `/v1/sessions/${id}/workspace/archive`, { uploadId: form.json.uploadId });
@@ -79,7 +88,10 @@ describe('presigned archive uploads on the local stack', () => {
     }
     const tooLarge = await fx.api.request('POST', `/v1/sessions/${b}/workspace/uploads`, { bytes: 3 * 1024 ** 3 });
     expect(tooLarge.status).toBe(413);
-    expect(tooLarge.json.error).toEqual({ code: 'workspace_limit', message: `The archive is ${3 * 1024 ** 3} bytes; at most ${2 * 1024 ** 3} bytes are accepted.` });
+    expect(tooLarge.json.error).toEqual({
+      code: 'workspace_limit',
+      message: `The archive is ${3 * 1024 ** 3} bytes; at most ${2 * 1024 ** 3} bytes are accepted.`,
+    });
     const hostile = await fx.api.request('POST', `/v1/sessions/${b}/workspace/archive`, { uploadId: 'up_x', extra: 1 });
     expect(hostile.status).toBe(400);
     expect((await fx.api.request('POST', `/v1/sessions/${b}/workspace/archive`, { uploadId: 'x'.repeat(257) })).status).toBe(400);

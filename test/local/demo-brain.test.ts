@@ -8,8 +8,17 @@ const result = (text: string, isError = false) => ({ type: 'tool_result', tool_u
 /** The demo model decides from the newest words a person wrote, never from what the harness added. */
 describe('the demo brain', () => {
   it('acts on the prompt that follows an interrupted result and its note', () => {
-    const answer = demoBrain(ask(result("The user doesn't want to proceed with this tool use.", true), { type: 'text', text: '[Request interrupted by user for tool use]' }, { type: 'text', text: 'please run `echo after-interrupt`' }));
-    expect(answer).toMatchObject({ stopReason: 'tool_use', content: [{ type: 'text' }, { type: 'tool_use', name: 'Bash', input: { command: 'echo after-interrupt' } }] });
+    const answer = demoBrain(
+      ask(
+        result("The user doesn't want to proceed with this tool use.", true),
+        { type: 'text', text: '[Request interrupted by user for tool use]' },
+        { type: 'text', text: 'please run `echo after-interrupt`' },
+      ),
+    );
+    expect(answer).toMatchObject({
+      stopReason: 'tool_use',
+      content: [{ type: 'text' }, { type: 'tool_use', name: 'Bash', input: { command: 'echo after-interrupt' } }],
+    });
   });
 
   it('reports tool results when no prompt came with them, whatever notes the harness added', () => {
@@ -18,7 +27,11 @@ describe('the demo brain', () => {
   });
 
   it('takes the newest of several prompts, and a prompt inside a reminder-prefixed text', () => {
-    expect(demoBrain(ask({ type: 'text', text: 'please run `echo old`' }, { type: 'text', text: 'read /workspace/new.txt' }))).toMatchObject({ content: [{}, { name: 'Read', input: { file_path: '/workspace/new.txt' } }] });
-    expect(demoBrain(ask({ type: 'text', text: '<system-reminder>context `ls /`</system-reminder>\nplease run `echo mine`' }))).toMatchObject({ content: [{}, { input: { command: 'echo mine' } }] });
+    expect(demoBrain(ask({ type: 'text', text: 'please run `echo old`' }, { type: 'text', text: 'read /workspace/new.txt' }))).toMatchObject({
+      content: [{}, { name: 'Read', input: { file_path: '/workspace/new.txt' } }],
+    });
+    expect(demoBrain(ask({ type: 'text', text: '<system-reminder>context `ls /`</system-reminder>\nplease run `echo mine`' }))).toMatchObject({
+      content: [{}, { input: { command: 'echo mine' } }],
+    });
   });
 });

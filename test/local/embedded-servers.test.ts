@@ -13,8 +13,12 @@ describe('the S3 front honours conditional writes', () => {
   beforeAll(async () => {
     server = await startS3Server({ dir: tmp.dir, buckets: ['b'] });
     s3 = new S3Client({
-      region: 'us-east-1', endpoint: server.url, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS,
-      requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+      region: 'us-east-1',
+      endpoint: server.url,
+      forcePathStyle: true,
+      credentials: LOCAL_S3_CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
   });
   afterAll(async () => {

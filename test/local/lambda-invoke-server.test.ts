@@ -102,8 +102,10 @@ describe('local Lambda Invoke server', () => {
     expect(((await invoke('tenant-a', { op: 'whoami' })).body as Probe).tenantId).toBe('tenant-a');
   });
 
-  it('runs an asynchronous (Event) invocation in the tenant\'s process too', async () => {
-    const out = await lambda.send(new InvokeCommand({ FunctionName: 'isolated', TenantId: 'tenant-event', InvocationType: 'Event', Payload: Buffer.from('{"op":"whoami"}') }));
+  it("runs an asynchronous (Event) invocation in the tenant's process too", async () => {
+    const out = await lambda.send(
+      new InvokeCommand({ FunctionName: 'isolated', TenantId: 'tenant-event', InvocationType: 'Event', Payload: Buffer.from('{"op":"whoami"}') }),
+    );
     expect(out.StatusCode).toBe(202);
     await server.pending();
     expect(pool.workers().map((w) => w.tenantId)).toContain('tenant-event');
@@ -121,7 +123,12 @@ describe('tenant worker pool', () => {
       const slow = pool.invoke('a', { op: 'sleep', ms: 5_000 }) as Promise<Probe>;
       await waitFor(() => pool.workers().find((w) => w.tenantId === 'a')?.inFlight === 1);
       const c = (await pool.invoke('c', { op: 'whoami' })) as Probe;
-      expect(pool.workers().map((w) => w.tenantId).sort()).toEqual(['a', 'c']);
+      expect(
+        pool
+          .workers()
+          .map((w) => w.tenantId)
+          .sort(),
+      ).toEqual(['a', 'c']);
       await waitFor(() => !isAlive(b.pid));
       expect(isAlive(a.pid)).toBe(true);
       // Both live processes busy: d waits for one to go idle rather than stopping it.

@@ -16,19 +16,36 @@ describe('the S3 stand-in refuses what is not signed with the local credentials'
   let s3: S3Client;
   const client = (credentials: { accessKeyId: string; secretAccessKey: string }) =>
     new S3Client({
-      region: 'us-east-1', endpoint: server.url, forcePathStyle: true, credentials,
-      requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+      region: 'us-east-1',
+      endpoint: server.url,
+      forcePathStyle: true,
+      credentials,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
-  const exists = (Key: string) => s3.send(new HeadObjectCommand({ Bucket: 'b', Key })).then(() => true, () => false);
+  const exists = (Key: string) =>
+    s3.send(new HeadObjectCommand({ Bucket: 'b', Key })).then(
+      () => true,
+      () => false,
+    );
   /** A presigned URL made by the SDK's own signer. */
   const presign = async (method: string, key: string, opts: { expiresIn?: number; signingDate?: Date } = {}) => {
-    const signer = new SignatureV4({ credentials: LOCAL_S3_CREDENTIALS, region: 'us-east-1', service: 's3', sha256: Sha256, uriEscapePath: false, applyChecksum: false });
+    const signer = new SignatureV4({
+      credentials: LOCAL_S3_CREDENTIALS,
+      region: 'us-east-1',
+      service: 's3',
+      sha256: Sha256,
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
     const url = new URL(server.url);
     // As @aws-sdk/s3-request-presigner does: the payload is unsigned, and the header is hoisted into the query.
     const headers = { host: url.host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' };
     const request = new HttpRequest({ method, protocol: 'http:', hostname: url.hostname, port: Number(url.port), path: `/b/${key}`, headers });
     const signed = await signer.presign(request, { expiresIn: opts.expiresIn ?? 300, signingDate: opts.signingDate });
-    const query = Object.entries(signed.query ?? {}).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join('&');
+    const query = Object.entries(signed.query ?? {})
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`)
+      .join('&');
     return `${server.url}${signed.path}?${query}`;
   };
   beforeAll(async () => {
@@ -66,10 +83,16 @@ describe('the S3 stand-in refuses what is not signed with the local credentials'
 
   it('refuses a request signed with another secret or key id, and a signature made for another request', async () => {
     const wrongSecret = client({ accessKeyId: LOCAL_S3_CREDENTIALS.accessKeyId, secretAccessKey: 'guessed' });
-    const refused = await wrongSecret.send(new PutObjectCommand({ Bucket: 'b', Key: 'private/planted', Body: 'pwned' })).then(() => undefined, (e: { name: string; $metadata: { httpStatusCode: number } }) => e);
+    const refused = await wrongSecret.send(new PutObjectCommand({ Bucket: 'b', Key: 'private/planted', Body: 'pwned' })).then(
+      () => undefined,
+      (e: { name: string; $metadata: { httpStatusCode: number } }) => e,
+    );
     expect([refused?.$metadata.httpStatusCode, refused?.name]).toEqual([403, 'SignatureDoesNotMatch']);
     const wrongKey = client({ accessKeyId: 'AKIDOTHER', secretAccessKey: LOCAL_S3_CREDENTIALS.secretAccessKey });
-    const unknown = await wrongKey.send(new GetObjectCommand({ Bucket: 'b', Key: 'private/secret.txt' })).then(() => undefined, (e: { name: string }) => e);
+    const unknown = await wrongKey.send(new GetObjectCommand({ Bucket: 'b', Key: 'private/secret.txt' })).then(
+      () => undefined,
+      (e: { name: string }) => e,
+    );
     expect(unknown?.name).toBe('InvalidAccessKeyId');
     expect(await exists('private/planted')).toBe(false);
     // A valid signature for one object does not open another.
@@ -77,7 +100,11 @@ describe('the S3 stand-in refuses what is not signed with the local credentials'
     const moved = await fetch(other);
     expect([moved.status, error(await moved.text())?.[0]]).toEqual([403, 'SignatureDoesNotMatch']);
     const forged = await fetch(`${server.url}/b/private/secret.txt`, {
-      headers: { authorization: `AWS4-HMAC-SHA256 Credential=S3RVER/20261201/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}`, 'x-amz-date': '20261201T000000Z', 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+      headers: {
+        authorization: `AWS4-HMAC-SHA256 Credential=S3RVER/20261201/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=${'0'.repeat(64)}`,
+        'x-amz-date': '20261201T000000Z',
+        'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+      },
     });
     expect(forged.status).toBe(403);
   });
@@ -93,7 +120,11 @@ describe('the S3 stand-in refuses what is not signed with the local credentials'
   });
 
   describe('POST forms: the policy is signed and its conditions hold', () => {
-    const post = (form: { url: string; fields: Record<string, string> }, file: string, edit: (f: Record<string, string>) => Record<string, string> = (f) => f) => {
+    const post = (
+      form: { url: string; fields: Record<string, string> },
+      file: string,
+      edit: (f: Record<string, string>) => Record<string, string> = (f) => f,
+    ) => {
       const body = new FormData();
       for (const [name, value] of Object.entries(edit({ ...form.fields }))) body.append(name, value);
       body.append('file', new Blob([file]));
@@ -101,7 +132,16 @@ describe('the S3 stand-in refuses what is not signed with the local credentials'
     };
     const tagging = '<Tagging><TagSet><Tag><Key>t</Key><Value>1</Value></Tag></TagSet></Tagging>';
     const presignedPost = (Key: string, Expires = 300) =>
-      createPresignedPost(s3, { Bucket: 'b', Key, Conditions: [['content-length-range', 1, 16], ['eq', '$tagging', tagging]], Fields: { tagging }, Expires });
+      createPresignedPost(s3, {
+        Bucket: 'b',
+        Key,
+        Conditions: [
+          ['content-length-range', 1, 16],
+          ['eq', '$tagging', tagging],
+        ],
+        Fields: { tagging },
+        Expires,
+      });
 
     it('stores a form within its policy, a file of exactly the largest size included', async () => {
       const res = await post(await presignedPost('forms/ok'), 'sixteen bytes!!!');
@@ -114,10 +154,26 @@ describe('the S3 stand-in refuses what is not signed with the local credentials'
       const cases: [string, Response, [number, string, string?]][] = [
         ['unsigned', await post({ url: form.url, fields: { key: 'forms/guarded' } }, 'x'), [403, 'AccessDenied']],
         ['forged', await post(form, 'x', (f) => ({ ...f, 'X-Amz-Signature': '0'.repeat(64) })), [403, 'SignatureDoesNotMatch']],
-        ['altered policy', await post(form, 'x', (f) => ({ ...f, Policy: Buffer.from(Buffer.from(f.Policy!, 'base64').toString().replace('16', '99999')).toString('base64') })), [403, 'SignatureDoesNotMatch']],
-        ['other key', await post(form, 'x', (f) => ({ ...f, key: 'private/secret.txt' })), [403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed: {"key":"forms/guarded"}']],
-        ['extra field', await post(form, 'x', (f) => ({ ...f, 'x-amz-meta-owner': 'me' })), [403, 'AccessDenied', 'Invalid according to Policy: Extra input fields: x-amz-meta-owner']],
-        ['too large', await post(form, 'x'.repeat(17)), [403, 'AccessDenied', 'Invalid according to Policy: Your proposed upload exceeds the maximum allowed size']],
+        [
+          'altered policy',
+          await post(form, 'x', (f) => ({ ...f, Policy: Buffer.from(Buffer.from(f.Policy!, 'base64').toString().replace('16', '99999')).toString('base64') })),
+          [403, 'SignatureDoesNotMatch'],
+        ],
+        [
+          'other key',
+          await post(form, 'x', (f) => ({ ...f, key: 'private/secret.txt' })),
+          [403, 'AccessDenied', 'Invalid according to Policy: Policy Condition failed: {"key":"forms/guarded"}'],
+        ],
+        [
+          'extra field',
+          await post(form, 'x', (f) => ({ ...f, 'x-amz-meta-owner': 'me' })),
+          [403, 'AccessDenied', 'Invalid according to Policy: Extra input fields: x-amz-meta-owner'],
+        ],
+        [
+          'too large',
+          await post(form, 'x'.repeat(17)),
+          [403, 'AccessDenied', 'Invalid according to Policy: Your proposed upload exceeds the maximum allowed size'],
+        ],
       ];
       const expiring = await presignedPost('forms/late', 1);
       await new Promise((resolve) => setTimeout(resolve, 1_100));

@@ -12,8 +12,12 @@ describe('a versioned bucket on the S3 stand-in', () => {
   beforeAll(async () => {
     server = await startS3Server({ dir: `${tmp.dir}/s3`, buckets: ['v', 'plain'], versionedBuckets: ['v'] });
     s3 = new S3Client({
-      region: 'us-east-1', endpoint: server.url, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS,
-      requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+      region: 'us-east-1',
+      endpoint: server.url,
+      forcePathStyle: true,
+      credentials: LOCAL_S3_CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
   });
   afterAll(async () => {
@@ -26,7 +30,10 @@ describe('a versioned bucket on the S3 stand-in', () => {
   const read = async (Key: string, VersionId?: string) => (await s3.send(new GetObjectCommand({ Bucket: 'v', Key, VersionId }))).Body!.transformToString();
   const versions = async (Prefix: string) => {
     const out = await s3.send(new ListObjectVersionsCommand({ Bucket: 'v', Prefix }));
-    return [...(out.Versions ?? []).map((v) => ({ key: v.Key, id: v.VersionId, latest: v.IsLatest, marker: false })), ...(out.DeleteMarkers ?? []).map((m) => ({ key: m.Key, id: m.VersionId, latest: m.IsLatest, marker: true }))];
+    return [
+      ...(out.Versions ?? []).map((v) => ({ key: v.Key, id: v.VersionId, latest: v.IsLatest, marker: false })),
+      ...(out.DeleteMarkers ?? []).map((m) => ({ key: m.Key, id: m.VersionId, latest: m.IsLatest, marker: true })),
+    ];
   };
 
   it('keeps what an overwrite and a delete replace, behind a delete marker, each readable by its version id', async () => {
@@ -63,7 +70,9 @@ describe('a versioned bucket on the S3 stand-in', () => {
     await s3.send(new PutObjectCommand({ Bucket: 'v', Key: 'c/l', Body: 'x' }));
     const first = await s3.send(new ListObjectVersionsCommand({ Bucket: 'v', Prefix: 'c/', MaxKeys: 2 }));
     expect(first.IsTruncated).toBe(true);
-    const rest = await s3.send(new ListObjectVersionsCommand({ Bucket: 'v', Prefix: 'c/', KeyMarker: first.NextKeyMarker, VersionIdMarker: first.NextVersionIdMarker }));
+    const rest = await s3.send(
+      new ListObjectVersionsCommand({ Bucket: 'v', Prefix: 'c/', KeyMarker: first.NextKeyMarker, VersionIdMarker: first.NextVersionIdMarker }),
+    );
     expect([...(first.Versions ?? []), ...(rest.Versions ?? [])].map((v) => v.Key)).toEqual(['c/k', 'c/k', 'c/k', 'c/l']);
     expect(rest.IsTruncated).toBe(false);
   });

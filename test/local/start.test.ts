@@ -25,17 +25,29 @@ describe('npm start', () => {
     tmp.cleanup();
   });
 
-  it('puts every part on the port its setting names, prints each port, prices the scripted model at 0 and keeps metrics off stdout', { timeout: 120_000 }, async () => {
+  it('puts every part on the port its setting names, prints each port, prices the scripted model at 0 and keeps metrics off stdout', {
+    timeout: 120_000,
+  }, async () => {
     const [api, dynamodb, s3, lambda, model] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
     running = await startStackProcess(tmp.dir, {
-      PORT: String(api), STRATUS_DYNAMODB_PORT: String(dynamodb), STRATUS_S3_PORT: String(s3), STRATUS_LAMBDA_PORT: String(lambda), STRATUS_MODEL_PORT: String(model),
+      PORT: String(api),
+      STRATUS_DYNAMODB_PORT: String(dynamodb),
+      STRATUS_S3_PORT: String(s3),
+      STRATUS_LAMBDA_PORT: String(lambda),
+      STRATUS_MODEL_PORT: String(model),
       // The level at which logs go to stdout: metrics still must not.
       STRATUS_LOG_LEVEL: 'info',
     });
     expect(running.apiUrl).toBe(`http://127.0.0.1:${api}`);
     expect(running.modelUrl).toBe(`http://127.0.0.1:${model}`);
     const { stdout } = running.printed();
-    for (const [port, variable] of [[api, 'PORT'], [dynamodb, 'STRATUS_DYNAMODB_PORT'], [s3, 'STRATUS_S3_PORT'], [lambda, 'STRATUS_LAMBDA_PORT'], [model, 'STRATUS_MODEL_PORT']] as const) {
+    for (const [port, variable] of [
+      [api, 'PORT'],
+      [dynamodb, 'STRATUS_DYNAMODB_PORT'],
+      [s3, 'STRATUS_S3_PORT'],
+      [lambda, 'STRATUS_LAMBDA_PORT'],
+      [model, 'STRATUS_MODEL_PORT'],
+    ] as const) {
       expect(stdout).toMatch(new RegExp(`http://127\\.0\\.0\\.1:${port}\\s+\\(${variable}\\)`));
     }
 
@@ -51,7 +63,10 @@ describe('npm start', () => {
 
     // The turn's metric documents went to the data folder, none to stdout.
     const deadline = Date.now() + 10_000;
-    const metricLines = () => readFileSync(`${tmp.dir}/metrics.jsonl`, 'utf8').split('\n').filter((l) => l.includes('"Turns"'));
+    const metricLines = () =>
+      readFileSync(`${tmp.dir}/metrics.jsonl`, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"Turns"'));
     while (metricLines().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(metricLines()).toHaveLength(1);
     expect(running.printed().stdout).toContain('"message":"turn ended"');
@@ -60,7 +75,10 @@ describe('npm start', () => {
 
   it('refuses a port that is not one, or one port for two parts, naming the variables', { timeout: 60_000 }, () => {
     const start = (env: Record<string, string>) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'local/start.ts'], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '', STRATUS_DATA_DIR: tmp.dir, ...env } });
+      spawnSync(process.execPath, ['--import', 'tsx', 'local/start.ts'], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: '', STRATUS_DATA_DIR: tmp.dir, ...env },
+      });
     const notAPort = start({ STRATUS_S3_PORT: '70000' });
     expect(notAPort.status).toBe(2);
     expect(notAPort.stderr).toContain('STRATUS_S3_PORT: expected a port number from 0 to 65535 (0 = any free port), got "70000".');

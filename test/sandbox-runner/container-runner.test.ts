@@ -51,10 +51,21 @@ describe('container runner (process sandbox, as inside Lambda)', () => {
 
   it('runs a hook command with its input on stdin and its stderr apart (the paths it uses are the tmp dir as commands see it)', async () => {
     expectOk(await call('hooked', 0, { type: 'create_workspace', files: { 'a.txt': 'alpha\n' } }));
-    const ran = expectOk(await call('hooked', 1, {
-      type: 'hook_command', command: 'echo "in=$(cat) project=$CLAUDE_PROJECT_DIR"; cat a.txt >&2; exit 2', stdin: '{"tool_name":"Bash"}', timeoutMs: 10_000,
-    }));
-    expect(ran.result).toMatchObject({ type: 'hook_command', stdout: 'in={"tool_name":"Bash"} project=/workspace\n', stderr: 'alpha\n', exitCode: 2, timedOut: false });
+    const ran = expectOk(
+      await call('hooked', 1, {
+        type: 'hook_command',
+        command: 'echo "in=$(cat) project=$CLAUDE_PROJECT_DIR"; cat a.txt >&2; exit 2',
+        stdin: '{"tool_name":"Bash"}',
+        timeoutMs: 10_000,
+      }),
+    );
+    expect(ran.result).toMatchObject({
+      type: 'hook_command',
+      stdout: 'in={"tool_name":"Bash"} project=/workspace\n',
+      stderr: 'alpha\n',
+      exitCode: 2,
+      timedOut: false,
+    });
   });
 });
 
@@ -92,7 +103,8 @@ describe('container runner network egress (as configured in AWS)', () => {
     const bash = await callWith(runner, 'n', 1, { type: 'bash', command: 'true', timeoutMs: 5_000 }, { allowedDomains: ['registry.npmjs.org'] });
     expect(bash).toEqual({ ok: false, error: { kind: 'tool_error', message: NO_EGRESS } });
     expect(await callWith(runner, 'g', 0, { type: 'import_git', url: 'https://github.com/octocat/Hello-World.git' })).toEqual({
-      ok: false, error: { kind: 'tool_error', message: NO_EGRESS },
+      ok: false,
+      error: { kind: 'tool_error', message: NO_EGRESS },
     });
     // Without a policy commands still run (the VPC, not the runner, is what denies them the network).
     expect(bashOutput(await callWith(runner, 'n', 1, { type: 'bash', command: 'echo ok; env | grep -ci proxy', timeoutMs: 5_000 }))).toBe('ok\n0\n');
@@ -103,14 +115,24 @@ describe('container runner network egress (as configured in AWS)', () => {
     expectOk(await callWith(runner, 'p', 0, { type: 'create_workspace', files: { 'a.txt': 'a' } }));
     const allowedDomains = ['example.test'];
     expect(await callWith(runner, 'p', 1, { type: 'bash', command: 'true', timeoutMs: 5_000 }, { allowedDomains })).toEqual({
-      ok: false, error: { kind: 'tool_error', message: NO_EGRESS_TOKEN },
+      ok: false,
+      error: { kind: 'tool_error', message: NO_EGRESS_TOKEN },
     });
     const egressToken = signEgressToken(KEY, { allowedDomains, sessionId: 'ses_net', expiresAt: Date.now() + 60_000 });
-    const out = await callWith(runner, 'p', 1, { type: 'bash', command: 'curl -sS http://other.test/; curl -sS http://example.test:8080/', timeoutMs: 10_000 }, { allowedDomains, egressToken });
+    const out = await callWith(
+      runner,
+      'p',
+      1,
+      { type: 'bash', command: 'curl -sS http://other.test/; curl -sS http://example.test:8080/', timeoutMs: 10_000 },
+      { allowedDomains, egressToken },
+    );
     expect(bashOutput(out)).toBe(
       "Blocked by the sandbox: other.test is not in this session's allowed network domains.\n" +
         'Blocked by the sandbox: port 8080 of example.test is not allowed; only 80 and 443 are, unless an allowed network domain names the port (example.test:8080).\n',
     );
-    expect(decisions.map((d) => [d.label, d.host, d.allowed])).toEqual([['ses_net', 'other.test', false], ['ses_net', 'example.test', false]]);
+    expect(decisions.map((d) => [d.label, d.host, d.allowed])).toEqual([
+      ['ses_net', 'other.test', false],
+      ['ses_net', 'example.test', false],
+    ]);
   });
 });

@@ -100,10 +100,24 @@ describe('the git function: clone and push outside the sandbox runner', () => {
       'grep -rl "gitfunction012[3]" /workspace "${TMPDIR:-/tmp}" 2>/dev/null',
       'env | grep -c "gitfunction012[3]"',
     ].join('; ');
-    expect(bashOutput(await client.invoke(request('ws_git_one', cloned.version, { type: 'bash', command: look, timeoutMs: 20_000 } as RunnerOp)))).toBe('one\n0\n');
-    const edited = expectOk(await client.invoke(request('ws_git_one', cloned.version, { type: 'bash', command: 'echo two > a.txt && echo new > b.txt', timeoutMs: 10_000 } as RunnerOp)));
+    expect(bashOutput(await client.invoke(request('ws_git_one', cloned.version, { type: 'bash', command: look, timeoutMs: 20_000 } as RunnerOp)))).toBe(
+      'one\n0\n',
+    );
+    const edited = expectOk(
+      await client.invoke(
+        request('ws_git_one', cloned.version, { type: 'bash', command: 'echo two > a.txt && echo new > b.txt', timeoutMs: 10_000 } as RunnerOp),
+      ),
+    );
 
-    const publish = { type: 'git_publish', url, base: cloned.result.type === 'git_checkout' ? cloned.result.sha : '', branch: 'stratus/issue-1', message: 'Fix #1', author: { name: 'Stratus', email: 's@example.com' }, token: TOKEN };
+    const publish = {
+      type: 'git_publish',
+      url,
+      base: cloned.result.type === 'git_checkout' ? cloned.result.sha : '',
+      branch: 'stratus/issue-1',
+      message: 'Fix #1',
+      author: { name: 'Stratus', email: 's@example.com' },
+      token: TOKEN,
+    };
     const pushed = expectOk(await client.invoke(request('ws_git_one', edited.version, publish as RunnerOp)));
     expect(pushed.result).toMatchObject({ type: 'git_publish', changed: true, pushed: true, files: ['a.txt', 'b.txt'] });
     expect(repo.show('refs/heads/stratus/issue-1', 'a.txt')).toBe('two');
@@ -120,14 +134,23 @@ describe('the git function: clone and push outside the sandbox runner', () => {
   it('refuses in the git function every op but the harness git, so no command runs beside the token or its network', async () => {
     served.length = 0;
     const direct = createLambdaRunnerClient(lambda, 'git');
-    for (const op of [{ type: 'bash', command: 'curl https://example.com', timeoutMs: 1_000 }, { type: 'write', file_path: '/workspace/x', content: 'x' }, { type: 'import_git', url }]) {
+    for (const op of [
+      { type: 'bash', command: 'curl https://example.com', timeoutMs: 1_000 },
+      { type: 'write', file_path: '/workspace/x', content: 'x' },
+      { type: 'import_git', url },
+    ]) {
       const out = await direct.invoke(request('ws_git_two', 0, op as RunnerOp));
       expect(out).toEqual({ ok: false, error: { kind: 'bad_request', message: opOutsideScope(op.type) } });
     }
   });
 
   it('is what STRATUS_RUNNER_OPS=git builds from the environment, and the runner refuses an unknown scope', async () => {
-    const scoped = createContainerRunner({ STRATUS_RUNNER_ROOT: path.join(temp.dir, 'env-git'), STRATUS_SANDBOX: 'process', STRATUS_RUNNER_OPS: 'git', STRATUS_S3_ENDPOINT: s3.url });
+    const scoped = createContainerRunner({
+      STRATUS_RUNNER_ROOT: path.join(temp.dir, 'env-git'),
+      STRATUS_SANDBOX: 'process',
+      STRATUS_RUNNER_OPS: 'git',
+      STRATUS_S3_ENDPOINT: s3.url,
+    });
     const out = await scoped(request('ws_git_three', 0, { type: 'create_workspace', files: {} } as RunnerOp));
     expect(out).toEqual({ ok: false, error: { kind: 'bad_request', message: opOutsideScope('create_workspace') } });
     expect(() => createContainerRunner({ STRATUS_RUNNER_OPS: 'everything' })).toThrow('STRATUS_RUNNER_OPS must be all or git, not "everything".');

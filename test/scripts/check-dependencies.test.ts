@@ -114,7 +114,9 @@ describe('check-dependencies', () => {
       'functions/tools/read-tool.ts → sandbox-runner/ops/files/file-text.ts',
       'functions/tools/read-tool.ts → sandbox-runner/runner.ts',
     ]);
-    expect(problems.filter((p) => p.startsWith('sandbox-runner/common/')).map((p) => p.split(':')[0])).toEqual(['sandbox-runner/common/file-size.ts → sandbox-runner/ops/files/file-text.ts']);
+    expect(problems.filter((p) => p.startsWith('sandbox-runner/common/')).map((p) => p.split(':')[0])).toEqual([
+      'sandbox-runner/common/file-size.ts → sandbox-runner/ops/files/file-text.ts',
+    ]);
     expect(problems).toHaveLength(3);
   });
 
@@ -131,8 +133,8 @@ describe('check-dependencies', () => {
       ].join('\n'),
     });
     expect(check(root, rules).problems.sort()).toEqual([
-      "app/mid/eager.ts imports @big/sdk/client statically: load it lazily",
-      "app/mid/eager.ts imports heavy statically: load it lazily",
+      'app/mid/eager.ts imports @big/sdk/client statically: load it lazily',
+      'app/mid/eager.ts imports heavy statically: load it lazily',
     ]);
   });
 
@@ -144,7 +146,11 @@ describe('check-dependencies', () => {
     });
     const script = path.resolve('scripts/check-dependencies.ts');
     const tsx = path.resolve('node_modules/.bin/tsx');
-    const err = (await promisify(execFile)(tsx, [script, '--graph'], { cwd: root }).catch((e: unknown) => e)) as { code: number; stdout: string; stderr: string };
+    const err = (await promisify(execFile)(tsx, [script, '--graph'], { cwd: root }).catch((e: unknown) => e)) as {
+      code: number;
+      stdout: string;
+      stderr: string;
+    };
     expect(err.code).toBe(1);
     expect(err.stdout).toContain('app/low → app/high');
     expect(err.stderr).toContain('app/low/peek.ts → app/high/top.ts: low must not know high');

@@ -7,7 +7,10 @@ export type ScriptedRoute = (body: MessagesRequest) => ScriptedResponse | undefi
 export function firstText(body: MessagesRequest): string {
   const first = body.messages[0]!;
   if (typeof first.content === 'string') return first.content;
-  return first.content.filter((b) => b.type === 'text' && !String(b.text).startsWith('<system-reminder>')).map((b) => String(b.text)).join('');
+  return first.content
+    .filter((b) => b.type === 'text' && !String(b.text).startsWith('<system-reminder>'))
+    .map((b) => String(b.text))
+    .join('');
 }
 
 export function systemText(body: MessagesRequest): string {

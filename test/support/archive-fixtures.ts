@@ -37,11 +37,16 @@ export async function readTarGz(data: Buffer): Promise<ReadEntry[]> {
       const chunks: Buffer[] = [];
       for await (const c of entry) chunks.push(c as Buffer);
       const h = entry.header;
-      out.push({ name: h.name, type: h.type ?? 'file', mode: (h.mode ?? 0) & 0o7777, ...(h.linkname ? { linkname: h.linkname } : {}), body: Buffer.concat(chunks) });
+      out.push({
+        name: h.name,
+        type: h.type ?? 'file',
+        mode: (h.mode ?? 0) & 0o7777,
+        ...(h.linkname ? { linkname: h.linkname } : {}),
+        body: Buffer.concat(chunks),
+      });
     }
   })();
   Readable.from([data]).pipe(createGunzip()).pipe(untar);
   await consume;
   return out;
 }
-

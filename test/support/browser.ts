@@ -11,7 +11,12 @@ export function launchChromium(): Promise<Browser> {
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-interface AxeViolation { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
 
 /**
  * axe-core's serious and critical violations on the page as it is now (WCAG 2.x A/AA rules).

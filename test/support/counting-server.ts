@@ -30,10 +30,11 @@ export async function startCountingServer(handler: (req: SeenRequest, res: Serve
     server,
     seen,
     port,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -71,12 +71,20 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       // With installations registered, GitHub's rules: only a real one mints, only over its own repositories.
       if (installations.size > 0 && !installations.has(installationId)) return json(res, 404, { message: 'Not Found' });
       const repositories = (body?.repositories as string[] | undefined) ?? undefined;
-      if (installations.size > 0 && repositories?.some((name) => !reposOf(installationId).some((r) => r.fullName.split('/')[1]!.toLowerCase() === name.toLowerCase()))) {
+      if (
+        installations.size > 0 &&
+        repositories?.some((name) => !reposOf(installationId).some((r) => r.fullName.split('/')[1]!.toLowerCase() === name.toLowerCase()))
+      ) {
         return json(res, 422, { message: 'There is at least one repository that does not exist or is not accessible to the parent installation.' });
       }
       const token = `ghs_${randomBytes(18).toString('hex')}`;
       tokens.set(token, { repositories, installationId });
-      return json(res, 201, { token, expires_at: new Date(Date.now() + 3_600_000).toISOString(), permissions: body?.permissions ?? {}, repository_selection: repositories ? 'selected' : 'all' });
+      return json(res, 201, {
+        token,
+        expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+        permissions: body?.permissions ?? {},
+        repository_selection: repositories ? 'selected' : 'all',
+      });
     }
     if (p === '/app' && req.method === 'GET') {
       if (!verifyJwt(auth)) return json(res, 401, { message: 'A JSON web token could not be decoded' });
@@ -97,7 +105,8 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       const perPage = Number(url.searchParams.get('per_page') ?? 30);
       const page = Number(url.searchParams.get('page') ?? 1);
       const slice = visible.slice((page - 1) * perPage, page * perPage);
-      if (page * perPage < visible.length) res.setHeader('link', `<http://${req.headers.host}/installation/repositories?per_page=${perPage}&page=${page + 1}>; rel="next"`);
+      if (page * perPage < visible.length)
+        res.setHeader('link', `<http://${req.headers.host}/installation/repositories?per_page=${perPage}&page=${page + 1}>; rel="next"`);
       return json(res, 200, { total_count: visible.length, repositories: slice.map(repoJson) });
     }
     if ((m = /^\/repos\/([^/]+)\/([^/]+)$/.exec(p)) && req.method === 'GET') {
@@ -122,12 +131,22 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
         comments.set(comment.id, comment);
         return json(res, 201, commentJson(comment, m[1]!, m[2]!));
       }
-      return json(res, 200, [...comments.values()].filter((c) => c.issue === key).map((c) => commentJson(c, m![1]!, m![2]!)));
+      return json(
+        res,
+        200,
+        [...comments.values()].filter((c) => c.issue === key).map((c) => commentJson(c, m![1]!, m![2]!)),
+      );
     }
     if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/(\d+)$/.exec(p))) {
       const issue = issues.get(`${m[1]}/${m[2]}#${m[3]}`.toLowerCase());
       if (!issue) return json(res, 404, { message: 'Not Found' });
-      return json(res, 200, { number: Number(m[3]), title: issue.title, body: issue.body, user: issue.user, ...(issue.pull ? { pull_request: { url: 'x' } } : {}) });
+      return json(res, 200, {
+        number: Number(m[3]),
+        title: issue.title,
+        body: issue.body,
+        user: issue.user,
+        ...(issue.pull ? { pull_request: { url: 'x' } } : {}),
+      });
     }
     if ((m = /^\/repos\/([^/]+)\/([^/]+)\/pulls$/.exec(p)) && req.method === 'POST') {
       const number = nextNumber++;
@@ -225,7 +244,12 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
     },
     /** A comment someone wrote on GitHub (what a mention delivery reports). */
     addComment(repository: string, number: number, comment: { id: number; body: string; login: string }) {
-      comments.set(comment.id, { id: comment.id, issue: `${repository}#${number}`.toLowerCase(), body: comment.body, user: { login: comment.login, type: 'User' } });
+      comments.set(comment.id, {
+        id: comment.id,
+        issue: `${repository}#${number}`.toLowerCase(),
+        body: comment.body,
+        user: { login: comment.login, type: 'User' },
+      });
     },
     /** Comments Stratus wrote (the bot's), in order. */
     commentsOn(repository: string, number: number): StandInComment[] {

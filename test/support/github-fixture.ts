@@ -9,7 +9,11 @@ import examples from '@octokit/webhooks-examples/api.github.com/index.json' with
 const gitEnv = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=Maintainer', '-c', 'user.email=m@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, env: gitEnv, encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=Maintainer', '-c', 'user.email=m@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    env: gitEnv,
+    encoding: 'utf8',
+  }).trim();
 }
 
 /**
@@ -86,7 +90,12 @@ export interface RepoRef {
 }
 
 /** Points a sample payload at our repository, issue and sender. */
-function adapt(payload: Record<string, unknown>, repo: RepoRef, issue: { number: number; title: string; body?: string; pullRequest?: boolean }, sender: { login: string; type?: string }) {
+function adapt(
+  payload: Record<string, unknown>,
+  repo: RepoRef,
+  issue: { number: number; title: string; body?: string; pullRequest?: boolean },
+  sender: { login: string; type?: string },
+) {
   const [owner, name] = repo.fullName.split('/') as [string, string];
   const repository = payload.repository as Record<string, unknown>;
   Object.assign(repository, { id: repo.id, full_name: repo.fullName, name, clone_url: repo.cloneUrl, default_branch: repo.defaultBranch ?? 'main' });
@@ -101,8 +110,18 @@ function adapt(payload: Record<string, unknown>, repo: RepoRef, issue: { number:
 }
 
 /** A real `issues.labeled` sample, adapted. */
-export function labeledPayload(repo: RepoRef, issue: { number: number; title: string; body?: string }, label: string, sender: { login: string; type?: string }) {
-  const payload = adapt(example('issues', (e) => e.action === 'labeled'), repo, issue, sender);
+export function labeledPayload(
+  repo: RepoRef,
+  issue: { number: number; title: string; body?: string },
+  label: string,
+  sender: { login: string; type?: string },
+) {
+  const payload = adapt(
+    example('issues', (e) => e.action === 'labeled'),
+    repo,
+    issue,
+    sender,
+  );
   payload.label = { ...(payload.label as object), name: label };
   return payload;
 }
@@ -121,7 +140,12 @@ export function commentPayload(
   comment: { id: number; body: string },
   sender: { login: string; type?: string },
 ) {
-  const payload = adapt(example('issue_comment', (e) => e.action === 'created'), repo, issue, sender);
+  const payload = adapt(
+    example('issue_comment', (e) => e.action === 'created'),
+    repo,
+    issue,
+    sender,
+  );
   payload.comment = { ...(payload.comment as object), id: comment.id, body: comment.body, user: { login: sender.login, type: sender.type ?? 'User' } };
   return payload;
 }

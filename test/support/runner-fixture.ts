@@ -40,7 +40,12 @@ export async function startRunnerFixture(overrides: Partial<RunnerDeps> = {}) {
     runnerAt,
     newWorkspaceId: () => `ws_test_${process.pid}_${++counter}`,
     /** Sends one op for workspace `id` at `version` to the runner called `runner` (default "a"). */
-    async call(id: string, version: number, op: RunnerOp, opts: { runner?: string; cwd?: string; env?: Record<string, string>; allowedDomains?: string[] } = {}): Promise<RunnerResponse> {
+    async call(
+      id: string,
+      version: number,
+      op: RunnerOp,
+      opts: { runner?: string; cwd?: string; env?: Record<string, string>; allowedDomains?: string[] } = {},
+    ): Promise<RunnerResponse> {
       return runnerAt(opts.runner ?? 'a')({
         sessionId: 'ses_test',
         workspace: { bucket: BUCKET, id, version, credentials: { ...LOCAL_S3_CREDENTIALS } },

@@ -8,7 +8,11 @@ import { makeTempDir } from './temp-dir.ts';
  * A local stack in a fresh temp dir for the enclosing describe block, with an API client. Options
  * that depend on something another `beforeAll` starts first (a stand-in's URL) can be a function.
  */
-export function useLocalStack(given: Omit<LocalStackOptions, 'dataDir'> | (() => Omit<LocalStackOptions, 'dataDir'>)): { stack: LocalStack; api: ReturnType<typeof apiClient>; dataDir: string } {
+export function useLocalStack(given: Omit<LocalStackOptions, 'dataDir'> | (() => Omit<LocalStackOptions, 'dataDir'>)): {
+  stack: LocalStack;
+  api: ReturnType<typeof apiClient>;
+  dataDir: string;
+} {
   const tmp = makeTempDir();
   const fixture = { dataDir: tmp.dir } as { stack: LocalStack; api: ReturnType<typeof apiClient>; dataDir: string };
   beforeAll(async () => {
@@ -28,7 +32,10 @@ export function useLocalStack(given: Omit<LocalStackOptions, 'dataDir'> | (() =>
  * A local stack whose scripted model answers each request through `routed.route`, which each
  * test sets to its own; a request the route leaves (undefined) gets the unscripted error.
  */
-export function useRoutedLocalStack(opts: Omit<LocalStackOptions, 'dataDir' | 'brain'> = {}): { fx: ReturnType<typeof useLocalStack>; routed: { route: ScriptedRoute } } {
+export function useRoutedLocalStack(opts: Omit<LocalStackOptions, 'dataDir' | 'brain'> = {}): {
+  fx: ReturnType<typeof useLocalStack>;
+  routed: { route: ScriptedRoute };
+} {
   const routed: { route: ScriptedRoute } = { route: () => undefined };
   return { fx: useLocalStack({ ...opts, brain: (body) => routed.route(body) ?? unscripted() }), routed };
 }

@@ -61,6 +61,16 @@ export async function startStackProcess(dataDir: string, env: Record<string, str
     const res = await fetch(`${modelUrl}/_script`, { method: 'POST', body: JSON.stringify(responses) });
     if (res.status !== 200) throw new Error(`scripting the model failed: ${res.status} ${await res.text()}`);
   };
-  const modelRequests = async <T,>() => (await (await fetch(`${modelUrl}/_requests`)).json()) as T[];
-  return { child, apiUrl, token, modelUrl, script, modelRequests, printed: () => ({ ...printed }), kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+  const modelRequests = async <T>() => (await (await fetch(`${modelUrl}/_requests`)).json()) as T[];
+  return {
+    child,
+    apiUrl,
+    token,
+    modelUrl,
+    script,
+    modelRequests,
+    printed: () => ({ ...printed }),
+    kill: () => signal('SIGKILL'),
+    stop: () => signal('SIGTERM'),
+  };
 }

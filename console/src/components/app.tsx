@@ -30,12 +30,18 @@ export function App() {
     tokenStore.clear();
     setSignedIn(false);
   };
-  const toggle = <button type="button" onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>{theme === 'dark' ? 'Light' : 'Dark'} theme</button>;
+  const toggle = (
+    <button type="button" onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')} aria-label={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}>
+      {theme === 'dark' ? 'Light' : 'Dark'} theme
+    </button>
+  );
   if (!signedIn) return <SignIn onSignedIn={() => setSignedIn(true)} themeToggle={toggle} />;
   return (
     <>
       {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link to #main that works without script; the handler only moves focus there */}
-      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>Skip to content</a>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
       <header class="bar">
         <span class="brand">Stratus</span>
         <nav aria-label="Main">
@@ -46,7 +52,9 @@ export function App() {
         </nav>
         <span class="spacer" />
         {toggle}
-        <button type="button" onClick={signOut}>Sign out</button>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
       </header>
       <main id="main" tabIndex={-1}>
         <Page route={route} />
@@ -56,7 +64,11 @@ export function App() {
 }
 
 function NavLink(props: { href: string; label: string; current: boolean }) {
-  return <a href={props.href} aria-current={props.current ? 'page' : undefined}>{props.label}</a>;
+  return (
+    <a href={props.href} aria-current={props.current ? 'page' : undefined}>
+      {props.label}
+    </a>
+  );
 }
 
 function Page({ route }: { route: Route }) {

@@ -44,7 +44,9 @@ export function ApprovalCard(props: { sessionId: string; pending: PendingPermiss
   };
   return (
     <article class="approval" aria-labelledby={`${base}-h`}>
-      <h3 id={`${base}-h`} style="margin:0">{p.toolName} wants to run</h3>
+      <h3 id={`${base}-h`} style="margin:0">
+        {p.toolName} wants to run
+      </h3>
       {p.message && <p class="muted">{p.message}</p>}
       <pre>{describeInput(p.toolName, p.input)}</pre>
       <details>
@@ -56,15 +58,37 @@ export function ApprovalCard(props: { sessionId: string; pending: PendingPermiss
       </details>
       <fieldset class="remember">
         <legend>When allowed</legend>
-        <label><input type="radio" name={`${base}-rem`} checked={remember === 'no'} onChange={() => setRemember('no')} /> Ask again next time</label>
-        <label><input type="radio" name={`${base}-rem`} checked={remember === 'call'} onChange={() => setRemember('call')} /> Allow this exact call again in this session</label>
-        <label><input type="radio" name={`${base}-rem`} checked={remember === 'rule'} onChange={() => setRemember('rule')} /> Allow everything this rule matches in this session:</label>
-        <input id={`${base}-rule`} aria-label="Permission rule to remember" value={rule} disabled={remember !== 'rule'} onInput={(e) => setRule(e.currentTarget.value)} />
+        <label>
+          <input type="radio" name={`${base}-rem`} checked={remember === 'no'} onChange={() => setRemember('no')} /> Ask again next time
+        </label>
+        <label>
+          <input type="radio" name={`${base}-rem`} checked={remember === 'call'} onChange={() => setRemember('call')} /> Allow this exact call again in this
+          session
+        </label>
+        <label>
+          <input type="radio" name={`${base}-rem`} checked={remember === 'rule'} onChange={() => setRemember('rule')} /> Allow everything this rule matches in
+          this session:
+        </label>
+        <input
+          id={`${base}-rule`}
+          aria-label="Permission rule to remember"
+          value={rule}
+          disabled={remember !== 'rule'}
+          onInput={(e) => setRule(e.currentTarget.value)}
+        />
       </fieldset>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="actions">
-        <button type="button" class="primary" disabled={busy} onClick={() => answer('allow')}>Allow</button>
-        <button type="button" class="danger" disabled={busy} onClick={() => answer('deny')}>Deny</button>
+        <button type="button" class="primary" disabled={busy} onClick={() => answer('allow')}>
+          Allow
+        </button>
+        <button type="button" class="danger" disabled={busy} onClick={() => answer('deny')}>
+          Deny
+        </button>
       </div>
     </article>
   );

@@ -3,7 +3,10 @@ import { api, must, type PendingPermission, type Session } from '../api.ts';
 import { sessionHref } from '../route.ts';
 import { ApprovalCard } from './approval-card.tsx';
 
-interface Waiting { session: Session; pending: PendingPermission[] }
+interface Waiting {
+  session: Session;
+  pending: PendingPermission[];
+}
 
 /** Every call waiting for an answer, across the newest 200 sessions: answer them from anywhere. */
 export function ApprovalsPage() {
@@ -14,7 +17,12 @@ export function ApprovalsPage() {
     try {
       const { sessions } = must(await api.GET('/v1/sessions', { params: { query: { limit: 200, order: 'activity' } } }));
       const asking = sessions.filter((s) => s.status === 'awaiting_permission');
-      const lists = await Promise.all(asking.map(async (session) => ({ session, pending: must(await api.GET('/v1/sessions/{id}/permissions', { params: { path: { id: session.id } } })).pending.filter((p) => p.decision === null) })));
+      const lists = await Promise.all(
+        asking.map(async (session) => ({
+          session,
+          pending: must(await api.GET('/v1/sessions/{id}/permissions', { params: { path: { id: session.id } } })).pending.filter((p) => p.decision === null),
+        })),
+      );
       setWaiting(lists.filter((w) => w.pending.length > 0));
     } catch (err) {
       setError((err as Error).message);
@@ -30,16 +38,31 @@ export function ApprovalsPage() {
   return (
     <>
       <h1>Approvals</h1>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {resumed.length > 0 && (
-        <p role="status">Answered. {resumed.map((id) => <a key={id} href={sessionHref(id)}>Watch {id} </a>)}</p>
+        <p role="status">
+          Answered.{' '}
+          {resumed.map((id) => (
+            <a key={id} href={sessionHref(id)}>
+              Watch {id}{' '}
+            </a>
+          ))}
+        </p>
       )}
       {!waiting && !error && <p aria-live="polite">Loading…</p>}
       {waiting?.length === 0 && <p class="muted">Nothing is waiting for an answer.</p>}
       {waiting?.map((w) => (
         <section key={w.session.id} aria-label={`Session ${w.session.title ?? w.session.id}`}>
-          <h2><a href={sessionHref(w.session.id)}>{w.session.title ?? w.session.id}</a></h2>
-          {w.pending.map((p) => <ApprovalCard key={p.toolUseId} sessionId={w.session.id} pending={p} onAnswered={answered(w.session.id)} />)}
+          <h2>
+            <a href={sessionHref(w.session.id)}>{w.session.title ?? w.session.id}</a>
+          </h2>
+          {w.pending.map((p) => (
+            <ApprovalCard key={p.toolUseId} sessionId={w.session.id} pending={p} onAnswered={answered(w.session.id)} />
+          ))}
         </section>
       ))}
     </>

@@ -36,15 +36,30 @@ export function BudgetEditor({ session, onSaved }: { session: Session; onSaved: 
           {KINDS.map((k) => (
             <div key={k}>
               <label for={`bud-${k}`}>{BUDGET_LABELS[k]}</label>
-              <input id={`bud-${k}`} type="number" min={k === 'maxCostUsd' ? '0.0001' : '1'} step={k === 'maxCostUsd' ? 'any' : '1'} placeholder="no limit of its own" value={values[k]}
-                onInput={(ev) => setValues({ ...values, [k]: ev.currentTarget.value })} />
+              <input
+                id={`bud-${k}`}
+                type="number"
+                min={k === 'maxCostUsd' ? '0.0001' : '1'}
+                step={k === 'maxCostUsd' ? 'any' : '1'}
+                placeholder="no limit of its own"
+                value={values[k]}
+                onInput={(ev) => setValues({ ...values, [k]: ev.currentTarget.value })}
+              />
             </div>
           ))}
         </div>
-        <p class="muted">Empty: no limit of the session's own (the deployment's default, if any, applies). A running turn sees the change at its next heartbeat.</p>
-        {status.error && <p role="alert" class="error">{status.error}</p>}
+        <p class="muted">
+          Empty: no limit of the session's own (the deployment's default, if any, applies). A running turn sees the change at its next heartbeat.
+        </p>
+        {status.error && (
+          <p role="alert" class="error">
+            {status.error}
+          </p>
+        )}
         {status.saved && <p role="status">Budgets saved.</p>}
-        <button type="submit" class="primary">Save budgets</button>
+        <button type="submit" class="primary">
+          Save budgets
+        </button>
       </form>
     </details>
   );

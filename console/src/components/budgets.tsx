@@ -15,9 +15,16 @@ export function Budgets({ session }: { session: Session }) {
   const entries = Object.entries(session.budgets ?? {});
   return (
     <table class="budgets">
-      <caption class="muted" style="text-align:left">Budgets</caption>
+      <caption class="muted" style="text-align:left">
+        Budgets
+      </caption>
       <thead>
-        <tr><th scope="col">Budget</th><th scope="col">Limit</th><th scope="col">Spent</th><th scope="col">Left</th></tr>
+        <tr>
+          <th scope="col">Budget</th>
+          <th scope="col">Limit</th>
+          <th scope="col">Spent</th>
+          <th scope="col">Left</th>
+        </tr>
       </thead>
       <tbody>
         {entries.map(([kind, b]) => (

@@ -16,5 +16,9 @@ export function CodeView({ path, text }: { path: string; text: string }) {
   const highlighted = result?.for === text ? result.value : undefined;
   // Focusable: a long file scrolls inside the box, which keyboard users must be able to reach.
   if (!highlighted) return <pre tabIndex={0}>{text}</pre>;
-  return <pre tabIndex={0} class="hljs" data-language={highlighted.language}><code dangerouslySetInnerHTML={{ __html: highlighted.html }} /></pre>;
+  return (
+    <pre tabIndex={0} class="hljs" data-language={highlighted.language}>
+      <code dangerouslySetInnerHTML={{ __html: highlighted.html }} />
+    </pre>
+  );
 }

@@ -12,12 +12,21 @@ export function nextFirings(cron: string, timezone: string): Date[] | string {
 
 export function CronPreview({ cron, timezone, id = 'cron-help' }: { cron: string; timezone: string; id?: string }) {
   const next = nextFirings(cron, timezone);
-  if (typeof next === 'string') return <p id={id} class="error" aria-live="polite">{next}</p>;
+  if (typeof next === 'string')
+    return (
+      <p id={id} class="error" aria-live="polite">
+        {next}
+      </p>
+    );
   const fmt = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: timezone || 'UTC' });
   return (
     <div id={id} aria-live="polite">
       <span class="muted">Next firings ({timezone || 'UTC'}):</span>
-      <ol>{next.map((d) => <li key={d.toISOString()}>{fmt.format(d)}</li>)}</ol>
+      <ol>
+        {next.map((d) => (
+          <li key={d.toISOString()}>{fmt.format(d)}</li>
+        ))}
+      </ol>
     </div>
   );
 }

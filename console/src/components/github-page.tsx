@@ -14,7 +14,11 @@ export function GithubPage() {
   const [installations, setInstallations] = useState<Installation[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const load = async () => {
-    const [repos, recent, claimed] = await Promise.all([api.GET('/v1/github/repositories'), api.GET('/v1/github/runs', { params: { query: { limit: 50 } } }), api.GET('/v1/github/installations')]);
+    const [repos, recent, claimed] = await Promise.all([
+      api.GET('/v1/github/repositories'),
+      api.GET('/v1/github/runs', { params: { query: { limit: 50 } } }),
+      api.GET('/v1/github/installations'),
+    ]);
     if (claimed.data) setInstallations(claimed.data.installations);
     if (repos.data) setRepositories(repos.data.repositories);
     else setError(errorText(repos.error, repos.response));
@@ -25,12 +29,18 @@ export function GithubPage() {
   return (
     <>
       <h1>GitHub</h1>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <InstallPanel installations={installations} />
       <ConnectForm onConnected={load} />
       <h2>Connected repositories</h2>
       {repositories?.length === 0 && <p class="muted">No repository connected yet.</p>}
-      {repositories?.map((r) => <RepositoryPanel key={r.repository} repository={r} onChanged={load} onError={setError} />)}
+      {repositories?.map((r) => (
+        <RepositoryPanel key={r.repository} repository={r} onChanged={load} onError={setError} />
+      ))}
       <h2>Runs</h2>
       {runs?.length === 0 && <p class="muted">No runs yet: label an issue or mention the app in a comment.</p>}
       {runs && runs.length > 0 && <RunsTable runs={runs} />}
@@ -56,19 +66,40 @@ function InstallPanel({ installations }: { installations: Installation[] | null 
   };
   return (
     <section class="panel" aria-labelledby="gh-install">
-      <h2 id="gh-install" style="margin-top:0">Install the GitHub App</h2>
-      <p class="muted">A repository can be connected once it is in an installation of the App that this tenant claimed: install the App with the link below (GitHub brings you back, and the installation is claimed), or ask an admin to assign an existing installation.</p>
+      <h2 id="gh-install" style="margin-top:0">
+        Install the GitHub App
+      </h2>
+      <p class="muted">
+        A repository can be connected once it is in an installation of the App that this tenant claimed: install the App with the link below (GitHub brings you
+        back, and the installation is claimed), or ask an admin to assign an existing installation.
+      </p>
       {installations && installations.length > 0 && (
         <ul aria-label="Claimed installations">
-          {installations.map((i) => <li key={i.installationId}>Installation {i.installationId}{i.account ? ` on ${i.account}` : ''} <span class="muted">({i.claimedBy === 'admin' ? 'assigned by an admin' : 'installed with a link'})</span></li>)}
+          {installations.map((i) => (
+            <li key={i.installationId}>
+              Installation {i.installationId}
+              {i.account ? ` on ${i.account}` : ''} <span class="muted">({i.claimedBy === 'admin' ? 'assigned by an admin' : 'installed with a link'})</span>
+            </li>
+          ))}
         </ul>
       )}
       {installations?.length === 0 && <p class="muted">No installation claimed yet.</p>}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {link ? (
-        <p><a href={link.url} rel="noreferrer">Install the App on GitHub</a> <span class="muted">(the link works until {new Date(link.expiresAt).toLocaleTimeString()})</span></p>
+        <p>
+          <a href={link.url} rel="noreferrer">
+            Install the App on GitHub
+          </a>{' '}
+          <span class="muted">(the link works until {new Date(link.expiresAt).toLocaleTimeString()})</span>
+        </p>
       ) : (
-        <button type="button" onClick={ask}>Get an install link</button>
+        <button type="button" onClick={ask}>
+          Get an install link
+        </button>
       )}
     </section>
   );
@@ -90,10 +121,16 @@ function ConnectForm({ onConnected }: { onConnected: () => void }) {
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="connect-repo">
-      <h2 id="connect-repo" style="margin-top:0">Connect a repository</h2>
+      <h2 id="connect-repo" style="margin-top:0">
+        Connect a repository
+      </h2>
       <label for="gh-repository">Repository (owner/name)</label>
       <input id="gh-repository" value={repository} onInput={(e) => setRepository(e.currentTarget.value)} placeholder="octo-org/app" required />
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <button type="submit">Connect</button>
     </form>
   );
@@ -114,7 +151,9 @@ function RepositoryPanel(props: { repository: Repository; onChanged: () => void;
   const path = { params: { path: { owner, name } } };
   return (
     <section class="panel" aria-labelledby={id}>
-      <h3 id={id} style="margin-top:0">{r.repository}</h3>
+      <h3 id={id} style="margin-top:0">
+        {r.repository}
+      </h3>
       <div class="row">
         <span>
           <label for={`${id}-label`}>Label that starts a run</label>
@@ -125,10 +164,17 @@ function RepositoryPanel(props: { repository: Repository; onChanged: () => void;
           <input id={`${id}-mention`} value={mention} onInput={(e) => setMention(e.currentTarget.value)} />
         </span>
       </div>
-      <p class="muted">Permission mode: {r.settings.permissionMode ?? 'default'} · bots {r.allowBots ? 'allowed' : 'ignored'} · budget {r.settings.budgets?.maxCostUsd !== undefined ? `$${r.settings.budgets.maxCostUsd}` : 'none'}</p>
+      <p class="muted">
+        Permission mode: {r.settings.permissionMode ?? 'default'} · bots {r.allowBots ? 'allowed' : 'ignored'} · budget{' '}
+        {r.settings.budgets?.maxCostUsd !== undefined ? `$${r.settings.budgets.maxCostUsd}` : 'none'}
+      </p>
       <div class="row">
-        <button type="button" onClick={() => act(() => api.PATCH('/v1/github/repositories/{owner}/{name}', { ...path, body: { label, mention } }))}>Save triggers</button>
-        <button type="button" onClick={() => act(() => api.DELETE('/v1/github/repositories/{owner}/{name}', path))}>Disconnect</button>
+        <button type="button" onClick={() => act(() => api.PATCH('/v1/github/repositories/{owner}/{name}', { ...path, body: { label, mention } }))}>
+          Save triggers
+        </button>
+        <button type="button" onClick={() => act(() => api.DELETE('/v1/github/repositories/{owner}/{name}', path))}>
+          Disconnect
+        </button>
       </div>
     </section>
   );
@@ -137,15 +183,45 @@ function RepositoryPanel(props: { repository: Repository; onChanged: () => void;
 function RunsTable({ runs }: { runs: Run[] }) {
   return (
     <table>
-      <thead><tr><th scope="col">When</th><th scope="col">Issue / PR</th><th scope="col">Outcome</th><th scope="col" class="hide-narrow">Branch</th><th scope="col">Pull request</th><th scope="col" class="hide-narrow">Session</th><th scope="col">Cost</th></tr></thead>
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Issue / PR</th>
+          <th scope="col">Outcome</th>
+          <th scope="col" class="hide-narrow">
+            Branch
+          </th>
+          <th scope="col">Pull request</th>
+          <th scope="col" class="hide-narrow">
+            Session
+          </th>
+          <th scope="col">Cost</th>
+        </tr>
+      </thead>
       <tbody>
         {runs.map((run) => (
           <tr key={run.id}>
             <td title={run.createdAt}>{timeAgo(run.createdAt)}</td>
-            <td>{run.repository}#{run.number} <span class="muted">({run.kind === 'pull_request' ? 'PR' : 'issue'}, {run.trigger} by {run.sender})</span></td>
-            <td>{run.outcome}{run.detail && <span class="muted"> {run.detail}</span>}</td>
+            <td>
+              {run.repository}#{run.number}{' '}
+              <span class="muted">
+                ({run.kind === 'pull_request' ? 'PR' : 'issue'}, {run.trigger} by {run.sender})
+              </span>
+            </td>
+            <td>
+              {run.outcome}
+              {run.detail && <span class="muted"> {run.detail}</span>}
+            </td>
             <td class="hide-narrow">{run.branch ? <code>{run.branch}</code> : '—'}</td>
-            <td>{run.pullRequestUrl ? <a href={run.pullRequestUrl} rel="noreferrer" target="_blank">{run.pullRequestUrl.replace(/^https:\/\/[^/]+\//, '')}</a> : '—'}</td>
+            <td>
+              {run.pullRequestUrl ? (
+                <a href={run.pullRequestUrl} rel="noreferrer" target="_blank">
+                  {run.pullRequestUrl.replace(/^https:\/\/[^/]+\//, '')}
+                </a>
+              ) : (
+                '—'
+              )}
+            </td>
             <td class="hide-narrow">{run.sessionId ? <a href={sessionHref(run.sessionId)}>{run.sessionId}</a> : '—'}</td>
             <td>{run.cost ? formatCost(run.cost.usd) : '—'}</td>
           </tr>

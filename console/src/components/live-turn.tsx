@@ -10,8 +10,18 @@ export function LiveTurn({ turn, connection }: { turn: TurnState; connection: 'l
         {turn.end ? `Turn ended: ${turn.end.stopReason}` : connection === 'live' ? 'Streaming…' : 'Connection lost; reconnecting…'}
       </p>
       {turn.items.map((item, i) => {
-        if (item.kind === 'text') return <div key={i} class="assistant" data-streaming={item.streaming}>{item.text}</div>;
-        if (item.kind === 'notice') return <p key={i} class="notice">{item.text}</p>;
+        if (item.kind === 'text')
+          return (
+            <div key={i} class="assistant" data-streaming={item.streaming}>
+              {item.text}
+            </div>
+          );
+        if (item.kind === 'notice')
+          return (
+            <p key={i} class="notice">
+              {item.text}
+            </p>
+          );
         if (item.kind === 'tool') {
           return <ToolCallView key={item.id} {...item} durationMs={item.endedAt !== undefined ? item.endedAt - item.startedAt : undefined} />;
         }

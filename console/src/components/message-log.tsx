@@ -4,7 +4,11 @@ import { SubAgentLog } from './sub-agent-log.tsx';
 import { ToolCallView } from './tool-call.tsx';
 
 type Block = { type: string; [key: string]: unknown };
-interface ResultInfo { content: unknown; isError: boolean; at: string }
+interface ResultInfo {
+  content: unknown;
+  isError: boolean;
+  at: string;
+}
 
 /** tool_use id → its result and when it was stored (a call's duration is measured against it). */
 function resultsById(messages: Message[]): Map<string, ResultInfo> {
@@ -29,25 +33,60 @@ export function MessageLog({ sessionId, messages, waiting }: { sessionId: string
   );
 }
 
-function MessageView({ sessionId, message: m, results, waiting }: { sessionId: string; message: Message; results: Map<string, ResultInfo>; waiting: Set<string> }) {
+function MessageView({
+  sessionId,
+  message: m,
+  results,
+  waiting,
+}: {
+  sessionId: string;
+  message: Message;
+  results: Map<string, ResultInfo>;
+  waiting: Set<string>;
+}) {
   const blocks = m.content as Block[];
-  const text = blocks.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n');
-  if (m.kind === 'prompt') return <div class="prompt"><span class="sr-only">You asked: </span>{text}</div>;
+  const text = blocks
+    .filter((b) => b.type === 'text')
+    .map((b) => String(b.text))
+    .join('\n');
+  if (m.kind === 'prompt')
+    return (
+      <div class="prompt">
+        <span class="sr-only">You asked: </span>
+        {text}
+      </div>
+    );
   if (m.kind === 'compact_boundary') return <p class="notice">— The conversation was compacted here; the model sees a summary of what came before. —</p>;
-  if (m.kind === 'compact_summary') return <details><summary class="muted">Compaction summary</summary><pre>{text}</pre></details>;
+  if (m.kind === 'compact_summary')
+    return (
+      <details>
+        <summary class="muted">Compaction summary</summary>
+        <pre>{text}</pre>
+      </details>
+    );
   if (m.kind !== 'assistant') return null;
   return (
     <>
       {text && <div class="assistant">{text}</div>}
-      {blocks.filter((b) => b.type === 'tool_use').map((b) => {
-        const r = results.get(String(b.id));
-        return (
-          <ToolCallView key={String(b.id)} sessionId={sessionId} name={String(b.name)} input={b.input} result={r ? resultText(r.content) : undefined} isError={r?.isError}
-            durationMs={r ? Date.parse(r.at) - Date.parse(m.createdAt) : undefined} waiting={waiting.has(String(b.id)) ? 'Waits for your approval (above).' : undefined}>
-            {b.name === 'Agent' && <SubAgentLog sessionId={sessionId} toolUseId={String(b.id)} />}
-          </ToolCallView>
-        );
-      })}
+      {blocks
+        .filter((b) => b.type === 'tool_use')
+        .map((b) => {
+          const r = results.get(String(b.id));
+          return (
+            <ToolCallView
+              key={String(b.id)}
+              sessionId={sessionId}
+              name={String(b.name)}
+              input={b.input}
+              result={r ? resultText(r.content) : undefined}
+              isError={r?.isError}
+              durationMs={r ? Date.parse(r.at) - Date.parse(m.createdAt) : undefined}
+              waiting={waiting.has(String(b.id)) ? 'Waits for your approval (above).' : undefined}
+            >
+              {b.name === 'Agent' && <SubAgentLog sessionId={sessionId} toolUseId={String(b.id)} />}
+            </ToolCallView>
+          );
+        })}
     </>
   );
 }

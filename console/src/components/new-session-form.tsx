@@ -30,7 +30,9 @@ export function NewSessionForm() {
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="new-session">
-      <h2 id="new-session" style="margin-top:0">New session</h2>
+      <h2 id="new-session" style="margin-top:0">
+        New session
+      </h2>
       <div class="row">
         <div>
           <label for="ns-title">Title (optional)</label>
@@ -50,9 +52,15 @@ export function NewSessionForm() {
           <label for="ns-cost">Cost budget, USD (optional)</label>
           <input id="ns-cost" type="number" min="0" step="0.01" inputMode="decimal" value={maxCost} onInput={(e) => setMaxCost(e.currentTarget.value)} />
         </div>
-        <button type="submit" class="primary">Create session</button>
+        <button type="submit" class="primary">
+          Create session
+        </button>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

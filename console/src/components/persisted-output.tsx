@@ -32,8 +32,15 @@ export function PersistedOutput({ sessionId, toolUseId, size }: { sessionId: str
   }
   return (
     <p>
-      <button type="button" onClick={open} disabled={state.busy}>Open the full output ({size})</button>
-      {state.error && <span role="alert" class="error"> {state.error}</span>}
+      <button type="button" onClick={open} disabled={state.busy}>
+        Open the full output ({size})
+      </button>
+      {state.error && (
+        <span role="alert" class="error">
+          {' '}
+          {state.error}
+        </span>
+      )}
     </p>
   );
 }

@@ -12,12 +12,26 @@ export function PromptBox(props: { running: boolean; disabled: boolean; onSend: 
   return (
     <form class="panel" onSubmit={send}>
       <label for="prompt">Prompt</label>
-      <textarea id="prompt" rows={3} value={prompt} onInput={(e) => setPrompt(e.currentTarget.value)}
-        onKeyDown={(e) => (e.ctrlKey || e.metaKey) && e.key === 'Enter' && send(e)} aria-describedby="prompt-help" />
-      <p id="prompt-help" class="muted">{props.disabled ? 'Answer the waiting approvals first.' : 'Ctrl+Enter sends.'}</p>
+      <textarea
+        id="prompt"
+        rows={3}
+        value={prompt}
+        onInput={(e) => setPrompt(e.currentTarget.value)}
+        onKeyDown={(e) => (e.ctrlKey || e.metaKey) && e.key === 'Enter' && send(e)}
+        aria-describedby="prompt-help"
+      />
+      <p id="prompt-help" class="muted">
+        {props.disabled ? 'Answer the waiting approvals first.' : 'Ctrl+Enter sends.'}
+      </p>
       <div class="row">
-        <button type="submit" class="primary" disabled={props.running || props.disabled || !prompt.trim()}>Send</button>
-        {props.running && <button type="button" class="danger" onClick={props.onInterrupt}>Interrupt</button>}
+        <button type="submit" class="primary" disabled={props.running || props.disabled || !prompt.trim()}>
+          Send
+        </button>
+        {props.running && (
+          <button type="button" class="danger" onClick={props.onInterrupt}>
+            Interrupt
+          </button>
+        )}
       </div>
     </form>
   );

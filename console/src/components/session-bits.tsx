@@ -17,5 +17,5 @@ export function FirstPrompt({ id }: { id: string }) {
     });
   }, [id]);
   if (text === null) return <span class="muted">…</span>;
-  return <span>{text ? (text.length > 80 ? `${text.slice(0, 80)}…` : text) : <em>untitled session</em>}</span>;
+  return <span>{text ? text.length > 80 ? `${text.slice(0, 80)}…` : text : <em>untitled session</em>}</span>;
 }

@@ -19,22 +19,46 @@ import { turnChoices, WorkspaceDiff } from './workspace-diff.tsx';
 export function SessionPage({ id }: { id: string }) {
   const s = useSession(id);
   const now = useTicker(s.live !== null && !s.live.end);
-  if (!s.session) return s.error ? <p role="alert" class="error">{s.error}</p> : <p aria-live="polite">Loading…</p>;
+  if (!s.session)
+    return s.error ? (
+      <p role="alert" class="error">
+        {s.error}
+      </p>
+    ) : (
+      <p aria-live="polite">Loading…</p>
+    );
   const session = s.session;
   const running = (s.live !== null && !s.live.end) || session.status === 'running';
   const status = s.live && !s.live.end ? 'running' : session.status;
   return (
     <>
-      <h1>{session.title ?? 'Session'} <StatusBadge status={status} /></h1>
+      <h1>
+        {session.title ?? 'Session'} <StatusBadge status={status} />
+      </h1>
       <p class="muted">
-        <code>{session.id}</code> · {session.turnCount} turns · {formatTokens(session.usage)} · {formatCost(session.usage.costUsd)} · updated <span title={session.updatedAt}>{timeAgo(session.updatedAt)}</span>
-        {session.lastTurn && <> · last turn: <span data-testid="last-stop">{session.lastTurn.stopReason}</span></>}
+        <code>{session.id}</code> · {session.turnCount} turns · {formatTokens(session.usage)} · {formatCost(session.usage.costUsd)} · updated{' '}
+        <span title={session.updatedAt}>{timeAgo(session.updatedAt)}</span>
+        {session.lastTurn && (
+          <>
+            {' '}
+            · last turn: <span data-testid="last-stop">{session.lastTurn.stopReason}</span>
+          </>
+        )}
       </p>
-      {s.error && <p role="alert" class="error">{s.error} <button type="button" onClick={() => s.setError(null)}>Dismiss</button></p>}
+      {s.error && (
+        <p role="alert" class="error">
+          {s.error}{' '}
+          <button type="button" onClick={() => s.setError(null)}>
+            Dismiss
+          </button>
+        </p>
+      )}
       {s.pending.length > 0 && (
         <section aria-labelledby="pending-h">
           <h2 id="pending-h">Waiting for your approval</h2>
-          {s.pending.map((p) => <ApprovalCard key={p.toolUseId} sessionId={id} pending={p} onAnswered={s.answered} />)}
+          {s.pending.map((p) => (
+            <ApprovalCard key={p.toolUseId} sessionId={id} pending={p} onAnswered={s.answered} />
+          ))}
         </section>
       )}
       <SetupSteps setup={session.setup} />
@@ -47,7 +71,10 @@ export function SessionPage({ id }: { id: string }) {
       </section>
       <PromptBox running={running} disabled={s.pending.length > 0} onSend={s.sendPrompt} onInterrupt={s.interrupt} />
       {s.live ? <Timeline turn={s.live} now={now} /> : <StoredTimeline messages={s.messages} />}
-      <div class="panel"><Budgets session={session} /><BudgetEditor key={session.updatedAt} session={session} onSaved={() => void s.refresh()} /></div>
+      <div class="panel">
+        <Budgets session={session} />
+        <BudgetEditor key={session.updatedAt} session={session} onSaved={() => void s.refresh()} />
+      </div>
       <WorkspaceFiles sessionId={id} version={session.workspace.version} />
       <WorkspaceDiff sessionId={id} version={session.workspace.version} turns={turnChoices(s.messages)} />
     </>

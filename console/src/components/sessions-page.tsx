@@ -39,13 +39,21 @@ export function SessionsPage() {
           </select>
         </div>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {!page && !error && <p aria-live="polite">Loading…</p>}
       {page && <SessionTable sessions={shown} />}
       {page && shown.length === 0 && <p class="muted">No sessions {filter === 'all' ? 'yet' : 'match on this page'}.</p>}
       <nav class="pager" aria-label="Pages">
-        <button type="button" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>Newer</button>
-        <button type="button" disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>Older</button>
+        <button type="button" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Newer
+        </button>
+        <button type="button" disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>
+          Older
+        </button>
       </nav>
     </>
   );
@@ -57,13 +65,31 @@ function SessionTable({ sessions }: { sessions: Session[] }) {
     <table>
       <caption class="sr-only">Sessions</caption>
       <thead>
-        <tr><th scope="col">Status</th><th scope="col">Session</th><th scope="col" class="hide-narrow">Source</th><th scope="col">Last activity</th><th scope="col" class="hide-narrow">Tokens</th><th scope="col">Cost</th></tr>
+        <tr>
+          <th scope="col">Status</th>
+          <th scope="col">Session</th>
+          <th scope="col" class="hide-narrow">
+            Source
+          </th>
+          <th scope="col">Last activity</th>
+          <th scope="col" class="hide-narrow">
+            Tokens
+          </th>
+          <th scope="col">Cost</th>
+        </tr>
       </thead>
       <tbody>
         {sessions.map((s) => (
           <tr key={s.id}>
-            <td><StatusBadge status={s.status} /></td>
-            <td><a href={sessionHref(s.id)}>{s.title ?? <FirstPrompt id={s.id} />}</a><div class="muted"><small>{s.id}</small></div></td>
+            <td>
+              <StatusBadge status={s.status} />
+            </td>
+            <td>
+              <a href={sessionHref(s.id)}>{s.title ?? <FirstPrompt id={s.id} />}</a>
+              <div class="muted">
+                <small>{s.id}</small>
+              </div>
+            </td>
             <td class="hide-narrow">{sourceText(s)}</td>
             <td title={s.updatedAt}>{timeAgo(s.updatedAt)}</td>
             <td class="hide-narrow">{formatTokens(s.usage)}</td>
@@ -76,6 +102,11 @@ function SessionTable({ sessions }: { sessions: Session[] }) {
 }
 
 function sourceText(s: Session) {
-  if (s.source?.kind === 'github') return <a href={s.source.url} rel="noreferrer">{s.source.repository}#{s.source.number}</a>;
+  if (s.source?.kind === 'github')
+    return (
+      <a href={s.source.url} rel="noreferrer">
+        {s.source.repository}#{s.source.number}
+      </a>
+    );
   return 'API';
 }

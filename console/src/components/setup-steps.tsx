@@ -12,7 +12,12 @@ export function SetupSteps({ setup }: { setup: Schemas['SessionSetup'] | null })
   const exit = setup.exitCode === undefined ? '' : setup.exitCode === null ? ' · ended by a signal' : ` · exit code ${setup.exitCode}`;
   return (
     <section aria-labelledby="setup-h" class="panel">
-      <h2 id="setup-h">Set-up steps <span class={`status status-${setup.status === 'succeeded' ? 'idle' : 'failed'}`} data-testid="setup-status">{setup.status}</span></h2>
+      <h2 id="setup-h">
+        Set-up steps{' '}
+        <span class={`status status-${setup.status === 'succeeded' ? 'idle' : 'failed'}`} data-testid="setup-status">
+          {setup.status}
+        </span>
+      </h2>
       <p class="muted">
         {SOURCES[setup.source] ?? setup.source}
         {setup.restored ? ' · restored from the cached environment' : ''}

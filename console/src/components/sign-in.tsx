@@ -28,11 +28,27 @@ export function SignIn(props: { onSignedIn: () => void; themeToggle: ComponentCh
       <h1>Sign in to Stratus</h1>
       <form onSubmit={submit} class="panel">
         <label for="token">API token</label>
-        <input id="token" type="password" autoComplete="off" required value={token} onInput={(e) => setToken(e.currentTarget.value)} aria-describedby="token-help" />
-        <p id="token-help" class="muted">Kept in this tab's session storage only; closing the tab signs you out. Locally: <code>.stratus-data/api-token</code>.</p>
-        {error && <p role="alert" class="error">{error}</p>}
+        <input
+          id="token"
+          type="password"
+          autoComplete="off"
+          required
+          value={token}
+          onInput={(e) => setToken(e.currentTarget.value)}
+          aria-describedby="token-help"
+        />
+        <p id="token-help" class="muted">
+          Kept in this tab's session storage only; closing the tab signs you out. Locally: <code>.stratus-data/api-token</code>.
+        </p>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
         <div class="row">
-          <button type="submit" class="primary" disabled={busy || !token.trim()}>Sign in</button>
+          <button type="submit" class="primary" disabled={busy || !token.trim()}>
+            Sign in
+          </button>
           {props.themeToggle}
         </div>
       </form>

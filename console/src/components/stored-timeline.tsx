@@ -14,7 +14,11 @@ export function StoredTimeline({ messages }: { messages: Message[] }) {
     <>
       Timeline of turn{' '}
       <select aria-label="Turn shown in the timeline" style="width:auto;padding:2px 6px" value={turn.turnId} onChange={(e) => setChosen(e.currentTarget.value)}>
-        {turns.map((t, i) => <option key={t.turnId} value={t.turnId}>{i + 1} of {turns.length} ({new Date(t.startedAt).toLocaleTimeString()})</option>)}
+        {turns.map((t, i) => (
+          <option key={t.turnId} value={t.turnId}>
+            {i + 1} of {turns.length} ({new Date(t.startedAt).toLocaleTimeString()})
+          </option>
+        ))}
       </select>{' '}
       (from the stored log: when each answer and result was stored)
     </>

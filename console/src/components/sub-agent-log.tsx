@@ -12,7 +12,11 @@ async function loadAgentLog(sessionId: string, toolUseId: string): Promise<Exclu
   const messages: Message[] = [];
   let cursor: string | undefined;
   do {
-    const page = must(await api.GET('/v1/sessions/{id}/agents/{agentId}/messages', { params: { path: { id: sessionId, agentId: agent.agentId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } } }));
+    const page = must(
+      await api.GET('/v1/sessions/{id}/agents/{agentId}/messages', {
+        params: { path: { id: sessionId, agentId: agent.agentId }, query: { limit: 200, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
     messages.push(...page.messages);
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
@@ -31,8 +35,20 @@ export function SubAgentLog({ sessionId, toolUseId }: { sessionId: string; toolU
   };
   return (
     <details class="subagent" onToggle={onToggle}>
-      <summary>Sub-agent log{loaded && 'agentType' in loaded && <span class="muted"> · {loaded.agentType} · {loaded.status} · {loaded.messages.length} messages</span>}</summary>
-      {!loaded && <p class="muted" aria-live="polite">Loading…</p>}
+      <summary>
+        Sub-agent log
+        {loaded && 'agentType' in loaded && (
+          <span class="muted">
+            {' '}
+            · {loaded.agentType} · {loaded.status} · {loaded.messages.length} messages
+          </span>
+        )}
+      </summary>
+      {!loaded && (
+        <p class="muted" aria-live="polite">
+          Loading…
+        </p>
+      )}
       {loaded && 'error' in loaded && <p class="muted">{loaded.error}</p>}
       {loaded && 'messages' in loaded && <MessageLog sessionId={sessionId} messages={loaded.messages} waiting={new Set()} />}
     </details>

@@ -6,7 +6,12 @@ export function TaskList({ todos }: { todos: Schemas['TodoItem'][] }) {
   const done = todos.filter((t) => t.status === 'completed').length;
   return (
     <section aria-labelledby="todos-h" class="panel task-list">
-      <h2 id="todos-h">Task list <span class="muted">({done} of {todos.length} done)</span></h2>
+      <h2 id="todos-h">
+        Task list{' '}
+        <span class="muted">
+          ({done} of {todos.length} done)
+        </span>
+      </h2>
       <ul>
         {todos.map((t, i) => (
           <li key={i} data-status={t.status}>

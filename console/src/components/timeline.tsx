@@ -2,7 +2,12 @@ import { Fragment, type ComponentChildren } from 'preact';
 import { formatDuration } from '../format.ts';
 import type { TurnState } from '../turn-state.ts';
 
-export interface WaterfallRow { label: string; start: number; stop: number; cls: string }
+export interface WaterfallRow {
+  label: string;
+  start: number;
+  stop: number;
+  cls: string;
+}
 
 /**
  * A waterfall of the turn's model calls and tool calls, timed in this browser as events arrived
@@ -24,11 +29,15 @@ export function Waterfall(p: { label: string; rows: WaterfallRow[]; startedAt: n
   if (p.rows.length === 0) return null;
   return (
     <figure class="panel" aria-label={p.label}>
-      <figcaption class="muted">{p.caption ?? 'Timeline'} · {formatDuration(total)} in all</figcaption>
+      <figcaption class="muted">
+        {p.caption ?? 'Timeline'} · {formatDuration(total)} in all
+      </figcaption>
       <div class="waterfall">
         {p.rows.map((r, i) => (
           <Fragment key={i}>
-            <span>{r.label} <span class="muted">{formatDuration(r.stop - r.start)}</span></span>
+            <span>
+              {r.label} <span class="muted">{formatDuration(r.stop - r.start)}</span>
+            </span>
             <div class="track" role="img" aria-label={`${r.label} from ${formatDuration(r.start - p.startedAt)} for ${formatDuration(r.stop - r.start)}`}>
               <div class={`span ${r.cls}`} style={{ left: `${((r.start - p.startedAt) / total) * 100}%`, width: `${((r.stop - r.start) / total) * 100}%` }} />
             </div>

@@ -57,24 +57,44 @@ export function WorkspaceDiff({ sessionId, version, turns }: { sessionId: string
   const removed = diff?.files.reduce((n, f) => n + (f.deletions ?? 0), 0) ?? 0;
   return (
     <section aria-labelledby="diff-h" class="panel">
-      <h2 id="diff-h" style="margin-top:0">Changes</h2>
+      <h2 id="diff-h" style="margin-top:0">
+        Changes
+      </h2>
       <label>
         Show the changes of{' '}
         <select value={turn} onChange={(e) => setTurn((e.target as HTMLSelectElement).value)} style="width:auto">
           <option value="">the whole session</option>
-          {turns.map((t) => <option key={t.turnId} value={t.turnId}>{t.label}</option>)}
+          {turns.map((t) => (
+            <option key={t.turnId} value={t.turnId}>
+              {t.label}
+            </option>
+          ))}
         </select>
       </label>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {diff && (
         <>
           <p aria-live="polite">
             {diff.totalFiles === 0 ? 'No changes' : `${diff.totalFiles} ${diff.totalFiles === 1 ? 'file' : 'files'} changed, +${added} −${removed}`}{' '}
-            <span class="muted">(version {diff.from} → {diff.to})</span>
+            <span class="muted">
+              (version {diff.from} → {diff.to})
+            </span>
           </p>
-          {diff.truncated && <p class="notice">Only part of the change is shown here: {diff.files.length} of {diff.totalFiles} files, diffs within the size limit.</p>}
+          {diff.truncated && (
+            <p class="notice">
+              Only part of the change is shown here: {diff.files.length} of {diff.totalFiles} files, diffs within the size limit.
+            </p>
+          )}
           <ul class="diff-files">
-            {diff.files.map((f) => <li key={`${diff.from}-${diff.to}:${f.path}`}><FileDiff sessionId={sessionId} diff={diff} file={f} /></li>)}
+            {diff.files.map((f) => (
+              <li key={`${diff.from}-${diff.to}:${f.path}`}>
+                <FileDiff sessionId={sessionId} diff={diff} file={f} />
+              </li>
+            ))}
           </ul>
         </>
       )}
@@ -87,7 +107,9 @@ function FileDiff({ sessionId, diff, file }: { sessionId: string; diff: Diff; fi
   const [error, setError] = useState<string | null>(null);
   // A diff left out for the answer's size: fetch this one path alone.
   const loadOne = async () => {
-    const r = await api.GET('/v1/sessions/{id}/workspace/diff', { params: { path: { id: sessionId }, query: { from: diff.from, to: diff.to, path: file.path } } });
+    const r = await api.GET('/v1/sessions/{id}/workspace/diff', {
+      params: { path: { id: sessionId }, query: { from: diff.from, to: diff.to, path: file.path } },
+    });
     if (r.data?.files[0]) setLoaded(r.data.files[0]);
     else setError(r.error ? errorText(r.error, r.response) : 'Not found.');
   };
@@ -95,22 +117,43 @@ function FileDiff({ sessionId, diff, file }: { sessionId: string; diff: Diff; fi
     <details class="diff-file">
       <summary>
         <span class={`diff-kind diff-kind-${file.kind}`}>{file.kind}</span> <code>{file.path}</code>{' '}
-        {file.additions !== undefined && <span class="muted">+{file.additions} −{file.deletions}</span>}
+        {file.additions !== undefined && (
+          <span class="muted">
+            +{file.additions} −{file.deletions}
+          </span>
+        )}
       </summary>
       {describe(file)}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {loaded.diff !== undefined && <DiffText text={loaded.diff} path={file.path} />}
       {loaded.diff === undefined && loaded.skipped && <p class="muted">{SKIPPED[loaded.skipped]}</p>}
-      {loaded.diff === undefined && loaded.skipped === 'size_cap' && <button type="button" onClick={loadOne}>Load this file's diff</button>}
+      {loaded.diff === undefined && loaded.skipped === 'size_cap' && (
+        <button type="button" onClick={loadOne}>
+          Load this file's diff
+        </button>
+      )}
     </details>
   );
 }
 
 function describe(f: FileChange) {
   const mode = (m?: number) => (m === undefined ? '' : m.toString(8));
-  if (f.kind === 'mode') return <p>Mode {mode(f.oldMode)} → {mode(f.newMode)}</p>;
+  if (f.kind === 'mode')
+    return (
+      <p>
+        Mode {mode(f.oldMode)} → {mode(f.newMode)}
+      </p>
+    );
   if (f.kind === 'symlink' || f.oldTarget !== undefined || f.newTarget !== undefined) {
-    return <p>Link: {f.oldTarget ?? (f.oldSize !== undefined ? '(a file)' : '(none)')} → {f.newTarget ?? (f.newSize !== undefined ? '(a file)' : '(none)')}</p>;
+    return (
+      <p>
+        Link: {f.oldTarget ?? (f.oldSize !== undefined ? '(a file)' : '(none)')} → {f.newTarget ?? (f.newSize !== undefined ? '(a file)' : '(none)')}
+      </p>
+    );
   }
   return null;
 }
@@ -123,7 +166,10 @@ function DiffText({ text, path }: { text: string; path: string }) {
     // biome-ignore lint/a11y/useSemanticElements: the lines must stay a <pre> (whitespace kept, copied as text)
     <pre class="diff" role="figure" aria-label={`Diff of ${path}`}>
       {lines.map((line, i) => (
-        <span key={i} class={lineClass(line)}>{line}{'\n'}</span>
+        <span key={i} class={lineClass(line)}>
+          {line}
+          {'\n'}
+        </span>
       ))}
     </pre>
   );

@@ -25,22 +25,35 @@ export function WorkspaceFiles({ sessionId, version }: { sessionId: string; vers
   };
   return (
     <section aria-labelledby="ws-h" class="panel">
-      <h2 id="ws-h" style="margin-top:0">Workspace <span class="muted">(version {version})</span></h2>
-      <button type="button" onClick={() => downloadArchive(sessionId).catch((err: Error) => setError(err.message))}>Download as .tar.gz</button>
-      {error && <p role="alert" class="error">{error}</p>}
+      <h2 id="ws-h" style="margin-top:0">
+        Workspace <span class="muted">(version {version})</span>
+      </h2>
+      <button type="button" onClick={() => downloadArchive(sessionId).catch((err: Error) => setError(err.message))}>
+        Download as .tar.gz
+      </button>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {files && files.length === 0 && <p class="muted">Empty.</p>}
       {files && files.length > 0 && (
         <ul>
           {files.map((f) => (
             <li key={f.path}>
-              <button type="button" class="link" onClick={() => view(f.path)} aria-pressed={open?.path === f.path}>{f.path}</button> <span class="muted">{f.size ?? ''} B</span>
+              <button type="button" class="link" onClick={() => view(f.path)} aria-pressed={open?.path === f.path}>
+                {f.path}
+              </button>{' '}
+              <span class="muted">{f.size ?? ''} B</span>
             </li>
           ))}
         </ul>
       )}
       {open && (
         <figure aria-label={`File ${open.path}`} style="margin:0">
-          <figcaption><code>{open.path}</code></figcaption>
+          <figcaption>
+            <code>{open.path}</code>
+          </figcaption>
           <CodeView path={open.path} text={open.text} />
         </figure>
       )}

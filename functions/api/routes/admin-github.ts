@@ -18,25 +18,46 @@ const assignBody = z.strictObject({ installationId: installationIdSchema, tenant
 const connectForTenantBody = connectRepositoryBody.extend({ tenantId: tenantIdSchema }).openapi('ConnectRepositoryForTenant');
 
 const assign = createRoute({
-  method: 'post', path: '/github/installations', tags, summary: 'Assign a GitHub App installation to a tenant',
-  description: 'The installation must exist for this App (checked with its JWT). One tenant per installation: another tenant\'s claim is a 409 until revoked; assigning it again to the same tenant answers 200.',
+  method: 'post',
+  path: '/github/installations',
+  tags,
+  summary: 'Assign a GitHub App installation to a tenant',
+  description:
+    "The installation must exist for this App (checked with its JWT). One tenant per installation: another tenant's claim is a 409 until revoked; assigning it again to the same tenant answers 200.",
   middleware: [jsonBodyLimit(16 * 1024)] as const,
   request: { body: { content: { 'application/json': { schema: assignBody } }, required: true } },
-  responses: { 201: json(installationSchema, 'Assigned'), 200: json(installationSchema, 'Already assigned to that tenant'), ...errorResponses(400, 403, 404, 409, 413, 415) },
+  responses: {
+    201: json(installationSchema, 'Assigned'),
+    200: json(installationSchema, 'Already assigned to that tenant'),
+    ...errorResponses(400, 403, 404, 409, 413, 415),
+  },
 });
 const list = createRoute({
-  method: 'get', path: '/github/installations', tags, summary: 'Every claimed installation',
+  method: 'get',
+  path: '/github/installations',
+  tags,
+  summary: 'Every claimed installation',
   request: { query: pageQuerySchema },
-  responses: { 200: json(z.object({ installations: z.array(installationSchema), nextCursor: nextCursorSchema }), 'A page of claims'), ...errorResponses(400, 403) },
+  responses: {
+    200: json(z.object({ installations: z.array(installationSchema), nextCursor: nextCursorSchema }), 'A page of claims'),
+    ...errorResponses(400, 403),
+  },
 });
 const revoke = createRoute({
-  method: 'delete', path: '/github/installations/{installationId}', tags, summary: "Revoke a tenant's claim of an installation",
-  description: 'Deliveries through it stop reaching the tenant at once (routing checks the claim), and its repositories can be connected by whoever claims it next.',
+  method: 'delete',
+  path: '/github/installations/{installationId}',
+  tags,
+  summary: "Revoke a tenant's claim of an installation",
+  description:
+    'Deliveries through it stop reaching the tenant at once (routing checks the claim), and its repositories can be connected by whoever claims it next.',
   request: { params: z.object({ installationId: z.coerce.number().int().positive() }) },
   responses: { 200: json(installationSchema, 'The claim that was revoked'), ...errorResponses(403, 404) },
 });
 const connectForTenant = createRoute({
-  method: 'post', path: '/github/repositories', tags, summary: 'Connect a repository to a tenant',
+  method: 'post',
+  path: '/github/repositories',
+  tags,
+  summary: 'Connect a repository to a tenant',
   description:
     'The way to connect with a plain `STRATUS_GITHUB_TOKEN` (nothing there shows which tenant controls a repository). With a GitHub App the named tenant must still have claimed an installation whose repository list holds it.',
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,

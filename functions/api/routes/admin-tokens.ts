@@ -9,7 +9,9 @@ import { mintToken, TOKEN_CACHE_TTL_MS, type TokenAuth } from '../token-auth.ts'
 
 const tags = ['Admin'];
 /** Tenant ids as the stores use them in keys and cursors: short, printable, never `@admin`. */
-export const tenantIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, "_", "." and "-", starting with a letter or digit, at most 64');
+export const tenantIdSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'letters, digits, "_", "." and "-", starting with a letter or digit, at most 64');
 
 const tokenView = z
   .object({
@@ -25,19 +27,31 @@ const createBody = z.strictObject({ tenantId: tenantIdSchema, label: z.string().
 const tokenIdParam = z.object({ tokenId: z.string().describe('Public token id (`stk_…`)') });
 
 const create = createRoute({
-  method: 'post', path: '/tokens', tags, summary: 'Create a tenant token (the plaintext is answered once)',
+  method: 'post',
+  path: '/tokens',
+  tags,
+  summary: 'Create a tenant token (the plaintext is answered once)',
   description: 'The token is stored as its SHA-256 only. No Idempotency-Key: a replayed answer would have to keep the plaintext.',
   middleware: [jsonBodyLimit(16 * 1024)] as const,
   request: { body: { content: { 'application/json': { schema: createBody } }, required: true } },
-  responses: { 201: json(tokenView.extend({ token: z.string().describe('The bearer token; shown only now') }), 'The new token'), ...errorResponses(400, 403, 413, 415) },
+  responses: {
+    201: json(tokenView.extend({ token: z.string().describe('The bearer token; shown only now') }), 'The new token'),
+    ...errorResponses(400, 403, 413, 415),
+  },
 });
 const list = createRoute({
-  method: 'get', path: '/tokens', tags, summary: 'The tenant tokens (no secrets)',
+  method: 'get',
+  path: '/tokens',
+  tags,
+  summary: 'The tenant tokens (no secrets)',
   request: { query: pageQuerySchema },
   responses: { 200: json(z.object({ tokens: z.array(tokenView), nextCursor: nextCursorSchema }), 'A page of tokens'), ...errorResponses(400, 403) },
 });
 const revoke = createRoute({
-  method: 'delete', path: '/tokens/{tokenId}', tags, summary: 'Revoke a tenant token',
+  method: 'delete',
+  path: '/tokens/{tokenId}',
+  tags,
+  summary: 'Revoke a tenant token',
   description: `The token answers 401 within ${TOKEN_CACHE_TTL_MS / 1000} s on every instance (at once on the one that revoked it). The record stays, with \`revokedAt\`; revoking again changes nothing.`,
   request: { params: tokenIdParam },
   responses: { 200: json(tokenView, 'The revoked token'), ...errorResponses(403, 404) },
@@ -82,5 +96,12 @@ function createHandler(deps: Pick<Deps, 'tokens' | 'clock'>): RouteHandler<typeo
 }
 
 function view(record: TokenRecord): z.infer<typeof tokenView> {
-  return { tokenId: record.tokenId, tenantId: record.tenantId, label: record.label, createdAt: record.createdAt, lastUsedAt: record.lastUsedAt ?? null, revokedAt: record.revokedAt ?? null };
+  return {
+    tokenId: record.tokenId,
+    tenantId: record.tenantId,
+    label: record.label,
+    createdAt: record.createdAt,
+    lastUsedAt: record.lastUsedAt ?? null,
+    revokedAt: record.revokedAt ?? null,
+  };
 }

@@ -23,7 +23,12 @@ const agentSchema = z
   })
   .openapi('SubAgent');
 
-const agentParams = sessionIdParam.extend({ agentId: z.string().describe('Sub-agent id (`agent_<tool_use id>`)').openapi({ param: { name: 'agentId', in: 'path' } }) });
+const agentParams = sessionIdParam.extend({
+  agentId: z
+    .string()
+    .describe('Sub-agent id (`agent_<tool_use id>`)')
+    .openapi({ param: { name: 'agentId', in: 'path' } }),
+});
 
 const list = createRoute({
   method: 'get',

@@ -12,7 +12,12 @@ import { sessionSchema } from '../schemas/sessions.ts';
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
 
 const exportQuery = z.object({
-  cwd: z.string().startsWith('/', 'must be an absolute path').max(4096).default(VIRTUAL_ROOT).describe('The directory the transcript says it ran in (where you will run `claude --resume`)'),
+  cwd: z
+    .string()
+    .startsWith('/', 'must be an absolute path')
+    .max(4096)
+    .default(VIRTUAL_ROOT)
+    .describe('The directory the transcript says it ran in (where you will run `claude --resume`)'),
 });
 const importQuery = z.object({ title: z.string().max(200).optional() });
 
@@ -22,16 +27,25 @@ export const MAX_TRANSCRIPT_BYTES = MAX_JSON_BODY_BYTES;
 const tags = ['Sessions'];
 
 const compact = createRoute({
-  method: 'post', path: '/{id}/compact', tags, summary: 'Compact the conversation now',
+  method: 'post',
+  path: '/{id}/compact',
+  tags,
+  summary: 'Compact the conversation now',
   request: { params: sessionIdParam, headers: idempotencyKeyHeader },
   responses: {
-    200: json(z.object({ sessionId: z.string(), reloadFromSeq: z.number().int().nullable(), messagesAfterBoundary: z.number().int() }), 'Where the conversation now restarts'),
+    200: json(
+      z.object({ sessionId: z.string(), reloadFromSeq: z.number().int().nullable(), messagesAfterBoundary: z.number().int() }),
+      'Where the conversation now restarts',
+    ),
     ...errorResponses(400, 404, 409, 422, 502, 503),
   },
 });
 
 const transcript = createRoute({
-  method: 'get', path: '/{id}/transcript.jsonl', tags, summary: 'The session as a Claude Code transcript',
+  method: 'get',
+  path: '/{id}/transcript.jsonl',
+  tags,
+  summary: 'The session as a Claude Code transcript',
   description: 'Continue it locally with `claude --resume <x-claude-session-id>` after saving it under `~/.claude/projects/…`.',
   request: { params: sessionIdParam, query: exportQuery },
   responses: {
@@ -45,9 +59,16 @@ const transcript = createRoute({
 });
 
 const importRoute = createRoute({
-  method: 'post', path: '/import', tags, summary: 'Start a session from a Claude Code transcript',
+  method: 'post',
+  path: '/import',
+  tags,
+  summary: 'Start a session from a Claude Code transcript',
   middleware: [bodyLimit(MAX_TRANSCRIPT_BYTES)] as const,
-  request: { query: importQuery, headers: idempotencyKeyHeader, body: { content: { 'application/x-ndjson': { schema: z.string().describe('Claude Code JSONL') } }, required: true } },
+  request: {
+    query: importQuery,
+    headers: idempotencyKeyHeader,
+    body: { content: { 'application/x-ndjson': { schema: z.string().describe('Claude Code JSONL') } }, required: true },
+  },
   responses: { 201: json(sessionSchema, 'The new session'), ...errorResponses(400, 413, 422) },
 });
 

@@ -9,12 +9,20 @@ import { repositoryNameSchema } from './github.ts';
 const params = z.object({ owner: z.string().describe('Repository owner'), name: z.string().describe('Repository name') });
 
 const dropEnvironment = createRoute({
-  method: 'delete', path: '/repositories/{owner}/{name}/environment', tags: ['GitHub'], summary: "Drop a repository's cached environment",
+  method: 'delete',
+  path: '/repositories/{owner}/{name}/environment',
+  tags: ['GitHub'],
+  summary: "Drop a repository's cached environment",
   description:
-    "Removes every cached environment layer of this tenant's repository (docs/workspaces.md, \"The cached environment\"): the next run's set-up steps run in full and store a new one. Sessions already running keep the layer their runner holds. 404 when the tenant has not connected the repository.",
+    'Removes every cached environment layer of this tenant\'s repository (docs/workspaces.md, "The cached environment"): the next run\'s set-up steps run in full and store a new one. Sessions already running keep the layer their runner holds. 404 when the tenant has not connected the repository.',
   request: { params },
   responses: {
-    200: json(z.object({ repository: z.string(), deleted: z.number().int().describe('Layers removed (one per set-up fingerprint stored)') }).openapi('DroppedEnvironment'), 'The layers are gone'),
+    200: json(
+      z
+        .object({ repository: z.string(), deleted: z.number().int().describe('Layers removed (one per set-up fingerprint stored)') })
+        .openapi('DroppedEnvironment'),
+      'The layers are gone',
+    ),
     ...errorResponses(404),
   },
 });

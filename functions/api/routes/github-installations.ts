@@ -14,7 +14,7 @@ export const installationSchema = z
     installationId: z.number().int(),
     tenantId: z.string(),
     account: z.string().nullable().describe('The GitHub account the App is installed on'),
-    claimedBy: z.enum(['admin', 'setup']).describe('An admin assigned it, or the App\'s setup flow with a signed state'),
+    claimedBy: z.enum(['admin', 'setup']).describe("An admin assigned it, or the App's setup flow with a signed state"),
     createdAt: z.string(),
   })
   .openapi('GithubInstallation');
@@ -24,7 +24,10 @@ export function installationView(r: GithubInstallationRecord): z.infer<typeof in
 }
 
 const setupUrl = createRoute({
-  method: 'post', path: '/installations/setup-url', tags, summary: 'A link that installs the GitHub App and claims the installation for this tenant',
+  method: 'post',
+  path: '/installations/setup-url',
+  tags,
+  summary: 'A link that installs the GitHub App and claims the installation for this tenant',
   description:
     "The App's install page with a signed `state` naming this tenant (HMAC-SHA256 with a key derived from the webhook secret), good for 30 minutes. GitHub sends the browser back to the App's setup URL (`<API>/v1/github/installations/setup`) with `installation_id` and the `state`; only an installation made after the link, and claimed by no one, is claimed.",
   request: { headers: idempotencyKeyHeader },
@@ -34,7 +37,10 @@ const setupUrl = createRoute({
   },
 });
 const listInstallations = createRoute({
-  method: 'get', path: '/installations', tags, summary: 'The GitHub App installations this tenant claimed',
+  method: 'get',
+  path: '/installations',
+  tags,
+  summary: 'The GitHub App installations this tenant claimed',
   responses: { 200: json(z.object({ installations: z.array(installationSchema) }), "The tenant's installations"), ...errorResponses() },
 });
 
@@ -45,7 +51,11 @@ export function githubInstallationRoutes(deps: Pick<Deps, 'config' | 'githubInst
     const secret = deps.config.github.webhookSecret;
     if (!secret) throw new NotFoundError('GitHub is not configured on this deployment (STRATUS_GITHUB_WEBHOOK_SECRET).');
     const answer = await deps.githubDispatch.lookup({ type: 'app' });
-    if (answer.mode !== 'app' || !answer.app?.url) throw new UserError('This deployment has no GitHub App to install (STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY); with a plain token an admin connects repositories.', 'github_app_not_configured');
+    if (answer.mode !== 'app' || !answer.app?.url)
+      throw new UserError(
+        'This deployment has no GitHub App to install (STRATUS_GITHUB_APP_ID and STRATUS_GITHUB_APP_PRIVATE_KEY); with a plain token an admin connects repositories.',
+        'github_app_not_configured',
+      );
     const { state, expiresAt } = signSetupState(secret, c.get('tenantId'), deps.clock());
     const url = `${answer.app.url.replace(/\/$/, '')}/installations/new?state=${encodeURIComponent(state)}`;
     return c.json({ url, state, expiresAt: new Date(expiresAt).toISOString() }, 200);
@@ -58,7 +68,10 @@ export function githubInstallationRoutes(deps: Pick<Deps, 'config' | 'githubInst
 }
 
 const setupCallback = createRoute({
-  method: 'get', path: '/v1/github/installations/setup', tags, summary: "The GitHub App's setup URL: claims the new installation for the tenant the state names",
+  method: 'get',
+  path: '/v1/github/installations/setup',
+  tags,
+  summary: "The GitHub App's setup URL: claims the new installation for the tenant the state names",
   description:
     "No bearer token: GitHub redirects the installer's browser here after an installation, and the signed `state` (from `POST /v1/github/installations/setup-url`) names the tenant. The installation must exist for this App (checked with the App's JWT), be made after the link and be claimed by no one.",
   security: [],

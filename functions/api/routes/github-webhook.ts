@@ -13,14 +13,22 @@ import { errorResponses, json } from '../schemas/common.ts';
 export const MAX_WEBHOOK_BYTES = 25 * 1024 * 1024;
 
 /** Counted as the delivery arrives (body-limit.ts): the signature can only be checked over the whole body, which is never more than this. */
-const webhookBodyLimit = bodyLimit(MAX_WEBHOOK_BYTES, (bytes) => new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes; this one is at least ${bytes}.`, 'request_too_large'));
+const webhookBodyLimit = bodyLimit(
+  MAX_WEBHOOK_BYTES,
+  (bytes) => new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes; this one is at least ${bytes}.`, 'request_too_large'),
+);
 
 type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock' | 'log'>;
 
 const webhookAnswerSchema = z
   .object({
     accepted: z.boolean().describe('true: a run was handed to the worker'),
-    reason: z.string().optional().describe('Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released)'),
+    reason: z
+      .string()
+      .optional()
+      .describe(
+        'Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released)',
+      ),
   })
   .openapi('WebhookAnswer');
 
@@ -34,7 +42,7 @@ const webhook = createRoute({
   tags: ['GitHub'],
   summary: 'A GitHub webhook delivery',
   description:
-    'No bearer token: the delivery is authenticated by `X-Hub-Signature-256` (HMAC-SHA256 of the body with `STRATUS_GITHUB_WEBHOOK_SECRET`), checked before anything is parsed or stored. A body past 25 MB (GitHub\'s own cap) is a 413 as soon as that many bytes have arrived. A delivery that starts a run is recorded by `X-GitHub-Delivery` (a redelivery does nothing) and handed to the worker; the answer is 202 either way. 404 when the deployment has no webhook secret.',
+    "No bearer token: the delivery is authenticated by `X-Hub-Signature-256` (HMAC-SHA256 of the body with `STRATUS_GITHUB_WEBHOOK_SECRET`), checked before anything is parsed or stored. A body past 25 MB (GitHub's own cap) is a 413 as soon as that many bytes have arrived. A delivery that starts a run is recorded by `X-GitHub-Delivery` (a redelivery does nothing) and handed to the worker; the answer is 202 either way. 404 when the deployment has no webhook secret.",
   security: [],
   request: {
     headers: z.object({
@@ -79,7 +87,7 @@ async function verifiedDelivery(c: Context, webhooks: Webhooks): Promise<Deliver
   const body = await c.req.text();
   const signature = c.req.header('x-hub-signature-256');
   if (!signature || !(await webhooks.verify(body, signature).catch(() => false))) {
-    throw new UnauthorizedError('Missing or invalid X-Hub-Signature-256: the delivery is not signed with this deployment\'s webhook secret.');
+    throw new UnauthorizedError("Missing or invalid X-Hub-Signature-256: the delivery is not signed with this deployment's webhook secret.");
   }
   const event = c.req.header('x-github-event');
   const deliveryId = c.req.header('x-github-delivery');
@@ -87,7 +95,7 @@ async function verifiedDelivery(c: Context, webhooks: Webhooks): Promise<Deliver
   try {
     return { event, deliveryId, payload: JSON.parse(body) };
   } catch {
-    throw new UserError('The delivery is not JSON (set the webhook\'s content type to application/json).');
+    throw new UserError("The delivery is not JSON (set the webhook's content type to application/json).");
   }
 }
 

@@ -25,38 +25,65 @@ export const repositoryNameSchema = z
   .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})\/[A-Za-z0-9._-]{1,100}$/, 'expected "owner/name"')
   .refine((s) => !s.endsWith('/.') && !s.endsWith('/..'), 'expected "owner/name"');
 
-export const githubRepoSettingsSchema = z.strictObject({
-  permissionMode: permissionModeSchema.optional(),
-  rules: ruleListsSchema.optional(),
-  allowedDomains: allowListSchema.optional(),
-  budgets: budgetsApiSchema.optional(),
-  agents: customAgentsSchema.optional().describe("Custom sub-agents every run's session offers the Agent tool"),
-  mcpServers: mcpServersSchema.optional().describe("MCP servers every run's session connects to, from the API side under its outbound policy; header values are shown as \"[redacted]\""),
-  setup: setupSettingsSchema.optional().describe("Set-up steps every run's session runs before its first turn (instead of, or without, the repository's .stratus/setup.sh)"),
-  instructions: z.string().max(MAX_TENANT_TEXT_CHARS).optional().describe("Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md)"),
-}).openapi('GithubRepositorySettings');
+export const githubRepoSettingsSchema = z
+  .strictObject({
+    permissionMode: permissionModeSchema.optional(),
+    rules: ruleListsSchema.optional(),
+    allowedDomains: allowListSchema.optional(),
+    budgets: budgetsApiSchema.optional(),
+    agents: customAgentsSchema.optional().describe("Custom sub-agents every run's session offers the Agent tool"),
+    mcpServers: mcpServersSchema
+      .optional()
+      .describe('MCP servers every run\'s session connects to, from the API side under its outbound policy; header values are shown as "[redacted]"'),
+    setup: setupSettingsSchema
+      .optional()
+      .describe("Set-up steps every run's session runs before its first turn (instead of, or without, the repository's .stratus/setup.sh)"),
+    instructions: z
+      .string()
+      .max(MAX_TENANT_TEXT_CHARS)
+      .optional()
+      .describe("Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md)"),
+  })
+  .openapi('GithubRepositorySettings');
 
-export const connectRepositoryBody = z.strictObject({
-  repository: repositoryNameSchema,
-  label: z.string().min(1).max(50).default('stratus').describe('Labelling an issue with it starts a run'),
-  mention: z.string().regex(/^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$/, 'expected "@handle"').default('@stratus').describe('A writer mentioning it in a comment starts a run'),
-  settings: githubRepoSettingsSchema.optional(),
-  allowBots: z.boolean().default(false).describe('Let bot accounts trigger runs'),
-}).openapi('ConnectRepository');
+export const connectRepositoryBody = z
+  .strictObject({
+    repository: repositoryNameSchema,
+    label: z.string().min(1).max(50).default('stratus').describe('Labelling an issue with it starts a run'),
+    mention: z
+      .string()
+      .regex(/^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$/, 'expected "@handle"')
+      .default('@stratus')
+      .describe('A writer mentioning it in a comment starts a run'),
+    settings: githubRepoSettingsSchema.optional(),
+    allowBots: z.boolean().default(false).describe('Let bot accounts trigger runs'),
+  })
+  .openapi('ConnectRepository');
 
-export const patchRepositoryBody = z.strictObject({
-  label: z.string().min(1).max(50).optional(),
-  mention: z.string().regex(/^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$/, 'expected "@handle"').optional(),
-  settings: githubRepoSettingsSchema.optional(),
-  allowBots: z.boolean().optional(),
-}).openapi('UpdateRepository');
+export const patchRepositoryBody = z
+  .strictObject({
+    label: z.string().min(1).max(50).optional(),
+    mention: z
+      .string()
+      .regex(/^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$/, 'expected "@handle"')
+      .optional(),
+    settings: githubRepoSettingsSchema.optional(),
+    allowBots: z.boolean().optional(),
+  })
+  .openapi('UpdateRepository');
 
 type GithubRouteDeps = Pick<Deps, 'config' | 'clock' | 'outbound' | 'workspaceCredentials' | 'workspaceStorage'> & ConnectDeps;
 
 export const repositorySchema = z
   .object({
     repository: z.string().describe('`owner/name` as GitHub last reported it (a rename is picked up from the next delivery)'),
-    repositoryId: z.number().int().nullable().describe("GitHub's repository id, which deliveries are routed by; null for a connection made before ids were recorded (it routes nothing until re-connected)"),
+    repositoryId: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "GitHub's repository id, which deliveries are routed by; null for a connection made before ids were recorded (it routes nothing until re-connected)",
+      ),
     installationId: z.number().int().nullable().describe('The claimed GitHub App installation whose repository list holds it; null with a plain token'),
     label: z.string(),
     mention: z.string(),
@@ -92,7 +119,10 @@ const tags = ['GitHub'];
 const repoParams = z.object({ owner: z.string().describe('Repository owner'), name: z.string().describe('Repository name') });
 
 const connect = createRoute({
-  method: 'post', path: '/repositories', tags, summary: 'Connect a repository',
+  method: 'post',
+  path: '/repositories',
+  tags,
+  summary: 'Connect a repository',
   description:
     'Its issues and pull requests start runs when labelled or mentioned (the webhook). With a GitHub App the repository must be in the repository list of an installation this tenant claimed (`POST /v1/github/installations/setup-url`, or an admin); with a plain `STRATUS_GITHUB_TOKEN` only the admin connects (`POST /v1/admin/github/repositories`). 403 without that proof, whether or not another tenant connected it; 409 when this tenant already did.',
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
@@ -100,29 +130,47 @@ const connect = createRoute({
   responses: { 201: json(repositorySchema, 'The connected repository'), ...errorResponses(400, 403, 404, 409, 413, 415, 422) },
 });
 const listRepositories = createRoute({
-  method: 'get', path: '/repositories', tags, summary: "The tenant's connected repositories",
+  method: 'get',
+  path: '/repositories',
+  tags,
+  summary: "The tenant's connected repositories",
   request: { query: pageQuerySchema },
-  responses: { 200: json(z.object({ repositories: z.array(repositorySchema), nextCursor: nextCursorSchema }), 'One page of repositories'), ...errorResponses(400) },
+  responses: {
+    200: json(z.object({ repositories: z.array(repositorySchema), nextCursor: nextCursorSchema }), 'One page of repositories'),
+    ...errorResponses(400),
+  },
 });
 const getRepository = createRoute({
-  method: 'get', path: '/repositories/{owner}/{name}', tags, summary: 'One connected repository',
+  method: 'get',
+  path: '/repositories/{owner}/{name}',
+  tags,
+  summary: 'One connected repository',
   request: { params: repoParams },
   responses: { 200: json(repositorySchema, 'The repository'), ...errorResponses(404) },
 });
 const patchRepository = createRoute({
-  method: 'patch', path: '/repositories/{owner}/{name}', tags, summary: "Change a repository's label, mention, settings or bot rule",
+  method: 'patch',
+  path: '/repositories/{owner}/{name}',
+  tags,
+  summary: "Change a repository's label, mention, settings or bot rule",
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
   request: { params: repoParams, body: { content: { 'application/json': { schema: patchRepositoryBody } }, required: false } },
   responses: { 200: json(repositorySchema, 'The repository'), ...errorResponses(400, 404, 413, 415) },
 });
 const disconnect = createRoute({
-  method: 'delete', path: '/repositories/{owner}/{name}', tags, summary: 'Disconnect a repository',
+  method: 'delete',
+  path: '/repositories/{owner}/{name}',
+  tags,
+  summary: 'Disconnect a repository',
   description: "Its runs stop starting, and its cached environments (the set-up's dependency layers) are removed.",
   request: { params: repoParams },
   responses: { 204: { description: 'Disconnected' }, ...errorResponses(404) },
 });
 const listRuns = createRoute({
-  method: 'get', path: '/runs', tags, summary: 'Runs started from GitHub, newest first',
+  method: 'get',
+  path: '/runs',
+  tags,
+  summary: 'Runs started from GitHub, newest first',
   request: { query: pageQuerySchema },
   responses: { 200: json(z.object({ runs: z.array(runSchema), nextCursor: nextCursorSchema }), 'One page of runs'), ...errorResponses(400) },
 });

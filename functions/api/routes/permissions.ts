@@ -22,7 +22,14 @@ const answerBody = z
     /** Keep allowing this call (Bash: this exact command; other tools: the tool) for the session. */
     remember: z.boolean().optional().describe('Keep allowing this call (Bash: this exact command; other tools: the tool) for the session'),
     /** Allow only: keep allowing every call this permission rule matches for the session, instead of what `remember` keeps. */
-    rule: z.string().min(1).max(1_000).optional().describe('Allow only: keep allowing every call this permission rule matches (e.g. `Bash(npm test:*)`) for the session, instead of what `remember` keeps'),
+    rule: z
+      .string()
+      .min(1)
+      .max(1_000)
+      .optional()
+      .describe(
+        'Allow only: keep allowing every call this permission rule matches (e.g. `Bash(npm test:*)`) for the session, instead of what `remember` keeps',
+      ),
     /** Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on. */
     message: z.string().min(1).max(10_000).optional().describe('Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on'),
   })
@@ -43,7 +50,9 @@ const pendingSchema = z
     createdAt: z.string(),
     suggestedRule: z
       .string()
-      .describe('A rule to offer for `rule` when allowing: for Bash, a prefix rule for the one part that needed approval, or the exact command when a prefix would cover more than was asked about'),
+      .describe(
+        'A rule to offer for `rule` when allowing: for Bash, a prefix rule for the one part that needed approval, or the exact command when a prefix would cover more than was asked about',
+      ),
   })
   .openapi('PendingPermission');
 
@@ -57,7 +66,13 @@ const list = createRoute({
   request: { params: sessionIdParam },
   responses: {
     200: json(
-      z.object({ mode: z.string(), unattended: z.boolean(), rules: z.record(z.string(), z.unknown()), denials: denialListSchema, pending: z.array(pendingSchema) }),
+      z.object({
+        mode: z.string(),
+        unattended: z.boolean(),
+        rules: z.record(z.string(), z.unknown()),
+        denials: denialListSchema,
+        pending: z.array(pendingSchema),
+      }),
       'The permission state',
     ),
     ...errorResponses(404),
@@ -69,7 +84,8 @@ const answer = createRoute({
   path: '/{id}/permissions/{toolUseId}',
   tags,
   summary: 'Answer a waiting tool call',
-  description: 'When the last waiting call has its answer, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits.',
+  description:
+    'When the last waiting call has its answer, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits.',
   middleware: [jsonBodyLimit(2 * 1024 * 1024)] as const,
   request: {
     params: z.object({ id: z.string().describe('Session id'), toolUseId: z.string().describe('The `toolUseId` of the permission_request') }),
@@ -80,7 +96,14 @@ const answer = createRoute({
     ...turnResponses,
     202: {
       description: 'Other calls still wait for answers; or (JSON) the resumed turn continues in another invocation',
-      content: { 'application/json': { schema: z.union([z.object({ status: z.literal('awaiting_permission'), pending: z.array(pendingSchema) }), turnResponses[202].content['application/json'].schema]) } },
+      content: {
+        'application/json': {
+          schema: z.union([
+            z.object({ status: z.literal('awaiting_permission'), pending: z.array(pendingSchema) }),
+            turnResponses[202].content['application/json'].schema,
+          ]),
+        },
+      },
     },
     ...errorResponses(400, 404, 409, 413, 415, 422),
   },
@@ -109,20 +132,26 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
   app.openapi(list, async (c) => {
     const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     const pending = await deps.approvals.listForSession(record.sessionId);
-    return c.json({
-      mode: record.settings?.permissionMode ?? deps.config.permissions.defaultMode,
-      unattended: record.settings?.unattended === true,
-      rules: record.settings?.rules ?? {},
-      denials: denialSummary(record.denials),
-      pending: await pendingViews(pending),
-    }, 200);
+    return c.json(
+      {
+        mode: record.settings?.permissionMode ?? deps.config.permissions.defaultMode,
+        unattended: record.settings?.unattended === true,
+        rules: record.settings?.rules ?? {},
+        denials: denialSummary(record.denials),
+        pending: await pendingViews(pending),
+      },
+      200,
+    );
   });
 
   app.openapi(answer, async (c) => {
     const body = c.req.valid('json');
     const inputBytes = Buffer.byteLength(JSON.stringify(body.updatedInput ?? {}));
     if (inputBytes > MAX_UPDATED_INPUT_BYTES) {
-      throw new LimitError(`"updatedInput" takes ${inputBytes} bytes as JSON; at most ${MAX_UPDATED_INPUT_BYTES} are stored with an answer.`, 'request_too_large');
+      throw new LimitError(
+        `"updatedInput" takes ${inputBytes} bytes as JSON; at most ${MAX_UPDATED_INPUT_BYTES} are stored with an answer.`,
+        'request_too_large',
+      );
     }
     if (body.rule !== undefined) assertValidRules({ allow: [body.rule] }, 'rule');
     const { id: sessionId, toolUseId } = c.req.valid('param');

@@ -17,13 +17,13 @@ export const MAX_SCHEDULE_BYTES = 350_000;
 
 const createBody = z
   .strictObject({
-  name: z.string().min(1).max(200),
-  cron: z.string().min(1).max(200).describe('Five-field cron: minute hour day-of-month month day-of-week'),
-  timezone: z.string().max(100).default('UTC'),
-  prompt: z.string().min(1).max(200_000),
-  sessionId: z.string().optional().describe('Run each time in this session; otherwise a new session per run'),
-  files: seedFilesSchema.optional().describe('Seed files for the new session of each run'),
-  enabled: z.boolean().default(true),
+    name: z.string().min(1).max(200),
+    cron: z.string().min(1).max(200).describe('Five-field cron: minute hour day-of-month month day-of-week'),
+    timezone: z.string().max(100).default('UTC'),
+    prompt: z.string().min(1).max(200_000),
+    sessionId: z.string().optional().describe('Run each time in this session; otherwise a new session per run'),
+    files: seedFilesSchema.optional().describe('Seed files for the new session of each run'),
+    enabled: z.boolean().default(true),
     /** Budgets of the sessions this schedule creates (functions/agent/budget.ts). */
     budgets: budgetsApiSchema.optional(),
   })
@@ -81,34 +81,53 @@ const tags = ['Schedules'];
 const scheduleIdParam = z.object({ id: z.string().describe('Schedule id (`sch_…`)') });
 
 const create = createRoute({
-  method: 'post', path: '/', tags, summary: 'Create a scheduled task', description: 'A prompt run unattended on a cron schedule.',
+  method: 'post',
+  path: '/',
+  tags,
+  summary: 'Create a scheduled task',
+  description: 'A prompt run unattended on a cron schedule.',
   middleware: [jsonBodyLimit(MAX_SCHEDULE_BODY_BYTES)] as const,
   request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: createBody } }, required: true } },
   responses: { 201: json(scheduleSchema, 'The schedule'), ...errorResponses(400, 404, 413, 415, 422) },
 });
 const list = createRoute({
-  method: 'get', path: '/', tags, summary: "The tenant's schedules",
+  method: 'get',
+  path: '/',
+  tags,
+  summary: "The tenant's schedules",
   request: { query: pageQuerySchema },
   responses: { 200: json(z.object({ schedules: z.array(scheduleSchema), nextCursor: nextCursorSchema }), 'One page of schedules'), ...errorResponses(400) },
 });
 const get = createRoute({
-  method: 'get', path: '/{id}', tags, summary: 'One schedule',
+  method: 'get',
+  path: '/{id}',
+  tags,
+  summary: 'One schedule',
   request: { params: scheduleIdParam },
   responses: { 200: json(scheduleSchema, 'The schedule'), ...errorResponses(404) },
 });
 const patch = createRoute({
-  method: 'patch', path: '/{id}', tags, summary: 'Change a schedule',
+  method: 'patch',
+  path: '/{id}',
+  tags,
+  summary: 'Change a schedule',
   middleware: [jsonBodyLimit(MAX_SCHEDULE_BODY_BYTES)] as const,
   request: { params: scheduleIdParam, body: { content: { 'application/json': { schema: patchBody } }, required: false } },
   responses: { 200: json(scheduleSchema, 'The schedule'), ...errorResponses(400, 404, 413, 415) },
 });
 const remove = createRoute({
-  method: 'delete', path: '/{id}', tags, summary: 'Delete a schedule',
+  method: 'delete',
+  path: '/{id}',
+  tags,
+  summary: 'Delete a schedule',
   request: { params: scheduleIdParam },
   responses: { 204: { description: 'Deleted' }, ...errorResponses(404) },
 });
 const runNow = createRoute({
-  method: 'post', path: '/{id}/run', tags, summary: 'Run the schedule once now, to its end',
+  method: 'post',
+  path: '/{id}/run',
+  tags,
+  summary: 'Run the schedule once now, to its end',
   description: 'A manual firing, recorded like any other.',
   request: { params: scheduleIdParam, headers: idempotencyKeyHeader },
   responses: { 200: json(z.object({ run: scheduleRunSchema.nullable() }), 'What the firing did'), ...errorResponses(404, 422) },
@@ -185,7 +204,12 @@ function patchHandler(deps: ScheduleRouteDeps): RouteHandler<typeof patch, ApiEn
     const { sessionId, files, ...fields } = c.req.valid('json');
     const current = await deps.schedules.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     assertSeedFiles(files, 'files');
-    const updated: ScheduleRecord = { ...current, ...fields, target: await patchedTarget(deps, c.get('tenantId'), current.target, { sessionId, files }), updatedAt: new Date(deps.clock()).toISOString() };
+    const updated: ScheduleRecord = {
+      ...current,
+      ...fields,
+      target: await patchedTarget(deps, c.get('tenantId'), current.target, { sessionId, files }),
+      updatedAt: new Date(deps.clock()).toISOString(),
+    };
     await validateSchedule(updated.cron, updated.timezone);
     updated.nextRunAt = (await nextRunAt(updated.cron, updated.timezone, new Date(deps.clock())))?.getTime();
     assertFits(updated);

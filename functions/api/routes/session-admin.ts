@@ -48,15 +48,26 @@ type SessionAdminDeps = Pick<Deps, 'config' | 'clock' | 'sessions' | 'outbound'>
 const tags = ['Sessions'];
 
 const remove = createRoute({
-  method: 'delete', path: '/{id}', tags, summary: 'Delete a session',
-  description: 'Answers at once: the session is 404 from then on; its messages, events, approvals, results and workspace are removed asynchronously. A running turn is interrupted.',
+  method: 'delete',
+  path: '/{id}',
+  tags,
+  summary: 'Delete a session',
+  description:
+    'Answers at once: the session is 404 from then on; its messages, events, approvals, results and workspace are removed asynchronously. A running turn is interrupted.',
   request: { params: sessionIdParam },
-  responses: { 202: json(z.object({ id: z.string(), deleted: z.literal(true) }).openapi('SessionDeleted'), 'Deleted; its data goes asynchronously'), ...errorResponses(404) },
+  responses: {
+    202: json(z.object({ id: z.string(), deleted: z.literal(true) }).openapi('SessionDeleted'), 'Deleted; its data goes asynchronously'),
+    ...errorResponses(404),
+  },
 });
 
 const patch = createRoute({
-  method: 'patch', path: '/{id}', tags, summary: "Change a session's title, settings or budgets",
-  description: 'Fields present replace, absent ones stay. `settings` only while no turn runs (409 `session_busy`); title and budgets any time (a running turn sees new budgets at its next heartbeat).',
+  method: 'patch',
+  path: '/{id}',
+  tags,
+  summary: "Change a session's title, settings or budgets",
+  description:
+    'Fields present replace, absent ones stay. `settings` only while no turn runs (409 `session_busy`); title and budgets any time (a running turn sees new budgets at its next heartbeat).',
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
   request: { params: sessionIdParam, body: { content: { 'application/json': { schema: patchSessionBody } }, required: false } },
   responses: { 200: json(sessionSchema, 'The session'), ...errorResponses(400, 404, 409, 413, 415) },
@@ -108,7 +119,8 @@ function mergeSettings(deps: Pick<Deps, 'config' | 'outbound'>, current: Session
   const merged = { ...current, ...change };
   assertOutboundSettings(deps.outbound, merged);
   const bytes = Buffer.byteLength(JSON.stringify(merged));
-  if (bytes > MAX_SETTINGS_BYTES) throw new LimitError(`"settings" would take ${bytes} bytes as JSON; at most ${MAX_SETTINGS_BYTES} are stored with a session.`, 'request_too_large');
+  if (bytes > MAX_SETTINGS_BYTES)
+    throw new LimitError(`"settings" would take ${bytes} bytes as JSON; at most ${MAX_SETTINGS_BYTES} are stored with a session.`, 'request_too_large');
   return merged;
 }
 

@@ -54,8 +54,8 @@ const list = createRoute({
   tags,
   summary: "List the tenant's sessions, newest first",
   description:
-    'Ordered by creation (`order=created`, the default) or by last activity (`order=activity`: the last write to the session, a turn, a permission answer, an edit; `updatedAt`). '
-    + 'A cursor continues the order it came from. By activity, a session that changes while you page moves to the front: it is never listed twice, but that pass may miss it.',
+    'Ordered by creation (`order=created`, the default) or by last activity (`order=activity`: the last write to the session, a turn, a permission answer, an edit; `updatedAt`). ' +
+    'A cursor continues the order it came from. By activity, a session that changes while you page moves to the front: it is never listed twice, but that pass may miss it.',
   request: { query: sessionListQuery },
   responses: { 200: json(z.object({ sessions: z.array(sessionSchema), nextCursor: nextCursorSchema }), 'One page of sessions'), ...errorResponses(400) },
 });
@@ -95,7 +95,13 @@ export function sessionRoutes(
     assertValidRules(body.settings?.projectRules, 'settings.projectRules');
     if (body.settings?.allowedDomains?.length && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
     assertOutboundSettings(deps.outbound, body.settings);
-    const record = await createSession(deps, { tenantId: c.get('tenantId'), title: body.title, files: body.files, settings: body.settings, budgets: body.budgets });
+    const record = await createSession(deps, {
+      tenantId: c.get('tenantId'),
+      title: body.title,
+      files: body.files,
+      settings: body.settings,
+      budgets: body.budgets,
+    });
     return c.json(sessionView(record, deps.clock(), deps.config), 201);
   });
 

@@ -20,7 +20,7 @@ const tenantSettingsSchema = z
       .string()
       .max(MAX_TENANT_TEXT_CHARS)
       .optional()
-      .describe('Instructions every session of the tenant gets, ahead of the project\'s CLAUDE.md and AGENTS.md (docs/context.md)'),
+      .describe("Instructions every session of the tenant gets, ahead of the project's CLAUDE.md and AGENTS.md (docs/context.md)"),
     systemPromptAppend: z
       .string()
       .max(MAX_TENANT_TEXT_CHARS)
@@ -34,12 +34,18 @@ const tenantSettingsView = z
   .openapi('TenantSettingsView');
 
 const get = createRoute({
-  method: 'get', path: '/settings', tags, summary: "The tenant's settings",
+  method: 'get',
+  path: '/settings',
+  tags,
+  summary: "The tenant's settings",
   responses: { 200: json(tenantSettingsView, "The tenant's settings ({} when none were set)"), ...errorResponses() },
 });
 
 const put = createRoute({
-  method: 'put', path: '/settings', tags, summary: "Replace the tenant's settings",
+  method: 'put',
+  path: '/settings',
+  tags,
+  summary: "Replace the tenant's settings",
   description: 'The whole object is replaced: a field left out is cleared. Sessions see the change from their next turn.',
   middleware: [jsonBodyLimit(256 * 1024)] as const,
   request: { body: { content: { 'application/json': { schema: tenantSettingsSchema } }, required: true } },

@@ -7,7 +7,10 @@ import { createRouteApp, untypedResponse } from '../route-app.ts';
 import { errorResponses, sessionIdParam } from '../schemas/common.ts';
 
 const params = sessionIdParam.extend({
-  toolUseId: z.string().describe('The tool call whose result was persisted (the file name in the `<persisted-output>` path, without extension)').openapi({ param: { name: 'toolUseId', in: 'path' } }),
+  toolUseId: z
+    .string()
+    .describe('The tool call whose result was persisted (the file name in the `<persisted-output>` path, without extension)')
+    .openapi({ param: { name: 'toolUseId', in: 'path' } }),
 });
 
 const get = createRoute({
@@ -16,10 +19,13 @@ const get = createRoute({
   tags: ['Sessions'],
   summary: 'The full content of a persisted tool result',
   description:
-    'A result too large for the conversation is stored whole and the log keeps a `<persisted-output>` preview naming it; this returns it as stored (text, or a JSON array of text blocks). Persisted results expire with the bucket\'s tool-results lifecycle rule.',
+    "A result too large for the conversation is stored whole and the log keeps a `<persisted-output>` preview naming it; this returns it as stored (text, or a JSON array of text blocks). Persisted results expire with the bucket's tool-results lifecycle rule.",
   request: { params },
   responses: {
-    200: { description: 'The stored result', content: { 'text/plain': { schema: z.string() }, 'application/json': { schema: z.array(z.object({ type: z.literal('text'), text: z.string() })) } } },
+    200: {
+      description: 'The stored result',
+      content: { 'text/plain': { schema: z.string() }, 'application/json': { schema: z.array(z.object({ type: z.literal('text'), text: z.string() })) } },
+    },
     ...errorResponses(404),
   },
 });

@@ -12,7 +12,7 @@ export const interruptResponseSchema = z
     turnId: z.string(),
     state: z.enum(['stopped', 'stopping']),
     lastTurn: turnSummarySchema.nullable().optional().describe("The session's last turn once this one ended"),
-    eventsUrl: z.string().describe("The turn's events (it ends with `turn_end`, `stopReason: \"interrupted\"`)"),
+    eventsUrl: z.string().describe('The turn\'s events (it ends with `turn_end`, `stopReason: "interrupted"`)'),
   })
   .openapi('InterruptOutcome');
 
@@ -26,7 +26,10 @@ const interrupt = createRoute({
   summary: 'Stop a running turn',
   description:
     'Stops the turn wherever it runs: running Bash commands are killed, tools that cannot be interrupted finish, every tool call gets a result, and the turn ends with `stopReason: "interrupted"`. 409 `turn_not_running` for a turn that already ended.',
-  request: { params: z.object({ id: z.string().describe('Session id (`ses_…`)'), turnId: z.string().describe('Turn id (`turn_…`)') }), headers: idempotencyKeyHeader },
+  request: {
+    params: z.object({ id: z.string().describe('Session id (`ses_…`)'), turnId: z.string().describe('Turn id (`turn_…`)') }),
+    headers: idempotencyKeyHeader,
+  },
   responses: {
     200: json(interruptResponseSchema, 'The turn has ended; the session takes the next prompt now'),
     202: json(interruptResponseSchema, 'The turn is still finishing (`stopping`); follow `eventsUrl`'),

@@ -20,8 +20,17 @@ import { SSE_DESCRIPTION, sseContent, turnEventSchema } from '../schemas/turn-ev
 const POSITION = /^(-1|\d{1,15})$/;
 
 const followQuery = z.object({
-  cursor: z.string().regex(POSITION, 'must be the `nextCursor` of a previous page').optional().describe("The previous page's `nextCursor` (events after it); `Last-Event-ID` does the same for SSE"),
-  after: z.string().regex(POSITION, 'must be an event id, or -1 for the start').optional().describe('Deprecated: the same as `cursor` (kept for one release)').openapi({ deprecated: true }),
+  cursor: z
+    .string()
+    .regex(POSITION, 'must be the `nextCursor` of a previous page')
+    .optional()
+    .describe("The previous page's `nextCursor` (events after it); `Last-Event-ID` does the same for SSE"),
+  after: z
+    .string()
+    .regex(POSITION, 'must be an event id, or -1 for the start')
+    .optional()
+    .describe('Deprecated: the same as `cursor` (kept for one release)')
+    .openapi({ deprecated: true }),
   limit: z.coerce.number().int().min(1).max(1000).default(500).describe('Events per JSON page (1–1000)'),
 });
 
@@ -47,10 +56,19 @@ const follow = createRoute({
   request: {
     params: z.object({ id: z.string().describe('Session id'), turnId: z.string().describe('Turn id (`turn_…`)') }),
     query: followQuery,
-    headers: z.object({ 'last-event-id': z.string().regex(/^\d{1,15}$/, 'must be the `id` of an event of this turn').optional().describe('SSE: resume after this event id') }),
+    headers: z.object({
+      'last-event-id': z
+        .string()
+        .regex(/^\d{1,15}$/, 'must be the `id` of an event of this turn')
+        .optional()
+        .describe('SSE: resume after this event id'),
+    }),
   },
   responses: {
-    200: { description: `One JSON page, or the SSE stream.\n\n${SSE_DESCRIPTION}`, content: { 'application/json': { schema: eventsPageSchema }, ...sseContent } },
+    200: {
+      description: `One JSON page, or the SSE stream.\n\n${SSE_DESCRIPTION}`,
+      content: { 'application/json': { schema: eventsPageSchema }, ...sseContent },
+    },
     ...errorResponses(400, 404),
   },
 });
@@ -113,7 +131,10 @@ function streamEvents(c: Context, deps: TurnEventRouteDeps, at: { sessionId: str
     const stopHeartbeat = startSseHeartbeat(stream, deps.config.api.sseHeartbeatMs);
     let ended = false;
     try {
-      for await (const e of followTurn(deps, sessionId, turnId, at.after, () => open && beforeDeadline(), { limit: at.limit, sleep: (ms) => stream.sleep(ms) })) {
+      for await (const e of followTurn(deps, sessionId, turnId, at.after, () => open && beforeDeadline(), {
+        limit: at.limit,
+        sleep: (ms) => stream.sleep(ms),
+      })) {
         await stream.writeSSE({ id: String(e.seq), event: e.event.type, data: JSON.stringify(e.event) });
         ended = e.event.type === 'turn_end';
       }
@@ -121,7 +142,11 @@ function streamEvents(c: Context, deps: TurnEventRouteDeps, at: { sessionId: str
       // last id it saw, which this event leaves as it was) to a fresh invocation. (A follower
       // that stops before its deadline stopped at the turn's end, seen now or resumed past.)
       if (!ended && open && !beforeDeadline()) {
-        await stream.writeSSE({ event: 'turn_continued', data: JSON.stringify({ type: 'turn_continued', turnId, eventsUrl: turnEventsUrl(sessionId, turnId) }), retry: 1_000 });
+        await stream.writeSSE({
+          event: 'turn_continued',
+          data: JSON.stringify({ type: 'turn_continued', turnId, eventsUrl: turnEventsUrl(sessionId, turnId) }),
+          retry: 1_000,
+        });
       }
     } finally {
       stopHeartbeat();

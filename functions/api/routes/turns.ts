@@ -49,7 +49,9 @@ const turnHeaders = idempotencyKeyHeader.extend({
   prefer: z
     .string()
     .optional()
-    .describe('`respond-async` (RFC 7240): answer 202 at once with the turn id and its events URL (`Location`, `Preference-Applied: respond-async`); the turn runs in another invocation'),
+    .describe(
+      '`respond-async` (RFC 7240): answer 202 at once with the turn id and its events URL (`Location`, `Preference-Applied: respond-async`); the turn runs in another invocation',
+    ),
 });
 
 const start = createRoute({
@@ -86,7 +88,9 @@ export function turnRoutes(deps: DepsOf<typeof startTurn> & TurnResponseDeps) {
     assertValidRules(body.permissions?.rules, 'permissions.rules');
     const sessionId = c.req.valid('param').id;
     if (prefersAsync(c.req.valid('header').prefer)) {
-      return untypedResponse(respondAsync(c, await startTurnAsync(deps, { sessionId, tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions })));
+      return untypedResponse(
+        respondAsync(c, await startTurnAsync(deps, { sessionId, tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions })),
+      );
     }
     const deadlineAt = invocationDeadline(c);
     const turn = await startTurn(deps, { sessionId, tenantId: c.get('tenantId'), prompt: body.prompt, settings: body.permissions, deadlineAt });
@@ -105,6 +109,12 @@ function respondAsync(c: Context, turn: { sessionId: string; turnId: string }) {
   const eventsUrl = turnEventsUrl(turn.sessionId, turn.turnId);
   c.header('Preference-Applied', 'respond-async');
   c.header('Location', eventsUrl);
-  const body = { sessionId: turn.sessionId, turnId: turn.turnId, status: 'running' as const, eventsUrl, interruptUrl: `/v1/sessions/${turn.sessionId}/turns/${turn.turnId}/interrupt` };
+  const body = {
+    sessionId: turn.sessionId,
+    turnId: turn.turnId,
+    status: 'running' as const,
+    eventsUrl,
+    interruptUrl: `/v1/sessions/${turn.sessionId}/turns/${turn.turnId}/interrupt`,
+  };
   return c.json(asyncTurnResponseSchema.parse(body), 202);
 }

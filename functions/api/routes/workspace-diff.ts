@@ -23,16 +23,24 @@ const query = z.object({
 const fileChange = z
   .object({
     path: z.string(),
-    kind: z.enum(['added', 'modified', 'deleted', 'mode', 'symlink']).describe('`mode`: same content, another mode. `symlink`: a link\'s target changed, or a file became a link or back'),
-    oldMode: z.number().int().optional(), newMode: z.number().int().optional(),
-    oldSize: z.number().int().optional(), newSize: z.number().int().optional(),
-    oldTarget: z.string().optional(), newTarget: z.string().optional(),
-    additions: z.number().int().optional(), deletions: z.number().int().optional(),
-    diff: z.string().optional().describe('Unified diff (`--- a/…`, `+++ b/…`, hunks with 3 lines of context) of a text file\'s content'),
+    kind: z
+      .enum(['added', 'modified', 'deleted', 'mode', 'symlink'])
+      .describe("`mode`: same content, another mode. `symlink`: a link's target changed, or a file became a link or back"),
+    oldMode: z.number().int().optional(),
+    newMode: z.number().int().optional(),
+    oldSize: z.number().int().optional(),
+    newSize: z.number().int().optional(),
+    oldTarget: z.string().optional(),
+    newTarget: z.string().optional(),
+    additions: z.number().int().optional(),
+    deletions: z.number().int().optional(),
+    diff: z.string().optional().describe("Unified diff (`--- a/…`, `+++ b/…`, hunks with 3 lines of context) of a text file's content"),
     skipped: z
       .enum(['binary', 'too_large', 'too_complex', 'size_cap', 'unavailable'])
       .optional()
-      .describe(`Why a changed file has no \`diff\`: \`binary\` (a NUL byte or not UTF-8), \`too_large\` (a side over ${MAX_FILE_BYTES} bytes), \`too_complex\` (the line diff gave up), \`size_cap\` (the answer's ${MAX_DIFF_BYTES} bytes of diff were reached: ask with \`?path=\`), \`unavailable\` (a body is missing from storage)`),
+      .describe(
+        `Why a changed file has no \`diff\`: \`binary\` (a NUL byte or not UTF-8), \`too_large\` (a side over ${MAX_FILE_BYTES} bytes), \`too_complex\` (the line diff gave up), \`size_cap\` (the answer's ${MAX_DIFF_BYTES} bytes of diff were reached: ask with \`?path=\`), \`unavailable\` (a body is missing from storage)`,
+      ),
   })
   .openapi('WorkspaceFileChange');
 
@@ -50,7 +58,10 @@ const diffBody = z
   .openapi('WorkspaceDiff');
 
 const getDiff = createRoute({
-  method: 'get', path: '/{id}/workspace/diff', tags: ['Workspace'], summary: 'What changed in the workspace',
+  method: 'get',
+  path: '/{id}/workspace/diff',
+  tags: ['Workspace'],
+  summary: 'What changed in the workspace',
   description:
     "Without parameters: everything since the session's first turn started. `?turn=` gives one turn's changes, `?from=&to=` any two versions. " +
     'Per path the kind of change and, for text files, a unified diff; binary and large files are flagged, not diffed.',
@@ -68,10 +79,19 @@ export function workspaceDiffRoutes(deps: DiffRouteDeps) {
     const record = await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId'));
     const { from, to } = q.turn !== undefined ? await turnRange(deps, record, q) : sessionRange(record, q);
     const result = await runWorkspaceOp(deps, record, { type: 'workspace_diff', from, to, ...(q.path !== undefined ? { paths: [q.path] } : {}) });
-    return c.json({
-      workspace: record.workspace, from, to, ...(q.turn !== undefined ? { turnId: q.turn } : {}),
-      files: result.files, totalFiles: result.totalFiles, diffBytes: result.diffBytes, truncated: result.truncated,
-    }, 200);
+    return c.json(
+      {
+        workspace: record.workspace,
+        from,
+        to,
+        ...(q.turn !== undefined ? { turnId: q.turn } : {}),
+        files: result.files,
+        totalFiles: result.totalFiles,
+        diffBytes: result.diffBytes,
+        truncated: result.truncated,
+      },
+      200,
+    );
   });
   return app;
 }
@@ -105,7 +125,10 @@ async function turnRange(deps: Pick<Deps, 'events'>, record: SessionRecord, q: Q
   if (!first) throw unknown();
   const setupEnd = head.find((e) => e.event.type === 'setup_end')?.event as { workspaceVersion?: number } | undefined;
   if (first.event.type !== 'turn_start' || first.event.workspaceVersion === undefined) {
-    throw new NotFoundError(`Turn ${turnId} has no recorded workspace versions (it ran before they were recorded); use "from" and "to".`, 'versions_not_recorded');
+    throw new NotFoundError(
+      `Turn ${turnId} has no recorded workspace versions (it ran before they were recorded); use "from" and "to".`,
+      'versions_not_recorded',
+    );
   }
   const last = await deps.events.last(record.sessionId, turnId);
   const end = last?.event.type === 'turn_end' ? last.event.workspaceVersion : undefined;

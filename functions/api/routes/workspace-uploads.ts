@@ -11,7 +11,9 @@ import { LimitError } from '../../shared/errors.ts';
 const tags = ['Workspace'];
 
 const uploadBody = z
-  .strictObject({ bytes: z.number().int().min(1).optional().describe('The archive\'s size, when known: a size past the limit is refused here rather than by S3') })
+  .strictObject({
+    bytes: z.number().int().min(1).optional().describe("The archive's size, when known: a size past the limit is refused here rather than by S3"),
+  })
   .openapi('UploadRequest');
 const presignedUpload = z
   .object({
@@ -25,19 +27,28 @@ const presignedUpload = z
 const importBody = z.strictObject({ uploadId: z.string().min(1).max(256) }).openapi('ArchiveByReference');
 const imported = z.object({
   workspace: z.object({ id: z.string(), version: z.number().int() }),
-  files: z.number().int(), bytes: z.number().int(), skipped: z.number().int(),
+  files: z.number().int(),
+  bytes: z.number().int(),
+  skipped: z.number().int(),
 });
 
 const createUpload = createRoute({
-  method: 'post', path: '/{id}/workspace/uploads', tags, summary: 'A presigned S3 form for a large archive',
+  method: 'post',
+  path: '/{id}/workspace/uploads',
+  tags,
+  summary: 'A presigned S3 form for a large archive',
   description: `For archives past what a request body may carry: upload the tar.gz straight to S3 with the form (\`fields\`, then \`file\`), then import it with POST …/workspace/archive \`{uploadId}\`. At most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes; the workspace must be empty. Unimported uploads are removed after a day.`,
   middleware: [jsonBodyLimit(64 * 1024)] as const,
   request: { params: sessionIdParam, headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: uploadBody } }, required: false } },
   responses: { 201: json(presignedUpload, 'The form'), ...errorResponses(400, 404, 409, 413, 415, 422) },
 });
 const importUpload = createRoute({
-  method: 'post', path: '/{id}/workspace/archive', tags, summary: 'Fill an empty workspace from an uploaded tar.gz',
-  description: 'Imports an archive uploaded with a form from POST …/workspace/uploads of the same session (404 for an unknown upload or another session\'s), then removes the upload.',
+  method: 'post',
+  path: '/{id}/workspace/archive',
+  tags,
+  summary: 'Fill an empty workspace from an uploaded tar.gz',
+  description:
+    "Imports an archive uploaded with a form from POST …/workspace/uploads of the same session (404 for an unknown upload or another session's), then removes the upload.",
   middleware: [jsonBodyLimit(64 * 1024)] as const,
   request: { params: sessionIdParam, headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: importBody } }, required: true } },
   responses: { 201: json(imported, 'What was imported'), ...errorResponses(400, 404, 409, 413, 415, 422) },

@@ -15,25 +15,35 @@ import { errorResponses, idempotencyKeyHeader, json, sessionIdParam } from '../s
 /** Uploads larger than any workspace may hold are refused before anything is stored. */
 export const MAX_ARCHIVE_UPLOAD_BYTES = DEFAULT_WORKSPACE_LIMITS.maxBytes;
 
-export const archiveTooLarge = (bytes: number) => new LimitError(`The archive is ${bytes} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
+export const archiveTooLarge = (bytes: number) =>
+  new LimitError(`The archive is ${bytes} bytes; at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes are accepted.`, 'workspace_limit');
 
 const gitBody = z
   .strictObject({
-  url: z.string().min(1).max(2048).describe('https:// clone URL'),
-  ref: z.string().min(1).max(255).optional().describe('Branch or tag (default: the remote default branch)'),
-  depth: z.number().int().min(0).max(1_000_000).optional().describe('Commits of history; 0 = full clone (default 1)'),
-  token: z.string().min(1).max(4096).optional().describe('Access token sent as HTTP basic auth; never stored'),
+    url: z.string().min(1).max(2048).describe('https:// clone URL'),
+    ref: z.string().min(1).max(255).optional().describe('Branch or tag (default: the remote default branch)'),
+    depth: z.number().int().min(0).max(1_000_000).optional().describe('Commits of history; 0 = full clone (default 1)'),
+    token: z.string().min(1).max(4096).optional().describe('Access token sent as HTTP basic auth; never stored'),
   })
   .openapi('GitImport');
 
 const workspaceRef = z.object({ id: z.string(), version: z.number().int() });
 const fileInfoSchema = z
-  .object({ path: z.string(), type: z.enum(['file', 'dir', 'symlink']), size: z.number().int().optional(), mode: z.number().int().optional(), target: z.string().optional() })
+  .object({
+    path: z.string(),
+    type: z.enum(['file', 'dir', 'symlink']),
+    size: z.number().int().optional(),
+    mode: z.number().int().optional(),
+    target: z.string().optional(),
+  })
   .openapi('WorkspaceFile');
 const tags = ['Workspace'];
 
 const putArchive = createRoute({
-  method: 'put', path: '/{id}/workspace/archive', tags, summary: 'Fill an empty workspace from a tar.gz',
+  method: 'put',
+  path: '/{id}/workspace/archive',
+  tags,
+  summary: 'Fill an empty workspace from a tar.gz',
   description: `The body is the archive, with a Content-Length (at most ${MAX_ARCHIVE_UPLOAD_BYTES} bytes).`,
   middleware: [bodyLimit(MAX_ARCHIVE_UPLOAD_BYTES, archiveTooLarge)] as const,
   request: { params: sessionIdParam, body: { content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) } }, required: true } },
@@ -43,7 +53,10 @@ const putArchive = createRoute({
   },
 });
 const gitImport = createRoute({
-  method: 'post', path: '/{id}/workspace/git', tags, summary: 'Fill an empty workspace with a git clone',
+  method: 'post',
+  path: '/{id}/workspace/git',
+  tags,
+  summary: 'Fill an empty workspace with a git clone',
   middleware: [jsonBodyLimit(64 * 1024)] as const,
   request: { params: sessionIdParam, headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: gitBody } }, required: true } },
   responses: {
@@ -52,12 +65,18 @@ const gitImport = createRoute({
   },
 });
 const listFiles = createRoute({
-  method: 'get', path: '/{id}/workspace/files', tags, summary: 'Every path of the workspace',
+  method: 'get',
+  path: '/{id}/workspace/files',
+  tags,
+  summary: 'Every path of the workspace',
   request: { params: sessionIdParam },
   responses: { 200: json(z.object({ workspace: workspaceRef, files: z.array(fileInfoSchema) }), 'The files'), ...errorResponses(404) },
 });
 const getFile = createRoute({
-  method: 'get', path: '/{id}/workspace/files/{path}', tags, summary: "One file's exact bytes",
+  method: 'get',
+  path: '/{id}/workspace/files/{path}',
+  tags,
+  summary: "One file's exact bytes",
   description: 'The path may hold slashes (`…/files/src/main.ts`); percent-encode other reserved characters.',
   request: { params: z.object({ id: z.string().describe('Session id'), path: z.string().describe('Relative file path') }) },
   responses: {
@@ -70,9 +89,15 @@ const getFile = createRoute({
   },
 });
 const getArchive = createRoute({
-  method: 'get', path: '/{id}/workspace/archive', tags, summary: 'The whole workspace as tar.gz',
+  method: 'get',
+  path: '/{id}/workspace/archive',
+  tags,
+  summary: 'The whole workspace as tar.gz',
   request: { params: sessionIdParam },
-  responses: { 200: { description: 'The archive', content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) } } }, ...errorResponses(404) },
+  responses: {
+    200: { description: 'The archive', content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) } } },
+    ...errorResponses(404),
+  },
 });
 
 /** What the workspace routes use: sessions, ids and the egress setting, plus the workspace operations' needs. */
@@ -124,9 +149,11 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps) {
     const record = await session(c.req.valid('param').id, c.get('tenantId'));
     const result = await runWorkspaceOp(deps, record, { type: 'export_archive' });
     const name = `${record.workspace.id}-v${record.workspace.version}.tar.gz`;
-    return untypedResponse(new Response(await getObjectStream(deps, record.workspace.id, result.key), {
-      headers: { 'content-type': 'application/gzip', 'content-length': String(result.size), 'content-disposition': `attachment; filename="${name}"` },
-    }));
+    return untypedResponse(
+      new Response(await getObjectStream(deps, record.workspace.id, result.key), {
+        headers: { 'content-type': 'application/gzip', 'content-length': String(result.size), 'content-disposition': `attachment; filename="${name}"` },
+      }),
+    );
   });
 
   return app;

@@ -15,7 +15,7 @@ const ERROR_MEANINGS = {
   400: 'Invalid input (the message names the field); nothing was stored',
   401: 'Missing, invalid or revoked bearer token',
   403: 'A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere',
-  404: 'No such resource for this tenant (a malformed id, or another tenant\'s)',
+  404: "No such resource for this tenant (a malformed id, or another tenant's)",
   405: 'The path exists, but not with this method (see `Allow`)',
   409: 'Conflicts with the current state (`Retry-After` where waiting helps)',
   411: 'The body needs a Content-Length',
@@ -73,7 +73,12 @@ export const pageQuerySchema = z.object({
 
 export const nextCursorSchema = z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page');
 
-export const sessionIdParam = z.object({ id: z.string().describe('Session id (`ses_…`)').openapi({ param: { name: 'id', in: 'path' }, example: 'ses_0mi3k2x9a4f1c2d3e4f5a6b7c8' }) });
+export const sessionIdParam = z.object({
+  id: z
+    .string()
+    .describe('Session id (`ses_…`)')
+    .openapi({ param: { name: 'id', in: 'path' }, example: 'ses_0mi3k2x9a4f1c2d3e4f5a6b7c8' }),
+});
 
 /**
  * `Idempotency-Key` on creating POSTs (functions/api/idempotency.ts): a retry with the same key
@@ -85,7 +90,9 @@ export const idempotencyKeyHeader = z.object({
   'idempotency-key': z
     .string()
     .optional()
-    .describe('1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422'),
+    .describe(
+      '1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422',
+    ),
 });
 
 /** One entry of an agent's task list (functions/tools/todo-write-tool.ts). */

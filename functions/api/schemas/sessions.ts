@@ -35,7 +35,9 @@ const sessionSourceSchema = z
 const setupRecordSchema = z
   .object({
     status: z.enum(['running', 'succeeded', 'failed', 'interrupted']).describe('`interrupted`: the turn running them died; they are not run again'),
-    source: z.enum(['repository_file', 'repository_setting', 'session_setting']).describe("`.stratus/setup.sh`, or a repository's or the session's `setup.script`"),
+    source: z
+      .enum(['repository_file', 'repository_setting', 'session_setting'])
+      .describe("`.stratus/setup.sh`, or a repository's or the session's `setup.script`"),
     turnId: z.string(),
     startedAt: z.string(),
     endedAt: z.string().optional(),
@@ -46,7 +48,7 @@ const setupRecordSchema = z
     outputTail: z.string().optional().describe('The last 8,000 characters of the merged stdout and stderr'),
     outputTruncated: z.boolean().optional(),
     error: z.string().optional().describe('Why it could not run or finish'),
-    allowedDomains: z.array(z.string()).describe('The hosts its commands could reach: registries plus the session\'s own list'),
+    allowedDomains: z.array(z.string()).describe("The hosts its commands could reach: registries plus the session's own list"),
     restored: z.boolean().optional().describe('A cached environment was restored instead of running the commands'),
   })
   .openapi('SessionSetup');
@@ -78,7 +80,7 @@ export const sessionSchema = z
     mcpServers: z
       .record(z.string(), z.object({ type: z.string(), url: z.string(), headers: z.record(z.string(), z.string()) }))
       .describe('The MCP servers as configured, every header value shown as "[redacted]"'),
-    toolSearch: z.string().nullable().describe('The session\'s ToolSearch mode (`standard`, `tst`, `tst-auto`), or null for the default'),
+    toolSearch: z.string().nullable().describe("The session's ToolSearch mode (`standard`, `tst`, `tst-auto`), or null for the default"),
     agents: z.array(customAgentSchema).describe('Custom sub-agents the Agent tool offers beside the built-ins'),
     reloadFromSeq: z.number().int().nullable(),
     source: sessionSourceSchema.nullable().describe('Where the session came from: a GitHub issue or pull request, or null'),

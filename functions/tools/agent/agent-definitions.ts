@@ -57,7 +57,13 @@ export const PLAN_AGENT: AgentDefinition = {
 export const BUILT_IN_AGENTS: readonly AgentDefinition[] = [GENERAL_PURPOSE_AGENT, EXPLORE_AGENT, PLAN_AGENT];
 
 /** A session's custom agent as the Agent tool runs it (the custom-agent restrictions apply). */
-export function customAgentDefinition(agent: { name: string; description: string; prompt: string; tools?: readonly string[]; disallowedTools?: readonly string[] }): AgentDefinition {
+export function customAgentDefinition(agent: {
+  name: string;
+  description: string;
+  prompt: string;
+  tools?: readonly string[];
+  disallowedTools?: readonly string[];
+}): AgentDefinition {
   return {
     agentType: agent.name,
     whenToUse: agent.description,

@@ -41,7 +41,7 @@ export const PLAN_PROMPT = [
   'How to work:',
   '1. Take the requirements you are given, and the angle you are asked to take, as the frame for everything else.',
   '2. Explore: read the files the request names, find the existing patterns and conventions (Glob, Grep, Read), follow the code paths the change touches, and look for similar features to copy from.',
-  '3. Design: the approach, the trade-offs you weighed and why you chose as you did, staying with the codebase\'s conventions.',
+  "3. Design: the approach, the trade-offs you weighed and why you chose as you did, staying with the codebase's conventions.",
   '4. Plan: the steps in order, what depends on what, and the risks you see.',
   '',
   'End your answer with a section "Critical files for implementation" listing the 3 to 5 files that matter most, one path per line.',

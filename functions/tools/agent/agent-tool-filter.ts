@@ -9,7 +9,12 @@ export const AGENT_TOOL_NAME = 'Agent';
  * (a definition may allow it back with `Agent(...)` in its `tools`).
  */
 export const ALL_AGENT_DISALLOWED_TOOLS: ReadonlySet<string> = new Set([
-  'TaskOutput', 'ExitPlanMode', 'EnterPlanMode', 'AskUserQuestion', 'TaskStop', AGENT_TOOL_NAME,
+  'TaskOutput',
+  'ExitPlanMode',
+  'EnterPlanMode',
+  'AskUserQuestion',
+  'TaskStop',
+  AGENT_TOOL_NAME,
 ]);
 
 /** Custom agents are refused these on top (today the same set as every agent). */
@@ -17,8 +22,20 @@ export const CUSTOM_AGENT_DISALLOWED_TOOLS: ReadonlySet<string> = new Set(ALL_AG
 
 /** Layer 2: a background sub-agent has nobody to ask, so it gets only tools that need no UI. */
 export const ASYNC_AGENT_ALLOWED_TOOLS: ReadonlySet<string> = new Set([
-  'Read', 'Write', 'Edit', 'Bash', 'Glob', 'Grep', 'WebFetch', 'WebSearch', 'NotebookEdit', 'Skill', 'ToolSearch',
-  'TodoWrite', 'EnterWorktree', 'ExitWorktree',
+  'Read',
+  'Write',
+  'Edit',
+  'Bash',
+  'Glob',
+  'Grep',
+  'WebFetch',
+  'WebSearch',
+  'NotebookEdit',
+  'Skill',
+  'ToolSearch',
+  'TodoWrite',
+  'EnterWorktree',
+  'ExitWorktree',
 ]);
 
 export interface AgentToolFilterOptions {
@@ -76,6 +93,9 @@ export function resolveAgentTools(agent: AgentDefinition, available: readonly To
 export function parseToolSpec(spec: string): { name: string; args?: string[] } {
   const match = /^\s*([^()\s]+)\s*(?:\(([^)]*)\))?\s*$/.exec(spec);
   if (!match) return { name: spec.trim() };
-  const args = match[2]?.split(',').map((a) => a.trim()).filter((a) => a.length > 0);
+  const args = match[2]
+    ?.split(',')
+    .map((a) => a.trim())
+    .filter((a) => a.length > 0);
   return { name: match[1]!, ...(args !== undefined ? { args } : {}) };
 }

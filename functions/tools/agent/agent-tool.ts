@@ -35,7 +35,9 @@ const inputSchema = z.strictObject({
   model: z
     .enum(['sonnet', 'opus', 'haiku'])
     .optional()
-    .describe("Optional model override for this agent. Takes precedence over the agent definition's model frontmatter. If omitted, uses the agent definition's model, or inherits from the parent."),
+    .describe(
+      "Optional model override for this agent. Takes precedence over the agent definition's model frontmatter. If omitted, uses the agent definition's model, or inherits from the parent.",
+    ),
   run_in_background: z.boolean().optional().describe('Set to true to run this agent in the background. You will be notified when it completes.'),
 });
 
@@ -68,10 +70,16 @@ export const agentTool = buildTool({
       if (!agent) throw new ToolError(agentNotFoundMessage(input.subagent_type, runner.agents));
     }
     const background = input.run_in_background === true;
-    return { data: await runner.run({ toolUseId: ctx.toolUseId, description: input.description, prompt: input.prompt, agent, ...(background ? { background } : {}) }, ctx) };
+    return {
+      data: await runner.run(
+        { toolUseId: ctx.toolUseId, description: input.description, prompt: input.prompt, agent, ...(background ? { background } : {}) },
+        ctx,
+      ),
+    };
   },
   mapToolResultToToolResultBlockParam(out: SubagentResult | SubagentLaunch, toolUseId): ToolResultBlockParam {
-    if (out.status === 'async_launched') return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: asyncLaunchedText(out.agentId) }] };
+    if (out.status === 'async_launched')
+      return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: asyncLaunchedText(out.agentId) }] };
     const content = out.content.length > 0 ? out.content : [{ type: 'text' as const, text: EMPTY_AGENT_OUTPUT }];
     if (out.oneShot) return { type: 'tool_result', tool_use_id: toolUseId, content };
     // No "(use SendMessage … to continue this agent)" clause: Stratus has no SendMessage.

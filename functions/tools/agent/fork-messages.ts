@@ -42,7 +42,11 @@ Your directive: ${prompt}`;
  * parent's as sent, so the first request shares the parent's cached prefix.
  */
 export function forkStartMessages(base: ForkBase, prompt: string): MessageParam[] {
-  const results: ContentBlockParam[] = base.toolUses.map((b) => ({ type: 'tool_result', tool_use_id: b.id, content: [{ type: 'text', text: FORK_PLACEHOLDER_RESULT }] }));
+  const results: ContentBlockParam[] = base.toolUses.map((b) => ({
+    type: 'tool_result',
+    tool_use_id: b.id,
+    content: [{ type: 'text', text: FORK_PLACEHOLDER_RESULT }],
+  }));
   return [
     { role: 'assistant', content: base.toolUses.map((b) => ({ type: 'tool_use' as const, id: b.id, name: b.name, input: b.input })) },
     { role: 'user', content: [...results, { type: 'text', text: forkDirective(prompt) }] },

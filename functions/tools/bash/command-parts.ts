@@ -12,8 +12,25 @@ import { pipeSegments, staticValue } from './shell-words.ts';
  * `LD_PRELOAD=`, `GIT_SSH_COMMAND=` …) can change what runs, so the rule must name it.
  */
 const SAFE_ASSIGNMENTS: ReadonlySet<string> = new Set([
-  'NODE_ENV', 'RUST_BACKTRACE', 'RUST_LOG', 'PYTHONUNBUFFERED', 'PYTHONDONTWRITEBYTECODE', 'GOOS', 'GOARCH', 'CGO_ENABLED', 'GO111MODULE',
-  'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_TIME', 'TZ', 'TERM', 'COLORTERM', 'NO_COLOR', 'FORCE_COLOR',
+  'NODE_ENV',
+  'RUST_BACKTRACE',
+  'RUST_LOG',
+  'PYTHONUNBUFFERED',
+  'PYTHONDONTWRITEBYTECODE',
+  'GOOS',
+  'GOARCH',
+  'CGO_ENABLED',
+  'GO111MODULE',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_TIME',
+  'TZ',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
 ]);
 
 /** Constructs that decide what runs, or define names that shadow commands: no allow rule covers them. */
@@ -118,7 +135,10 @@ function wrapperLevels(values: (string | undefined)[], raw: string[]): { levels:
   if (values[0] === undefined) return { levels, unknown: true };
   for (let depth = 0; depth < 8; depth++) {
     const level = levels.at(-1)!;
-    const start = wrappedCommandStart(level.values.map((v, i) => v ?? level.raw[i]!), false);
+    const start = wrappedCommandStart(
+      level.values.map((v, i) => v ?? level.raw[i]!),
+      false,
+    );
     if (start === undefined) return { levels, unknown: false };
     const next = { values: level.values.slice(start), raw: level.raw.slice(start) };
     levels.push(next);
@@ -215,7 +235,13 @@ function redirectPart(node: ShellNode, walk: Walk): void {
 /** `X=1`, `export X=1`, `unset X` on their own: they change what later commands see, so they need an allow of their own. */
 function statePart(node: ShellNode, walk: Walk): void {
   const text = node.text;
-  walk.parts.push({ text, segment: walk.segmentOf(node.startIndex), matchForms: [text.trim()], allowForm: hasSubstitution(node) ? undefined : text.trim(), readOnly: false });
+  walk.parts.push({
+    text,
+    segment: walk.segmentOf(node.startIndex),
+    matchForms: [text.trim()],
+    allowForm: hasSubstitution(node) ? undefined : text.trim(),
+    readOnly: false,
+  });
 }
 
 function pseudoPart(node: ShellNode, walk: Walk): NamedPart {

@@ -2,7 +2,13 @@ import { SAFE_FLAGS } from './safe-flags.ts';
 
 type ValueKind = 'none' | 'number' | 'string' | 'char' | 'braces' | 'eof';
 
-const SUFFIX: [string, ValueKind][] = [['{}', 'braces'], ['#', 'number'], ['=', 'string'], ['@', 'char'], ['^', 'eof']];
+const SUFFIX: [string, ValueKind][] = [
+  ['{}', 'braces'],
+  ['#', 'number'],
+  ['=', 'string'],
+  ['@', 'char'],
+  ['^', 'eof'],
+];
 const FLAG = /^-[a-zA-Z0-9_-]/;
 
 export type FlagOptions = {

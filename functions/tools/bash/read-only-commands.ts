@@ -13,9 +13,14 @@ export type ArgsRule = (args: string[]) => boolean;
 
 const any: ArgsRule = () => true;
 const none: ArgsRule = (args) => args.length === 0;
-const exactly = (...allowed: string[][]): ArgsRule => (args) => allowed.some((a) => a.join(' ') === args.join(' '));
-const flags = (command: string, options?: FlagOptions, extra?: ArgsRule): ArgsRule => (args) =>
-  flagsAllowed(command, args, options) && (extra ? extra(args) : true);
+const exactly =
+  (...allowed: string[][]): ArgsRule =>
+  (args) =>
+    allowed.some((a) => a.join(' ') === args.join(' '));
+const flags =
+  (command: string, options?: FlagOptions, extra?: ArgsRule): ArgsRule =>
+  (args) =>
+    flagsAllowed(command, args, options) && (extra ? extra(args) : true);
 const isFlag = (a: string) => a.startsWith('-');
 
 /**
@@ -23,9 +28,50 @@ const isFlag = (a: string) => a.startsWith('-');
  * kind of read, so it asks. Others (echo, basename, …) only print words.
  */
 export const FILE_READING_COMMANDS = new Set([
-  'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'ls', 'file', 'stat', 'tree', 'diff', 'cmp', 'comm', 'cut', 'tr', 'nl',
-  'od', 'hexdump', 'strings', 'sort', 'uniq', 'jq', 'find', 'sed', 'du', 'column', 'fold', 'expand', 'unexpand', 'rev', 'tac',
-  'paste', 'md5sum', 'sha1sum', 'sha256sum', 'base64', 'fmt', 'pr', 'readlink', 'realpath', 'tsort', 'fd', 'fdfind', 'xargs',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'grep',
+  'rg',
+  'ls',
+  'file',
+  'stat',
+  'tree',
+  'diff',
+  'cmp',
+  'comm',
+  'cut',
+  'tr',
+  'nl',
+  'od',
+  'hexdump',
+  'strings',
+  'sort',
+  'uniq',
+  'jq',
+  'find',
+  'sed',
+  'du',
+  'column',
+  'fold',
+  'expand',
+  'unexpand',
+  'rev',
+  'tac',
+  'paste',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'base64',
+  'fmt',
+  'pr',
+  'readlink',
+  'realpath',
+  'tsort',
+  'fd',
+  'fdfind',
+  'xargs',
 ]);
 
 /**
@@ -40,10 +86,56 @@ export function isOutsideWorkspace(arg: string): boolean {
 
 /** Commands whose every flag only changes what is printed: any arguments. */
 const PRINT_ONLY = [
-  'cal', 'uptime', 'cat', 'head', 'tail', 'wc', 'stat', 'strings', 'hexdump', 'od', 'nl', 'id', 'uname', 'free', 'df', 'du',
-  'locale', 'groups', 'nproc', 'basename', 'dirname', 'realpath', 'cut', 'paste', 'tr', 'column', 'tac', 'rev', 'fold',
-  'expand', 'unexpand', 'fmt', 'comm', 'cmp', 'numfmt', 'readlink', 'diff', 'true', 'false', 'sleep', 'which', 'type', 'expr',
-  'test', 'getconf', 'seq', 'tsort', 'pr', 'ls', 'echo',
+  'cal',
+  'uptime',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'stat',
+  'strings',
+  'hexdump',
+  'od',
+  'nl',
+  'id',
+  'uname',
+  'free',
+  'df',
+  'du',
+  'locale',
+  'groups',
+  'nproc',
+  'basename',
+  'dirname',
+  'realpath',
+  'cut',
+  'paste',
+  'tr',
+  'column',
+  'tac',
+  'rev',
+  'fold',
+  'expand',
+  'unexpand',
+  'fmt',
+  'comm',
+  'cmp',
+  'numfmt',
+  'readlink',
+  'diff',
+  'true',
+  'false',
+  'sleep',
+  'which',
+  'type',
+  'expr',
+  'test',
+  'getconf',
+  'seq',
+  'tsort',
+  'pr',
+  'ls',
+  'echo',
 ];
 
 /** Tools xargs may run: none of their flags writes, runs code or reaches the network. */
@@ -65,7 +157,8 @@ export const READ_ONLY_COMMANDS: Record<string, ArgsRule> = {
   find: (args) => !args.some((a) => FIND_ACTIONS.test(a)),
   // A filter and files; no flag that loads code or reads files into variables, no environment.
   jq: (args) =>
-    args.some((a) => !isFlag(a)) && !args.some((a) => JQ_BANNED.test(a) || /\benv\b|\$ENV\b/.test(a)) &&
+    args.some((a) => !isFlag(a)) &&
+    !args.some((a) => JQ_BANNED.test(a) || /\benv\b|\$ENV\b/.test(a)) &&
     args.filter(isFlag).every((a) => /^(-[a-zA-Z]+|--[a-zA-Z-]+(=\S+)?)$/.test(a)),
   ifconfig: (args) => args.length === 0 || (args.length === 1 && /^[a-zA-Z][a-zA-Z0-9_-]*$/.test(args[0]!)),
   ip: exactly(['addr']),
@@ -121,8 +214,30 @@ function dateIsReadOnly(args: string[]): boolean {
 
 /** Capabilities that reset or reprogram the terminal, run its init program or clear its history. */
 const TPUT_WRITES = new Set([
-  'init', 'reset', 'rs1', 'rs2', 'rs3', 'is1', 'is2', 'is3', 'iprog', 'if', 'rf', 'clear', 'flash', 'mc0', 'mc4', 'mc5', 'mc5i',
-  'mc5p', 'pfkey', 'pfloc', 'pfx', 'pfxl', 'smcup', 'rmcup',
+  'init',
+  'reset',
+  'rs1',
+  'rs2',
+  'rs3',
+  'is1',
+  'is2',
+  'is3',
+  'iprog',
+  'if',
+  'rf',
+  'clear',
+  'flash',
+  'mc0',
+  'mc4',
+  'mc5',
+  'mc5i',
+  'mc5p',
+  'pfkey',
+  'pfloc',
+  'pfx',
+  'pfxl',
+  'smcup',
+  'rmcup',
 ]);
 
 function tputIsReadOnly(args: string[]): boolean {

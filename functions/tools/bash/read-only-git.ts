@@ -9,7 +9,8 @@ type Check = (args: string[]) => boolean;
  * `git ls-remote URL` contacts any host, `git remote` with a word is a change.
  */
 const EXTRA: Record<string, Check> = {
-  'git tag': (args) => listsOnly(args, new Set(['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format', '-n']), new Set()),
+  'git tag': (args) =>
+    listsOnly(args, new Set(['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format', '-n']), new Set()),
   'git branch': (args) => listsOnly(args, new Set(['--contains', '--no-contains', '--points-at', '--sort']), new Set(['--merged', '--no-merged'])),
   'git reflog': (args) => {
     const first = args.find((a) => !a.startsWith('-'));

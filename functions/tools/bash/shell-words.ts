@@ -14,7 +14,10 @@ export function staticValue(node: ShellNode): string | undefined {
       return node.text.slice(1, -1);
     case 'string':
       if (node.namedChildren.some((c) => c?.type !== 'string_content')) return undefined;
-      return node.text.slice(1, -1).replace(/\\\n/g, '').replace(/\\([$`"\\])/g, '$1');
+      return node.text
+        .slice(1, -1)
+        .replace(/\\\n/g, '')
+        .replace(/\\([$`"\\])/g, '$1');
     case 'concatenation': {
       const pieces = node.namedChildren.map((c) => (c ? staticValue(c) : undefined));
       return pieces.every((p) => p !== undefined) ? pieces.join('') : undefined;

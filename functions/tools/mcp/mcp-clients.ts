@@ -51,19 +51,21 @@ export function createMcpClients(options: McpOptions, outbound: OutboundPolicy):
   const cache = createConnectionCache(options, createMcpFetch(outbound));
   return {
     async toolsFor(session, log) {
-      const lists = await Promise.all(Object.entries(session.servers).map(async ([name, config]) => {
-        const refusal = outbound.refusalOf(config.url);
-        if (refusal) {
-          log.warn('MCP server refused by the outbound policy; its tools are left out', { server: name, reason: refusal });
-          return [];
-        }
-        try {
-          return await serverTools(cache, options, connectionKey(session.sessionId, name, config), name, config);
-        } catch (err) {
-          log.warn('MCP server failed; its tools are left out', { server: name, error: mcpFailureText(err) });
-          return [];
-        }
-      }));
+      const lists = await Promise.all(
+        Object.entries(session.servers).map(async ([name, config]) => {
+          const refusal = outbound.refusalOf(config.url);
+          if (refusal) {
+            log.warn('MCP server refused by the outbound policy; its tools are left out', { server: name, reason: refusal });
+            return [];
+          }
+          try {
+            return await serverTools(cache, options, connectionKey(session.sessionId, name, config), name, config);
+          } catch (err) {
+            log.warn('MCP server failed; its tools are left out', { server: name, error: mcpFailureText(err) });
+            return [];
+          }
+        }),
+      );
       return lists.flat();
     },
     close: async () => cache.closeAll(),
@@ -104,7 +106,11 @@ function createConnectionCache(options: McpOptions, fetch: OutboundFetch): Conne
 /** One server's tools, listed once per connection (again after `tools/list_changed`). */
 async function serverTools(cache: ConnectionCache, options: McpOptions, key: string, name: string, config: McpServerConfig): Promise<Tool[]> {
   const conn = await cache.connection(key, name, config);
-  conn.tools ??= withTimeout(listTools(conn.client), options.connectTimeoutMs, `MCP server "${name}" did not list its tools within ${options.connectTimeoutMs} ms`);
+  conn.tools ??= withTimeout(
+    listTools(conn.client),
+    options.connectTimeoutMs,
+    `MCP server "${name}" did not list its tools within ${options.connectTimeoutMs} ms`,
+  );
   const listed = await conn.tools.catch((err: unknown) => {
     conn.tools = undefined;
     throw err;
@@ -113,21 +119,23 @@ async function serverTools(cache: ConnectionCache, options: McpOptions, key: str
     const current = await cache.connection(key, name, config);
     return mapMcpResult(await callTool(current.client, name, tool.name, input, ctx, options.toolTimeoutMs), name, tool.name);
   };
-  return listed.map((tool) => mcpTool(name, tool, async (input, ctx) => {
-    try {
-      return await call(input, ctx, tool).catch(async (err: unknown) => {
-        // The server forgot the session (it restarted): a new initialize, then the call once more, as the protocol expects.
-        if (!(await isSessionGone(err))) throw err;
+  return listed.map((tool) =>
+    mcpTool(name, tool, async (input, ctx) => {
+      try {
+        return await call(input, ctx, tool).catch(async (err: unknown) => {
+          // The server forgot the session (it restarted): a new initialize, then the call once more, as the protocol expects.
+          if (!(await isSessionGone(err))) throw err;
+          cache.drop(key);
+          return call(input, ctx, tool);
+        });
+      } catch (err) {
+        if (err instanceof ToolError || ctx.signal.aborted) throw err;
+        // A broken connection is not kept: the next call connects again.
         cache.drop(key);
-        return call(input, ctx, tool);
-      });
-    } catch (err) {
-      if (err instanceof ToolError || ctx.signal.aborted) throw err;
-      // A broken connection is not kept: the next call connects again.
-      cache.drop(key);
-      throw new ToolError(`MCP server "${name}" tool "${tool.name}" failed: ${mcpFailureText(err)}`);
-    }
-  }));
+        throw new ToolError(`MCP server "${name}" tool "${tool.name}" failed: ${mcpFailureText(err)}`);
+      }
+    }),
+  );
 }
 
 /** Header values are part of the key (a changed token reconnects) without being kept as text. */
@@ -135,14 +143,25 @@ function connectionKey(sessionId: string, name: string, config: McpServerConfig)
   return `${sessionId}\u0000${name}\u0000${createHash('sha256').update(JSON.stringify(config)).digest('hex')}`;
 }
 
-async function connect({ name, config, fetch }: { name: string; config: McpServerConfig; fetch: OutboundFetch }, timeoutMs: number, onClose: () => void): Promise<Connection> {
+async function connect(
+  { name, config, fetch }: { name: string; config: McpServerConfig; fetch: OutboundFetch },
+  timeoutMs: number,
+  onClose: () => void,
+): Promise<Connection> {
   const sdk = await loadMcpSdk();
   const client = new sdk.Client({ name: 'stratus', version: '1.0.0' }, { capabilities: {} });
   const url = new URL(config.url);
   const requestInit = { headers: { ...config.headers } };
-  const transport = config.type === 'http'
-    ? new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch })
-    : new sdk.SSEClientTransport(url, { requestInit, fetch, eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...config.headers } }) } });
+  const transport =
+    config.type === 'http'
+      ? new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch })
+      : new sdk.SSEClientTransport(url, {
+          requestInit,
+          fetch,
+          eventSourceInit: {
+            fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...config.headers } }),
+          },
+        });
   const conn: Connection = { client };
   client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
     conn.tools = undefined;
@@ -169,13 +188,23 @@ async function listTools(client: McpClient): Promise<ListedTool[]> {
   return tools;
 }
 
-async function callTool(client: McpClient, server: string, tool: string, input: Record<string, unknown>, ctx: ToolContext, timeoutMs: number): Promise<McpCallResult> {
+async function callTool(
+  client: McpClient,
+  server: string,
+  tool: string,
+  input: Record<string, unknown>,
+  ctx: ToolContext,
+  timeoutMs: number,
+): Promise<McpCallResult> {
   const abort = new AbortController();
   const onAbort = () => abort.abort(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   const text = `MCP server "${server}" tool "${tool}" timed out after ${Math.floor(timeoutMs / 1000)}s`;
   try {
-    const call = client.callTool({ name: tool, arguments: input, _meta: { 'stratus/toolUseId': ctx.toolUseId } }, undefined, { signal: abort.signal, timeout: timeoutMs + 1_000 });
+    const call = client.callTool({ name: tool, arguments: input, _meta: { 'stratus/toolUseId': ctx.toolUseId } }, undefined, {
+      signal: abort.signal,
+      timeout: timeoutMs + 1_000,
+    });
     return (await withTimeout(call, timeoutMs, text, () => abort.abort(new Error(text)))) as McpCallResult;
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);

@@ -45,5 +45,11 @@ export function withoutToolReferences(messages: MessageParam[]): MessageParam[] 
 }
 
 function hasToolReference(message: MessageParam): boolean {
-  return message.role === 'user' && Array.isArray(message.content) && message.content.some((b) => b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((i) => (i as { type: string }).type === 'tool_reference'));
+  return (
+    message.role === 'user' &&
+    Array.isArray(message.content) &&
+    message.content.some(
+      (b) => b.type === 'tool_result' && Array.isArray(b.content) && b.content.some((i) => (i as { type: string }).type === 'tool_reference'),
+    )
+  );
 }

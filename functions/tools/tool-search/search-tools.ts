@@ -4,9 +4,21 @@ import type { Tool } from '../tool.ts';
 function nameParts(name: string): { parts: string[]; full: string; isMcp: boolean } {
   if (name.startsWith('mcp__')) {
     const rest = name.replace(/^mcp__/, '').toLowerCase();
-    return { parts: rest.split('__').flatMap((p) => p.split('_')).filter(Boolean), full: rest.replace(/__/g, ' ').replace(/_/g, ' '), isMcp: true };
+    return {
+      parts: rest
+        .split('__')
+        .flatMap((p) => p.split('_'))
+        .filter(Boolean),
+      full: rest.replace(/__/g, ' ').replace(/_/g, ' '),
+      isMcp: true,
+    };
   }
-  const parts = name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ').toLowerCase().split(/\s+/).filter(Boolean);
+  const parts = name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/_/g, ' ')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean);
   return { parts, full: parts.join(' '), isMcp: false };
 }
 
@@ -26,7 +38,10 @@ export function searchTools(query: string, deferred: readonly Tool[], all: reado
   const exact = deferred.find((t) => t.name.toLowerCase() === q) ?? all.find((t) => t.name.toLowerCase() === q);
   if (exact) return [exact.name];
   if (q.startsWith('mcp__') && q.length > 5) {
-    const prefixed = deferred.filter((t) => t.name.toLowerCase().startsWith(q)).slice(0, maxResults).map((t) => t.name);
+    const prefixed = deferred
+      .filter((t) => t.name.toLowerCase().startsWith(q))
+      .slice(0, maxResults)
+      .map((t) => t.name);
     if (prefixed.length > 0) return prefixed;
   }
   const words = q.split(/\s+/).filter((w) => w.length > 0);
@@ -35,12 +50,18 @@ export function searchTools(query: string, deferred: readonly Tool[], all: reado
   for (const w of words) (w.startsWith('+') && w.length > 1 ? required : optional).push(w.startsWith('+') && w.length > 1 ? w.slice(1) : w);
   const terms = required.length > 0 ? [...required, ...optional] : words;
   const patterns = new Map(terms.map((t) => [t, wordPattern(t)]));
-  const candidates = required.length === 0 ? deferred : deferred.filter((tool) => {
-    const n = nameParts(tool.name);
-    const description = tool.description.toLowerCase();
-    const hint = tool.searchHint?.toLowerCase() ?? '';
-    return required.every((t) => n.parts.includes(t) || n.parts.some((p) => p.includes(t)) || patterns.get(t)!.test(description) || (hint !== '' && patterns.get(t)!.test(hint)));
-  });
+  const candidates =
+    required.length === 0
+      ? deferred
+      : deferred.filter((tool) => {
+          const n = nameParts(tool.name);
+          const description = tool.description.toLowerCase();
+          const hint = tool.searchHint?.toLowerCase() ?? '';
+          return required.every(
+            (t) =>
+              n.parts.includes(t) || n.parts.some((p) => p.includes(t)) || patterns.get(t)!.test(description) || (hint !== '' && patterns.get(t)!.test(hint)),
+          );
+        });
   return candidates
     .map((tool) => ({ name: tool.name, score: score(tool, terms, patterns) }))
     .filter((r) => r.score > 0)

@@ -5,7 +5,6 @@ export type { ToolSearchMode };
 
 export const TOOL_SEARCH_TOOL_NAME = 'ToolSearch';
 
-
 /** The auto threshold: a tenth of the context window (docs/tool-pipeline.md, "ToolSearch"). */
 export const AUTO_THRESHOLD_PERCENT = 10;
 /** Characters per token of the estimate the auto mode measures with. */

@@ -32,7 +32,10 @@ Queries:
  * the whole pool), anything else is a keyword search. The result is a list of `tool_reference`
  * blocks; the conversation that holds them is what later requests read their loaded tools from.
  */
-export function createToolSearchTool(pool: { deferred: () => readonly Tool[]; all: () => readonly Tool[] }): Tool<z.output<typeof inputSchema>, ToolSearchOutput> {
+export function createToolSearchTool(pool: {
+  deferred: () => readonly Tool[];
+  all: () => readonly Tool[];
+}): Tool<z.output<typeof inputSchema>, ToolSearchOutput> {
   return buildTool({
     name: TOOL_SEARCH_TOOL_NAME,
     description: DESCRIPTION,
@@ -44,7 +47,10 @@ export function createToolSearchTool(pool: { deferred: () => readonly Tool[]; al
       const select = /^select:(.+)$/i.exec(query);
       if (select) {
         const found: string[] = [];
-        for (const wanted of select[1]!.split(',').map((s) => s.trim()).filter(Boolean)) {
+        for (const wanted of select[1]!
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)) {
           const tool = findTool(deferred, wanted) ?? findTool(pool.all(), wanted);
           if (tool && !found.includes(tool.name)) found.push(tool.name);
         }

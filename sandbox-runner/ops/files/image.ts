@@ -48,7 +48,9 @@ async function fitLimits(bytes: Buffer, format: string): Promise<PreparedImage> 
   const kind = normalise(meta.format ?? format);
   const { width, height } = meta;
   if (!width || !height) {
-    return bytes.length > IMAGE_MAX_BYTES ? { buffer: await sharp(bytes).jpeg({ quality: 80 }).toBuffer(), mediaType: 'image/jpeg' } : { buffer: bytes, mediaType: mediaTypeOf(kind) };
+    return bytes.length > IMAGE_MAX_BYTES
+      ? { buffer: await sharp(bytes).jpeg({ quality: 80 }).toBuffer(), mediaType: 'image/jpeg' }
+      : { buffer: bytes, mediaType: mediaTypeOf(kind) };
   }
   const oversized = width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE;
   if (!oversized && bytes.length <= IMAGE_MAX_BYTES) return { buffer: bytes, mediaType: mediaTypeOf(kind) };
@@ -83,7 +85,10 @@ async function squeeze(bytes: Buffer, format: string, maxBytes: number): Promise
     const out = await pipeline.toBuffer();
     if (out.length <= maxBytes) return { buffer: out, mediaType: mediaTypeOf(kind) };
   }
-  const fewColours = await sharp(bytes).resize(800, 800, { fit: 'inside', withoutEnlargement: true }).png({ compressionLevel: 9, palette: true, colors: 64 }).toBuffer();
+  const fewColours = await sharp(bytes)
+    .resize(800, 800, { fit: 'inside', withoutEnlargement: true })
+    .png({ compressionLevel: 9, palette: true, colors: 64 })
+    .toBuffer();
   if (fewColours.length <= maxBytes) return { buffer: fewColours, mediaType: 'image/png' };
   for (const quality of [50, 20]) {
     const jpeg = await sharp(bytes).resize(600, 600, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality }).toBuffer();

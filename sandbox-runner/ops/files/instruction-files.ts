@@ -48,7 +48,10 @@ export async function readInstructionTree(
   seen.add(virtualPath);
   const cut = text.length > limits.maxFileChars;
   const file: InstructionFile = {
-    path: virtualPath, content: cut ? text.slice(0, limits.maxFileChars) : text, chars: text.length, truncated: cut,
+    path: virtualPath,
+    content: cut ? text.slice(0, limits.maxFileChars) : text,
+    chars: text.length,
+    truncated: cut,
     ...(at.importedBy ? { importedBy: at.importedBy } : {}),
   };
   const files = [file];

@@ -26,9 +26,10 @@ export function parseNotebook(text: string): NotebookCell[] {
       cellType,
       source: joinText(cell.source),
       ...(cellType === 'code' ? { language } : {}),
-      outputs: size > MAX_CELL_OUTPUT_CHARS
-        ? [{ text: `Outputs are too large to include. Use Bash with: cat <notebook_path> | jq '.cells[${index}].outputs'` }]
-        : outputs,
+      outputs:
+        size > MAX_CELL_OUTPUT_CHARS
+          ? [{ text: `Outputs are too large to include. Use Bash with: cat <notebook_path> | jq '.cells[${index}].outputs'` }]
+          : outputs,
     };
   });
 }
@@ -40,11 +41,12 @@ function toOutput(output: Json): NotebookCell['outputs'][number] {
     case 'execute_result':
     case 'display_data': {
       const data = (output.data ?? {}) as Json;
-      const image = typeof data['image/png'] === 'string'
-        ? { data: (data['image/png'] as string).replace(/\s/g, ''), mediaType: 'image/png' }
-        : typeof data['image/jpeg'] === 'string'
-          ? { data: (data['image/jpeg'] as string).replace(/\s/g, ''), mediaType: 'image/jpeg' }
-          : undefined;
+      const image =
+        typeof data['image/png'] === 'string'
+          ? { data: (data['image/png'] as string).replace(/\s/g, ''), mediaType: 'image/png' }
+          : typeof data['image/jpeg'] === 'string'
+            ? { data: (data['image/jpeg'] as string).replace(/\s/g, ''), mediaType: 'image/jpeg' }
+            : undefined;
       return { text: joinText(data['text/plain']), ...(image ? { image } : {}) };
     }
     case 'error':

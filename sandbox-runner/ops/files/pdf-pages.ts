@@ -5,7 +5,11 @@ import { ToolInputError } from '../../workspace/tool-input-error.ts';
  * The pages first..last (1-based, last clamped to the document) as a PDF of their own, so a
  * page range reaches the model as a document block of just those pages.
  */
-export async function extractPdfPages(bytes: Uint8Array, range: { first: number; last: number }, virtualPath: string): Promise<{ bytes: Uint8Array; first: number; last: number; total: number }> {
+export async function extractPdfPages(
+  bytes: Uint8Array,
+  range: { first: number; last: number },
+  virtualPath: string,
+): Promise<{ bytes: Uint8Array; first: number; last: number; total: number }> {
   // Loaded on use (~1 s here): every new runner process is a cold start, and few read page ranges.
   const { PDFDocument } = await import('pdf-lib');
   let source: PDFDocument;

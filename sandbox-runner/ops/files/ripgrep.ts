@@ -40,7 +40,12 @@ export function runRipgrep(args: string[], opts: { cwd: string; timeoutMs?: numb
     });
     child.once('close', () => {
       clearTimeout(timer);
-      let lines = Buffer.concat(chunks).toString('utf8').trim().split('\n').map((l) => l.replace(/\r$/, '')).filter(Boolean);
+      let lines = Buffer.concat(chunks)
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(/\r$/, ''))
+        .filter(Boolean);
       // A killed search may have stopped mid-line.
       if (killed && lines.length > 0) lines = lines.slice(0, -1);
       if (killed && lines.length === 0) {

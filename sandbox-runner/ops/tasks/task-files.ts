@@ -55,7 +55,10 @@ const recordFile = (dir: string, id: string) => path.join(dir, `${id}.json`);
 
 async function readRecord(dir: string, id: string): Promise<TaskRecord | undefined> {
   if (!/^[a-z0-9]{1,32}$/.test(id)) return undefined;
-  return fs.readFile(recordFile(dir, id), 'utf8').then((s) => JSON.parse(s) as TaskRecord, () => undefined);
+  return fs.readFile(recordFile(dir, id), 'utf8').then(
+    (s) => JSON.parse(s) as TaskRecord,
+    () => undefined,
+  );
 }
 
 async function writeRecord(dir: string, record: TaskRecord): Promise<void> {

@@ -32,7 +32,9 @@ describe('the write-ahead append with the head off the critical path', () => {
     }
     await writer.head.flush();
     expect((await stack.deps.sessions.get(sessionId))!.messageCount).toBe(12);
-    expect((await stack.deps.messages.loadFrom(sessionId)).map((m) => m.content[0])).toEqual(Array.from({ length: 12 }, (_, i) => ({ type: 'text', text: `m${i}` })));
+    expect((await stack.deps.messages.loadFrom(sessionId)).map((m) => m.content[0])).toEqual(
+      Array.from({ length: 12 }, (_, i) => ({ type: 'text', text: `m${i}` })),
+    );
   });
 
   it('lands head updates queued back to back with the latest value of every field', async () => {

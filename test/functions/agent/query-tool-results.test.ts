@@ -64,7 +64,12 @@ describe('the query loop and its tool results', () => {
     const aStarted = deferred();
     started.set('a', aStarted);
     model.enqueue(
-      { content: [{ type: 'tool_use', id: 'toolu_a', name: 'Gate', input: { key: 'a' } }, { type: 'text', text: 'streaming on' }] },
+      {
+        content: [
+          { type: 'tool_use', id: 'toolu_a', name: 'Gate', input: { key: 'a' } },
+          { type: 'text', text: 'streaming on' },
+        ],
+      },
       { content: [{ type: 'text', text: 'done' }] },
     );
     const out = await run(params(), async (e) => {
@@ -75,10 +80,13 @@ describe('the query loop and its tool results', () => {
       }
     });
     expect(out.map((e) => e.type)).toEqual(['text_delta', 'assistant', 'tool_result', 'text_delta', 'assistant', 'done']);
-    expect(withoutCacheControl(model.requests.at(-1)!.body.messages.at(-1))).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'done a' }] });
+    expect(withoutCacheControl(model.requests.at(-1)!.body.messages.at(-1))).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'done a' }],
+    });
   });
 
-  it('forwards a running tool\'s progress before the model message has ended', async () => {
+  it("forwards a running tool's progress before the model message has ended", async () => {
     const pStarted = deferred();
     const progressTool = gatedTool('Progress', {
       safe: true,
@@ -90,7 +98,12 @@ describe('the query loop and its tool results', () => {
       },
     });
     model.enqueue(
-      { content: [{ type: 'tool_use', id: 'toolu_p', name: 'Progress', input: { key: 'p' } }, { type: 'text', text: 'meanwhile' }] },
+      {
+        content: [
+          { type: 'tool_use', id: 'toolu_p', name: 'Progress', input: { key: 'p' } },
+          { type: 'text', text: 'meanwhile' },
+        ],
+      },
       { content: [{ type: 'text', text: 'done' }] },
     );
     const out = await run(params({ registry: assembleToolPool({ builtins: [progressTool] }) }), async (e) => {
@@ -127,7 +140,9 @@ describe('the query loop and its tool results', () => {
         config: { bucket: 'b' },
         log: memoryLogger().log,
       },
-      sessionId: 'ses', workspace: { id: 'ws', version: 0 }, cwd: '/workspace',
+      sessionId: 'ses',
+      workspace: { id: 'ws', version: 0 },
+      cwd: '/workspace',
     });
     model.enqueue(
       { content: [{ type: 'tool_use', id: 'toolu_r', name: 'Read', input: { file_path: '/workspace/a.txt' } }] },
@@ -136,7 +151,9 @@ describe('the query loop and its tool results', () => {
     const p = params();
     const out = await run({ ...p, toolContext: { ...p.toolContext, workspace: failingRunner } });
     expectOneResultPerToolUse(out);
-    expect(out.find((e) => e.type === 'tool_result')).toMatchObject({ block: { tool_use_id: 'toolu_r', is_error: true, content: 'Runner invocation timed out after 900s' } });
+    expect(out.find((e) => e.type === 'tool_result')).toMatchObject({
+      block: { tool_use_id: 'toolu_r', is_error: true, content: 'Runner invocation timed out after 900s' },
+    });
     expect(out.at(-1)).toEqual({ type: 'done', stopReason: 'end_turn' });
   });
 
@@ -159,7 +176,12 @@ describe('the query loop and its tool results', () => {
   });
 
   it('checkpoints after a round of tool results when told to, with every result in', async () => {
-    model.enqueue({ content: [{ type: 'tool_use', id: 'toolu_s1', name: 'Instant', input: {} }, { type: 'tool_use', id: 'toolu_s2', name: 'Instant', input: {} }] });
+    model.enqueue({
+      content: [
+        { type: 'tool_use', id: 'toolu_s1', name: 'Instant', input: {} },
+        { type: 'tool_use', id: 'toolu_s2', name: 'Instant', input: {} },
+      ],
+    });
     const before = model.requests.length;
     const out = await run(params({ shouldCheckpoint: () => true }));
     expectOneResultPerToolUse(out);

@@ -6,17 +6,20 @@ import { StratusError } from '../../../functions/shared/errors.ts';
 /** A body of `total` bytes in 1 KiB chunks that records how much was pulled and whether it was cancelled. */
 function source(total: number) {
   const seen = { pulled: 0, cancelled: false };
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (seen.pulled >= total) return controller.close();
-      const n = Math.min(1024, total - seen.pulled);
-      seen.pulled += n;
-      controller.enqueue(new Uint8Array(n).fill(0x20));
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (seen.pulled >= total) return controller.close();
+        const n = Math.min(1024, total - seen.pulled);
+        seen.pulled += n;
+        controller.enqueue(new Uint8Array(n).fill(0x20));
+      },
+      cancel() {
+        seen.cancelled = true;
+      },
     },
-    cancel() {
-      seen.cancelled = true;
-    },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
   return { stream, seen };
 }
 
@@ -28,7 +31,9 @@ function appWithCaps() {
   app.post('/both/*', bodyLimit(10 * 1024));
   app.post('/both/inner', bodyLimit(2 * 1024), async (c) => c.json({ read: (await c.req.arrayBuffer()).byteLength }));
   app.post('/undeclared', async (c) => c.json({ read: (await c.req.text()).length }));
-  app.onError((err, c) => (err instanceof StratusError ? c.json({ code: err.code, message: err.message }, err.status as 413) : c.json({ crash: String(err) }, 500)));
+  app.onError((err, c) =>
+    err instanceof StratusError ? c.json({ code: err.code, message: err.message }, err.status as 413) : c.json({ crash: String(err) }, 500),
+  );
   return app;
 }
 
@@ -36,7 +41,7 @@ const post = (app: Hono, path: string, body: ReadableStream<Uint8Array>, headers
   app.request(path, { method: 'POST', body, headers, duplex: 'half' } as RequestInit);
 
 describe('the body-limit layer', () => {
-  it('reads a chunked body up to its route\'s cap, and refuses the byte past it with a 413 naming the cap, reading no further', async () => {
+  it("reads a chunked body up to its route's cap, and refuses the byte past it with a 413 naming the cap, reading no further", async () => {
     const app = appWithCaps();
     const exact = source(4 * 1024);
     expect(await (await post(app, '/small', exact.stream)).json()).toEqual({ read: 4096 });

@@ -29,7 +29,11 @@ describe('serving the console', () => {
     expect(page.headers.get('cache-control')).toBe('no-cache');
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self';");
-    expect([page.headers.get('x-content-type-options'), page.headers.get('x-frame-options'), page.headers.get('referrer-policy')]).toEqual(['nosniff', 'DENY', 'no-referrer']);
+    expect([page.headers.get('x-content-type-options'), page.headers.get('x-frame-options'), page.headers.get('referrer-policy')]).toEqual([
+      'nosniff',
+      'DENY',
+      'no-referrer',
+    ]);
     const asset = await app.request('/console/assets/index-abc123.js');
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');

@@ -75,7 +75,11 @@ describe('micro-compaction', () => {
 describe('compaction split and token counts', () => {
   const msgs = (...roles: ('u' | 'a' | 'r')[]): MessageParam[] =>
     roles.map((r) =>
-      r === 'a' ? { role: 'assistant', content: 'x' } : r === 'r' ? { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] } : { role: 'user', content: 'x' },
+      r === 'a'
+        ? { role: 'assistant', content: 'x' }
+        : r === 'r'
+          ? { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }
+          : { role: 'user', content: 'x' },
     );
   it('keeps a tail that never starts with orphaned tool results, and at most half', () => {
     expect(splitForCompaction(msgs('u', 'a', 'r', 'a', 'u', 'a', 'r'), 2)).toBe(5);
@@ -85,7 +89,11 @@ describe('compaction split and token counts', () => {
     expect(splitForCompaction([], 6)).toBe(0);
   });
   it('adds an estimate of what came after the last measured response', () => {
-    const messages: MessageParam[] = [{ role: 'user', content: 'x'.repeat(400) }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'y'.repeat(40) }];
+    const messages: MessageParam[] = [
+      { role: 'user', content: 'x'.repeat(400) },
+      { role: 'assistant', content: 'ok' },
+      { role: 'user', content: 'y'.repeat(40) },
+    ];
     expect(estimateMessagesTokens(messages)).toBe(Math.ceil(442 / 4));
     expect(tokenCountWithEstimation(messages, { tokens: 1000, messageCount: 2 })).toBe(1010);
     expect(tokenCountWithEstimation(messages, undefined)).toBe(111);

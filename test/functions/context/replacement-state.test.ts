@@ -57,7 +57,11 @@ describe('enforceToolResultBudget', () => {
   });
 
   it('skips tools that opt out of persistence (Read), but counts nothing for them', async () => {
-    const out = await enforceToolResultBudget([use('r', 'Read'), use('b'), results(['r', 500], ['b', 10])], createContentReplacementState(), options(100, ['Read']));
+    const out = await enforceToolResultBudget(
+      [use('r', 'Read'), use('b'), results(['r', 500], ['b', 10])],
+      createContentReplacementState(),
+      options(100, ['Read']),
+    );
     expect(out.decisions).toEqual({ seen: ['r', 'b'], replaced: [] });
   });
 
@@ -65,7 +69,13 @@ describe('enforceToolResultBudget', () => {
     const state = createContentReplacementState();
     const messages: MessageParam[] = [
       use('p'),
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'p', content: `<persisted-output>\n${'y'.repeat(500)}` }, { type: 'tool_result', tool_use_id: 'q', content: 'z'.repeat(200) }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'p', content: `<persisted-output>\n${'y'.repeat(500)}` },
+          { type: 'tool_result', tool_use_id: 'q', content: 'z'.repeat(200) },
+        ],
+      },
     ];
     const out = await enforceToolResultBudget(messages, state, { limit: 100, skipToolNames: new Set(), persist: async () => null });
     expect(out.decisions).toEqual({ seen: ['q'], replaced: [] });

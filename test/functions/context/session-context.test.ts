@@ -4,10 +4,20 @@ import type { StoredMessage } from '../../../functions/stores/message-store.ts';
 
 const base = { sessionId: 's', turnId: 't', createdAt: '2026-01-01T00:00:00.000Z' };
 const msg = (seq: number, kind: StoredMessage['kind'], extra: Partial<StoredMessage> = {}): StoredMessage => ({
-  ...base, seq, uuid: `m${seq}`, kind, role: kind === 'assistant' || kind === 'tombstone' ? 'assistant' : 'user', content: [{ type: 'text', text: `#${seq}` }], ...extra,
+  ...base,
+  seq,
+  uuid: `m${seq}`,
+  kind,
+  role: kind === 'assistant' || kind === 'tombstone' ? 'assistant' : 'user',
+  content: [{ type: 'text', text: `#${seq}` }],
+  ...extra,
 });
 const boundary = (seq: number, compactionId: string, startSeq: number) =>
-  msg(seq, 'compact_boundary', { content: [], compactionId, compact: { trigger: 'auto', preTokens: 1, messagesSummarized: 2, startSeq, previousStartSeq: null } });
+  msg(seq, 'compact_boundary', {
+    content: [],
+    compactionId,
+    compact: { trigger: 'auto', preTokens: 1, messagesSummarized: 2, startSeq, previousStartSeq: null },
+  });
 const seqs = (log: StoredMessage[]) => contextFromLog(log).conversation.map((m) => m.seq);
 
 describe('what a reload continues from', () => {
@@ -23,7 +33,13 @@ describe('what a reload continues from', () => {
   });
 
   it("restarts at a compaction that completed after the session's pointer last moved", () => {
-    const log = [...before, msg(5, 'compact_summary', { compactionId: 'c1' }), msg(6, 'assistant', { compactionId: 'c1' }), boundary(7, 'c1', 5), msg(8, 'prompt')];
+    const log = [
+      ...before,
+      msg(5, 'compact_summary', { compactionId: 'c1' }),
+      msg(6, 'assistant', { compactionId: 'c1' }),
+      boundary(7, 'c1', 5),
+      msg(8, 'prompt'),
+    ];
     expect(seqs(log)).toEqual([5, 6, 8]);
   });
 

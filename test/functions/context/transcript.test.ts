@@ -51,7 +51,12 @@ describe('danglingToolUses', () => {
   });
 
   it('is empty for a complete transcript', () => {
-    expect(danglingToolUses([{ role: 'assistant', content: [use('a')] }, { role: 'user', content: [result('a')] }])).toEqual([]);
+    expect(
+      danglingToolUses([
+        { role: 'assistant', content: [use('a')] },
+        { role: 'user', content: [result('a')] },
+      ]),
+    ).toEqual([]);
   });
 
   it('syntheticResults builds one error result per dangling id', () => {

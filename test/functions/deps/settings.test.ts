@@ -10,16 +10,31 @@ import { makeTempDir } from '../../support/temp-dir.ts';
 import { readFileSync } from 'node:fs';
 
 const awsEnv = {
-  AWS_REGION: 'eu-west-1', STRATUS_BUCKET: 'b', STRATUS_RUNNER_FUNCTION: 'r', STRATUS_SELF_FUNCTION: 's',
+  AWS_REGION: 'eu-west-1',
+  STRATUS_BUCKET: 'b',
+  STRATUS_RUNNER_FUNCTION: 'r',
+  STRATUS_SELF_FUNCTION: 's',
   ...tableEnvironment(tableNames('t')),
-  ANTHROPIC_API_KEY: 'k', STRATUS_API_TOKENS: 'tok=ten',
+  ANTHROPIC_API_KEY: 'k',
+  STRATUS_API_TOKENS: 'tok=ten',
 };
 const shared = {
-  STRATUS_MAX_MODEL_CALLS: '7', STRATUS_PERMISSION_MODE: 'default', STRATUS_MAX_TOOL_CONCURRENCY: '3', STRATUS_CORS_ORIGINS: 'https://a.example, https://b.example', STRATUS_SSE_HEARTBEAT_MS: '5_000', STRATUS_CONTEXT_WINDOW: '100000',
-  STRATUS_BUDGETS: '{"maxCostUsd":5}', STRATUS_TENANT_BUDGETS: '{"acme":{"maxTurns":3}}', STRATUS_MODEL_PRICES: '{"my-model":{"inputPerMTok":1,"outputPerMTok":2}}',
+  STRATUS_MAX_MODEL_CALLS: '7',
+  STRATUS_PERMISSION_MODE: 'default',
+  STRATUS_MAX_TOOL_CONCURRENCY: '3',
+  STRATUS_CORS_ORIGINS: 'https://a.example, https://b.example',
+  STRATUS_SSE_HEARTBEAT_MS: '5_000',
+  STRATUS_CONTEXT_WINDOW: '100000',
+  STRATUS_BUDGETS: '{"maxCostUsd":5}',
+  STRATUS_TENANT_BUDGETS: '{"acme":{"maxTurns":3}}',
+  STRATUS_MODEL_PRICES: '{"my-model":{"inputPerMTok":1,"outputPerMTok":2}}',
   STRATUS_PRIVATE_NETWORK_ALLOW: '10.0.0.0/8, mcp.internal.example, 127.0.0.1:9000',
-  STRATUS_SETUP_REGISTRIES: 'npm.internal.example, 127.0.0.1:9000', STRATUS_SETUP_TIMEOUT_SECONDS: '300',
-  STRATUS_GITHUB_WEBHOOK_SECRET: 'hook-secret', STRATUS_GITHUB_TOKEN: 'ghp_x', STRATUS_GITHUB_API_URL: 'https://ghe.example/api/v3', STRATUS_GITHUB_COMMIT_AUTHOR: 'Bot <bot@example.com>',
+  STRATUS_SETUP_REGISTRIES: 'npm.internal.example, 127.0.0.1:9000',
+  STRATUS_SETUP_TIMEOUT_SECONDS: '300',
+  STRATUS_GITHUB_WEBHOOK_SECRET: 'hook-secret',
+  STRATUS_GITHUB_TOKEN: 'ghp_x',
+  STRATUS_GITHUB_API_URL: 'https://ghe.example/api/v3',
+  STRATUS_GITHUB_COMMIT_AUTHOR: 'Bot <bot@example.com>',
 };
 
 describe('one configuration for the local stack and Lambda', () => {
@@ -39,7 +54,12 @@ describe('one configuration for the local stack and Lambda', () => {
         expect(config.budgets).toEqual({ defaults: { maxCostUsd: 5 }, tenants: { acme: { maxTurns: 3 } } });
         expect(config.modelPrices['my-model']).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
         expect(config.modelPrices).toHaveProperty('claude-opus');
-        expect(config.github).toMatchObject({ webhookSecret: 'hook-secret', token: 'ghp_x', apiUrl: 'https://ghe.example/api/v3', commitAuthor: { name: 'Bot', email: 'bot@example.com' } });
+        expect(config.github).toMatchObject({
+          webhookSecret: 'hook-secret',
+          token: 'ghp_x',
+          apiUrl: 'https://ghe.example/api/v3',
+          commitAuthor: { name: 'Bot', email: 'bot@example.com' },
+        });
       }
       // The worker function is the deployment's; locally, deliveries go to the in-process worker.
       expect(configFromEnv({ ...awsEnv, STRATUS_GITHUB_WORKER_FUNCTION: 'gh-worker' }).github.workerFunction).toBe('gh-worker');
@@ -54,7 +74,9 @@ describe('one configuration for the local stack and Lambda', () => {
     expect(configFromEnv(awsEnv).outbound).toEqual({ privateNetworkAllow: [], ownEndpoints: [] });
     // Set-up steps reach the public registries by default, and none when the operator says so.
     expect(configFromEnv(awsEnv).setup).toEqual({ registries: [...DEFAULT_SETUP_REGISTRIES], timeoutSeconds: 600 });
-    expect(DEFAULT_SETUP_REGISTRIES).toEqual(expect.arrayContaining(['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org', 'proxy.golang.org', 'repo1.maven.org', 'codeload.github.com']));
+    expect(DEFAULT_SETUP_REGISTRIES).toEqual(
+      expect.arrayContaining(['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org', 'proxy.golang.org', 'repo1.maven.org', 'codeload.github.com']),
+    );
     expect(configFromEnv({ ...awsEnv, STRATUS_SETUP_REGISTRIES: 'none' }).setup.registries).toEqual([]);
     // On Lambda the runtime API listens on loopback: one of the endpoints no hook or MCP server may reach.
     expect(configFromEnv({ ...awsEnv, AWS_LAMBDA_RUNTIME_API: '127.0.0.1:9001' }).outbound.ownEndpoints).toEqual(['127.0.0.1:9001']);
@@ -72,7 +94,10 @@ describe('one configuration for the local stack and Lambda', () => {
       [{ STRATUS_API_TOKENS: 'justatoken' }, /^STRATUS_API_TOKENS: /],
       [{ STRATUS_PRIVATE_NETWORK_ALLOW: '10.0.0.0/8, http://x' }, /^STRATUS_PRIVATE_NETWORK_ALLOW: expected host names .*, got "http:\/\/x"/],
       [{ STRATUS_PRIVATE_NETWORK_ALLOW: '10.0.0.0/33' }, /^STRATUS_PRIVATE_NETWORK_ALLOW: /],
-      [{ STRATUS_SETUP_REGISTRIES: 'registry.npmjs.org, https://pypi.org/simple' }, /^STRATUS_SETUP_REGISTRIES: each entry must be a host name .*, got "https:\/\/pypi.org\/simple"/],
+      [
+        { STRATUS_SETUP_REGISTRIES: 'registry.npmjs.org, https://pypi.org/simple' },
+        /^STRATUS_SETUP_REGISTRIES: each entry must be a host name .*, got "https:\/\/pypi.org\/simple"/,
+      ],
       [{ STRATUS_SETUP_TIMEOUT_SECONDS: '3600' }, /^STRATUS_SETUP_TIMEOUT_SECONDS: expected a whole number from 1 to 840/],
       [{ STRATUS_BUDGETS: '{maxCostUsd:5}' }, /^STRATUS_BUDGETS: not valid JSON/],
       [{ STRATUS_BUDGETS: '{"maxCostUsd":-1}' }, /^STRATUS_BUDGETS: "maxCostUsd": /],

@@ -28,7 +28,14 @@ describe('restoreCachedEnvironment / saveCachedEnvironment', () => {
     expect(created.status).toBe(201);
     const record = (await fx.stack.deps.sessions.get(created.json.id))!;
     const workspace = new WorkspaceSession({ deps: fx.stack.deps, sessionId: record.sessionId, workspace: record.workspace, cwd: '/workspace' });
-    const scope: EnvironmentScope = { tenantId: tenant, sessionId: record.sessionId, workspaceId: record.workspace.id, repository: REPOSITORY, setupScript: 'npm ci', setupSource: 'repository_file' };
+    const scope: EnvironmentScope = {
+      tenantId: tenant,
+      sessionId: record.sessionId,
+      workspaceId: record.workspace.id,
+      repository: REPOSITORY,
+      setupScript: 'npm ci',
+      setupSource: 'repository_file',
+    };
     return { workspace, scope, sessionId: record.sessionId };
   }
   const sh = async (ws: WorkspaceSession, command: string) => (await ws.run({ type: 'bash', command, timeoutMs: 20_000 })).output;
@@ -78,7 +85,10 @@ describe('restoreCachedEnvironment / saveCachedEnvironment', () => {
   it('caches nothing for a session without a repository', async () => {
     const plain = await session('local');
     const { repository: _, ...scope } = plain.scope;
-    expect(await restoreCachedEnvironment(fx.stack.deps, scope, plain.workspace)).toEqual({ restored: false, unavailable: 'the session has no repository to cache an environment for' });
+    expect(await restoreCachedEnvironment(fx.stack.deps, scope, plain.workspace)).toEqual({
+      restored: false,
+      unavailable: 'the session has no repository to cache an environment for',
+    });
     expect(await saveCachedEnvironment(fx.stack.deps, scope, plain.workspace)).toEqual({ saved: false, reason: 'unavailable' });
   });
 });

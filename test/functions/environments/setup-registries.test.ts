@@ -3,12 +3,16 @@ import { DEFAULT_SETUP_REGISTRIES, setupAllowList } from '../../../functions/ses
 import { parseAllowListEntry } from '../../../sandbox-runner/common/network-allow-list.ts';
 
 describe("the set-up steps' allow-list", () => {
-  it('is the registries, tuned by the setting, then the session\'s own hosts, each once', () => {
-    const list = setupAllowList(['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org'], { remove: ['PyPI.org.', 'files.pythonhosted.org'], add: ['npm.internal.example:8443', 'registry.npmjs.org'] }, ['api.example.com', 'REGISTRY.npmjs.org']);
+  it("is the registries, tuned by the setting, then the session's own hosts, each once", () => {
+    const list = setupAllowList(
+      ['registry.npmjs.org', 'pypi.org', 'files.pythonhosted.org'],
+      { remove: ['PyPI.org.', 'files.pythonhosted.org'], add: ['npm.internal.example:8443', 'registry.npmjs.org'] },
+      ['api.example.com', 'REGISTRY.npmjs.org'],
+    );
     expect(list).toEqual(['registry.npmjs.org', 'npm.internal.example:8443', 'api.example.com']);
   });
 
-  it('without a setting is the registries plus the session\'s list', () => {
+  it("without a setting is the registries plus the session's list", () => {
     expect(setupAllowList(DEFAULT_SETUP_REGISTRIES, undefined, undefined)).toEqual([...DEFAULT_SETUP_REGISTRIES]);
     expect(setupAllowList([], undefined, ['example.com'])).toEqual(['example.com']);
   });

@@ -16,7 +16,15 @@ describe('GitHub App setup states', () => {
     const [, payload, signature] = state.split('.') as [string, string, string];
     const renamed = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), t: 'victim' })).toString('base64url');
     const refused = { refused: 'the state is not one this deployment made' };
-    for (const bad of [signSetupState('other', 'acme', now).state, `v1.${renamed}.${signature}`, `v1.${payload}`, `v2.${payload}.${signature}`, `v1.${payload}.${signature.slice(1)}`, 'sha256=00', '']) {
+    for (const bad of [
+      signSetupState('other', 'acme', now).state,
+      `v1.${renamed}.${signature}`,
+      `v1.${payload}`,
+      `v2.${payload}.${signature}`,
+      `v1.${payload}.${signature.slice(1)}`,
+      'sha256=00',
+      '',
+    ]) {
       expect(verifySetupState('whsec', bad, now)).toEqual(refused);
     }
   });

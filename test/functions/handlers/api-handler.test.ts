@@ -48,17 +48,23 @@ describe('the API Lambda handler', () => {
     );
     expect(out.metadata?.statusCode).toBe(200);
     expect(out.metadata?.headers?.['content-type']).toBe('text/event-stream');
-    const events = out.text.split('\n').filter((l) => l.startsWith('event: ')).map((l) => l.slice('event: '.length));
+    const events = out.text
+      .split('\n')
+      .filter((l) => l.startsWith('event: '))
+      .map((l) => l.slice('event: '.length));
     expect(events).toEqual(['turn_start', 'text_delta', 'assistant_message', 'turn_end']);
     // Written as separate chunks while the turn ran, not as one buffered body.
     expect(out.chunks.length).toBeGreaterThanOrEqual(4);
     expect(out.text).toContain('"text":"Hello from Lambda."');
   });
 
-  it('ends a follower\'s stream shortly before the invocation deadline with a reconnect hint', async () => {
+  it("ends a follower's stream shortly before the invocation deadline with a reconnect hint", async () => {
     const created = await invoke(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: {} }));
     const sessionId = (JSON.parse(created.text) as { id: string }).id;
-    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_slow', name: 'Bash', input: { command: 'sleep 4' } }] }, { content: [{ type: 'text', text: 'Slept.' }] });
+    stack.model!.enqueue(
+      { content: [{ type: 'tool_use', id: 'toolu_slow', name: 'Bash', input: { command: 'sleep 4' } }] },
+      { content: [{ type: 'text', text: 'Slept.' }] },
+    );
     const running = fetch(`${stack.apiUrl}/v1/sessions/${sessionId}/turns`, { method: 'POST', headers: auth(), body: JSON.stringify({ prompt: 'sleep' }) });
     let turnId: string | null = null;
     while (!turnId) {
@@ -66,7 +72,10 @@ describe('the API Lambda handler', () => {
       turnId = (JSON.parse(status.text) as { currentTurnId: string | null }).currentTurnId;
     }
     // 6.5 s left: the follower stops 5 s before, long before the 4 s command ends.
-    const out = await invoke(functionUrlEvent('GET', `/v1/sessions/${sessionId}/turns/${turnId}/events`, { headers: { ...auth(), accept: 'text/event-stream' } }), 6_500);
+    const out = await invoke(
+      functionUrlEvent('GET', `/v1/sessions/${sessionId}/turns/${turnId}/events`, { headers: { ...auth(), accept: 'text/event-stream' } }),
+      6_500,
+    );
     const messages = out.text.split('\n\n').filter((m) => m.includes('event: '));
     const last = messages.at(-1)!;
     expect(last).toContain('event: turn_continued');
@@ -84,10 +93,13 @@ describe('the API Lambda handler', () => {
     });
   });
 
-  it('caps a Function URL event\'s body by its route\'s limit, before the Idempotency-Key middleware reads it', async () => {
+  it("caps a Function URL event's body by its route's limit, before the Idempotency-Key middleware reads it", async () => {
     const sessionId = (JSON.parse((await invoke(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: {} }))).text) as { id: string }).id;
     const out = await invoke(
-      functionUrlEvent('POST', `/v1/sessions/${sessionId}/turns`, { headers: { ...auth(), 'idempotency-key': 'big-event' }, body: { prompt: 'x'.repeat(3 * 1024 * 1024) } }),
+      functionUrlEvent('POST', `/v1/sessions/${sessionId}/turns`, {
+        headers: { ...auth(), 'idempotency-key': 'big-event' },
+        body: { prompt: 'x'.repeat(3 * 1024 * 1024) },
+      }),
     );
     expect(out.metadata?.statusCode).toBe(413);
     expect(JSON.parse(out.text)).toEqual({ error: { code: 'request_too_large', message: expect.stringMatching(/at most 2097152 are accepted here\.$/) } });
@@ -97,7 +109,13 @@ describe('the API Lambda handler', () => {
     const sessionId = (JSON.parse((await invoke(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: {} }))).text) as { id: string }).id;
     const before = stack.model!.requests.length;
     const out = await invoke({
-      kind: 'continue_turn', sessionId, turnId: 'turn_gone', handoffOwner: 'continuation/turn_gone/1', nextEventSeq: 3, modelCalls: 1, startedAt: 0,
+      kind: 'continue_turn',
+      sessionId,
+      turnId: 'turn_gone',
+      handoffOwner: 'continuation/turn_gone/1',
+      nextEventSeq: 3,
+      modelCalls: 1,
+      startedAt: 0,
     });
     expect(out.chunks).toEqual([]);
     expect(stack.model!.requests.length).toBe(before);
@@ -115,20 +133,31 @@ describe('the API Lambda handler', () => {
     };
     const refusal = { error: { code: 'egress_unavailable', message: NO_EGRESS } };
     const before = (await stack.deps.sessions.listForTenant('local', { limit: 200 })).sessions.length;
-    expect(await call(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: { settings: { allowedDomains: ['registry.npmjs.org'] } } }))).toEqual({ status: 400, body: refusal });
+    expect(await call(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: { settings: { allowedDomains: ['registry.npmjs.org'] } } }))).toEqual({
+      status: 400,
+      body: refusal,
+    });
     expect((await stack.deps.sessions.listForTenant('local', { limit: 200 })).sessions.length).toBe(before);
     const plain = await call(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: {} }));
     expect(plain.status).toBe(201);
     expect((await stack.deps.sessions.listForTenant('local', { limit: 200 })).sessions.length).toBe(before + 1);
     const id = (plain.body as { id: string }).id;
-    expect(await call(functionUrlEvent('POST', `/v1/sessions/${id}/workspace/git`, { headers: auth(), body: { url: 'https://github.com/octocat/Hello-World.git' } }))).toEqual({
-      status: 400, body: refusal,
+    expect(
+      await call(
+        functionUrlEvent('POST', `/v1/sessions/${id}/workspace/git`, { headers: auth(), body: { url: 'https://github.com/octocat/Hello-World.git' } }),
+      ),
+    ).toEqual({
+      status: 400,
+      body: refusal,
     });
   });
 
   it('behind CloudFront, takes the bearer token from the header the distribution moved it to', async () => {
     // Origin access control puts its own SigV4 signature in Authorization.
-    const signed = { authorization: 'AWS4-HMAC-SHA256 Credential=AKIA/20261130/eu-west-1/lambda/aws4_request, Signature=00', 'x-stratus-authorization': `Bearer ${stack.token}` };
+    const signed = {
+      authorization: 'AWS4-HMAC-SHA256 Credential=AKIA/20261130/eu-west-1/lambda/aws4_request, Signature=00',
+      'x-stratus-authorization': `Bearer ${stack.token}`,
+    };
     const ok = await invoke(functionUrlEvent('GET', '/v1/sessions', { headers: signed }));
     expect(ok.metadata?.statusCode).toBe(200);
     const forged = await invoke(functionUrlEvent('GET', '/v1/sessions', { headers: { ...signed, 'x-stratus-authorization': 'Bearer not-a-token' } }));
@@ -136,7 +165,9 @@ describe('the API Lambda handler', () => {
   });
 
   it('through the webhook alias, serves the GitHub webhook route and nothing else', async () => {
-    const withWebhooks = createApiHandler({ loadDeps: async () => ({ ...stack.deps, config: { ...stack.deps.config, github: { ...stack.deps.config.github, webhookSecret: 'whsec' } } }) });
+    const withWebhooks = createApiHandler({
+      loadDeps: async () => ({ ...stack.deps, config: { ...stack.deps.config, github: { ...stack.deps.config.github, webhookSecret: 'whsec' } } }),
+    });
     const viaAlias = async (event: unknown) => {
       const out = new ResponseCapture();
       await withWebhooks(event, out as never, lambdaContext(600_000, 'arn:aws:lambda:eu-west-1:123456789012:function:stratus-test-api:webhook'));
@@ -148,7 +179,9 @@ describe('the API Lambda handler', () => {
     expect(api.status).toBe(404);
     expect(await viaAlias(functionUrlEvent('GET', '/docs'))).toMatchObject({ status: 404 });
     // The webhook route is there: an unsigned delivery is refused by the route itself, not unrouted.
-    const webhook = await viaAlias(functionUrlEvent('POST', '/v1/github/webhook', { headers: { 'content-type': 'application/json', 'x-github-event': 'ping' }, body: {} }));
+    const webhook = await viaAlias(
+      functionUrlEvent('POST', '/v1/github/webhook', { headers: { 'content-type': 'application/json', 'x-github-event': 'ping' }, body: {} }),
+    );
     expect(webhook.status).toBe(401);
     expect(webhook.text).toContain('X-Hub-Signature-256');
   });
@@ -160,7 +193,14 @@ describe('the API Lambda handler', () => {
 
 describe('invocationDeadline', () => {
   const app = new Hono();
-  app.get('/deadline', (c) => c.json({ remainingMs: (() => { const d = invocationDeadline(c); return d === undefined ? null : Math.round((d - Date.now()) / 1000) * 1000; })() }));
+  app.get('/deadline', (c) =>
+    c.json({
+      remainingMs: (() => {
+        const d = invocationDeadline(c);
+        return d === undefined ? null : Math.round((d - Date.now()) / 1000) * 1000;
+      })(),
+    }),
+  );
 
   it('gives the app the Lambda deadline through hono/aws-lambda', async () => {
     installAwsLambdaGlobals();

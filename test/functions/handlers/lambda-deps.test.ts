@@ -16,7 +16,15 @@ function captureStdout(): { metricNames(): string[] } {
   let out = '';
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk: unknown) => ((out += String(chunk)), true));
   return {
-    metricNames: () => out.split('\n').filter((l) => l.startsWith('{"_aws"')).flatMap((l) => (JSON.parse(l) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } })._aws.CloudWatchMetrics.flatMap((m) => m.Metrics.map((x) => x.Name))),
+    metricNames: () =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('{"_aws"'))
+        .flatMap((l) =>
+          (JSON.parse(l) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string }[] }[] } })._aws.CloudWatchMetrics.flatMap((m) =>
+            m.Metrics.map((x) => x.Name),
+          ),
+        ),
   };
 }
 
@@ -89,12 +97,22 @@ describe('loadLambdaDeps', () => {
       values.set(TOKENS_SECRET, 'tok=t');
       asked.length = 0;
       const { STRATUS_ANTHROPIC_KEY_SECRET: _none, ...bedrockEnv } = env;
-      const deps = await loadLambdaDeps({ ...bedrockEnv, STRATUS_MODEL_PROVIDER: 'bedrock', STRATUS_MODEL: 'eu.anthropic.claude-sonnet-5-5', STRATUS_BEDROCK_ENDPOINT: model.url });
+      const deps = await loadLambdaDeps({
+        ...bedrockEnv,
+        STRATUS_MODEL_PROVIDER: 'bedrock',
+        STRATUS_MODEL: 'eu.anthropic.claude-sonnet-5-5',
+        STRATUS_BEDROCK_ENDPOINT: model.url,
+      });
       expect(asked).toEqual([`secretsmanager.GetSecretValue ${TOKENS_SECRET}`]);
       expect(deps.config.model).toMatchObject({ provider: 'bedrock', name: 'eu.anthropic.claude-sonnet-5-5' });
       expect(deps.config.model.apiKey).toBeUndefined();
       model.enqueue({ content: [{ type: 'text', text: 'hello from Bedrock' }] });
-      const stream = await deps.model.messages.create({ model: deps.config.model.name, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream: true });
+      const stream = await deps.model.messages.create({
+        model: deps.config.model.name,
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      });
       let text = '';
       for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
       expect(text).toBe('hello from Bedrock');
@@ -113,7 +131,7 @@ describe('loadLambdaDeps', () => {
     expect((err as Error).message).toBe(`The secret ${TOKENS_SECRET} must hold "token=tenant" pairs separated by commas (docs/deploy.md).`);
   });
 
-  it('with the egress proxy, signs each request\'s allow-list (a git import: its URL\'s host) with the key from Secrets Manager', async () => {
+  it("with the egress proxy, signs each request's allow-list (a git import: its URL's host) with the key from Secrets Manager", async () => {
     const KEY_SECRET = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:stratus-dev/egress-token-key-AbCdEf';
     values.set(TOKENS_SECRET, 'tok=t');
     values.set(KEY_SECRET, 'egress-key-from-secrets-manager');
@@ -138,10 +156,21 @@ describe('loadLambdaDeps', () => {
       expect(asked).toContain(`secretsmanager.GetSecretValue ${KEY_SECRET}`);
       const workspace = { bucket: 'b', id: 'ws_1', version: 1, credentials: { accessKeyId: 'a', secretAccessKey: 's' } };
       const now = Date.now();
-      await deps.runner.invoke({ sessionId: 'ses_a', workspace, network: { allowedDomains: ['registry.npmjs.org', '*.github.com'] }, op: { type: 'bash', command: 'true', timeoutMs: 1_000 } });
-      await deps.runner.invoke({ sessionId: 'ses_a', workspace: { ...workspace, version: 0 }, op: { type: 'import_git', url: 'https://git.example.com/r.git', depth: 1 } });
+      await deps.runner.invoke({
+        sessionId: 'ses_a',
+        workspace,
+        network: { allowedDomains: ['registry.npmjs.org', '*.github.com'] },
+        op: { type: 'bash', command: 'true', timeoutMs: 1_000 },
+      });
+      await deps.runner.invoke({
+        sessionId: 'ses_a',
+        workspace: { ...workspace, version: 0 },
+        op: { type: 'import_git', url: 'https://git.example.com/r.git', depth: 1 },
+      });
       await deps.runner.invoke({ sessionId: 'ses_a', workspace, op: { type: 'list_files' } });
-      const grants = payloads.map((p) => (p.network?.egressToken ? verifyEgressToken('egress-key-from-secrets-manager', p.network.egressToken, now) : undefined));
+      const grants = payloads.map((p) =>
+        p.network?.egressToken ? verifyEgressToken('egress-key-from-secrets-manager', p.network.egressToken, now) : undefined,
+      );
       expect(grants.map((g) => (g?.ok ? [g.grant.sessionId, g.grant.allowedDomains] : g))).toEqual([
         ['ses_a', ['registry.npmjs.org', '*.github.com']],
         ['ses_a', ['git.example.com:443']],

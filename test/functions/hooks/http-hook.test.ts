@@ -1,7 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, listenOnLoopback } from '../../../local/net/listen.ts';
-import { createHttpHook, httpHookConfigSchema, MAX_HOOK_ANSWER_BYTES, SIGNATURE_HEADER, signHookRequest, TIMESTAMP_HEADER } from '../../../functions/hooks/http-hook.ts';
+import {
+  createHttpHook,
+  httpHookConfigSchema,
+  MAX_HOOK_ANSWER_BYTES,
+  SIGNATURE_HEADER,
+  signHookRequest,
+  TIMESTAMP_HEADER,
+} from '../../../functions/hooks/http-hook.ts';
 import { createOutboundFetch } from '../../../functions/outbound/outbound-fetch.ts';
 import { createOutboundPolicy } from '../../../functions/outbound/outbound-policy.ts';
 import { runHooks } from '../../../functions/hooks/run-hooks.ts';
@@ -41,11 +48,22 @@ describe('HTTP hooks', () => {
     await closeServer(server);
   });
 
-  const input: HookInput = { event: 'PreToolUse', sessionId: 's', turnId: 't', toolName: 'Bash', toolUseId: 'toolu_1', toolInput: { command: 'rm -rf x' }, permissionMode: 'default' };
+  const input: HookInput = {
+    event: 'PreToolUse',
+    sessionId: 's',
+    turnId: 't',
+    toolName: 'Bash',
+    toolUseId: 'toolu_1',
+    toolInput: { command: 'rm -rf x' },
+    permissionMode: 'default',
+  };
   // The operator allows exactly this loopback server (STRATUS_PRIVATE_NETWORK_ALLOW), as a deployment would.
   const policy = () => createOutboundPolicy({ privateNetworkAllow: [new URL(url).host], ownEndpoints: [] });
   const hook = (path: string, extra: Record<string, unknown> = {}) =>
-    createHttpHook(httpHookConfigSchema.parse({ event: 'PreToolUse', url: `${url}${path}`, secret: SECRET, ...extra }), { fetch: createOutboundFetch(policy(), { maxResponseBytes: MAX_HOOK_ANSWER_BYTES }), clock: () => 1_700_000_000_000 });
+    createHttpHook(httpHookConfigSchema.parse({ event: 'PreToolUse', url: `${url}${path}`, secret: SECRET, ...extra }), {
+      fetch: createOutboundFetch(policy(), { maxResponseBytes: MAX_HOOK_ANSWER_BYTES }),
+      clock: () => 1_700_000_000_000,
+    });
 
   it('posts the input as JSON, signed with HMAC-SHA256 over timestamp and body', async () => {
     const { log } = memoryLogger();
@@ -58,7 +76,7 @@ describe('HTTP hooks', () => {
     expect(signHookRequest(SECRET, '1700000000', last.body)).not.toBe(signHookRequest('another-secret-of-enough-length', '1700000000', last.body));
   });
 
-  it('turns a deny answer into the reference\'s hook error text', async () => {
+  it("turns a deny answer into the reference's hook error text", async () => {
     const out = await runPreToolUseHooks([hook('/deny')], input, { signal: new AbortController().signal, log: memoryLogger().log });
     expect(out.permission).toEqual({ behavior: 'deny', message: 'PreToolUse:Bash hook error: rm is not allowed here', hookName: 'PreToolUse:Bash' });
   });

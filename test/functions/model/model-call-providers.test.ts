@@ -43,7 +43,16 @@ describe.each(['anthropic', 'bedrock'] as const)('callModel through the %s clien
     };
     const before = server.requests.length;
     try {
-      for await (const e of callModel({ client, request, signal: new AbortController().signal, maxRetries, baseDelayMs: 100, fallbackModel: FALLBACK[provider], sleep })) events.push(e);
+      for await (const e of callModel({
+        client,
+        request,
+        signal: new AbortController().signal,
+        maxRetries,
+        baseDelayMs: 100,
+        fallbackModel: FALLBACK[provider],
+        sleep,
+      }))
+        events.push(e);
       return { events, sleep, sent: server.requests.slice(before) };
     } catch (err) {
       return { events, sleep, sent: server.requests.slice(before), err };
@@ -52,13 +61,21 @@ describe.each(['anthropic', 'bedrock'] as const)('callModel through the %s clien
 
   it('streams text as it arrives, a tool_use the moment its block closes, then the message with usage', async () => {
     server.enqueue({
-      content: [{ type: 'text', text: 'I will read the file you named for you now.' }, { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/workspace/a.txt' } }],
+      content: [
+        { type: 'text', text: 'I will read the file you named for you now.' },
+        { type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/workspace/a.txt' } },
+      ],
       usage: { input_tokens: 321, output_tokens: 45 },
     });
     const { events, sent, err } = await run();
     expect(err).toBeUndefined();
     expect(events.map((e) => e.type)).toEqual(['text_delta', 'text_delta', 'tool_use', 'message']);
-    expect(events.filter((e) => e.type === 'text_delta').map((e) => e.text).join('')).toBe('I will read the file you named for you now.');
+    expect(
+      events
+        .filter((e) => e.type === 'text_delta')
+        .map((e) => e.text)
+        .join(''),
+    ).toBe('I will read the file you named for you now.');
     expect(events[2]).toMatchObject({ type: 'tool_use', block: { id: 'toolu_1', name: 'Read', input: { file_path: '/workspace/a.txt' } } });
     const last = events.at(-1);
     expect(last?.type === 'message' && last.response).toMatchObject({ stopReason: 'tool_use', usage: { inputTokens: 321, outputTokens: 45 } });
@@ -126,7 +143,10 @@ describe.each(['anthropic', 'bedrock'] as const)('callModel through the %s clien
   });
 
   it('gives up after its retries with the last error', async () => {
-    server.enqueue({ error: { status: 429, type: 'rate_limit_error', message: 'slow down' } }, { error: { status: 429, type: 'rate_limit_error', message: 'slow down' } });
+    server.enqueue(
+      { error: { status: 429, type: 'rate_limit_error', message: 'slow down' } },
+      { error: { status: 429, type: 'rate_limit_error', message: 'slow down' } },
+    );
     const { events, sent, err } = await run(1);
     expect(sent).toHaveLength(2);
     expect(events.map((e) => e.type)).toEqual(['retry']);

@@ -31,9 +31,18 @@ describe('which failures are retried', () => {
 describe('prompt-cache breakpoints', () => {
   it('marks the system prompt, the last tool and the newest block, without touching the input', () => {
     const request: ModelRequest = {
-      model: 'm', max_tokens: 10, system: 'sys',
-      tools: [{ name: 'A', input_schema: { type: 'object' } }, { name: 'B', input_schema: { type: 'object' } }],
-      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo' }, { role: 'user', content: [{ type: 'text', text: 'more' }] }],
+      model: 'm',
+      max_tokens: 10,
+      system: 'sys',
+      tools: [
+        { name: 'A', input_schema: { type: 'object' } },
+        { name: 'B', input_schema: { type: 'object' } },
+      ],
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'yo' },
+        { role: 'user', content: [{ type: 'text', text: 'more' }] },
+      ],
     };
     const before = JSON.stringify(request);
     const out = withCacheBreakpoints(request);
@@ -58,7 +67,15 @@ describe('callModel against the scripted server', () => {
     const events: ModelCallEvent[] = [];
     const sleep = vi.fn(async () => undefined);
     try {
-      for await (const e of callModel({ client, request: { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }, signal: new AbortController().signal, maxRetries, baseDelayMs: 100, sleep })) events.push(e);
+      for await (const e of callModel({
+        client,
+        request: { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+        signal: new AbortController().signal,
+        maxRetries,
+        baseDelayMs: 100,
+        sleep,
+      }))
+        events.push(e);
       return { events, sleep };
     } catch (err) {
       return { events, sleep, err };
@@ -67,7 +84,10 @@ describe('callModel against the scripted server', () => {
 
   it('is the only retrier: one HTTP request per attempt, then the error once retries run out', async () => {
     const before = server.requests.length;
-    server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } });
+    server.enqueue(
+      { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } },
+      { error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } },
+    );
     const { events, sleep, err } = await run(1);
     expect(server.requests.length - before).toBe(2);
     expect(events.map((e) => e.type)).toEqual(['retry']);

@@ -28,13 +28,22 @@ describe('the observed model client (Bedrock behind it)', () => {
     const documents: Record<string, unknown>[] = [];
     const metrics = createMetrics({ namespace: 'Stratus', service: 'test', stage: 'unit', write: (l) => documents.push(JSON.parse(l)) });
     const inner = createModelClient({
-      region: 'us-east-1', localCredentials: { accessKeyId: 'AKID', secretAccessKey: 's' }, endpoints: { bedrock: server.url },
+      region: 'us-east-1',
+      localCredentials: { accessKeyId: 'AKID', secretAccessKey: 's' },
+      endpoints: { bedrock: server.url },
       model: configSchema.shape.model.parse({ provider: 'bedrock' }),
     });
     const client = observeModelClient(inner, { tracing, metrics, clock: Date.now });
     server.enqueue({ error: { status: 529, type: 'overloaded_error', message: 'Overloaded' } }, { content: [{ type: 'text', text: 'hello' }], delayMs: 5 });
     const types: string[] = [];
-    for await (const e of callModel({ client, request: { model: 'us.anthropic.m', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] }, signal: new AbortController().signal, maxRetries: 2, baseDelayMs: 1 })) types.push(e.type);
+    for await (const e of callModel({
+      client,
+      request: { model: 'us.anthropic.m', max_tokens: 5, messages: [{ role: 'user', content: 'hi' }] },
+      signal: new AbortController().signal,
+      maxRetries: 2,
+      baseDelayMs: 1,
+    }))
+      types.push(e.type);
     expect(types).toEqual(['retry', 'text_delta', 'message']);
 
     expect(spans.map((s) => [s.name, s.annotations.model, s.ended !== undefined, s.ended?.error !== undefined])).toEqual([

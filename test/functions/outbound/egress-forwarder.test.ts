@@ -65,7 +65,10 @@ describe('egress forwarder (the far end of the S3 mailbox)', () => {
   it('forwards a request to a host the grant lists and writes the answer, bytes unchanged, beside the request', async () => {
     await grant('ws_fwd_ok', {});
     hits.length = 0;
-    const { decision, response } = await send('ws_fwd_ok', `http://${registryHost}/left-pad/-/left-pad-1.3.0.tgz`, { 'user-agent': 'npm/11', 'proxy-authorization': 'Basic eDp5' });
+    const { decision, response } = await send('ws_fwd_ok', `http://${registryHost}/left-pad/-/left-pad-1.3.0.tgz`, {
+      'user-agent': 'npm/11',
+      'proxy-authorization': 'Basic eDp5',
+    });
     expect(decision).toEqual({ kind: 'forwarded', workspaceId: 'ws_fwd_ok', host: '127.0.0.1', status: 200 });
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('application/octet-stream');
@@ -92,7 +95,10 @@ describe('egress forwarder (the far end of the S3 mailbox)', () => {
   });
 
   it('refuses a listed host at a non-public address the operator did not allow (the grant cannot open private networks)', async () => {
-    const strict: EgressForwarderDeps = { ...deps, fetch: createOutboundFetch(createOutboundPolicy({ privateNetworkAllow: [], ownEndpoints: [] }), { maxResponseBytes: 1024 }) };
+    const strict: EgressForwarderDeps = {
+      ...deps,
+      fetch: createOutboundFetch(createOutboundPolicy({ privateNetworkAllow: [], ownEndpoints: [] }), { maxResponseBytes: 1024 }),
+    };
     await grant('ws_fwd_private', {});
     hits.length = 0;
     const key = egressRequestKey('ws_fwd_private', 'p1');
@@ -104,7 +110,12 @@ describe('egress forwarder (the far end of the S3 mailbox)', () => {
   });
 
   it('ignores objects that are not mailbox requests, and answers 400 to a malformed one', async () => {
-    for (const key of ['workspaces/ws_a/blobs/abc', egressGrantKey('ws_a'), 'tool-results/x/egress/r1.egress-request.json', 'workspaces/ws_a/egress/../r.egress-request.json']) {
+    for (const key of [
+      'workspaces/ws_a/blobs/abc',
+      egressGrantKey('ws_a'),
+      'tool-results/x/egress/r1.egress-request.json',
+      'workspaces/ws_a/egress/../r.egress-request.json',
+    ]) {
       expect(await forwardEgressRequest(deps, key)).toEqual({ kind: 'ignored', key });
     }
     await grant('ws_fwd_bad', {});
@@ -118,7 +129,12 @@ describe('egress forwarder (the far end of the S3 mailbox)', () => {
     const key = egressRequestKey('ws_fwd_event', 'e1');
     await put(key, JSON.stringify({ method: 'GET', url: `http://${registryHost}/nothing-here` }));
     const handler = createEgressForwarderHandler({ STRATUS_BUCKET: BUCKET }, { s3: deps.s3, fetch: deps.fetch, clock: deps.clock });
-    await handler({ Records: [{ s3: { bucket: { name: BUCKET }, object: { key: encodeURIComponent(key).replace(/%2F/g, '/') } } }, { s3: { bucket: { name: 'other' }, object: { key } } }] });
+    await handler({
+      Records: [
+        { s3: { bucket: { name: BUCKET }, object: { key: encodeURIComponent(key).replace(/%2F/g, '/') } } },
+        { s3: { bucket: { name: 'other' }, object: { key } } },
+      ],
+    });
     const out = await client().send(new GetObjectCommand({ Bucket: BUCKET, Key: egressResponseKey('ws_fwd_event', 'e1') }));
     const response = decodeEgressResponse(await out.Body!.transformToByteArray());
     expect([response.status, response.body.toString()]).toEqual([404, 'not found']);

@@ -8,7 +8,21 @@ const policyWith = (opts: Partial<OutboundPolicyOptions>) => createOutboundPolic
 const fetchWith = (opts: Partial<OutboundPolicyOptions>, maxResponseBytes = 1024 * 1024) => createOutboundFetch(policyWith(opts), { maxResponseBytes });
 
 /** Every spelling of this machine that a WHATWG URL, a resolver or the kernel turns into a loopback or unspecified address. */
-const LOOPBACK_SPELLINGS = ['127.0.0.1', '127.1', '2130706433', '0x7f000001', '017700000001', '127.0.0.2', '[::1]', '0.0.0.0', '[::]', '[::ffff:127.0.0.1]', '[0:0:0:0:0:ffff:7f00:1]', 'localhost', 'LOCALHOST.'];
+const LOOPBACK_SPELLINGS = [
+  '127.0.0.1',
+  '127.1',
+  '2130706433',
+  '0x7f000001',
+  '017700000001',
+  '127.0.0.2',
+  '[::1]',
+  '0.0.0.0',
+  '[::]',
+  '[::ffff:127.0.0.1]',
+  '[0:0:0:0:0:ffff:7f00:1]',
+  'localhost',
+  'LOCALHOST.',
+];
 
 describe('the outbound policy', () => {
   let victim: CountingServer;
@@ -23,12 +37,18 @@ describe('the outbound policy', () => {
     const fetch = fetchWith({});
     for (const host of LOOPBACK_SPELLINGS) {
       for (const scheme of ['https', 'http']) {
-        await expect(fetch(`${scheme}://${host}:${victim.port}/steal`, { method: 'POST', body: 'secret' }), `${scheme}://${host}`).rejects.toThrow(/^Refused to call /);
+        await expect(fetch(`${scheme}://${host}:${victim.port}/steal`, { method: 'POST', body: 'secret' }), `${scheme}://${host}`).rejects.toThrow(
+          /^Refused to call /,
+        );
       }
     }
     expect(victim.seen.connections).toBe(0);
-    await expect(fetch(`https://127.1:${victim.port}/`)).rejects.toThrow(`Refused to call https://127.0.0.1:${victim.port}: 127.0.0.1 is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it.`);
-    await expect(fetch(`https://localhost:${victim.port}/`)).rejects.toThrow(`Refused to call https://localhost:${victim.port}: localhost resolves to 127.0.0.1, which is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it.`);
+    await expect(fetch(`https://127.1:${victim.port}/`)).rejects.toThrow(
+      `Refused to call https://127.0.0.1:${victim.port}: 127.0.0.1 is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it.`,
+    );
+    await expect(fetch(`https://localhost:${victim.port}/`)).rejects.toThrow(
+      `Refused to call https://localhost:${victim.port}: localhost resolves to 127.0.0.1, which is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it.`,
+    );
   });
 
   it('names the range of every other non-public address, IPv6 forms that embed IPv4 included', () => {
@@ -63,17 +83,24 @@ describe('the outbound policy', () => {
     const byAddress = fetchWith({ privateNetworkAllow: [`127.0.0.1:${victim.port}`] });
     expect((await byAddress(`http://2130706433:${victim.port}/`)).status).toBe(200);
     await expect(byAddress(`http://127.0.0.1:${victim.port + 1}/`)).rejects.toThrow(/^Refused to call http:\/\/127\.0\.0\.1:\d+: plain http:\/\//);
-    await expect(byAddress(`https://127.0.0.1:${victim.port + 1}/`)).rejects.toThrow('127.0.0.1 is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it');
+    await expect(byAddress(`https://127.0.0.1:${victim.port + 1}/`)).rejects.toThrow(
+      '127.0.0.1 is a loopback address, and STRATUS_PRIVATE_NETWORK_ALLOW does not allow it',
+    );
     expect((await fetchWith({ privateNetworkAllow: ['127.0.0.0/8'] })(`http://127.0.0.1:${victim.port}/`)).status).toBe(200);
     expect((await fetchWith({ privateNetworkAllow: ['::1/128'] })(`http://[::1]:${victim.port}/`)).status).toBe(200);
   });
 
   it("never reaches the stack's own endpoints, whatever the operator allows", async () => {
     const before = victim.seen.connections;
-    const everything = { privateNetworkAllow: ['127.0.0.0/8', '0.0.0.0/8', '::/0', 'localhost', '*.localhost'], ownEndpoints: [`http://127.0.0.1:${victim.port}`] };
+    const everything = {
+      privateNetworkAllow: ['127.0.0.0/8', '0.0.0.0/8', '::/0', 'localhost', '*.localhost'],
+      ownEndpoints: [`http://127.0.0.1:${victim.port}`],
+    };
     const fetch = fetchWith(everything);
     for (const host of LOOPBACK_SPELLINGS) {
-      await expect(fetch(`http://${host}:${victim.port}/`), host).rejects.toThrow("it is one of this Stratus deployment's own endpoints, which nothing a session configures may call");
+      await expect(fetch(`http://${host}:${victim.port}/`), host).rejects.toThrow(
+        "it is one of this Stratus deployment's own endpoints, which nothing a session configures may call",
+      );
     }
     expect(victim.seen.connections).toBe(before);
   });
@@ -83,7 +110,9 @@ describe('the outbound policy', () => {
     expect(refusal(policy, '127.0.0.1:9000')).toBeUndefined();
     expect(refusal(policy, '10.9.8.7:5432')).toBeUndefined();
     expect(refusal(policy, '[fd00::5]')).toBeUndefined();
-    expect(refusal(policy, '127.0.0.1')).toBe('"127.0.0.1" is a loopback address; a session may list one only when STRATUS_PRIVATE_NETWORK_ALLOW allows it (at port 80)');
+    expect(refusal(policy, '127.0.0.1')).toBe(
+      '"127.0.0.1" is a loopback address; a session may list one only when STRATUS_PRIVATE_NETWORK_ALLOW allows it (at port 80)',
+    );
     expect(refusal(policy, '127.0.0.1:9001')).toMatch(/loopback address; .* \(at port 9001\)$/);
     expect(refusal(policy, '[::ffff:169.254.169.254]')).toMatch(/^"\[::ffff:169\.254\.169\.254\]" is a link-local address/);
     // Names and public addresses are the sandbox proxy's to judge when resolved.

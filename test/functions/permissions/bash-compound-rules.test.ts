@@ -147,7 +147,7 @@ const ROWS: Row[] = [
   ["su -c 'rm a.txt'", NO_RM, 'deny', denied("su -c 'rm a.txt'")],
   ['[[ -f a.txt ]] && rm a.txt', NO_RM, 'deny', denied('[[ -f a.txt ]] && rm a.txt')],
   ['echo x > >(rm a.txt)', NO_RM, 'deny', denied('echo x > >(rm a.txt)')],
-  ["bash -c \"sh -c 'rm a.txt'\"", NO_RM, 'deny', denied("bash -c \"sh -c 'rm a.txt'\"")],
+  ['bash -c "sh -c \'rm a.txt\'"', NO_RM, 'deny', denied('bash -c "sh -c \'rm a.txt\'"')],
   ['busybox rm a.txt', NO_RM, 'deny', denied('busybox rm a.txt')],
   ["env -S 'rm a.txt'", NO_RM, 'deny', denied("env -S 'rm a.txt'")],
   ['echo a | xargs sh -c "rm a.txt"', NO_RM, 'deny', denied('xargs sh -c "rm a.txt"')],
@@ -186,14 +186,17 @@ describe('Bash rules on compound commands', () => {
     if (message !== undefined) expect('message' in decision ? decision.message : undefined).toBe(message);
   });
 
-  it('denies, with the don\'t-ask text, a part no rule covers when nobody can be asked', async () => {
+  it("denies, with the don't-ask text, a part no rule covers when nobody can be asked", async () => {
     const decision = await decide('make build && make clean', permissions(MAKE, 'default', true));
     expect(decision).toMatchObject({ behavior: 'deny' });
     expect((decision as { message: string }).message).toMatch(/^Permission to use Bash has been denied because Claude Code is running in don't ask mode\./);
   });
 
   it('keeps deny rules in bypassPermissions, and asks there about a command it cannot check', async () => {
-    expect(await decide('echo x && rm a.txt', permissions({ ...NO_RM, allow: ['Bash'] }, 'bypassPermissions'))).toMatchObject({ behavior: 'deny', message: denied('echo x && rm a.txt') });
+    expect(await decide('echo x && rm a.txt', permissions({ ...NO_RM, allow: ['Bash'] }, 'bypassPermissions'))).toMatchObject({
+      behavior: 'deny',
+      message: denied('echo x && rm a.txt'),
+    });
     expect(await decide('$X a.txt', permissions(NO_RM, 'bypassPermissions'))).toMatchObject({ behavior: 'ask', message: unknown('$X a.txt') });
     expect(await decide('make clean', permissions(NO_RM, 'bypassPermissions'))).toMatchObject({ behavior: 'allow' });
   });

@@ -17,33 +17,48 @@ const bash = buildTool({
   mapToolResultToToolResultBlockParam: (_d, id) => ({ type: 'tool_result', tool_use_id: id, content: '' }),
 });
 const edit = buildTool({ ...bash, name: 'Edit', editsFiles: true, isReadOnly: () => false });
-const picky = buildTool({ ...bash, name: 'Picky', checkPermissions: async (input) => (input.command === 'no' ? { behavior: 'deny', message: 'Picky says no.' } : { behavior: 'passthrough' }) });
+const picky = buildTool({
+  ...bash,
+  name: 'Picky',
+  checkPermissions: async (input) => (input.command === 'no' ? { behavior: 'deny', message: 'Picky says no.' } : { behavior: 'passthrough' }),
+});
 
 function ctx(mode: PermissionMode, lists: RuleLists = {}, unattended = false): PermissionContext {
   return { mode, rules: rulesFromLists(lists, 'session').rules, unattended };
 }
-const decide = (tool: Tool, command: string, permissions: PermissionContext) => decidePermission(tool, { command }, { ...testContext(), toolUseId: 't' }, permissions);
+const decide = (tool: Tool, command: string, permissions: PermissionContext) =>
+  decidePermission(tool, { command }, { ...testContext(), toolUseId: 't' }, permissions);
 
 describe('decidePermission', () => {
   it('lets deny rules win over allow rules and over bypassPermissions', async () => {
     const permissions = ctx('bypassPermissions', { allow: ['Bash'], deny: ['Bash(rm:*)'] });
-    expect(await decide(bash, 'rm -rf x', permissions)).toMatchObject({ behavior: 'deny', message: 'Permission to use Bash with command rm -rf x has been denied.' });
+    expect(await decide(bash, 'rm -rf x', permissions)).toMatchObject({
+      behavior: 'deny',
+      message: 'Permission to use Bash with command rm -rf x has been denied.',
+    });
     expect(await decide(bash, 'echo hi', permissions)).toMatchObject({ behavior: 'allow' });
   });
 
   it('asks on an ask rule even when an allow rule matches too', async () => {
     const decision = await decide(bash, 'git push', ctx('default', { allow: ['Bash'], ask: ['Bash(git push:*)'] }));
-    expect(decision).toMatchObject({ behavior: 'ask', message: "Permission rule 'Bash(git push:*)' from session settings requires approval for this Bash command" });
+    expect(decision).toMatchObject({
+      behavior: 'ask',
+      message: "Permission rule 'Bash(git push:*)' from session settings requires approval for this Bash command",
+    });
   });
 
-  it('takes the tool\'s own checkPermissions verdict', async () => {
+  it("takes the tool's own checkPermissions verdict", async () => {
     expect(await decide(picky, 'no', ctx('bypassPermissions'))).toMatchObject({ behavior: 'deny', message: 'Picky says no.' });
     expect(await decide(picky, 'yes', ctx('bypassPermissions'))).toMatchObject({ behavior: 'allow' });
   });
 
   it('default: read-only calls run, others ask, allow rules let them through', async () => {
     expect(await decide(bash, 'ls', ctx('default'))).toMatchObject({ behavior: 'allow' });
-    expect(await decide(bash, 'touch a', ctx('default'))).toEqual({ behavior: 'ask', message: "Claude requested permissions to use Bash, but you haven't granted it yet.", reason: { type: 'mode', mode: 'default' } });
+    expect(await decide(bash, 'touch a', ctx('default'))).toEqual({
+      behavior: 'ask',
+      message: "Claude requested permissions to use Bash, but you haven't granted it yet.",
+      reason: { type: 'mode', mode: 'default' },
+    });
     expect(await decide(bash, 'touch a', ctx('default', { allow: ['Bash(touch:*)'] }))).toMatchObject({ behavior: 'allow', reason: { type: 'rule' } });
   });
 
@@ -59,21 +74,32 @@ describe('decidePermission', () => {
     const declaredEditor = buildTool({ ...bash, name: 'Patch', editsFiles: true, isReadOnly: () => false });
     expect(await decide(declaredEditor, 'x', ctx('acceptEdits'))).toMatchObject({ behavior: 'allow', reason: { type: 'mode', mode: 'acceptEdits' } });
     // The built-in tools that declare it: the three that only write workspace files.
-    expect(createToolRegistry().tools.filter((t) => t.editsFiles).map((t) => t.name).sort()).toEqual(['Edit', 'NotebookEdit', 'Write']);
+    expect(
+      createToolRegistry()
+        .tools.filter((t) => t.editsFiles)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(['Edit', 'NotebookEdit', 'Write']);
   });
 
   it('plan: only read-only calls run', async () => {
     expect(await decide(bash, 'ls', ctx('plan'))).toMatchObject({ behavior: 'allow' });
     const denied = await decide(edit, 'x', ctx('plan'));
     expect(denied.behavior).toBe('deny');
-    expect(denied.behavior === 'deny' && denied.message.startsWith('Permission to use Edit has been denied because the session is in plan mode, where only read-only tools run.')).toBe(true);
+    expect(
+      denied.behavior === 'deny' &&
+        denied.message.startsWith('Permission to use Edit has been denied because the session is in plan mode, where only read-only tools run.'),
+    ).toBe(true);
   });
 
   it('dontAsk and unattended sessions turn ask into deny', async () => {
     for (const permissions of [ctx('dontAsk'), ctx('default', {}, true)]) {
       const decision = await decide(bash, 'touch a', permissions);
       expect(decision.behavior).toBe('deny');
-      expect(decision.behavior === 'deny' && decision.message.startsWith("Permission to use Bash has been denied because Claude Code is running in don't ask mode. IMPORTANT:")).toBe(true);
+      expect(
+        decision.behavior === 'deny' &&
+          decision.message.startsWith("Permission to use Bash has been denied because Claude Code is running in don't ask mode. IMPORTANT:"),
+      ).toBe(true);
     }
   });
 
@@ -98,6 +124,8 @@ describe('denial tracking', () => {
       undefined,
       'Bash was denied 5 times in this session; add an allow or deny rule for it?',
     ]);
-    expect(denialSummary(counts)).toEqual([{ tool: 'Bash', count: 5, suggestion: 'Bash was denied 5 times in this session; add an allow or deny rule for it?' }]);
+    expect(denialSummary(counts)).toEqual([
+      { tool: 'Bash', count: 5, suggestion: 'Bash was denied 5 times in this session; add an allow or deny rule for it?' },
+    ]);
   });
 });

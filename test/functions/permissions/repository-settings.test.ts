@@ -3,15 +3,25 @@ import { parseRepositorySettings } from '../../../functions/permissions/reposito
 
 describe('parseRepositorySettings', () => {
   it('takes rules, command hooks (flattened, timeouts in seconds) and env', () => {
-    const parsed = parseRepositorySettings(JSON.stringify({
-      $schema: 'https://json.schemastore.org/claude-code-settings.json',
-      permissions: { allow: ['Bash(npm test:*)'], deny: ['Bash(rm:*)', 'Read(/workspace/.env)'], ask: ['Bash(git push:*)'] },
-      hooks: {
-        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'check.sh', timeout: 30 }, { type: 'command', command: 'log.sh' }] }],
-        PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write .' }] }],
-      },
-      env: { NODE_ENV: 'test', RETRIES: 3 },
-    }));
+    const parsed = parseRepositorySettings(
+      JSON.stringify({
+        $schema: 'https://json.schemastore.org/claude-code-settings.json',
+        permissions: { allow: ['Bash(npm test:*)'], deny: ['Bash(rm:*)', 'Read(/workspace/.env)'], ask: ['Bash(git push:*)'] },
+        hooks: {
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [
+                { type: 'command', command: 'check.sh', timeout: 30 },
+                { type: 'command', command: 'log.sh' },
+              ],
+            },
+          ],
+          PostToolUse: [{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'npx prettier --write .' }] }],
+        },
+        env: { NODE_ENV: 'test', RETRIES: 3 },
+      }),
+    );
     expect(parsed).toEqual({
       rules: { allow: ['Bash(npm test:*)'], deny: ['Bash(rm:*)', 'Read(/workspace/.env)'], ask: ['Bash(git push:*)'] },
       hooks: [
@@ -25,12 +35,26 @@ describe('parseRepositorySettings', () => {
   });
 
   it('notes what it refuses or does not apply, and keeps the rest', () => {
-    const parsed = parseRepositorySettings(JSON.stringify({
-      apiKeyHelper: 'cat key', model: 'claude-opus', statusLine: { type: 'command', command: 'x' },
-      permissions: { deny: ['Bash(rm:*)', 'Bash(', 7], additionalDirectories: ['/'] },
-      hooks: { Stop: [{ hooks: [{ type: 'command', command: 'x' }] }], PreToolUse: [{ hooks: [{ type: 'prompt', prompt: 'x' }, { type: 'command', command: 'ok.sh', timeout: 5000 }] }] },
-      env: { PATH: '/evil', 'BAD-NAME': 'x', OBJ: { a: 1 }, GOOD: 'yes' },
-    }));
+    const parsed = parseRepositorySettings(
+      JSON.stringify({
+        apiKeyHelper: 'cat key',
+        model: 'claude-opus',
+        statusLine: { type: 'command', command: 'x' },
+        permissions: { deny: ['Bash(rm:*)', 'Bash(', 7], additionalDirectories: ['/'] },
+        hooks: {
+          Stop: [{ hooks: [{ type: 'command', command: 'x' }] }],
+          PreToolUse: [
+            {
+              hooks: [
+                { type: 'prompt', prompt: 'x' },
+                { type: 'command', command: 'ok.sh', timeout: 5000 },
+              ],
+            },
+          ],
+        },
+        env: { PATH: '/evil', 'BAD-NAME': 'x', OBJ: { a: 1 }, GOOD: 'yes' },
+      }),
+    );
     expect(parsed.rules).toEqual({ deny: ['Bash(rm:*)'] });
     expect(parsed.hooks).toEqual([{ event: 'PreToolUse', command: 'ok.sh', timeoutS: 600 }]);
     expect(parsed.env).toEqual({ GOOD: 'yes' });
@@ -51,7 +75,12 @@ describe('parseRepositorySettings', () => {
   });
 
   it('applies nothing from a file that is not a JSON object, and says so', () => {
-    expect(parseRepositorySettings('[1]')).toEqual({ rules: {}, hooks: [], env: {}, notes: ['.claude/settings.json is not a JSON object; none of it applies.'] });
+    expect(parseRepositorySettings('[1]')).toEqual({
+      rules: {},
+      hooks: [],
+      env: {},
+      notes: ['.claude/settings.json is not a JSON object; none of it applies.'],
+    });
     const broken = parseRepositorySettings('{"permissions": ');
     expect(broken.rules).toEqual({});
     expect(broken.notes[0]).toMatch(/^\.claude\/settings\.json is not valid JSON \(.+\); none of it applies\.$/);
@@ -70,4 +99,3 @@ describe('parseRepositorySettings', () => {
     expect(notes[20]).toBe('.claude/settings.json: 10 more notes not shown.');
   });
 });
-

@@ -121,7 +121,10 @@ describe('runner client', () => {
     const runner = client(invokeServer.url);
     calls.length = 0;
     failNext.add('create_workspace');
-    const created = await runner.invoke({ ...requestFor('ws_new', { type: 'create_workspace', files: { 'a.txt': 'a' } }), workspace: { ...requestFor('ws_new', { type: 'list_files' }).workspace, version: 0 } });
+    const created = await runner.invoke({
+      ...requestFor('ws_new', { type: 'create_workspace', files: { 'a.txt': 'a' } }),
+      workspace: { ...requestFor('ws_new', { type: 'list_files' }).workspace, version: 0 },
+    });
     expect(created.ok).toBe(true);
     expect(calls.map((c) => c.op)).toEqual(['create_workspace', 'create_workspace']);
 

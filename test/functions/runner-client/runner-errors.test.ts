@@ -30,7 +30,7 @@ describe('decodeRunnerFailure', () => {
     expect(conflict).toMatchObject({ status: 409, code: 'workspace_conflict', latestVersion: 7 });
   });
 
-  it('keeps a bad request\'s details in the log and out of the error', () => {
+  it("keeps a bad request's details in the log and out of the error", () => {
     const { log, lines } = memoryLogger();
     const refused = decodeRunnerFailure({ ok: false, error: { kind: 'bad_request', message: 'op.type: Invalid input' } }, log);
     expect(refused).toBeInstanceOf(RunnerRefusedError);
@@ -43,7 +43,13 @@ describe('decodeRunnerFailure', () => {
 describe('runOp', () => {
   const credentials = { accessKeyId: 'k', secretAccessKey: 's' };
   const success: RunnerResponse = {
-    ok: true, result: { type: 'list_files', files: [] } as never, cwd: '/workspace/src', version: 4, changedFiles: 0, bytesUploaded: 0, sync: { mode: 'warm', changedPaths: 0 },
+    ok: true,
+    result: { type: 'list_files', files: [] } as never,
+    cwd: '/workspace/src',
+    version: 4,
+    changedFiles: 0,
+    bytesUploaded: 0,
+    sync: { mode: 'warm', changedPaths: 0 },
   };
 
   it('builds the request from the target and reports the version and cwd the runner answers with', async () => {
@@ -54,15 +60,21 @@ describe('runOp', () => {
       config: { bucket: 'bkt' },
       log: memoryLogger().log,
     };
-    const outcome = await runOp(deps, { sessionId: 'ses_1', workspace: { id: 'ws_1', version: 3 }, cwd: '/workspace', allowedDomains: ['example.com'] }, { type: 'list_files' });
+    const outcome = await runOp(
+      deps,
+      { sessionId: 'ses_1', workspace: { id: 'ws_1', version: 3 }, cwd: '/workspace', allowedDomains: ['example.com'] },
+      { type: 'list_files' },
+    );
     expect(outcome).toEqual({ result: { type: 'list_files', files: [] }, version: 4, cwd: '/workspace/src', bytesUploaded: success.bytesUploaded });
-    expect(sent).toEqual([{
-      sessionId: 'ses_1',
-      workspace: { bucket: 'bkt', id: 'ws_1', version: 3, credentials: { ...credentials, sessionToken: 'for-ws_1' } },
-      cwd: '/workspace',
-      network: { allowedDomains: ['example.com'] },
-      op: { type: 'list_files' },
-    }]);
+    expect(sent).toEqual([
+      {
+        sessionId: 'ses_1',
+        workspace: { bucket: 'bkt', id: 'ws_1', version: 3, credentials: { ...credentials, sessionToken: 'for-ws_1' } },
+        cwd: '/workspace',
+        network: { allowedDomains: ['example.com'] },
+        op: { type: 'list_files' },
+      },
+    ]);
 
     // No cwd, env or domains: the runner's defaults apply (it parses the request with them).
     await runOp(deps, { sessionId: 'ses_2', workspace: { id: 'ws_2', version: 0 } }, { type: 'list_files' });

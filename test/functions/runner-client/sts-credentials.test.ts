@@ -10,15 +10,13 @@ const ROLE_ARN = 'arn:aws:iam::123456789012:role/stratus-dev-workspace-access';
 const EXPIRATION = Date.parse('2026-11-29T20:00:00Z');
 
 describe('sessionPolicyFor', () => {
-  it('is the runner\'s workspace policy (one prefix), in the partition it is given', () => {
+  it("is the runner's workspace policy (one prefix), in the partition it is given", () => {
     expect(sessionPolicyFor('stratus-bucket', 'ws_01-A')).toEqual(workspaceSessionPolicy({ bucket: 'stratus-bucket', workspaceId: 'ws_01-A' }));
     expect(sessionPolicyFor('b', 'w', 'aws-cn').Statement[0].Resource).toEqual(['arn:aws-cn:s3:::b/workspaces/w/*']);
   });
 
   it.each(['*', 'ws*', 'ws?', 'a/b', '..', '', 'x'.repeat(129), 'ws 1'])('refuses the workspace id %j, which would widen or break the policy', (id) => {
-    expect(() => sessionPolicyFor('b', id)).toThrow(
-      `Refusing to mint credentials for workspace id "${id}": expected [A-Za-z0-9_-]{1,128}.`,
-    );
+    expect(() => sessionPolicyFor('b', id)).toThrow(`Refusing to mint credentials for workspace id "${id}": expected [A-Za-z0-9_-]{1,128}.`);
   });
 });
 
@@ -102,11 +100,24 @@ describe('createStsWorkspaceCredentialSource', () => {
     await creds.forEnvironment!(key, 'write');
     await creds.forEnvironment!('environments/acme/github/octo/app/', 'delete');
     const policies = requests.map((r) => JSON.parse(r.get('Policy')!));
-    expect(policies[0].Statement).toEqual([{ Sid: 'LayerObject', Effect: 'Allow', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::stratus-bucket/${key}`] }]);
+    expect(policies[0].Statement).toEqual([
+      { Sid: 'LayerObject', Effect: 'Allow', Action: ['s3:GetObject'], Resource: [`arn:aws:s3:::stratus-bucket/${key}`] },
+    ]);
     expect(policies[1].Statement[0].Action).toEqual(['s3:GetObject', 's3:PutObject']);
     expect(policies[2].Statement).toEqual([
-      { Sid: 'LayerListing', Effect: 'Allow', Action: ['s3:ListBucket', 's3:ListBucketVersions'], Resource: ['arn:aws:s3:::stratus-bucket'], Condition: { StringLike: { 's3:prefix': ['environments/acme/github/octo/app/*'] } } },
-      { Sid: 'LayerDeletion', Effect: 'Allow', Action: ['s3:DeleteObject', 's3:DeleteObjectVersion'], Resource: ['arn:aws:s3:::stratus-bucket/environments/acme/github/octo/app/*'] },
+      {
+        Sid: 'LayerListing',
+        Effect: 'Allow',
+        Action: ['s3:ListBucket', 's3:ListBucketVersions'],
+        Resource: ['arn:aws:s3:::stratus-bucket'],
+        Condition: { StringLike: { 's3:prefix': ['environments/acme/github/octo/app/*'] } },
+      },
+      {
+        Sid: 'LayerDeletion',
+        Effect: 'Allow',
+        Action: ['s3:DeleteObject', 's3:DeleteObjectVersion'],
+        Resource: ['arn:aws:s3:::stratus-bucket/environments/acme/github/octo/app/*'],
+      },
     ]);
     // Another tenant's key for the same repository is another resource: nothing granted for one reaches the other.
     expect(environmentLayerKey('other', { owner: 'octo', name: 'app' }, 'c'.repeat(64))).not.toBe(key);

@@ -19,7 +19,7 @@ describe('the cron handler', () => {
     tmp.cleanup();
   });
 
-  it('runs the schedule\'s prompt as a turn of its session, once per firing time', async () => {
+  it("runs the schedule's prompt as a turn of its session, once per firing time", async () => {
     const sessionId = await api.createSession();
     const schedule = (await api.request('POST', '/v1/schedules', { name: 'nightly', cron: '0 3 * * *', prompt: 'nightly check', sessionId })).json;
     stack.model!.enqueue({ content: [{ type: 'text', text: 'All green.' }] });

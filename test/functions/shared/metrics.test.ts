@@ -7,12 +7,22 @@ describe('metrics (Powertools EMF)', () => {
   it('writes one Embedded Metric Format document per emit, with the service and stage dimensions', () => {
     const lines: string[] = [];
     const metrics = createMetrics({ namespace: 'Stratus', service: 'stratus-api', stage: 'prod', write: (l) => lines.push(l) });
-    metrics.emit({ TurnDuration: { value: 1234, unit: 'Milliseconds' }, ModelCalls: { value: 3, unit: 'Count' } }, { metadata: { sessionId: 'ses_1', turnId: 'turn_1' } });
+    metrics.emit(
+      { TurnDuration: { value: 1234, unit: 'Milliseconds' }, ModelCalls: { value: 3, unit: 'Count' } },
+      { metadata: { sessionId: 'ses_1', turnId: 'turn_1' } },
+    );
     metrics.emit({ ToolFailures: { value: 1, unit: 'Count' } }, { dimensions: { tool: 'Bash' } });
     const [turn, tool] = lines.map((l) => JSON.parse(l));
     expect(turn).toMatchObject({ service: 'stratus-api', stage: 'prod', sessionId: 'ses_1', turnId: 'turn_1', TurnDuration: 1234, ModelCalls: 3 });
     expect(turn._aws.CloudWatchMetrics).toEqual([
-      { Namespace: 'Stratus', Dimensions: [['service', 'stage']], Metrics: [{ Name: 'TurnDuration', Unit: 'Milliseconds' }, { Name: 'ModelCalls', Unit: 'Count' }] },
+      {
+        Namespace: 'Stratus',
+        Dimensions: [['service', 'stage']],
+        Metrics: [
+          { Name: 'TurnDuration', Unit: 'Milliseconds' },
+          { Name: 'ModelCalls', Unit: 'Count' },
+        ],
+      },
     ]);
     expect(Math.abs(turn._aws.Timestamp - Date.now())).toBeLessThan(60_000);
     // Extra dimensions and metadata belong to one document only.
@@ -24,9 +34,18 @@ describe('metrics (Powertools EMF)', () => {
 
 describe('logger (Powertools)', () => {
   const lambdaContext = {
-    functionName: 'stratus-dev-api', functionVersion: '$LATEST', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:stratus-dev-api',
-    memoryLimitInMB: '1024', awsRequestId: 'req-1', logGroupName: 'g', logStreamName: 's', callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 1_000, done: () => undefined, fail: () => undefined, succeed: () => undefined,
+    functionName: 'stratus-dev-api',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:stratus-dev-api',
+    memoryLimitInMB: '1024',
+    awsRequestId: 'req-1',
+    logGroupName: 'g',
+    logStreamName: 's',
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => 1_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   } as unknown as Context;
 
   it('carries bound keys on every line of a child, and the invocation context and correlation id once told', () => {
@@ -41,10 +60,23 @@ describe('logger (Powertools)', () => {
     log.child({ sessionId: 'ses_2' }).info('turn ended');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({
-      level: 'WARN', message: 'model call failed; retrying', service: 'stratus-api', stage: 'dev', sessionId: 'ses_1', tenantId: 'acme', turnId: 'turn_1', attempt: 2,
+      level: 'WARN',
+      message: 'model call failed; retrying',
+      service: 'stratus-api',
+      stage: 'dev',
+      sessionId: 'ses_1',
+      tenantId: 'acme',
+      turnId: 'turn_1',
+      attempt: 2,
     });
     expect(lines[1]).toMatchObject({
-      level: 'INFO', message: 'turn ended', sessionId: 'ses_2', cold_start: true, function_name: 'stratus-dev-api', function_request_id: 'req-1', correlation_id: 'url-request-1',
+      level: 'INFO',
+      message: 'turn ended',
+      sessionId: 'ses_2',
+      cold_start: true,
+      function_name: 'stratus-dev-api',
+      function_request_id: 'req-1',
+      correlation_id: 'url-request-1',
     });
     expect(typeof lines[1]!.timestamp).toBe('string');
     // The next invocation of the same environment is warm, for children made in it too.

@@ -30,15 +30,29 @@ describe('ensureTables on a data folder made by an earlier version', () => {
       const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
       // Created in one order, active in the reverse one; each with a body that must survive.
       const active = new Date(Date.UTC(2026, 0, 2, 0, 0, count - i)).toISOString();
-      await client.send(new PutItemCommand({ TableName: table, Item: { sessionId: { S: `ses_${i}` }, tenantId: { S: 't' }, createdAt: { S: at }, updatedAt: { S: active }, title: { S: `title ${i}` } } }));
+      await client.send(
+        new PutItemCommand({
+          TableName: table,
+          Item: { sessionId: { S: `ses_${i}` }, tenantId: { S: 't' }, createdAt: { S: at }, updatedAt: { S: active }, title: { S: `title ${i}` } },
+        }),
+      );
     }
   };
   const byActivity = async (table: string) =>
-    (await client.send(new QueryCommand({ TableName: table, IndexName: 'byActivity', KeyConditionExpression: 'tenantId = :t', ExpressionAttributeValues: { ':t': { S: 't' } }, ScanIndexForward: false })))
-      .Items!.map((item) => item.sessionId!.S);
+    (
+      await client.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: 'byActivity',
+          KeyConditionExpression: 'tenantId = :t',
+          ExpressionAttributeValues: { ':t': { S: 't' } },
+          ScanIndexForward: false,
+        }),
+      )
+    ).Items!.map((item) => item.sessionId!.S);
   const titles = async (table: string) => (await client.send(new ScanCommand({ TableName: table }))).Items!.map((item) => item.title!.S).sort();
 
-  it('adds the sessions table\'s byActivity index, keeping every item, and later starts leave it alone', async () => {
+  it("adds the sessions table's byActivity index, keeping every item, and later starts leave it alone", async () => {
     const names = tableNames('old');
     await seed(names.sessions, 30);
     const before = await titles(names.sessions);

@@ -23,7 +23,8 @@ describe('event store: batched items', () => {
   });
 
   const itemCount = async (sessionId: string) =>
-    (await fx.db.send(new QueryCommand({ TableName: TABLES.events, KeyConditionExpression: 'sessionId = :s', ExpressionAttributeValues: { ':s': sessionId } }))).Items!.length;
+    (await fx.db.send(new QueryCommand({ TableName: TABLES.events, KeyConditionExpression: 'sessionId = :s', ExpressionAttributeValues: { ':s': sessionId } })))
+      .Items!.length;
 
   it('a feed stores events that pile up behind a write as fewer items, and every read window sees them in order', async () => {
     const feed = new TurnFeed(store, 'ses_batch', 'turn_a', createLogger({ level: 'error' }));
@@ -46,7 +47,15 @@ describe('event store: batched items', () => {
     for (const after of [-1, 0, 1, 17, 24, 25, 26, 40, 58, 59]) {
       for (const limit of [1, 3, 500]) {
         const page = await store.listAfter('ses_batch', 'turn_a', after, limit);
-        expect(page.map((e) => e.seq), `after ${after}, limit ${limit}`).toEqual(all.filter((e) => e.seq > after).slice(0, limit).map((e) => e.seq));
+        expect(
+          page.map((e) => e.seq),
+          `after ${after}, limit ${limit}`,
+        ).toEqual(
+          all
+            .filter((e) => e.seq > after)
+            .slice(0, limit)
+            .map((e) => e.seq),
+        );
       }
     }
     expect((await store.last('ses_batch', 'turn_a'))?.seq).toBe(59);
@@ -54,10 +63,12 @@ describe('event store: batched items', () => {
 
   it('reads items of one event each, written before batching, beside batched ones', async () => {
     for (let seq = 0; seq < 30; seq++) {
-      await fx.db.send(new PutCommand({
-        TableName: TABLES.events,
-        Item: { sessionId: 'ses_old', eventKey: `turn_o/${String(seq).padStart(10, '0')}`, turnId: 'turn_o', seq, event: JSON.stringify(progress(seq)) },
-      }));
+      await fx.db.send(
+        new PutCommand({
+          TableName: TABLES.events,
+          Item: { sessionId: 'ses_old', eventKey: `turn_o/${String(seq).padStart(10, '0')}`, turnId: 'turn_o', seq, event: JSON.stringify(progress(seq)) },
+        }),
+      );
     }
     const batch: StoredTurnEvent[] = [30, 31, 32].map((seq) => ({ turnId: 'turn_o', seq, event: progress(seq) }));
     await store.append('ses_old', batch);
@@ -70,8 +81,18 @@ describe('event store: batched items', () => {
 
   it('refuses a batch whose first number is taken, and batches that are not consecutive', async () => {
     await store.append('ses_taken', [{ turnId: 'turn_t', seq: 0, event: progress(0) }]);
-    await expect(store.append('ses_taken', [0, 1].map((seq) => ({ turnId: 'turn_t', seq, event: progress(seq) })))).rejects.toBeInstanceOf(ConditionalCheckFailedException);
-    await expect(store.append('ses_taken', [1, 3].map((seq) => ({ turnId: 'turn_t', seq, event: progress(seq) })))).rejects.toThrow(/consecutive/);
+    await expect(
+      store.append(
+        'ses_taken',
+        [0, 1].map((seq) => ({ turnId: 'turn_t', seq, event: progress(seq) })),
+      ),
+    ).rejects.toBeInstanceOf(ConditionalCheckFailedException);
+    await expect(
+      store.append(
+        'ses_taken',
+        [1, 3].map((seq) => ({ turnId: 'turn_t', seq, event: progress(seq) })),
+      ),
+    ).rejects.toThrow(/consecutive/);
     await expect(store.append('ses_taken', [])).rejects.toThrow(/consecutive/);
     expect((await store.listAfter('ses_taken', 'turn_t', -1)).map((e) => e.seq)).toEqual([0]);
   });

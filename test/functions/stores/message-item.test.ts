@@ -3,9 +3,20 @@ import { decodeMessageItem, encodeMessageItem } from '../../../functions/stores/
 import type { StoredMessage } from '../../../functions/stores/message-store.ts';
 
 const message: StoredMessage = {
-  sessionId: 'ses_item', seq: 7, uuid: 'msg_7', turnId: 'turn_1', kind: 'assistant', role: 'assistant', createdAt: '2026-01-01T00:00:00.000Z',
-  content: [{ type: 'text', text: 'héllo — ✓' }, { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls', nested: { list: [1, null, 'x'] } } }],
-  model: 'claude-x', stopReason: null, usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.0001 },
+  sessionId: 'ses_item',
+  seq: 7,
+  uuid: 'msg_7',
+  turnId: 'turn_1',
+  kind: 'assistant',
+  role: 'assistant',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  content: [
+    { type: 'text', text: 'héllo — ✓' },
+    { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls', nested: { list: [1, null, 'x'] } } },
+  ],
+  model: 'claude-x',
+  stopReason: null,
+  usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.0001 },
   decisions: { seen: ['toolu_0'], replaced: [{ toolUseId: 'toolu_00', replacement: 'r' }] },
 };
 

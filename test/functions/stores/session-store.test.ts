@@ -21,8 +21,12 @@ describe('SessionStore leases and MessageStore appends (against the DynamoDB pro
   beforeAll(async () => {
     s3Server = await startS3Server({ dir: `${tmp.dir}/s3`, buckets: ['b'] });
     s3 = new S3Client({
-      region: 'us-east-1', endpoint: s3Server.url, forcePathStyle: true, credentials: LOCAL_S3_CREDENTIALS,
-      requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+      region: 'us-east-1',
+      endpoint: s3Server.url,
+      forcePathStyle: true,
+      credentials: LOCAL_S3_CREDENTIALS,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
     });
     sessions = new SessionStore(fx.db, TABLES.sessions);
     messages = new MessageStore(fx.db, TABLES.messages, new BlobStore(async () => s3, 'b'));
@@ -34,11 +38,19 @@ describe('SessionStore leases and MessageStore appends (against the DynamoDB pro
   });
 
   const record = (sessionId: string): SessionRecord => ({
-    sessionId, tenantId: 't', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', status: 'idle',
-    messageCount: 0, workspace: { id: 'ws', version: 0 }, cwd: '/workspace', usage: { inputTokens: 0, outputTokens: 0 }, turnCount: 0,
+    sessionId,
+    tenantId: 't',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+    status: 'idle',
+    messageCount: 0,
+    workspace: { id: 'ws', version: 0 },
+    cwd: '/workspace',
+    usage: { inputTokens: 0, outputTokens: 0 },
+    turnCount: 0,
   });
 
-  it('grants one lease at a time, hands it to another owner once it expires, and refuses the old owner\'s writes', async () => {
+  it("grants one lease at a time, hands it to another owner once it expires, and refuses the old owner's writes", async () => {
     await sessions.create(record('s1'));
     await sessions.acquireLease('s1', { owner: 'a', turnId: 't1', expiresAt: 1_000 }, 0);
     await expect(sessions.acquireLease('s1', { owner: 'b', turnId: 't2', expiresAt: 2_000 }, 500)).rejects.toBeInstanceOf(SessionBusyError);
@@ -53,7 +65,14 @@ describe('SessionStore leases and MessageStore appends (against the DynamoDB pro
 
   it('lets only the lease holder claim the set-up, once: a second claim, or one by a holder whose lease was taken, is refused', async () => {
     await sessions.create(record('s-setup'));
-    const setup = { status: 'running' as const, source: 'repository_file' as const, turnId: 't1', startedAt: '2026-01-01T00:00:00.000Z', timeoutSeconds: 600, allowedDomains: ['registry.npmjs.org'] };
+    const setup = {
+      status: 'running' as const,
+      source: 'repository_file' as const,
+      turnId: 't1',
+      startedAt: '2026-01-01T00:00:00.000Z',
+      timeoutSeconds: 600,
+      allowedDomains: ['registry.npmjs.org'],
+    };
     await sessions.acquireLease('s-setup', { owner: 'a', turnId: 't1', expiresAt: 1_000 }, 0);
     // Two claims at once by the holder: exactly one wins.
     const both = await Promise.all([sessions.claimSetup('s-setup', 'a', setup), sessions.claimSetup('s-setup', 'a', { ...setup, turnId: 't1b' })]);
@@ -76,7 +95,16 @@ describe('SessionStore leases and MessageStore appends (against the DynamoDB pro
   });
 
   it('never overwrites a message sequence number', async () => {
-    const m = { sessionId: 's3', seq: 0, uuid: 'u', turnId: 't', kind: 'prompt' as const, role: 'user' as const, content: [{ type: 'text' as const, text: 'a' }], createdAt: 'now' };
+    const m = {
+      sessionId: 's3',
+      seq: 0,
+      uuid: 'u',
+      turnId: 't',
+      kind: 'prompt' as const,
+      role: 'user' as const,
+      content: [{ type: 'text' as const, text: 'a' }],
+      createdAt: 'now',
+    };
     await messages.append(m);
     await expect(messages.append({ ...m, content: [{ type: 'text', text: 'b' }] })).rejects.toThrow();
     expect((await messages.loadFrom('s3')).map((x) => x.content)).toEqual([[{ type: 'text', text: 'a' }]]);

@@ -19,7 +19,9 @@ describe('tenant storage usage', () => {
     for (const r of refused) {
       expect(r.reason).toBeInstanceOf(StorageQuotaError);
       expect(r.reason).toMatchObject({ status: 413, code: 'storage_quota' });
-      expect(r.reason.message).toMatch(/^Tenant tenant-q1 stores 900 bytes and storing 300 more bytes would pass its storage quota of 1000 bytes \(STRATUS_TENANT_STORAGE_QUOTA_BYTES\)\./);
+      expect(r.reason.message).toMatch(
+        /^Tenant tenant-q1 stores 900 bytes and storing 300 more bytes would pass its storage quota of 1000 bytes \(STRATUS_TENANT_STORAGE_QUOTA_BYTES\)\./,
+      );
     }
     expect(await usage.storedBytes('tenant-q1')).toBe(900);
     // A reservation larger than the whole quota is refused even for a tenant with nothing stored.
@@ -41,7 +43,9 @@ describe('tenant storage usage', () => {
     expect(await usage.releaseSession('tenant-q2', 'ses_a')).toBe(0);
     expect(await usage.storedBytes('tenant-q2')).toBe(700);
 
-    await fx.db.send(new PutCommand({ TableName: fx.tables.sessions, Item: { sessionId: 'ses_b', tenantId: 'tenant-q2', deletedAt: 'now', storedBytes: 700 } }));
+    await fx.db.send(
+      new PutCommand({ TableName: fx.tables.sessions, Item: { sessionId: 'ses_b', tenantId: 'tenant-q2', deletedAt: 'now', storedBytes: 700 } }),
+    );
     await usage.add('tenant-q2', 'ses_b', 5_000);
     expect(await usage.storedBytes('tenant-q2')).toBe(700);
     await usage.add('tenant-q2', 'ses_gone', 5_000);
@@ -52,6 +56,8 @@ describe('tenant storage usage', () => {
     const usage = store(1_000);
     await session('ses_full', 'tenant-q3');
     await usage.add('tenant-q3', 'ses_full', 1_000);
-    await expect(usage.assertRoom('tenant-q3')).rejects.toThrow('Tenant tenant-q3 stores 1000 bytes and has reached its storage quota of 1000 bytes (STRATUS_TENANT_STORAGE_QUOTA_BYTES).');
+    await expect(usage.assertRoom('tenant-q3')).rejects.toThrow(
+      'Tenant tenant-q3 stores 1000 bytes and has reached its storage quota of 1000 bytes (STRATUS_TENANT_STORAGE_QUOTA_BYTES).',
+    );
   });
 });

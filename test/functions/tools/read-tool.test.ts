@@ -30,7 +30,9 @@ describe('Read refuses before reading', () => {
 
   it('device files that would block or never end', async () => {
     expect(await read({ file_path: '/dev/zero' })).toMatchObject(refused("Cannot read '/dev/zero': this device file would block or produce infinite output."));
-    expect(await read({ file_path: '/proc/self/fd/0' })).toMatchObject(refused("Cannot read '/proc/self/fd/0': this device file would block or produce infinite output."));
+    expect(await read({ file_path: '/proc/self/fd/0' })).toMatchObject(
+      refused("Cannot read '/proc/self/fd/0': this device file would block or produce infinite output."),
+    );
   });
 
   it('a pages parameter that is not a range, spans more than 20 pages, or is given for a file that is not a PDF', async () => {

@@ -33,7 +33,12 @@ describe('assembleToolPool', () => {
 
   it('leaves out tools that are not enabled (or whose isEnabled throws)', () => {
     const off = buildTool({ ...instantTool('Off'), isEnabled: () => false });
-    const broken = buildTool({ ...instantTool('Broken'), isEnabled: () => { throw new Error('x'); } });
+    const broken = buildTool({
+      ...instantTool('Broken'),
+      isEnabled: () => {
+        throw new Error('x');
+      },
+    });
     expect(assembleToolPool({ builtins: [off, broken, instantTool('On')] }).tools.map((t) => t.name)).toEqual(['On']);
   });
 
@@ -42,7 +47,7 @@ describe('assembleToolPool', () => {
     expect(assembleToolPool({ builtins: [tool] }).find('Old')).toBe(tool);
   });
 
-  it('sends the external tool\'s JSON schema to the model unchanged', () => {
+  it("sends the external tool's JSON schema to the model unchanged", () => {
     const schema = { type: 'object', properties: { q: { type: 'string', description: 'query' } }, required: ['q'] };
     expect(assembleToolPool({ builtins: [], external: [ext('mcp__s__t', schema)] }).toApiTools()).toEqual([
       { name: 'mcp__s__t', description: 'mcp__s__t from a server', input_schema: schema },

@@ -51,7 +51,7 @@ function fnHook(event: HookDefinition['event'], run: HookDefinition['run'], extr
 const use = (name: string, input: unknown, id = 'toolu_1') => ({ id, name, input });
 
 describe('runToolUse', () => {
-  it('maps a successful call and passes on the tool\'s newMessages', async () => {
+  it("maps a successful call and passes on the tool's newMessages", async () => {
     const out = await runToolUse(use('Echo', { text: 'hi' }), testContext(), env());
     expect(out).toEqual({
       kind: 'result',
@@ -69,7 +69,12 @@ describe('runToolUse', () => {
 
   it('reports a missing parameter in plain words', async () => {
     const out = await runToolUse(use('Echo', {}), testContext(), env());
-    expect(out).toMatchObject({ result: { is_error: true, content: '<tool_use_error>InputValidationError: Echo failed due to the following issue:\nThe required parameter `text` is missing</tool_use_error>' } });
+    expect(out).toMatchObject({
+      result: {
+        is_error: true,
+        content: '<tool_use_error>InputValidationError: Echo failed due to the following issue:\nThe required parameter `text` is missing</tool_use_error>',
+      },
+    });
   });
 
   it('passes on a validateInput refusal', async () => {
@@ -86,7 +91,9 @@ describe('runToolUse', () => {
   it('does not start a call once the turn was stopped', async () => {
     const controller = new AbortController();
     controller.abort();
-    expect(await runToolUse(use('Echo', { text: 'hi' }), testContext(controller.signal), env())).toMatchObject({ result: { is_error: true, content: INTERRUPTED_MESSAGE } });
+    expect(await runToolUse(use('Echo', { text: 'hi' }), testContext(controller.signal), env())).toMatchObject({
+      result: { is_error: true, content: INTERRUPTED_MESSAGE },
+    });
   });
 
   it('refuses a call a deny rule covers, and marks it for denial tracking', async () => {
@@ -111,11 +118,16 @@ describe('runToolUse', () => {
     });
 
     it('lets a PreToolUse hook replace the input and add context for the model', async () => {
-      const hooks = [fnHook('PreToolUse', async (input) => ({ updatedInput: { text: `${(input.toolInput as { text: string }).text}!` }, additionalContext: 'be brief' }))];
+      const hooks = [
+        fnHook('PreToolUse', async (input) => ({ updatedInput: { text: `${(input.toolInput as { text: string }).text}!` }, additionalContext: 'be brief' })),
+      ];
       const out = await runToolUse(use('Echo', { text: 'hi' }), testContext(), env({ hooks }));
       expect(out).toMatchObject({
         result: { content: 'echo: hi!' },
-        extra: [{ type: 'text', text: '<system-reminder>\nPreToolUse:Echo hook additional context: be brief\n</system-reminder>' }, { type: 'text', text: 'note from Echo' }],
+        extra: [
+          { type: 'text', text: '<system-reminder>\nPreToolUse:Echo hook additional context: be brief\n</system-reminder>' },
+          { type: 'text', text: 'note from Echo' },
+        ],
       });
     });
 
@@ -129,7 +141,11 @@ describe('runToolUse', () => {
     it('makes a hook "allow" yield to a Bash deny rule that matches one part of a compound command', async () => {
       const hooks = [fnHook('PreToolUse', async () => ({ decision: 'allow' }))];
       const rules = rulesFromLists({ deny: ['Bash(rm:*)'] }, 'policy').rules;
-      const out = await runToolUse(use('Bash', { command: 'echo x && FOO=1 rm a.txt' }), testContext(), env({ tools: [bashTool], hooks, permissions: { rules, mode: 'default' } }));
+      const out = await runToolUse(
+        use('Bash', { command: 'echo x && FOO=1 rm a.txt' }),
+        testContext(),
+        env({ tools: [bashTool], hooks, permissions: { rules, mode: 'default' } }),
+      );
       expect(out).toMatchObject({ result: { is_error: true, content: 'Permission to use Bash with command echo x && FOO=1 rm a.txt has been denied.' } });
     });
 
@@ -142,7 +158,11 @@ describe('runToolUse', () => {
     it('asks when a hook asks, and denies instead in an unattended session', async () => {
       const hooks = [fnHook('PreToolUse', async () => ({ decision: 'ask' }))];
       expect(await runToolUse(use('Echo', { text: 'hi' }), testContext(), env({ hooks }))).toEqual({
-        kind: 'ask', toolUseId: 'toolu_1', toolName: 'Echo', input: { text: 'hi' }, message: 'Hook PreToolUse:Echo asked for confirmation for this tool',
+        kind: 'ask',
+        toolUseId: 'toolu_1',
+        toolName: 'Echo',
+        input: { text: 'hi' },
+        message: 'Hook PreToolUse:Echo asked for confirmation for this tool',
       });
       const out = await runToolUse(use('Echo', { text: 'hi' }), testContext(), env({ hooks, permissions: { unattended: true } }));
       expect(out.kind === 'result' && out.result.content).toBe(
@@ -152,10 +172,13 @@ describe('runToolUse', () => {
 
     it('stops the turn after the call when a hook says continue: false', async () => {
       const hooks = [fnHook('PostToolUse', async () => ({ continue: false, stopReason: 'enough' }))];
-      expect(await runToolUse(use('Echo', { text: 'hi' }), testContext(), env({ hooks }))).toMatchObject({ result: { content: 'echo: hi' }, stop: { reason: 'enough' } });
+      expect(await runToolUse(use('Echo', { text: 'hi' }), testContext(), env({ hooks }))).toMatchObject({
+        result: { content: 'echo: hi' },
+        stop: { reason: 'enough' },
+      });
     });
 
-    it('rewrites an external tool\'s output but never a built-in\'s', async () => {
+    it("rewrites an external tool's output but never a built-in's", async () => {
       const hooks = [fnHook('PostToolUse', async () => ({ updatedOutput: '[redacted]' }))];
       expect(await runToolUse(use('mcp__notes__add', { title: 'secret' }), testContext(), env({ hooks }))).toMatchObject({ result: { content: '[redacted]' } });
       expect(await runToolUse(use('Echo', { text: 'hi' }), testContext(), env({ hooks }))).toMatchObject({ result: { content: 'echo: hi' } });
@@ -172,7 +195,10 @@ describe('runToolUse', () => {
       ];
       const out = await runToolUse(use('Echo', { text: 'throw' }), testContext(), env({ hooks }));
       expect(seen).toEqual(['failure: boom']);
-      expect(out).toMatchObject({ result: { content: 'boom', is_error: true }, extra: [{ type: 'text', text: '<system-reminder>\nPostToolUseFailure:Echo hook additional context: the tool is flaky\n</system-reminder>' }] });
+      expect(out).toMatchObject({
+        result: { content: 'boom', is_error: true },
+        extra: [{ type: 'text', text: '<system-reminder>\nPostToolUseFailure:Echo hook additional context: the tool is flaky\n</system-reminder>' }],
+      });
     });
 
     it('carries on past a failing fail-open hook and blocks on a failing fail-closed one', async () => {

@@ -10,9 +10,16 @@ import { instantTool } from '../../support/fake-tools.ts';
 
 const ext = (name: string, description = `${name} from a server`, alwaysLoad = false) =>
   createExternalTool({ name, description, inputJSONSchema: { type: 'object', properties: { q: { type: 'string' } } }, alwaysLoad, call: async () => 'ok' });
-const settings = (mode: ToolSearchSettings['mode'], extra: Partial<ToolSearchSettings> = {}): ToolSearchSettings => ({ mode, model: 'claude-sonnet-5-5', contextWindow: 200_000, ...extra });
+const settings = (mode: ToolSearchSettings['mode'], extra: Partial<ToolSearchSettings> = {}): ToolSearchSettings => ({
+  mode,
+  model: 'claude-sonnet-5-5',
+  contextWindow: 200_000,
+  ...extra,
+});
 const names = (tools: { name: string }[]) => tools.map((t) => t.name);
-const found = (...tools: string[]): MessageParam[] => [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: tools.map((tool_name) => ({ type: 'tool_reference' as const, tool_name })) }] }];
+const found = (...tools: string[]): MessageParam[] => [
+  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: tools.map((tool_name) => ({ type: 'tool_reference' as const, tool_name })) }] },
+];
 
 describe('the pool with ToolSearch', () => {
   const builtins = [instantTool('Read'), instantTool('Bash'), buildTool({ ...instantTool('Notebook'), shouldDefer: true })];
@@ -21,7 +28,10 @@ describe('the pool with ToolSearch', () => {
   it('in `tst`: ToolSearch joins the built-ins, deferred tools (MCP, shouldDefer) wait, alwaysLoad tools do not', () => {
     const pool = assembleToolPool({ builtins, external, toolSearch: settings('tst') });
     expect(names(pool.toApiTools())).toEqual(['Bash', 'Read', 'ToolSearch', 'mcp__a__pinned']);
-    expect(pool.deferredToolsMessage).toEqual({ role: 'user', content: [{ type: 'text', text: '<available-deferred-tools>\nNotebook\nmcp__a__y\nmcp__b__x\n</available-deferred-tools>' }] });
+    expect(pool.deferredToolsMessage).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: '<available-deferred-tools>\nNotebook\nmcp__a__y\nmcp__b__x\n</available-deferred-tools>' }],
+    });
     // Still callable: a call finds them.
     expect(pool.find('mcp__b__x')?.name).toBe('mcp__b__x');
   });
@@ -53,13 +63,33 @@ describe('the pool with ToolSearch', () => {
     expect(autoThresholdChars(200_000)).toBe(50_000);
     const long = [ext('mcp__big__a', 'd'.repeat(30_000)), ext('mcp__big__b', 'd'.repeat(30_000))];
     expect(names(assembleToolPool({ builtins, external: long, toolSearch: settings('tst-auto') }).toApiTools())).toContain('ToolSearch');
-    expect(names(assembleToolPool({ builtins, external: long, toolSearch: settings('tst-auto', { contextWindow: 1_000_000 }) }).toApiTools())).not.toContain('ToolSearch');
+    expect(names(assembleToolPool({ builtins, external: long, toolSearch: settings('tst-auto', { contextWindow: 1_000_000 }) }).toApiTools())).not.toContain(
+      'ToolSearch',
+    );
   });
 
   it('takes tool references out of requests that defer nothing, leaving a note where nothing else was', () => {
-    const messages: MessageParam[] = [...found('mcp__a__y'), { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'y', content: [{ type: 'text', text: 'kept' }, { type: 'tool_reference', tool_name: 'z' }] }] }];
+    const messages: MessageParam[] = [
+      ...found('mcp__a__y'),
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'y',
+            content: [
+              { type: 'text', text: 'kept' },
+              { type: 'tool_reference', tool_name: 'z' },
+            ],
+          },
+        ],
+      },
+    ];
     expect(withoutToolReferences(messages)).toEqual([
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'x', content: [{ type: 'text', text: '[Tool references removed - tool search not enabled]' }] }] },
+      {
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'x', content: [{ type: 'text', text: '[Tool references removed - tool search not enabled]' }] }],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'y', content: [{ type: 'text', text: 'kept' }] }] },
     ]);
   });

@@ -20,8 +20,12 @@ describe('dead turns: heartbeat liveness and the crashed turn_end', () => {
   const TABLES = fx.tables;
   let now = T0;
   const deps = {} as {
-    sessions: SessionStore; events: EventStore; clock: () => number; log: ReturnType<typeof createLogger>;
-    config: ReturnType<typeof configSchema.parse>; instanceId: string;
+    sessions: SessionStore;
+    events: EventStore;
+    clock: () => number;
+    log: ReturnType<typeof createLogger>;
+    config: ReturnType<typeof configSchema.parse>;
+    instanceId: string;
   };
 
   beforeAll(() => {
@@ -31,7 +35,15 @@ describe('dead turns: heartbeat liveness and the crashed turn_end', () => {
       clock: () => now,
       log: createLogger({ level: 'error' }),
       // One-second beats, three to a dead turn; a minute's lease.
-      config: configSchema.parse({ tables: TABLES, bucket: 'b', runnerFunction: 'r', selfFunction: 's', model: { apiKey: 'unused' }, apiTokens: {}, turn: { leaseMs: 60_000, heartbeatMs: 1_000 } }),
+      config: configSchema.parse({
+        tables: TABLES,
+        bucket: 'b',
+        runnerFunction: 'r',
+        selfFunction: 's',
+        model: { apiKey: 'unused' },
+        apiTokens: {},
+        turn: { leaseMs: 60_000, heartbeatMs: 1_000 },
+      }),
       instanceId: 'inst_test',
     });
   });
@@ -42,16 +54,30 @@ describe('dead turns: heartbeat liveness and the crashed turn_end', () => {
     const sessionId = `ses_${++n}`;
     const turnId = `turn_${n}`;
     const record: SessionRecord = {
-      sessionId, tenantId: 't', createdAt: 'x', updatedAt: 'x', status: 'idle', messageCount: 0,
-      workspace: { id: 'ws', version: 0 }, cwd: '/workspace', usage: { inputTokens: 0, outputTokens: 0 }, turnCount: 4,
+      sessionId,
+      tenantId: 't',
+      createdAt: 'x',
+      updatedAt: 'x',
+      status: 'idle',
+      messageCount: 0,
+      workspace: { id: 'ws', version: 0 },
+      cwd: '/workspace',
+      usage: { inputTokens: 0, outputTokens: 0 },
+      turnCount: 4,
     };
     await deps.sessions.create(record);
     await deps.sessions.acquireLease(sessionId, lease(turnId), T0);
     for (let seq = 0; seq < events; seq++) {
-      await deps.events.append(sessionId, [{
-        turnId, seq,
-        event: seq === 0 ? { type: 'turn_start', sessionId, turnId } : { type: 'assistant_message', seq, content: [], stopReason: 'tool_use', usage: { inputTokens: 10 * seq, outputTokens: seq } },
-      }]);
+      await deps.events.append(sessionId, [
+        {
+          turnId,
+          seq,
+          event:
+            seq === 0
+              ? { type: 'turn_start', sessionId, turnId }
+              : { type: 'assistant_message', seq, content: [], stopReason: 'tool_use', usage: { inputTokens: 10 * seq, outputTokens: seq } },
+        },
+      ]);
     }
     return { sessionId, turnId };
   }
@@ -67,10 +93,19 @@ describe('dead turns: heartbeat liveness and the crashed turn_end', () => {
 
     // 3.5 s: dead, though the lease would run for another 56 s. Three readers notice at once.
     now = T0 + 3_500;
-    const results = await Promise.all([endTurnIfDead(deps, sessionId, turnId), endTurnIfDead(deps, sessionId, turnId), reapDeadLease(deps, (await deps.sessions.get(sessionId))!)]);
+    const results = await Promise.all([
+      endTurnIfDead(deps, sessionId, turnId),
+      endTurnIfDead(deps, sessionId, turnId),
+      reapDeadLease(deps, (await deps.sessions.get(sessionId))!),
+    ]);
     expect(results.filter(Boolean).length).toBeGreaterThanOrEqual(1);
     const events = await log(sessionId, turnId);
-    expect(events.map((e) => [e.seq, e.event.type])).toEqual([[0, 'turn_start'], [1, 'assistant_message'], [2, 'assistant_message'], [3, 'turn_end']]);
+    expect(events.map((e) => [e.seq, e.event.type])).toEqual([
+      [0, 'turn_start'],
+      [1, 'assistant_message'],
+      [2, 'assistant_message'],
+      [3, 'turn_end'],
+    ]);
     expect(events[3]!.event).toMatchObject({ type: 'turn_end', turnId, stopReason: 'crashed', usage: { inputTokens: 20, outputTokens: 2 } });
     expect((events[3]!.event as { error: string }).error).toContain(`no heartbeat since ${new Date(T0).toISOString()}`);
     const session = (await deps.sessions.get(sessionId))!;

@@ -8,11 +8,13 @@ describe('background Bash tasks', () => {
 
   it('starts, auto-backgrounds on timeout, reports output, stops, and forgets finished tasks', async () => {
     const sessionId = await h.session({});
-    const first = await h.turn(sessionId, [[
-      call('k1', 'Bash', { command: 'echo hello; sleep 1; echo bye', run_in_background: true }),
-      call('k2', 'Bash', { command: 'sleep 30', run_in_background: true }),
-      call('k3', 'Bash', { command: 'echo early; sleep 3; echo late', timeout: 1500 }),
-    ]]);
+    const first = await h.turn(sessionId, [
+      [
+        call('k1', 'Bash', { command: 'echo hello; sleep 1; echo bye', run_in_background: true }),
+        call('k2', 'Bash', { command: 'sleep 30', run_in_background: true }),
+        call('k3', 'Bash', { command: 'echo early; sleep 3; echo late', timeout: 1500 }),
+      ],
+    ]);
     const [k1, k2, k3] = first.map((l) => NOTICE.exec(String(l.content)));
     expect(first.map((l) => l.is_error)).toEqual([false, false, false]);
     expect(k1?.[1]).toBeUndefined();
@@ -31,7 +33,8 @@ describe('background Bash tasks', () => {
     ]);
     const byId = Object.fromEntries(second.map((l) => [l.id, l]));
     expect(byId.o1).toEqual({
-      id: 'o1', is_error: false,
+      id: 'o1',
+      is_error: false,
       content: `<retrieval_status>not_ready</retrieval_status>\n\n<task_id>${id2}</task_id>\n\n<task_type>local_bash</task_type>\n\n<status>running</status>`,
     });
     expect(byId.o2!.content).toBe(

@@ -8,13 +8,16 @@ describe('Bash through the runner', () => {
   it('merges stdout and stderr in order, reports exit codes, closes stdin and caps the timeout', async () => {
     // How each outcome is worded is a unit test: test/functions/tools/bash-tool.test.ts.
     // One call per model response: an error from one Bash call cancels its siblings in the same response.
-    const r = await h.run({}, [
-      call('b1', 'Bash', { command: 'echo out; echo err >&2; echo out2' }),
-      call('b2', 'Bash', { command: 'exit 3' }),
-      call('b3', 'Bash', { command: 'echo partial; exit 2' }),
-      call('b7', 'Bash', { command: 'cat; echo done' }),
-      call('b8', 'Bash', { command: 'echo x', timeout: 700_000 }),
-    ].map((c) => [c]));
+    const r = await h.run(
+      {},
+      [
+        call('b1', 'Bash', { command: 'echo out; echo err >&2; echo out2' }),
+        call('b2', 'Bash', { command: 'exit 3' }),
+        call('b3', 'Bash', { command: 'echo partial; exit 2' }),
+        call('b7', 'Bash', { command: 'cat; echo done' }),
+        call('b8', 'Bash', { command: 'echo x', timeout: 700_000 }),
+      ].map((c) => [c]),
+    );
     expect(r.b1).toMatchObject(ok('out\nerr\nout2'));
     expect(r.b2).toMatchObject(err('Exit code 3'));
     expect(r.b3).toMatchObject(err('Exit code 2\npartial'));
@@ -49,13 +52,14 @@ describe('Bash through the runner', () => {
   });
 
   it('returns data:image output as an image block, and persists output over 30,000 characters behind a preview and a path to Read', async () => {
-    const r = await h.run({}, [[
-      call('i1', 'Bash', { command: `printf 'data:image/png;base64,${PNG}'` }),
-      call('t1', 'Bash', { command: 'seq 1 20000' }),
-    ]]);
+    const r = await h.run({}, [[call('i1', 'Bash', { command: `printf 'data:image/png;base64,${PNG}'` }), call('t1', 'Bash', { command: 'seq 1 20000' })]]);
     expect(r.i1).toMatchObject(ok([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }]));
     // Past 30,000 characters the whole output is persisted; the model gets a preview and a path to Read.
     const text = String(r.t1!.content);
-    expect(text.startsWith('<persisted-output>\nOutput too large (106.3KB). Full output saved to: /workspace/.stratus/tool-results/t1.txt\n\nPreview (first 2KB):\n1\n2\n3\n')).toBe(true);
+    expect(
+      text.startsWith(
+        '<persisted-output>\nOutput too large (106.3KB). Full output saved to: /workspace/.stratus/tool-results/t1.txt\n\nPreview (first 2KB):\n1\n2\n3\n',
+      ),
+    ).toBe(true);
   });
 });

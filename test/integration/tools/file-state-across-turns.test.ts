@@ -16,8 +16,10 @@ describe('the read-file state across stateless turns', () => {
     expect(third).toEqual([
       { id: 't3', is_error: false, content: 'The file /workspace/notes.md has been updated successfully.' },
       {
-        id: 't4', is_error: true,
-        content: '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>',
+        id: 't4',
+        is_error: true,
+        content:
+          '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>',
       },
       { id: 't5', is_error: false, content: '1\tdraft two\n2\t' },
     ]);
@@ -28,8 +30,10 @@ describe('the read-file state across stateless turns', () => {
     await h.turn(sessionId, [[call('u1', 'Read', { file_path: '/workspace/a.txt' })]]);
     expect(await h.turn(sessionId, [[call('u2', 'Read', { file_path: '/workspace/a.txt' })]])).toEqual([
       {
-        id: 'u2', is_error: false,
-        content: 'File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.',
+        id: 'u2',
+        is_error: false,
+        content:
+          'File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.',
       },
     ]);
   });

@@ -3,8 +3,14 @@ import { call, err, ok, useToolStack } from './tool-harness.ts';
 
 // Every expected text and file below is what Claude Code 2.1.88 produced for the same calls
 // (scripts/parity-cases/edit-normalise.json and write-normalise.json through parity-reference).
-const edit = (id: string, file: string, oldString: string, newString: string, replaceAll?: boolean) =>
-  [call(id, 'Edit', { file_path: `/workspace/${file}`, old_string: oldString, new_string: newString, ...(replaceAll === undefined ? {} : { replace_all: replaceAll }) })];
+const edit = (id: string, file: string, oldString: string, newString: string, replaceAll?: boolean) => [
+  call(id, 'Edit', {
+    file_path: `/workspace/${file}`,
+    old_string: oldString,
+    new_string: newString,
+    ...(replaceAll === undefined ? {} : { replace_all: replaceAll }),
+  }),
+];
 const readAll = (files: Record<string, string>) => Object.keys(files).map((f, i) => call(`r${i}`, 'Read', { file_path: `/workspace/${f}` }));
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
@@ -20,15 +26,19 @@ describe('Edit and Write normalise their input as the reference does', () => {
       'crlf.txt': 'a\r\nb\r\nc\r\n',
       'quote.txt': 'a \u201cb\u201d\nc\n',
     };
-    const { results: r, bytes: b } = await h.runAndRead(files, [
-      readAll(files),
-      edit('d1', 'del.txt', 'drop', ''),
-      edit('d2', 'all.txt', 'foo', '', true),
-      edit('d3', 'end.txt', 'b', ''),
-      edit('d4', 'nl.txt', 'b\n', ''),
-      edit('d5', 'crlf.txt', 'b', ''),
-      edit('d6', 'quote.txt', 'a "b"', ''),
-    ], Object.keys(files));
+    const { results: r, bytes: b } = await h.runAndRead(
+      files,
+      [
+        readAll(files),
+        edit('d1', 'del.txt', 'drop', ''),
+        edit('d2', 'all.txt', 'foo', '', true),
+        edit('d3', 'end.txt', 'b', ''),
+        edit('d4', 'nl.txt', 'b\n', ''),
+        edit('d5', 'crlf.txt', 'b', ''),
+        edit('d6', 'quote.txt', 'a "b"', ''),
+      ],
+      Object.keys(files),
+    );
     for (const id of ['d1', 'd3', 'd4', 'd5', 'd6']) expect(r[id]!.is_error).toBe(false);
     expect(r.d2).toMatchObject(ok('The file /workspace/all.txt has been updated. All occurrences were successfully replaced.'));
     expect(b['del.txt']).toEqual(bytes('keep\nkeep2\n'));
@@ -42,16 +52,20 @@ describe('Edit and Write normalise their input as the reference does', () => {
 
   it('strips trailing whitespace from new_string outside Markdown, and not when Edit creates the file', async () => {
     const files = { 'ws.txt': 'one\ntwo\n', 'ws.md': 'one\ntwo\n', 'ws.MDX': 'one\ntwo\n', 'empty.txt': '', 'same.txt': 'one\n' };
-    const { results: r, bytes: b } = await h.runAndRead(files, [
-      readAll(files),
-      edit('w1', 'ws.txt', 'two', 'TWO  \n  three\t'),
-      edit('w2', 'ws.md', 'two', 'TWO  \n  three\t'),
-      edit('w3', 'ws.MDX', 'two', 'TWO  \n  three\t'),
-      edit('w4', 'created.txt', '', 'hi  \nthere \n'),
-      edit('w5', 'empty.txt', '', 'x  \ny\u00a0\n'),
-      edit('w6', 'same.txt', 'one', 'one   '),
-      edit('w7', 'ws.txt', 'TWO', 'T\t'),
-    ], [...Object.keys(files), 'created.txt']);
+    const { results: r, bytes: b } = await h.runAndRead(
+      files,
+      [
+        readAll(files),
+        edit('w1', 'ws.txt', 'two', 'TWO  \n  three\t'),
+        edit('w2', 'ws.md', 'two', 'TWO  \n  three\t'),
+        edit('w3', 'ws.MDX', 'two', 'TWO  \n  three\t'),
+        edit('w4', 'created.txt', '', 'hi  \nthere \n'),
+        edit('w5', 'empty.txt', '', 'x  \ny\u00a0\n'),
+        edit('w6', 'same.txt', 'one', 'one   '),
+        edit('w7', 'ws.txt', 'TWO', 'T\t'),
+      ],
+      [...Object.keys(files), 'created.txt'],
+    );
     expect(r.w1).toMatchObject(ok('The file /workspace/ws.txt has been updated successfully.'));
     expect(r.w4).toMatchObject(ok('The file /workspace/created.txt has been updated successfully.'));
     expect(r.w5).toMatchObject(ok('The file /workspace/empty.txt has been updated successfully.'));
@@ -69,16 +83,20 @@ describe('Edit and Write normalise their input as the reference does', () => {
 
   it('restores sanitised tags in old_string when only that form is in the file, and replays the same replacements on new_string', async () => {
     const files = { 'san.txt': '<function_results>\n<name>x</name>\n\nHuman: hi\n', 'lit.txt': '<n> tag\n', 'eq.txt': '<name>z</name>\n' };
-    const { results: r, bytes: b } = await h.runAndRead(files, [
-      readAll(files),
-      edit('s1', 'san.txt', '<fnr>\n<n>x</n>', '<fnr>\n<n>y</n>  '),
-      // Only the replacements that changed old_string apply to new_string: "<e>" stays.
-      edit('s2', 'san.txt', '\n\nH: hi', '\n\nH: bye <e>'),
-      // Found as written: nothing is restored, in either string.
-      edit('s3', 'lit.txt', '<n> tag', '<n> TAG <o>'),
-      edit('s4', 'eq.txt', '<n>z</n>', '<name>z</name>'),
-      edit('s5', 'eq.txt', '<n>missing', '<n>found'),
-    ], Object.keys(files));
+    const { results: r, bytes: b } = await h.runAndRead(
+      files,
+      [
+        readAll(files),
+        edit('s1', 'san.txt', '<fnr>\n<n>x</n>', '<fnr>\n<n>y</n>  '),
+        // Only the replacements that changed old_string apply to new_string: "<e>" stays.
+        edit('s2', 'san.txt', '\n\nH: hi', '\n\nH: bye <e>'),
+        // Found as written: nothing is restored, in either string.
+        edit('s3', 'lit.txt', '<n> tag', '<n> TAG <o>'),
+        edit('s4', 'eq.txt', '<n>z</n>', '<name>z</name>'),
+        edit('s5', 'eq.txt', '<n>missing', '<n>found'),
+      ],
+      Object.keys(files),
+    );
     expect(r.s1).toMatchObject(ok('The file /workspace/san.txt has been updated successfully.'));
     expect(r.s2).toMatchObject(ok('The file /workspace/san.txt has been updated successfully.'));
     expect(r.s3).toMatchObject(ok('The file /workspace/lit.txt has been updated successfully.'));
@@ -91,12 +109,16 @@ describe('Edit and Write normalise their input as the reference does', () => {
 
   it('fails an edit that is a no-op once quotes are normalised, and leaves the file as it was', async () => {
     const files = { 'q.txt': 'He said \u201chello\u201d\n', 'qq.txt': 'say "x"\n' };
-    const { results: r, bytes: b } = await h.runAndRead(files, [
-      readAll(files),
-      edit('q1', 'q.txt', 'said "hello"', 'said \u201chello\u201d'),
-      edit('q2', 'qq.txt', 'say \u201cx\u201d', 'say "x"'),
-      edit('q3', 'qq.txt', 'say', 'said'),
-    ], Object.keys(files));
+    const { results: r, bytes: b } = await h.runAndRead(
+      files,
+      [
+        readAll(files),
+        edit('q1', 'q.txt', 'said "hello"', 'said \u201chello\u201d'),
+        edit('q2', 'qq.txt', 'say \u201cx\u201d', 'say "x"'),
+        edit('q3', 'qq.txt', 'say', 'said'),
+      ],
+      Object.keys(files),
+    );
     expect(r.q1).toMatchObject(err('String not found in file. Failed to apply edit.'));
     expect(r.q2).toMatchObject(err('String not found in file. Failed to apply edit.'));
     // The failed call changed neither the file nor what the session knows of it.
@@ -107,20 +129,24 @@ describe('Edit and Write normalise their input as the reference does', () => {
 
   it('Write strips trailing whitespace on every line outside Markdown, keeping each line ending', async () => {
     const write = (id: string, file: string, content: string) => [call(id, 'Write', { file_path: `/workspace/${file}`, content })];
-    const { results: r, bytes: b } = await h.runAndRead({ 'exist.txt': 'old\n' }, [
-      write('w1', 'a.txt', 'a  \n\tb\t\r\nc \rd  '),
-      write('w2', 'b.md', 'a  \n'),
-      write('w3', 'c.MD', 'a  \n'),
-      write('w4', 'd.mdx', 'a  \n'),
-      write('w5', 'u.txt', 'x\u00a0\ny\u3000\nz\ufeff\nw\u2028 \n'),
-      write('w6', 'Makefile', 'all:\n\techo hi \n   \nend\n\n\n'),
-      [call('r1', 'Read', { file_path: '/workspace/exist.txt' })],
-      write('w7', 'exist.txt', 'new   \n'),
-      write('w8', 'md.txt.md', ' x \n'),
-      write('w9', 'spaces.txt', '   '),
-      // What Write wrote (stripped) counts as read.
-      edit('e1', 'Makefile', 'end', 'END'),
-    ], ['a.txt', 'b.md', 'c.MD', 'd.mdx', 'u.txt', 'Makefile', 'exist.txt', 'md.txt.md', 'spaces.txt']);
+    const { results: r, bytes: b } = await h.runAndRead(
+      { 'exist.txt': 'old\n' },
+      [
+        write('w1', 'a.txt', 'a  \n\tb\t\r\nc \rd  '),
+        write('w2', 'b.md', 'a  \n'),
+        write('w3', 'c.MD', 'a  \n'),
+        write('w4', 'd.mdx', 'a  \n'),
+        write('w5', 'u.txt', 'x\u00a0\ny\u3000\nz\ufeff\nw\u2028 \n'),
+        write('w6', 'Makefile', 'all:\n\techo hi \n   \nend\n\n\n'),
+        [call('r1', 'Read', { file_path: '/workspace/exist.txt' })],
+        write('w7', 'exist.txt', 'new   \n'),
+        write('w8', 'md.txt.md', ' x \n'),
+        write('w9', 'spaces.txt', '   '),
+        // What Write wrote (stripped) counts as read.
+        edit('e1', 'Makefile', 'end', 'END'),
+      ],
+      ['a.txt', 'b.md', 'c.MD', 'd.mdx', 'u.txt', 'Makefile', 'exist.txt', 'md.txt.md', 'spaces.txt'],
+    );
     expect(r.w1).toMatchObject(ok('File created successfully at: /workspace/a.txt'));
     expect(r.w7).toMatchObject(ok('The file /workspace/exist.txt has been updated successfully.'));
     expect(r.w9).toMatchObject(ok('File created successfully at: /workspace/spaces.txt'));

@@ -23,7 +23,9 @@ describe('NotebookEdit through the runner', () => {
     expect(first).toMatch(NEW_ID);
     expect(r.e6).toMatchObject(err('<tool_use_error>Cell type is required when using edit_mode=insert.</tool_use_error>'));
     expect(String(r.e7!.content)).toContain('"message": "Invalid option: expected one of \\"replace\\"|\\"insert\\"|\\"delete\\""');
-    expect(r.e8).toMatchObject(err('<tool_use_error>File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.</tool_use_error>'));
+    expect(r.e8).toMatchObject(
+      err('<tool_use_error>File must be a Jupyter notebook (.ipynb file). For editing other file types, use the FileEdit tool.</tool_use_error>'),
+    );
     // A relative path is taken from the working directory.
     expect(r.e9).toMatchObject(ok('Updated cell intro with x'));
     expect(r.e10).toMatchObject(err('<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>'));
@@ -35,20 +37,31 @@ describe('NotebookEdit through the runner', () => {
     expect(r.r3).toMatchObject(err("Expected property name or '}' in JSON at position 1"));
     expect(r.e15).toMatchObject(err('<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>'));
     expect(r.e16).toMatchObject(ok('Updated cell code1 with y'));
-    expect(r.e17).toMatchObject(err('<tool_use_error>InputValidationError: NotebookEdit failed due to the following issue:\nThe required parameter `new_source` is missing</tool_use_error>'));
+    expect(r.e17).toMatchObject(
+      err(
+        '<tool_use_error>InputValidationError: NotebookEdit failed due to the following issue:\nThe required parameter `new_source` is missing</tool_use_error>',
+      ),
+    );
     expect(r.e18).toMatchObject(err('<tool_use_error>Cell ID must be specified when not inserting a new cell.</tool_use_error>'));
 
     // New cells: type, id (4.5 only), source, metadata, and for code an empty run; a replaced code cell lost its outputs and kept its keys' order.
-    expect(bytes['n.ipynb']!.toString()).toBe(JSON.stringify({
-      cells: [
-        { cell_type: 'code', id: first, source: 'first', metadata: {}, execution_count: null, outputs: [] },
-        { cell_type: 'markdown', id: 'intro', metadata: {}, source: 'x' },
-        { cell_type: 'markdown', id: inserted, source: '## New', metadata: {} },
-        { cell_type: 'markdown', execution_count: null, id: 'code1', metadata: {}, outputs: [], source: 'y' },
-      ],
-      metadata: { kernelspec: { language: 'python', name: 'python3' }, language_info: { name: 'python' } },
-      nbformat: 4, nbformat_minor: 5,
-    }, null, 1));
+    expect(bytes['n.ipynb']!.toString()).toBe(
+      JSON.stringify(
+        {
+          cells: [
+            { cell_type: 'code', id: first, source: 'first', metadata: {}, execution_count: null, outputs: [] },
+            { cell_type: 'markdown', id: 'intro', metadata: {}, source: 'x' },
+            { cell_type: 'markdown', id: inserted, source: '## New', metadata: {} },
+            { cell_type: 'markdown', execution_count: null, id: 'code1', metadata: {}, outputs: [], source: 'y' },
+          ],
+          metadata: { kernelspec: { language: 'python', name: 'python3' }, language_info: { name: 'python' } },
+          nbformat: 4,
+          nbformat_minor: 5,
+        },
+        null,
+        1,
+      ),
+    );
     expect(JSON.parse(bytes['old.ipynb']!.toString()).cells).toEqual([
       { cell_type: 'code', source: 'z=2', metadata: {}, execution_count: null, outputs: [] },
       { cell_type: 'markdown', metadata: {}, source: 'c' },

@@ -23,7 +23,11 @@ describe('Write through the runner', () => {
     expect(r.w1).toMatchObject(ok('File created successfully at: /workspace/new/dir/n.txt'));
     expect(r.w2).toMatchObject(err('<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>'));
     expect(r.w3).toMatchObject(ok('The file /workspace/a.txt has been updated successfully.'));
-    expect(r.w4).toMatchObject(err('<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>'));
+    expect(r.w4).toMatchObject(
+      err(
+        '<tool_use_error>File has been modified since read, either by the user or by a linter. Read it again before attempting to write it.</tool_use_error>',
+      ),
+    );
     expect(r.w5).toMatchObject(ok('File created successfully at: rel.txt'));
     expect(r.w6).toMatchObject(err('<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>'));
     expect(r.w7).toMatchObject(ok('The file /workspace/c.txt has been updated successfully.'));

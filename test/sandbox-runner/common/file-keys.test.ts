@@ -57,7 +57,10 @@ describe('file keys: one rule for the API and the runner', () => {
       const id = fx.newWorkspaceId();
       expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'a/b.txt': 'b' } }));
       const dotted = await fx.call(id, 1, { type: 'export_file', path: 'a/../a/b.txt' });
-      expect(dotted).toMatchObject({ ok: false, error: { kind: 'tool_error', message: 'Invalid file path "a/../a/b.txt": it contains a ".." component; use a path inside the workspace.' } });
+      expect(dotted).toMatchObject({
+        ok: false,
+        error: { kind: 'tool_error', message: 'Invalid file path "a/../a/b.txt": it contains a ".." component; use a path inside the workspace.' },
+      });
       const fine = expectOk(await fx.call(id, 1, { type: 'export_file', path: 'a/b.txt' }));
       expect(fine.result).toMatchObject({ type: 'export_file', path: 'a/b.txt', size: 1 });
     });

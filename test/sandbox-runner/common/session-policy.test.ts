@@ -4,7 +4,13 @@ import { workspaceSessionPolicy } from '../../../sandbox-runner/common/session-p
 import { BUCKET, expectOk, startRunnerFixture, type RunnerFixture } from '../../support/runner-fixture.ts';
 
 /** IAM's wildcard match for a resource pattern (only `*` is used in our policies). */
-const matches = (pattern: string, arn: string) => new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('.*')}$`).test(arn);
+const matches = (pattern: string, arn: string) =>
+  new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(arn);
 
 describe('the session policy for runner credentials', () => {
   let fx: RunnerFixture;
@@ -21,7 +27,12 @@ describe('the session policy for runner credentials', () => {
       Statement: [
         { Sid: 'WorkspaceObjects', Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: ['arn:aws:s3:::stratus-ws/workspaces/ws_1/*'] },
         { Sid: 'StagedUploads', Effect: 'Allow', Action: ['s3:DeleteObject'], Resource: ['arn:aws:s3:::stratus-ws/workspaces/ws_1/uploads/*'] },
-        { Sid: 'ShortLivedTags', Effect: 'Allow', Action: ['s3:PutObjectTagging'], Resource: ['arn:aws:s3:::stratus-ws/workspaces/ws_1/uploads/*', 'arn:aws:s3:::stratus-ws/workspaces/ws_1/stops/*'] },
+        {
+          Sid: 'ShortLivedTags',
+          Effect: 'Allow',
+          Action: ['s3:PutObjectTagging'],
+          Resource: ['arn:aws:s3:::stratus-ws/workspaces/ws_1/uploads/*', 'arn:aws:s3:::stratus-ws/workspaces/ws_1/stops/*'],
+        },
         {
           Sid: 'WorkspaceListing',
           Effect: 'Allow',

@@ -64,7 +64,9 @@ describe('the AWS egress proxy (loopback only here)', () => {
   const token = (allowedDomains: string[], expiresAt = now + 60_000) => signEgressToken(KEY, { allowedDomains, sessionId: 'ses_egress', expiresAt });
 
   it('asks for the token, and refuses a forged or expired one', async () => {
-    expect(await curl(['-x', proxied(), `http://localhost:${targetPort}/`])).toBe("The Stratus egress proxy needs the session's egress token as the proxy password.\n");
+    expect(await curl(['-x', proxied(), `http://localhost:${targetPort}/`])).toBe(
+      "The Stratus egress proxy needs the session's egress token as the proxy password.\n",
+    );
     const forged = signEgressToken('not-the-key', { allowedDomains: ['*.com'], sessionId: 'x', expiresAt: now + 60_000 });
     expect(await curl(['-x', proxied(forged), `http://localhost:${targetPort}/`])).toBe('The Stratus egress proxy refused the token: bad signature.\n');
     expect(await curl(['-x', proxied(token(['localhost'], now - 1)), 'http://localhost/'])).toBe('The Stratus egress proxy refused the token: expired.\n');
@@ -74,7 +76,9 @@ describe('the AWS egress proxy (loopback only here)', () => {
 
   it("enforces the token's list: hosts and ports", async () => {
     const t = token(['example.test', 'api.example.test:8443']);
-    expect(await curl(['-x', proxied(t), `http://localhost:${targetPort}/`])).toBe("Blocked by the sandbox: localhost is not in this session's allowed network domains.\n");
+    expect(await curl(['-x', proxied(t), `http://localhost:${targetPort}/`])).toBe(
+      "Blocked by the sandbox: localhost is not in this session's allowed network domains.\n",
+    );
     expect(await curl(['-x', proxied(t), 'http://example.test:22/'])).toContain('port 22 of example.test is not allowed');
     expect(await curl(['-p', '-x', proxied(t), 'http://api.example.test:443/'])).toBe('curl: (56) CONNECT tunnel failed, response 403\n');
     expect(seen).toEqual([]);
@@ -82,11 +86,24 @@ describe('the AWS egress proxy (loopback only here)', () => {
 
   it('never reaches a non-public address, even one the list names', async () => {
     const t = token([`localhost:${targetPort}`, '127.0.0.1', '::1', `127.0.0.1:${targetPort}`, '169.254.169.254']);
-    expect(await curl(['-x', proxied(t), `http://localhost:${targetPort}/`])).toMatch(/^Blocked by the sandbox: localhost resolves to (127\.0\.0\.1|::1), a loopback address\.\n$/);
-    expect(await curl(['-x', proxied(t), `http://127.0.0.1:${targetPort}/`])).toBe('Blocked by the sandbox: 127.0.0.1 resolves to 127.0.0.1, a loopback address.\n');
+    expect(await curl(['-x', proxied(t), `http://localhost:${targetPort}/`])).toMatch(
+      /^Blocked by the sandbox: localhost resolves to (127\.0\.0\.1|::1), a loopback address\.\n$/,
+    );
+    expect(await curl(['-x', proxied(t), `http://127.0.0.1:${targetPort}/`])).toBe(
+      'Blocked by the sandbox: 127.0.0.1 resolves to 127.0.0.1, a loopback address.\n',
+    );
     expect(await curl(['-p', '-x', proxied(t), `http://127.0.0.1:${targetPort}/`])).toBe('curl: (56) CONNECT tunnel failed, response 403\n');
-    expect(await curl(['-x', proxied(t), 'http://169.254.169.254/latest/meta-data/'])).toBe('Blocked by the sandbox: 169.254.169.254 resolves to 169.254.169.254, a link-local address.\n');
+    expect(await curl(['-x', proxied(t), 'http://169.254.169.254/latest/meta-data/'])).toBe(
+      'Blocked by the sandbox: 169.254.169.254 resolves to 169.254.169.254, a link-local address.\n',
+    );
     expect(seen).toEqual([]);
-    expect(decisions).toContainEqual({ label: 'ses_egress', method: 'GET', host: '169.254.169.254', port: 80, allowed: false, reason: 'address 169.254.169.254' });
+    expect(decisions).toContainEqual({
+      label: 'ses_egress',
+      method: 'GET',
+      host: '169.254.169.254',
+      port: 80,
+      allowed: false,
+      reason: 'address 169.254.169.254',
+    });
   });
 });

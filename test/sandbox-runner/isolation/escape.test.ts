@@ -14,7 +14,10 @@ describe('escape attempts from a sandboxed command', () => {
   let version = 1;
   beforeAll(async () => {
     fx = await startRunnerFixture({
-      sandbox: createBwrapSandbox({ runtimeDir: path.join('/tmp', `stratus-escape-${process.pid}`), processLimits: { maxProcesses: 64, maxMemoryBytes: 128 * MIB } }),
+      sandbox: createBwrapSandbox({
+        runtimeDir: path.join('/tmp', `stratus-escape-${process.pid}`),
+        processLimits: { maxProcesses: 64, maxMemoryBytes: 128 * MIB },
+      }),
       maxWarmWorkspaces: 4,
     });
     id = fx.newWorkspaceId();
@@ -54,7 +57,9 @@ describe('escape attempts from a sandboxed command', () => {
     expect(readFileSync(path.join(otherTree, 'secret.txt'), 'utf8')).toBe('other tenant\n');
 
     expect((await run('cat /etc/shadow')).output).toBe('cat: /etc/shadow: No such file or directory\n');
-    expect((await run('ls /root /home')).output).toBe("ls: cannot access '/root': No such file or directory\nls: cannot access '/home': No such file or directory\n");
+    expect((await run('ls /root /home')).output).toBe(
+      "ls: cannot access '/root': No such file or directory\nls: cannot access '/home': No such file or directory\n",
+    );
     expect((await run(`cat ${otherTree}/secret.txt`)).output).toBe(`cat: ${otherTree}/secret.txt: No such file or directory\n`);
     expect((await run(`ls ${process.cwd()}`)).output).toBe(`ls: cannot access '${process.cwd()}': No such file or directory\n`);
     // /tmp is the workspace's own scratch: HOME, and the output files of its commands.
@@ -67,7 +72,9 @@ describe('escape attempts from a sandboxed command', () => {
   });
 
   it('cannot mount, unmount or create namespaces', async () => {
-    expect((await run('mount -t tmpfs none /tmp')).output).toBe('mount: /tmp: must be superuser to use mount.\n       dmesg(1) may have more information after failed mount system call.\n');
+    expect((await run('mount -t tmpfs none /tmp')).output).toBe(
+      'mount: /tmp: must be superuser to use mount.\n       dmesg(1) may have more information after failed mount system call.\n',
+    );
     expect((await run('umount /workspace')).output).toBe('umount: /workspace: umount failed: No such file or directory.\n');
     expect((await run('unshare -r true')).output).toBe('unshare: unshare failed: No space left on device\n');
     expect((await run('unshare -m true')).output).toBe('unshare: unshare failed: Operation not permitted\n');
@@ -98,7 +105,11 @@ describe('escape attempts from a sandboxed command', () => {
     expect(bomb.output.endsWith('The command hit the sandbox limit of 64 processes; new processes could not be started.\n')).toBe(true);
 
     const hog = await run('x=$(head -c 300000000 /dev/zero | tr "\\0" a); echo ${#x}');
-    expect(hog).toMatchObject({ exitCode: 137, resourceLimit: 'memory', output: 'The command was killed: it used more than 128 MiB of memory, the sandbox limit.\n' });
+    expect(hog).toMatchObject({
+      exitCode: 137,
+      resourceLimit: 'memory',
+      output: 'The command was killed: it used more than 128 MiB of memory, the sandbox limit.\n',
+    });
 
     expect((await run('echo still serving')).output).toBe('still serving\n');
   });

@@ -124,17 +124,30 @@ describe('allow-list entries', () => {
   it('refuses non-public resolved addresses unless listed (and always, where listing is not honoured)', () => {
     const names = parseAllowList(['metadata.example']);
     const cases: [string, string][] = [
-      ['127.0.0.1', 'loopback'], ['::1', 'loopback'], ['10.1.2.3', 'private'], ['172.16.0.1', 'private'], ['192.168.1.1', 'private'],
-      ['fd00::1', 'private (unique local)'], ['169.254.169.254', 'link-local'], ['fe80::1', 'link-local'], ['100.64.0.1', 'carrier-grade NAT'],
-      ['0.0.0.0', 'unspecified'], ['::', 'unspecified'], ['224.0.0.1', 'multicast'], ['ff02::1', 'multicast'],
-      ['::ffff:169.254.169.254', 'link-local'], ['::ffff:10.0.0.1', 'private'], ['64:ff9b::a9fe:a9fe', 'NAT64'],
+      ['127.0.0.1', 'loopback'],
+      ['::1', 'loopback'],
+      ['10.1.2.3', 'private'],
+      ['172.16.0.1', 'private'],
+      ['192.168.1.1', 'private'],
+      ['fd00::1', 'private (unique local)'],
+      ['169.254.169.254', 'link-local'],
+      ['fe80::1', 'link-local'],
+      ['100.64.0.1', 'carrier-grade NAT'],
+      ['0.0.0.0', 'unspecified'],
+      ['::', 'unspecified'],
+      ['224.0.0.1', 'multicast'],
+      ['ff02::1', 'multicast'],
+      ['::ffff:169.254.169.254', 'link-local'],
+      ['::ffff:10.0.0.1', 'private'],
+      ['64:ff9b::a9fe:a9fe', 'NAT64'],
     ];
     for (const [address, range] of cases) {
       const canonical = address.startsWith('::ffff:') ? address.slice(7) : address;
       expect(checkAddresses([address], names, true)).toEqual({ allowed: false, address: canonical, range });
     }
     expect(checkAddresses(['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'], names, true)).toEqual({
-      allowed: true, addresses: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+      allowed: true,
+      addresses: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
     });
     // A name with both kinds of answer is reached only at the public one.
     expect(checkAddresses(['10.0.0.5', '93.184.215.14'], names, true)).toEqual({ allowed: true, addresses: ['93.184.215.14'] });
@@ -146,7 +159,10 @@ describe('allow-list entries', () => {
   it('decides before connecting: a listed IP literal in a non-public range is refused where listing is not honoured', async () => {
     const policy = { entries: parseAllowList(['169.254.169.254']), honourListedAddresses: false };
     expect(await decide('169.254.169.254', 80, policy)).toEqual({
-      ok: false, status: 403, reason: 'address 169.254.169.254', body: 'Blocked by the sandbox: 169.254.169.254 resolves to 169.254.169.254, a link-local address.\n',
+      ok: false,
+      status: 403,
+      reason: 'address 169.254.169.254',
+      body: 'Blocked by the sandbox: 169.254.169.254 resolves to 169.254.169.254, a link-local address.\n',
     });
     expect(await decide('[::ffff:a9fe:a9fe]', 80, policy)).toMatchObject({ ok: false, reason: 'address 169.254.169.254' });
   });

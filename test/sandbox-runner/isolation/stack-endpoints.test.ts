@@ -8,10 +8,10 @@ import { stackEndpoints } from '../../../sandbox-runner/isolation/stack-endpoint
 const verdict = (host: string, port: number, entries: string[], endpoints: string[]) =>
   decide(host, port, { entries: parseAllowList(entries), honourListedAddresses: true, stackEndpoints: stackEndpoints(endpoints) });
 
-describe('the stack\'s own endpoints, refused by address and port whatever the allow-list says', () => {
+describe("the stack's own endpoints, refused by address and port whatever the allow-list says", () => {
   const local = ['http://127.0.0.1:4569'];
 
-  it('refuses every spelling of this host on an endpoint\'s port, and names the address it resolved', async () => {
+  it("refuses every spelling of this host on an endpoint's port, and names the address it resolved", async () => {
     const spellings: [host: string, entry: string, address: string][] = [
       ['127.0.0.1', '127.0.0.1:4569', '127.0.0.1'],
       ['127.0.0.2', '127.0.0.2:4569', '127.0.0.2'],
@@ -28,11 +28,15 @@ describe('the stack\'s own endpoints, refused by address and port whatever the a
     }
     const byName = await verdict('localhost', 4569, ['localhost:4569', '127.0.0.1', '::1'], local);
     expect(byName.ok).toBe(false);
-    expect(!byName.ok && byName.body).toMatch(/^Blocked by the sandbox: localhost:4569 \((127\.0\.0\.1|::1)\) is one of this Stratus deployment's own services/);
+    expect(!byName.ok && byName.body).toMatch(
+      /^Blocked by the sandbox: localhost:4569 \((127\.0\.0\.1|::1)\) is one of this Stratus deployment's own services/,
+    );
   });
 
-  it('refuses this machine\'s own interface addresses too, and an endpoint named by a host name', async () => {
-    const own = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4')?.address;
+  it("refuses this machine's own interface addresses too, and an endpoint named by a host name", async () => {
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && !i.internal && i.family === 'IPv4')?.address;
     if (own) expect((await verdict(own, 4569, [`${own}:4569`], local)).ok).toBe(false);
     expect((await verdict('127.0.0.1', 8080, ['127.0.0.1:8080'], ['http://localhost:8080'])).ok).toBe(false);
   });

@@ -28,7 +28,10 @@ describe('archive import guards', () => {
     const { response } = await importArchive(archive);
     expect(response).toEqual({
       ok: false,
-      error: { kind: 'limit', message: `The archive expands to more than ${65_536} bytes from ${archive.length} compressed bytes: an import may expand at most 10 times the archive's size (at least 65536 bytes). Nothing was imported.` },
+      error: {
+        kind: 'limit',
+        message: `The archive expands to more than ${65_536} bytes from ${archive.length} compressed bytes: an import may expand at most 10 times the archive's size (at least 65536 bytes). Nothing was imported.`,
+      },
     });
     // Incompressible data of the same order passes: the ratio, not the size, is the limit.
     expectOk((await importArchive(await makeTarGz([{ name: 'random.bin', body: randomBytes(200_000) }]))).response);
@@ -41,14 +44,22 @@ describe('archive import guards', () => {
       error: { kind: 'limit', message: 'The archive holds more than 20 entries (files, directories and links), the import limit.' },
     });
     const deep = await importArchive(await makeTarGz([{ name: 'a/b/c/d/e.txt', body: 'x' }]));
-    expect(deep.response).toEqual({ ok: false, error: { kind: 'tool_error', message: 'Archive entry "a/b/c/d/e.txt" is 5 directories deep; at most 4 are allowed.' } });
+    expect(deep.response).toEqual({
+      ok: false,
+      error: { kind: 'tool_error', message: 'Archive entry "a/b/c/d/e.txt" is 5 directories deep; at most 4 are allowed.' },
+    });
     // Nothing of the refused entry was created, not even the directories above it.
     expect(existsSync(path.join(fx.dir, 'a', 'workspaces', deep.id, 'tree', 'a'))).toBe(false);
     expect((await importArchive(await makeTarGz([{ name: 'link', type: 'symlink', linkname: 't'.repeat(5_000) }]))).response).toEqual({
       ok: false,
       error: { kind: 'tool_error', message: 'Archive entry "link" is a symbolic link whose target is longer than 4095 bytes, the file system\'s limit.' },
     });
-    const fine = await importArchive(await makeTarGz([{ name: 'a/b/c/d.txt', body: 'x' }, { name: 'ok', type: 'symlink', linkname: 'a/b' }]));
+    const fine = await importArchive(
+      await makeTarGz([
+        { name: 'a/b/c/d.txt', body: 'x' },
+        { name: 'ok', type: 'symlink', linkname: 'a/b' },
+      ]),
+    );
     expectOk(fine.response);
     expect(existsSync(path.join(fx.dir, 'a', 'workspaces', fine.id, 'tree', 'a', 'b', 'c', 'd.txt'))).toBe(true);
   });

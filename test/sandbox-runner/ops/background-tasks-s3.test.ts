@@ -29,9 +29,14 @@ describe('background tasks through S3', () => {
 
   it('answers TaskOutput from a fresh runner with the output and final status; TaskStop there says it cannot', async () => {
     const id = fx.newWorkspaceId();
-    expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'README': 'x\n' } }));
+    expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { README: 'x\n' } }));
     const started = result(
-      await fx.call(id, 1, { type: 'bash', command: 'echo hello; while [ ! -f /tmp/go ]; do sleep 0.1; done; echo bye; exit 3', timeoutMs: 20_000, background: 'now' }),
+      await fx.call(id, 1, {
+        type: 'bash',
+        command: 'echo hello; while [ ! -f /tmp/go ]; do sleep 0.1; done; echo bye; exit 3',
+        timeoutMs: 20_000,
+        background: 'now',
+      }),
     );
     if (started.type !== 'bash' || !started.backgroundTaskId) throw new Error('expected a background task');
     const taskId = started.backgroundTaskId;
@@ -43,7 +48,11 @@ describe('background tasks through S3', () => {
     );
     expect(result(seen)).toMatchObject({ status: 'running', output: 'hello\n' });
     expect(result(await fx.call(id, 1, taskOutput(taskId, false), { runner: 'fresh' }))).toEqual({
-      type: 'task_output', retrieval: 'not_ready', taskId, status: 'running', output: 'hello\n',
+      type: 'task_output',
+      retrieval: 'not_ready',
+      taskId,
+      status: 'running',
+      output: 'hello\n',
     });
     expect(await fx.call(id, 1, { type: 'task_stop', taskId }, { runner: 'fresh' })).toEqual({
       ok: false,
@@ -56,7 +65,12 @@ describe('background tasks through S3', () => {
     // Let it finish (its /tmp is the owner's), then wait for it from the fresh runner, which polls S3.
     expectOk(await fx.call(id, 1, { type: 'bash', command: 'touch /tmp/go', timeoutMs: 20_000, background: 'never' }));
     expect(result(await fx.call(id, 1, taskOutput(taskId, true), { runner: 'fresh' }))).toEqual({
-      type: 'task_output', retrieval: 'success', taskId, status: 'failed', exitCode: 3, output: 'hello\nbye\n',
+      type: 'task_output',
+      retrieval: 'success',
+      taskId,
+      status: 'failed',
+      exitCode: 3,
+      output: 'hello\nbye\n',
     });
     // Handed over once, forgotten everywhere, the owner included.
     const gone = { ok: false, error: { kind: 'tool_error', message: `<tool_use_error>No task found with ID: ${taskId}</tool_use_error>` } };
@@ -66,7 +80,7 @@ describe('background tasks through S3', () => {
 
   it('says so at once when the runner that owned a running task stopped reporting, instead of waiting', async () => {
     const id = fx.newWorkspaceId();
-    expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'README': 'x\n' } }));
+    expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { README: 'x\n' } }));
     // What a container that vanished mid-task leaves behind: a running record it no longer refreshes.
     const taskId = 'bdeadbeef';
     const tenMinutesAgo = Date.now() - 10 * 60_000;

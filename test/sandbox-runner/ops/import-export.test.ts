@@ -107,7 +107,10 @@ describe('workspace import and export', () => {
     }
     const id = fx.newWorkspaceId();
     const garbage = await fx.call(id, 0, { type: 'import_archive', key: await upload(id, Buffer.from('not an archive')) });
-    expect(garbage).toEqual({ ok: false, error: { kind: 'tool_error', message: "The upload is not a gzip'd tar archive (incorrect header check); send a .tar.gz file." } });
+    expect(garbage).toEqual({
+      ok: false,
+      error: { kind: 'tool_error', message: "The upload is not a gzip'd tar archive (incorrect header check); send a .tar.gz file." },
+    });
   });
 
   it('enforces file count, single file size and total size with clear errors', async () => {
@@ -118,7 +121,9 @@ describe('workspace import and export', () => {
       error: { kind: 'limit', message: 'The archive holds more than 50 files, the workspace limit.' },
     });
     const id2 = fx.newWorkspaceId();
-    expect(await fx.call(id2, 0, { type: 'import_archive', key: await upload(id2, await makeTarGz([{ name: 'huge.bin', body: Buffer.alloc(4_000_001) }])) })).toEqual({
+    expect(
+      await fx.call(id2, 0, { type: 'import_archive', key: await upload(id2, await makeTarGz([{ name: 'huge.bin', body: Buffer.alloc(4_000_001) }])) }),
+    ).toEqual({
       ok: false,
       error: { kind: 'limit', message: "The archive's file huge.bin is 4000001 bytes, more than the single-file limit of 4000000." },
     });
@@ -149,13 +154,17 @@ describe('workspace import and export', () => {
       const id = fx.newWorkspaceId();
       const cloned = expectOk(await fx.call(id, 0, { type: 'import_git', url: `${server.url}/repo.git`, token: 'tok-123' }));
       expect(cloned.result).toEqual({ type: 'import_git', url: `${server.url}/repo.git`, depth: 1 });
-      expect(bashOutput(await fx.call(id, 1, bash('cat README.md; git rev-list --count HEAD; git log --format=%s; grep -rc tok-123 .git | grep -v ":0" | wc -l')))).toBe(
-        'two\n1\nsecond\n0\n',
-      );
+      expect(
+        bashOutput(await fx.call(id, 1, bash('cat README.md; git rev-list --count HEAD; git log --format=%s; grep -rc tok-123 .git | grep -v ":0" | wc -l'))),
+      ).toBe('two\n1\nsecond\n0\n');
 
       // Clones go through the allow-list proxy too: a name that resolves to a loopback address is refused there.
       const before = server.requests.length;
-      const byName = await fx.call(fx.newWorkspaceId(), 0, { type: 'import_git', url: `${server.url.replace('127.0.0.1', 'localhost')}/repo.git`, token: 'tok-123' });
+      const byName = await fx.call(fx.newWorkspaceId(), 0, {
+        type: 'import_git',
+        url: `${server.url.replace('127.0.0.1', 'localhost')}/repo.git`,
+        token: 'tok-123',
+      });
       expect(byName).toEqual({
         ok: false,
         error: {

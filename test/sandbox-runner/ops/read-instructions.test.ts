@@ -7,7 +7,20 @@ const LIMITS = { maxFileChars: 1_000, maxDepth: 5 };
 
 describe('@path imports', () => {
   it('are mentions at a line start or after whitespace, outside code fences and code spans', () => {
-    const text = ['@a.md and @./b.md', 'mail me@example.com', '`@c.md` is code', '```', '@d.md', '```', '~~~sh', '@e.md', '~~~', 'x @f\\ g.md', '@@h.md', '@i.md.'].join('\n');
+    const text = [
+      '@a.md and @./b.md',
+      'mail me@example.com',
+      '`@c.md` is code',
+      '```',
+      '@d.md',
+      '```',
+      '~~~sh',
+      '@e.md',
+      '~~~',
+      'x @f\\ g.md',
+      '@@h.md',
+      '@i.md.',
+    ].join('\n');
     expect(importPaths(text)).toEqual(['a.md', './b.md', 'f g.md', 'i.md.']);
   });
 });
@@ -32,7 +45,9 @@ describe('the read_instructions op and Read with instructions', () => {
     for (let i = 1; i <= 7; i++) files[`chain/${i}.md`] = `level ${i}\n@${i + 1}.md\n`;
     const created = expectOk(await fx.call(id, 0, { type: 'create_workspace', files }));
     // A symlink that points out of the workspace is never followed.
-    version = expectOk(await fx.call(id, created.version, { type: 'bash', command: 'ln -s /etc link && echo out > /tmp/x', timeoutMs: 10_000, background: 'never' })).version;
+    version = expectOk(
+      await fx.call(id, created.version, { type: 'bash', command: 'ln -s /etc link && echo out > /tmp/x', timeoutMs: 10_000, background: 'never' }),
+    ).version;
   });
   afterAll(async () => {
     await fx?.stop();
@@ -41,7 +56,13 @@ describe('the read_instructions op and Read with instructions', () => {
   const paths = (files: InstructionFile[]) => files.map((f) => [f.path, f.importedBy ?? null]);
 
   it('follows imports depth-first to four levels below a file, each file once, never outside the workspace', async () => {
-    const res = expectOk(await fx.call(id, version, { type: 'read_instructions', paths: ['/workspace/CLAUDE.md', '/workspace/.claude/CLAUDE.md', '/workspace/AGENTS.md'], limits: LIMITS }));
+    const res = expectOk(
+      await fx.call(id, version, {
+        type: 'read_instructions',
+        paths: ['/workspace/CLAUDE.md', '/workspace/.claude/CLAUDE.md', '/workspace/AGENTS.md'],
+        limits: LIMITS,
+      }),
+    );
     if (res.result.type !== 'read_instructions') throw new Error('wrong result');
     expect(paths(res.result.files)).toEqual([
       ['/workspace/CLAUDE.md', null],
@@ -69,7 +90,13 @@ describe('the read_instructions op and Read with instructions', () => {
       ['/workspace/src/more.md', '/workspace/src/CLAUDE.md'],
       ['/workspace/src/deep/AGENTS.md', null],
     ]);
-    const again = expectOk(await fx.call(id, version, { type: 'read', path: '/workspace/src/deep/x.ts', instructions: { ...instructions, skip: ['/workspace/src/CLAUDE.md', '/workspace/src/more.md', '/workspace/src/deep/AGENTS.md'] } }));
+    const again = expectOk(
+      await fx.call(id, version, {
+        type: 'read',
+        path: '/workspace/src/deep/x.ts',
+        instructions: { ...instructions, skip: ['/workspace/src/CLAUDE.md', '/workspace/src/more.md', '/workspace/src/deep/AGENTS.md'] },
+      }),
+    );
     expect(again.result).not.toHaveProperty('instructions');
     const root = expectOk(await fx.call(id, version, { type: 'read', path: '/workspace/abs.md', instructions }));
     expect(root.result).not.toHaveProperty('instructions');

@@ -22,11 +22,17 @@ describe('the workspace_diff op', () => {
     expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'big.txt': big, 'f.txt': 'one\n' } }));
     // Version 2: big.txt (over the 16 KiB a delta carries: a blob) edited, a file turned into a
     // link, a file over the diff limit, three large text files whose diffs pass the answer's cap.
-    const v2 = expectOk(await fx.call(id, 1, bash(
-      `sed -i 's/^line 200: .*/line 200: changed/' big.txt && rm f.txt && ln -s big.txt f.txt && ${lines(8_000, 'h')} > huge.txt && ` +
-      // Distinct bodies: identical large blobs uploaded at once make the SDK log its 412s.
-      [1, 2, 3].map((i) => `${lines(5_000, String(i))} > z${i}.txt`).join(' && '),
-    )));
+    const v2 = expectOk(
+      await fx.call(
+        id,
+        1,
+        bash(
+          `sed -i 's/^line 200: .*/line 200: changed/' big.txt && rm f.txt && ln -s big.txt f.txt && ${lines(8_000, 'h')} > huge.txt && ` +
+            // Distinct bodies: identical large blobs uploaded at once make the SDK log its 412s.
+            [1, 2, 3].map((i) => `${lines(5_000, String(i))} > z${i}.txt`).join(' && '),
+        ),
+      ),
+    );
     expect(v2.version).toBe(2);
     expectOk(await fx.call(id, 2, bash('echo later > later.txt')));
 
@@ -35,7 +41,12 @@ describe('the workspace_diff op', () => {
     const diff = answer.result as WorkspaceDiffResult;
     expect(answer.version).toBe(3);
     expect(diff.files.map((f) => `${f.kind} ${f.path}${f.skipped ? ` (${f.skipped})` : ''}`)).toEqual([
-      'modified big.txt', 'symlink f.txt', 'added huge.txt (too_large)', 'added z1.txt', 'added z2.txt', 'added z3.txt (size_cap)',
+      'modified big.txt',
+      'symlink f.txt',
+      'added huge.txt (too_large)',
+      'added z1.txt',
+      'added z2.txt',
+      'added z3.txt (size_cap)',
     ]);
     expect(diff.files[0]).toMatchObject({ additions: 1, deletions: 1 });
     expect(diff.files[0]!.diff).toContain(`\n-line 200: ${'x'.repeat(60)}\n+line 200: changed\n`);
@@ -57,9 +68,15 @@ describe('the workspace_diff op', () => {
   it('refuses versions out of order or past the workspace', async () => {
     const id = fx.newWorkspaceId();
     expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'a.txt': 'a\n' } }));
-    for (const [from, to] of [[1, 0], [0, 2]]) {
+    for (const [from, to] of [
+      [1, 0],
+      [0, 2],
+    ]) {
       const res = await fx.call(id, 1, { type: 'workspace_diff', from: from!, to: to! });
-      expect(res).toEqual({ ok: false, error: { kind: 'tool_error', message: `Versions must satisfy from ≤ to ≤ 1 (the workspace's version); got from ${from}, to ${to}.` } });
+      expect(res).toEqual({
+        ok: false,
+        error: { kind: 'tool_error', message: `Versions must satisfy from ≤ to ≤ 1 (the workspace's version); got from ${from}, to ${to}.` },
+      });
     }
   });
 });

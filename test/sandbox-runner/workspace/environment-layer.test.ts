@@ -14,7 +14,8 @@ const FP_B = 'b'.repeat(64);
 const keyOf = (fingerprint: string, tenant = 'acme') => environmentLayerKey(tenant, { owner: 'Octo', name: 'App' }, fingerprint);
 
 /** `npm ci` as far as the layer cares: 120 files of dependencies, more than the workspace's file limit of 50. */
-const INSTALL = 'mkdir -p node_modules/.bin packages/web/node_modules/left-pad && for i in $(seq 1 100); do echo "dep $i" > node_modules/dep$i.js; done && ' +
+const INSTALL =
+  'mkdir -p node_modules/.bin packages/web/node_modules/left-pad && for i in $(seq 1 100); do echo "dep $i" > node_modules/dep$i.js; done && ' +
   'for i in $(seq 1 20); do echo "pad $i" > packages/web/node_modules/left-pad/f$i.js; done && ln -s ../dep1.js node_modules/.bin/dep1 && echo built > BUILD_INFO';
 
 describe('cached environment layer (runner)', () => {
@@ -35,7 +36,12 @@ describe('cached environment layer (runner)', () => {
     });
   }
   async function seed(id: string, files: Record<string, string> = {}): Promise<number> {
-    const created = expectOk(await call('seed', id, 0, { type: 'create_workspace', files: { 'package.json': '{}', 'package-lock.json': '{"v":1}', 'packages/web/index.js': 'x', ...files } }));
+    const created = expectOk(
+      await call('seed', id, 0, {
+        type: 'create_workspace',
+        files: { 'package.json': '{}', 'package-lock.json': '{"v":1}', 'packages/web/index.js': 'x', ...files },
+      }),
+    );
     return created.version;
   }
   async function putLayer(key: string, body: Buffer): Promise<void> {
@@ -47,18 +53,30 @@ describe('cached environment layer (runner)', () => {
     const id = fx.newWorkspaceId();
     const layer = { key: keyOf(FP_A) };
     const v1 = await seed(id);
-    expect(expectOk(await call('a', id, v1, { type: 'environment_restore' }, layer)).result).toEqual({ type: 'environment_restore', layer: { status: 'absent' } });
+    expect(expectOk(await call('a', id, v1, { type: 'environment_restore' }, layer)).result).toEqual({
+      type: 'environment_restore',
+      layer: { status: 'absent' },
+    });
 
     // The set-up: 120 dependency files would pass the 50-file workspace limit; only BUILD_INFO is workspace content.
     const setup = expectOk(await call('a', id, v1, bash(INSTALL), layer));
     expect(setup.version).toBe(v1 + 1);
     expect(setup.changedFiles).toBe(1);
     const listed = expectOk(await call('a', id, setup.version, { type: 'list_files' }));
-    expect((listed.result as { files: { path: string }[] }).files.map((f) => f.path)).toEqual(['BUILD_INFO', 'package-lock.json', 'package.json', 'packages', 'packages/web', 'packages/web/index.js']);
+    expect((listed.result as { files: { path: string }[] }).files.map((f) => f.path)).toEqual([
+      'BUILD_INFO',
+      'package-lock.json',
+      'package.json',
+      'packages',
+      'packages/web',
+      'packages/web/index.js',
+    ]);
 
     const saved = expectOk(await call('a', id, setup.version, { type: 'environment_save' }, layer));
     expect(saved.result).toMatchObject({ type: 'environment_save', saved: true, files: 120, roots: ['node_modules', 'packages/web/node_modules'] });
-    const stored = await readTarGz(Buffer.from(await (await fx.s3Client.send(new GetObjectCommand({ Bucket: BUCKET, Key: layer.key }))).Body!.transformToByteArray()));
+    const stored = await readTarGz(
+      Buffer.from(await (await fx.s3Client.send(new GetObjectCommand({ Bucket: BUCKET, Key: layer.key }))).Body!.transformToByteArray()),
+    );
     expect(stored.every((e) => e.name.startsWith('node_modules') || e.name.startsWith('packages/web/node_modules'))).toBe(true);
     expect(stored.find((e) => e.name === 'node_modules/.bin/dep1')).toMatchObject({ type: 'symlink', linkname: '../dep1.js' });
 
@@ -71,7 +89,17 @@ describe('cached environment layer (runner)', () => {
     const restored = expectOk(await call('b', id, setup.version, { type: 'environment_restore' }, layer));
     expect(restored.result).toMatchObject({ layer: { status: 'restored', roots: ['node_modules', 'packages/web/node_modules'], files: 120 } });
     expect(fx.s3.traffic().requests - before).toBe(withoutLayer + 1);
-    expect(bashOutput(await call('b', id, setup.version, bash('cat node_modules/dep7.js packages/web/node_modules/left-pad/f3.js && node_modules/.bin/dep1 2>/dev/null; readlink node_modules/.bin/dep1'), layer))).toBe('dep 7\npad 3\n../dep1.js\n');
+    expect(
+      bashOutput(
+        await call(
+          'b',
+          id,
+          setup.version,
+          bash('cat node_modules/dep7.js packages/web/node_modules/left-pad/f3.js && node_modules/.bin/dep1 2>/dev/null; readlink node_modules/.bin/dep1'),
+          layer,
+        ),
+      ),
+    ).toBe('dep 7\npad 3\n../dep1.js\n');
     expect(expectOk(await call('b', id, setup.version, { type: 'environment_restore' }, layer)).result).toMatchObject({ layer: { status: 'present' } });
 
     // The agent's change: one workspace file; a change inside the layer is not workspace content.
@@ -80,7 +108,11 @@ describe('cached environment layer (runner)', () => {
     const diff = expectOk(await call('b', id, edit.version, { type: 'workspace_diff', from: v1, to: edit.version }));
     expect((diff.result as { files: { path: string }[] }).files.map((f) => f.path)).toEqual(['BUILD_INFO', 'packages/web/index.js']);
     const archive = expectOk(await call('b', id, edit.version, { type: 'export_archive' }));
-    const exported = await readTarGz(Buffer.from(await (await fx.s3Client.send(new GetObjectCommand({ Bucket: BUCKET, Key: (archive.result as { key: string }).key }))).Body!.transformToByteArray()));
+    const exported = await readTarGz(
+      Buffer.from(
+        await (await fx.s3Client.send(new GetObjectCommand({ Bucket: BUCKET, Key: (archive.result as { key: string }).key }))).Body!.transformToByteArray(),
+      ),
+    );
     expect(exported.some((e) => e.name.includes('node_modules'))).toBe(false);
   });
 
@@ -108,8 +140,16 @@ describe('cached environment layer (runner)', () => {
     const a = { key: keyOf(FP_A, 'swap') };
     const setup = expectOk(await call('a', id, v1, bash('mkdir node_modules && echo old > node_modules/old.js'), a));
     expectOk(await call('a', id, setup.version, { type: 'environment_save' }, a));
-    await putLayer(keyOf(FP_B, 'swap'), await makeTarGz([{ name: 'node_modules/', type: 'directory', mode: 0o755 }, { name: 'node_modules/new.js', body: 'new\n' }]));
-    expect(expectOk(await call('a', id, setup.version, { type: 'environment_restore' }, { key: keyOf(FP_B, 'swap') })).result).toMatchObject({ layer: { status: 'restored', files: 1 } });
+    await putLayer(
+      keyOf(FP_B, 'swap'),
+      await makeTarGz([
+        { name: 'node_modules/', type: 'directory', mode: 0o755 },
+        { name: 'node_modules/new.js', body: 'new\n' },
+      ]),
+    );
+    expect(expectOk(await call('a', id, setup.version, { type: 'environment_restore' }, { key: keyOf(FP_B, 'swap') })).result).toMatchObject({
+      layer: { status: 'restored', files: 1 },
+    });
     expect(bashOutput(await call('a', id, setup.version, bash('ls node_modules'), { key: keyOf(FP_B, 'swap') }))).toBe('new.js\n');
   });
 
@@ -134,16 +174,19 @@ describe('cached environment layer (runner)', () => {
     expect(existsSync(path.join(fx.dir, runner, 'escaped.txt'))).toBe(false);
 
     const key = keyOf(FP_A, 'hostile-places');
-    await putLayer(key, await makeTarGz([
-      { name: 'package.json', body: 'replaced' },
-      { name: 'src/evil.js', body: 'not a dependency directory' },
-      { name: 'packages/link/node_modules/through-link.js', body: 'x' },
-      { name: 'node_modules/ok.js', body: 'ok' },
-    ]));
+    await putLayer(
+      key,
+      await makeTarGz([
+        { name: 'package.json', body: 'replaced' },
+        { name: 'src/evil.js', body: 'not a dependency directory' },
+        { name: 'packages/link/node_modules/through-link.js', body: 'x' },
+        { name: 'node_modules/ok.js', body: 'ok' },
+      ]),
+    );
     const res = expectOk(await call(runner, id, withLink.version, { type: 'environment_restore' }, { key }));
     expect(res.result).toMatchObject({ layer: { status: 'restored', roots: ['node_modules'] } });
     expect(bashOutput(await call(runner, id, withLink.version, bash('cat package.json; ls; ls /tmp/node_modules 2>&1 | head -1'), { key }))).toBe(
-      '{}node_modules\npackage-lock.json\npackage.json\npackages\nls: cannot access \'/tmp/node_modules\': No such file or directory\n',
+      "{}node_modules\npackage-lock.json\npackage.json\npackages\nls: cannot access '/tmp/node_modules': No such file or directory\n",
     );
     expect(existsSync(path.join(tree, 'src'))).toBe(false);
   });
@@ -153,7 +196,13 @@ describe('cached environment layer (runner)', () => {
     const v1 = await seed(id);
     const key = keyOf(FP_A, 'repetitive');
     // 20 MiB of zeros in ~20 KB: past 100:1 and past the import's 16 MiB floor.
-    await putLayer(key, await makeTarGz([{ name: 'node_modules/', type: 'directory', mode: 0o755 }, { name: 'node_modules/zeros.bin', body: Buffer.alloc(20 * 1024 * 1024) }]));
+    await putLayer(
+      key,
+      await makeTarGz([
+        { name: 'node_modules/', type: 'directory', mode: 0o755 },
+        { name: 'node_modules/zeros.bin', body: Buffer.alloc(20 * 1024 * 1024) },
+      ]),
+    );
     const res = expectOk(await call('a', id, v1, { type: 'environment_restore' }, { key, maxBytes: 32 * 1024 * 1024 }));
     expect(res.result).toMatchObject({ layer: { status: 'restored', files: 1, bytes: 20 * 1024 * 1024 } });
   });

@@ -10,7 +10,7 @@ import { makeTempDir } from '../../support/temp-dir.ts';
 
 const TOKEN = 'ghs_runnerside0123456789';
 
-describe('the runner\'s git for GitHub runs (checkout, commit and push outside the sandbox)', () => {
+describe("the runner's git for GitHub runs (checkout, commit and push outside the sandbox)", () => {
   const tmp = makeTempDir();
   let git: Awaited<ReturnType<typeof startGitHttpServer>>;
   let proxy: Awaited<ReturnType<typeof startLoopbackDomainProxy>>;
@@ -21,7 +21,12 @@ describe('the runner\'s git for GitHub runs (checkout, commit and push outside t
 
   beforeAll(async () => {
     git = await startGitHttpServer({ projectRoot: path.join(tmp.dir, 'git'), token: TOKEN });
-    repo = makeBareRepo(path.join(tmp.dir, 'git'), 'o/r', { 'a.txt': 'one\n', '.gitignore': 'build/\n', 'build/kept.txt': 'tracked though ignored\n' }, { pulls: { 3: { 'a.txt': 'fork\n' } } });
+    repo = makeBareRepo(
+      path.join(tmp.dir, 'git'),
+      'o/r',
+      { 'a.txt': 'one\n', '.gitignore': 'build/\n', 'build/kept.txt': 'tracked though ignored\n' },
+      { pulls: { 3: { 'a.txt': 'fork\n' } } },
+    );
     url = `${git.url}/o/r.git`;
     proxy = await startLoopbackDomainProxy([new URL(url).host], NO_STACK_ENDPOINTS);
   });
@@ -47,16 +52,21 @@ describe('the runner\'s git for GitHub runs (checkout, commit and push outside t
     const dest = path.join(tmp.dir, 'ws-bad');
     mkdirSync(dest);
     await expect(gitCheckout(dest, { ...opts(), ref: '--upload-pack=touch /tmp/x', branch: 'b', depth: 1 })).rejects.toThrow('is not a branch, ref or commit');
-    await expect(gitCheckout(dest, { ...opts(), url: url.replace('http://', 'http://u:p@'), ref: 'main', branch: 'b', depth: 1 })).rejects.toThrow('Put credentials in "token"');
+    await expect(gitCheckout(dest, { ...opts(), url: url.replace('http://', 'http://u:p@'), ref: 'main', branch: 'b', depth: 1 })).rejects.toThrow(
+      'Put credentials in "token"',
+    );
   });
 
-  it('commits the work tree on top of the base and pushes it, never using the workspace\'s own .git', async () => {
+  it("commits the work tree on top of the base and pushes it, never using the workspace's own .git", async () => {
     const dest = path.join(tmp.dir, 'ws2');
     mkdirSync(dest);
     const base = await gitCheckout(dest, { ...opts(), ref: 'main', branch: 'stratus/issue-1-y', depth: 1 });
     // What a command in the sandbox could do to the workspace's repository: commands git would run.
     const marker = path.join(tmp.dir, 'pwned');
-    writeFileSync(path.join(dest, '.git', 'config'), `[core]\n\tfsmonitor = "touch ${marker}; false"\n\thooksPath = /nonexistent\n[filter "x"]\n\tclean = touch ${marker}\n`);
+    writeFileSync(
+      path.join(dest, '.git', 'config'),
+      `[core]\n\tfsmonitor = "touch ${marker}; false"\n\thooksPath = /nonexistent\n[filter "x"]\n\tclean = touch ${marker}\n`,
+    );
     writeFileSync(path.join(dest, '.gitattributes'), '* filter=x\n');
     writeFileSync(path.join(dest, 'a.txt'), 'two\n');
     mkdirSync(path.join(dest, 'build'), { recursive: true });
@@ -73,7 +83,7 @@ describe('the runner\'s git for GitHub runs (checkout, commit and push outside t
     expect(await gitPublish(dest, { ...opts(), base: sha, branch: 'stratus/issue-1-y', message: 'again', author })).toEqual({ changed: false });
   });
 
-  it('reports a rejected push (not a fast-forward) with git\'s words and without the token', async () => {
+  it("reports a rejected push (not a fast-forward) with git's words and without the token", async () => {
     const dest = path.join(tmp.dir, 'ws3');
     mkdirSync(dest);
     const base = await gitCheckout(dest, { ...opts(), ref: 'main', branch: 'stratus/issue-1-y', depth: 1 });

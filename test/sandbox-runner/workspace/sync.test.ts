@@ -45,7 +45,9 @@ describe('workspace sync through S3', () => {
       ),
     );
     expect(changed.version).toBe(2);
-    const cold = expectOk(await fx.call(id, 2, bash('stat -c "%a %F %n" keep.txt empty; readlink link escape; ls; sha256sum bin/data.bin'), { runner: 'fresh' }));
+    const cold = expectOk(
+      await fx.call(id, 2, bash('stat -c "%a %F %n" keep.txt empty; readlink link escape; ls; sha256sum bin/data.bin'), { runner: 'fresh' }),
+    );
     expect(cold.sync.mode).toBe('cold');
     const sha = (await import('node:crypto')).createHash('sha256').update(binary).digest('hex');
     expect(bashOutput(cold)).toBe(
@@ -122,7 +124,7 @@ describe('workspace sync through S3', () => {
   });
 
   it('never keeps a setuid or setgid bit, on disk or in the history', async () => {
-    const id = await seeded({ 'tool': '#!/bin/sh\n' });
+    const id = await seeded({ tool: '#!/bin/sh\n' });
     const changed = expectOk(await fx.call(id, 1, bash('chmod 6755 tool; mkdir d; chmod 2775 d')));
     expect(changed.version).toBe(2);
     expect(bashOutput(await fx.call(id, 2, bash('stat -c "%a %n" tool d')))).toBe('755 tool\n775 d\n');
@@ -144,12 +146,14 @@ describe('workspace sync through S3', () => {
     for (let i = 0; i < 8; i++) version = expectOk(await fx.call(id, version, bash(`echo ${i} >> log.txt`))).version;
     expect(version).toBe(9);
     const listed = await fx.s3Client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `workspaces/${id}/snapshots/` }));
-    expect((listed.Contents ?? []).map((o) => o.Key!.replace(/\.[0-9a-f]{16}\./, '.N.').split('/').pop())).toEqual([
-      '0000000001.N.json',
-      '0000000001.N.pack',
-      '0000000009.N.json',
-      '0000000009.N.pack',
-    ]);
+    expect(
+      (listed.Contents ?? []).map((o) =>
+        o
+          .Key!.replace(/\.[0-9a-f]{16}\./, '.N.')
+          .split('/')
+          .pop(),
+      ),
+    ).toEqual(['0000000001.N.json', '0000000001.N.pack', '0000000009.N.json', '0000000009.N.pack']);
     const before = fx.s3.traffic().requests;
     const cold = expectOk(await fx.call(id, 9, bash('wc -l < log.txt; tail -1 log.txt'), { runner: 'cold9' }));
     expect(cold.sync.mode).toBe('cold');
@@ -157,7 +161,7 @@ describe('workspace sync through S3', () => {
     expect(bashOutput(cold)).toBe('8\n7\n');
   });
 
-  it("ignores the snapshot of a writer that lost the race for a version", async () => {
+  it('ignores the snapshot of a writer that lost the race for a version', async () => {
     const id = fx.newWorkspaceId();
     expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'who.txt': 'winner\n' } }, { runner: 'w1' }));
     // The loser writes its snapshot for version 1 before it fails to claim version 1.
@@ -179,7 +183,10 @@ describe('workspace sync through S3', () => {
     await fx.s3Client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `workspaces/${id}/deltas/0000000002.json`, Body: JSON.stringify(crafted) }));
     expect(await fx.call(id, 2, bash('true'), { runner: 'victim' })).toEqual({
       ok: false,
-      error: { kind: 'bad_request', message: `Workspace ${id} version 2 is malformed: "out/passwd" lies under "out", which is not a directory of this version.` },
+      error: {
+        kind: 'bad_request',
+        message: `Workspace ${id} version 2 is malformed: "out/passwd" lies under "out", which is not a directory of this version.`,
+      },
     });
   });
 });

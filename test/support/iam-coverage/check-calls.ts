@@ -61,7 +61,14 @@ export async function checkCalls(calls: readonly RecordedCall[], iam: TemplateIa
     if (principal === 'outside') report.outsideFunctions++;
     else if ('unknown' in principal) report.unknownPrincipals.push(principal.unknown);
     else {
-      const checked: CheckedCall = { function: call.function, role: iam.roleName(principal.roleId), action: call.action, resource: rename.arn(call.resource), context: call.context, ...principal.session };
+      const checked: CheckedCall = {
+        function: call.function,
+        role: iam.roleName(principal.roleId),
+        action: call.action,
+        resource: rename.arn(call.resource),
+        context: call.context,
+        ...principal.session,
+      };
       const key = JSON.stringify(checked);
       if (seen.has(key)) continue;
       seen.add(key);
@@ -114,7 +121,8 @@ async function judge(call: CheckedCall, roleId: string, iam: TemplateIam): Promi
   const analysis = result.resultType === 'single' ? result.result.analysis : undefined;
   const by = analysis ? getDenialReasons(analysis).map((d) => `${d.policyType} policy (${d.denialType.toLowerCase()})`) : [];
   // The simulator's reasons leave out a session policy that allows nothing of the request: say so.
-  if (call.sessionPolicy && analysis?.sessionAnalysis && analysis.sessionAnalysis.result !== 'Allowed') by.unshift(`session policy (${analysis.sessionAnalysis.result})`);
+  if (call.sessionPolicy && analysis?.sessionAnalysis && analysis.sessionAnalysis.result !== 'Allowed')
+    by.unshift(`session policy (${analysis.sessionAnalysis.result})`);
   const condition = Object.keys(call.context).length ? `, "Condition": { "StringLike": ${JSON.stringify(call.context)} }` : '';
   return `${result.overallResult} by ${by.join(', ') || 'policy'}; missing: { "Effect": "Allow", "Action": "${call.action}", "Resource": "${call.resource}"${condition} }`;
 }

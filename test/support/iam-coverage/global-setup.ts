@@ -36,7 +36,12 @@ export function readCalls(dir: string): RecordedCall[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl'))
     .sort()
-    .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as RecordedCall));
+    .flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as RecordedCall),
+    );
 }
 
 /** Checks calls against the prod stage with every optional part on (the GitHub worker). */
@@ -59,7 +64,10 @@ function prefixOf(iam: { functionRoles: Map<string, string> }): string {
 
 export function failuresOf(report: CoverageReport): string[] {
   return [
-    ...report.denied.map(({ call, reason }) => `  ${call.function ?? '-'} as ${call.role}${call.sessionPolicy ? ' (with its session policy)' : ''}: ${call.action} ${call.resource}${contextText(call.context)} — ${reason}`),
+    ...report.denied.map(
+      ({ call, reason }) =>
+        `  ${call.function ?? '-'} as ${call.role}${call.sessionPolicy ? ' (with its session policy)' : ''}: ${call.action} ${call.resource}${contextText(call.context)} — ${reason}`,
+    ),
     ...report.unmapped.map((u) => `  unmapped SDK call ${u}: say in local/aws-call-iam.ts which IAM actions it needs`),
     ...report.unknownPrincipals.map((p) => `  no counterpart in the template for ${p}`),
   ];

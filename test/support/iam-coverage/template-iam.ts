@@ -52,7 +52,10 @@ export function templateIam(template: Template, env: { region: string; account: 
     roleName,
     roleArn: (roleId) => `arn:aws:iam::${env.account}:role/${roleName(roleId)}`,
     policiesOf(roleId) {
-      const inline = ((resources[roleId]?.Properties?.Policies ?? []) as { PolicyName: string; PolicyDocument: unknown }[]).map((p) => ({ name: p.PolicyName, policy: resolve(p.PolicyDocument) as PolicyDocument }));
+      const inline = ((resources[roleId]?.Properties?.Policies ?? []) as { PolicyName: string; PolicyDocument: unknown }[]).map((p) => ({
+        name: p.PolicyName,
+        policy: resolve(p.PolicyDocument) as PolicyDocument,
+      }));
       const attached = [...ofType('AWS::IAM::Policy'), ...ofType('AWS::IAM::ManagedPolicy')]
         .filter(([, p]) => attachedTo(p, roleId))
         .map(([id, p]) => ({ name: id, policy: resolve(p.Properties!.PolicyDocument) as PolicyDocument }));
@@ -69,7 +72,13 @@ export function templateIam(template: Template, env: { region: string; account: 
 
 /** Resolves Ref, Fn::GetAtt …Arn, Fn::Join and Fn::Sub (without a variable map) over the template's resources. */
 function resolver(resources: Resources, env: { region: string; account: string }): (value: unknown) => unknown {
-  const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': env.region, 'AWS::AccountId': env.account, 'AWS::URLSuffix': 'amazonaws.com', 'AWS::StackName': 'stack' };
+  const pseudo: Record<string, string> = {
+    'AWS::Partition': 'aws',
+    'AWS::Region': env.region,
+    'AWS::AccountId': env.account,
+    'AWS::URLSuffix': 'amazonaws.com',
+    'AWS::StackName': 'stack',
+  };
   const name = (id: string, property: string) => {
     const value = resources[id]?.Properties?.[property];
     return value === undefined ? id : String(resolve(value));
@@ -108,7 +117,8 @@ function resolver(resources: Resources, env: { region: string; account: string }
       const [separator, parts] = v['Fn::Join'] as [string, unknown[]];
       return (resolve(parts) as unknown[]).join(separator);
     }
-    if (typeof v['Fn::Sub'] === 'string') return (v['Fn::Sub'] as string).replace(/\$\{([^}]+)\}/g, (_, k: string) => (k.includes('.') ? String(resolve({ 'Fn::GetAtt': k.split('.') })) : ref(k)));
+    if (typeof v['Fn::Sub'] === 'string')
+      return (v['Fn::Sub'] as string).replace(/\$\{([^}]+)\}/g, (_, k: string) => (k.includes('.') ? String(resolve({ 'Fn::GetAtt': k.split('.') })) : ref(k)));
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolve(x)]));
   };
   return resolve;

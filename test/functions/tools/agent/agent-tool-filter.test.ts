@@ -4,21 +4,59 @@ import { parseToolSpec, resolveAgentTools } from '../../../../functions/tools/ag
 import { createExternalTool } from '../../../../functions/tools/external-tool.ts';
 import { BUILTIN_TOOLS } from '../../../../functions/tools/registry.ts';
 
-const mcp = createExternalTool({ name: 'mcp__docs__search', description: 'search', inputJSONSchema: { type: 'object', properties: {} }, call: async () => ({ content: [] }) } as never);
+const mcp = createExternalTool({
+  name: 'mcp__docs__search',
+  description: 'search',
+  inputJSONSchema: { type: 'object', properties: {} },
+  call: async () => ({ content: [] }),
+} as never);
 const pool = [...BUILTIN_TOOLS, mcp];
 const custom = (over: Partial<AgentDefinition>): AgentDefinition => ({ agentType: 'custom', whenToUse: '', systemPrompt: '', source: 'custom', ...over });
 
 describe('sub-agent tool filtering, per agent kind', () => {
   const cases: { kind: string; agent: AgentDefinition; isAsync: boolean; tools: string[]; allowedAgentTypes?: string[]; invalid?: string[] }[] = [
-    { kind: 'general-purpose', agent: GENERAL_PURPOSE_AGENT, isAsync: false, tools: ['Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'Write', 'mcp__docs__search'] },
+    {
+      kind: 'general-purpose',
+      agent: GENERAL_PURPOSE_AGENT,
+      isAsync: false,
+      tools: ['Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'Write', 'mcp__docs__search'],
+    },
     { kind: 'Explore', agent: EXPLORE_AGENT, isAsync: false, tools: ['Bash', 'Glob', 'Grep', 'Read', 'TodoWrite', 'mcp__docs__search'] },
     { kind: 'Plan', agent: PLAN_AGENT, isAsync: false, tools: ['Bash', 'Glob', 'Grep', 'Read', 'TodoWrite', 'mcp__docs__search'] },
-    { kind: 'background general-purpose (async allow-list)', agent: GENERAL_PURPOSE_AGENT, isAsync: true, tools: ['Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'Write', 'mcp__docs__search'] },
+    {
+      kind: 'background general-purpose (async allow-list)',
+      agent: GENERAL_PURPOSE_AGENT,
+      isAsync: true,
+      tools: ['Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'Write', 'mcp__docs__search'],
+    },
     { kind: 'custom, tools list', agent: custom({ tools: ['Read', 'Grep', 'Nope'] }), isAsync: false, tools: ['Read', 'Grep'], invalid: ['Nope'] },
-    { kind: 'custom, disallowedTools', agent: custom({ disallowedTools: ['Bash', 'Write'] }), isAsync: false, tools: ['Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'mcp__docs__search'] },
-    { kind: 'custom, TaskStop asked for (always disallowed)', agent: custom({ tools: ['Read', 'TaskStop'] }), isAsync: false, tools: ['Read'], invalid: ['TaskStop'] },
-    { kind: 'custom, Agent(explore, plan)', agent: custom({ tools: ['Read', 'Agent(explore, plan)'] }), isAsync: false, tools: ['Read', 'Agent'], allowedAgentTypes: ['explore', 'plan'] },
-    { kind: 'custom, Agent in a background agent', agent: custom({ tools: ['Read', 'Agent(explore)'] }), isAsync: true, tools: ['Read'], invalid: ['Agent(explore)'] },
+    {
+      kind: 'custom, disallowedTools',
+      agent: custom({ disallowedTools: ['Bash', 'Write'] }),
+      isAsync: false,
+      tools: ['Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'TodoWrite', 'mcp__docs__search'],
+    },
+    {
+      kind: 'custom, TaskStop asked for (always disallowed)',
+      agent: custom({ tools: ['Read', 'TaskStop'] }),
+      isAsync: false,
+      tools: ['Read'],
+      invalid: ['TaskStop'],
+    },
+    {
+      kind: 'custom, Agent(explore, plan)',
+      agent: custom({ tools: ['Read', 'Agent(explore, plan)'] }),
+      isAsync: false,
+      tools: ['Read', 'Agent'],
+      allowedAgentTypes: ['explore', 'plan'],
+    },
+    {
+      kind: 'custom, Agent in a background agent',
+      agent: custom({ tools: ['Read', 'Agent(explore)'] }),
+      isAsync: true,
+      tools: ['Read'],
+      invalid: ['Agent(explore)'],
+    },
   ];
   for (const c of cases) {
     it(c.kind, () => {

@@ -33,7 +33,12 @@ beforeAll(async () => {
 });
 
 const decide = (command: string, rule: string) =>
-  decidePermission(bashTool, { command }, { ...testContext(), toolUseId: 't' }, { mode: 'default', rules: rulesFromLists({ allow: [rule] }, 'session').rules, unattended: false });
+  decidePermission(
+    bashTool,
+    { command },
+    { ...testContext(), toolUseId: 't' },
+    { mode: 'default', rules: rulesFromLists({ allow: [rule] }, 'session').rules, unattended: false },
+  );
 
 describe('the rule offered for remembering a Bash approval', () => {
   it.each(ROWS)('%j → %s', async (command, rule, stillAsked) => {

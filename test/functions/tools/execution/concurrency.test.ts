@@ -13,7 +13,12 @@ describe('isCallConcurrencySafe', () => {
         gatedTool('Safe', { safe: true, events, gates }),
         gatedTool('Unsafe', { safe: false, events, gates }),
         gatedTool('Maybe', { safe: (i) => i.key.startsWith('ro'), events, gates }),
-        buildTool({ ...gatedTool('Throws', { events, gates }), isConcurrencySafe: () => { throw new Error('cannot tell'); } }),
+        buildTool({
+          ...gatedTool('Throws', { events, gates }),
+          isConcurrencySafe: () => {
+            throw new Error('cannot tell');
+          },
+        }),
       ],
     });
     const calls = [

@@ -9,7 +9,10 @@ import { deferred, gatedTool, open, settle, testContext, type Deferred } from '.
 
 const ALLOW_ALL: PermissionContext = { mode: 'bypassPermissions', rules: [], unattended: false };
 
-function setup(extra: Tool[] = [], opts: { maxConcurrency?: number; signal?: AbortSignal; permissions?: PermissionContext; beforeUnsafeCall?: () => Promise<void> | undefined } = {}) {
+function setup(
+  extra: Tool[] = [],
+  opts: { maxConcurrency?: number; signal?: AbortSignal; permissions?: PermissionContext; beforeUnsafeCall?: () => Promise<void> | undefined } = {},
+) {
   const events: string[] = [];
   const gates = new Map<string, Deferred>();
   const tools = [
@@ -36,7 +39,9 @@ async function collect(executor: StreamingToolExecutor): Promise<ExecutorUpdate[
 }
 
 function contents(updates: ExecutorUpdate[]) {
-  return updates.map((u) => (u.type === 'outcome' && u.outcome.kind === 'result' ? [u.block.id, u.outcome.result.content] : [u.type, u.type === 'progress' ? u.progress : u.block.id]));
+  return updates.map((u) =>
+    u.type === 'outcome' && u.outcome.kind === 'result' ? [u.block.id, u.outcome.result.content] : [u.type, u.type === 'progress' ? u.progress : u.block.id],
+  );
 }
 
 describe('StreamingToolExecutor', () => {
@@ -51,7 +56,10 @@ describe('StreamingToolExecutor', () => {
     // microtasks would never let the timer fire, and this test would time out.
     setTimeout(() => open(gates, 'slow'), 20);
     const results = await collect(executor);
-    expect(contents(results)).toEqual([[slow, 'done slow'], [quick, 'done quick']]);
+    expect(contents(results)).toEqual([
+      [slow, 'done slow'],
+      [quick, 'done quick'],
+    ]);
   });
 
   it('runs concurrency-safe calls together, as soon as each arrives', async () => {
@@ -66,7 +74,10 @@ describe('StreamingToolExecutor', () => {
     open(gates, 'a');
     open(gates, 'b');
     const results = await collect(executor);
-    expect(contents(results)).toEqual([[a, 'done a'], [b, 'done b']]);
+    expect(contents(results)).toEqual([
+      [a, 'done a'],
+      [b, 'done b'],
+    ]);
     expect(executor.statusOf(a)).toBe('yielded');
   });
 
@@ -101,7 +112,11 @@ describe('StreamingToolExecutor', () => {
     expect([...executor.getCompletedResults()]).toEqual([]);
     expect(executor.statusOf(b)).toBe('completed');
     open(gates, 'a');
-    expect(contents(await collect(executor))).toEqual([[a, 'done a'], [b, 'done b'], [c, 'done c']]);
+    expect(contents(await collect(executor))).toEqual([
+      [a, 'done a'],
+      [b, 'done b'],
+      [c, 'done c'],
+    ]);
   });
 
   it('never runs more safe calls at once than the limit', async () => {
@@ -129,7 +144,11 @@ describe('StreamingToolExecutor', () => {
     open(gates, 'w');
     open(gates, 's');
     const results = await collect(executor);
-    expect(contents(results)).toEqual([[u, 'done w'], [x, '<tool_use_error>Error: No such tool available: Nope</tool_use_error>'], [s, 'done s']]);
+    expect(contents(results)).toEqual([
+      [u, 'done w'],
+      [x, '<tool_use_error>Error: No such tool available: Nope</tool_use_error>'],
+      [s, 'done s'],
+    ]);
     expect(events).toEqual(['start w', 'end w', 'start s', 'end s']);
   });
 
@@ -169,7 +188,11 @@ describe('StreamingToolExecutor', () => {
     open(gates, 'b1');
     const results = await collect(executor);
     const cancelled = '<tool_use_error>Cancelled: parallel tool call Bash(mkdir out) errored</tool_use_error>';
-    expect(contents(results)).toEqual([[b1, 'b1 failed'], [b2, cancelled], [w, cancelled]]);
+    expect(contents(results)).toEqual([
+      [b1, 'b1 failed'],
+      [b2, cancelled],
+      [w, cancelled],
+    ]);
     // The running sibling was told to stop (its signal aborted); the queued one never started.
     expect(events).toEqual(['start b1', 'start b2', 'end b1', 'end b2']);
   });
@@ -191,7 +214,11 @@ describe('StreamingToolExecutor', () => {
     open(gates, 'a');
     open(gates, 'b');
     open(gates, 'w');
-    expect(contents(await collect(executor))).toEqual([[a, 'a failed'], [b, 'done b'], [w, 'done w']]);
+    expect(contents(await collect(executor))).toEqual([
+      [a, 'a failed'],
+      [b, 'done b'],
+      [w, 'done w'],
+    ]);
   });
 
   it('gives queued calls an interrupted result on abort and lets the running one finish', async () => {
@@ -204,7 +231,10 @@ describe('StreamingToolExecutor', () => {
     const results = await collect(executor);
     expect(contents(results)).toEqual([
       [w, 'w was aborted'],
-      [s, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."],
+      [
+        s,
+        "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",
+      ],
     ]);
     expect(events).toEqual(['start w', 'end w']);
   });
@@ -251,7 +281,7 @@ describe('StreamingToolExecutor', () => {
     ]);
   });
 
-  it('applies a serial call\'s context modifier at once, and a safe batch\'s after the batch in call order', async () => {
+  it("applies a serial call's context modifier at once, and a safe batch's after the batch in call order", async () => {
     const events: string[] = [];
     const gates = new Map<string, Deferred>();
     const seen: string[] = [];
@@ -300,7 +330,9 @@ describe('StreamingToolExecutor', () => {
     open(gates, 's');
     const results = await collect(executor);
     expect(results.map((r) => (r.type === 'outcome' ? r.outcome.kind : r.type))).toEqual(['ask', 'deferred']);
-    expect(results[0]).toMatchObject({ outcome: { kind: 'ask', toolUseId: w, message: "Claude requested permissions to use Unsafe, but you haven't granted it yet." } });
+    expect(results[0]).toMatchObject({
+      outcome: { kind: 'ask', toolUseId: w, message: "Claude requested permissions to use Unsafe, but you haven't granted it yet." },
+    });
     expect(results[1]).toMatchObject({ block: { id: s } });
     expect(events).toEqual([]);
   });
@@ -320,7 +352,10 @@ describe('StreamingToolExecutor before a call with effects (the lease check)', (
     expect(beforeUnsafeCall).toHaveBeenCalledTimes(1);
     lease.resolve();
     const results = await collect(executor);
-    expect(contents(results)).toEqual([[s, 'done s'], [w, 'done w']]);
+    expect(contents(results)).toEqual([
+      [s, 'done s'],
+      [w, 'done w'],
+    ]);
     expect(events).toEqual(['start s', 'end s', 'start w', 'end w']);
   });
 

@@ -185,6 +185,32 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
     expect(comment!.body).toContain('🧰 Set-up steps (.stratus/setup.sh) succeeded in');
   }, 120_000);
 
+  it('the next run on the repository restores the cached environment: the dependencies are there and the registry hears nothing', async () => {
+    gh.addIssue('acme/app', 2, { title: 'Check the dependencies', body: 'b', user: { login: 'reporter', type: 'User' } });
+    const requestsBefore = registry.requests.length;
+    stack.model!.enqueue(
+      { content: [bash('d1', "node -e \"require('tiny-sum'); console.log('deps-present')\"")], stopReason: 'tool_use' },
+      text('The dependencies are installed; nothing to change.'),
+    );
+    const sent = await sendDelivery(
+      stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(repos['acme/app']!, { number: 2, title: 'Check the dependencies' }, 'stratus', { login: 'maintainer' }),
+    );
+    const run = await runFor(sent.deliveryId);
+    expect(run.outcome).toBe('no_changes');
+    // A new session (a new issue), yet no npm ci: the layer the first run stored came back in one GET.
+    expect(registry.requests.slice(requestsBefore)).toEqual([]);
+    const { session } = await eventsOf(run.sessionId);
+    expect(session.setup).toMatchObject({ status: 'succeeded', restored: true });
+    const results = (await api.messages(run.sessionId)).flatMap((m) => m.content).filter((b: { type: string }) => b.type === 'tool_result');
+    expect(JSON.stringify(results.find((b: { tool_use_id: string }) => b.tool_use_id === 'd1'))).toContain('deps-present');
+    // The layer is not the agent's change: the workspace's files do not list node_modules.
+    const files = (await api.request('GET', `/v1/sessions/${run.sessionId}/workspace/files`)).json.files.map((f: { path: string }) => f.path);
+    expect(files.some((f: string) => f.startsWith('node_modules/'))).toBe(false);
+  }, 120_000);
+
   it('a set-up step reaching a host off the list is refused; the failure reaches the model and the issue', async () => {
     stack.model!.enqueue(text('The set-up failed, so I changed nothing.'));
     const sent = await sendDelivery(

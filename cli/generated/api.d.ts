@@ -3100,7 +3100,7 @@ export interface components {
        * @description `.stratus/setup.sh`, or a repository's or the session's `setup.script`
        * @enum {string}
        */
-      source: "repository_file" | "repository_setting" | "session_setting";
+      source: "session_setting" | "repository_setting" | "repository_file" | "tenant_setting";
       turnId: string;
       startedAt: string;
       endedAt?: string;
@@ -3439,7 +3439,7 @@ export interface components {
       /** @enum {string} */
       type: "setup_start";
       /** @enum {string} */
-      source: "repository_file" | "repository_setting" | "session_setting";
+      source: "session_setting" | "repository_setting" | "repository_file" | "tenant_setting";
       command: string;
       allowedDomains: string[];
       timeoutSeconds: number;
@@ -3730,6 +3730,20 @@ export interface components {
       instructions?: string;
       /** @description Text appended to the end of Stratus's system prompt for every session of the tenant, after the operator's */
       systemPromptAppend?: string;
+      /** @description The set-up every session of the tenant starts from: its script runs where neither the session, nor the repository's settings, nor a .stratus/setup.sh name one; its timeout, registries and enabled apply where the session's setting leaves them out (docs/environments.md) */
+      setup?: {
+        /** @description false: no set-up steps run, not even the repository's .stratus/setup.sh */
+        enabled?: boolean;
+        /** @description Bash commands run in the workspace before the first turn, instead of .stratus/setup.sh */
+        script?: string;
+        /** @description The set-up's time limit (the deployment's STRATUS_SETUP_TIMEOUT_SECONDS when absent) */
+        timeoutSeconds?: number;
+        /** @description Hosts added to or removed from the registries the set-up may reach (the deployment's STRATUS_SETUP_REGISTRIES); the agent's commands never get them */
+        registries?: {
+          add?: string[];
+          remove?: string[];
+        };
+      };
     };
     UpdateRepository: {
       label?: string;

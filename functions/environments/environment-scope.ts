@@ -1,3 +1,4 @@
+import type { SetupRecord } from '../stores/setup-record.ts';
 /**
  * What a session's environment is made for: the tenant and session it belongs to, the
  * repository it was checked out from (GitHub runs), and the set-up it was made with. The
@@ -18,5 +19,5 @@ export interface EnvironmentScope {
    */
   setupScript: string;
   /** Where `setupScript` came from. */
-  setupSource: 'repository_file' | 'repository_setting' | 'session_setting';
+  setupSource: SetupRecord['source'];
 }

@@ -8,6 +8,7 @@ const COMMENT_TAIL_CHARS = 1_500;
 /** What the set-up ran, in words: the repository's file, or the setting's script. */
 export function setupCommandName(setup: Pick<SetupRecord, 'source'>): string {
   if (setup.source === 'repository_file') return '.stratus/setup.sh';
+  if (setup.source === 'tenant_setting') return "the tenant's default set-up script";
   return setup.source === 'repository_setting' ? "the repository's set-up script" : "the session's set-up script";
 }
 

@@ -2,7 +2,7 @@ import { VIRTUAL_ROOT } from '../../sandbox-runner/common/virtual-paths.ts';
 import type { BashResult } from '../../sandbox-runner/protocol.ts';
 import type { Deps } from '../deps/deps.ts';
 import { setupAllowList } from '../session-settings/setup-registries.ts';
-import { SETUP_FILE } from '../session-settings/setup-settings.ts';
+import { SETUP_FILE, type SetupSettings } from '../session-settings/setup-settings.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import { errorMessage } from '../shared/errors.ts';
@@ -19,7 +19,7 @@ const OUTPUT_TAIL_CHARS = 8_000;
 /** Time left for the model after a set-up that runs near the invocation's deadline. */
 const DEADLINE_MARGIN_MS = 60_000;
 
-export type SetupStepsDeps = Pick<Deps, 'sessions' | 'outbound' | 'clock'> &
+export type SetupStepsDeps = Pick<Deps, 'sessions' | 'outbound' | 'clock' | 'tenantSettings'> &
   EnvironmentLayerDeps & {
     config: { egress: Deps['config']['egress']; setup: Deps['config']['setup'] };
   };
@@ -111,19 +111,23 @@ async function runOrRestore(deps: SetupStepsDeps, turn: SetupTurn, plan: SetupPl
 
 /** The setting's script, else the workspace's set-up file, else nothing (also when `enabled: false`). */
 async function planSetup(deps: SetupStepsDeps, turn: SetupTurn): Promise<SetupPlan | undefined> {
-  const settings = turn.session.settings?.setup;
-  if (settings?.enabled === false) return undefined;
-  const timeoutSeconds = timeLimit(deps, settings?.timeoutSeconds ?? deps.config.setup.timeoutSeconds, turn.deadlineAt);
-  const allowedDomains = setupNetwork(deps, turn);
-  if (settings?.script) {
+  const own = turn.session.settings?.setup;
+  // The tenant's default fills in what the session's (or its repository's) setting leaves out.
+  const tenant = (await deps.tenantSettings.settingsOf(turn.session.tenantId)).setup;
+  const settings = { ...tenant, ...own, script: own?.script };
+  if (settings.enabled === false) return undefined;
+  const timeoutSeconds = timeLimit(deps, settings.timeoutSeconds ?? deps.config.setup.timeoutSeconds, turn.deadlineAt);
+  const allowedDomains = setupNetwork(deps, turn, settings.registries);
+  if (settings.script) {
     // A GitHub run's session carries its repository's settings.
     const source = turn.session.source?.kind === 'github' ? 'repository_setting' : 'session_setting';
     return { command: settings.script, script: settings.script, source, timeoutSeconds, allowedDomains };
   }
-  // An empty workspace (version 0) has no file to look for: no runner call.
+  const tenantScript = tenant?.script && { command: tenant.script, script: tenant.script, source: 'tenant_setting' as const, timeoutSeconds, allowedDomains };
+  // An empty workspace (version 0) has nothing to set up: no runner call.
   if (turn.workspace.version === 0) return undefined;
   const file = await readSetupFile(turn.workspace);
-  if (file === undefined) return undefined;
+  if (file === undefined) return tenantScript || undefined;
   return {
     command: `bash ${SETUP_FILE}`,
     script: file.script,
@@ -139,10 +143,10 @@ async function planSetup(deps: SetupStepsDeps, turn: SetupTurn): Promise<SetupPl
  * allow-list. Without egress (the AWS default) there is no network to give: the session's own
  * list is then empty too (the API refuses one), and the set-up runs offline.
  */
-function setupNetwork(deps: SetupStepsDeps, turn: SetupTurn): string[] {
+function setupNetwork(deps: SetupStepsDeps, turn: SetupTurn, registries: SetupSettings['registries']): string[] {
   const settings = turn.session.settings;
   if (deps.config.egress === 'none') return [...(settings?.allowedDomains ?? [])];
-  const wanted = setupAllowList(deps.config.setup.registries, settings?.setup?.registries, settings?.allowedDomains);
+  const wanted = setupAllowList(deps.config.setup.registries, registries, settings?.allowedDomains);
   // A non-public IP literal needs the operator's permission, as in a session's own list.
   const refused = new Set(wanted.filter((entry) => deps.outbound.allowedDomainsRefusals([entry]).length > 0));
   if (refused.size > 0) turn.log.warn('set-up registries refused by the outbound policy', { entries: [...refused] });

@@ -4,10 +4,13 @@
  * most once per session and a turn that died mid-set-up leaves `running` behind, which the next
  * turn turns into `interrupted` instead of running it again (functions/environments/setup-steps.ts).
  */
+/** Where set-up commands come from, in the order they win (docs/environments.md). */
+export const SETUP_SOURCES = ['session_setting', 'repository_setting', 'repository_file', 'tenant_setting'] as const;
+
 export interface SetupRecord {
   status: 'running' | 'succeeded' | 'failed' | 'interrupted';
-  /** Where the commands came from: the repository's `.stratus/setup.sh` or a `setup.script` setting. */
-  source: 'repository_file' | 'repository_setting' | 'session_setting';
+  /** Where the commands came from: a session's or repository's `setup.script`, the repository's `.stratus/setup.sh`, or the tenant's default. */
+  source: (typeof SETUP_SOURCES)[number];
   /** The turn that ran it. */
   turnId: string;
   startedAt: string;

@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SetupSettings } from '../session-settings/setup-settings.ts';
 
 /**
  * What a tenant sets for all of its sessions. Each field is optional and absent means "nothing
@@ -10,6 +11,8 @@ export interface TenantSettings {
   instructions?: string;
   /** Text appended to the system prompt of every session of the tenant, after the operator's. */
   systemPromptAppend?: string;
+  /** The set-up every session of the tenant starts from; a session's or repository's own setting, or a repository's set-up file, wins (docs/environments.md). */
+  setup?: SetupSettings;
 }
 
 export interface TenantSettingsRecord {

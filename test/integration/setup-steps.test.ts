@@ -57,6 +57,32 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     expect((await fx.api.request('GET', `/v1/sessions/${id}/workspace/files/installed.flag`)).status).toBe(200);
   });
 
+  it("runs the tenant's default set-up where neither the session nor the workspace names one; a .stratus/setup.sh wins over it", async () => {
+    const put = await fx.api.request('PUT', '/v1/tenant/settings', { setup: { script: 'echo tenant-default > tenant.flag', timeoutSeconds: 30 } });
+    expect(put.status).toBe(200);
+    try {
+      const plain = (await fx.api.request('POST', '/v1/sessions', { files: { 'a.txt': 'a' } })).json.id as string;
+      fx.stack.model!.enqueue(text('ok'));
+      const { events } = await fx.api.turnSse(plain, 'go');
+      expect(events[1]).toMatchObject({ type: 'setup_start', source: 'tenant_setting', command: 'echo tenant-default > tenant.flag', timeoutSeconds: 30 });
+      expect((await fx.api.request('GET', `/v1/sessions/${plain}/workspace/files/tenant.flag`)).text).toBe('tenant-default\n');
+      expect(openingOf(fx.stack.model!.requests)).toContain(
+        "The set-up steps of this workspace (the tenant's default set-up script) ran before this conversation",
+      );
+
+      const withFile = (await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'touch own.flag\n' } })).json.id as string;
+      fx.stack.model!.enqueue(text('ok'));
+      const second = await fx.api.turnSse(withFile, 'go');
+      // The repository's own file wins; the tenant's time limit still applies.
+      expect(second.events[1]).toMatchObject({ type: 'setup_start', source: 'repository_file', timeoutSeconds: 30 });
+      const files = (await fx.api.request('GET', `/v1/sessions/${withFile}/workspace/files`)).json.files.map((f: { path: string }) => f.path);
+      expect(files).toContain('own.flag');
+      expect(files).not.toContain('tenant.flag');
+    } finally {
+      await fx.api.request('PUT', '/v1/tenant/settings', {});
+    }
+  });
+
   it("keeps what the set-up installed out of the session's and the first turn's diff: only the agent's change is shown", async () => {
     const id = (
       await fx.api.request('POST', '/v1/sessions', { files: { '.stratus/setup.sh': 'mkdir -p vendor && echo "module.exports = 1;" > vendor/lib.js\n' } })

@@ -4,6 +4,7 @@ const SOURCES: Record<string, string> = {
   repository_file: '.stratus/setup.sh',
   repository_setting: "the repository's set-up script",
   session_setting: "the session's set-up script",
+  tenant_setting: "the tenant's default set-up script",
 };
 
 /** What the set-up steps did before the first turn: outcome, what they could reach, the end of their output. */

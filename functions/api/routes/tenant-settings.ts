@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Deps } from '../../deps/deps.ts';
 import type { TenantSettingsRecord } from '../../stores/tenant-settings-store.ts';
+import { setupSettingsSchema } from '../../session-settings/setup-settings.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
 import { errorResponses, json } from '../schemas/common.ts';
 
@@ -26,6 +27,11 @@ const tenantSettingsSchema = z
       .max(MAX_TENANT_TEXT_CHARS)
       .optional()
       .describe("Text appended to the end of Stratus's system prompt for every session of the tenant, after the operator's"),
+    setup: setupSettingsSchema
+      .optional()
+      .describe(
+        "The set-up every session of the tenant starts from: its script runs where neither the session, nor the repository's settings, nor a .stratus/setup.sh name one; its timeout, registries and enabled apply where the session's setting leaves them out (docs/environments.md)",
+      ),
   })
   .openapi('TenantSettings');
 

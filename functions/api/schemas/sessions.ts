@@ -1,3 +1,4 @@
+import { SETUP_SOURCES } from '../../stores/setup-record.ts';
 import { customAgentSchema } from '../../session-settings/custom-agents.ts';
 import { z } from '@hono/zod-openapi';
 import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
@@ -36,7 +37,7 @@ const setupRecordSchema = z
   .object({
     status: z.enum(['running', 'succeeded', 'failed', 'interrupted']).describe('`interrupted`: the turn running them died; they are not run again'),
     source: z
-      .enum(['repository_file', 'repository_setting', 'session_setting'])
+      .enum(SETUP_SOURCES)
       .describe("`.stratus/setup.sh`, or a repository's or the session's `setup.script`"),
     turnId: z.string(),
     startedAt: z.string(),

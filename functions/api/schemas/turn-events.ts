@@ -1,3 +1,4 @@
+import { SETUP_SOURCES } from '../../stores/setup-record.ts';
 import { z } from '@hono/zod-openapi';
 import { todoItemSchema, usageSchema } from './common.ts';
 
@@ -95,7 +96,7 @@ const events = {
   setup_start: z
     .object({
       type: z.literal('setup_start'),
-      source: z.enum(['repository_file', 'repository_setting', 'session_setting']),
+      source: z.enum(SETUP_SOURCES),
       command: z.string(),
       allowedDomains: z.array(z.string()),
       timeoutSeconds: z.number().int(),

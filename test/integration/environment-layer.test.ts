@@ -7,7 +7,7 @@ import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
 import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
-import { labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
+import { labeledPayload, makeBareRepo, sendDelivery, type RepoRef, finishedRun } from '../support/github-fixture.ts';
 import { bash, text, unscripted } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -28,7 +28,6 @@ const REPO = {
     'for i in $(seq 1 400); do echo "// $i" > node_modules/left-pad/lib/f$i.js; done\necho installed\n',
   'test.js': "const pad = require('left-pad');\nif (pad('7', 3, '0') !== '007') process.exit(1);\nconsole.log('pad ok');\n",
 };
-const FINAL = new Set(['pr_opened', 'pr_updated', 'draft_pr_opened', 'no_changes', 'push_rejected', 'refused', 'already_running', 'failed']);
 
 describe('cached environment across GitHub runs', () => {
   const tmp = makeTempDir();
@@ -87,13 +86,7 @@ describe('cached environment across GitHub runs', () => {
       labeledPayload(repo, { number: n, title: `pad issue ${n}` }, 'stratus', { login: 'maintainer' }),
     );
     expect(sent.status).toBe(202);
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const run = (await api.request('GET', '/v1/github/runs?limit=200')).json.runs.find((r: { deliveryId: string }) => r.deliveryId === sent.deliveryId);
-      if (run && FINAL.has(run.outcome)) return run as { sessionId: string; outcome: string; branch: string };
-      if (Date.now() > deadline) throw new Error(`run ${n} did not finish: ${JSON.stringify(run)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    return (await finishedRun(api, sent.deliveryId, 90_000)) as { sessionId: string; outcome: string; branch: string };
   }
   async function layerKeys(): Promise<string[]> {
     const s3 = await stack.deps.workspaceStorage({ ...stack.deps.config.localCredentials! });

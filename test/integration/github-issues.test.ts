@@ -7,7 +7,7 @@ import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
 import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
-import { commentPayload, labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
+import { commentPayload, labeledPayload, makeBareRepo, sendDelivery, type RepoRef, finishedRun } from '../support/github-fixture.ts';
 import { bash, text, unscripted } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -18,7 +18,6 @@ const FAILING = {
   'test.js': "const add = require('./add.js');\nif (add(2, 3) !== 5) { console.error('FAIL: add(2, 3) =', add(2, 3)); process.exit(1); }\nconsole.log('ok');\n",
 };
 const FIX = `sed -i 's/a - b/a + b/' add.js && node test.js`;
-const FINAL_OUTCOMES = new Set(['pr_opened', 'pr_updated', 'draft_pr_opened', 'no_changes', 'push_rejected', 'refused', 'already_running', 'failed']);
 
 describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   const tmp = makeTempDir();
@@ -91,16 +90,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
     gitRoot.cleanup();
   });
 
-  async function runFor(deliveryId: string) {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const res = await api.request('GET', '/v1/github/runs?limit=200');
-      const run = res.json.runs.find((r: { deliveryId: string }) => r.deliveryId === deliveryId);
-      if (run && FINAL_OUTCOMES.has(run.outcome)) return run;
-      if (Date.now() > deadline) throw new Error(`run for ${deliveryId} did not finish: ${JSON.stringify(run)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const runFor = (deliveryId: string) => finishedRun(api, deliveryId);
 
   let first: { sessionId: string; branch: string; commit: string; pullRequestUrl: string; prNumber: number; deliveryId: string };
 

@@ -8,13 +8,12 @@ import { handleGithubWorkEvent } from '../../functions/github/run-github-work.ts
 import { apiClient } from '../support/api-client.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
 import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
-import { installationDeletedPayload, labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
+import { installationDeletedPayload, labeledPayload, makeBareRepo, sendDelivery, type RepoRef, finishedRun } from '../support/github-fixture.ts';
 import { text, unscripted } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'ownership-webhook-secret';
 const APP_ID = '5151';
-const FINAL = new Set(['pr_opened', 'pr_updated', 'draft_pr_opened', 'no_changes', 'push_rejected', 'refused', 'already_running', 'failed']);
 const TOKENS = { 'token-victim': 'victim', 'token-squatter': 'squatter', 'token-admin': ADMIN_TENANT };
 
 /** The GitHub stand-ins and a local stack for one describe block. */
@@ -48,15 +47,7 @@ function useGithubStack(opts: { app: boolean }) {
   return fx;
 }
 
-async function runFor(api: ReturnType<typeof apiClient>, deliveryId: string) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const run = (await api.request('GET', '/v1/github/runs?limit=200')).json.runs.find((r: { deliveryId: string }) => r.deliveryId === deliveryId);
-    if (run && FINAL.has(run.outcome)) return run;
-    if (Date.now() > deadline) throw new Error(`run for ${deliveryId} did not finish: ${JSON.stringify(run)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const runFor = (api: ReturnType<typeof apiClient>, deliveryId: string) => finishedRun(api, deliveryId);
 
 describe('GitHub repository ownership with an App: connecting needs a claimed installation', () => {
   const fx = useGithubStack({ app: true });

@@ -8,12 +8,11 @@ import { systemText } from '../support/agent-requests.ts';
 import { apiClient } from '../support/api-client.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
 import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
-import { labeledPayload, makeBareRepo, sendDelivery } from '../support/github-fixture.ts';
+import { labeledPayload, makeBareRepo, sendDelivery, finishedRun } from '../support/github-fixture.ts';
 import { text, unscripted } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'webhook-secret-for-tests';
-const FINAL = new Set(['pr_opened', 'pr_updated', 'draft_pr_opened', 'no_changes', 'push_rejected', 'refused', 'already_running', 'failed']);
 
 describe('a GitHub run is told about its repository', () => {
   const tmp = makeTempDir();
@@ -95,14 +94,5 @@ describe('a GitHub run is told about its repository', () => {
     );
   });
 
-  async function runFor(deliveryId: string) {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const res = await api.request('GET', '/v1/github/runs?limit=200');
-      const run = res.json.runs.find((r: { deliveryId: string }) => r.deliveryId === deliveryId);
-      if (run && FINAL.has(run.outcome)) return run;
-      if (Date.now() > deadline) throw new Error(`run for ${deliveryId} did not finish: ${JSON.stringify(run)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const runFor = (deliveryId: string) => finishedRun(api, deliveryId);
 });

@@ -10,14 +10,13 @@ import { apiClient } from '../support/api-client.ts';
 import { startCountingServer, type CountingServer } from '../support/counting-server.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
 import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
-import { labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
+import { labeledPayload, makeBareRepo, sendDelivery, type RepoRef, finishedRun } from '../support/github-fixture.ts';
 import { npmEnv, startNpmRegistry, type NpmRegistry } from '../support/npm-registry.ts';
 import { bash, text, unscripted } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'webhook-secret-for-tests';
 const APP_ID = '4343';
-const FINAL_OUTCOMES = new Set(['pr_opened', 'pr_updated', 'draft_pr_opened', 'no_changes', 'push_rejected', 'refused', 'already_running', 'failed']);
 
 /** A repository whose tests need an installed dependency: `total()` starts its sum at 1. */
 function appFiles(registry: NpmRegistry, lockfile: string, setup: string): Record<string, string> {
@@ -118,16 +117,7 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
     for (const d of [tmp, gitRoot, npmDir]) d.cleanup();
   });
 
-  async function runFor(deliveryId: string) {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const res = await api.request('GET', '/v1/github/runs?limit=200');
-      const run = res.json.runs.find((r: { deliveryId: string }) => r.deliveryId === deliveryId);
-      if (run && FINAL_OUTCOMES.has(run.outcome)) return run;
-      if (Date.now() > deadline) throw new Error(`run for ${deliveryId} did not finish: ${JSON.stringify(run)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const runFor = (deliveryId: string) => finishedRun(api, deliveryId, 90_000);
 
   async function eventsOf(sessionId: string) {
     const session = (await api.request('GET', `/v1/sessions/${sessionId}`)).json;

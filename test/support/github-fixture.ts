@@ -177,3 +177,21 @@ export async function sendDelivery(
   const ms = performance.now() - started;
   return { status: res.status, body: text ? JSON.parse(text) : null, deliveryId, ms };
 }
+
+/** The outcomes a GitHub run ends in (`GET /v1/github/runs`). */
+const FINAL_RUN_OUTCOMES = new Set(['pr_opened', 'pr_updated', 'draft_pr_opened', 'no_changes', 'push_rejected', 'refused', 'already_running', 'failed']);
+
+/** The run a delivery started, once it has ended; throws naming it when it has not within `timeoutMs`. */
+export async function finishedRun(
+  api: { request(method: string, path: string): Promise<{ json: any }> },
+  deliveryId: string,
+  timeoutMs = 60_000,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = (await api.request('GET', '/v1/github/runs?limit=200')).json.runs.find((r: { deliveryId: string }) => r.deliveryId === deliveryId);
+    if (run && FINAL_RUN_OUTCOMES.has(run.outcome)) return run;
+    if (Date.now() > deadline) throw new Error(`run for ${deliveryId} did not finish: ${JSON.stringify(run)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

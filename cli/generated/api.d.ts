@@ -3097,7 +3097,7 @@ export interface components {
        */
       status: "running" | "succeeded" | "failed" | "interrupted";
       /**
-       * @description `.stratus/setup.sh`, or a repository's or the session's `setup.script`
+       * @description `.stratus/setup.sh`, a repository's or the session's `setup.script`, or the tenant's default
        * @enum {string}
        */
       source: "session_setting" | "repository_setting" | "repository_file" | "tenant_setting";

@@ -2,8 +2,7 @@ import { runTodoList } from '../tools/todo-write-tool.ts';
 import { createPersistedResultReader } from '../context/persisted-output.ts';
 import type { RunSubagentEvent } from '../deps/continuation.ts';
 import { costUsd } from '../model/pricing.ts';
-import { putStopMarker } from '../runner-client/stop-marker.ts';
-import { WorkspaceSession } from '../runner-client/workspace-session.ts';
+import { sessionWorkspace } from './session-workspace.ts';
 import { errorMessage } from '../shared/errors.ts';
 import type { BackgroundAgentRecord } from '../stores/background-agent-store.ts';
 import { addUsage, type UsageRecord } from '../stores/budgets.ts';
@@ -151,17 +150,7 @@ async function settle(deps: TurnDeps, held: Held, outcome: DriveOutcome, budgetS
 
 /** Its tools' context: its own copy of the session's workspace (a racing write gets the usual version conflict). */
 function toolContext(deps: TurnDeps, session: SessionRecord, record: BackgroundAgentRecord, held: Held): ToolContext {
-  const workspace = new WorkspaceSession({
-    deps,
-    sessionId: session.sessionId,
-    workspace: session.workspace,
-    cwd: session.cwd,
-    fileState: session.fileState,
-    allowedDomains: session.settings?.allowedDomains,
-    requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
-    storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
-    ...(session.environment ? { environment: session.environment } : {}),
-  });
+  const workspace = sessionWorkspace(deps, session);
   return {
     sessionId: session.sessionId,
     turnId: record.agentId,

@@ -1,7 +1,7 @@
 import { ConflictError, errorMessage, SessionBusyError } from '../shared/errors.ts';
 import type { Lease, SessionRecord, TurnSummary } from '../stores/session-store.ts';
-import { putStopMarker } from '../runner-client/stop-marker.ts';
-import { WorkspaceSession } from '../runner-client/workspace-session.ts';
+import { sessionWorkspace } from '../agent/session-workspace.ts';
+import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { ContinueTurnEvent } from '../deps/continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
@@ -253,18 +253,7 @@ function withStop(outcome: TurnOutcome, stop: TurnStop): TurnOutcome {
 }
 
 function workspaceOf(deps: TurnDeps, session: SessionRecord): WorkspaceSession {
-  return new WorkspaceSession({
-    deps,
-    sessionId: session.sessionId,
-    workspace: session.workspace,
-    cwd: session.cwd,
-    fileState: session.fileState,
-    allowedDomains: session.settings?.allowedDomains,
-    attachedInstructions: session.attachedInstructions,
-    requestStop: (workspaceId, key) => putStopMarker(deps, workspaceId, key),
-    storage: { tenantId: session.tenantId, usage: deps.tenantUsage },
-    ...(session.environment ? { environment: session.environment } : {}),
-  });
+  return sessionWorkspace(deps, session, { attachedInstructions: session.attachedInstructions });
 }
 
 /**

@@ -36,9 +36,7 @@ const sessionSourceSchema = z
 const setupRecordSchema = z
   .object({
     status: z.enum(['running', 'succeeded', 'failed', 'interrupted']).describe('`interrupted`: the turn running them died; they are not run again'),
-    source: z
-      .enum(SETUP_SOURCES)
-      .describe("`.stratus/setup.sh`, or a repository's or the session's `setup.script`"),
+    source: z.enum(SETUP_SOURCES).describe("`.stratus/setup.sh`, a repository's or the session's `setup.script`, or the tenant's default"),
     turnId: z.string(),
     startedAt: z.string(),
     endedAt: z.string().optional(),

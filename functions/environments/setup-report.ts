@@ -38,6 +38,11 @@ function fenced(text: string, max: number): string {
  * (not) installed instead of finding out by trial.
  */
 export function setupNoteForModel(setup: SetupRecord): string {
+  return `<system-reminder>\n${setupNoteText(setup)}\n</system-reminder>`;
+}
+
+/** The note itself; the harness marks it as its own context, as it does the project's instructions. */
+function setupNoteText(setup: SetupRecord): string {
   const what = `The set-up steps of this workspace (${setupCommandName(setup)}) ran before this conversation`;
   if (setup.status === 'succeeded') return `${what}: they ${setupOutcome(setup)}. What they installed is in place.`;
   return [

@@ -51,8 +51,9 @@ describe('set-up steps of a session (settings, once per session, crashes, opting
     const { events } = await fx.api.turnSse(id, 'go');
     expect(events[1]).toMatchObject({ type: 'setup_start', source: 'repository_file', command: 'bash .stratus/setup.sh' });
     expect(events[2]).toMatchObject({ type: 'setup_end', status: 'succeeded', exitCode: 0, outputTail: '/workspace\n' });
+    // The harness's own context, marked as such after the prompt (the prompt stays the message's first text).
     expect(openingOf(fx.stack.model!.requests)).toContain(
-      'The set-up steps of this workspace (.stratus/setup.sh) ran before this conversation: they succeeded in',
+      '<system-reminder>\\nThe set-up steps of this workspace (.stratus/setup.sh) ran before this conversation: they succeeded in',
     );
     expect((await fx.api.request('GET', `/v1/sessions/${id}/workspace/files/installed.flag`)).status).toBe(200);
   });

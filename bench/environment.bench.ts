@@ -1,14 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { environmentLayerKey } from '../sandbox-runner/common/environment-layer-key.ts';
-import { LOCAL_S3_CREDENTIALS, startS3Server } from '../local/s3-server.ts';
-import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
+import { LOCAL_S3_CREDENTIALS, type startS3Server } from '../local/s3-server.ts';
+import { BENCH_BUCKET, startBenchRunners } from './bench-runners.ts';
 import type { RunnerOp, RunnerSuccess } from '../sandbox-runner/protocol.ts';
-import { createRunner, DEFAULT_RUNNER_LIMITS, type Runner } from '../sandbox-runner/runner.ts';
-import { createS3ClientFactory } from '../sandbox-runner/s3-client.ts';
+import type { Runner } from '../sandbox-runner/runner.ts';
 
-const BUCKET = 'stratus-bench';
+const BUCKET = BENCH_BUCKET;
 const PACKAGES = 400;
 const FILES_PER_PACKAGE = 50;
 const FILE_BYTES = 1_024;
@@ -39,16 +35,8 @@ const FIRST_COMMAND = `node -e 'console.log(require("pkg399"))'`;
  * comparison, the same install as workspace content (a session without an environment).
  */
 export async function run(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'stratus-bench-env-'));
-  const s3 = await startS3Server({ dir: path.join(dir, 's3'), buckets: [BUCKET] });
-  const s3ForCredentials = createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url });
-  const runner = (name: string): Runner =>
-    createRunner({
-      rootDir: path.join(dir, name),
-      s3ForCredentials,
-      sandbox: createBwrapSandbox({ runtimeDir: path.join(dir, 'rt') }),
-      limits: DEFAULT_RUNNER_LIMITS,
-    });
+  const runners = await startBenchRunners('stratus-bench-env-');
+  const { dir, s3, runner } = runners;
   const key = environmentLayerKey('bench', { owner: 'bench', name: 'app' }, 'e'.repeat(64));
   const call = async (r: Runner, id: string, version: number, op: RunnerOp, withLayer = true): Promise<RunnerSuccess> => {
     const res = await r({
@@ -71,8 +59,7 @@ export async function run(): Promise<void> {
     await cachedRestores(bench, first);
     await withoutLayer(bench);
   } finally {
-    await s3.close();
-    rmSync(dir, { recursive: true, force: true });
+    await runners.close();
   }
 }
 

@@ -1,14 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { LOCAL_S3_CREDENTIALS, startS3Server } from '../local/s3-server.ts';
-import { createBwrapSandbox } from '../sandbox-runner/isolation/bwrap-sandbox.ts';
+import { LOCAL_S3_CREDENTIALS, type startS3Server } from '../local/s3-server.ts';
+import { BENCH_BUCKET, startBenchRunners } from './bench-runners.ts';
 import type { RunnerOp, RunnerSuccess } from '../sandbox-runner/protocol.ts';
-import { createRunner, DEFAULT_RUNNER_LIMITS, type Runner } from '../sandbox-runner/runner.ts';
-import { createS3ClientFactory } from '../sandbox-runner/s3-client.ts';
+import type { Runner } from '../sandbox-runner/runner.ts';
 
-const BUCKET = 'stratus-bench';
+const BUCKET = BENCH_BUCKET;
 const SIZES = [1_000, 10_000];
 const FILE_BYTES = 1_024;
 
@@ -18,16 +16,8 @@ const FILE_BYTES = 1_024;
  * plain `bash -c true`, and the bytes sent to S3 after editing one file.
  */
 export async function run(): Promise<void> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'stratus-bench-ws-'));
-  const s3 = await startS3Server({ dir: path.join(dir, 's3'), buckets: [BUCKET] });
-  const s3ForCredentials = createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url });
-  const runner = (name: string): Runner =>
-    createRunner({
-      rootDir: path.join(dir, name),
-      s3ForCredentials,
-      sandbox: createBwrapSandbox({ runtimeDir: path.join(dir, 'rt') }),
-      limits: DEFAULT_RUNNER_LIMITS,
-    });
+  const runners = await startBenchRunners('stratus-bench-ws-');
+  const { dir, s3, runner } = runners;
   const call = async (r: Runner, id: string, version: number, op: RunnerOp): Promise<RunnerSuccess> => {
     const res = await r({ sessionId: 'bench', workspace: { bucket: BUCKET, id, version, credentials: { ...LOCAL_S3_CREDENTIALS } }, op });
     if (!res.ok) throw new Error(`${res.error.kind}: ${res.error.message}`);
@@ -39,8 +29,7 @@ export async function run(): Promise<void> {
   try {
     for (const n of SIZES) await measureSize(n, { dir, s3, runner, call, plain });
   } finally {
-    await s3.close();
-    rmSync(dir, { recursive: true, force: true });
+    await runners.close();
   }
 }
 

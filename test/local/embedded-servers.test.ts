@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLambdaInvokeServer } from '../../local/lambda-invoke-server.ts';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from '../../local/s3-server.ts';
 import type { EmbeddedServer } from '../../local/dynamo-server.ts';
+import { s3ClientConfig } from '../../sandbox-runner/common/s3-client-config.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 describe('the S3 front honours conditional writes', () => {
@@ -12,14 +13,8 @@ describe('the S3 front honours conditional writes', () => {
   let s3: S3Client;
   beforeAll(async () => {
     server = await startS3Server({ dir: tmp.dir, buckets: ['b'] });
-    s3 = new S3Client({
-      region: 'us-east-1',
-      endpoint: server.url,
-      forcePathStyle: true,
-      credentials: LOCAL_S3_CREDENTIALS,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    // The runner's own client settings (path style, checksums only when required), with the stand-in's key.
+    s3 = new S3Client(s3ClientConfig({ region: 'us-east-1', endpoint: server.url }, LOCAL_S3_CREDENTIALS));
   });
   afterAll(async () => {
     s3.destroy();

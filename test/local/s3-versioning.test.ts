@@ -2,6 +2,7 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectVersionsCommand, PutOb
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_S3_CREDENTIALS, startS3Server } from '../../local/s3-server.ts';
 import type { EmbeddedServer } from '../../local/dynamo-server.ts';
+import { s3ClientConfig } from '../../sandbox-runner/common/s3-client-config.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** The S3 stand-in's versioned buckets (local/s3-versions.ts), through the real S3 client. */
@@ -11,14 +12,8 @@ describe('a versioned bucket on the S3 stand-in', () => {
   let s3: S3Client;
   beforeAll(async () => {
     server = await startS3Server({ dir: `${tmp.dir}/s3`, buckets: ['v', 'plain'], versionedBuckets: ['v'] });
-    s3 = new S3Client({
-      region: 'us-east-1',
-      endpoint: server.url,
-      forcePathStyle: true,
-      credentials: LOCAL_S3_CREDENTIALS,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    // The runner's own client settings (path style, checksums only when required), with the stand-in's key.
+    s3 = new S3Client(s3ClientConfig({ region: 'us-east-1', endpoint: server.url }, LOCAL_S3_CREDENTIALS));
   });
   afterAll(async () => {
     s3.destroy();

@@ -44,30 +44,32 @@ interface Bench {
 
 async function measureSize(n: number, { dir, s3, runner, call, plain }: Bench): Promise<void> {
   const id = `bench-${n}`;
-  const files: Record<string, string> = {};
-  for (let i = 0; i < n; i++) files[`d${Math.floor(i / 100)}/f${i}.txt`] = `${String(i).padEnd(FILE_BYTES - 1, '.')}\n`;
   const warm = runner(`warm-${n}`);
-  await call(warm, id, 0, { type: 'create_workspace', files });
+  const created = await call(warm, id, 0, { type: 'create_workspace', files: { 'README.md': 'bench\n' } });
+  // Seeded by a command rather than in create_workspace's request: 10,000 files of 1 KiB are over
+  // an invoke's 6 MB payload, and a command's files reach S3 the way an agent's would.
+  const seeded = await call(warm, id, created.version, { type: 'bash', command: seedCommand(n), timeoutMs: 120_000 });
+  const { version } = seeded;
 
   const colds: number[] = [];
   for (let k = 0; k < 3; k++) {
     const fresh = runner(`cold-${n}-${k}`);
     const before = s3.traffic().requests;
-    const t = await timeAsync(() => call(fresh, id, 1, { type: 'read', path: '/workspace/d0/f0.txt' }));
+    const t = await timeAsync(() => call(fresh, id, version, { type: 'read', path: '/workspace/d0/f0.txt' }));
     colds.push(t);
     if (k === 0) console.log(`  [${n} files] cold materialisation: ${s3.traffic().requests - before} S3 requests`);
     rmSync(path.join(dir, `cold-${n}-${k}`), { recursive: true, force: true });
   }
 
-  await call(warm, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 });
+  await call(warm, id, version, { type: 'bash', command: 'true', timeoutMs: 30_000 });
   const warmTimes: number[] = [];
   const before = s3.traffic();
-  for (let k = 0; k < 10; k++) warmTimes.push(await timeAsync(() => call(warm, id, 1, { type: 'bash', command: 'true', timeoutMs: 30_000 })));
+  for (let k = 0; k < 10; k++) warmTimes.push(await timeAsync(() => call(warm, id, version, { type: 'bash', command: 'true', timeoutMs: 30_000 })));
   const after = s3.traffic();
   const warmMs = median(warmTimes);
 
   const bytesBefore = s3.traffic().bytesReceived;
-  const edit = await call(warm, id, 1, { type: 'bash', command: 'echo edited >> d3/f345.txt', timeoutMs: 30_000 });
+  const edit = await call(warm, id, version, { type: 'bash', command: 'echo edited >> d3/f345.txt', timeoutMs: 30_000 });
   const sent = s3.traffic().bytesReceived - bytesBefore;
 
   console.log(
@@ -75,6 +77,14 @@ async function measureSize(n: number, { dir, s3, runner, call, plain }: Bench): 
       `  [${n} files] warm no-change Bash: ${warmMs.toFixed(1)} ms vs plain bash ${plain.toFixed(1)} ms → overhead ${(warmMs - plain).toFixed(1)} ms; ` +
       `S3 requests during 10 warm calls: ${after.requests - before.requests}\n` +
       `  [${n} files] edit one file (${FILE_BYTES + 7} bytes after edit): ${sent} bytes sent to S3 (runner reports ${edit.bytesUploaded}), version ${edit.version}`,
+  );
+}
+
+/** Shell builtins only: `n` files of FILE_BYTES bytes, 100 per directory, each starting with its number. */
+function seedCommand(n: number): string {
+  return (
+    `printf -v pad '%*s' ${FILE_BYTES - 1} ''; pad=\${pad// /.}; ` +
+    `for ((i = 0; i < ${n}; i++)); do d=d$((i / 100)); [ -d $d ] || mkdir $d; printf '%s%s\\n' "$i" "\${pad:\${#i}}" > $d/f$i.txt; done`
   );
 }
 

@@ -55,12 +55,24 @@ const INLINE_DELTA_BYTES = 64 * 1024;
 const RACY_WINDOW_MS = 25;
 /** A warm copy this many versions behind catches up by deltas; further behind it starts cold. */
 const MAX_DELTA_CATCH_UP = 64;
-/** A snapshot is written when this many versions, or delta entries, piled up since the last one. */
+/**
+ * A snapshot is written when this many versions, or delta entries, piled up since the last one.
+ * `everyEntries` is the ceiling; a smaller workspace snapshots sooner (a quarter of its entries,
+ * at least SNAPSHOT_MIN_ENTRIES), since a cold reader fetches every body changed since the last
+ * snapshot one GET at a time: a command that wrote 1,000 files would otherwise cost the next cold
+ * start 1,000 requests.
+ */
 export interface SnapshotPolicy {
   everyVersions: number;
   everyEntries: number;
 }
 export const DEFAULT_SNAPSHOT_POLICY: SnapshotPolicy = { everyVersions: 64, everyEntries: 4_000 };
+const SNAPSHOT_MIN_ENTRIES = 256;
+const SNAPSHOT_ENTRIES_SHARE = 0.25;
+
+function entriesBeforeSnapshot(policy: SnapshotPolicy, workspaceEntries: number): number {
+  return Math.min(policy.everyEntries, Math.max(SNAPSHOT_MIN_ENTRIES, Math.ceil(workspaceEntries * SNAPSHOT_ENTRIES_SHARE)));
+}
 
 /**
  * The runner's warm copy of one workspace: `{dir}/tree` is what commands see as /workspace,
@@ -270,7 +282,7 @@ export class LocalCopy {
     const snapshotDue =
       base.version === 0 ||
       version - base.snapshotVersion >= this.snapshots.everyVersions ||
-      base.entriesSinceSnapshot + changed >= this.snapshots.everyEntries;
+      base.entriesSinceSnapshot + changed >= entriesBeforeSnapshot(this.snapshots, Object.keys(scanned.entries).length);
     const bytesUploaded = await this.uploadVersion(remote, { base, entries: scanned.entries, upserts, deletes, snapshotDue });
     // The version is published: whatever happens to the local record now, the caller must learn
     // it, or every later call would start from the old version and conflict with this one.

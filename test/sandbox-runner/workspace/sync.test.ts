@@ -161,6 +161,17 @@ describe('workspace sync through S3', () => {
     expect(bashOutput(cold)).toBe('8\n7\n');
   });
 
+  it('snapshots a small workspace once a command rewrote a good part of it, so a cold start is not a GET per file', async () => {
+    const id = await seeded({ 'README.md': 'x\n' });
+    const wrote = expectOk(await fx.call(id, 1, bash('mkdir gen && for i in $(seq 1 300); do echo "$i $(printf %0300d 0)" > gen/f$i.txt; done')));
+    expect(wrote.version).toBe(2);
+    const before = fx.s3.traffic().requests;
+    const cold = expectOk(await fx.call(id, 2, bash('cat gen/f300.txt | cut -c1-4; ls gen | wc -l'), { runner: 'cold-generated' }));
+    expect(cold.sync.mode).toBe('cold');
+    expect(bashOutput(cold)).toBe('300 \n300\n');
+    expect(fx.s3.traffic().requests - before).toBe(4);
+  });
+
   it('ignores the snapshot of a writer that lost the race for a version', async () => {
     const id = fx.newWorkspaceId();
     expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'who.txt': 'winner\n' } }, { runner: 'w1' }));

@@ -56,7 +56,9 @@ export function createPhaseRecorder(tables: { messages: string; sessions: string
       const start = now();
       return { annotate: () => undefined, end: () => void (name === 'model' && spans.push({ phase: 'model: send', start, end: now() })) };
     },
+    inSpan: (_span, fn) => fn(),
     startInvocation: () => undefined,
+    flush: async () => undefined,
   };
   /** ms of [start, end] each phase covered (a model span only counts up to the request's arrival). */
   const breakdown = (start: number, end: number): Record<Phase, number> => {

@@ -16,7 +16,8 @@ import type { EnvSettings } from '../functions/deps/settings.ts';
 import { createDeps } from '../functions/handlers/create-deps.ts';
 import type { ModelProvider } from '../functions/model/model-names.ts';
 import type { Deps } from '../functions/deps/deps.ts';
-import type { Tracing } from '../functions/shared/tracing.ts';
+import { NO_TRACING, type Tracing } from '../functions/shared/tracing.ts';
+import { withOtlpExport } from '../functions/handlers/otel-tracing.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
 import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
@@ -152,7 +153,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Listening before deps exist puts the API among the own endpoints the outbound policy never calls.
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
-    const deps = createLocalDeps(opts, config, stops, callLog);
+    const deps = createLocalDeps(opts, config, stops, callLog, await withOtlpExport(opts.tracing ?? NO_TRACING, config));
     registerHarnessFunctions(functions, deps);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
@@ -192,13 +193,19 @@ function startScriptedModel(opts: LocalStackOptions) {
 }
 
 /** The deps, with metric documents written to the data folder unless the options take them. */
-function createLocalDeps(opts: LocalStackOptions, config: StratusConfig, stops: (() => Promise<void>)[], callLog: AwsCallLog | undefined): Deps {
+function createLocalDeps(
+  opts: LocalStackOptions,
+  config: StratusConfig,
+  stops: (() => Promise<void>)[],
+  callLog: AwsCallLog | undefined,
+  tracing: Tracing,
+): Deps {
   const sink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
   // Closed last, after the API and the scheduler, whose turns may still emit.
   if (sink) stops.unshift(sink.close);
   return createDeps(config, {
     writeMetrics: opts.writeMetrics ?? sink!.write,
-    tracing: opts.tracing,
+    tracing,
     workspaceCredentials: createLocalWorkspaceCredentials(localMinter(config, callLog)),
     purgeCredentials: createLocalPurgeCredentials(localMinter(config, callLog)),
     ...(callLog ? { observeClient: callLog.observe } : {}),

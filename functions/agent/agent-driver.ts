@@ -121,7 +121,7 @@ export type AgentRun = Pick<
 };
 
 /** The query parameters of every kind of run. */
-export function agentQueryParams(deps: Pick<TurnDeps, 'config' | 'model'>, scope: AgentScope, run: AgentRun): QueryParams {
+export function agentQueryParams(deps: Pick<TurnDeps, 'config' | 'model' | 'tracing'>, scope: AgentScope, run: AgentRun): QueryParams {
   const { config } = deps;
   return {
     client: deps.model,
@@ -133,6 +133,7 @@ export function agentQueryParams(deps: Pick<TurnDeps, 'config' | 'model'>, scope
     toolContext: run.toolContext,
     hooks: run.controls.hooks,
     maxToolConcurrency: config.maxToolConcurrency,
+    tracing: deps.tracing,
     beforeModelCall: run.beforeModelCall,
     signal: run.signal,
     context: run.context,
@@ -160,7 +161,7 @@ function scopeParams(scope: AgentScope, permissions: PermissionContext): Pick<Qu
 }
 
 /** Runs the query loop of one run, recording each event into its scope's log. */
-export async function driveAgent(deps: Pick<TurnDeps, 'config' | 'model'>, scope: AgentScope, run: AgentRun): Promise<void> {
+export async function driveAgent(deps: Pick<TurnDeps, 'config' | 'model' | 'tracing'>, scope: AgentScope, run: AgentRun): Promise<void> {
   for await (const event of query(agentQueryParams(deps, scope, run))) await recordAgentEvent(scope.log, event);
 }
 

@@ -17,6 +17,8 @@ import type { ToolUseContext } from '../tools/tool.ts';
 import type { ForkBase } from '../tools/agent/subagent-types.ts';
 import { MAX_OUTPUT_TOKENS_RECOVERY_LIMIT, MAX_OUTPUT_TOKENS_RECOVERY_TEXT, TRUNCATED_TOOL_USE_TEXT, truncatedToolUse } from './output-recovery.ts';
 import type { TurnStopReason } from '../stores/turn-event.ts';
+import type { Tracing } from '../shared/tracing.ts';
+import { tracedToolUse } from '../tools/execution/traced-tool-use.ts';
 
 /** Defined with the stored turn events, which record it in `turn_end`. */
 export type { TurnStopReason };
@@ -58,6 +60,8 @@ export interface QueryParams {
   hooks?: readonly HookDefinition[];
   /** Most concurrency-safe tool calls at once (default 10). */
   maxToolConcurrency?: number;
+  /** Each tool call in a span of its own; absent: none. */
+  tracing?: Tracing;
   /** Asked before each model call: a reason to end the turn there instead (a budget ran out). */
   beforeModelCall?: () => TurnStopReason | undefined;
   signal: AbortSignal;
@@ -189,7 +193,12 @@ function forkBaseOf(loop: LoopState, requestMessages: MessageParam[]): ForkBase 
 function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecision>): StreamingToolExecutor {
   const env = decisions ? { ...loop.env, decisions } : loop.env;
   const toolContext: ToolUseContext = { ...loop.toolContext, forkBase: () => loop.forkBase };
-  return new StreamingToolExecutor(env, toolContext, { maxConcurrency: loop.params.maxToolConcurrency, beforeUnsafeCall: loop.params.leaseHeld });
+  const { maxToolConcurrency, leaseHeld, tracing } = loop.params;
+  return new StreamingToolExecutor(env, toolContext, {
+    maxConcurrency: maxToolConcurrency,
+    beforeUnsafeCall: leaseHeld,
+    ...(tracing ? { run: tracedToolUse(tracing) } : {}),
+  });
 }
 
 /** One model call, streamed: text goes out as it comes, each complete tool_use starts at once. */

@@ -58,6 +58,7 @@ export type TurnDeps = Pick<
   | 'newId'
   | 'log'
   | 'metrics'
+  | 'tracing'
   | 'instanceId'
   | 'workspaceStorage'
   | 'tenantUsage'

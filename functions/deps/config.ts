@@ -149,6 +149,9 @@ export const configSchema = z.object({
       namespace: z.string().default('Stratus'),
       /** Share of invocations (0–1) logged at debug whatever the level. */
       logSampleRate: z.number().min(0).max(1).default(0),
+      /** Where OpenTelemetry spans go (OTLP/HTTP, JSON); unset: no OpenTelemetry at all. */
+      otlpTracesEndpoint: z.url().optional(),
+      otlpHeaders: z.record(z.string(), z.string()).default({}),
     })
     .prefault({}),
   permissions: z

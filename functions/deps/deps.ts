@@ -8,6 +8,7 @@ import type { HookDefinition } from '../hooks/types.ts';
 import type { IdSource } from '../shared/ids.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Metrics } from '../shared/metrics.ts';
+import type { Tracing } from '../shared/tracing.ts';
 import type { EventStore } from '../stores/event-store.ts';
 import type { ApprovalStore } from '../stores/approval-store.ts';
 import type { BackgroundAgentStore } from '../stores/background-agent-store.ts';
@@ -92,6 +93,8 @@ export interface Deps {
   log: Logger;
   /** CloudWatch EMF metrics with the stage and service dimensions, whatever the log level. */
   metrics: Metrics;
+  /** Spans of turns, model calls, tool calls and runner ops (X-Ray, OpenTelemetry, or nothing). */
+  tracing: Tracing;
   /**
    * Called by a Lambda handler as each invocation starts: logs gain the invocation's context and
    * correlation id, sampling decides afresh, the first invocation counts a ColdStart, traces get

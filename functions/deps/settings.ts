@@ -241,6 +241,19 @@ export const SETTINGS: Setting[] = [
   },
   { name: 'POWERTOOLS_LOGGER_SAMPLE_RATE', meaning: 'share (0–1) of requests logged at debug whatever the level', default: '0', where: 'both' },
   {
+    name: 'STRATUS_OTEL_TRACES_ENDPOINT',
+    meaning:
+      'an OTLP/HTTP traces URL (JSON), e.g. `http://collector:4318/v1/traces`: each turn, model call, tool call and runner op is exported there as an OpenTelemetry span (docs/architecture.md, traces); in AWS beside X-Ray',
+    default: 'unset (off)',
+    where: 'both',
+  },
+  {
+    name: 'STRATUS_OTEL_HEADERS',
+    meaning: "headers sent with every trace export, comma-separated `name=value` (a collector's auth)",
+    default: 'none',
+    where: 'both',
+  },
+  {
     name: 'POWERTOOLS_SERVICE_NAME, POWERTOOLS_METRICS_NAMESPACE',
     meaning: 'the service of logs and metrics, and the metrics namespace',
     default: 'set by the CDK app (local: `stratus-local`, `Stratus`)',
@@ -264,7 +277,14 @@ export const SETTINGS: Setting[] = [
 export interface EnvSettings {
   apiTokens?: Record<string, string>;
   model: { provider?: 'anthropic' | 'bedrock'; apiKey?: string; baseURL?: string; name?: string; fallbackName?: string; contextWindow?: number };
-  observability: { stage?: string; service?: string; namespace?: string; logSampleRate?: number };
+  observability: {
+    stage?: string;
+    service?: string;
+    namespace?: string;
+    logSampleRate?: number;
+    otlpTracesEndpoint?: string;
+    otlpHeaders?: Record<string, string>;
+  };
   turn: { maxModelCalls?: number; leaseMs?: number; heartbeatMs?: number; checkpointMarginMs?: number; invocationBudgetMs?: number };
   api: { corsOrigins?: string[]; sseHeartbeatMs?: number };
   permissions?: { defaultMode: string };
@@ -392,12 +412,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
       timeoutSeconds: read.int('STRATUS_SETUP_TIMEOUT_SECONDS', 1, MAX_SETUP_TIMEOUT_SECONDS),
     }),
     logLevel: read.oneOf('STRATUS_LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const),
-    observability: {
-      stage: read.str('STRATUS_STAGE'),
-      service: read.str('POWERTOOLS_SERVICE_NAME'),
-      namespace: read.str('POWERTOOLS_METRICS_NAMESPACE'),
-      logSampleRate: sampleRate(read.str('POWERTOOLS_LOGGER_SAMPLE_RATE')),
-    },
+    observability: observabilitySettings(read),
     egress: read.oneOf('STRATUS_EGRESS', ['direct', 'proxy', 'none'] as const),
     ...budgetSettings(read),
     github: githubSettings(read),
@@ -479,6 +494,32 @@ function githubSettings(read: EnvReader): GithubSettings {
     consoleUrl: read.url('STRATUS_CONSOLE_URL'),
     commitAuthor: match ? { name: match[1]!, email: match[2]! } : undefined,
   });
+}
+
+function observabilitySettings(read: EnvReader): EnvSettings['observability'] {
+  return {
+    stage: read.str('STRATUS_STAGE'),
+    service: read.str('POWERTOOLS_SERVICE_NAME'),
+    namespace: read.str('POWERTOOLS_METRICS_NAMESPACE'),
+    logSampleRate: sampleRate(read.str('POWERTOOLS_LOGGER_SAMPLE_RATE')),
+    otlpTracesEndpoint: read.url('STRATUS_OTEL_TRACES_ENDPOINT'),
+    otlpHeaders: headerPairs(read.str('STRATUS_OTEL_HEADERS')),
+  };
+}
+
+/** `name=value,name=value` (values may hold `=`); undefined when unset. */
+function headerPairs(spec: string | undefined): Record<string, string> | undefined {
+  if (spec === undefined) return undefined;
+  const headers: Record<string, string> = {};
+  for (const pair of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new SettingError(`STRATUS_OTEL_HEADERS: expected "name=value" pairs separated by commas, got "${pair.slice(0, 40)}".`);
+    headers[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+  }
+  return headers;
 }
 
 export function parseTokens(spec: string): Record<string, string> {

@@ -15,6 +15,7 @@ import { importIntoWorkspace } from '../workspaces/workspace-ops.ts';
 import { progressTexts, runCost, type Cost } from './progress-comment.ts';
 import { watchTodos } from './todo-progress.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
+import { traced } from '../shared/tracing.ts';
 
 export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
   config: DepsOf<typeof startTurn>['config'] & Pick<Deps['config'], 'github'>;
@@ -59,7 +60,18 @@ function stoppedBecause(summary: TurnSummary): string {
 export async function handleGithubWorkEvent(deps: GithubWorkDeps, event: unknown, deadlineAt?: number): Promise<GithubRunRecord | undefined> {
   const parsed = githubWorkEventSchema.safeParse(event);
   if (!parsed.success) throw new Error(`Not a GitHub work event: ${parsed.error.message.slice(0, 500)}`);
-  return runGithubWork(deps, parsed.data.trigger, deadlineAt);
+  const { trigger } = parsed.data;
+  // The run's span is the parent of its turns' spans: a trace starts from the delivery that caused it.
+  const attributes = {
+    'stratus.github.delivery_id': trigger.deliveryId,
+    'stratus.github.repository': trigger.repository,
+    'stratus.github.number': trigger.number,
+  };
+  try {
+    return await traced(deps.tracing, 'github_run', attributes, () => runGithubWork(deps, trigger, deadlineAt));
+  } finally {
+    await deps.tracing.flush().catch(() => undefined);
+  }
 }
 
 export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger, deadlineAt?: number): Promise<GithubRunRecord | undefined> {

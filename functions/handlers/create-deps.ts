@@ -77,7 +77,7 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     tokens: new TokenStore(db, config.tables.apiTokens),
     tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
     tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
-    runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, clock: Date.now }),
+    runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     ...githubDeps(config, db, lambda),
     workspaceStorage: lazyWorkspaceStorage(config, observe),
@@ -91,6 +91,7 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     newId: createTimeOrderedId,
     log,
     metrics,
+    tracing,
     startInvocation({ context, correlationId }) {
       const { coldStart } = log.startInvocation({ context, correlationId });
       tracing.startInvocation();

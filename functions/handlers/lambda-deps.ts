@@ -8,6 +8,7 @@ import { createDeps } from './create-deps.ts';
 import { once } from './once.ts';
 import { NO_TRACING } from '../shared/tracing.ts';
 import { createXRayTracing } from './xray-tracing.ts';
+import { withOtlpExport } from './otel-tracing.ts';
 
 /**
  * The composition root for Lambda. The environment (set by the CDK app) names tables, bucket,
@@ -27,8 +28,8 @@ import { createXRayTracing } from './xray-tracing.ts';
 export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
   const region = required(env, 'AWS_REGION');
   // The CDK app turns tracing on with the functions' X-Ray tracing (Powertools' variable).
-  const tracing = env.POWERTOOLS_TRACE_ENABLED === 'true' ? await createXRayTracing(env.POWERTOOLS_SERVICE_NAME || 'stratus') : NO_TRACING;
-  const secrets = tracing.captureClient(new SecretsManagerClient({ region }));
+  const xray = env.POWERTOOLS_TRACE_ENABLED === 'true' ? await createXRayTracing(env.POWERTOOLS_SERVICE_NAME || 'stratus') : NO_TRACING;
+  const secrets = xray.captureClient(new SecretsManagerClient({ region }));
   const tokensSecret = required(env, 'STRATUS_API_TOKENS_SECRET');
   // Bedrock signs with the function's role: no key secret exists, none is read.
   const bedrock = env.STRATUS_MODEL_PROVIDER === 'bedrock';
@@ -52,6 +53,7 @@ export async function loadLambdaDeps(env: NodeJS.ProcessEnv): Promise<Deps> {
     ...(webhookSecret ? { STRATUS_GITHUB_WEBHOOK_SECRET: webhookSecret } : {}),
     ...(appKey ? { STRATUS_GITHUB_APP_PRIVATE_KEY: appKey } : {}),
   });
+  const tracing = await withOtlpExport(xray, config);
   // Built on the first runner call (LazyClient): no request needs STS before.
   const sts = once(async () => {
     const { STSClient } = await import('@aws-sdk/client-sts');

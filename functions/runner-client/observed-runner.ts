@@ -1,4 +1,5 @@
 import type { Metrics } from '../shared/metrics.ts';
+import { traced, type Tracing } from '../shared/tracing.ts';
 import type { RunnerTimings } from '../../sandbox-runner/protocol.ts';
 import type { RunnerClient } from './runner-client.ts';
 
@@ -9,9 +10,27 @@ import type { RunnerClient } from './runner-client.ts';
  * A successful call also splits its time as the runner reports it: RunnerSyncDuration (the copy
  * brought to the version), RunnerOpDuration (the op itself, a command's sandbox included),
  * RunnerPublishDuration (its change published); the rest of RunnerCallDuration is the way there
- * and back (the Invoke API, the request's parsing, the workspace queue).
+ * and back (the Invoke API, the request's parsing, the workspace queue). Each call is a
+ * `runner_op` span (a child of the tool call that made it) with the same split as attributes.
  */
-export function observeRunner(client: RunnerClient, obs: { metrics: Metrics; clock: () => number }): RunnerClient {
+export function observeRunner(client: RunnerClient, obs: { metrics: Metrics; tracing: Tracing; clock: () => number }): RunnerClient {
+  const measured = measuredRunner(client, obs);
+  return {
+    invoke: (request) =>
+      traced(obs.tracing, 'runner_op', { 'stratus.runner.op': request.op.type, 'stratus.session_id': request.sessionId }, async (span) => {
+        const response = await measured.invoke(request);
+        span.annotate('stratus.runner.ok', response.ok);
+        if (!response.ok) span.annotate('stratus.runner.error', response.error.kind);
+        else {
+          span.annotate('stratus.runner.sync', response.sync.mode);
+          for (const [key, ms] of Object.entries(response.timings ?? {})) span.annotate(`stratus.runner.${key}`, ms);
+        }
+        return response;
+      }),
+  };
+}
+
+function measuredRunner(client: RunnerClient, obs: { metrics: Metrics; clock: () => number }): RunnerClient {
   return {
     async invoke(request) {
       const startedAt = obs.clock();

@@ -14,6 +14,7 @@ import { handOffLease, startHeartbeat, turnLease } from '../agent/turn-lease.ts'
 import { runTurnLoop } from './turn-loop.ts';
 import { TurnRecorder, type TurnOutcome } from '../agent/turn-recorder.ts';
 import type { StartTurnOptions, TurnRun } from './turn-run.ts';
+import { traced } from '../shared/tracing.ts';
 
 export interface TurnHandle {
   sessionId: string;
@@ -168,8 +169,31 @@ function simulatedDeadline(deps: Pick<TurnDeps, 'config'>, now: number): number 
   return budget === undefined ? undefined : now + budget;
 }
 
-/** Holds the lease while it beats, runs the loop through the recorder, then ends or hands off. */
+/**
+ * One invocation's part of a turn in a `turn` span, the parent of its model calls, tool calls and
+ * runner ops; the spans are sent before the invocation ends (a Lambda environment may freeze).
+ */
 async function runTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
+  const { session, turnId } = run;
+  const attributes = {
+    'stratus.session_id': session.sessionId,
+    'stratus.turn_id': turnId,
+    'stratus.tenant_id': session.tenantId,
+    'stratus.turn.continuation': run.continuation,
+  };
+  try {
+    return await traced(deps.tracing, 'turn', attributes, async (span) => {
+      const summary = await runLeasedTurn(deps, run);
+      span.annotate('stratus.turn.stop_reason', summary.stopReason);
+      return summary;
+    });
+  } finally {
+    await deps.tracing.flush().catch((err: unknown) => run.log.warn("could not send the turn's spans", { error: errorMessage(err) }));
+  }
+}
+
+/** Holds the lease while it beats, runs the loop through the recorder, then ends or hands off. */
+async function runLeasedTurn(deps: TurnDeps, run: TurnRun): Promise<TurnSummary> {
   const { session, turnId, owner, events, log } = run;
   const workspace = workspaceOf(deps, session);
   const recorder = recorderOf(deps, run, workspace);

@@ -19,6 +19,8 @@ describe('the observed model client (Bedrock behind it)', () => {
     const tracing: Tracing = {
       captureClient: (c) => c,
       startInvocation: () => undefined,
+      inSpan: (_span, fn) => fn(),
+      flush: async () => undefined,
       startSpan(name) {
         const span: (typeof spans)[number] = { name, annotations: {} };
         spans.push(span);

@@ -81,7 +81,7 @@ export function unansweredText(why: 'timed_out' | 'unattended', questions: strin
   const reason =
     why === 'timed_out'
       ? 'No one answered your questions in the time this session allows for an answer.'
-      : 'No one can answer questions in this session: it runs unattended.';
+      : 'No one can answer questions in this session.';
   const listed = questions.map((q) => `- "${q}"\n  (No answer provided)`).join('\n');
   return `${reason}\n\nQuestions asked:\n${listed}\n\nGo on without the answers: choose what you think best, and say which choice you made and why.`;
 }

@@ -114,7 +114,7 @@ describe('the AskUserQuestion tool', () => {
     expect(turn.json.stopReason).toBe('end_turn');
     expect(turn.json.events.filter((e: any) => e.type === 'question')).toEqual([]);
     const result = turn.json.events.find((e: any) => e.type === 'tool_result');
-    expect([result.isError, result.content]).toEqual([false, noAnswer('No one can answer questions in this session: it runs unattended.', [library.question])]);
+    expect([result.isError, result.content]).toEqual([false, noAnswer('No one can answer questions in this session.', [library.question])]);
   });
 
   it('refuses input the reference refuses, with its texts', async () => {

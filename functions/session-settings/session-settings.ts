@@ -63,12 +63,7 @@ export const sessionSettingsSchema = z.strictObject({
    * How long a question of the agent (AskUserQuestion) waits for an answer before the turn goes
    * on without one; 0: never wait. Absent: a day, or 0 in an unattended or `dontAsk` session.
    */
-  questionTimeoutSeconds: z
-    .number()
-    .int()
-    .min(0)
-    .max(QUESTION_TIMEOUT_MAX_SECONDS)
-    .optional(),
+  questionTimeoutSeconds: z.number().int().min(0).max(QUESTION_TIMEOUT_MAX_SECONDS).optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;
 

@@ -42,7 +42,8 @@ export function toolAnswers(questions: readonly AskedQuestion[], input: Question
     answers[q.question] = answerText(q, picked, own);
     const preview = !q.multiSelect ? q.options.find((o) => o.label === picked[0])?.preview : undefined;
     const notes = input.notes?.[q.question];
-    if (preview !== undefined || notes !== undefined) annotations[q.question] = { ...(preview !== undefined ? { preview } : {}), ...(notes !== undefined ? { notes } : {}) };
+    if (preview !== undefined || notes !== undefined)
+      annotations[q.question] = { ...(preview !== undefined ? { preview } : {}), ...(notes !== undefined ? { notes } : {}) };
   }
   return { answers, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) };
 }
@@ -57,7 +58,9 @@ function answerText(q: AskedQuestion, picked: string[], own: string | undefined)
   const labels = q.options.map((o) => o.label);
   const unknown = picked.filter((label) => !labels.includes(label));
   if (unknown.length > 0) {
-    throw new UserError(`${quoted(unknown)} ${unknown.length === 1 ? 'is not an option' : 'are not options'} of ${JSON.stringify(q.question)} (its options: ${quoted(labels)}).`);
+    throw new UserError(
+      `${quoted(unknown)} ${unknown.length === 1 ? 'is not an option' : 'are not options'} of ${JSON.stringify(q.question)} (its options: ${quoted(labels)}).`,
+    );
   }
   if (new Set(picked).size !== picked.length) throw new UserError(`${JSON.stringify(q.question)} was given the same option twice.`);
   const given = picked.length + (own === undefined ? 0 : 1);

@@ -1,13 +1,9 @@
-import { z } from 'zod';
 import type { Deps, DepsOf } from '../deps/deps.ts';
 import { ConflictError, errorMessage } from '../shared/errors.ts';
 import { waitsForPerson } from '../stores/approval-store.ts';
 import type { TurnSummary } from '../stores/session-store.ts';
 import { startTurn } from '../turn/turn.ts';
 import { expireQuestions } from './answer-question.ts';
-
-/** What the cron function gets when a question's time runs out (a one-time schedule, docs/tools.md "AskUserQuestion"). */
-export const questionTimeoutEventSchema = z.object({ kind: z.literal('question_timeout'), sessionId: z.string() });
 
 export type QuestionTimeoutDeps = Pick<Deps, 'approvals' | 'sessions' | 'clock' | 'log'> & DepsOf<typeof startTurn>;
 
@@ -32,7 +28,7 @@ export async function resumeExpiredQuestions(deps: QuestionTimeoutDeps, sessionI
   }
 }
 
-/** Every session with a question to go on from (the local stand-in for the one-time schedules). */
+/** Every session with a question to go on from (each tick of the local scheduler). */
 export async function sweepExpiredQuestions(deps: QuestionTimeoutDeps): Promise<void> {
   for (const sessionId of await deps.approvals.sessionsWithQuestionsToResume(deps.clock())) {
     await resumeExpiredQuestions(deps, sessionId).catch((err: unknown) =>

@@ -187,7 +187,8 @@ export class ApprovalStore {
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       const item = await this.get(sessionId, toolUseId);
-      if (item?.kind !== 'question' && item?.kind !== 'answered') throw new NotFoundError(`No question ${toolUseId} waits for an answer in session ${sessionId}.`);
+      if (item?.kind !== 'question' && item?.kind !== 'answered')
+        throw new NotFoundError(`No question ${toolUseId} waits for an answer in session ${sessionId}.`);
       throw new QuestionAlreadyAnsweredError(toolUseId);
     }
   }
@@ -195,7 +196,12 @@ export class ApprovalStore {
   /** A question whose answer the resumed turn took: kept, never listed, so a later answer gets a 409. */
   async retireQuestion(sessionId: string, toolUseId: string): Promise<void> {
     await this.db.send(
-      new UpdateCommand({ TableName: this.table, Key: { sessionId, toolUseId }, UpdateExpression: 'SET kind = :a', ExpressionAttributeValues: { ':a': 'answered' } }),
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId, toolUseId },
+        UpdateExpression: 'SET kind = :a',
+        ExpressionAttributeValues: { ':a': 'answered' },
+      }),
     );
   }
 

@@ -19,7 +19,9 @@ const question = z.object({
     .array(option)
     .min(2)
     .max(4)
-    .describe('The 2-4 choices, distinct (mutually exclusive unless multiSelect). Do not add an "Other" choice: the person can always answer in their own words.'),
+    .describe(
+      'The 2-4 choices, distinct (mutually exclusive unless multiSelect). Do not add an "Other" choice: the person can always answer in their own words.',
+    ),
   multiSelect: z.boolean().default(false).describe('True when the person may pick several choices.'),
 });
 
@@ -48,7 +50,6 @@ const inputSchema = z
   .refine(uniqueTexts, { message: UNIQUE_MESSAGE });
 
 export type AskUserQuestionInput = z.output<typeof inputSchema>;
-export type QuestionItem = AskUserQuestionInput['questions'][number];
 
 /** What the call answers: what a person chose, or why no one did. */
 export type QuestionOutcome =
@@ -79,9 +80,7 @@ export function answeredText(answers: Record<string, string>, annotations: AskUs
 /** Stratus's own text when nobody answered; each question as the reference lists one left without an answer. */
 export function unansweredText(why: 'timed_out' | 'unattended', questions: string[]): string {
   const reason =
-    why === 'timed_out'
-      ? 'No one answered your questions in the time this session allows for an answer.'
-      : 'No one can answer questions in this session.';
+    why === 'timed_out' ? 'No one answered your questions in the time this session allows for an answer.' : 'No one can answer questions in this session.';
   const listed = questions.map((q) => `- "${q}"\n  (No answer provided)`).join('\n');
   return `${reason}\n\nQuestions asked:\n${listed}\n\nGo on without the answers: choose what you think best, and say which choice you made and why.`;
 }

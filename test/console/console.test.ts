@@ -212,7 +212,13 @@ describe('the web console', { timeout: 150_000 }, () => {
       multiSelect: false,
     };
     fx.stack.model!.enqueue(
-      { content: [{ type: 'text', text: 'One question first.' }, { type: 'tool_use', name: 'AskUserQuestion', input: { questions: [question] } }], stopReason: 'tool_use' },
+      {
+        content: [
+          { type: 'text', text: 'One question first.' },
+          { type: 'tool_use', name: 'AskUserQuestion', input: { questions: [question] } },
+        ],
+        stopReason: 'tool_use',
+      },
       { content: [{ type: 'text', text: 'Going with luxon.' }] },
     );
     await page.goto(`${base}#/`);

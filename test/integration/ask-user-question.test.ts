@@ -51,7 +51,9 @@ describe('the AskUserQuestion tool', () => {
 
     const session = (await api.request('GET', `/v1/sessions/${sessionId}`)).json;
     expect(session.status).toBe('awaiting_permission');
-    expect(session.questions).toEqual([{ toolUseId: 'toolu_q1', turnId: first.json.turnId, questions: [library, features], createdAt: expect.any(String), expiresAt: question.expiresAt }]);
+    expect(session.questions).toEqual([
+      { toolUseId: 'toolu_q1', turnId: first.json.turnId, questions: [library, features], createdAt: expect.any(String), expiresAt: question.expiresAt },
+    ]);
     expect((await api.request('GET', `/v1/sessions/${sessionId}/questions`)).json.questions).toEqual(session.questions);
     expect((await api.turn(sessionId, 'something else')).json.error.code).toBe('awaiting_permission');
 
@@ -136,7 +138,11 @@ describe('the AskUserQuestion tool', () => {
     expect(results).toEqual([
       ['toolu_one', true, expect.stringContaining('"message": "Too small: expected array to have >=2 items"')],
       ['toolu_dup', true, expect.stringContaining('Question texts must be unique, option labels must be unique within each question')],
-      ['toolu_extra', true, '<tool_use_error>InputValidationError: AskUserQuestion failed due to the following issue:\nAn unexpected parameter `bogus` was provided</tool_use_error>'],
+      [
+        'toolu_extra',
+        true,
+        '<tool_use_error>InputValidationError: AskUserQuestion failed due to the following issue:\nAn unexpected parameter `bogus` was provided</tool_use_error>',
+      ],
     ]);
   });
 

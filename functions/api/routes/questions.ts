@@ -43,7 +43,7 @@ const answer = createRoute({
   tags,
   summary: 'Answer a waiting question',
   description:
-    'Every question of the call needs an answer: an option\'s label, or the person\'s own words in `other`. When nothing else waits, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits. 409 `already_answered` once the question was answered or its time ran out.',
+    "Every question of the call needs an answer: an option's label, or the person's own words in `other`. When nothing else waits, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits. 409 `already_answered` once the question was answered or its time ran out.",
   middleware: [jsonBodyLimit(256 * 1024)] as const,
   request: {
     params: z.object({ id: z.string().describe('Session id'), toolUseId: z.string().describe('The `toolUseId` of the question') }),

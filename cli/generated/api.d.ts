@@ -851,7 +851,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -950,7 +950,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1129,7 +1129,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1144,6 +1144,146 @@ export interface paths {
               /** @enum {string} */
               status: "awaiting_permission";
               pending: components["schemas"]["PendingPermission"][];
+            } | components["schemas"]["TurnResult"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions/{id}/questions": {
+    /** The agent's questions waiting for an answer */
+    get: {
+      parameters: {
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description The waiting questions */
+        200: {
+          content: {
+            "application/json": {
+              questions: components["schemas"]["PendingQuestion"][];
+            };
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions/{id}/questions/{toolUseId}/answer": {
+    /**
+     * Answer a waiting question
+     * @description Every question of the call needs an answer: an option's label, or the person's own words in `other`. When nothing else waits, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits. 409 `already_answered` once the question was answered or its time ran out.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Session id */
+          id: string;
+          /** @description The `toolUseId` of the question */
+          toolUseId: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["QuestionAnswer"];
+        };
+      };
+      responses: {
+        /**
+         * @description With `Accept: text/event-stream`: the turn's events as they happen (ending with `turn_end`, or `turn_continued` when the turn moves to another invocation). Otherwise the turn as JSON once it ends.
+         *
+         * Server-Sent Events. Each message has `event:` the event type, `id:` its number in the turn (send it back as `Last-Event-ID` to resume) and `data:` the event as JSON (the TurnEvent schema, discriminated by `type`).
+         *
+         * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
+         *
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         */
+        200: {
+          content: {
+            "application/json": components["schemas"]["TurnResult"];
+            "text/event-stream": components["schemas"]["TurnEvent"];
+          };
+        };
+        /** @description Other calls still wait for a person; or (JSON) the resumed turn continues in another invocation */
+        202: {
+          content: {
+            "application/json": {
+              /** @enum {string} */
+              status: "awaiting_permission";
+              /** @description The tool_use ids still waiting */
+              waiting: string[];
             } | components["schemas"]["TurnResult"];
           };
         };
@@ -3027,6 +3167,8 @@ export interface components {
       setup: components["schemas"]["SessionSetup"];
       /** @description The agent's task list as its last TodoWrite call left it (empty until it writes one) */
       todos: components["schemas"]["TodoItem"][];
+      /** @description The agent's questions waiting for an answer (GET /v1/sessions/{id} only): POST …/questions/{toolUseId}/answer */
+      questions?: components["schemas"]["PendingQuestion"][];
     };
     /** @description The session's total over all turns, with its cost */
     Usage: {
@@ -3127,6 +3269,27 @@ export interface components {
       /** @description The entry in the present continuous ("Running the tests"), shown while it is in progress */
       activeForm: string;
     };
+    PendingQuestion: {
+      toolUseId: string;
+      turnId: string;
+      questions: components["schemas"]["AskedQuestion"][];
+      createdAt: string;
+      /** @description When the turn goes on without an answer */
+      expiresAt: string;
+    };
+    AskedQuestion: {
+      question: string;
+      /** @description A short label for the question */
+      header: string;
+      options: {
+          /** @description What an answer names */
+          label: string;
+          description: string;
+          preview?: string;
+        }[];
+      /** @description Several options may be picked */
+      multiSelect: boolean;
+    };
     CreateSession: {
       title?: string;
       /** @description Seed files: relative path → text, or { base64 } for binary */
@@ -3200,6 +3363,7 @@ export interface components {
             remove?: string[];
           };
         };
+        questionTimeoutSeconds?: number;
       };
       budgets?: components["schemas"]["Budgets"];
     };
@@ -3291,6 +3455,7 @@ export interface components {
             remove?: string[];
           };
         };
+        questionTimeoutSeconds?: number;
       };
       /** @description Members replace; `null` removes one (the tenant default applies again) */
       budgets?: {
@@ -3315,7 +3480,7 @@ export interface components {
       /** @description The TurnEvent objects, without text_delta */
       events: unknown[];
     };
-    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
+    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["QuestionEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
     /** @description The first event of every turn */
     TurnStartEvent: {
       /** @enum {string} */
@@ -3387,6 +3552,14 @@ export interface components {
       toolName: string;
       input?: unknown;
       message: string;
+    };
+    /** @description The agent asks a person (AskUserQuestion) and the turn pauses: POST /v1/sessions/{id}/questions/{toolUseId}/answer; at `expiresAt` it goes on without an answer */
+    QuestionEvent: {
+      /** @enum {string} */
+      type: "question";
+      toolUseId: string;
+      questions: components["schemas"]["AskedQuestion"][];
+      expiresAt: string;
     };
     /** @description The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it */
     TodosEvent: {
@@ -3559,6 +3732,20 @@ export interface components {
       rule?: string;
       /** @description Deny only: what to tell the model instead (deny-with-feedback), e.g. how to go on */
       message?: string;
+    };
+    QuestionAnswer: {
+      /** @description Question text → the option's label (multiSelect: a list of labels) */
+      answers?: {
+        [key: string]: string | string[];
+      };
+      /** @description Question text → an answer in the person's own words instead of (multiSelect: beside) the options */
+      other?: {
+        [key: string]: string;
+      };
+      /** @description Question text → a note for the agent to go with the answer */
+      notes?: {
+        [key: string]: string;
+      };
     };
     GitImport: {
       /** @description https:// clone URL */

@@ -83,6 +83,8 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
       };
     case 'permission_request':
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ waiting: event.message })) };
+    case 'question':
+      return { ...s, items: updateTool(s, event.toolUseId, () => ({ waiting: 'question' })) };
     case 'todos':
       return { ...s, todos: event.todos };
     case 'permission_denied':

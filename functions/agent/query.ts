@@ -30,7 +30,8 @@ export type QueryEvent =
   | { type: 'tool_progress'; toolUseId: string; toolName: string; progress: unknown }
   /** `extra` goes to the model after the result (hook context, the tool's newMessages). */
   | { type: 'tool_result'; toolName: string; block: ToolResultBlockParam; extra: ContentBlockParam[]; denied: boolean }
-  | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string }
+  /** A call that waits for a person: a permission, or (with `interaction`) their input, e.g. answers to questions. */
+  | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string; interaction?: 'question'; waitMs?: number }
   | { type: 'tool_deferred'; toolUseId: string; toolName: string; input: unknown }
   /** A partial response voided by a broken stream before any tool started (recorded, never sent again); a retry follows. */
   | { type: 'tombstone'; content: ContentBlock[]; error: string }
@@ -397,7 +398,14 @@ async function queryEventOf(update: ExecutorUpdate, contextManager: ContextManag
 async function outcomeEvent(toolName: string, outcome: ToolUseOutcome, contextManager: ContextManager | undefined): Promise<QueryEvent> {
   switch (outcome.kind) {
     case 'ask':
-      return { type: 'permission_request', toolUseId: outcome.toolUseId, toolName: outcome.toolName, input: outcome.input, message: outcome.message };
+      return {
+        type: 'permission_request',
+        toolUseId: outcome.toolUseId,
+        toolName: outcome.toolName,
+        input: outcome.input,
+        message: outcome.message,
+        ...(outcome.interaction ? { interaction: outcome.interaction, waitMs: outcome.waitMs } : {}),
+      };
     case 'result': {
       const block = contextManager ? await contextManager.processToolResult(outcome.result, toolName) : outcome.result;
       return { type: 'tool_result', toolName, block, extra: outcome.extra, denied: outcome.denied !== undefined };

@@ -11,7 +11,7 @@ import type { MessageStore, StoredMessage } from '../stores/message-store.ts';
 import type { Lease, SessionPatch, SessionRecord, TodoItem } from '../stores/session-store.ts';
 import { createSessionHead, type SessionHead, type SessionHeadDeps } from './session-head.ts';
 import type { QueryEvent, TurnStopReason } from './query.ts';
-import type { UsageTotals } from '../stores/turn-event.ts';
+import type { AskedQuestion, UsageTotals } from '../stores/turn-event.ts';
 import type { TurnFeed } from './turn-feed.ts';
 import { heartbeatEveryMs } from './turn-lease.ts';
 import type { Metrics } from '../shared/metrics.ts';
@@ -215,6 +215,7 @@ export class TurnRecorder {
       assistant: (event) => this.recordAssistant(event),
       tool_result: (event) => this.recordToolResult(event),
       permission_request: async (event) => {
+        if (event.interaction === 'question') return this.waitForAnswer(event);
         await this.waitFor('ask', event.toolUseId, event.toolName, event.input, event.message);
         events.push(event);
       },
@@ -310,8 +311,23 @@ export class TurnRecorder {
     });
   }
 
-  /** A call that waits for a person (ask) or behind one (deferred), in call order. */
-  private async waitFor(kind: PendingApproval['kind'], toolUseId: string, toolName: string, input: unknown, message?: string): Promise<void> {
+  /** A question for a person (AskUserQuestion): stored with when it goes on without an answer, then streamed. */
+  private async waitForAnswer(event: Extract<QueryEvent, { type: 'permission_request' }>): Promise<void> {
+    const expiresAt = new Date(this.deps.clock() + (event.waitMs ?? 0)).toISOString();
+    await this.waitFor('question', event.toolUseId, event.toolName, event.input, event.message, expiresAt);
+    const questions = (event.input as { questions: AskedQuestion[] }).questions;
+    this.turn.events.push({ type: 'question', toolUseId: event.toolUseId, questions, expiresAt });
+  }
+
+  /** A call that waits for a person (ask, question) or behind one (deferred), in call order. */
+  private async waitFor(
+    kind: PendingApproval['kind'],
+    toolUseId: string,
+    toolName: string,
+    input: unknown,
+    message?: string,
+    expiresAt?: string,
+  ): Promise<void> {
     await this.deps.approvals.put({
       sessionId: this.turn.session.sessionId,
       toolUseId,
@@ -321,6 +337,7 @@ export class TurnRecorder {
       input,
       kind,
       ...(message ? { message } : {}),
+      ...(expiresAt ? { expiresAt } : {}),
       createdAt: new Date(this.deps.clock()).toISOString(),
     });
   }

@@ -23,6 +23,7 @@ import { sessionRoutes } from './routes/sessions.ts';
 import { sessionAdminRoutes } from './routes/session-admin.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { permissionRoutes } from './routes/permissions.ts';
+import { questionRoutes } from './routes/questions.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { turnControlRoutes } from './routes/turn-control.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
@@ -98,6 +99,7 @@ function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
     turnEventRoutes,
     turnControlRoutes,
     permissionRoutes,
+    questionRoutes,
     contextRoutes,
     workspaceRoutes,
     workspaceUploadRoutes,

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { runScheduledTask, type ScheduleRunDeps } from './run-schedule.ts';
+import { sweepExpiredQuestions, type QuestionTimeoutDeps } from '../session/question-timeouts.ts';
 
 export interface LocalScheduler {
   /** Fires every schedule due now; what each tick does. Resolves when their runs end. */
@@ -12,9 +13,11 @@ export interface LocalScheduler {
  * The local stand-in for EventBridge Scheduler: polls the schedule records and fires those due
  * through the same `runScheduledTask` the cron Lambda calls. Firings are claimed with a
  * conditional write, so two local processes on one data folder cannot double-run a schedule.
+ * Each tick also goes on from the agent's questions whose time ran out (what a one-time
+ * schedule per question does in AWS).
  */
 export function startLocalScheduler(
-  deps: Pick<Deps, 'schedules' | 'clock' | 'log'> & ScheduleRunDeps,
+  deps: Pick<Deps, 'schedules' | 'clock' | 'log'> & ScheduleRunDeps & QuestionTimeoutDeps,
   opts: {
     tickMs: number;
     /** How a firing reaches the code that runs it (the local stack runs it as the cron function); default: directly. */
@@ -35,6 +38,7 @@ export function startLocalScheduler(
       running.add(run);
       void run.finally(() => running.delete(run));
     }
+    await invoke(() => sweepExpiredQuestions(deps));
     await Promise.all([...running]);
   };
 

@@ -18,6 +18,19 @@ import {
   type RuleLists,
 } from '../permissions/types.ts';
 
+/** The longest a question may wait: a week. */
+export const QUESTION_TIMEOUT_MAX_SECONDS = 7 * 24 * 3600;
+
+/** How long a question waits in a session a person follows, unless its settings say otherwise: a day. */
+export const DEFAULT_QUESTION_TIMEOUT_SECONDS = 24 * 3600;
+
+/** How long the session's questions wait for an answer (ms); 0 where no one can answer. */
+export function questionTimeoutMs(settings: SessionSettings | undefined, mode: PermissionMode): number {
+  if (settings?.questionTimeoutSeconds !== undefined) return settings.questionTimeoutSeconds * 1000;
+  if (settings?.unattended === true || mode === 'dontAsk') return 0;
+  return DEFAULT_QUESTION_TIMEOUT_SECONDS * 1000;
+}
+
 /** Permission and hook settings a session is created with (and keeps; remembered answers add rules). */
 export const sessionSettingsSchema = z.strictObject({
   permissionMode: permissionModeSchema.optional(),
@@ -46,6 +59,11 @@ export const sessionSettingsSchema = z.strictObject({
   agents: customAgentsSchema.optional(),
   /** Set-up steps run before the first turn (functions/session-settings/setup-settings.ts, docs/environments.md). */
   setup: setupSettingsSchema.optional(),
+  /**
+   * How long a question of the agent (AskUserQuestion) waits for an answer before the turn goes
+   * on without one; 0: never wait. Absent: a day, or 0 in an unattended or `dontAsk` session.
+   */
+  questionTimeoutSeconds: z.number().int().min(0).max(QUESTION_TIMEOUT_MAX_SECONDS).optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;
 

@@ -4,10 +4,20 @@ import { denialSummary } from '../permissions/denial-tracking.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
 import { leaseIsDead, type SessionRecord } from '../stores/session-store.ts';
 import { budgetView } from '../agent/budget.ts';
+import { waitsForPerson, type PendingApproval } from '../stores/approval-store.ts';
+import { questionsOf } from './answer-question.ts';
 import { budgetsFor, type BudgetConfig } from '../agent/turn-stop.ts';
 
-/** The public shape of a session: no lease internals, no tenant id. With the config, its budgets (limit, spent, left). */
-export function sessionView(record: SessionRecord, now: number, config?: BudgetConfig) {
+/** A waiting AskUserQuestion call as the API shows it. */
+export function pendingQuestionView(p: PendingApproval) {
+  return { toolUseId: p.toolUseId, turnId: p.turnId, questions: questionsOf(p), createdAt: p.createdAt, expiresAt: p.expiresAt ?? p.createdAt };
+}
+
+/**
+ * The public shape of a session: no lease internals, no tenant id. With the config, its budgets
+ * (limit, spent, left); with what waits for a person, its questions.
+ */
+export function sessionView(record: SessionRecord, now: number, config?: BudgetConfig, waiting?: readonly PendingApproval[]) {
   const running = record.lease !== undefined && !leaseIsDead(record.lease, now);
   const turnSpend = running && record.turnSpend?.turnId === record.lease!.turnId ? record.turnSpend : undefined;
   return {
@@ -51,6 +61,7 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
     source: record.source ?? null,
     setup: record.setup ?? null,
     todos: record.todos ?? [],
+    ...(waiting ? { questions: waiting.filter((p) => p.kind === 'question' && waitsForPerson(p)).map(pendingQuestionView) } : {}),
   };
 }
 

@@ -1,11 +1,13 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { deletePartition } from './delete-partition.ts';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../shared/errors.ts';
 
 /**
- * A tool call left waiting when its turn ended: either it asked for permission (`ask`) or it
- * came after one that did (`deferred`, runs after the answers without needing one itself).
+ * A tool call left waiting when its turn ended: it asked for permission (`ask`), it waits for a
+ * person's input (`question`: AskUserQuestion), or it came after one of those (`deferred`, runs
+ * after the answers without needing one itself). A question that was answered stays as
+ * `answered` (never listed) so that a second answer is told it came too late.
  */
 export interface PendingApproval {
   sessionId: string;
@@ -15,7 +17,7 @@ export interface PendingApproval {
   order: number;
   toolName: string;
   input: unknown;
-  kind: 'ask' | 'deferred';
+  kind: 'ask' | 'deferred' | 'question' | 'answered';
   /** Why the call needs an answer (shown to the person). */
   message?: string;
   createdAt: string;
@@ -27,6 +29,28 @@ export interface PendingApproval {
   /** With a deny: what the person told the model (deny-with-feedback). */
   feedback?: string;
   decidedAt?: string;
+  /** A question: when it goes on without an answer. */
+  expiresAt?: string;
+  /** A question closed without an answer (its time ran out). */
+  timedOut?: boolean;
+}
+
+/** A call that waits for a person: a permission ask or a question, not answered yet. */
+export function waitsForPerson(p: PendingApproval): boolean {
+  return (p.kind === 'ask' || p.kind === 'question') && p.decision === undefined;
+}
+
+/** What closes a question: the input it runs with (the answers added), or its time running out. */
+export interface QuestionClose {
+  updatedInput: unknown;
+  decidedAt: string;
+  timedOut?: boolean;
+}
+
+export class QuestionAlreadyAnsweredError extends ConflictError {
+  constructor(toolUseId: string) {
+    super(`Question ${toolUseId} already has an answer (or its time ran out).`, 'already_answered');
+  }
 }
 
 export class ApprovalAlreadyDecidedError extends ConflictError {
@@ -73,7 +97,8 @@ export class ApprovalStore {
           ExclusiveStartKey: start,
         }),
       );
-      items.push(...((out.Items ?? []) as PendingApproval[]));
+      // Answered questions are kept only to tell a late second answer apart from an unknown id.
+      items.push(...((out.Items ?? []) as PendingApproval[]).filter((item) => item.kind !== 'answered'));
       start = out.LastEvaluatedKey;
     } while (start);
     return items.sort((a, b) => a.order - b.order);
@@ -112,6 +137,72 @@ export class ApprovalStore {
       if (item?.kind !== 'ask') throw new NotFoundError(`No tool call ${toolUseId} is waiting for permission in session ${sessionId}.`);
       throw new ApprovalAlreadyDecidedError(toolUseId);
     }
+  }
+
+  /**
+   * The sessions with a question whose time ran out, or one closed whose turn has not taken it
+   * yet (a resume in progress, or one that failed to start). A scan: the table holds only what
+   * waits, plus answered questions until their session goes.
+   */
+  async sessionsWithQuestionsToResume(now: number): Promise<string[]> {
+    const sessions = new Set<string>();
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.db.send(
+        new ScanCommand({
+          TableName: this.table,
+          FilterExpression: 'kind = :q AND (expiresAt <= :now OR attribute_exists(decision))',
+          ExpressionAttributeValues: { ':q': 'question', ':now': new Date(now).toISOString() },
+          ProjectionExpression: 'sessionId',
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) sessions.add(String(item.sessionId));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return [...sessions];
+  }
+
+  /** One item as stored (an answered question included), or undefined. */
+  async get(sessionId: string, toolUseId: string): Promise<PendingApproval | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.table, Key: { sessionId, toolUseId }, ConsistentRead: true }));
+    return out.Item as PendingApproval | undefined;
+  }
+
+  /** Closes a waiting question (an answer, or its time ran out); 404 if no such question waits, 409 if it was closed already. */
+  async closeQuestion(sessionId: string, toolUseId: string, close: QuestionClose): Promise<PendingApproval> {
+    try {
+      const out = await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId, toolUseId },
+          UpdateExpression: 'SET decision = :d, decidedAt = :at, updatedInput = :u, timedOut = :t',
+          ConditionExpression: 'attribute_exists(toolUseId) AND kind = :q AND attribute_not_exists(decision)',
+          ExpressionAttributeValues: { ':d': 'allow', ':at': close.decidedAt, ':u': close.updatedInput, ':t': close.timedOut === true, ':q': 'question' },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes as PendingApproval;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const item = await this.get(sessionId, toolUseId);
+      if (item?.kind !== 'question' && item?.kind !== 'answered')
+        throw new NotFoundError(`No question ${toolUseId} waits for an answer in session ${sessionId}.`);
+      throw new QuestionAlreadyAnsweredError(toolUseId);
+    }
+  }
+
+  /** A question whose answer the resumed turn took: kept, never listed, so a later answer gets a 409. */
+  async retireQuestion(sessionId: string, toolUseId: string): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId, toolUseId },
+        UpdateExpression: 'SET kind = :a',
+        ExpressionAttributeValues: { ':a': 'answered' },
+      }),
+    );
   }
 
   async remove(sessionId: string, toolUseId: string): Promise<void> {

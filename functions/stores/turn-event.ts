@@ -2,6 +2,14 @@ import type { ContentBlock, ToolResultBlockParam } from '@anthropic-ai/sdk/resou
 import type { SetupRecord } from './setup-record.ts';
 import type { TodoItem } from './session-store.ts';
 
+/** One question of an AskUserQuestion call, as the model wrote it. */
+export interface AskedQuestion {
+  question: string;
+  header: string;
+  options: { label: string; description: string; preview?: string }[];
+  multiSelect: boolean;
+}
+
 /**
  * The records of a turn as the event log stores them and clients read them. They live with the
  * stores (the bottom layer) so that the event store names its records without importing the
@@ -42,6 +50,8 @@ export type TurnEvent =
   | { type: 'turn_continued'; turnId: string; eventsUrl: string }
   /** A call waits for an answer: POST /v1/sessions/:id/permissions/:toolUseId. */
   | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string }
+  /** The agent asks a person (AskUserQuestion) and the turn pauses: POST /v1/sessions/:id/questions/:toolUseId/answer. */
+  | { type: 'question'; toolUseId: string; questions: AskedQuestion[]; expiresAt: string }
   /** The main agent rewrote its task list (TodoWrite): the whole list, as `GET /v1/sessions/:id` now shows it. */
   | { type: 'todos'; todos: TodoItem[] }
   /** A call was refused; `suggestion` appears when the count suggests adding a rule. */

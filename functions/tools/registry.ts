@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isToolWhollyDenied } from '../permissions/rule-matching.ts';
 import type { PermissionRule } from '../permissions/types.ts';
 import { agentTool } from './agent/agent-tool.ts';
+import { askUserQuestionTool } from './ask-user-question-tool.ts';
 import { bashTool } from './bash-tool.ts';
 import { editTool } from './edit-tool.ts';
 import { globTool } from './glob-tool.ts';
@@ -21,6 +22,7 @@ import { isDeferredTool, toolSearchEnabled, type ToolSearchSettings } from './to
 /** The built-in tools. This file only lists them (and assembles pools from them). */
 export const BUILTIN_TOOLS: readonly Tool[] = [
   agentTool,
+  askUserQuestionTool,
   bashTool,
   readTool,
   writeTool,

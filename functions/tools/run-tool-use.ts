@@ -49,7 +49,20 @@ export type ToolUseOutcome =
       /** A hook asked to end the turn after this call. */
       stop?: { reason?: string };
     }
-  | { kind: 'ask'; toolUseId: string; toolName: string; input: unknown; message: string };
+  | {
+      kind: 'ask';
+      toolUseId: string;
+      toolName: string;
+      input: unknown;
+      message: string;
+      /** Set when the call waits for a person's input (the tool's `interaction`), not for a permission. */
+      interaction?: Tool['interaction'];
+      /** With `interaction`: how long it may wait before it goes on without an answer (ms). */
+      waitMs?: number;
+    };
+
+/** What a waiting interaction says it waits for (the reference's permission text for AskUserQuestion). */
+const INTERACTION_MESSAGES: Record<NonNullable<Tool['interaction']>, string> = { question: 'Answer questions?' };
 
 type Block = Pick<ToolUseBlock, 'id' | 'name' | 'input'>;
 
@@ -91,8 +104,21 @@ async function runFoundTool(tool: Tool, block: Block, ctx: ToolContext, env: Too
     if (!reparsed.success) return errorOutcome(block.id, inputError(tool, reparsed.error));
     call.input = reparsed.data;
   }
+  const waiting = interactionWait(tool, block, call, ctx, env);
+  if (waiting) return waiting;
   if (ctx.signal.aborted) return errorOutcome(block.id, INTERRUPTED_MESSAGE);
-  return callTool(tool, block, ctx, env, call);
+  const resumed = tool.interaction !== undefined && env.decisions?.has(block.id) === true;
+  return callTool(tool, block, resumed ? { ...ctx, resumedInteraction: true } : ctx, env, call);
+}
+
+/**
+ * A permitted call of a tool that needs a person waits for one (durably, like an ask), unless
+ * it comes back from that wait (a resume) or no one can answer (it then runs without an answer).
+ */
+function interactionWait(tool: Tool, block: Block, call: CallState, ctx: ToolContext, env: ToolUseEnv): ToolUseOutcome | undefined {
+  if (!tool.interaction || env.decisions?.has(block.id) || !ctx.interactionTimeoutMs) return undefined;
+  const message = INTERACTION_MESSAGES[tool.interaction];
+  return { kind: 'ask', toolUseId: block.id, toolName: tool.name, input: call.input, message, interaction: tool.interaction, waitMs: ctx.interactionTimeoutMs };
 }
 
 /** A call on its way through the pipeline: its input so far, the content for after its result, a hook's stop. */

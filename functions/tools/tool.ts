@@ -26,6 +26,13 @@ export interface ToolContext {
   forkBase?: () => ForkBase | undefined;
   /** The agent's task list (TodoWrite); absent where no list is kept. */
   todos?: TodoList;
+  /**
+   * How long a tool with an `interaction` may wait for a person (ms); absent or 0 where no one
+   * can answer (an unattended run, a sub-agent): the call then runs at once without an answer.
+   */
+  interactionTimeoutMs?: number;
+  /** The call runs after its pending interaction closed (answered, or timed out): its input holds what came back. */
+  resumedInteraction?: boolean;
 }
 
 /**
@@ -107,6 +114,11 @@ export interface Tool<Input = any, Output = any> {
   readonly editsFiles: boolean;
   /** Calling it again gives its result again, so micro-compaction may clear an old result of it. */
   readonly compactableResult: boolean;
+  /**
+   * A tool that needs a person before it runs (AskUserQuestion: `question`): once permitted, the
+   * call waits durably as a pending interaction of this kind, and runs when it is closed.
+   */
+  readonly interaction?: 'question';
   isEnabled(): boolean;
   isReadOnly(input: Input): boolean;
   isConcurrencySafe(input: Input): boolean;

@@ -2,7 +2,7 @@ import type { ToolUseBlock } from '@anthropic-ai/sdk/resources/messages';
 import { rulesFromLists } from '../permissions/rule-syntax.ts';
 import { ruleToRemember, withRememberedRule, type SessionSettings } from '../session-settings/session-settings.ts';
 import { ConflictError } from '../shared/errors.ts';
-import type { ApprovalStore, PendingApproval } from '../stores/approval-store.ts';
+import { waitsForPerson, type ApprovalStore, type PendingApproval } from '../stores/approval-store.ts';
 import type { StoredMessage } from '../stores/message-store.ts';
 import type { UserDecision } from '../tools/run-tool-use.ts';
 
@@ -10,8 +10,8 @@ import type { UserDecision } from '../tools/run-tool-use.ts';
 export class AwaitingPermissionError extends ConflictError {
   constructor(sessionId: string, toolUseIds: string[]) {
     super(
-      `Session ${sessionId} is waiting for permission answers (${toolUseIds.join(', ')}); ` +
-        `answer each with POST /v1/sessions/${sessionId}/permissions/{toolUseId}.`,
+      `Session ${sessionId} is waiting for answers (${toolUseIds.join(', ')}); ` +
+        `answer each with POST /v1/sessions/${sessionId}/permissions/{toolUseId} (a permission) or POST /v1/sessions/${sessionId}/questions/{toolUseId}/answer (a question).`,
       'awaiting_permission',
     );
   }
@@ -31,13 +31,13 @@ export interface ResumeCalls {
  * person wrote, or the call's own).
  */
 export async function prepareResume(
-  approvals: Pick<ApprovalStore, 'listForSession' | 'remove'>,
+  approvals: Pick<ApprovalStore, 'listForSession' | 'remove' | 'retireQuestion'>,
   sessionId: string,
   log: readonly StoredMessage[],
   settings: SessionSettings | undefined,
 ): Promise<{ resume: ResumeCalls; settings: SessionSettings | undefined }> {
   const pending = await approvals.listForSession(sessionId);
-  const undecided = pending.filter((p) => p.kind === 'ask' && p.decision === undefined);
+  const undecided = pending.filter(waitsForPerson);
   if (undecided.length > 0)
     throw new AwaitingPermissionError(
       sessionId,
@@ -55,7 +55,10 @@ export async function prepareResume(
     if (decision) decisions.set(item.toolUseId, decision);
     if (item.decision === 'allow' && item.remember) next = remembered(next, item);
   }
-  for (const item of pending) await approvals.remove(sessionId, item.toolUseId);
+  for (const item of pending) {
+    if (item.kind === 'question') await approvals.retireQuestion(sessionId, item.toolUseId);
+    else await approvals.remove(sessionId, item.toolUseId);
+  }
   return { resume: { blocks, decisions }, settings: next };
 }
 

@@ -8,6 +8,7 @@ import type { Tool, ToolUseContext } from '../tools/tool.ts';
 import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope, type RepositoryControls } from '../agent/agent-driver.ts';
 import { loadRepositoryControls } from '../agent/repository-settings-load.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
+import { questionTimeoutMs } from '../session-settings/session-settings.ts';
 import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
 import { addUsage } from '../stores/budgets.ts';
 import { BackgroundNotifier, unreportedBackgroundAgents } from '../agent/background-notifications.ts';
@@ -162,6 +163,7 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
       persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
       subagents,
       todos: { write: (todos) => recorder.saveTodos(todos) },
+      interactionTimeoutMs: questionTimeoutMs(recorder.settings, controls.permissions.mode),
     },
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };

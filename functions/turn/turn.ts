@@ -6,6 +6,7 @@ import type { ContinueTurnEvent } from '../deps/continuation.ts';
 import { reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
 import { AwaitingPermissionError } from './resume.ts';
+import { waitsForPerson } from '../stores/approval-store.ts';
 import { BudgetExceededError, checkBudgets } from '../agent/budget.ts';
 import { budgetsFor, INTERRUPT_MESSAGE, INTERRUPT_MESSAGE_FOR_TOOL_USE, TurnStop } from '../agent/turn-stop.ts';
 import type { TurnDeps } from '../agent/turn-deps.ts';
@@ -108,7 +109,7 @@ async function admitTurn(
   if (!resume && waiting.length > 0)
     throw new AwaitingPermissionError(
       opts.sessionId,
-      waiting.filter((w) => w.kind === 'ask').map((w) => w.toolUseId),
+      waiting.filter(waitsForPerson).map((w) => w.toolUseId),
     );
   if (resume && waiting.length === 0) throw new ConflictError(`Session ${opts.sessionId} has no tool calls waiting for answers.`, 'nothing_to_resume');
   const turnId = deps.newId('turn');

@@ -201,6 +201,59 @@ describe('the web console', { timeout: 150_000 }, () => {
     expect(await interrupted.getAttribute('data-error')).toBe('true');
   });
 
+  it("answers the agent's question on a phone-sized screen, and the turn resumes with the answer", async () => {
+    const question = {
+      question: 'Which library should we use?',
+      header: 'Library',
+      options: [
+        { label: 'dayjs', description: 'Small and familiar' },
+        { label: 'luxon', description: 'Time zones built in' },
+      ],
+      multiSelect: false,
+    };
+    fx.stack.model!.enqueue(
+      {
+        content: [
+          { type: 'text', text: 'One question first.' },
+          { type: 'tool_use', name: 'AskUserQuestion', input: { questions: [question] } },
+        ],
+        stopReason: 'tool_use',
+      },
+      { content: [{ type: 'text', text: 'Going with luxon.' }] },
+    );
+    await page.goto(`${base}#/`);
+    await page.getByLabel('Title (optional)').fill('Asks a question');
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await page.getByRole('heading', { name: /Asks a question/ }).waitFor();
+    await page.getByLabel('Prompt').fill('add dates');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('heading', { name: 'Waiting for your answer' }).waitFor();
+    await page.locator('details.tool summary', { hasText: 'AskUserQuestion' }).getByText('waiting for an answer').waitFor();
+    await page.getByText('Answer what waits for you first.').waitFor();
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    const card = page.getByRole('article', { name: 'The agent asks' });
+    await card.getByText('Which library should we use?').waitFor();
+    const choice = card.getByRole('radio', { name: /luxon/ });
+    expect((await card.locator('label.choice', { hasText: 'luxon' }).boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    const answer = card.getByRole('button', { name: 'Answer' });
+    expect((await answer.boundingBox())!.height).toBeGreaterThanOrEqual(44); // a comfortable touch target
+    expect(await page.evaluate('document.scrollingElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await expectAccessible();
+    await shot('question-phone');
+    await choice.check();
+    await answer.click();
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
+    await page.getByRole('heading', { name: 'Waiting for your answer' }).waitFor({ state: 'detached' });
+    await page.setViewportSize({ width: 1200, height: 900 });
+    const sid = decodeURIComponent(page.url().split('/sessions/')[1]!);
+    const results = (await fx.api.messages(sid)).flatMap((m) => m.content).filter((b: { type: string }) => b.type === 'tool_result');
+    expect(results.map((r: { content: unknown }) => r.content)).toEqual([
+      'User has answered your questions: "Which library should we use?"="luxon". You can now continue with the user\'s answers in mind.',
+    ]);
+  });
+
   it('approves a waiting Bash call on a phone-sized screen, and the turn resumes and writes the file', async () => {
     await page.goto(`${base}#/`);
     await page.getByLabel('Title (optional)').fill('Needs approval');

@@ -1,14 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, must, type PendingPermission, type Session } from '../api.ts';
+import { api, must, type PendingPermission, type Schemas, type Session } from '../api.ts';
 import { sessionHref } from '../route.ts';
 import { ApprovalCard } from './approval-card.tsx';
+import { QuestionCard } from './question-card.tsx';
 
 interface Waiting {
   session: Session;
   pending: PendingPermission[];
 }
 
-/** Every call waiting for an answer, across the newest 200 sessions: answer them from anywhere. */
+/** Every call waiting for an answer (a permission or the agent's question), across the newest 200 sessions: answer them from anywhere. */
 export function ApprovalsPage() {
   const [waiting, setWaiting] = useState<Waiting[] | null>(null);
   const [resumed, setResumed] = useState<string[]>([]);
@@ -60,9 +61,19 @@ export function ApprovalsPage() {
           <h2>
             <a href={sessionHref(w.session.id)}>{w.session.title ?? w.session.id}</a>
           </h2>
-          {w.pending.map((p) => (
-            <ApprovalCard key={p.toolUseId} sessionId={w.session.id} pending={p} onAnswered={answered(w.session.id)} />
-          ))}
+          {w.pending.map((p) =>
+            p.kind === 'question' ? (
+              <QuestionCard
+                key={p.toolUseId}
+                sessionId={w.session.id}
+                toolUseId={p.toolUseId}
+                questions={(p.input as { questions: Schemas['AskedQuestion'][] }).questions}
+                onAnswered={answered(w.session.id)}
+              />
+            ) : (
+              <ApprovalCard key={p.toolUseId} sessionId={w.session.id} pending={p} onAnswered={answered(w.session.id)} />
+            ),
+          )}
         </section>
       ))}
     </>

@@ -21,7 +21,7 @@ export function PromptBox(props: { running: boolean; disabled: boolean; onSend: 
         aria-describedby="prompt-help"
       />
       <p id="prompt-help" class="muted">
-        {props.disabled ? 'Answer the waiting approvals first.' : 'Ctrl+Enter sends.'}
+        {props.disabled ? 'Answer what waits for you first.' : 'Ctrl+Enter sends.'}
       </p>
       <div class="row">
         <button type="submit" class="primary" disabled={props.running || props.disabled || !prompt.trim()}>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 
-const LABELS: Record<string, string> = { awaiting_permission: 'awaiting approval' };
+const LABELS: Record<string, string> = { awaiting_permission: 'awaiting approval', awaiting_answer: 'awaiting your answer' };
 
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`status status-${status}`}>{LABELS[status] ?? status}</span>;

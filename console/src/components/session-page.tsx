@@ -7,6 +7,7 @@ import { Budgets } from './budgets.tsx';
 import { LiveTurn } from './live-turn.tsx';
 import { MessageLog } from './message-log.tsx';
 import { PromptBox } from './prompt-box.tsx';
+import { QuestionCard } from './question-card.tsx';
 import { StatusBadge } from './session-bits.tsx';
 import { SetupSteps } from './setup-steps.tsx';
 import { StoredTimeline } from './stored-timeline.tsx';
@@ -29,7 +30,10 @@ export function SessionPage({ id }: { id: string }) {
     );
   const session = s.session;
   const running = (s.live !== null && !s.live.end) || session.status === 'running';
-  const status = s.live && !s.live.end ? 'running' : session.status;
+  const questions = session.questions ?? [];
+  // A session that waits only for answers to the agent's questions says so, rather than "approval".
+  const waitingOnlyForAnswers = session.status === 'awaiting_permission' && questions.length > 0 && s.pending.length === 0;
+  const status = s.live && !s.live.end ? 'running' : waitingOnlyForAnswers ? 'awaiting_answer' : session.status;
   return (
     <>
       <h1>
@@ -61,15 +65,23 @@ export function SessionPage({ id }: { id: string }) {
           ))}
         </section>
       )}
+      {questions.length > 0 && (
+        <section aria-labelledby="questions-h">
+          <h2 id="questions-h">Waiting for your answer</h2>
+          {questions.map((q) => (
+            <QuestionCard key={q.toolUseId} sessionId={id} toolUseId={q.toolUseId} questions={q.questions} expiresAt={q.expiresAt} onAnswered={s.answered} />
+          ))}
+        </section>
+      )}
       <SetupSteps setup={session.setup} />
       <TaskList todos={s.live?.todos ?? session.todos} />
       <section aria-labelledby="log-h">
         <h2 id="log-h">Conversation</h2>
         {s.messages.length === 0 && !s.live && <p class="muted">No turns yet. Send a prompt below.</p>}
-        <MessageLog sessionId={id} messages={s.messages} waiting={new Set(s.pending.map((p) => p.toolUseId))} />
+        <MessageLog sessionId={id} messages={s.messages} waiting={new Set([...s.pending, ...questions].map((p) => p.toolUseId))} />
         {s.live && !s.live.settled && <LiveTurn turn={s.live} connection={s.connection} />}
       </section>
-      <PromptBox running={running} disabled={s.pending.length > 0} onSend={s.sendPrompt} onInterrupt={s.interrupt} />
+      <PromptBox running={running} disabled={s.pending.length > 0 || questions.length > 0} onSend={s.sendPrompt} onInterrupt={s.interrupt} />
       {s.live ? <Timeline turn={s.live} now={now} /> : <StoredTimeline messages={s.messages} />}
       <div class="panel">
         <Budgets session={session} />

@@ -19,7 +19,8 @@ export interface ToolCallProps {
 
 /** One tool call: name and input at a glance; open it for the full input and its result. */
 export function ToolCallView(p: ToolCallProps) {
-  const state = p.denied ? 'denied' : p.waiting ? 'waiting for approval' : p.result === undefined ? 'running…' : p.isError ? 'error' : 'done';
+  const waiting = p.name === 'AskUserQuestion' ? 'waiting for an answer' : 'waiting for approval';
+  const state = p.denied ? 'denied' : p.waiting ? waiting : p.result === undefined ? 'running…' : p.isError ? 'error' : 'done';
   const short = describeInput(p.name, p.input).split('\n')[0];
   const persisted = p.sessionId ? persistedResultOf(p.result) : undefined;
   return (

@@ -5,7 +5,7 @@ import { LimitError, NotFoundError } from '../../shared/errors.ts';
 import { showId } from '../../shared/ids.ts';
 import { denialSummary } from '../../permissions/denial-tracking.ts';
 import { assertValidRules } from '../../session-settings/session-settings.ts';
-import type { ApprovalStore, PendingApproval } from '../../stores/approval-store.ts';
+import { waitsForPerson, type ApprovalStore, type PendingApproval } from '../../stores/approval-store.ts';
 import { suggestRule } from '../../tools/rule-suggestion.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
@@ -161,7 +161,7 @@ export function permissionRoutes(deps: Pick<Deps, 'sessions' | 'approvals' | 'co
     if (!/^[\w-]{1,256}$/.test(toolUseId)) throw new NotFoundError(`No tool call ${showId(toolUseId)} is waiting for permission in session ${sessionId}.`);
     await deps.approvals.decide(sessionId, toolUseId, storedAnswer(body, deps.clock()));
     const pending = await deps.approvals.listForSession(sessionId);
-    const undecided = pending.filter((p) => p.kind === 'ask' && p.decision === undefined);
+    const undecided = pending.filter(waitsForPerson);
     if (undecided.length > 0) return c.json({ status: 'awaiting_permission' as const, pending: await pendingViews(undecided) }, 202);
     const deadlineAt = invocationDeadline(c);
     const turn = await startTurn(deps, { sessionId, tenantId, resume: true, deadlineAt });

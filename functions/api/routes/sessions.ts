@@ -80,7 +80,7 @@ const messages = createRoute({
 });
 
 export function sessionRoutes(
-  deps: Pick<Deps, 'config' | 'clock' | 'sessions' | 'messages' | 'outbound'> & DepsOf<typeof createSession> & DepsOf<typeof withDeadLeaseFreed>,
+  deps: Pick<Deps, 'config' | 'clock' | 'sessions' | 'messages' | 'outbound' | 'approvals'> & DepsOf<typeof createSession> & DepsOf<typeof withDeadLeaseFreed>,
 ) {
   const app = createRouteApp();
 
@@ -114,7 +114,9 @@ export function sessionRoutes(
 
   app.openapi(get, async (c) => {
     const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId')));
-    return c.json(sessionView(record, deps.clock(), deps.config), 200);
+    // Only a session that waits for a person can have questions: others cost no extra read.
+    const waiting = record.status === 'awaiting_permission' ? await deps.approvals.listForSession(record.sessionId) : [];
+    return c.json(sessionView(record, deps.clock(), deps.config, waiting), 200);
   });
 
   app.openapi(messages, async (c) => {

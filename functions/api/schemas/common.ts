@@ -103,3 +103,30 @@ export const todoItemSchema = z
     activeForm: z.string().describe('The entry in the present continuous ("Running the tests"), shown while it is in progress'),
   })
   .openapi('TodoItem');
+
+/** One question of an AskUserQuestion call (functions/tools/ask-user-question-tool.ts), as the model wrote it. */
+export const askedQuestionSchema = z
+  .object({
+    question: z.string(),
+    header: z.string().describe('A short label for the question'),
+    options: z.array(
+      z.object({
+        label: z.string().describe('What an answer names'),
+        description: z.string(),
+        preview: z.string().optional(),
+      }),
+    ),
+    multiSelect: z.boolean().describe('Several options may be picked'),
+  })
+  .openapi('AskedQuestion');
+
+/** A waiting AskUserQuestion call as the API shows it. */
+export const pendingQuestionSchema = z
+  .object({
+    toolUseId: z.string(),
+    turnId: z.string(),
+    questions: z.array(askedQuestionSchema),
+    createdAt: z.string(),
+    expiresAt: z.string().describe('When the turn goes on without an answer'),
+  })
+  .openapi('PendingQuestion');

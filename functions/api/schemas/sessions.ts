@@ -2,7 +2,7 @@ import { SETUP_SOURCES } from '../../stores/setup-record.ts';
 import { customAgentSchema } from '../../session-settings/custom-agents.ts';
 import { z } from '@hono/zod-openapi';
 import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
-import { nextCursorSchema, todoItemSchema, usageSchema } from './common.ts';
+import { nextCursorSchema, pendingQuestionSchema, todoItemSchema, usageSchema } from './common.ts';
 import { turnStopReasonSchema } from './turn-events.ts';
 
 export const turnSummarySchema = z
@@ -85,6 +85,10 @@ export const sessionSchema = z
     source: sessionSourceSchema.nullable().describe('Where the session came from: a GitHub issue or pull request, or null'),
     setup: setupRecordSchema.nullable().describe('What the set-up steps did before the first turn (docs/environments.md), or null when there were none'),
     todos: z.array(todoItemSchema).describe("The agent's task list as its last TodoWrite call left it (empty until it writes one)"),
+    questions: z
+      .array(pendingQuestionSchema)
+      .optional()
+      .describe("The agent's questions waiting for an answer (GET /v1/sessions/{id} only): POST …/questions/{toolUseId}/answer"),
   })
   .openapi('Session');
 

@@ -1,6 +1,6 @@
 import { SETUP_SOURCES } from '../../stores/setup-record.ts';
 import { z } from '@hono/zod-openapi';
-import { todoItemSchema, usageSchema } from './common.ts';
+import { askedQuestionSchema, todoItemSchema, usageSchema } from './common.ts';
 
 /**
  * What a turn's event log holds and its SSE stream sends (functions/stores/turn-event.ts): each
@@ -73,6 +73,11 @@ const events = {
   permission_request: z
     .object({ type: z.literal('permission_request'), toolUseId: z.string(), toolName: z.string(), input: z.unknown(), message: z.string() })
     .describe('A call waits for an answer: POST /v1/sessions/{id}/permissions/{toolUseId}'),
+  question: z
+    .object({ type: z.literal('question'), toolUseId: z.string(), questions: z.array(askedQuestionSchema), expiresAt: z.string() })
+    .describe(
+      'The agent asks a person (AskUserQuestion) and the turn pauses: POST /v1/sessions/{id}/questions/{toolUseId}/answer; at `expiresAt` it goes on without an answer',
+    ),
   todos: z
     .object({ type: z.literal('todos'), todos: z.array(todoItemSchema) })
     .describe('The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it'),

@@ -1,0 +1,103 @@
+import { useState } from 'preact/hooks';
+import { apiFetch, authHeaders, errorText, type Schemas } from '../api.ts';
+
+type Question = Schemas['AskedQuestion'];
+
+/** What the person picked for one question: option labels, and their own words. */
+interface Picked {
+  labels: string[];
+  other: string;
+}
+
+/** Sends the answer; the one that settles the last waiting call resumes the turn, streamed as SSE. */
+async function answerQuestion(sessionId: string, toolUseId: string, body: Record<string, unknown>): Promise<Response> {
+  const res = await apiFetch(`/v1/sessions/${encodeURIComponent(sessionId)}/questions/${encodeURIComponent(toolUseId)}/answer`, {
+    method: 'POST',
+    headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }),
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(errorText(await res.json().catch(() => undefined), res));
+  return res;
+}
+
+/** The request body: labels per question (one for a single choice), and the person's own words where given. */
+function answerBody(questions: Question[], picked: Record<string, Picked>): Record<string, unknown> {
+  const answers: Record<string, string | string[]> = {};
+  const other: Record<string, string> = {};
+  for (const q of questions) {
+    const p = picked[q.question] ?? { labels: [], other: '' };
+    if (p.other.trim()) other[q.question] = p.other.trim();
+    if (p.labels.length > 0) answers[q.question] = q.multiSelect ? p.labels : p.labels[0]!;
+  }
+  return { answers, ...(Object.keys(other).length > 0 ? { other } : {}) };
+}
+
+/** The agent's question (AskUserQuestion): each question's options as large choices, an "Other" field, one Submit (usable on a phone). */
+export function QuestionCard(props: { sessionId: string; toolUseId: string; questions: Question[]; expiresAt?: string; onAnswered: (res: Response) => void }) {
+  const [picked, setPicked] = useState<Record<string, Picked>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const base = `q-${props.toolUseId}`;
+  const change = (q: Question, next: Partial<Picked>) =>
+    setPicked((all) => ({ ...all, [q.question]: { ...(all[q.question] ?? { labels: [], other: '' }), ...next } }));
+  const toggle = (q: Question, label: string, on: boolean) => {
+    const labels = picked[q.question]?.labels ?? [];
+    // A single choice is either an option or the person's own words.
+    if (!q.multiSelect) return change(q, { labels: on ? [label] : [], other: '' });
+    change(q, { labels: on ? [...labels, label] : labels.filter((l) => l !== label) });
+  };
+  const submit = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      props.onAnswered(await answerQuestion(props.sessionId, props.toolUseId, answerBody(props.questions, picked)));
+    } catch (err) {
+      setError((err as Error).message);
+      setBusy(false);
+    }
+  };
+  return (
+    <article class="approval question" aria-labelledby={`${base}-h`}>
+      <h3 id={`${base}-h`} style="margin:0">
+        The agent asks
+      </h3>
+      {props.expiresAt && <p class="muted">It goes on without an answer at {new Date(props.expiresAt).toLocaleString()}.</p>}
+      {props.questions.map((q, i) => (
+        <fieldset key={q.question} class="choices">
+          <legend>
+            <span class="chip">{q.header}</span> {q.question}
+          </legend>
+          {q.options.map((o) => (
+            <label key={o.label} class="choice">
+              <input
+                type={q.multiSelect ? 'checkbox' : 'radio'}
+                name={`${base}-${i}`}
+                checked={picked[q.question]?.labels.includes(o.label) ?? false}
+                onChange={(e) => toggle(q, o.label, e.currentTarget.checked)}
+              />
+              <span>
+                <strong>{o.label}</strong> <span class="muted">{o.description}</span>
+              </span>
+            </label>
+          ))}
+          <label for={`${base}-${i}-other`}>Other (your own words)</label>
+          <input
+            id={`${base}-${i}-other`}
+            value={picked[q.question]?.other ?? ''}
+            onInput={(e) => change(q, { other: e.currentTarget.value, ...(q.multiSelect ? {} : { labels: [] }) })}
+          />
+        </fieldset>
+      ))}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <div class="actions">
+        <button type="button" class="primary" disabled={busy} onClick={submit}>
+          Answer
+        </button>
+      </div>
+    </article>
+  );
+}

@@ -108,7 +108,11 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
     },
   };
   const setup = definedAgent(scope, { pool, agents, isForkChild: false }, agent, '', true);
-  const outcome = await runFromLog(deps, held, scope, setup, { ...ctx, web: createSessionWeb(deps, settings), sideModel: spendingSideModel(deps, held, spend) });
+  const outcome = await runFromLog(deps, held, scope, setup, {
+    ...ctx,
+    web: createSessionWeb(deps, settings),
+    sideModel: spendingSideModel(deps, held, spend),
+  });
   await settle(deps, held, outcome, budgetStop);
 }
 

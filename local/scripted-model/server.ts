@@ -206,7 +206,11 @@ async function streamMessage(res: ServerResponse, message: WireMessage, scripted
   const { output_tokens, server_tool_use } = message.usage;
   events.push([
     'message_delta',
-    { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens, ...(server_tool_use ? { server_tool_use } : {}) } },
+    {
+      type: 'message_delta',
+      delta: { stop_reason: message.stop_reason, stop_sequence: null },
+      usage: { output_tokens, ...(server_tool_use ? { server_tool_use } : {}) },
+    },
   ]);
   events.push(['message_stop', { type: 'message_stop' }]);
 
@@ -242,7 +246,10 @@ function blockEvents(block: WireBlock, index: number): [string, unknown][] {
     case 'tool_use':
     case 'server_tool_use': {
       const json = block.type === 'tool_use' ? (block.rawJson ?? JSON.stringify(block.input)) : JSON.stringify(block.input);
-      return [start({ type: block.type, id: block.id, name: block.name, input: {} }), ...chunk(json, 32).map((partial_json) => delta({ type: 'input_json_delta', partial_json }))];
+      return [
+        start({ type: block.type, id: block.id, name: block.name, input: {} }),
+        ...chunk(json, 32).map((partial_json) => delta({ type: 'input_json_delta', partial_json })),
+      ];
     }
     case 'web_search_tool_result':
       return [start(block)];

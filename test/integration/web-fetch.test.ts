@@ -81,8 +81,8 @@ describe('WebFetch', () => {
     const sessionId = await session();
     const before = fx.stack.model!.requests.length;
     await turnWith(sessionId, [fetchCall('toolu_priced', `${base()}/notes.txt`)], { input_tokens: 40_000, output_tokens: 1_000 });
-    const mainInput = fx.stack.model!.requests
-      .slice(before)
+    const mainInput = fx.stack
+      .model!.requests.slice(before)
       .filter((r) => !firstText(r.body).startsWith(READER_START))
       .reduce((n, r) => n + Math.ceil(r.raw.length / 4), 0);
     const view = (await fx.api.request('GET', `/v1/sessions/${sessionId}`)).json;
@@ -140,7 +140,8 @@ To complete your request, I need to fetch content from the redirected URL. Pleas
       content: JSON.stringify({
         error_type: 'EGRESS_BLOCKED',
         domain: '127.0.0.1',
-        message: "Access to 127.0.0.1 is blocked by the network egress proxy: 127.0.0.1 is not in this session's allowed network domains (settings.allowedDomains).",
+        message:
+          "Access to 127.0.0.1 is blocked by the network egress proxy: 127.0.0.1 is not in this session's allowed network domains (settings.allowedDomains).",
       }),
     });
     expect(out.toolu_loopback!.isError).toBe(true);

@@ -63,7 +63,12 @@ REMINDER: You MUST include the sources above in your response to the user using 
     const sessionId = await fx.api.createSession();
     const before = fx.stack.model!.requests.length;
     fx.stack.model!.enqueue(
-      { content: [search('toolu_both', { query: 'x y', allowed_domains: ['a.example'], blocked_domains: ['b.example'] }), search('toolu_short', { query: 'x' })] },
+      {
+        content: [
+          search('toolu_both', { query: 'x y', allowed_domains: ['a.example'], blocked_domains: ['b.example'] }),
+          search('toolu_short', { query: 'x' }),
+        ],
+      },
       text('ok'),
     );
     const res = await fx.api.turn(sessionId, 'search');

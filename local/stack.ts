@@ -75,7 +75,7 @@ export interface LocalStackOptions {
   /** Overrides for turn settings (e.g. a short lease). */
   turn?: Partial<StratusConfig['turn']>;
   /** Overrides for model-call and context-economy settings (e.g. a small context window). */
-  model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens' | 'name'>>;
+  model?: Partial<Pick<StratusConfig['model'], 'contextWindow' | 'maxRetries' | 'retryBaseDelayMs' | 'fallbackName' | 'maxTokens' | 'name' | 'webSearch'>>;
   context?: Partial<StratusConfig['context']>;
   /**
    * The shared settings read from the environment (functions/deps/settings.ts), exactly as the

@@ -17,6 +17,8 @@ import type { TurnDeps } from './turn-deps.ts';
 import { loadProjectContext } from './project-context.ts';
 import { beatAt, startHeartbeat } from './turn-lease.ts';
 import { budgetsFor } from './turn-stop.ts';
+import { createSessionWeb } from './session-web.ts';
+import { createSideModel } from './side-model.ts';
 
 /**
  * A background sub-agent's own invocation: a turn of its own on the engine. It takes the
@@ -106,8 +108,20 @@ async function runHeld(deps: TurnDeps, held: Held): Promise<void> {
     },
   };
   const setup = definedAgent(scope, { pool, agents, isForkChild: false }, agent, '', true);
-  const outcome = await runFromLog(deps, held, scope, setup, ctx);
+  const outcome = await runFromLog(deps, held, scope, setup, {
+    ...ctx,
+    web: createSessionWeb(deps, settings),
+    sideModel: spendingSideModel(deps, held, spend),
+  });
   await settle(deps, held, outcome, budgetStop);
+}
+
+/** Its tools' model requests (WebFetch, WebSearch): they count into its own spend, as its calls do. */
+function spendingSideModel(deps: TurnDeps, held: Held, spend: { modelCalls: number; usage: UsageRecord; toolUses: number }) {
+  return createSideModel(deps, async (response) => {
+    addUsage(spend.usage, { ...response.usage, costUsd: costUsd(deps.config.modelPrices, response.model, response.usage) });
+    await deps.backgroundAgents.recordSpend(held.record.sessionId, held.owner, spend);
+  });
 }
 
 /** Runs the agent on from where its log stands, with its tools' context; one whose log already ends in its answer is not run again. */

@@ -293,6 +293,9 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
       ...(setup.child ? { subagents: setup.child } : {}),
       // A sub-agent keeps its own list for its run; the session's list is the main agent's.
       todos: runTodoList(),
+      // The session's network and model account, as its parent has them.
+      ...(input.ctx.web ? { web: input.ctx.web } : {}),
+      ...(input.ctx.sideModel ? { sideModel: input.ctx.sideModel } : {}),
     },
     ...(input.shouldCheckpoint ? { shouldCheckpoint: input.shouldCheckpoint } : {}),
     ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),

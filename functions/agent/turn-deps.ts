@@ -3,6 +3,7 @@ import type { Deps } from '../deps/deps.ts';
 import type { StratusConfig } from '../deps/config.ts';
 import type { ToolSearchMode } from '../session-settings/mcp-config.ts';
 import type { PriceTable } from '../model/pricing.ts';
+import type { ModelProvider } from '../model/model-names.ts';
 import type { PermissionMode, RuleLists } from '../permissions/types.ts';
 import type { Budgets } from '../stores/budgets.ts';
 
@@ -18,7 +19,7 @@ export interface TurnTiming {
 /** The configuration a turn reads. */
 export interface TurnConfig extends ContextConfig {
   bucket: string;
-  model: ContextConfig['model'] & { name: string };
+  model: ContextConfig['model'] & { name: string; provider?: ModelProvider; webSearch?: boolean };
   turn: TurnTiming;
   permissions: { defaultMode: PermissionMode; policy?: RuleLists };
   maxToolConcurrency: number;

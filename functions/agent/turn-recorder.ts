@@ -254,6 +254,19 @@ export class TurnRecorder {
     return cost;
   }
 
+  /**
+   * A tool's own model request (WebFetch's page reader, WebSearch): its tokens and cost count
+   * toward the session's usage and budgets like any call's, written under the lease at once; it
+   * is not one of the turn's model calls (the call that asked for the tool was).
+   */
+  async countToolModelCall(response: Extract<QueryEvent, { type: 'assistant' }>['response']): Promise<number> {
+    const cost = costUsd(this.deps.config.modelPrices, response.model, response.usage);
+    for (const totals of [this.turnUsage, this.usage]) addUsage(totals, { ...response.usage, costUsd: cost });
+    this.writer.head.update(this.patch());
+    await this.writer.head.flush();
+    return cost;
+  }
+
   /** Adds one model call to the turn's and the session's totals; returns its cost. */
   private countCall(response: Extract<QueryEvent, { type: 'assistant' }>['response']): number {
     this.modelCalls += 1;

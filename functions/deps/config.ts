@@ -79,6 +79,8 @@ export const configSchema = z.object({
       maxRetries: z.number().int().nonnegative().default(10),
       /** First backoff delay; it doubles per attempt up to 32 s (a retry-after header wins). */
       retryBaseDelayMs: z.number().int().nonnegative().default(500),
+      /** The WebSearch tool (the provider's web search server tool); only the `anthropic` provider has it. */
+      webSearch: z.boolean().default(false),
     })
     .refine((m) => m.provider !== 'anthropic' || m.apiKey, { message: 'the anthropic provider needs an API key (ANTHROPIC_API_KEY)', path: ['apiKey'] })
     .transform((m) => ({ ...m, name: m.name ?? DEFAULT_MODELS[m.provider] })),

@@ -60,6 +60,13 @@ export const SETTINGS: Setting[] = [
     where: 'both',
   },
   { name: 'STRATUS_FALLBACK_MODEL', meaning: 'the model to switch to when the first stays overloaded', default: 'none', where: 'both' },
+  {
+    name: 'STRATUS_WEB_SEARCH',
+    meaning:
+      "`on` offers the WebSearch tool, the provider's web search server tool, priced per search in the budgets (`perWebSearch` of the price table); never with the `bedrock` provider, which lacks it (docs/tools.md)",
+    default: 'off',
+    where: 'both',
+  },
   { name: 'STRATUS_CONTEXT_WINDOW', meaning: "the model's window in tokens, for auto-compaction", default: '200000', where: 'both' },
   {
     name: 'STRATUS_MAX_MODEL_CALLS',
@@ -276,7 +283,15 @@ export const SETTINGS: Setting[] = [
 /** The parts of the configuration the environment can set in both places (a partial StratusConfig input). */
 export interface EnvSettings {
   apiTokens?: Record<string, string>;
-  model: { provider?: 'anthropic' | 'bedrock'; apiKey?: string; baseURL?: string; name?: string; fallbackName?: string; contextWindow?: number };
+  model: {
+    provider?: 'anthropic' | 'bedrock';
+    apiKey?: string;
+    baseURL?: string;
+    name?: string;
+    fallbackName?: string;
+    contextWindow?: number;
+    webSearch?: boolean;
+  };
   observability: {
     stage?: string;
     service?: string;
@@ -379,14 +394,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
   const mode = read.oneOf('STRATUS_PERMISSION_MODE', permissionModeSchema.options);
   return {
     ...(tokens !== undefined ? { apiTokens: parseTokens(tokens) } : {}),
-    model: {
-      provider: read.oneOf('STRATUS_MODEL_PROVIDER', ['anthropic', 'bedrock'] as const),
-      apiKey: read.str('ANTHROPIC_API_KEY'),
-      baseURL: read.url('ANTHROPIC_BASE_URL'),
-      name: read.str('STRATUS_MODEL'),
-      fallbackName: read.str('STRATUS_FALLBACK_MODEL'),
-      contextWindow: read.int('STRATUS_CONTEXT_WINDOW', 1_000),
-    },
+    model: modelSettings(read),
     turn: {
       maxModelCalls: read.int('STRATUS_MAX_MODEL_CALLS', 1),
       leaseMs: read.int('STRATUS_LEASE_MS', 1_000),
@@ -417,6 +425,22 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     ...budgetSettings(read),
     github: githubSettings(read),
   };
+}
+
+function modelSettings(read: EnvReader): EnvSettings['model'] {
+  return {
+    provider: read.oneOf('STRATUS_MODEL_PROVIDER', ['anthropic', 'bedrock'] as const),
+    apiKey: read.str('ANTHROPIC_API_KEY'),
+    baseURL: read.url('ANTHROPIC_BASE_URL'),
+    name: read.str('STRATUS_MODEL'),
+    fallbackName: read.str('STRATUS_FALLBACK_MODEL'),
+    contextWindow: read.int('STRATUS_CONTEXT_WINDOW', 1_000),
+    webSearch: onOff(read.oneOf('STRATUS_WEB_SEARCH', ['on', 'off'] as const)),
+  };
+}
+
+function onOff(value: 'on' | 'off' | undefined): boolean | undefined {
+  return value === undefined ? undefined : value === 'on';
 }
 
 /** STRATUS_SETUP_REGISTRIES: `none`, or allow-list entries replacing the built-in registries. */

@@ -29,7 +29,8 @@ import { MessageStore } from '../stores/message-store.ts';
 import { ScheduleStore } from '../stores/schedule-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
 import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../schedules/schedule-backend.ts';
-import { createToolRegistry } from '../tools/registry.ts';
+import { builtinTools, createToolRegistry } from '../tools/registry.ts';
+import { webSearchOffered } from '../model/web-search-offer.ts';
 import { createMcpClients } from '../tools/mcp/mcp-clients.ts';
 import { createOutboundPolicy, type OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { StratusConfig } from '../deps/config.ts';
@@ -84,7 +85,7 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     workspaceCredentials: overrides.workspaceCredentials ?? { forWorkspace: () => staticCredentials(config), forEnvironment: () => staticCredentials(config) },
     purgeCredentials: overrides.purgeCredentials ?? { forSession: () => staticCredentials(config) },
     model: observeModelClient(createModelClient(config), { tracing, metrics, clock: Date.now }),
-    tools: createToolRegistry(),
+    tools: createToolRegistry(builtinTools({ webSearch: webSearchOffered(config.model) })),
     outbound,
     mcp: createMcpClients(config.mcp, outbound),
     clock: Date.now,

@@ -7,7 +7,7 @@ export interface AssistantResponse {
   model: string;
   content: ContentBlock[];
   stopReason: string | null;
-  usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number };
+  usage: { inputTokens: number; outputTokens: number; cacheReadInputTokens: number; cacheCreationInputTokens: number; webSearchRequests?: number };
 }
 
 export type ModelStreamEvent =
@@ -62,7 +62,7 @@ function onStreamEvent(state: StreamState, event: RawMessageStreamEvent): ModelS
       return undefined;
     case 'content_block_start':
       state.blocks[event.index] = structuredClone(event.content_block) as ContentBlock;
-      if (event.content_block.type === 'tool_use') state.partialJson.set(event.index, '');
+      if (event.content_block.type === 'tool_use' || event.content_block.type === 'server_tool_use') state.partialJson.set(event.index, '');
       return undefined;
     case 'content_block_delta': {
       const block = state.blocks[event.index];
@@ -75,6 +75,8 @@ function onStreamEvent(state: StreamState, event: RawMessageStreamEvent): ModelS
     }
     case 'content_block_stop': {
       const block = state.blocks[event.index];
+      // A server tool's call (web search) runs at the provider: its input is kept, nothing is run here.
+      if (block?.type === 'server_tool_use') block.input = parseToolInput(state.partialJson.get(event.index) ?? '');
       if (block?.type !== 'tool_use') return undefined;
       block.input = parseToolInput(state.partialJson.get(event.index) ?? '');
       return { type: 'tool_use', block };
@@ -83,6 +85,7 @@ function onStreamEvent(state: StreamState, event: RawMessageStreamEvent): ModelS
       state.stopReason = event.delta.stop_reason;
       state.usage = { ...state.usage, output_tokens: event.usage.output_tokens };
       if (event.usage.input_tokens != null) state.usage.input_tokens = event.usage.input_tokens;
+      if (event.usage.server_tool_use) state.usage.server_tool_use = event.usage.server_tool_use;
       return undefined;
     case 'message_stop':
       return undefined;
@@ -101,6 +104,8 @@ function responseOf(state: StreamState): AssistantResponse {
       outputTokens: usage.output_tokens ?? 0,
       cacheReadInputTokens: usage.cache_read_input_tokens ?? 0,
       cacheCreationInputTokens: usage.cache_creation_input_tokens ?? 0,
+      // Searches the provider ran (and bills per search): only present when there were some.
+      ...(usage.server_tool_use?.web_search_requests ? { webSearchRequests: usage.server_tool_use.web_search_requests } : {}),
     },
   };
 }

@@ -9,7 +9,12 @@ export const modelPriceSchema = z.strictObject({
   cacheReadPerMTok: z.number().nonnegative().optional(),
   /** Default: 1.25 times the input price (Anthropic's 5-minute cache-write rate). */
   cacheWritePerMTok: z.number().nonnegative().optional(),
+  /** Dollars per web search the provider runs (WebSearch's server tool). Default: WEB_SEARCH_USD_PER_SEARCH. */
+  perWebSearch: z.number().nonnegative().optional(),
 });
+
+/** Anthropic's list price of its web search server tool: 10 USD per 1,000 searches (the tokens of its results are billed as input). */
+export const WEB_SEARCH_USD_PER_SEARCH = 0.01;
 
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
 
@@ -33,7 +38,7 @@ export const DEFAULT_PRICES: PriceTable = {
   'claude-3-5-haiku': { inputPerMTok: 0.8, outputPerMTok: 4 },
   'claude-haiku': { inputPerMTok: 1, outputPerMTok: 5 },
   // The bundled scripted model (npm start without a key) costs nothing.
-  [SCRIPTED_MODEL_NAME]: { inputPerMTok: 0, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
+  [SCRIPTED_MODEL_NAME]: { inputPerMTok: 0, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0, perWebSearch: 0 },
 };
 
 /** What no prefix matches is priced as the most expensive model listed (fail-closed for cost budgets). */
@@ -51,6 +56,8 @@ export interface TokenUsage {
   outputTokens: number;
   cacheReadInputTokens?: number;
   cacheCreationInputTokens?: number;
+  /** Web searches the provider ran for the response (priced per search). */
+  webSearchRequests?: number;
 }
 
 /**
@@ -71,6 +78,7 @@ export function costUsd(table: PriceTable, model: string, usage: TokenUsage): nu
     usage.inputTokens * perToken(p.inputPerMTok) +
       usage.outputTokens * perToken(p.outputPerMTok) +
       (usage.cacheReadInputTokens ?? 0) * perToken(p.cacheReadPerMTok ?? p.inputPerMTok * 0.1) +
-      (usage.cacheCreationInputTokens ?? 0) * perToken(p.cacheWritePerMTok ?? p.inputPerMTok * 1.25),
+      (usage.cacheCreationInputTokens ?? 0) * perToken(p.cacheWritePerMTok ?? p.inputPerMTok * 1.25) +
+      (usage.webSearchRequests ?? 0) * (p.perWebSearch ?? WEB_SEARCH_USD_PER_SEARCH),
   );
 }

@@ -4,8 +4,8 @@ import type { PermissionRule, RuleBehavior } from './types.ts';
  * Whether a rule covers this call. A rule without content covers the whole tool; `mcp__server`
  * and `mcp__server__*` cover every tool of that server. A rule with content looks at the
  * call's main argument: Bash's command (`git commit:*` is a prefix rule: the command itself or
- * the command followed by a space and anything), or a file path, pattern or URL (exact, or a
- * prefix when the content ends in `*`). A tool that splits its command into parts (the Bash tool)
+ * the command followed by a space and anything), WebFetch's `domain:HOST`, or a file path,
+ * pattern or URL (exact, or a prefix when the content ends in `*`). A tool that splits its command into parts (the Bash tool)
  * has its content rules matched part by part instead (./call-rules.ts); this string match is for
  * the whole-tool rules and for tools that do not split.
  */
@@ -41,6 +41,8 @@ function bashCommandMatches(content: string, command: string): boolean {
 function mainArgument(toolName: string, input: unknown): string | undefined {
   if (!input || typeof input !== 'object') return undefined;
   const record = input as Record<string, unknown>;
+  // WebFetch's rules name the host it may fetch from: `WebFetch(domain:docs.example.com)`.
+  if (toolName === 'WebFetch') return typeof record.url === 'string' && URL.canParse(record.url) ? `domain:${new URL(record.url).hostname}` : undefined;
   const value = toolName === 'Bash' ? record.command : (record.file_path ?? record.notebook_path ?? record.path ?? record.pattern ?? record.url);
   return typeof value === 'string' ? value : undefined;
 }

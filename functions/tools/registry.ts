@@ -13,6 +13,8 @@ import { taskOutputTool } from './task-output-tool.ts';
 import { notebookEditTool } from './notebook-edit-tool.ts';
 import { taskStopTool } from './task-stop-tool.ts';
 import { todoWriteTool } from './todo-write-tool.ts';
+import { webFetchTool } from './web/web-fetch-tool.ts';
+import { webSearchTool } from './web/web-search-tool.ts';
 import { writeTool } from './write-tool.ts';
 import type { Tool } from './tool.ts';
 import { deferredToolsMessage, discoveredToolNames } from './tool-search/discovered-tools.ts';
@@ -33,7 +35,13 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   taskOutputTool,
   taskStopTool,
   todoWriteTool,
+  webFetchTool,
 ];
+
+/** The built-ins of a deployment: WebSearch only where the operator turned it on and the provider has it (functions/model/web-search-offer.ts). */
+export function builtinTools(options: { webSearch: boolean }): readonly Tool[] {
+  return options.webSearch ? [...BUILTIN_TOOLS, webSearchTool] : BUILTIN_TOOLS;
+}
 
 export interface ToolRegistry {
   readonly tools: readonly Tool[];

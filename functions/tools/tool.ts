@@ -1,4 +1,5 @@
-import type { ContentBlockParam, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
+import type { AssistantResponse } from '../model/model-stream.ts';
 import type { z } from 'zod';
 import type { CommandParts, PermissionCheck } from '../permissions/types.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -33,6 +34,35 @@ export interface ToolContext {
   interactionTimeoutMs?: number;
   /** The call runs after its pending interaction closed (answered, or timed out): its input holds what came back. */
   resumedInteraction?: boolean;
+  /** The network as the session's own calls may use it (WebFetch); absent where a run has none. */
+  web?: WebAccess;
+  /** Model requests a tool makes on the session's account (WebFetch, WebSearch); absent where none may be made. */
+  sideModel?: SideModel;
+}
+
+/**
+ * The web under the session's outbound rules (built by the engine: functions/agent/session-web.ts).
+ * Declared here, where it is used, so tools need nothing of the engine or the policy.
+ */
+export interface WebAccess {
+  /** A GET under the session's rules; a 3xx comes back as it is, never followed. Throws a sentence saying why a destination is refused. */
+  get(url: URL, init: { headers: Record<string, string>; signal: AbortSignal }): Promise<Response>;
+  /** True when plain http:// may reach this URL's host (the operator names it); other http:// URLs are upgraded to https://. */
+  plainHttpAllowed(url: URL): boolean;
+}
+
+/** One model request a tool makes; priced into the session's usage and budgets like the agent's own calls. */
+export interface SideModelRequest {
+  system?: string;
+  messages: MessageParam[];
+  /** Server tools the provider runs (web search). */
+  tools?: ToolUnion[];
+}
+
+export interface SideModel {
+  /** Whether the provider offers the web search server tool and the operator turned it on (WebSearch). */
+  readonly webSearch: boolean;
+  call(request: SideModelRequest, signal: AbortSignal): Promise<AssistantResponse>;
 }
 
 /**

@@ -13,6 +13,8 @@ import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
 import { addUsage } from '../stores/budgets.ts';
 import { BackgroundNotifier, unreportedBackgroundAgents } from '../agent/background-notifications.ts';
 import { createSubagentRunner } from '../agent/subagent-runner.ts';
+import { createSessionWeb } from '../agent/session-web.ts';
+import { createSideModel } from '../agent/side-model.ts';
 import { runSetupSteps } from '../environments/setup-steps.ts';
 import { loadProjectContext, type ProjectContext } from '../agent/project-context.ts';
 import type { TurnDeps } from '../agent/turn-deps.ts';
@@ -164,6 +166,8 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
       subagents,
       todos: { write: (todos) => recorder.saveTodos(todos) },
       interactionTimeoutMs: questionTimeoutMs(recorder.settings, controls.permissions.mode),
+      web: createSessionWeb(deps, recorder.settings),
+      sideModel: createSideModel(deps, (response) => recorder.countToolModelCall(response)),
     },
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };

@@ -2,7 +2,11 @@
 export type ScriptedBlock =
   | { type: 'text'; text: string }
   /** `rawJson` streams these bytes as the input instead of `input` (e.g. JSON cut off by max_tokens). */
-  | { type: 'tool_use'; id?: string; name: string; input: unknown; rawJson?: string };
+  | { type: 'tool_use'; id?: string; name: string; input: unknown; rawJson?: string }
+  /** A call of a server tool the provider runs (`web_search`), as the API streams it: its input arrives as JSON deltas. */
+  | { type: 'server_tool_use'; id: string; name: string; input: unknown }
+  /** The provider's search results for a `server_tool_use` (or `{type: 'web_search_tool_result_error', error_code}`), sent whole at its block's start. */
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: unknown };
 
 export interface ScriptedMessage {
   content: ScriptedBlock[];

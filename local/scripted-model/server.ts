@@ -141,24 +141,39 @@ interface WireMessage {
   type: 'message';
   role: 'assistant';
   model: string;
-  content: ({ type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown; rawJson?: string })[];
+  content: WireBlock[];
   stop_reason: string;
   stop_sequence: null;
-  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  usage: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_creation_input_tokens: number;
+    cache_read_input_tokens: number;
+    /** Searches the provider ran, as the API reports them (only when there were some). */
+    server_tool_use?: { web_search_requests: number };
+  };
+}
+
+type WireBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; rawJson?: string }
+  | { type: 'server_tool_use'; id: string; name: string; input: unknown }
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: unknown };
+
+function wireBlock(block: ScriptedMessage['content'][number]): WireBlock {
+  if (block.type !== 'tool_use') return block;
+  return {
+    type: 'tool_use',
+    id: block.id ?? `toolu_${randomBytes(12).toString('hex')}`,
+    name: block.name,
+    input: block.input,
+    ...(block.rawJson !== undefined ? { rawJson: block.rawJson } : {}),
+  };
 }
 
 function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, inputTokens: number): WireMessage {
-  const content = scripted.content.map((block) =>
-    block.type === 'text'
-      ? { type: 'text' as const, text: block.text }
-      : {
-          type: 'tool_use' as const,
-          id: block.id ?? `toolu_${randomBytes(12).toString('hex')}`,
-          name: block.name,
-          input: block.input,
-          ...(block.rawJson !== undefined ? { rawJson: block.rawJson } : {}),
-        },
-  );
+  const content = scripted.content.map(wireBlock);
+  const searches = content.filter((b) => b.type === 'server_tool_use' && b.name === 'web_search').length;
   const outputTokens = scripted.usage?.output_tokens ?? Math.max(1, Math.ceil(JSON.stringify(content).length / 4));
   return {
     id: `msg_${randomBytes(12).toString('hex')}`,
@@ -173,6 +188,7 @@ function buildMessage(request: MessagesRequest, scripted: ScriptedMessage, input
       output_tokens: outputTokens,
       cache_creation_input_tokens: scripted.usage?.cache_creation_input_tokens ?? 0,
       cache_read_input_tokens: scripted.usage?.cache_read_input_tokens ?? 0,
+      ...(searches > 0 ? { server_tool_use: { web_search_requests: searches } } : {}),
     },
   };
 }
@@ -184,25 +200,17 @@ async function streamMessage(res: ServerResponse, message: WireMessage, scripted
     { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } },
   ]);
   message.content.forEach((block, index) => {
-    if (block.type === 'text') {
-      events.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }]);
-      for (const piece of chunk(block.text, 24)) {
-        events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } }]);
-      }
-    } else {
-      events.push([
-        'content_block_start',
-        { type: 'content_block_start', index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } },
-      ]);
-      for (const piece of chunk(block.rawJson ?? JSON.stringify(block.input), 32)) {
-        events.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } }]);
-      }
-    }
+    events.push(...blockEvents(block, index));
     events.push(['content_block_stop', { type: 'content_block_stop', index }]);
   });
+  const { output_tokens, server_tool_use } = message.usage;
   events.push([
     'message_delta',
-    { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: message.usage.output_tokens } },
+    {
+      type: 'message_delta',
+      delta: { stop_reason: message.stop_reason, stop_sequence: null },
+      usage: { output_tokens, ...(server_tool_use ? { server_tool_use } : {}) },
+    },
   ]);
   events.push(['message_stop', { type: 'message_stop' }]);
 
@@ -226,6 +234,26 @@ async function streamMessage(res: ServerResponse, message: WireMessage, scripted
     if (scripted.delayMs) await new Promise((r) => setTimeout(r, scripted.delayMs));
   }
   res.end();
+}
+
+/** A block's start and deltas as the API streams them: text in pieces, a (server) tool's input as JSON pieces, a search result whole. */
+function blockEvents(block: WireBlock, index: number): [string, unknown][] {
+  const start = (content_block: unknown): [string, unknown] => ['content_block_start', { type: 'content_block_start', index, content_block }];
+  const delta = (d: unknown): [string, unknown] => ['content_block_delta', { type: 'content_block_delta', index, delta: d }];
+  switch (block.type) {
+    case 'text':
+      return [start({ type: 'text', text: '' }), ...chunk(block.text, 24).map((text) => delta({ type: 'text_delta', text }))];
+    case 'tool_use':
+    case 'server_tool_use': {
+      const json = block.type === 'tool_use' ? (block.rawJson ?? JSON.stringify(block.input)) : JSON.stringify(block.input);
+      return [
+        start({ type: block.type, id: block.id, name: block.name, input: {} }),
+        ...chunk(json, 32).map((partial_json) => delta({ type: 'input_json_delta', partial_json })),
+      ];
+    }
+    case 'web_search_tool_result':
+      return [start(block)];
+  }
 }
 
 function chunk(text: string, size: number): string[] {

@@ -49,6 +49,7 @@ describe('the rule offered for remembering a Bash approval', () => {
 
   it('offers a path-taking tool its folder, and other tools their name', async () => {
     expect(await suggestRule('Edit', { file_path: '/workspace/src/a.ts' })).toBe('Edit(/workspace/src/*)');
-    expect(await suggestRule('WebFetch', { url: 'https://example.com' })).toBe('WebFetch');
+    expect(await suggestRule('WebFetch', { url: 'https://example.com/docs?q=1' })).toBe('WebFetch(domain:example.com)');
+    expect(await suggestRule('WebFetch', { url: 'not a url' })).toBe('WebFetch');
   });
 });

@@ -24,7 +24,12 @@ export function createAwsJsonCall(opts: { endpoint: string; region: string; serv
     const res = await fetch(opts.endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
     const text = await res.text();
     const out = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`${target}: ${String(out.__type ?? res.status).split('#').pop()}: ${String(out.message ?? out.Message ?? text).slice(0, 300)}`);
+    if (!res.ok)
+      throw new Error(
+        `${target}: ${String(out.__type ?? res.status)
+          .split('#')
+          .pop()}: ${String(out.message ?? out.Message ?? text).slice(0, 300)}`,
+      );
     return out;
   };
 }
@@ -40,7 +45,10 @@ export function signedHeaders(req: {
   now: Date;
 }): Record<string, string> {
   const url = new URL(req.endpoint);
-  const amzDate = req.now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const amzDate = req.now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   const day = amzDate.slice(0, 8);
   const headers: Record<string, string> = {
     'content-type': 'application/x-amz-json-1.0',
@@ -57,5 +65,8 @@ export function signedHeaders(req: {
   for (const part of [req.region, req.service, 'aws4_request']) key = hmac(key, part);
   const signature = createHmac('sha256', key).update(toSign).digest('hex');
   const { host: _host, ...sent } = headers;
-  return { ...sent, authorization: `AWS4-HMAC-SHA256 Credential=${req.credentials.accessKeyId}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}` };
+  return {
+    ...sent,
+    authorization: `AWS4-HMAC-SHA256 Credential=${req.credentials.accessKeyId}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`,
+  };
 }

@@ -58,6 +58,9 @@ export function failedInvocationOf(record: AsyncFailureRecord): FailedInvocation
     functionName: record.requestContext.functionArn.split(':')[6] ?? record.requestContext.functionArn,
     failedAt: record.timestamp,
     ...(record.requestPayload === undefined ? {} : { event: record.requestPayload }),
-    error: { type: error.errorType ?? record.requestContext.condition, message: error.errorMessage ?? JSON.stringify(record.responsePayload ?? null).slice(0, 1000) },
+    error: {
+      type: error.errorType ?? record.requestContext.condition,
+      message: error.errorMessage ?? JSON.stringify(record.responsePayload ?? null).slice(0, 1000),
+    },
   };
 }

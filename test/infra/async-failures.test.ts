@@ -37,7 +37,9 @@ describe('failed async work, concurrency and tracing in the template', () => {
     const queueArn = arnOf(s.stack.asyncFailures.queue);
     const readers = [s.stack.api, s.stack.cron, s.stack.githubWorker!, s.stack.runner].map((fn) => ({
       fn,
-      sqs: statementsOf(s.template, s.id(fn.role)).filter((st) => actionsOf(st).some((a) => ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'].includes(a))),
+      sqs: statementsOf(s.template, s.id(fn.role)).filter((st) =>
+        actionsOf(st).some((a) => ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'].includes(a)),
+      ),
     }));
     expect(readers[0]!.sqs).toEqual([
       { Effect: 'Allow', Action: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], Resource: queueArn },

@@ -299,6 +299,8 @@ export class StratusStack extends Stack {
     });
     // A continuation that fails is not retried blindly: the lease expires and the next turn repairs the log; the event is kept.
     this.asyncFailures.catchFailuresOf(api.fn);
+    // The admin's redrive (GET /v1/admin/async-failures, POST …/redrive) reads that queue.
+    this.asyncFailures.allowRedriveBy(api.fn);
     return api;
   }
 

@@ -5,6 +5,11 @@ import type { TenantIsolatedFunction } from './tenant-worker-pool.ts';
 
 export type LocalFunction = (event: unknown) => Promise<unknown>;
 
+/** What the server reports of each asynchronous invocation it runs: its start, and its failure or end. */
+export interface AsyncInvocationWatch {
+  begin(name: string, event: unknown): { failed(err: unknown): void; done(): void };
+}
+
 /** The header the SDK sends an Invoke's `TenantId` in (@aws-sdk/client-lambda's serializer). */
 const TENANT_HEADER = 'x-amz-tenant-id';
 /** Lambda's constraint on a tenant id (API reference, Invoke): 1–256 of these characters. */
@@ -27,18 +32,22 @@ export const MAX_SYNC_PAYLOAD_BYTES = 6 * 1024 * 1024;
  * or invoking any other function with one, is refused with InvalidParameterValueException, as
  * Lambda refuses both.
  *
- * An asynchronous (Event) invocation that throws is not retried (the deployed functions set no
- * retries) and goes to `onBackgroundError` with its event, as Lambda sends it to the functions'
- * on-failure destination.
+ * An asynchronous (Event) invocation is watched from start to end (`watch`): one that throws is
+ * not retried (the deployed functions set no retries) and is reported failed with its event, as
+ * Lambda sends it to the functions' on-failure destination.
  */
 export async function startLambdaInvokeServer(opts: {
   functions: Record<string, LocalFunction | TenantIsolatedFunction>;
   port?: number;
-  onBackgroundError?: (name: string, err: unknown, event: unknown) => void;
+  watch?: AsyncInvocationWatch;
 }): Promise<EmbeddedServer & { pending(): Promise<void> }> {
   const background = new Set<Promise<unknown>>();
   const inBackground = (inv: Invocation) => {
-    const job = inv.run().catch((err: unknown) => opts.onBackgroundError?.(inv.name, err, inv.event));
+    const watched = opts.watch?.begin(inv.name, inv.event);
+    const job = inv.run().then(
+      () => watched?.done(),
+      (err: unknown) => watched?.failed(err),
+    );
     background.add(job);
     void job.finally(() => background.delete(job));
   };

@@ -21,10 +21,11 @@ import { withOtlpExport } from '../functions/handlers/otel-tracing.ts';
 import { ensureTables } from '../functions/stores/ensure-tables.ts';
 import { tableNames } from '../functions/stores/tables.ts';
 import { startDynamoServer } from './dynamo-server.ts';
-import { startLambdaInvokeServer, type LocalFunction } from './lambda-invoke-server.ts';
+import { startLambdaInvokeServer, type AsyncInvocationWatch, type LocalFunction } from './lambda-invoke-server.ts';
 import type { RunnerWorkerInit } from './runner-worker.ts';
 import { createAwsCallLog, currentFunction, runAsFunction, type AwsCallLog } from './aws-call-log.ts';
-import { createAsyncFailureStore, type AsyncFailureRecord } from './async-failure-store.ts';
+import { createAsyncFailureStore } from './async-failure-store.ts';
+import type { AsyncFailureRecord, FailedInvocationStore } from '../functions/stores/failed-invocations.ts';
 import { createLocalPurgeCredentials, createLocalWorkspaceCredentials, type LocalMinter } from './local-sts.ts';
 import { createTenantWorkerPool, type TenantIsolatedFunction, type TenantWorkerPool } from './tenant-worker-pool.ts';
 import { createLocalMetricsSink } from './metrics-sink.ts';
@@ -143,8 +144,8 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
-    const { failures, onBackgroundError } = asyncFailures(opts.dataDir);
-    const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, onBackgroundError }));
+    const failures = asyncFailures(opts.dataDir);
+    const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, watch: failures.watch }));
     const model = opts.anthropic || opts.bedrock ? undefined : service(await startScriptedModel(opts));
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
@@ -153,7 +154,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Listening before deps exist puts the API among the own endpoints the outbound policy never calls.
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
-    const deps = createLocalDeps(opts, config, stops, callLog, await withOtlpExport(opts.tracing ?? NO_TRACING, config));
+    const deps = createLocalDeps(opts, config, stops, { callLog, failedInvocations: failures.store, tracing: await withOtlpExport(opts.tracing ?? NO_TRACING, config) });
     registerHarnessFunctions(functions, deps);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
@@ -197,8 +198,7 @@ function createLocalDeps(
   opts: LocalStackOptions,
   config: StratusConfig,
   stops: (() => Promise<void>)[],
-  callLog: AwsCallLog | undefined,
-  tracing: Tracing,
+  { callLog, failedInvocations, tracing }: { callLog: AwsCallLog | undefined; failedInvocations: FailedInvocationStore; tracing: Tracing },
 ): Deps {
   const sink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
   // Closed last, after the API and the scheduler, whose turns may still emit.
@@ -208,6 +208,7 @@ function createLocalDeps(
     tracing,
     workspaceCredentials: createLocalWorkspaceCredentials(localMinter(config, callLog)),
     purgeCredentials: createLocalPurgeCredentials(localMinter(config, callLog)),
+    failedInvocations,
     ...(callLog ? { observeClient: callLog.observe } : {}),
   });
 }
@@ -238,14 +239,26 @@ function awsCallLogOf(opts: LocalStackOptions): { callLogDir?: string; callLog?:
   return callLogDir ? { callLogDir, callLog: createAwsCallLog(callLogDir) } : {};
 }
 
-/** A failed asynchronous invocation is logged and kept, as the deployed functions' on-failure destination keeps it. */
+/**
+ * A failed asynchronous invocation is logged and kept, as the deployed functions' on-failure
+ * destination keeps it; those a killed process left running are kept as failed at start.
+ */
 function asyncFailures(dataDir: string) {
-  const failures = createAsyncFailureStore(path.join(dataDir, 'async-failures.jsonl'), (name) => `arn:aws:lambda:us-east-1:${LOCAL_ACCOUNT}:function:${name}`);
-  const onBackgroundError = (name: string, err: unknown, event: unknown) => {
-    logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) });
-    failures.add(name, err, event);
+  const failures = createAsyncFailureStore(path.join(dataDir, 'async-failures'), (name) => `arn:aws:lambda:us-east-1:${LOCAL_ACCOUNT}:function:${name}`);
+  failures.recoverInterrupted();
+  const watch: AsyncInvocationWatch = {
+    begin(name, event) {
+      const watched = failures.watch.begin(name, event);
+      return {
+        done: watched.done,
+        failed(err) {
+          logError({ msg: 'asynchronous invocation failed', function: name, error: String(err) });
+          watched.failed(err);
+        },
+      };
+    },
   };
-  return { failures, onBackgroundError };
+  return { list: failures.list, store: failures.store, watch };
 }
 
 const logError = (fields: Record<string, unknown>) => process.stderr.write(`${JSON.stringify({ level: 'error', ...fields })}\n`);

@@ -513,6 +513,150 @@ export interface paths {
       };
     };
   };
+  "/v1/admin/async-failures": {
+    /**
+     * Failed asynchronous invocations (turn continuations, purges, sub-agent runs, GitHub work)
+     * @description The async-failures queue, in no particular order. Reading holds nothing back: a redrive right after sees every record. A listing pages through at most 1500 records.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–100) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description A page of failed invocations */
+        200: {
+          content: {
+            "application/json": {
+              failures: components["schemas"]["AsyncFailure"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/admin/async-failures/{id}/redrive": {
+    /**
+     * Send one failed invocation again
+     * @description Invokes the function it failed in, asynchronously, with the same event; the record is removed once Lambda accepted the invocation. If it fails again, it is listed again under a new id. Every handler is safe to run twice.
+     */
+    post: {
+      parameters: {
+        path: {
+          id: string;
+        };
+      };
+      responses: {
+        /** @description Sent again and removed from the queue */
+        202: {
+          content: {
+            "application/json": components["schemas"]["AsyncFailureRedriven"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/admin/async-failures/redrive": {
+    /**
+     * Send every failed invocation again
+     * @description Every record that failed before the call is sent again and removed once accepted; `kept` lists those left (no event, an unknown function, a refused invocation); `more` is true when the call stopped at its bound with records unread: call again.
+     */
+    post: {
+      responses: {
+        /** @description What was sent again and what was kept */
+        200: {
+          content: {
+            "application/json": {
+              redriven: components["schemas"]["AsyncFailureRedriven"][];
+              kept: {
+                  id: string;
+                  reason: string;
+                }[];
+              more: boolean;
+            };
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description A valid token without the right: a tenant token on /v1/admin, the admin token elsewhere */
+        403: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/sessions": {
     /**
      * List the tenant's sessions, newest first
@@ -3107,6 +3251,22 @@ export interface components {
        * @default false
        */
       allowBots?: boolean;
+    };
+    AsyncFailure: {
+      /** @description The failed invocation's request id */
+      id: string;
+      functionName: string;
+      failedAt: string;
+      /** @description The event as sent; a redrive sends it again */
+      event?: unknown;
+      error: {
+        type: string;
+        message: string;
+      };
+    };
+    AsyncFailureRedriven: {
+      id: string;
+      functionName: string;
     };
     Session: {
       id: string;

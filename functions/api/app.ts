@@ -6,6 +6,7 @@ import { bearerAuth } from './auth.ts';
 import { createTokenAuth } from './token-auth.ts';
 import { adminTokenRoutes } from './routes/admin-tokens.ts';
 import { adminGithubRoutes } from './routes/admin-github.ts';
+import { adminAsyncFailureRoutes } from './routes/admin-async-failures.ts';
 import { githubInstallationRoutes, githubSetupRoutes } from './routes/github-installations.ts';
 import { limitRequestBodies } from './body-limit.ts';
 import { serveConsole } from './console-assets.ts';
@@ -65,6 +66,7 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   const tokens = createTokenAuth(deps, deps.config.apiTokens);
   app.route('/v1/admin', adminTokenRoutes(deps, tokens));
   app.route('/v1/admin', adminGithubRoutes(deps, tokens));
+  app.route('/v1/admin', adminAsyncFailureRoutes(deps, tokens));
 
   const v1 = new OpenAPIHono<ApiEnv>();
   v1.use('*', bearerAuth(tokens));

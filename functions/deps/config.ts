@@ -48,6 +48,8 @@ export const configSchema = z.object({
   gitFunction: z.string().optional(),
   /** The API function itself: long turns continue in an asynchronous invocation of it. */
   selfFunction: z.string(),
+  /** The async-failures queue (AWS): where the admin's redrive reads failed asynchronous invocations. */
+  asyncFailuresQueueUrl: z.string().optional(),
   /** Local stand-ins; unset in AWS. */
   endpoints: z
     .object({ dynamodb: z.string().optional(), s3: z.string().optional(), lambda: z.string().optional(), bedrock: z.string().optional() })
@@ -239,6 +241,7 @@ export type StratusConfigInput = z.input<typeof configSchema>;
  * The Lambda handlers' configuration: the deployment's resources from the environment the CDK
  * app sets — STRATUS_{SESSIONS,MESSAGES,EVENTS,SCHEDULES,APPROVALS}_TABLE (functions/stores/tables.ts),
  * STRATUS_BUCKET, STRATUS_RUNNER_FUNCTION, STRATUS_GIT_FUNCTION (optional), STRATUS_SELF_FUNCTION (default AWS_LAMBDA_FUNCTION_NAME),
+ * STRATUS_ASYNC_FAILURES_QUEUE_URL (the API function's, for the redrive),
  * STRATUS_{DYNAMODB,S3,LAMBDA}_ENDPOINT, STRATUS_SCHEDULE_GROUP + STRATUS_CRON_FUNCTION_ARN +
  * STRATUS_SCHEDULER_ROLE_ARN — plus every shared setting, read by `settingsFromEnv` exactly as
  * the local stack reads them (functions/deps/settings.ts lists them: budgets, model prices and
@@ -253,6 +256,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): StratusConfig {
     runnerFunction: env.STRATUS_RUNNER_FUNCTION,
     gitFunction: env.STRATUS_GIT_FUNCTION || undefined,
     selfFunction: env.STRATUS_SELF_FUNCTION || env.AWS_LAMBDA_FUNCTION_NAME,
+    asyncFailuresQueueUrl: env.STRATUS_ASYNC_FAILURES_QUEUE_URL || undefined,
     endpoints: {
       dynamodb: env.STRATUS_DYNAMODB_ENDPOINT,
       s3: env.STRATUS_S3_ENDPOINT,

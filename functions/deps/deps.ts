@@ -27,6 +27,8 @@ import type { GithubClientFactory } from '../github-api/github-client.ts';
 import type { GithubStore } from '../stores/github-store.ts';
 import type { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import type { ContinuationScheduler } from './continuation.ts';
+import type { AsyncInvoke } from './async-invoke.ts';
+import type { FailedInvocationStore } from '../stores/failed-invocations.ts';
 import type { GithubDispatcher } from './github-dispatch.ts';
 import type { StratusConfig } from './config.ts';
 
@@ -68,6 +70,10 @@ export interface Deps {
   /** Sessions' remote MCP servers, connected from here (the harness), with their tool lists cached per instance. */
   mcp: McpClients;
   continuations: ContinuationScheduler;
+  /** Failed asynchronous invocations (the async-failures queue), for the admin's redrive. */
+  failedInvocations: FailedInvocationStore;
+  /** Sends an event again to one of the deployment's functions, asynchronously (the redrive). */
+  asyncInvoke: AsyncInvoke;
   /** Connected repositories, webhook deliveries, runs and threads of the GitHub integration. */
   github: GithubStore;
   /** GitHub App installations claimed by tenants (who may connect which repositories). */

@@ -14,6 +14,7 @@ import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
 import { importIntoWorkspace } from '../workspaces/workspace-ops.ts';
 import { progressTexts, runCost, type Cost } from './progress-comment.ts';
 import { watchTodos } from './todo-progress.ts';
+import { earlierRunOf } from './repeated-delivery.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 import { traced } from '../shared/tracing.ts';
 
@@ -83,6 +84,9 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
     return undefined;
   }
   const { run, save } = runRecorder(deps, trigger, repo);
+  // A delivery run before (a duplicate, a redrive) is left alone unless its worker died.
+  const earlier = await earlierRunOf(deps, trigger, run, log);
+  if (earlier) return earlier;
   await save({});
   const access = await accessFor(deps, trigger, repo, log, save);
   if (!('octokit' in access)) return access;

@@ -38,8 +38,15 @@ import type { Deps } from '../deps/deps.ts';
 import type { LazyClient } from '../shared/lazy-client.ts';
 import { createModelClient } from './model-client.ts';
 import { once } from './once.ts';
+import { createLambdaAsyncInvoke } from '../deps/async-invoke.ts';
+import type { FailedInvocationStore } from '../stores/failed-invocations.ts';
+import { createSqsFailedInvocations } from '../stores/sqs-failed-invocations.ts';
+import { createAwsJsonCall } from '../shared/aws-json-call.ts';
+import { SystemError } from '../shared/errors.ts';
 
 export interface CreateDepsOverrides {
+  /** Where failed asynchronous invocations are read (locally, the local store); default the config's SQS queue. */
+  failedInvocations?: FailedInvocationStore;
   workspaceCredentials?: WorkspaceCredentialSource;
   purgeCredentials?: PurgeCredentialSource;
   instanceId?: string;
@@ -80,6 +87,8 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
+    failedInvocations: overrides.failedInvocations ?? sqsFailedInvocations(config),
+    asyncInvoke: createLambdaAsyncInvoke(lambda),
     ...githubDeps(config, db, lambda),
     workspaceStorage: lazyWorkspaceStorage(config, observe),
     workspaceCredentials: overrides.workspaceCredentials ?? { forWorkspace: () => staticCredentials(config), forEnvironment: () => staticCredentials(config) },
@@ -181,6 +190,25 @@ function githubDeps(
     githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
     githubClients: createGithubClientFactory(config.github),
   };
+}
+
+/** The async-failures queue through SQS's JSON protocol, with the function's own credentials; a clear error where none is configured. */
+function sqsFailedInvocations(config: StratusConfig): FailedInvocationStore {
+  const queueUrl = config.asyncFailuresQueueUrl;
+  if (!queueUrl) {
+    const missing = async (): Promise<never> => {
+      throw new SystemError('No async-failures queue is configured (STRATUS_ASYNC_FAILURES_QUEUE_URL).');
+    };
+    return { receive: missing, remove: missing, release: missing };
+  }
+  const credentials = once(async () => (await import('@aws-sdk/credential-provider-node')).defaultProvider());
+  const call = createAwsJsonCall({
+    endpoint: `${new URL(queueUrl).origin}/`,
+    region: config.region,
+    service: 'sqs',
+    credentials: async () => (await credentials())(),
+  });
+  return createSqsFailedInvocations(call, queueUrl);
 }
 
 /** Without a minter, the stand-ins' static credentials (a stack of stand-ins started on its own). */

@@ -204,6 +204,35 @@ export class GithubStore {
     return out.Item as { deliveryId: string; event: string } | undefined;
   }
 
+  /**
+   * Binds a delivery to the run that works on it; the run bound before when there is one (the
+   * same event delivered twice, or sent again by a redrive).
+   */
+  async bindDeliveryRun(deliveryId: string, runId: string, now: number): Promise<string | undefined> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.deliveries,
+          Key: { deliveryId },
+          UpdateExpression: 'SET runId = :run, #ttl = if_not_exists(#ttl, :ttl)',
+          ConditionExpression: 'attribute_not_exists(runId)',
+          ExpressionAttributeNames: { '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':run': runId, ':ttl': Math.floor(now / 1000) + DELIVERY_TTL_SECONDS },
+        }),
+      );
+      return undefined;
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+      const out = await this.db.send(new GetCommand({ TableName: this.tables.deliveries, Key: { deliveryId }, ConsistentRead: true }));
+      return (out.Item as { runId?: string } | undefined)?.runId;
+    }
+  }
+
+  async getRun(runId: string): Promise<GithubRunRecord | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.tables.runs, Key: { runId }, ConsistentRead: true }));
+    return out.Item as GithubRunRecord | undefined;
+  }
+
   async putRun(record: GithubRunRecord): Promise<void> {
     await this.db.send(new PutCommand({ TableName: this.tables.runs, Item: record }));
   }
@@ -231,7 +260,8 @@ export class GithubStore {
   /**
    * Marks a thread as worked on by `runId` until `heldUntil` at the latest (creating it if new).
    * False when another run holds it; a hold past its `heldUntil` (a worker that died) is taken
-   * over, as is one written without it (by an earlier release) once older than `legacyStaleMs`.
+   * over, as is one written without it (by an earlier release) once older than `legacyStaleMs`,
+   * and one the same run holds (its worker died and the run is being carried out again).
    */
   async claimThread(key: string, runId: string, at: { now: number; heldUntil: number; legacyStaleMs: number }): Promise<boolean> {
     try {
@@ -240,7 +270,8 @@ export class GithubStore {
           TableName: this.tables.threads,
           Key: { threadKey: key },
           UpdateExpression: 'SET activeRunId = :run, activeSince = :now, heldUntil = :until',
-          ConditionExpression: 'attribute_not_exists(activeRunId) OR heldUntil < :now OR (attribute_not_exists(heldUntil) AND activeSince < :stale)',
+          ConditionExpression:
+            'attribute_not_exists(activeRunId) OR activeRunId = :run OR heldUntil < :now OR (attribute_not_exists(heldUntil) AND activeSince < :stale)',
           ExpressionAttributeValues: { ':run': runId, ':now': at.now, ':until': at.heldUntil, ':stale': at.now - at.legacyStaleMs },
         }),
       );

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as destinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -27,5 +28,19 @@ export class AsyncFailures extends Construct {
   /** Sends the function's failed asynchronous invocations here; never retried blindly (a turn or a run may have had effects). */
   catchFailuresOf(fn: lambda.Function): void {
     fn.configureAsyncInvoke({ retryAttempts: 0, onFailure: new destinations.SqsDestination(this.queue) });
+  }
+
+  /**
+   * The function serving the admin's redrive (functions/redrive/): it reads the queue (a message
+   * held while it is worked on, released or deleted after), with the queue's URL in its environment.
+   */
+  allowRedriveBy(fn: lambda.Function): void {
+    fn.addEnvironment('STRATUS_ASYNC_FAILURES_QUEUE_URL', this.queue.queueUrl);
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'],
+        resources: [this.queue.queueArn],
+      }),
+    );
   }
 }

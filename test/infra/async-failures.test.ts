@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { synthStage, type Synthesized } from './synth-stack.ts';
+import { actionsOf, statementsOf, synthStage, type Synthesized } from './synth-stack.ts';
 
 /** What the template gives failed asynchronous work, bursts and traces (issue-found settings). */
 describe('failed async work, concurrency and tracing in the template', () => {
@@ -31,6 +31,22 @@ describe('failed async work, concurrency and tracing in the template', () => {
       Threshold: 1,
       AlarmActions: [{ Ref: s.id(s.stack.alarms.topic) }],
     });
+  });
+
+  it('lets the API function alone read, release and delete the queue messages (the redrive), and tells it the queue', () => {
+    const queueArn = arnOf(s.stack.asyncFailures.queue);
+    const readers = [s.stack.api, s.stack.cron, s.stack.githubWorker!, s.stack.runner].map((fn) => ({
+      fn,
+      sqs: statementsOf(s.template, s.id(fn.role)).filter((st) =>
+        actionsOf(st).some((a) => ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'].includes(a)),
+      ),
+    }));
+    expect(readers[0]!.sqs).toEqual([
+      { Effect: 'Allow', Action: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility'], Resource: queueArn },
+    ]);
+    for (const other of readers.slice(1)) expect(other.sqs, other.fn.fn.node.path).toEqual([]);
+    const apiFn = s.template.findResources('AWS::Lambda::Function')[s.id(s.stack.api.fn)]!;
+    expect(apiFn.Properties.Environment.Variables.STRATUS_ASYNC_FAILURES_QUEUE_URL).toEqual({ Ref: s.id(s.stack.asyncFailures.queue) });
   });
 
   it('keeps alarm notifications the e-mail subscription cannot deliver, in a queue only the topic may send to', () => {

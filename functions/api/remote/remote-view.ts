@@ -48,8 +48,3 @@ export async function sessionDiff(deps: RemoteDeps, record: SessionRecord) {
   const result = await runWorkspaceOp(deps, record, { type: 'workspace_diff', from, to });
   return { from, to, files: result.files, totalFiles: result.totalFiles, truncated: result.truncated };
 }
-
-/** The diff as one text: each changed file's unified diff, or a line saying why it has none. */
-export function diffText(diff: Awaited<ReturnType<typeof sessionDiff>>): string {
-  return diff.files.map((f) => f.diff ?? `${f.kind} ${f.path}${f.skipped ? ` (${f.skipped})` : ''}\n`).join('');
-}

@@ -33,6 +33,7 @@ import { requestLog } from './request-log.ts';
 import { workspaceUploadRoutes } from './routes/workspace-uploads.ts';
 import { toolResultRoutes } from './routes/tool-results.ts';
 import { workspaceDiffRoutes } from './routes/workspace-diff.ts';
+import { mcpRoutes } from './mcp/mcp-route.ts';
 
 /** The API's version, as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
@@ -52,21 +53,15 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   const origins = deps.config.api.corsOrigins;
   if (origins.length > 0) app.use('*', corsFor(origins));
 
-  app.get('/healthz', (c) => c.json({ ok: true }));
-  // The document and its reference page (/docs) need no token: they are registered before /v1's auth.
-  serveOpenApiDocument(app, API_VERSION);
-  // Static files; the console signs in with a token and calls /v1 like any client.
-  serveConsole(app, opts.consoleDir);
-  // Signed by GitHub, not bearer-authenticated: registered before the /v1 middleware runs.
-  app.route('/', githubWebhookRoutes(deps));
-  // GitHub's redirect after an App installation: the signed state is the proof, not a bearer token.
-  app.route('/', githubSetupRoutes(deps));
+  mountOpenRoutes(app, deps, opts.consoleDir);
 
   // Token administration has its own auth (the admin token) and no Idempotency-Key (a replay would keep a plaintext token): mounted before /v1's middleware.
   const tokens = createTokenAuth(deps, deps.config.apiTokens);
   app.route('/v1/admin', adminTokenRoutes(deps, tokens));
   app.route('/v1/admin', adminGithubRoutes(deps, tokens));
   app.route('/v1/admin', adminAsyncFailureRoutes(deps, tokens));
+  // The remote-agent protocols, on the same tokens and tenants as /v1 (docs/api.md, "Remote agents").
+  app.route('/', mcpRoutes(deps, tokens));
 
   const v1 = new OpenAPIHono<ApiEnv>();
   v1.use('*', bearerAuth(tokens));
@@ -90,6 +85,19 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   app.onError((err, c) => errorResponse(err, c, deps.log));
 
   return app;
+}
+
+/** What needs no bearer token: registered before /v1's auth. */
+function mountOpenRoutes(app: OpenAPIHono<ApiEnv>, deps: Deps, consoleDir: string | undefined): void {
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  // The document and its reference page (/docs).
+  serveOpenApiDocument(app, API_VERSION);
+  // Static files; the console signs in with a token and calls /v1 like any client.
+  serveConsole(app, consoleDir);
+  // Signed by GitHub, not bearer-authenticated.
+  app.route('/', githubWebhookRoutes(deps));
+  // GitHub's redirect after an App installation: the signed state is the proof, not a bearer token.
+  app.route('/', githubSetupRoutes(deps));
 }
 
 /** The routes a tenant token opens, under /v1. */

@@ -162,6 +162,7 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
       persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
       subagents,
       todos: { write: (todos) => recorder.saveTodos(todos) },
+      skills: loop.project.skills,
     },
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };

@@ -20,6 +20,8 @@ export const parityCaseSchema = z.object({
   permissions: ruleListsSchema.optional(),
   /** The permission mode for both (the reference's `--permission-mode`); `default` when absent. */
   permissionMode: permissionModeSchema.optional(),
+  /** Also prints the text blocks that follow the tool_results in a message (what a tool adds after its result: a loaded skill). */
+  texts: z.boolean().default(false),
   steps: z.array(
     z.array(
       z.union([
@@ -38,6 +40,35 @@ export interface ParityLine {
   id: string;
   is_error: boolean;
   content: unknown;
+}
+
+/** A text block that followed the tool_result `after` in the same user message. */
+export interface ParityTextLine {
+  after: string;
+  text: string;
+}
+
+type RequestMessage = { role: string; content: string | ReadonlyArray<{ type: string; [key: string]: unknown }> };
+
+/**
+ * The lines a request's messages give: each tool_result (those `ids` names, when given) and,
+ * with `texts`, each text block after a tool_result in the same message.
+ */
+export function resultLines(messages: readonly RequestMessage[], opts: { ids?: ReadonlySet<string>; texts: boolean }): Array<ParityLine | ParityTextLine> {
+  const lines: Array<ParityLine | ParityTextLine> = [];
+  for (const message of messages) {
+    if (message.role !== 'user' || typeof message.content === 'string') continue;
+    let after: string | undefined;
+    for (const block of message.content) {
+      if (block.type === 'tool_result') {
+        const id = block.tool_use_id as string;
+        if (opts.ids && !opts.ids.has(id)) continue;
+        after = id;
+        lines.push({ id, is_error: block.is_error === true, content: block.content });
+      } else if (opts.texts && after !== undefined && block.type === 'text') lines.push({ after, text: block.text as string });
+    }
+  }
+  return lines;
 }
 
 /** A file's bytes after the turn: text when they are UTF-8 (so diffs read well), else base64; null when absent. */
@@ -90,6 +121,11 @@ export async function createParitySession(stack: LocalStack, files: ParityCase['
  * API, turn engine and runner; returns this turn's tool_results in the order the model was sent them.
  */
 export async function runParityTurn(stack: LocalStack, sessionId: string, steps: ParityStep[]): Promise<ParityLine[]> {
+  return (await parityTurnLines(stack, sessionId, steps, false)).filter((line): line is ParityLine => 'id' in line);
+}
+
+/** The same, with the text blocks that follow the results when `texts` is set (a case's `texts`). */
+export async function parityTurnLines(stack: LocalStack, sessionId: string, steps: ParityStep[], texts: boolean): Promise<Array<ParityLine | ParityTextLine>> {
   const model = stack.model;
   if (!model) throw new Error('Parity runs need the scripted model server.');
   const before = model.requests.length;
@@ -105,13 +141,5 @@ export async function runParityTurn(stack: LocalStack, sessionId: string, steps:
   if (!last) return [];
   // Only this turn's results: the ones answering tool_use ids this turn's steps asked for.
   const ids = new Set(steps.flatMap((s) => s.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []))));
-  const lines: ParityLine[] = [];
-  for (const message of last.body.messages) {
-    if (message.role !== 'user' || typeof message.content === 'string') continue;
-    for (const block of message.content) {
-      if (block.type !== 'tool_result' || !ids.has(block.tool_use_id as string)) continue;
-      lines.push({ id: block.tool_use_id as string, is_error: block.is_error === true, content: block.content });
-    }
-  }
-  return lines;
+  return resultLines(last.body.messages as RequestMessage[], { ids, texts });
 }

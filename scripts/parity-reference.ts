@@ -4,7 +4,7 @@ import path from 'node:path';
 import { startMcpDemoServer } from '../local/mcp-demo-server.ts';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import type { MessagesRequest, ScriptedBlock } from '../local/scripted-model/script.ts';
-import { parityCaseSchema, parityFileLine, type ParityCase } from './parity-case.ts';
+import { parityCaseSchema, parityFileLine, resultLines, type ParityCase } from './parity-case.ts';
 import { isMainLoopRequest, runClaudeCode } from './reference-claude.ts';
 
 /**
@@ -67,13 +67,7 @@ try {
   const env = mcp ? { ENABLE_TOOL_SEARCH: 'true' } : undefined;
   const checkPermissions = kase.permissions !== undefined || kase.permissionMode !== undefined;
   await runClaudeCode(claude, { cwd: dir, home, modelUrl: server.url, prompt: 'Run the parity case.', extraArgs, env, checkPermissions });
-  for (const message of last?.messages ?? []) {
-    if (message.role !== 'user' || typeof message.content === 'string') continue;
-    for (const block of message.content) {
-      if (block.type !== 'tool_result') continue;
-      console.log(JSON.stringify(swap({ id: block.tool_use_id, is_error: block.is_error === true, content: block.content }, dir, '/workspace')));
-    }
-  }
+  for (const line of resultLines(last?.messages ?? [], { texts: kase.texts })) console.log(JSON.stringify(swap(line, dir, '/workspace')));
   for (const rel of kase.filesAfter) {
     const target = path.join(dir, rel);
     console.log(JSON.stringify(parityFileLine(rel, existsSync(target) ? readFileSync(target) : undefined)));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startMcpDemoServer } from '../local/mcp-demo-server.ts';
 import { startLocalStack } from '../local/stack.ts';
-import { createParitySession, parityCaseSchema, parityFileLine, readParityFile, runParityTurn, type ParityCaseOutput } from './parity-case.ts';
+import { createParitySession, parityCaseSchema, parityFileLine, readParityFile, parityTurnLines, type ParityCaseOutput } from './parity-case.ts';
 
 /**
  * `npm run parity -- CASE.json`: runs a case's scripted tool calls through the real Stratus path
@@ -40,7 +40,7 @@ const stack = await startLocalStack({
 try {
   const settings = { ...mcpSettings(mcp), ...permissionSettings(kase) };
   const sessionId = await createParitySession(stack, kase.files, settings);
-  for (const line of await runParityTurn(stack, sessionId, kase.steps)) console.log(JSON.stringify(line));
+  for (const line of await parityTurnLines(stack, sessionId, kase.steps, kase.texts)) console.log(JSON.stringify(line));
   for (const rel of kase.filesAfter) console.log(JSON.stringify(parityFileLine(rel, await readParityFile(stack, sessionId, rel))));
 } finally {
   await mcp?.close();

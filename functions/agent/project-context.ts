@@ -1,6 +1,8 @@
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 import { INSTRUCTIONS_FILE_NAMES } from '../tools/instructions-text.ts';
+import { skillFromFile, type SkillDefinition } from '../tools/skill/skill-definition.ts';
+import { skillListingReminder } from '../tools/skill/skill-listing.ts';
 import { renderEnvironment, takeEnvironmentSnapshot } from './environment-snapshot.ts';
 import { instructionsBlock, type SettingInstructions } from './instructions-block.ts';
 import { buildSystemPrompt } from './system-prompt.ts';
@@ -19,6 +21,8 @@ export interface ProjectContext {
   userContext: string;
   /** The same block without instructions, for sub-agents that go without them (Explore, Plan). */
   userContextWithoutInstructions: string;
+  /** The repository's skills (`.claude/skills/`), which the Skill tool loads; the block above lists them. */
+  skills: SkillDefinition[];
 }
 
 type ProjectContextDeps = Pick<TurnDeps, 'config' | 'tenantSettings'>;
@@ -27,7 +31,7 @@ type ProjectContextDeps = Pick<TurnDeps, 'config' | 'tenantSettings'>;
  * Loads what the model is told about its project at a turn's start: the tenant's settings, the
  * environment section (taken once per session and kept in `workspace.environmentSection`, which the
  * recorder stores with the session), and the root instructions files with their imports, read
- * from the workspace version the turn starts on. Reads under the workspace then bring the
+ * from the workspace version the turn starts on, and its skills. Reads under the workspace then bring the
  * instructions of subdirectories along (`workspace.instructionsLookup`).
  */
 export async function loadProjectContext(
@@ -47,6 +51,9 @@ export async function loadProjectContext(
   if (!empty) workspace.environmentSection ??= session.environmentSection ?? (await takeEnvironmentSnapshot(workspace, facts));
   const environment = workspace.environmentSection ?? renderEnvironment({}, facts);
   const files = empty ? [] : (await workspace.run({ type: 'read_instructions', paths: ROOT_INSTRUCTIONS_PATHS, limits })).files;
+  const skills = empty ? [] : (await workspace.run({ type: 'read_skills' })).skills.map(skillFromFile);
+  // The skills go first, in a reminder of their own, as the reference lists them.
+  const listing = skillListingReminder(skills, model.contextWindow) ?? '';
   workspace.instructionsLookup = { names: [...INSTRUCTIONS_FILE_NAMES], limits, loaded: files.map((f) => f.path) };
   const fromSettings: SettingInstructions = {
     ...(tenant.instructions ? { tenant: tenant.instructions } : {}),
@@ -55,7 +62,8 @@ export async function loadProjectContext(
   return {
     system: buildSystemPrompt({ operator: settings.systemPromptAppend, tenant: tenant.systemPromptAppend }, environment),
     environment,
-    userContext: instructionsBlock({ settings: fromSettings, files, date, maxTotalChars: settings.maxTotalChars }),
-    userContextWithoutInstructions: instructionsBlock({ settings: {}, files: [], date, maxTotalChars: settings.maxTotalChars }),
+    userContext: listing + instructionsBlock({ settings: fromSettings, files, date, maxTotalChars: settings.maxTotalChars }),
+    userContextWithoutInstructions: listing + instructionsBlock({ settings: {}, files: [], date, maxTotalChars: settings.maxTotalChars }),
+    skills,
   };
 }

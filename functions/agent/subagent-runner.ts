@@ -38,7 +38,7 @@ export interface SubagentScope {
   /** The parent turn's lease check: a sub-agent's call with effects waits on it as the parent's own calls do. */
   leaseHeld?: QueryParams['leaseHeld'];
   /** What the turn tells the model about its project; sub-agents get their share (`definedAgent`). */
-  project?: Pick<ProjectContext, 'environment' | 'userContext' | 'userContextWithoutInstructions'>;
+  project?: Pick<ProjectContext, 'environment' | 'userContext' | 'userContextWithoutInstructions' | 'skills'>;
 }
 
 /** Where in the tree a runner sits: the tools of the agent that spawns, and what it may spawn. */
@@ -296,6 +296,7 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
       // The session's network and model account, as its parent has them.
       ...(input.ctx.web ? { web: input.ctx.web } : {}),
       ...(input.ctx.sideModel ? { sideModel: input.ctx.sideModel } : {}),
+      ...(scope.project ? { skills: scope.project.skills } : {}),
     },
     ...(input.shouldCheckpoint ? { shouldCheckpoint: input.shouldCheckpoint } : {}),
     ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),

@@ -18,6 +18,7 @@ import type { RunnerRequest } from '../../sandbox-runner/protocol.ts';
 const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   read: true,
   read_instructions: true,
+  read_skills: true,
   glob: true,
   grep: true,
   list_files: true,

@@ -9,6 +9,7 @@ import { editTool } from './edit-tool.ts';
 import { globTool } from './glob-tool.ts';
 import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
+import { skillTool } from './skill/skill-tool.ts';
 import { taskOutputTool } from './task-output-tool.ts';
 import { notebookEditTool } from './notebook-edit-tool.ts';
 import { taskStopTool } from './task-stop-tool.ts';
@@ -32,6 +33,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   notebookEditTool,
   globTool,
   grepTool,
+  skillTool,
   taskOutputTool,
   taskStopTool,
   todoWriteTool,

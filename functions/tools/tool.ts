@@ -6,6 +6,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { TodoItem } from '../stores/session-store.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { AgentDefinition } from './agent/agent-definitions.ts';
+import type { SkillDefinition } from './skill/skill-definition.ts';
 import type { ForkBase, SubagentLaunch, SubagentRequest, SubagentResult } from './agent/subagent-types.ts';
 
 /** What a tool call can see and use. Built per call by the executor. */
@@ -27,6 +28,8 @@ export interface ToolContext {
   forkBase?: () => ForkBase | undefined;
   /** The agent's task list (TodoWrite); absent where no list is kept. */
   todos?: TodoList;
+  /** The repository's skills as the turn read them at its start (the Skill tool); absent: none. */
+  skills?: readonly SkillDefinition[];
   /**
    * How long a tool with an `interaction` may wait for a person (ms); absent or 0 where no one
    * can answer (an unattended run, a sub-agent): the call then runs at once without an answer.

@@ -168,6 +168,7 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
       interactionTimeoutMs: questionTimeoutMs(recorder.settings, controls.permissions.mode),
       web: createSessionWeb(deps, recorder.settings),
       sideModel: createSideModel(deps, (response) => recorder.countToolModelCall(response)),
+      skills: loop.project.skills,
     },
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };

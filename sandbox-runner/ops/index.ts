@@ -19,6 +19,7 @@ import { grepOp, type GrepResult } from './grep-op.ts';
 import { hookCommandOp, type HookCommandResult } from './hook-command-op.ts';
 import { readOp, type ReadResult } from './read-op.ts';
 import { readInstructionsOp, type ReadInstructionsResult } from './read-instructions-op.ts';
+import { readSkillsOp, type ReadSkillsResult } from './read-skills-op.ts';
 import { taskOutputOp, type TaskOutputResult } from './task-output-op.ts';
 import { taskStopOp, type TaskStopResult } from './task-stop-op.ts';
 import { writeOp, type WriteResult } from './write-op.ts';
@@ -29,6 +30,7 @@ export const RUNNER_OPS = {
   bash: bashOp,
   read: readOp,
   read_instructions: readInstructionsOp,
+  read_skills: readSkillsOp,
   write: writeOp,
   edit: editOp,
   notebook_edit: notebookEditOp,
@@ -56,6 +58,7 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   bashOp.schema,
   readOp.schema,
   readInstructionsOp.schema,
+  readSkillsOp.schema,
   writeOp.schema,
   editOp.schema,
   notebookEditOp.schema,
@@ -84,6 +87,7 @@ export type OpResult =
   | BashResult
   | ReadResult
   | ReadInstructionsResult
+  | ReadSkillsResult
   | WriteResult
   | EditResult
   | NotebookEditResult
@@ -126,6 +130,7 @@ export type {
   NotebookEditResult,
   ReadResult,
   ReadInstructionsResult,
+  ReadSkillsResult,
   TaskOutputResult,
   TaskStopResult,
   WriteResult,
@@ -133,5 +138,6 @@ export type {
 };
 export type { FileStateEntry } from './files/file-state.ts';
 export type { InstructionFile } from './files/instruction-files.ts';
+export type { SkillFile } from './read-skills-op.ts';
 export type { NotebookCell } from './files/notebook.ts';
 export type { LayerOutcome } from '../workspace/environment-layer.ts';

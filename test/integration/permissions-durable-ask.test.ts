@@ -196,6 +196,7 @@ describe('durable ask through the HTTP API', () => {
       'Glob',
       'Grep',
       'NotebookEdit',
+      'Skill',
       'TaskOutput',
       'TaskStop',
       'TodoWrite',

@@ -70,8 +70,8 @@ function importTarget(importer: string, target: string): string | undefined {
   return resolved === VIRTUAL_ROOT || resolved.startsWith(`${VIRTUAL_ROOT}/`) ? resolved : undefined;
 }
 
-/** The file's text when it is a regular file inside the workspace of a sane size; otherwise undefined. */
-async function readInstructionText(ctx: OpContext, virtualPath: string): Promise<string | undefined> {
+/** The file's text when it is a regular file inside the workspace of a sane size (1 MiB) without NUL bytes; otherwise undefined. */
+export async function readInstructionText(ctx: OpContext, virtualPath: string): Promise<string | undefined> {
   const resolved = await resolveWorkspacePath(ctx, virtualPath);
   if (!resolved) return undefined;
   const st = await fs.stat(resolved.real).catch(() => undefined);

@@ -154,7 +154,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // Listening before deps exist puts the API among the own endpoints the outbound policy never calls.
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
-    const deps = createLocalDeps(opts, config, stops, { callLog, failedInvocations: failures.store, tracing: await withOtlpExport(opts.tracing ?? NO_TRACING, config) });
+    const deps = await createLocalDeps(opts, config, stops, { callLog, failedInvocations: failures.store });
     registerHarnessFunctions(functions, deps);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
@@ -194,12 +194,14 @@ function startScriptedModel(opts: LocalStackOptions) {
 }
 
 /** The deps, with metric documents written to the data folder unless the options take them. */
-function createLocalDeps(
+async function createLocalDeps(
   opts: LocalStackOptions,
   config: StratusConfig,
   stops: (() => Promise<void>)[],
-  { callLog, failedInvocations, tracing }: { callLog: AwsCallLog | undefined; failedInvocations: FailedInvocationStore; tracing: Tracing },
-): Deps {
+  { callLog, failedInvocations }: { callLog: AwsCallLog | undefined; failedInvocations: FailedInvocationStore },
+): Promise<Deps> {
+  // OpenTelemetry joins the given tracing when the settings name a collector (STRATUS_OTEL_TRACES_ENDPOINT).
+  const tracing = await withOtlpExport(opts.tracing ?? NO_TRACING, config);
   const sink = opts.writeMetrics ? undefined : createLocalMetricsSink(opts.dataDir, config.logLevel);
   // Closed last, after the API and the scheduler, whose turns may still emit.
   if (sink) stops.unshift(sink.close);

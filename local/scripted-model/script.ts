@@ -40,13 +40,29 @@ export type ScriptedResponse = (ScriptedMessage | ScriptedError) & { forFirstTex
  * not part of it.
  */
 export function firstUserText(body: MessagesRequest): string {
-  const first = body.messages[0];
-  if (!first) return '';
-  if (typeof first.content === 'string') return first.content;
-  return first.content
-    .filter((b) => b.type === 'text' && !String(b.text).startsWith('<system-reminder>'))
+  const opening = openingMessage(body);
+  return opening ? userText(opening) : '';
+}
+
+/** Text the harness adds to a request's opening (reminders, the deferred-tools list), not what any agent was asked. */
+function harnessText(text: string): boolean {
+  return text.startsWith('<system-reminder>') || text.startsWith('<available-deferred-tools>');
+}
+
+function userText(message: MessagesRequest['messages'][number]): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .filter((b) => b.type === 'text' && !harnessText(String(b.text)))
     .map((b) => String(b.text))
     .join('');
+}
+
+/**
+ * The message a request opens with once the harness's context is left out: the prompt's message,
+ * after a leading message that holds only reminders or the deferred-tools list (ToolSearch on).
+ */
+export function openingMessage(body: MessagesRequest): MessagesRequest['messages'][number] | undefined {
+  return body.messages.find((m) => userText(m) !== '') ?? body.messages[0];
 }
 
 /** The body of a Messages API request, as far as scripts need it. */

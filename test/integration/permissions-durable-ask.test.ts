@@ -200,6 +200,8 @@ describe('durable ask through the HTTP API', () => {
       'TaskOutput',
       'TaskStop',
       'TodoWrite',
+      'ToolSearch',
+      'WebFetch',
       'Write',
     ]);
   });

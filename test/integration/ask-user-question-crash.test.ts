@@ -1,17 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { apiClient } from '../support/api-client.ts';
+import { LIBRARY_QUESTION as question } from '../support/questions.ts';
 import { startStackProcess, type StackProcess } from '../support/stack-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
-
-const question = {
-  question: 'Which library should we use?',
-  header: 'Library',
-  options: [
-    { label: 'dayjs', description: 'Small' },
-    { label: 'luxon', description: 'Rich' },
-  ],
-  multiSelect: false,
-};
 
 describe('a question that outlives its process', () => {
   const tmp = makeTempDir();

@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { useLocalStack } from '../support/stack-fixture.ts';
+import { LIBRARY_QUESTION as library } from '../support/questions.ts';
+import { unscripted, useLocalStack } from '../support/stack-fixture.ts';
 import { withoutCacheControl } from '../support/request-bodies.ts';
 import { until } from '../support/until.ts';
 
-const unscripted = () => ({ error: { status: 500, type: 'api_error', message: 'unscripted' } });
-
-const library = {
-  question: 'Which library should we use?',
-  header: 'Library',
-  options: [
-    { label: 'dayjs', description: 'Small' },
-    { label: 'luxon', description: 'Rich' },
-  ],
-  multiSelect: false,
-};
 const features = {
   question: 'Which features do you want?',
   header: 'Features',

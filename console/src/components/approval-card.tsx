@@ -1,20 +1,7 @@
 import { useState } from 'preact/hooks';
-import { apiFetch, authHeaders, errorText, type PendingPermission } from '../api.ts';
+import type { PendingPermission } from '../api.ts';
 import { describeInput } from '../format.ts';
-
-/**
- * Answers one waiting call. The answer that settles the last waiting call resumes the turn in
- * the same request; asking for SSE lets the caller stream it (`onAnswered` gets the response).
- */
-export async function answerPermission(sessionId: string, toolUseId: string, body: Record<string, unknown>): Promise<Response> {
-  const res = await apiFetch(`/v1/sessions/${encodeURIComponent(sessionId)}/permissions/${encodeURIComponent(toolUseId)}`, {
-    method: 'POST',
-    headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }),
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(errorText(await res.json().catch(() => undefined), res));
-  return res;
-}
+import { useSendAnswer } from './send-answer.ts';
 
 /** One pending approval: what the call would do, and large Allow / Deny buttons (usable on a phone). */
 export function ApprovalCard(props: { sessionId: string; pending: PendingPermission; onAnswered: (res: Response) => void }) {
@@ -24,24 +11,18 @@ export function ApprovalCard(props: { sessionId: string; pending: PendingPermiss
   const [rule, setRule] = useState(() => p.suggestedRule);
   const [message, setMessage] = useState('');
   const [edited, setEdited] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, send } = useSendAnswer(props.onAnswered);
   const base = `ap-${p.toolUseId}`;
-  const answer = async (decision: 'allow' | 'deny') => {
-    setBusy(true);
-    setError(null);
-    try {
-      const body: Record<string, unknown> = { decision };
-      if (decision === 'allow' && remember === 'call') body.remember = true;
-      if (decision === 'allow' && remember === 'rule') body.rule = rule.trim();
-      if (decision === 'allow' && edited !== null) body.updatedInput = JSON.parse(edited);
-      if (decision === 'deny' && message.trim()) body.message = message.trim();
-      props.onAnswered(await answerPermission(props.sessionId, p.toolUseId, body));
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
+  const body = (decision: 'allow' | 'deny') => {
+    const answer: Record<string, unknown> = { decision };
+    if (decision === 'allow' && remember === 'call') answer.remember = true;
+    if (decision === 'allow' && remember === 'rule') answer.rule = rule.trim();
+    if (decision === 'allow' && edited !== null) answer.updatedInput = JSON.parse(edited);
+    if (decision === 'deny' && message.trim()) answer.message = message.trim();
+    return answer;
   };
+  const answer = (decision: 'allow' | 'deny') =>
+    send(`/v1/sessions/${encodeURIComponent(props.sessionId)}/permissions/${encodeURIComponent(p.toolUseId)}`, () => body(decision));
   return (
     <article class="approval" aria-labelledby={`${base}-h`}>
       <h3 id={`${base}-h`} style="margin:0">

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { apiFetch, authHeaders, errorText, type Schemas } from '../api.ts';
+import type { Schemas } from '../api.ts';
+import { useSendAnswer } from './send-answer.ts';
 
 type Question = Schemas['AskedQuestion'];
 
@@ -7,17 +8,6 @@ type Question = Schemas['AskedQuestion'];
 interface Picked {
   labels: string[];
   other: string;
-}
-
-/** Sends the answer; the one that settles the last waiting call resumes the turn, streamed as SSE. */
-async function answerQuestion(sessionId: string, toolUseId: string, body: Record<string, unknown>): Promise<Response> {
-  const res = await apiFetch(`/v1/sessions/${encodeURIComponent(sessionId)}/questions/${encodeURIComponent(toolUseId)}/answer`, {
-    method: 'POST',
-    headers: authHeaders({ 'content-type': 'application/json', accept: 'text/event-stream' }),
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(errorText(await res.json().catch(() => undefined), res));
-  return res;
 }
 
 /** The request body: labels per question (one for a single choice), and the person's own words where given. */
@@ -35,8 +25,7 @@ function answerBody(questions: Question[], picked: Record<string, Picked>): Reco
 /** The agent's question (AskUserQuestion): each question's options as large choices, an "Other" field, one Submit (usable on a phone). */
 export function QuestionCard(props: { sessionId: string; toolUseId: string; questions: Question[]; expiresAt?: string; onAnswered: (res: Response) => void }) {
   const [picked, setPicked] = useState<Record<string, Picked>>({});
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, send } = useSendAnswer(props.onAnswered);
   const base = `q-${props.toolUseId}`;
   const change = (q: Question, next: Partial<Picked>) =>
     setPicked((all) => ({ ...all, [q.question]: { ...(all[q.question] ?? { labels: [], other: '' }), ...next } }));
@@ -46,16 +35,10 @@ export function QuestionCard(props: { sessionId: string; toolUseId: string; ques
     if (!q.multiSelect) return change(q, { labels: on ? [label] : [], other: '' });
     change(q, { labels: on ? [...labels, label] : labels.filter((l) => l !== label) });
   };
-  const submit = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      props.onAnswered(await answerQuestion(props.sessionId, props.toolUseId, answerBody(props.questions, picked)));
-    } catch (err) {
-      setError((err as Error).message);
-      setBusy(false);
-    }
-  };
+  const submit = () =>
+    send(`/v1/sessions/${encodeURIComponent(props.sessionId)}/questions/${encodeURIComponent(props.toolUseId)}/answer`, () =>
+      answerBody(props.questions, picked),
+    );
   return (
     <article class="approval question" aria-labelledby={`${base}-h`}>
       <h3 id={`${base}-h`} style="margin:0">

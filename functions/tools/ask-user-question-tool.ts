@@ -91,7 +91,10 @@ export const askUserQuestionTool = buildTool({
   description: DESCRIPTION,
   maxResultSizeChars: 100_000,
   searchHint: 'prompt the user with a multiple-choice question',
-  shouldDefer: true,
+  // Not deferred, unlike the reference: like NotebookEdit, TaskOutput and the web tools here, a
+  // built-in is always loaded, so ToolSearch (and its message at the head of every request) comes
+  // only with MCP tools (docs/tool-pipeline.md, "ToolSearch").
+  shouldDefer: false,
   interaction: 'question',
   isReadOnly: () => true,
   isConcurrencySafe: () => true,

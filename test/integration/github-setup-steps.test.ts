@@ -6,7 +6,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { openingMessage } from '../support/agent-requests.ts';
 import { apiClient } from '../support/api-client.ts';
 import { startCountingServer, type CountingServer } from '../support/counting-server.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
@@ -159,7 +158,7 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
     // The model heard of the set-up in its first prompt; with the dependencies installed, its first
     // run of the tests failed on the bug, not on a missing module, and it had no network of its own.
     const first = stack.model!.requests.find((r) => JSON.stringify(r.body).includes('total() is off by one'))!;
-    const opening = JSON.stringify(openingMessage(first.body));
+    const opening = JSON.stringify(first.body.messages[0]);
     expect(opening).toContain('The set-up steps of this workspace (.stratus/setup.sh) ran before this conversation: they succeeded in');
     const messages = await api.messages(run.sessionId);
     const results = messages.flatMap((m) => m.content).filter((b: { type: string }) => b.type === 'tool_result');
@@ -222,7 +221,7 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
 
     // The model's first message says the set-up failed, how, and what it printed.
     const first = stack.model!.requests.at(-1)!;
-    const opening = JSON.stringify(openingMessage(first.body));
+    const opening = JSON.stringify(first.body.messages[0]);
     expect(opening).toContain('did not succeed: they failed with exit code 22');
     expect(opening).toContain('Blocked by the sandbox');
     // The maintainer reads the same on the issue.

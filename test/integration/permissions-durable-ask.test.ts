@@ -191,6 +191,7 @@ describe('durable ask through the HTTP API', () => {
     // A request-level deny of a whole tool hides it from the model for that turn.
     expect(stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name)).toEqual([
       'Agent',
+      'AskUserQuestion',
       'Bash',
       'Edit',
       'Glob',
@@ -200,7 +201,6 @@ describe('durable ask through the HTTP API', () => {
       'TaskOutput',
       'TaskStop',
       'TodoWrite',
-      'ToolSearch',
       'WebFetch',
       'Write',
     ]);

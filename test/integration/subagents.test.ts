@@ -57,7 +57,7 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
     expect(res.json).toMatchObject({ stopReason: 'end_turn' });
     const subRequest = stack.model!.requests.find((r) => firstText(r.body) === 'SUB: read notes')!;
     // Explore's tools: read-only ones, no Agent, Write, Edit, TaskOutput or TaskStop.
-    expect(subRequest.body.tools!.map((t) => t.name)).toEqual(['Bash', 'Glob', 'Grep', 'Read', 'Skill', 'TodoWrite', 'ToolSearch', 'WebFetch']);
+    expect(subRequest.body.tools!.map((t) => t.name)).toEqual(['Bash', 'Glob', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch']);
     expect(systemText(subRequest.body)).toContain('You are the search sub-agent of Stratus');
     const result = res.json.events.find((e: any) => e.type === 'tool_result' && e.toolUseId === 'toolu_explore');
     // A one-shot built-in: the text alone, no agentId/usage trailer (as the reference).

@@ -61,7 +61,7 @@ function userText(message: MessagesRequest['messages'][number]): string {
  * The message a request opens with once the harness's context is left out: the prompt's message,
  * after a leading message that holds only reminders or the deferred-tools list (ToolSearch on).
  */
-export function openingMessage(body: MessagesRequest): MessagesRequest['messages'][number] | undefined {
+function openingMessage(body: MessagesRequest): MessagesRequest['messages'][number] | undefined {
   return body.messages.find((m) => userText(m) !== '') ?? body.messages[0];
 }
 

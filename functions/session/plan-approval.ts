@@ -5,9 +5,7 @@ import { QuestionAlreadyAnsweredError, waitsForPerson, type PendingApproval } fr
 type PlanDeps = Pick<Deps, 'approvals' | 'clock'>;
 
 /** What a person sends for a waiting plan: approve it (as it is, or edited; in a mode) or reject it (with what to change). */
-export type PlanAnswer =
-  | { decision: 'approve'; plan?: string; mode?: 'default' | 'acceptEdits' }
-  | { decision: 'reject'; feedback?: string };
+export type PlanAnswer = { decision: 'approve'; plan?: string; mode?: 'default' | 'acceptEdits' } | { decision: 'reject'; feedback?: string };
 
 /** The plan of an ExitPlanMode call, as the model wrote it ('' when it gave none). */
 export function planOf(item: Pick<PendingApproval, 'input'>): string {
@@ -57,11 +55,21 @@ export async function decidePlan(deps: PlanDeps, sessionId: string, toolUseId: s
   const item = await waitingPlan(deps, sessionId, toolUseId);
   const decidedAt = new Date(deps.clock()).toISOString();
   if (answer.decision === 'reject') {
-    await deps.approvals.closeQuestion(sessionId, toolUseId, { decision: 'deny', decidedAt, ...(answer.feedback ? { feedback: answer.feedback } : {}) }, 'plan');
+    await deps.approvals.closeQuestion(
+      sessionId,
+      toolUseId,
+      { decision: 'deny', decidedAt, ...(answer.feedback ? { feedback: answer.feedback } : {}) },
+      'plan',
+    );
   } else {
     const { approvedMode: _m, planWasEdited: _e, ...input } = item.input as Record<string, unknown>;
     const edited = answer.plan !== undefined && answer.plan !== planOf(item);
-    const updatedInput = { ...input, plan: edited ? answer.plan : planOf(item), approvedMode: answer.mode ?? 'default', ...(edited ? { planWasEdited: true } : {}) };
+    const updatedInput = {
+      ...input,
+      plan: edited ? answer.plan : planOf(item),
+      approvedMode: answer.mode ?? 'default',
+      ...(edited ? { planWasEdited: true } : {}),
+    };
     await deps.approvals.closeQuestion(sessionId, toolUseId, { decision: 'allow', decidedAt, updatedInput }, 'plan');
   }
   return (await deps.approvals.listForSession(sessionId)).filter(waitsForPerson);

@@ -14,6 +14,14 @@ export function pendingQuestionView(p: PendingApproval) {
   return { toolUseId: p.toolUseId, turnId: p.turnId, questions: questionsOf(p), createdAt: p.createdAt, expiresAt: p.expiresAt ?? p.createdAt };
 }
 
+/** What waits for a person's input: the agent's questions and its plans. */
+function waitingView(waiting: readonly PendingApproval[]) {
+  return {
+    questions: waiting.filter((p) => p.kind === 'question' && waitsForPerson(p)).map(pendingQuestionView),
+    plans: waiting.filter((p) => p.kind === 'plan' && waitsForPerson(p)).map(planView),
+  };
+}
+
 /**
  * The public shape of a session: no lease internals, no tenant id. With the config, its budgets
  * (limit, spent, left); with what waits for a person, its questions and plans.
@@ -62,12 +70,7 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
     source: record.source ?? null,
     setup: record.setup ?? null,
     todos: record.todos ?? [],
-    ...(waiting
-      ? {
-          questions: waiting.filter((p) => p.kind === 'question' && waitsForPerson(p)).map(pendingQuestionView),
-          plans: waiting.filter((p) => p.kind === 'plan' && waitsForPerson(p)).map(planView),
-        }
-      : {}),
+    ...(waiting ? waitingView(waiting) : {}),
   };
 }
 

@@ -89,10 +89,7 @@ export const sessionSchema = z
       .array(pendingQuestionSchema)
       .optional()
       .describe("The agent's questions waiting for an answer (GET /v1/sessions/{id} only): POST …/questions/{toolUseId}/answer"),
-    plans: z
-      .array(planSchema)
-      .optional()
-      .describe("The agent's plans waiting for approval (GET /v1/sessions/{id} only): POST …/plans/{toolUseId}"),
+    plans: z.array(planSchema).optional().describe("The agent's plans waiting for approval (GET /v1/sessions/{id} only): POST …/plans/{toolUseId}"),
   })
   .openapi('Session');
 

@@ -3404,6 +3404,8 @@ export interface components {
       };
       /** @description Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md) */
       instructions?: string;
+      /** @description A run starts in plan mode and posts its plan as a comment; a writer's reply (`@stratus approve`, or `@stratus reject …` with what to change) decides it */
+      planFirst?: boolean;
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -3724,6 +3726,7 @@ export interface components {
           };
         };
         questionTimeoutSeconds?: number;
+        planFirst?: boolean;
       };
       budgets?: components["schemas"]["Budgets"];
     };
@@ -3816,6 +3819,7 @@ export interface components {
           };
         };
         questionTimeoutSeconds?: number;
+        planFirst?: boolean;
       };
       /** @description Members replace; `null` removes one (the tenant default applies again) */
       budgets?: {
@@ -4337,7 +4341,7 @@ export interface components {
       branch: string | null;
       commit: string | null;
       pullRequestUrl: string | null;
-      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed */
+      /** @description queued, running, awaiting_plan, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed */
       outcome: string;
       detail: string | null;
       cost: {

@@ -10,6 +10,7 @@ import type { TurnRecorder } from './turn-recorder.ts';
  */
 export function sessionModeSwitch(permissions: PermissionContext, recorder: Pick<TurnRecorder, 'settings' | 'saveSettings'>): PermissionModeSwitch {
   return {
+    plansAwaitApproval: !permissions.unattended || recorder.settings?.planFirst === true,
     current: () => permissions.mode,
     async set(mode) {
       permissions.mode = mode;

@@ -17,6 +17,9 @@ import { watchTodos } from './todo-progress.ts';
 import { earlierRunOf } from './repeated-delivery.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 import { traced } from '../shared/tracing.ts';
+import type { PendingApproval } from '../stores/approval-store.ts';
+import { planOf } from '../session/plan-approval.ts';
+import { decidePlanFromComment, planCommentText, waitingPlan } from './plan-first.ts';
 
 export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
   config: DepsOf<typeof startTurn>['config'] & Pick<Deps['config'], 'github'>;
@@ -236,6 +239,8 @@ interface TurnOutcome {
   cost: Cost;
   modelSummary: string;
   stopped?: string;
+  /** A "plan first" run's plan, waiting for a writer's reply: nothing is published yet. */
+  plan?: PendingApproval;
 }
 
 /** Checkout (or the session of an earlier run), the unattended turn, then commit, push and the PR. */
@@ -246,6 +251,10 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
   await ctx.save({ sessionId: session.sessionId, branch });
   await ctx.say(texts(deps).working(session.sessionId, branch));
   const outcome = await runTheTurn(deps, ctx, session, branch);
+  if (outcome.plan) {
+    await askForPlanApproval(deps, ctx, outcome.plan, session.sessionId);
+    return { thread };
+  }
   return publish(deps, { ...ctx, thread }, outcome, branch);
 }
 
@@ -275,11 +284,12 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
 function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, baseBranch: string): Promise<SessionRecord> {
   // Every repository setting but the budgets and the instructions is a session setting of the same name.
-  const { budgets, instructions, ...sessionSettings } = repo.settings ?? {};
+  const { budgets, instructions, planFirst, ...sessionSettings } = repo.settings ?? {};
   return createSession(deps, {
     tenantId: repo.tenantId,
     title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
-    settings: { unattended: true, ...sessionSettings },
+    // "Plan first": the session starts in plan mode, and its plan waits for a writer's reply.
+    settings: { unattended: true, ...sessionSettings, ...(planFirst ? { permissionMode: 'plan' as const, planFirst: true } : {}) },
     // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
     ...(budgets ? { budgets } : {}),
     // Copied at creation: a follow-up run on the same thread keeps the instructions its session started with.
@@ -308,15 +318,36 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   );
   let summary: TurnSummary;
   try {
-    const turn = await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
+    const turn = await startRunTurn(deps, ctx, session.sessionId, prompt);
     summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
   } finally {
     await todos.stop();
   }
   const after = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
+  const plan = summary.stopReason === 'awaiting_permission' ? await waitingPlan(deps, session.sessionId) : undefined;
   const stopped = summary.stopReason === 'end_turn' ? undefined : stoppedBecause(summary);
   ctx.log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
-  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary: await lastAssistantText(deps, session.sessionId, summary.turnId), stopped };
+  const modelSummary = await lastAssistantText(deps, session.sessionId, summary.turnId);
+  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary, stopped, ...(plan ? { plan } : {}) };
+}
+
+/** The issue as a new prompt; or, when the session waits on its plan, the writer's reply decides it and the turn resumes. */
+async function startRunTurn(deps: GithubWorkDeps, ctx: WorkContext, sessionId: string, prompt: string) {
+  const { repo } = ctx;
+  const plan = await waitingPlan(deps, sessionId);
+  if (!plan) return startTurn(deps, { sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
+  const mode = repo.settings?.permissionMode ?? deps.config.permissions.defaultMode;
+  await decidePlanFromComment(deps, { gh: ctx.access.octokit, trigger: ctx.trigger, mention: repo.mention, mode, plan });
+  return startTurn(deps, { sessionId, tenantId: repo.tenantId, resume: true, deadlineAt: ctx.deadlineAt });
+}
+
+/** A "plan first" run stops at its plan: the plan as a comment a writer answers, the progress comment saying so. */
+async function askForPlanApproval(deps: GithubWorkDeps, ctx: WorkContext, plan: PendingApproval, sessionId: string): Promise<void> {
+  const { trigger } = ctx;
+  const body = planCommentText(planOf(plan), ctx.repo.mention, sessionId);
+  await ctx.access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body });
+  await ctx.say(texts(deps).awaitingPlan(sessionId));
+  await ctx.save({ outcome: 'awaiting_plan', detail: 'The plan waits for a writer to approve or reject it by a reply comment.' });
 }
 
 /** Commits and pushes the workspace's changes, then updates the thread's PR or opens one (a draft when the turn stopped early). */

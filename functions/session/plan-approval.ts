@@ -1,11 +1,12 @@
 import type { Deps } from '../deps/deps.ts';
 import { NotFoundError } from '../shared/errors.ts';
+import type { PlanApprovalMode } from '../tools/plan-mode/exit-plan-mode-tool.ts';
 import { QuestionAlreadyAnsweredError, waitsForPerson, type PendingApproval } from '../stores/approval-store.ts';
 
 type PlanDeps = Pick<Deps, 'approvals' | 'clock'>;
 
 /** What a person sends for a waiting plan: approve it (as it is, or edited; in a mode) or reject it (with what to change). */
-export type PlanAnswer = { decision: 'approve'; plan?: string; mode?: 'default' | 'acceptEdits' } | { decision: 'reject'; feedback?: string };
+export type PlanAnswer = { decision: 'approve'; plan?: string; mode?: PlanApprovalMode } | { decision: 'reject'; feedback?: string };
 
 /** The plan of an ExitPlanMode call, as the model wrote it ('' when it gave none). */
 export function planOf(item: Pick<PendingApproval, 'input'>): string {

@@ -21,6 +21,8 @@ export interface GithubRepoSettings {
   setup?: SetupSettings;
   /** Instructions every run's session gets, where a user's own instructions would go (docs/context.md). */
   instructions?: string;
+  /** "Plan first": a run starts in plan mode, posts its plan as a comment and goes on when a writer's reply approves it. */
+  planFirst?: boolean;
 }
 
 export interface GithubRepoRecord {
@@ -61,7 +63,7 @@ export interface GithubRunRecord {
   branch?: string;
   commit?: string;
   pullRequestUrl?: string;
-  /** queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
+  /** queued, running, awaiting_plan, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
   outcome: string;
   detail?: string;
   cost?: { inputTokens: number; outputTokens: number; usd: number };

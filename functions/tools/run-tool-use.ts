@@ -115,11 +115,12 @@ async function runFoundTool(tool: Tool, block: Block, ctx: ToolContext, env: Too
  * A permitted call of a tool that needs a person waits for one (durably, like an ask), unless
  * it comes back from that wait (a resume) or no one can answer (it then runs without an answer).
  * A question waits as long as the session's question timeout; a plan has no timeout: it waits
- * for a person wherever one can answer (not in an unattended session, not in a sub-agent).
+ * for a person wherever one can answer (not in a sub-agent, nor in an unattended session unless
+ * it is "plan first").
  */
 function interactionWait(tool: Tool, block: Block, call: CallState, ctx: ToolContext, env: ToolUseEnv): ToolUseOutcome | undefined {
   if (!tool.interaction || env.decisions?.has(block.id)) return undefined;
-  const canAnswer = tool.interaction === 'plan' ? !env.permissions.unattended && ctx.permissionMode !== undefined : Boolean(ctx.interactionTimeoutMs);
+  const canAnswer = tool.interaction === 'plan' ? ctx.permissionMode?.plansAwaitApproval === true : Boolean(ctx.interactionTimeoutMs);
   if (!canAnswer) return undefined;
   const message = INTERACTION_MESSAGES[tool.interaction];
   const waitMs = tool.interaction === 'question' ? { waitMs: ctx.interactionTimeoutMs } : {};

@@ -53,6 +53,8 @@ export interface ToolContext {
 export interface PermissionModeSwitch {
   current(): PermissionMode;
   set(mode: PermissionMode): Promise<void>;
+  /** A plan (ExitPlanMode) waits for a person: false in an unattended session, unless it is "plan first". */
+  readonly plansAwaitApproval: boolean;
 }
 
 /**

@@ -43,6 +43,12 @@ export const githubRepoSettingsSchema = z
       .max(MAX_TENANT_TEXT_CHARS)
       .optional()
       .describe("Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md)"),
+    planFirst: z
+      .boolean()
+      .optional()
+      .describe(
+        "A run starts in plan mode and posts its plan as a comment; a writer's reply (`@stratus approve`, or `@stratus reject …` with what to change) decides it",
+      ),
   })
   .openapi('GithubRepositorySettings');
 
@@ -107,7 +113,9 @@ const runSchema = z
     branch: z.string().nullable(),
     commit: z.string().nullable(),
     pullRequestUrl: z.string().nullable(),
-    outcome: z.string().describe('queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed'),
+    outcome: z
+      .string()
+      .describe('queued, running, awaiting_plan, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed'),
     detail: z.string().nullable(),
     cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),
     createdAt: z.string(),

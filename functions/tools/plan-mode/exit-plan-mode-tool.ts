@@ -11,8 +11,12 @@ import {
 
 export const EXIT_PLAN_MODE_TOOL_NAME = 'ExitPlanMode';
 
-/** The modes a person may continue in once they approve a plan. */
-export const PLAN_APPROVAL_MODES = ['default', 'acceptEdits'] as const;
+/**
+ * The modes a plan's approval may continue in: a person picks default or acceptEdits (the API);
+ * a GitHub run's approval goes on in the mode its repository runs in.
+ */
+const PLAN_APPROVAL_MODES = ['default', 'acceptEdits', 'bypassPermissions', 'dontAsk'] as const;
+export type PlanApprovalMode = (typeof PLAN_APPROVAL_MODES)[number];
 
 const allowedPrompt = z.object({
   tool: z.enum(['Bash']).describe('The tool this prompt applies to'),

@@ -7,7 +7,7 @@ import type { GithubTrigger } from '../github-api/github-trigger.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import { runOp } from '../runner-client/workspace-client.ts';
 import { createSession } from '../session/create-session.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { ConflictError, errorMessage } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { threadKey, type GithubRepoRecord, type GithubRunRecord, type GithubThreadRecord } from '../stores/github-store.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
@@ -318,8 +318,7 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   );
   let summary: TurnSummary;
   try {
-    const turn = await startRunTurn(deps, ctx, session.sessionId, prompt);
-    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
+    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await startRunTurn(deps, ctx, session.sessionId, prompt), ctx.deadlineAt);
   } finally {
     await todos.stop();
   }
@@ -332,13 +331,22 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
 }
 
 /** The issue as a new prompt; or, when the session waits on its plan, the writer's reply decides it and the turn resumes. */
-async function startRunTurn(deps: GithubWorkDeps, ctx: WorkContext, sessionId: string, prompt: string) {
+async function startRunTurn(deps: GithubWorkDeps, ctx: WorkContext, sessionId: string, prompt: string): Promise<TurnSummary> {
   const { repo } = ctx;
   const plan = await waitingPlan(deps, sessionId);
-  if (!plan) return startTurn(deps, { sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
+  if (!plan) return (await startTurn(deps, { sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt })).done;
   const mode = repo.settings?.permissionMode ?? deps.config.permissions.defaultMode;
   await decidePlanFromComment(deps, { gh: ctx.access.octokit, trigger: ctx.trigger, mention: repo.mention, mode, plan });
-  return startTurn(deps, { sessionId, tenantId: repo.tenantId, resume: true, deadlineAt: ctx.deadlineAt });
+  try {
+    return await (await startTurn(deps, { sessionId, tenantId: repo.tenantId, resume: true, deadlineAt: ctx.deadlineAt })).done;
+  } catch (err) {
+    // A decided plan is resumed by whoever comes first (the local scheduler's sweep too): follow that turn.
+    const session = err instanceof ConflictError ? await deps.sessions.getForTenant(sessionId, repo.tenantId) : undefined;
+    const turnId = session?.lease?.turnId ?? session?.lastTurn?.turnId;
+    if (!turnId) throw err;
+    const now = new Date(deps.clock()).toISOString();
+    return session?.lease ? { turnId, stopReason: 'checkpoint', startedAt: now, endedAt: now } : session!.lastTurn!;
+  }
 }
 
 /** A "plan first" run stops at its plan: the plan as a comment a writer answers, the progress comment saying so. */

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps/deps.ts';
 import { NotFoundError } from '../shared/errors.ts';
-import type { PlanApprovalMode } from '../tools/plan-mode/exit-plan-mode-tool.ts';
+import { EXIT_PLAN_MODE_TOOL_NAME, type PlanApprovalMode } from '../tools/plan-mode/exit-plan-mode-tool.ts';
 import { QuestionAlreadyAnsweredError, waitsForPerson, type PendingApproval } from '../stores/approval-store.ts';
 
 type PlanDeps = Pick<Deps, 'approvals' | 'clock'>;
@@ -34,7 +34,7 @@ export function planView(p: PendingApproval) {
 /** A plan of that id, waiting or decided: undefined when the session has none. */
 export async function findPlan(deps: Pick<Deps, 'approvals'>, sessionId: string, toolUseId: string): Promise<PendingApproval | undefined> {
   const item = await deps.approvals.get(sessionId, toolUseId);
-  return item && (item.kind === 'plan' || (item.kind === 'answered' && item.toolName === 'ExitPlanMode')) ? item : undefined;
+  return item && (item.kind === 'plan' || (item.kind === 'answered' && item.toolName === EXIT_PLAN_MODE_TOOL_NAME)) ? item : undefined;
 }
 
 /** The waiting plan of that id: 404 when there is none, 409 when it was decided already. */

@@ -2,7 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Webhooks } from '@octokit/webhooks';
 import type { Context } from 'hono';
 import type { Deps } from '../../deps/deps.ts';
-import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
+import { deliveryRepository } from '../../github-api/github-trigger.ts';
+import { triggerForDelivery } from '../../github/follow-up-delivery.ts';
 import { connectionForDelivery } from '../../github/route-delivery.ts';
 import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
 import { bodyLimit } from '../body-limit.ts';
@@ -18,7 +19,7 @@ const webhookBodyLimit = bodyLimit(
   (bytes) => new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes; this one is at least ${bytes}.`, 'request_too_large'),
 );
 
-type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock' | 'log'>;
+type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'clock' | 'log'>;
 
 const webhookAnswerSchema = z
   .object({
@@ -123,7 +124,7 @@ async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: D
     return { accepted: false, reason: routed.ignored };
   }
   const repo = routed;
-  const found = triggerFromDelivery(event, deliveryId, payload, repo);
+  const found = await triggerForDelivery(deps, { event, deliveryId, payload }, repo, log);
   if ('ignored' in found) {
     log.info('webhook delivery starts nothing', { repository, reason: found.ignored });
     return { accepted: false, reason: found.ignored };

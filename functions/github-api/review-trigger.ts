@@ -38,13 +38,30 @@ const reviewSchema = z.object({
 });
 const prRefs = z.array(z.object({ number: z.number().int() }));
 const checkSchemas = {
-  check_suite: z.object({ action: z.literal('completed'), check_suite: z.object({ conclusion: z.string().nullable(), head_sha: z.string(), pull_requests: prRefs }), ...envelope }),
-  check_run: z.object({ action: z.literal('completed'), check_run: z.object({ conclusion: z.string().nullable(), head_sha: z.string(), pull_requests: prRefs }), ...envelope }),
-  workflow_run: z.object({ action: z.literal('completed'), workflow_run: z.object({ conclusion: z.string().nullable(), head_sha: z.string(), pull_requests: prRefs }), ...envelope }),
+  check_suite: z.object({
+    action: z.literal('completed'),
+    check_suite: z.object({ conclusion: z.string().nullable(), head_sha: z.string(), pull_requests: prRefs }),
+    ...envelope,
+  }),
+  check_run: z.object({
+    action: z.literal('completed'),
+    check_run: z.object({ conclusion: z.string().nullable(), head_sha: z.string(), pull_requests: prRefs }),
+    ...envelope,
+  }),
+  workflow_run: z.object({
+    action: z.literal('completed'),
+    workflow_run: z.object({ conclusion: z.string().nullable(), head_sha: z.string(), pull_requests: prRefs }),
+    ...envelope,
+  }),
 };
 const closedSchema = z.object({
   action: z.literal('closed'),
-  pull_request: z.object({ number: z.number().int(), title: z.string(), merged: z.boolean().nullable().optional(), merged_at: z.string().nullable().optional() }),
+  pull_request: z.object({
+    number: z.number().int(),
+    title: z.string(),
+    merged: z.boolean().nullable().optional(),
+    merged_at: z.string().nullable().optional(),
+  }),
   ...envelope,
 });
 
@@ -54,7 +71,12 @@ const FAILED = new Set(['failure', 'timed_out', 'startup_failure']);
 export type FollowUp = { trigger: GithubTrigger } | { closed: { number: number; merged: boolean; sender: string } } | { ignored: string };
 
 /** What a pull request event asks for, or undefined for events this file does not read. */
-export function followUpFromDelivery(event: string, deliveryId: string, payload: unknown, match: { mention: string; anyReview: boolean }): FollowUp | undefined {
+export function followUpFromDelivery(
+  event: string,
+  deliveryId: string,
+  payload: unknown,
+  match: { mention: string; anyReview: boolean },
+): FollowUp | undefined {
   if (event === 'pull_request_review_comment') {
     const p = reviewCommentSchema.safeParse(payload);
     if (!p.success) return { ignored: 'a pull_request_review_comment event other than "created"' };
@@ -85,7 +107,8 @@ export function followUpFromDelivery(event: string, deliveryId: string, payload:
 function checksFrom(event: keyof typeof checkSchemas, deliveryId: string, payload: unknown): FollowUp {
   const p = checkSchemas[event].safeParse(payload);
   if (!p.success) return { ignored: `a ${event} event other than "completed"` };
-  const data = p.data as z.infer<(typeof checkSchemas)['check_suite']> & Record<string, { conclusion: string | null; head_sha: string; pull_requests: { number: number }[] }>;
+  const data = p.data as z.infer<(typeof checkSchemas)['check_suite']> &
+    Record<string, { conclusion: string | null; head_sha: string; pull_requests: { number: number }[] }>;
   const checks = data[event]!;
   if (!FAILED.has(checks.conclusion ?? '')) return { ignored: `the checks concluded "${checks.conclusion ?? 'nothing'}", not a failure` };
   const pr = checks.pull_requests[0];

@@ -29,7 +29,8 @@ export function hasLimits(limits: ItemLimits): boolean {
 /** The first limit the item has spent, in words a maintainer can act on. */
 export function spentLimit(limits: ItemLimits, item: GithubItemRecord): string | undefined {
   if (limits.maxRuns !== undefined && item.runs >= limits.maxRuns) return `maxTurns (${item.runs} of ${limits.maxRuns} runs)`;
-  if (limits.maxCostUsd !== undefined && item.costUsd >= limits.maxCostUsd) return `maxCostUsd ($${item.costUsd.toFixed(4)} of $${limits.maxCostUsd.toFixed(2)})`;
+  if (limits.maxCostUsd !== undefined && item.costUsd >= limits.maxCostUsd)
+    return `maxCostUsd ($${item.costUsd.toFixed(4)} of $${limits.maxCostUsd.toFixed(2)})`;
   if (limits.maxTokens !== undefined && item.tokens >= limits.maxTokens) return `maxTokens (${item.tokens} of ${limits.maxTokens} tokens)`;
   return undefined;
 }

@@ -82,7 +82,11 @@ export async function answerWithoutRun(
     const item = await deps.githubItems.raise(itemKeyOf(o.threadKey), trigger.budgetRaise, new Date(deps.clock()).toISOString());
     const limits = itemLimits(o.repo.settings?.budgets, item);
     await comment(o.gh, trigger, `💰 **Stratus**: budget raised by ${raiseText(trigger.budgetRaise)}. ${budgetLine(limits, item)}`);
-    return o.save({ outcome: 'budget_raised', detail: `Raised by ${raiseText(trigger.budgetRaise)}.`, item: { runs: item.runs, costUsd: item.costUsd, tokens: item.tokens, limits } });
+    return o.save({
+      outcome: 'budget_raised',
+      detail: `Raised by ${raiseText(trigger.budgetRaise)}.`,
+      item: { runs: item.runs, costUsd: item.costUsd, tokens: item.tokens, limits },
+    });
   }
   if (trigger.checks?.limitReached) {
     const max = o.repo.settings?.failingChecks?.maxAttempts ?? DEFAULT_CHECK_FIX_ATTEMPTS;

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps/deps.ts';
 import { roundUsd } from '../model/pricing.ts';
 import { itemKeyOf } from '../stores/github-item-store.ts';
-import type { GithubRepoRecord, GithubRunRecord, GithubThreadRecord } from '../stores/github-store.ts';
+import type { GithubRepoRecord, GithubThreadRecord } from '../stores/github-store.ts';
 import { itemLimits } from './item-budget.ts';
 
 /**
@@ -59,7 +59,16 @@ export async function githubStats(
     // Newest first: past the period's start, nothing older counts.
     if (r.createdAt < period.from) break;
     if (r.createdAt >= period.to || (wanted && r.repository.toLowerCase() !== wanted)) continue;
-    const s = byRepo.get(r.repository) ?? { repository: r.repository, pullRequestsOpened: 0, merged: 0, closedUnmerged: 0, runs: 0, costUsd: 0, costPerMergedPrUsd: null, mergedCost: 0 };
+    const s = byRepo.get(r.repository) ?? {
+      repository: r.repository,
+      pullRequestsOpened: 0,
+      merged: 0,
+      closedUnmerged: 0,
+      runs: 0,
+      costUsd: 0,
+      costPerMergedPrUsd: null,
+      mergedCost: 0,
+    };
     byRepo.set(r.repository, s);
     if (r.trigger === 'closed') {
       if (r.outcome === 'merged') {

@@ -194,7 +194,10 @@ async function accessFor(
     log.error('no GitHub access for the repository', { error: errorMessage(err) });
     return save({ outcome: 'failed', detail: `Could not authenticate to GitHub: ${errorMessage(err)}` });
   }
-  if ((trigger.trigger === 'mention' || trigger.trigger === 'review') && !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))) {
+  if (
+    (trigger.trigger === 'mention' || trigger.trigger === 'review') &&
+    !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))
+  ) {
     log.info('mention by a user without write access refused', { sender: trigger.sender.login });
     return save({
       outcome: 'refused',

@@ -241,7 +241,14 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       const runs = checkRuns.get(`${m[1]}/${m[2]}@${m[3]}`.toLowerCase()) ?? [];
       json(res, 200, {
         total_count: runs.length,
-        check_runs: runs.map((r) => ({ id: r.id, name: r.name, status: 'completed', conclusion: r.conclusion, head_sha: m![3], output: { title: null, summary: null, text: null, ...r.output } })),
+        check_runs: runs.map((r) => ({
+          id: r.id,
+          name: r.name,
+          status: 'completed',
+          conclusion: r.conclusion,
+          head_sha: m![3],
+          output: { title: null, summary: null, text: null, ...r.output },
+        })),
       });
       return true;
     }
@@ -361,7 +368,12 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
     },
     /** A review submitted on a pull request (its comments are added with `addReviewComment`). */
     addReview(repository: string, number: number, review: { id: number; body: string; state: string; login: string }) {
-      reviews.set(review.id, { pull: `${repository}#${number}`.toLowerCase(), body: review.body, state: review.state, user: { login: review.login, type: 'User' } });
+      reviews.set(review.id, {
+        pull: `${repository}#${number}`.toLowerCase(),
+        body: review.body,
+        state: review.state,
+        user: { login: review.login, type: 'User' },
+      });
     },
     /** The replies posted in the thread of review comment `id`, in order. */
     repliesTo(id: number): StandInReviewComment[] {

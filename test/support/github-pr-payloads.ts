@@ -36,7 +36,14 @@ export function reviewCommentPayload(
   comment: { id: number; body: string; path: string; line: number; diffHunk: string; reviewId?: number },
   sender: { login: string; type?: string },
 ) {
-  const payload = adaptPull(adaptRepo(example('pull_request_review_comment', (e) => e.action === 'created'), repo, sender), pr);
+  const payload = adaptPull(
+    adaptRepo(
+      example('pull_request_review_comment', (e) => e.action === 'created'),
+      repo,
+      sender,
+    ),
+    pr,
+  );
   Object.assign(payload.comment as object, {
     id: comment.id,
     body: comment.body,
@@ -56,8 +63,20 @@ export function reviewPayload(
   review: { id: number; body: string; state?: string },
   sender: { login: string; type?: string },
 ) {
-  const payload = adaptPull(adaptRepo(example('pull_request_review', (e) => e.action === 'submitted'), repo, sender), pr);
-  Object.assign(payload.review as object, { id: review.id, body: review.body, state: review.state ?? 'commented', user: { login: sender.login, type: 'User' } });
+  const payload = adaptPull(
+    adaptRepo(
+      example('pull_request_review', (e) => e.action === 'submitted'),
+      repo,
+      sender,
+    ),
+    pr,
+  );
+  Object.assign(payload.review as object, {
+    id: review.id,
+    body: review.body,
+    state: review.state ?? 'commented',
+    user: { login: sender.login, type: 'User' },
+  });
   return payload;
 }
 
@@ -78,7 +97,14 @@ export function checksCompletedPayload(repo: RepoRef, event: CheckEvent, o: { nu
 
 /** A real `pull_request.closed` sample: merged or not. */
 export function pullRequestClosedPayload(repo: RepoRef, pr: { number: number; title: string; merged: boolean }, sender: { login: string }) {
-  const payload = adaptPull(adaptRepo(example('pull_request', (e) => e.action === 'closed'), repo, sender), pr);
+  const payload = adaptPull(
+    adaptRepo(
+      example('pull_request', (e) => e.action === 'closed'),
+      repo,
+      sender,
+    ),
+    pr,
+  );
   Object.assign(payload.pull_request as object, { merged: pr.merged, merged_at: pr.merged ? new Date().toISOString() : null });
   payload.number = pr.number;
   return payload;

@@ -124,7 +124,7 @@ const runSchema = z
     outcome: z
       .string()
       .describe(
-        'queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item\'s budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)',
+        "queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)",
       ),
     detail: z.string().nullable(),
     cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),

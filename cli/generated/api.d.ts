@@ -2993,6 +2993,10 @@ export interface paths {
      */
     post: {
       parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
         path: {
           /** @description Repository owner */
           owner: string;
@@ -3040,6 +3044,12 @@ export interface paths {
         };
         /** @description The body must be `application/json` */
         415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
           content: {
             "application/json": components["schemas"]["Error"];
           };

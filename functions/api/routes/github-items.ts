@@ -6,8 +6,8 @@ import { NotFoundError, UserError } from '../../shared/errors.ts';
 import { itemKeyOf } from '../../stores/github-item-store.ts';
 import { threadKey } from '../../stores/github-store.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
-import { errorResponses, json } from '../schemas/common.ts';
-import { MAX_JSON_BODY_BYTES } from '../validate.ts';
+import { errorResponses, idempotencyKeyHeader, json } from '../schemas/common.ts';
+import { DEFAULT_BODY_BYTES } from '../body-limit.ts';
 
 type ItemRouteDeps = Pick<Deps, 'github' | 'githubItems' | 'clock'>;
 
@@ -48,9 +48,9 @@ const raise = createRoute({
   summary: "Raise an issue's or PR's budget",
   description:
     "Each of a repository's `maxCostUsd`, `maxTokens` and `maxTurns` (runs) counts per issue or pull request over every run on it; a spent item answers triggers with a comment. The amounts given are added to the item's limits (as a writer's `@stratus budget +5usd` comment does).",
-  middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
-  request: { params: itemParams, body: { content: { 'application/json': { schema: raiseBody } }, required: true } },
-  responses: { 200: json(itemSchema, 'The item after the raise'), ...errorResponses(400, 404, 413, 415) },
+  middleware: [jsonBodyLimit(DEFAULT_BODY_BYTES)] as const,
+  request: { params: itemParams, headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: raiseBody } }, required: true } },
+  responses: { 200: json(itemSchema, 'The item after the raise'), ...errorResponses(400, 404, 413, 415, 422) },
 });
 
 const getItem = createRoute({

@@ -340,6 +340,11 @@ describe('GitHub after the first pull request', () => {
       );
       expect(fourth.body).toEqual({ accepted: false, reason: "the 2 attempts at fixing this pull request's checks are used up" });
       // Success, and checks of an older commit, start nothing.
+      const stale = await send(
+        'check_run',
+        checksCompletedPayload(repo, 'check_run', { number: pr.number, sha: pr.sha, branch: pr.branch, conclusion: 'failure' }),
+      );
+      expect(stale.body).toEqual({ accepted: false, reason: `the failed checks ran on ${pr.sha.slice(0, 12)}, not the branch's head` });
       const ok = await send(
         'check_suite',
         checksCompletedPayload(repo, 'check_suite', { number: pr.number, sha: sha3, branch: pr.branch, conclusion: 'success' }),

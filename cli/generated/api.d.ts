@@ -15,7 +15,7 @@ export interface paths {
         header: {
           /** @description `sha256=<hex HMAC of the body>` */
           "x-hub-signature-256": string;
-          /** @description The event name, e.g. `issues`, `issue_comment` */
+          /** @description The event name: `issues`, `issue_comment`, `pull_request_review`, `pull_request_review_comment`, `check_suite`, `check_run`, `workflow_run`, `pull_request` start or record work; others are answered 202 and ignored */
           "x-github-event": string;
           /** @description The delivery's id (GUID): a redelivery carries the same one */
           "x-github-delivery": string;
@@ -3282,7 +3282,7 @@ export interface components {
     WebhookAnswer: {
       /** @description true: a run was handed to the worker */
       accepted: boolean;
-      /** @description Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released) */
+      /** @description Why nothing starts: the repository is not connected, the event starts nothing (e.g. a review or check on a PR Stratus did not open, checks already being fixed or out of attempts), a redelivery, a Stratus PR's closing (recorded for the statistics), or an uninstalled App installation (its claim is released) */
       reason?: string;
     };
     Error: {

@@ -28,7 +28,7 @@ const webhookAnswerSchema = z
       .string()
       .optional()
       .describe(
-        'Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released)',
+        "Why nothing starts: the repository is not connected, the event starts nothing (e.g. a review or check on a PR Stratus did not open, checks already being fixed or out of attempts), a redelivery, a Stratus PR's closing (recorded for the statistics), or an uninstalled App installation (its claim is released)",
       ),
   })
   .openapi('WebhookAnswer');
@@ -48,7 +48,11 @@ const webhook = createRoute({
   request: {
     headers: z.object({
       'x-hub-signature-256': z.string().describe('`sha256=<hex HMAC of the body>`'),
-      'x-github-event': z.string().describe('The event name, e.g. `issues`, `issue_comment`'),
+      'x-github-event': z
+        .string()
+        .describe(
+          'The event name: `issues`, `issue_comment`, `pull_request_review`, `pull_request_review_comment`, `check_suite`, `check_run`, `workflow_run`, `pull_request` start or record work; others are answered 202 and ignored',
+        ),
       'x-github-delivery': z.string().max(200).describe("The delivery's id (GUID): a redelivery carries the same one"),
     }),
     body: { content: { 'application/json': { schema: z.looseObject({}).describe("GitHub's event payload") } }, required: true },

@@ -189,6 +189,9 @@ const FINAL_RUN_OUTCOMES = new Set([
   'refused',
   'already_running',
   'failed',
+  'budget_spent',
+  'budget_raised',
+  'checks_limit_reached',
 ]);
 
 /** The run a delivery started, once it has ended; throws naming it when it has not within `timeoutMs`. */

@@ -4,6 +4,11 @@
  */
 
 
+/** OneOf type helpers */
+type Without<T, U> = { [P in Exclude<keyof T, keyof U>]?: never };
+type XOR<T, U> = (T | U) extends object ? (Without<T, U> & U) | (Without<U, T> & T) : T | U;
+type OneOf<T extends any[]> = T extends [infer Only] ? Only : T extends [infer A, infer B, ...infer Rest] ? OneOf<[XOR<A, B>, ...Rest]> : never;
+
 export interface paths {
   "/v1/github/webhook": {
     /**
@@ -995,7 +1000,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1094,7 +1099,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1273,7 +1278,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1412,7 +1417,184 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         */
+        200: {
+          content: {
+            "application/json": components["schemas"]["TurnResult"];
+            "text/event-stream": components["schemas"]["TurnEvent"];
+          };
+        };
+        /** @description Other calls still wait for a person; or (JSON) the resumed turn continues in another invocation */
+        202: {
+          content: {
+            "application/json": {
+              /** @enum {string} */
+              status: "awaiting_permission";
+              /** @description The tool_use ids still waiting */
+              waiting: string[];
+            } | components["schemas"]["TurnResult"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions/{id}/plans": {
+    /** The agent's plans waiting for approval */
+    get: {
+      parameters: {
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description The waiting plans */
+        200: {
+          content: {
+            "application/json": {
+              plans: components["schemas"]["Plan"][];
+            };
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions/{id}/plans/{toolUseId}": {
+    /** One plan: waiting, approved (as approved) or rejected */
+    get: {
+      parameters: {
+        path: {
+          /** @description Session id */
+          id: string;
+          /** @description The `toolUseId` of the plan (its ExitPlanMode call) */
+          toolUseId: string;
+        };
+      };
+      responses: {
+        /** @description The plan */
+        200: {
+          content: {
+            "application/json": components["schemas"]["Plan"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Approve or reject a waiting plan
+     * @description Approve (optionally with the plan edited, and the mode to continue in) or reject with feedback. When nothing else waits, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits. 409 `already_answered` once the plan was decided.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Session id */
+          id: string;
+          /** @description The `toolUseId` of the plan (its ExitPlanMode call) */
+          toolUseId: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["PlanDecision"];
+        };
+      };
+      responses: {
+        /**
+         * @description With `Accept: text/event-stream`: the turn's events as they happen (ending with `turn_end`, or `turn_continued` when the turn moves to another invocation). Otherwise the turn as JSON once it ends.
+         *
+         * Server-Sent Events. Each message has `event:` the event type, `id:` its number in the turn (send it back as `Last-Event-ID` to resume) and `data:` the event as JSON (the TurnEvent schema, discriminated by `type`).
+         *
+         * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
+         *
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -3396,6 +3578,8 @@ export interface components {
         /** @description Attempts per pull request before a comment says they are used up (default 2) */
         maxAttempts?: number;
       };
+      /** @description A run starts in plan mode and posts its plan as a comment; a writer's reply (`@stratus approve`, or `@stratus reject …` with what to change) decides it */
+      planFirst?: boolean;
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -3503,6 +3687,8 @@ export interface components {
       todos: components["schemas"]["TodoItem"][];
       /** @description The agent's questions waiting for an answer (GET /v1/sessions/{id} only): POST …/questions/{toolUseId}/answer */
       questions?: components["schemas"]["PendingQuestion"][];
+      /** @description The agent's plans waiting for approval (GET /v1/sessions/{id} only): POST …/plans/{toolUseId} */
+      plans?: components["schemas"]["Plan"][];
     };
     /** @description The session's total over all turns, with its cost */
     Usage: {
@@ -3624,6 +3810,22 @@ export interface components {
       /** @description Several options may be picked */
       multiSelect: boolean;
     };
+    Plan: {
+      toolUseId: string;
+      turnId: string;
+      /** @description The plan as the agent wrote it, in Markdown */
+      plan: string;
+      /** @enum {string} */
+      status: "waiting" | "approved" | "rejected";
+      createdAt: string;
+      decidedAt: string | null;
+      /** @description The plan as approved (the edited text when the person edited it) */
+      approvedPlan: string | null;
+      /** @description The permission mode the approval continued in */
+      mode: string | null;
+      /** @description A rejection's feedback */
+      feedback: string | null;
+    };
     CreateSession: {
       title?: string;
       /** @description Seed files: relative path → text, or { base64 } for binary */
@@ -3698,6 +3900,7 @@ export interface components {
           };
         };
         questionTimeoutSeconds?: number;
+        planFirst?: boolean;
       };
       budgets?: components["schemas"]["Budgets"];
     };
@@ -3790,6 +3993,7 @@ export interface components {
           };
         };
         questionTimeoutSeconds?: number;
+        planFirst?: boolean;
       };
       /** @description Members replace; `null` removes one (the tenant default applies again) */
       budgets?: {
@@ -3814,7 +4018,7 @@ export interface components {
       /** @description The TurnEvent objects, without text_delta */
       events: unknown[];
     };
-    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["QuestionEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
+    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["QuestionEvent"] | components["schemas"]["PlanEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
     /** @description The first event of every turn */
     TurnStartEvent: {
       /** @enum {string} */
@@ -3894,6 +4098,14 @@ export interface components {
       toolUseId: string;
       questions: components["schemas"]["AskedQuestion"][];
       expiresAt: string;
+    };
+    /** @description The agent presents its plan (ExitPlanMode) and the turn pauses until a person approves or rejects it: POST /v1/sessions/{id}/plans/{toolUseId} */
+    PlanEvent: {
+      /** @enum {string} */
+      type: "plan";
+      toolUseId: string;
+      /** @description The plan, in Markdown */
+      plan: string;
     };
     /** @description The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it */
     TodosEvent: {
@@ -4081,6 +4293,22 @@ export interface components {
         [key: string]: string;
       };
     };
+    PlanDecision: OneOf<[{
+      /** @enum {string} */
+      decision: "approve";
+      /** @description The plan as the person edited it; absent: approved as the agent wrote it */
+      plan?: string;
+      /**
+       * @description The permission mode the session continues in (default: `default`)
+       * @enum {string}
+       */
+      mode?: "default" | "acceptEdits";
+    }, {
+      /** @enum {string} */
+      decision: "reject";
+      /** @description What the agent should change; it stays in plan mode */
+      feedback?: string;
+    }]>;
     GitImport: {
       /** @description https:// clone URL */
       url: string;
@@ -4290,7 +4518,7 @@ export interface components {
       branch: string | null;
       commit: string | null;
       pullRequestUrl: string | null;
-      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed) */
+      /** @description queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed) */
       outcome: string;
       detail: string | null;
       cost: {

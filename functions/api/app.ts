@@ -25,6 +25,7 @@ import { sessionAdminRoutes } from './routes/session-admin.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { permissionRoutes } from './routes/permissions.ts';
 import { questionRoutes } from './routes/questions.ts';
+import { planRoutes } from './routes/plans.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { turnControlRoutes } from './routes/turn-control.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
@@ -110,6 +111,7 @@ function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
     turnControlRoutes,
     permissionRoutes,
     questionRoutes,
+    planRoutes,
     contextRoutes,
     workspaceRoutes,
     workspaceUploadRoutes,

@@ -39,6 +39,7 @@ export function serveOpenApiDocument(app: OpenAPIHono<ApiEnv>, version: string) 
       { name: 'Turns', description: 'Running a prompt, and following its events' },
       { name: 'Permissions', description: 'Tool calls that wait for a person' },
       { name: 'Questions', description: "The agent's questions (AskUserQuestion) waiting for a person's answer" },
+      { name: 'Plans', description: "The agent's plans (ExitPlanMode) waiting for a person's approval, and how each was decided" },
       { name: 'Workspace', description: "A session's files" },
       { name: 'Schedules', description: 'Prompts run unattended on a cron schedule' },
       { name: 'GitHub', description: 'Connected repositories, the runs their issues start, and the webhook' },

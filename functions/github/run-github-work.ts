@@ -7,7 +7,7 @@ import type { GithubTrigger } from '../github-api/github-trigger.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import { runOp } from '../runner-client/workspace-client.ts';
 import { createSession } from '../session/create-session.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { ConflictError, errorMessage } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { threadKey, type GithubRepoRecord, type GithubRunRecord, type GithubThreadRecord } from '../stores/github-store.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
@@ -17,6 +17,9 @@ import { watchTodos } from './todo-progress.ts';
 import { earlierRunOf } from './repeated-delivery.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 import { traced } from '../shared/tracing.ts';
+import type { PendingApproval } from '../stores/approval-store.ts';
+import { planOf } from '../session/plan-approval.ts';
+import { decidePlanFromComment, planCommentText, waitingPlan } from './plan-first.ts';
 import { answerFollowUp, followUpWork, type FollowUpWork } from './follow-up-work.ts';
 import { answerWithoutRun, budgetSpent, itemBudgetLine, itemView, narrowSessionBudgets, recordItemSpend, startItemRun, type ItemRun } from './item-run.ts';
 
@@ -255,6 +258,8 @@ interface TurnOutcome {
   cost: Cost;
   modelSummary: string;
   stopped?: string;
+  /** A "plan first" run's plan, waiting for a writer's reply: nothing is published yet. */
+  plan?: PendingApproval;
 }
 
 /** Checkout (or the session of an earlier run), the unattended turn, then commit, push and the PR. */
@@ -270,6 +275,10 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
   if (ctx.item) {
     await recordItemSpend(deps, ctx.item, outcome.cost);
     await ctx.save({ item: itemView(ctx.item) });
+  }
+  if (outcome.plan) {
+    await askForPlanApproval(deps, ctx, outcome.plan, session.sessionId);
+    return { thread };
   }
   const published = await publish(deps, { ...ctx, thread }, outcome, branch);
   await answerFollowUp(ctx.access.octokit, { trigger: ctx.trigger, work: followUp, summary: outcome.modelSummary, commit: ctx.run.commit, log: ctx.log });
@@ -302,11 +311,12 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
 function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, baseBranch: string): Promise<SessionRecord> {
   // Every repository setting but the budgets and the instructions is a session setting of the same name.
-  const { budgets, instructions, reviews: _reviews, failingChecks: _checks, ...sessionSettings } = repo.settings ?? {};
+  const { budgets, instructions, planFirst, reviews: _reviews, failingChecks: _checks, ...sessionSettings } = repo.settings ?? {};
   return createSession(deps, {
     tenantId: repo.tenantId,
     title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
-    settings: { unattended: true, ...sessionSettings },
+    // "Plan first": the session starts in plan mode, and its plan waits for a writer's reply.
+    settings: { unattended: true, ...sessionSettings, ...(planFirst ? { permissionMode: 'plan' as const, planFirst: true } : {}) },
     // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
     ...(budgets ? { budgets } : {}),
     // Copied at creation: a follow-up run on the same thread keeps the instructions its session started with.
@@ -335,15 +345,44 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   );
   let summary: TurnSummary;
   try {
-    const turn = await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
-    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
+    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await startRunTurn(deps, ctx, session.sessionId, prompt), ctx.deadlineAt);
   } finally {
     await todos.stop();
   }
   const after = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
+  const plan = summary.stopReason === 'awaiting_permission' ? await waitingPlan(deps, session.sessionId) : undefined;
   const stopped = summary.stopReason === 'end_turn' ? undefined : stoppedBecause(summary);
   ctx.log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
-  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary: await lastAssistantText(deps, session.sessionId, summary.turnId), stopped };
+  const modelSummary = await lastAssistantText(deps, session.sessionId, summary.turnId);
+  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary, stopped, ...(plan ? { plan } : {}) };
+}
+
+/** The issue as a new prompt; or, when the session waits on its plan, the writer's reply decides it and the turn resumes. */
+async function startRunTurn(deps: GithubWorkDeps, ctx: WorkContext, sessionId: string, prompt: string): Promise<TurnSummary> {
+  const { repo } = ctx;
+  const plan = await waitingPlan(deps, sessionId);
+  if (!plan) return (await startTurn(deps, { sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt })).done;
+  const mode = repo.settings?.permissionMode ?? deps.config.permissions.defaultMode;
+  await decidePlanFromComment(deps, { gh: ctx.access.octokit, trigger: ctx.trigger, mention: repo.mention, mode, plan });
+  try {
+    return await (await startTurn(deps, { sessionId, tenantId: repo.tenantId, resume: true, deadlineAt: ctx.deadlineAt })).done;
+  } catch (err) {
+    // A decided plan is resumed by whoever comes first (the local scheduler's sweep too): follow that turn.
+    const session = err instanceof ConflictError ? await deps.sessions.getForTenant(sessionId, repo.tenantId) : undefined;
+    const turnId = session?.lease?.turnId ?? session?.lastTurn?.turnId;
+    if (!turnId) throw err;
+    const now = new Date(deps.clock()).toISOString();
+    return session?.lease ? { turnId, stopReason: 'checkpoint', startedAt: now, endedAt: now } : session!.lastTurn!;
+  }
+}
+
+/** A "plan first" run stops at its plan: the plan as a comment a writer answers, the progress comment saying so. */
+async function askForPlanApproval(deps: GithubWorkDeps, ctx: WorkContext, plan: PendingApproval, sessionId: string): Promise<void> {
+  const { trigger } = ctx;
+  const body = planCommentText(planOf(plan), ctx.repo.mention, sessionId);
+  await ctx.access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body });
+  await ctx.say(texts(deps).awaitingPlan(sessionId));
+  await ctx.save({ outcome: 'awaiting_plan', detail: 'The plan waits for a writer to approve or reject it by a reply comment.' });
 }
 
 /** Commits and pushes the workspace's changes, then updates the thread's PR or opens one (a draft when the turn stopped early). */

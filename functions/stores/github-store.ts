@@ -25,6 +25,8 @@ export interface GithubRepoSettings {
   reviews?: 'mention' | 'any';
   /** Whether failing checks on a Stratus PR start a fix, and how many attempts per PR (default 2). */
   failingChecks?: { enabled: boolean; maxAttempts?: number };
+  /** "Plan first": a run starts in plan mode, posts its plan as a comment and goes on when a writer's reply approves it. */
+  planFirst?: boolean;
 }
 
 export interface GithubRepoRecord {
@@ -66,7 +68,7 @@ export interface GithubRunRecord {
   branch?: string;
   commit?: string;
   pullRequestUrl?: string;
-  /** queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
+  /** queued, running, awaiting_plan, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
   outcome: string;
   detail?: string;
   cost?: { inputTokens: number; outputTokens: number; usd: number };

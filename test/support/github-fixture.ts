@@ -180,6 +180,7 @@ export async function sendDelivery(
 
 /** The outcomes a GitHub run ends in (`GET /v1/github/runs`). */
 const FINAL_RUN_OUTCOMES = new Set([
+  'awaiting_plan',
   'pr_opened',
   'pr_updated',
   'draft_pr_opened',

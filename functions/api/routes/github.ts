@@ -55,6 +55,12 @@ export const githubRepoSettingsSchema = z
       })
       .optional()
       .describe('Failed check suites, check runs and workflow runs on a Stratus pull request start a run that pushes a fix'),
+    planFirst: z
+      .boolean()
+      .optional()
+      .describe(
+        "A run starts in plan mode and posts its plan as a comment; a writer's reply (`@stratus approve`, or `@stratus reject …` with what to change) decides it",
+      ),
   })
   .openapi('GithubRepositorySettings');
 
@@ -124,7 +130,7 @@ const runSchema = z
     outcome: z
       .string()
       .describe(
-        "queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)",
+        "queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)",
       ),
     detail: z.string().nullable(),
     cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),

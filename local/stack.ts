@@ -33,6 +33,8 @@ import { closeServer } from './net/listen.ts';
 import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
 import { LOCAL_ACCOUNT } from './aws-call-iam.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
+import type { S3NotificationRule } from './s3-notifications.ts';
+import { EGRESS_FORWARDER_FUNCTION, egressMailboxNotification, localEgressForwarder } from './local-egress-forwarder.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
 import type { Brain } from './scripted-model/script.ts';
@@ -139,13 +141,15 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const credentials = freshLocalCredentials();
     const { callLogDir, callLog } = awsCallLogOf(opts);
     const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
-    const s3 = service(await startLocalS3(opts, credentials));
-    const runner = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
-    // The API function is registered once deps exist: it receives its own asynchronous
-    // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
-    const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
+    // The functions are registered as they can be made: the runner once S3 listens, the API once
+    // deps exist (it receives its own asynchronous invocations, turn continuations, as on AWS).
+    const functions: Record<string, LocalFunction | TenantIsolatedFunction> = {};
     const failures = asyncFailures(opts.dataDir);
     const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, watch: failures.watch }));
+    // In the mailbox mode S3 tells the egress forwarder of each request object, as in AWS.
+    const mailbox = opts.settings?.egress === 'mailbox';
+    const s3 = service(await startLocalS3(opts, credentials, mailbox ? [egressMailboxNotification(lambda.url)] : []));
+    functions[RUNNER_FUNCTION] = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     const model = opts.anthropic || opts.bedrock ? undefined : service(await startScriptedModel(opts));
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
@@ -156,6 +160,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
     const deps = await createLocalDeps(opts, config, stops, { callLog, failedInvocations: failures.store });
     registerHarnessFunctions(functions, deps);
+    if (mailbox) functions[EGRESS_FORWARDER_FUNCTION] = localEgressForwarder(config);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
     // EventBridge Scheduler's stand-in finds what is due; each firing runs as the cron function.
@@ -178,13 +183,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 }
 
 /** The S3 stand-in, versioned as the deployed bucket is (infra/constructs/data-stores.ts). */
-function startLocalS3(opts: LocalStackOptions, credentials: ReturnType<typeof freshLocalCredentials>) {
+function startLocalS3(opts: LocalStackOptions, credentials: ReturnType<typeof freshLocalCredentials>, notifications: S3NotificationRule[]) {
   return startS3ServerProcess({
     dir: path.join(opts.dataDir, 's3'),
     buckets: [LOCAL_BUCKET],
     versionedBuckets: [LOCAL_BUCKET],
     credentials,
     port: opts.ports?.s3,
+    notifications,
   });
 }
 
@@ -281,6 +287,7 @@ function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpo
       s3Endpoint,
       region: 'us-east-1',
       stackEndpoints: [...stackEndpoints],
+      ...(opts.settings?.egress === 'mailbox' ? { egress: 'mailbox' as const } : {}),
       ...(awsCallLog ? { awsCallLog: { dir: awsCallLog, functionName: RUNNER_FUNCTION } } : {}),
     }),
     maxWorkers: opts.runnerProcesses?.max,

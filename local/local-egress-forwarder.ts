@@ -5,6 +5,7 @@ import type { StratusConfig } from '../functions/deps/config.ts';
 import { EGRESS_REQUEST_SUFFIX } from '../sandbox-runner/common/egress-mailbox.ts';
 import { WORKSPACES_PREFIX } from '../sandbox-runner/common/workspace-prefix.ts';
 import { createS3ClientFactory } from '../sandbox-runner/s3-client.ts';
+import { runAsFunction } from './aws-call-log.ts';
 import type { LocalFunction } from './lambda-invoke-server.ts';
 import type { S3NotificationRule } from './s3-notifications.ts';
 
@@ -28,8 +29,8 @@ export function egressMailboxNotification(lambdaUrl: string): S3NotificationRule
  * in STRATUS_PRIVATE_NETWORK_ALLOW are reachable, as they are for every outbound call locally,
  * and the stack's own services never are.
  */
-export function localEgressForwarder(config: StratusConfig): LocalFunction {
-  const s3 = createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 })({ ...config.localCredentials! });
+export function localEgressForwarder(config: StratusConfig, observe: <T>(client: T) => T = (client) => client): LocalFunction {
+  const s3 = observe(createS3ClientFactory({ region: config.region, endpoint: config.endpoints.s3 })({ ...config.localCredentials! }));
   const standIns = Object.values(config.endpoints).filter((e): e is string => typeof e === 'string');
   const policy = createOutboundPolicy({
     privateNetworkAllow: config.outbound.privateNetworkAllow,
@@ -39,5 +40,6 @@ export function localEgressForwarder(config: StratusConfig): LocalFunction {
     { STRATUS_BUCKET: config.bucket },
     { s3: async () => s3, fetch: createOutboundFetch(policy, { maxResponseBytes: MAX_RESPONSE_BYTES }) },
   );
-  return (event) => handler(event as Parameters<typeof handler>[0]);
+  // Its S3 calls are recorded as the forwarder's (aws-call-log.ts), for the IAM coverage check.
+  return (event) => runAsFunction(EGRESS_FORWARDER_FUNCTION, () => handler(event as Parameters<typeof handler>[0]));
 }

@@ -160,7 +160,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
     const deps = await createLocalDeps(opts, config, stops, { callLog, failedInvocations: failures.store });
     registerHarnessFunctions(functions, deps);
-    if (mailbox) functions[EGRESS_FORWARDER_FUNCTION] = localEgressForwarder(config);
+    if (mailbox) functions[EGRESS_FORWARDER_FUNCTION] = localEgressForwarder(config, callLog?.observe);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
     // EventBridge Scheduler's stand-in finds what is due; each firing runs as the cron function.

@@ -75,7 +75,12 @@ describe.each(['bwrap', 'process'] as const)('egress through the S3 mailbox (%s 
       kind === 'bwrap'
         ? createBwrapSandbox({ runtimeDir: rootDir, egress: { kind: 'mailbox' } })
         : createProcessSandbox({ linkPath: path.join(rootDir, 'current'), egress: { kind: 'mailbox' } });
-    runner = createRunner({ rootDir, s3ForCredentials: createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url }), sandbox, limits: DEFAULT_RUNNER_LIMITS });
+    runner = createRunner({
+      rootDir,
+      s3ForCredentials: createS3ClientFactory({ region: 'us-east-1', endpoint: s3.url }),
+      sandbox,
+      limits: DEFAULT_RUNNER_LIMITS,
+    });
   }, 30_000);
 
   afterAll(async () => {
@@ -102,7 +107,9 @@ describe.each(['bwrap', 'process'] as const)('egress through the S3 mailbox (%s 
       op: { type: 'bash', command, timeoutMs: 30_000 },
     });
   const mailboxObjects = async (workspaceId: string) =>
-    ((await client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${WORKSPACES_PREFIX}${workspaceId}/egress/` }))).Contents ?? []).map((o) => o.Key!);
+    ((await client().send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${WORKSPACES_PREFIX}${workspaceId}/egress/` }))).Contents ?? []).map(
+      (o) => o.Key!,
+    );
   const workspace = () => `ws_mailbox_${kind}_${++counter}`;
 
   it('relays plain http to a listed host through the mailbox, request and answer objects under the workspace prefix', async () => {
@@ -153,7 +160,7 @@ describe.each(['bwrap', 'process'] as const)('egress through the S3 mailbox (%s 
     expect(seen).toEqual([]);
   }, 30_000);
 
-  it('gets the forwarder\'s refusal when the harness granted the workspace nothing, though the call lists the host', async () => {
+  it("gets the forwarder's refusal when the harness granted the workspace nothing, though the call lists the host", async () => {
     const id = workspace();
     seen.length = 0;
     const out = bashOutput(await bash(id, `curl -sS -w ' %{http_code}' http://${plainHost}/left-pad`, [plainHost]));

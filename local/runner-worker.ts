@@ -14,7 +14,7 @@ export interface RunnerWorkerInit {
   region: string;
   /** The URLs of the stack's own services (stand-ins, API, scripted model), which no sandboxed request may reach. */
   stackEndpoints: string[];
-  /** `mailbox`: commands' allowed requests go through the workspace's S3 mailbox, as in AWS (sandbox-runner/mailbox/). @default direct */
+  /** `mailbox`: commands' allowed requests go through the workspace's S3 mailbox, as in AWS (sandbox-runner/isolation/mailbox-proxy.ts). @default direct */
   egress?: 'mailbox';
   /** Record this process's AWS calls in this folder, as this function's (local/aws-call-log.ts). */
   awsCallLog?: { dir: string; functionName: string };

@@ -41,7 +41,7 @@ export interface S3Traffic {
   byMethod: Record<string, number>;
 }
 
-export async function startS3Server(opts: {
+export interface S3ServerOptions {
   dir: string;
   buckets: string[];
   port?: number;
@@ -51,7 +51,9 @@ export async function startS3Server(opts: {
   versionedBuckets?: string[];
   /** Functions invoked when an object is created, as S3's bucket notifications do (s3-notifications.ts). @default none */
   notifications?: S3NotificationRule[];
-}): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
+}
+
+export async function startS3Server(opts: S3ServerOptions): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
   mkdirSync(opts.dir, { recursive: true });
   const s3rver = new S3rver({ directory: opts.dir, silent: true, configureBuckets: opts.buckets.map((name) => ({ name })) });
   await s3rver.configureBuckets();

@@ -147,8 +147,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const failures = asyncFailures(opts.dataDir);
     const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, watch: failures.watch }));
     // In the mailbox mode S3 tells the egress forwarder of each request object, as in AWS.
-    const mailbox = opts.settings?.egress === 'mailbox';
-    const s3 = service(await startLocalS3(opts, credentials, mailbox ? [egressMailboxNotification(lambda.url)] : []));
+    const s3 = service(await startLocalS3(opts, credentials, opts.settings?.egress === 'mailbox' ? [egressMailboxNotification(lambda.url)] : []));
     functions[RUNNER_FUNCTION] = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     const model = opts.anthropic || opts.bedrock ? undefined : service(await startScriptedModel(opts));
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
@@ -159,8 +158,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
     const deps = await createLocalDeps(opts, config, stops, { callLog, failedInvocations: failures.store });
-    registerHarnessFunctions(functions, deps);
-    if (mailbox) functions[EGRESS_FORWARDER_FUNCTION] = localEgressForwarder(config, callLog?.observe);
+    registerHarnessFunctions(functions, deps, callLog);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
     // EventBridge Scheduler's stand-in finds what is due; each firing runs as the cron function.
@@ -234,11 +232,13 @@ function localMinter(config: StratusConfig, callLog: AwsCallLog | undefined): Lo
 /**
  * The API function receives its own asynchronous invocations (turn continuations), and webhook
  * deliveries (asynchronous) and the API's lookups (synchronous) reach the GitHub worker, as in
- * AWS, here in the same process.
+ * AWS, here in the same process; so do the egress forwarder's notifications in the mailbox mode.
  */
-function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
+function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps, callLog: AwsCallLog | undefined): void {
   functions[API_FUNCTION] = (event) => runAsFunction(API_FUNCTION, () => handleAsyncEvent(deps, event));
   functions[GITHUB_WORKER_FUNCTION] = (event) => runAsFunction(GITHUB_WORKER_FUNCTION, () => handleGithubWorkerEvent(deps, event));
+  // In the mailbox egress mode, the S3 stand-in's notifications reach the egress forwarder.
+  if (deps.config.egress === 'mailbox') functions[EGRESS_FORWARDER_FUNCTION] = localEgressForwarder(deps.config, callLog?.observe);
 }
 
 /** Where the stack records its AWS calls for the IAM coverage check, if anywhere. */

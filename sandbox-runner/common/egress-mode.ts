@@ -7,7 +7,7 @@
  * - `proxy` (AWS with the egress component): the runner has no route but to S3 and the egress
  *   proxy (egress/egress-proxy.ts), which enforces the token the harness signed for the request.
  * - `mailbox` (AWS by default): the runner has no route but to S3; each command's allow-listed
- *   requests go through a proxy of its own (mailbox/mailbox-proxy.ts) into the workspace's S3
+ *   requests go through a proxy of its own (isolation/mailbox-proxy.ts) into the workspace's S3
  *   mailbox, answered by the egress forwarder outside the VPC against the harness's grant
  *   (common/egress-mailbox.ts). Git imports have no way out here (the git function does GitHub's git).
  * - `none`: no network at all; a request that needs it fails with `NO_EGRESS`.

@@ -10,8 +10,8 @@ import { spawnWatched } from './watched-process.ts';
 import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
 import { NO_STACK_ENDPOINTS, type StackEndpoints } from './stack-endpoints.ts';
 import type { EgressMode } from '../common/egress-mode.ts';
-import { CA_BUNDLE_FILE, createMailboxCas, startCommandMailbox } from '../mailbox/command-mailbox.ts';
-import type { MailboxCa } from '../mailbox/mailbox-ca.ts';
+import { CA_BUNDLE_FILE, createMailboxCas, startCommandMailbox } from './command-mailbox.ts';
+import type { MailboxCa } from './mailbox-ca.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */
 const SANDBOX_UID = 1000;
@@ -41,14 +41,7 @@ const SOCAT = '/usr/bin/socat';
 const SANDBOX_PROXY_SOCKET = '/run/stratus-proxy.sock';
 export const SANDBOX_PROXY_PORT = 3128;
 
-/**
- * Hardened bubblewrap. As root, plain bwrap is escapable (docs/local-stack.md); these flags close
- * that: a new user namespace mapping an unprivileged uid, no nested user namespaces, every
- * capability dropped, fresh pid/net/ipc/uts namespaces, and a root built from scratch: /usr
- * read-only, a few /etc files, the workspace at /workspace, a private /tmp, nothing else.
- * Killing bwrap kills the pid namespace, so no process outlives its call.
- */
-export function createBwrapSandbox(opts: {
+export interface BwrapSandboxOptions {
   runtimeDir: string;
   bwrapPath?: string;
   /** pids/memory caps per command, enforced with cgroup v1 where writable. @default DEFAULT_PROCESS_LIMITS */
@@ -59,10 +52,19 @@ export function createBwrapSandbox(opts: {
   stackEndpoints?: StackEndpoints;
   /**
    * Where a command's allowed requests go: `direct` (its own allow-list proxy, on the host's
-   * network) or `mailbox` (through the workspace's S3 mailbox, as in AWS; mailbox/). @default direct
+   * network) or `mailbox` (through the workspace's S3 mailbox, as in AWS; mailbox-proxy.ts). @default direct
    */
   egress?: EgressMode;
-}): Sandbox {
+}
+
+/**
+ * Hardened bubblewrap. As root, plain bwrap is escapable (docs/local-stack.md); these flags close
+ * that: a new user namespace mapping an unprivileged uid, no nested user namespaces, every
+ * capability dropped, fresh pid/net/ipc/uts namespaces, and a root built from scratch: /usr
+ * read-only, a few /etc files, the workspace at /workspace, a private /tmp, nothing else.
+ * Killing bwrap kills the pid namespace, so no process outlives its call.
+ */
+export function createBwrapSandbox(opts: BwrapSandboxOptions): Sandbox {
   const bwrap = opts.bwrapPath ?? 'bwrap';
   const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
   const etcDir = path.join(opts.runtimeDir, 'sandbox-etc');

@@ -7,8 +7,8 @@ import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
 import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
 import { shellInvocation } from './shell-invocation.ts';
 import { spawnWatched } from './watched-process.ts';
-import { CA_BUNDLE_FILE, createMailboxCas, startCommandMailbox } from '../mailbox/command-mailbox.ts';
-import type { MailboxCa } from '../mailbox/mailbox-ca.ts';
+import { CA_BUNDLE_FILE, createMailboxCas, startCommandMailbox } from './command-mailbox.ts';
+import type { MailboxCa } from './mailbox-ca.ts';
 
 /**
  * For AWS Lambda, where there are no namespaces to build a sandbox from. Isolation there comes

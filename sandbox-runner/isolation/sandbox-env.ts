@@ -1,4 +1,4 @@
-import { trustVariables } from '../mailbox/command-mailbox.ts';
+import { trustVariables } from './command-mailbox.ts';
 
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 

@@ -1,4 +1,4 @@
-import type { MailboxTarget } from '../mailbox/mailbox-client.ts';
+import type { MailboxTarget } from './mailbox-client.ts';
 
 /**
  * How the runner executes one shell command in isolation. The bwrap implementation is used
@@ -26,7 +26,7 @@ export interface SandboxCommand {
   allowedDomains?: string[];
   /** The harness's signature of allowedDomains, for an external egress proxy (egress-mode.ts `proxy`). */
   egressToken?: string;
-  /** The workspace's S3 mailbox, through which allowed requests leave in the `mailbox` egress mode (mailbox/mailbox-client.ts). */
+  /** The workspace's S3 mailbox, through which allowed requests leave in the `mailbox` egress mode (mailbox-client.ts). */
   mailbox?: MailboxTarget;
   /**
    * When set, a command still running after this many ms is not killed but left running in the

@@ -14,7 +14,7 @@ import { WORKSPACES_PREFIX } from '../../../sandbox-runner/common/workspace-pref
 import { createBwrapSandbox } from '../../../sandbox-runner/isolation/bwrap-sandbox.ts';
 import { createProcessSandbox } from '../../../sandbox-runner/isolation/process-sandbox.ts';
 import type { Sandbox } from '../../../sandbox-runner/isolation/sandbox.ts';
-import { createMailboxCa, type MailboxCa } from '../../../sandbox-runner/mailbox/mailbox-ca.ts';
+import { createMailboxCa, type MailboxCa } from '../../../sandbox-runner/isolation/mailbox-ca.ts';
 import { createRunner, DEFAULT_RUNNER_LIMITS, type Runner } from '../../../sandbox-runner/runner.ts';
 import { createS3ClientFactory } from '../../../sandbox-runner/s3-client.ts';
 import { bashOutput } from '../../support/runner-fixture.ts';

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { DomainProxy } from '../isolation/domain-proxy.ts';
+import type { DomainProxy } from './domain-proxy.ts';
 import { ToolInputError } from '../workspace/tool-input-error.ts';
 import { createMailboxCa, type MailboxCa } from './mailbox-ca.ts';
 import type { MailboxTarget } from './mailbox-client.ts';

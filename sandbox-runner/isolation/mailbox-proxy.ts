@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { createSecureContext, TLSSocket } from 'node:tls';
 import { egressRequestSchema, type EgressRequest } from '../common/egress-mailbox.ts';
 import { checkHostPort, parseAllowList, type AllowListEntry } from '../common/network-allow-list.ts';
-import { DENIED_BODY, type ProxyDecisionLog } from '../isolation/domain-proxy.ts';
+import { DENIED_BODY, type ProxyDecisionLog } from './domain-proxy.ts';
 import type { MailboxCa } from './mailbox-ca.ts';
 import { DEFAULT_MAILBOX_TIMING, exchangeThroughMailbox, MailboxTimeoutError, type MailboxTarget, type MailboxTiming } from './mailbox-client.ts';
 
@@ -103,7 +103,7 @@ async function terminateTls(
 /** A plain-HTTP proxy request (an absolute http:// URL): checked, then relayed. */
 function plainRequest(opts: MailboxProxyOptions, entries: AllowListEntry[], req: IncomingMessage, res: ServerResponse): void {
   const target = URL.canParse(req.url ?? '') ? new URL(req.url!) : undefined;
-  if (!target || target.protocol !== 'http:') {
+  if (target?.protocol !== 'http:') {
     res.writeHead(400, { 'content-type': 'text/plain' }).end('The sandbox proxy needs an absolute http:// URL (https goes through CONNECT).\n');
     return void req.resume();
   }

@@ -56,9 +56,19 @@ export async function exchangeThroughMailbox(
     const answer = await readAnswer(target, egressResponseKey(target.id, requestId), signal);
     if (answer) return answer;
     if (Date.now() + pause > deadline) throw new MailboxTimeoutError(`The egress forwarder did not answer within ${Math.round(timing.timeoutMs / 1000)} s.`);
-    await new Promise((resolve) => setTimeout(resolve, pause));
+    await sleep(pause, signal);
     pause = Math.min(timing.maxPollMs, Math.ceil(pause * 1.5));
   }
+}
+
+/** A pause that ends early, with the signal's reason, when the command's proxy closes. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  signal?.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => (clearTimeout(timer), reject(signal!.reason));
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 async function readAnswer(target: MailboxTarget, key: string, signal: AbortSignal | undefined): Promise<MailboxAnswer | undefined> {

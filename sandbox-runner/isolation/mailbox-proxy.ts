@@ -45,6 +45,9 @@ export interface MailboxProxyOptions {
  */
 export function createMailboxProxyServer(opts: MailboxProxyOptions): { server: Server; destroyAll(): void } {
   const entries = parseAllowList(opts.allowedDomains);
+  // Closing the proxy (its command ended) stops every poll still waiting for an answer.
+  const closed = new AbortController();
+  const relayOpts = { ...opts, signal: closed.signal };
   const sockets = new Set<Socket>();
   const track = (s: Socket) => {
     sockets.add(s);
@@ -52,21 +55,25 @@ export function createMailboxProxyServer(opts: MailboxProxyOptions): { server: S
   };
   // Requests read from terminated TLS, each socket with the origin its CONNECT named.
   const origins = new WeakMap<object, string>();
-  const inner = createServer((req, res) => void relay(opts, req, res, `${origins.get(req.socket) ?? ''}${req.url ?? '/'}`));
-  const server = createServer((req, res) => plainRequest(opts, entries, req, res));
+  const inner = createServer((req, res) => relaySafely(relayOpts, req, res, `${origins.get(req.socket) ?? ''}${req.url ?? '/'}`));
+  const server = createServer((req, res) => plainRequest(relayOpts, entries, req, res));
   server.on('connection', track);
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     track(client);
     client.on('error', () => undefined);
-    void terminateTls(opts, entries, req, client, head).then((tlsSocket) => {
-      if (!tlsSocket) return;
-      origins.set(tlsSocket, `https://${req.url}`);
-      inner.emit('connection', tlsSocket);
-    });
+    void terminateTls(opts, entries, req, client, head).then(
+      (tlsSocket) => {
+        if (!tlsSocket) return;
+        origins.set(tlsSocket, `https://${req.url}`);
+        inner.emit('connection', tlsSocket);
+      },
+      () => client.destroy(),
+    );
   });
   return {
     server,
     destroyAll() {
+      closed.abort(new Error('The command ended.'));
       for (const s of sockets) s.destroy();
     },
   };
@@ -101,7 +108,7 @@ async function terminateTls(
 }
 
 /** A plain-HTTP proxy request (an absolute http:// URL): checked, then relayed. */
-function plainRequest(opts: MailboxProxyOptions, entries: AllowListEntry[], req: IncomingMessage, res: ServerResponse): void {
+function plainRequest(opts: RelayOptions, entries: AllowListEntry[], req: IncomingMessage, res: ServerResponse): void {
   const target = URL.canParse(req.url ?? '') ? new URL(req.url!) : undefined;
   if (target?.protocol !== 'http:') {
     res.writeHead(400, { 'content-type': 'text/plain' }).end('The sandbox proxy needs an absolute http:// URL (https goes through CONNECT).\n');
@@ -115,11 +122,18 @@ function plainRequest(opts: MailboxProxyOptions, entries: AllowListEntry[], req:
     res.writeHead(403, { 'content-type': 'text/plain' }).end(DENIED_BODY(host));
     return void req.resume();
   }
-  void relay(opts, req, res, target.toString());
+  relaySafely(opts, req, res, target.toString());
 }
 
+/** A request whose client went away while it was read ends the exchange, never the runner. */
+function relaySafely(opts: RelayOptions, req: IncomingMessage, res: ServerResponse, url: string): void {
+  relay(opts, req, res, url).catch(() => res.destroy());
+}
+
+type RelayOptions = MailboxProxyOptions & { signal: AbortSignal };
+
 /** One request through the mailbox; every failure is an HTTP answer the command's client can show. */
-async function relay(opts: MailboxProxyOptions, req: IncomingMessage, res: ServerResponse, url: string): Promise<void> {
+async function relay(opts: RelayOptions, req: IncomingMessage, res: ServerResponse, url: string): Promise<void> {
   const fail = (status: number, text: string) => {
     if (!res.headersSent) res.writeHead(status, { 'content-type': 'text/plain', 'x-stratus-egress': 'runner' });
     res.end(`${text}\n`);
@@ -127,13 +141,14 @@ async function relay(opts: MailboxProxyOptions, req: IncomingMessage, res: Serve
   const request = await readRequest(req, url);
   if (typeof request === 'string') return fail(request === 'too large' ? 413 : 405, `The sandbox proxy cannot relay this request: ${request}.`);
   try {
-    const answer = await exchangeThroughMailbox(opts.mailbox, request, opts.timing ?? DEFAULT_MAILBOX_TIMING);
+    const answer = await exchangeThroughMailbox(opts.mailbox, request, opts.timing ?? DEFAULT_MAILBOX_TIMING, opts.signal);
     const headers = Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())));
     // A HEAD answer keeps the length the origin announced; any other gets the body's own.
     const length = request.method === 'HEAD' ? answer.headers['content-length'] : String(answer.body.length);
     res.writeHead(answer.status, { ...headers, ...(length !== undefined ? { 'content-length': length } : {}) });
     res.end(request.method === 'HEAD' ? undefined : answer.body);
   } catch (err) {
+    if (opts.signal.aborted) return void res.destroy();
     fail(err instanceof MailboxTimeoutError ? 504 : 502, `The sandbox proxy could not relay ${request.method} ${url}: ${(err as Error).message}`);
   }
 }

@@ -55,7 +55,7 @@ export function createMailboxProxyServer(opts: MailboxProxyOptions): { server: S
   };
   // Requests read from terminated TLS, each socket with the origin its CONNECT named.
   const origins = new WeakMap<object, string>();
-  const inner = createServer((req, res) => relaySafely(relayOpts, req, res, `${origins.get(req.socket) ?? ''}${req.url ?? '/'}`));
+  const inner = createServer((req, res) => tunnelledRequest(relayOpts, origins.get(req.socket), req, res));
   const server = createServer((req, res) => plainRequest(relayOpts, entries, req, res));
   server.on('connection', track);
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
@@ -105,6 +105,18 @@ async function terminateTls(
   } catch (err) {
     return void answer('502 Bad Gateway', `The sandbox proxy could not make a certificate for ${host}: ${(err as Error).message}\n`);
   }
+}
+
+/**
+ * A request read from a terminated tunnel: relayed to the origin its CONNECT named. Only a path
+ * may follow it, so the URL cannot name another host (`@other.example/`, an absolute URL).
+ */
+function tunnelledRequest(opts: RelayOptions, origin: string | undefined, req: IncomingMessage, res: ServerResponse): void {
+  if (!origin || !req.url?.startsWith('/')) {
+    res.writeHead(400, { 'content-type': 'text/plain' }).end('The sandbox proxy relays a path on the host the tunnel was opened to, nothing else.\n');
+    return void req.resume();
+  }
+  relaySafely(opts, req, res, `${origin}${req.url}`);
 }
 
 /** A plain-HTTP proxy request (an absolute http:// URL): checked, then relayed. */

@@ -147,6 +147,19 @@ describe.each(['bwrap', 'process'] as const)('egress through the S3 mailbox (%s 
     expect(seen).toEqual([`GET ${secureHost}/pkg ua=curl`]);
   }, 30_000);
 
+  it('relays only a path inside a tunnel: a request target naming another host is refused, nothing written', async () => {
+    const id = workspace();
+    await grant(id, [plainHost, secureHost]);
+    seen.length = 0;
+    const absolute = `curl -sS -w ' %{http_code}\\n' --request-target 'http://${plainHost}/left-pad' https://${secureHost}/`;
+    const userinfo = `curl -sS -w '%{http_code}' --request-target '@${plainHost}/left-pad' https://${secureHost}/`;
+    const out = bashOutput(await bash(id, `${absolute}; ${userinfo}`, [secureHost]));
+    // An absolute URL is refused by the proxy; '@host' does not even parse as a request target (Node answers 400 itself).
+    expect(out).toBe('The sandbox proxy relays a path on the host the tunnel was opened to, nothing else.\n 400\n400');
+    expect(await mailboxObjects(id)).toEqual([]);
+    expect(seen).toEqual([]);
+  }, 30_000);
+
   it('refuses a host off the list in the runner, before anything is written to the mailbox', async () => {
     const id = workspace();
     await grant(id, [plainHost]);

@@ -10,7 +10,8 @@ import { createGithubClientFactory } from '../github-api/github-client.ts';
 import { GithubItemStore } from '../stores/github-item-store.ts';
 import { GithubStore } from '../stores/github-store.ts';
 import { GithubInstallationStore } from '../stores/github-installation-store.ts';
-import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import { createLambdaRunnerClient, type RunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import { withEgressGrants } from '../runner-client/egress-grants.ts';
 import type { PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -86,7 +87,11 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     tokens: new TokenStore(db, config.tables.apiTokens),
     tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
     tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
-    runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
+    runner: withGrantsInMailboxMode(
+      config,
+      observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
+      s3,
+    ),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     failedInvocations: overrides.failedInvocations ?? sqsFailedInvocations(config),
     asyncInvoke: createLambdaAsyncInvoke(lambda),
@@ -110,6 +115,11 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     },
     instanceId,
   };
+}
+
+/** In the `mailbox` egress mode each command's network is the grant the harness writes before the call (egress-grants.ts). */
+function withGrantsInMailboxMode(config: StratusConfig, runner: RunnerClient, s3: LazyClient<S3Client>): RunnerClient {
+  return config.egress === 'mailbox' ? withEgressGrants(runner, { s3, bucket: config.bucket, clock: Date.now }) : runner;
 }
 
 /** The one policy of calls made on a session's behalf; the configured stand-in endpoints are among the stack's own. */

@@ -63,8 +63,9 @@ export interface StageConfig {
     /**
      * The egress proxy for sessions with `allowedDomains` and for git imports: one ARM Fargate
      * task (0.25 vCPU, 0.5 GB) with a public IPv4 address, about 12 USD a month at idle
-     * (docs/deploy.md). Off: the runner has no internet at all, and the API refuses such
-     * sessions and imports with `egress_unavailable`. @default false
+     * (docs/deploy.md). Off: the runner has no internet route; commands' allow-listed requests
+     * go through the S3 mailbox and the egress forwarder (STRATUS_EGRESS=mailbox, $0 idle), and
+     * the API refuses git imports with `egress_unavailable`. @default false
      */
     readonly egressProxy: boolean;
     /** Repo-relative Dockerfile of the proxy image. */

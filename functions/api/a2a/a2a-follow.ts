@@ -1,0 +1,67 @@
+import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
+import type { StoredTurnEvent } from '../../stores/event-store.ts';
+import type { TurnEvent } from '../../stores/turn-event.ts';
+import { remoteSession } from '../remote/remote-turns.ts';
+import type { RemoteDeps } from '../remote/remote-sessions.ts';
+import { taskMessage, textPart } from './a2a-parts.ts';
+import { notifyTask } from './a2a-push.ts';
+import { taskOf } from './a2a-task.ts';
+
+/** Where a call runs: the caller's tenant and this invocation's deadline. */
+export interface A2aCall {
+  tenantId: string;
+  deadlineAt?: number;
+}
+
+/** A stream following a turn stops this long before the invocation's deadline (the client subscribes again). */
+const DEADLINE_MARGIN_MS = 10_000;
+
+/** Whether a follower may keep waiting for a turn's next event in this invocation. */
+export function keepGoingFor(call: A2aCall): () => boolean {
+  return () => call.deadlineAt === undefined || call.deadlineAt - Date.now() > DEADLINE_MARGIN_MS;
+}
+
+/**
+ * A turn's events as A2A stream responses: a `working` status update per step (turn started,
+ * tool running, tool finished), then, once the turn ended (or the follow stopped near the
+ * deadline), the task's artifacts and its final status. The task is pushed to the client's
+ * webhooks as it ends. Returns that task.
+ */
+export async function* streamOfTurn(
+  deps: RemoteDeps,
+  call: A2aCall,
+  sessionId: string,
+  events: AsyncIterable<StoredTurnEvent>,
+): AsyncGenerator<StreamResponse, Task> {
+  for await (const { seq, event } of events) {
+    const step = stepText(event);
+    if (step) yield statusUpdate(sessionId, TaskState.TASK_STATE_WORKING, `${event.type}_${seq}`, step);
+  }
+  const record = await remoteSession(deps, sessionId, call.tenantId);
+  const task = await taskOf(deps, record, { historyLength: 0 });
+  await notifyTask(deps, record, task);
+  for (const artifact of task.artifacts) {
+    yield { payload: { $case: 'artifactUpdate', value: { taskId: sessionId, contextId: sessionId, artifact, append: false, lastChunk: true, metadata: undefined } } };
+  }
+  yield { payload: { $case: 'statusUpdate', value: { taskId: sessionId, contextId: sessionId, status: task.status, metadata: undefined } } };
+  return task;
+}
+
+function statusUpdate(taskId: string, state: TaskState, messageId: string, text: string): StreamResponse {
+  const message = taskMessage(taskId, messageId, 'agent', [textPart(text)]);
+  return { payload: { $case: 'statusUpdate', value: { taskId, contextId: taskId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined } } };
+}
+
+/** One line per step a client following the task cares about (as the MCP adapter's progress); nothing for deltas and bookkeeping. */
+function stepText(event: TurnEvent): string | undefined {
+  switch (event.type) {
+    case 'turn_start':
+      return 'Turn started';
+    case 'tool_use':
+      return `Running ${event.name}`;
+    case 'tool_result':
+      return `${event.toolName} ${event.isError ? 'failed' : 'finished'}`;
+    default:
+      return undefined;
+  }
+}

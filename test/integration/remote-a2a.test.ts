@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIBRARY_QUESTION } from '../support/questions.ts';
 import { useLocalStack } from '../support/stack-fixture.ts';
 import { until } from '../support/until.ts';
 
@@ -73,21 +74,22 @@ describe('the A2A endpoint', () => {
     turn: { heartbeatMs: 200 },
     settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: [`127.0.0.1:${receiver.port}`] } },
   }));
-  let client: Client;
-
-  beforeAll(async () => {
+  // Made on first use: the stack (and its URL) starts in useLocalStack's own beforeAll.
+  let connected: Promise<Client> | undefined;
+  const a2a = () => {
     const withToken: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
       headers.set('authorization', `Bearer ${fx.stack.token}`);
       return fetch(input, { ...init, headers });
     };
-    client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: withToken })] }).createFromUrl(fx.stack.apiUrl);
-  });
+    connected ??= new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl: withToken })] }).createFromUrl(fx.stack.apiUrl);
+    return connected;
+  };
 
   it('publishes an agent card with its skills, interfaces and the bearer scheme', async () => {
     const res = await fetch(`${fx.stack.apiUrl}/.well-known/agent-card.json`);
     expect(res.status).toBe(200);
-    const card = await res.json();
+    const card = (await res.json()) as Record<string, any>;
     expect(card).toMatchObject({
       name: 'Stratus',
       capabilities: { streaming: true, pushNotifications: true },
@@ -101,22 +103,26 @@ describe('the A2A endpoint', () => {
   });
 
   it('refuses a call without a tenant token, and answers bad JSON-RPC with an error, not a 500', async () => {
+    const client = await a2a();
     const unauthenticated = await fetch(`${fx.stack.apiUrl}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(unauthenticated.status).toBe(401);
     const post = (body: string) =>
       fetch(`${fx.stack.apiUrl}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${fx.stack.token}` }, body });
     const notJson = await post('{not json');
     expect(notJson.status).toBe(200);
-    expect((await notJson.json()).error.code).toBe(-32700);
+    expect(((await notJson.json()) as any).error.code).toBe(-32700);
     const unknown = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'NoSuchMethod', params: {} }));
-    expect((await unknown.json()).error.code).toBe(-32601);
+    expect(((await unknown.json()) as any).error.code).toBe(-32601);
     await expect(client.getTask({ tenant: '', id: 'ses_nope' })).rejects.toThrow(/not found/i);
     await expect(client.sendMessage(request(message([data({ only: 'data' })])))).rejects.toThrow(/no text part/);
   });
 
   it('sends a message: a new task runs its turn to the end, with the answer and the diff as artifacts', async () => {
+    const client = await a2a();
     const result = asTask(
-      await client.sendMessage(request(message([text('please run `echo changed > hello.txt && cat hello.txt`')]), { metadata: { files: { 'hello.txt': 'hello\n' } } })),
+      await client.sendMessage(
+        request(message([text('please run `echo changed > hello.txt && cat hello.txt`')]), { metadata: { files: { 'hello.txt': 'hello\n' } } }),
+      ),
     );
     expect(result.id).toMatch(/^ses_/);
     expect(result.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -134,9 +140,18 @@ describe('the A2A endpoint', () => {
     // The next message on the task is its next turn, in the same workspace.
     const next = asTask(await client.sendMessage(request(message([text('run `cat hello.txt`')], result.id))));
     expect(partText(next.status?.message?.parts)).toContain('ok: changed');
+
+    // A v0.3 client's method names reach the same task (the SDK's compat layer translates).
+    const legacy = await fetch(`${fx.stack.apiUrl}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${fx.stack.token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tasks/get', params: { id: result.id } }),
+    });
+    expect(((await legacy.json()) as any).result).toMatchObject({ kind: 'task', id: result.id, status: { state: 'completed' } });
   }, 90_000);
 
   it('streams a message: the task first, its steps, the artifacts and the final status', async () => {
+    const client = await a2a();
     const events = await collect(client.sendMessageStream(request(message([text('run `echo streamed`')]))));
     const cases = events.map((e) => e.payload?.$case);
     expect(cases[0]).toBe('task');
@@ -145,16 +160,19 @@ describe('the A2A endpoint', () => {
     expect(steps.slice(0, 3)).toEqual(['Turn started', 'Running Bash', 'Bash finished']);
     const last = events.at(-1)!.payload;
     expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(events.filter((e) => e.payload?.$case === 'artifactUpdate').map((e) => e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId)).toEqual([
-      'answer',
-      'workspace-diff',
-    ]);
+    expect(
+      events.filter((e) => e.payload?.$case === 'artifactUpdate').map((e) => e.payload?.$case === 'artifactUpdate' && e.payload.value.artifact?.artifactId),
+    ).toEqual(['answer', 'workspace-diff']);
   }, 90_000);
 
   it('cancels a running task, and resubscribes to one from another call', async () => {
+    const client = await a2a();
     const started = asTask(await client.sendMessage(request(message([text('run `echo started; sleep 120`')]), { configuration: returnAtOnce })));
     expect(started.status?.state).toBe(TaskState.TASK_STATE_WORKING);
-    await until(async () => (await fx.api.request('GET', `/v1/sessions/${started.id}`)).json.status === 'running');
+    await until(
+      async () => (await fx.api.request('GET', `/v1/sessions/${started.id}`)).json.status,
+      (status) => status === 'running',
+    );
     const resubscribed = collect(client.resubscribeTask({ tenant: '', id: started.id }));
     await new Promise((r) => setTimeout(r, 1500));
     const canceled = await client.cancelTask({ tenant: '', id: started.id, metadata: undefined });
@@ -168,6 +186,7 @@ describe('the A2A endpoint', () => {
   }, 90_000);
 
   it('waits for permission (input-required), answered by the next message, and pushes each end to the signed webhook', async () => {
+    const client = await a2a();
     const push = { tenant: '', id: '', taskId: '', url: `http://127.0.0.1:${receiver.port}/hook`, token: PUSH_TOKEN, authentication: undefined };
     const waiting = asTask(
       await client.sendMessage(
@@ -185,7 +204,10 @@ describe('the A2A endpoint', () => {
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(partText(done.artifacts[1]?.parts)).toContain('+hi');
 
-    await until(() => receiver.received.length >= 2);
+    await until(
+      async () => receiver.received.length,
+      (n) => n >= 2,
+    );
     const states = receiver.received.map((r) => JSON.parse(r.body).task.status.state);
     expect(states).toEqual(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED']);
     for (const { body, headers } of receiver.received) {
@@ -197,6 +219,25 @@ describe('the A2A endpoint', () => {
     expect(configs.configs.map((c) => c.url)).toEqual([push.url]);
     const refused = { ...push, taskId: waiting.id, url: 'http://10.0.0.1/hook' };
     await expect(client.createTaskPushNotificationConfig(refused)).rejects.toThrow(/refused/);
+  }, 90_000);
+
+  it("waits for the agent's question (input-required), answered by the next message's text", async () => {
+    const client = await a2a();
+    fx.stack.model!.enqueue({
+      content: [
+        { type: 'text', text: 'Let me ask.' },
+        { type: 'tool_use', id: 'toolu_a2a_q1', name: 'AskUserQuestion', input: { questions: [LIBRARY_QUESTION] } },
+      ],
+    });
+    const waiting = asTask(await client.sendMessage(request(message([text('add dates')]))));
+    expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const shown = waiting.status?.message?.parts.find((p) => p.content?.$case === 'data')?.content;
+    expect(shown?.$case === 'data' && shown.value).toEqual({ waiting: [{ toolUseId: 'toolu_a2a_q1', kind: 'question', questions: [LIBRARY_QUESTION] }] });
+    await expect(client.sendMessage(request(message([data({ decision: 'allow' })], waiting.id)))).rejects.toThrow(/No tool call waits for permission/);
+
+    const done = asTask(await client.sendMessage(request(message([text('dayjs')], waiting.id))));
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(partText(done.status?.message?.parts)).toContain('ok: User has answered your questions: "Which library should we use?"="dayjs"');
   }, 90_000);
 });
 

@@ -41,7 +41,9 @@ export async function* streamOfTurn(
   const task = await taskOf(deps, record, { historyLength: 0 });
   await notifyTask(deps, record, task);
   for (const artifact of task.artifacts) {
-    yield { payload: { $case: 'artifactUpdate', value: { taskId: sessionId, contextId: sessionId, artifact, append: false, lastChunk: true, metadata: undefined } } };
+    yield {
+      payload: { $case: 'artifactUpdate', value: { taskId: sessionId, contextId: sessionId, artifact, append: false, lastChunk: true, metadata: undefined } },
+    };
   }
   yield { payload: { $case: 'statusUpdate', value: { taskId: sessionId, contextId: sessionId, status: task.status, metadata: undefined } } };
   return task;
@@ -49,7 +51,12 @@ export async function* streamOfTurn(
 
 function statusUpdate(taskId: string, state: TaskState, messageId: string, text: string): StreamResponse {
   const message = taskMessage(taskId, messageId, 'agent', [textPart(text)]);
-  return { payload: { $case: 'statusUpdate', value: { taskId, contextId: taskId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined } } };
+  return {
+    payload: {
+      $case: 'statusUpdate',
+      value: { taskId, contextId: taskId, status: { state, message, timestamp: new Date().toISOString() }, metadata: undefined },
+    },
+  };
 }
 
 /** One line per step a client following the task cares about (as the MCP adapter's progress); nothing for deltas and bookkeeping. */

@@ -142,7 +142,8 @@ export class StratusA2aHandler implements A2ARequestHandler {
     return inA2aTerms(this.deps.log, async () => {
       const record = await remoteSession(this.deps, params.taskId, this.call.tenantId);
       const kept = (record.pushNotifications ?? []).filter((t) => t.id !== params.id);
-      if (kept.length === (record.pushNotifications ?? []).length) throw new NotFoundError(`Task ${record.sessionId} has no push notification config ${params.id}.`);
+      if (kept.length === (record.pushNotifications ?? []).length)
+        throw new NotFoundError(`Task ${record.sessionId} has no push notification config ${params.id}.`);
       await this.deps.sessions.setPushNotifications(record.sessionId, kept);
     });
   }

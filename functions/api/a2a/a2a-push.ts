@@ -7,10 +7,10 @@ import type { PushNotificationTarget, SessionRecord } from '../../stores/session
 import type { RemoteDeps } from '../remote/remote-sessions.ts';
 
 /** The header the protocol names for the client's token; the client checks it is its own. */
-export const PUSH_TOKEN_HEADER = 'x-a2a-notification-token';
+const PUSH_TOKEN_HEADER = 'x-a2a-notification-token';
 /** `v1=<hex HMAC-SHA256 of "<timestamp>.<body>">` keyed with the token, as HTTP hooks sign (functions/hooks/http-hook.ts). */
-export const PUSH_SIGNATURE_HEADER = 'x-stratus-signature';
-export const PUSH_TIMESTAMP_HEADER = 'x-stratus-timestamp';
+const PUSH_SIGNATURE_HEADER = 'x-stratus-signature';
+const PUSH_TIMESTAMP_HEADER = 'x-stratus-timestamp';
 
 /** Webhooks one task may have. */
 const MAX_TARGETS = 5;

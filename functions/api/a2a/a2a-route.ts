@@ -48,6 +48,7 @@ export function a2aRoutes(deps: RemoteDeps, tokens: TokenAuth, version: string) 
     const handler = new a2a.Handler(deps, call, stratusAgentCard(originOf(c), version));
     const body = await c.req.text();
     const request = requestOf(body);
+    if (request === undefined) return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is not JSON.' } });
     const legacy = request.method?.includes('/') === true;
     const context = new a2a.server.ServerCallContext({ requestedVersion: legacy ? '0.3' : '1.0' });
     const transport = legacy ? new a2a.compat.LegacyJsonRpcTransportHandler(handler) : new a2a.server.JsonRpcTransportHandler(handler);
@@ -60,13 +61,13 @@ export function a2aRoutes(deps: RemoteDeps, tokens: TokenAuth, version: string) 
 }
 
 /** The request's JSON-RPC method and id, where the body is JSON naming them (the transport reports everything else). */
-function requestOf(body: string): { method?: string; id: string | number | null } {
+function requestOf(body: string): { method?: string; id: string | number | null } | undefined {
   try {
     const parsed = JSON.parse(body) as { method?: unknown; id?: unknown } | null;
     const id = typeof parsed?.id === 'string' || typeof parsed?.id === 'number' ? parsed.id : null;
     return { ...(typeof parsed?.method === 'string' ? { method: parsed.method } : {}), id };
   } catch {
-    return { id: null };
+    return undefined;
   }
 }
 

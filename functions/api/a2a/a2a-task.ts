@@ -59,7 +59,9 @@ export function waitingView(p: PendingApproval) {
 
 function waitingText(waiting: PendingApproval[]): string {
   const lines = waiting.map((p) =>
-    p.kind === 'question' ? `- ${p.toolUseId}: a question (answer with {"answers": {question: label}})` : `- ${p.toolUseId}: ${p.toolName} waits for permission`,
+    p.kind === 'question'
+      ? `- ${p.toolUseId}: a question (answer with {"answers": {question: label}})`
+      : `- ${p.toolUseId}: ${p.toolName} waits for permission`,
   );
   return `Waiting for an answer (reply with "allow" or "deny", or a data part {"decision": "allow" | "deny", "toolUseId"?}):\n${lines.join('\n')}`;
 }

@@ -1,4 +1,3 @@
-import { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { StratusError } from '../../shared/errors.ts';
 import type { Logger } from '../../shared/logger.ts';
 
@@ -8,7 +7,8 @@ import type { Logger } from '../../shared/logger.ts';
  * 4xx → RequestMalformed (invalid params). Anything unexpected is logged and answered as an
  * internal error without its message (it may carry what a store or the runner said).
  */
-export function toA2aError(err: unknown, log: Logger): Error {
+export async function toA2aError(err: unknown, log: Logger): Promise<Error> {
+  const { A2AError, RequestMalformedError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } = await import('@a2a-js/sdk/errors');
   if (err instanceof A2AError) return err;
   if (!(err instanceof StratusError)) {
     log.error('A2A request failed', { error: err instanceof Error ? err.message : String(err) });
@@ -26,7 +26,7 @@ export async function inA2aTerms<T>(log: Logger, run: () => Promise<T>): Promise
   try {
     return await run();
   } catch (err) {
-    throw toA2aError(err, log);
+    throw await toA2aError(err, log);
   }
 }
 
@@ -35,6 +35,6 @@ export async function* streamInA2aTerms<T>(log: Logger, stream: () => AsyncGener
   try {
     yield* stream();
   } catch (err) {
-    throw toA2aError(err, log);
+    throw await toA2aError(err, log);
   }
 }

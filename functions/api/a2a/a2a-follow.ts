@@ -1,11 +1,11 @@
-import { TaskState, type StreamResponse, type Task } from '@a2a-js/sdk';
+import type { StreamResponse, Task, TaskState } from '@a2a-js/sdk';
 import type { StoredTurnEvent } from '../../stores/event-store.ts';
 import type { TurnEvent } from '../../stores/turn-event.ts';
 import { remoteSession } from '../remote/remote-turns.ts';
 import type { RemoteDeps } from '../remote/remote-sessions.ts';
 import { taskMessage, textPart } from './a2a-parts.ts';
 import { notifyTask } from './a2a-push.ts';
-import { taskOf } from './a2a-task.ts';
+import { TASK_STATES, taskOf } from './a2a-task.ts';
 
 /** Where a call runs: the caller's tenant and this invocation's deadline. */
 export interface A2aCall {
@@ -35,7 +35,7 @@ export async function* streamOfTurn(
 ): AsyncGenerator<StreamResponse, Task> {
   for await (const { seq, event } of events) {
     const step = stepText(event);
-    if (step) yield statusUpdate(sessionId, TaskState.TASK_STATE_WORKING, `${event.type}_${seq}`, step);
+    if (step) yield statusUpdate(sessionId, TASK_STATES.working, `${event.type}_${seq}`, step);
   }
   const record = await remoteSession(deps, sessionId, call.tenantId);
   const task = await taskOf(deps, record, { historyLength: 0 });

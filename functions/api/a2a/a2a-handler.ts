@@ -15,7 +15,6 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
-import { ExtendedAgentCardNotConfiguredError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler } from '@a2a-js/sdk/server';
 import { followTurn } from '../../turn/follow-turn.ts';
 import { interruptRunning, remoteSession } from '../remote/remote-turns.ts';
@@ -26,7 +25,7 @@ import { keepGoingFor, streamOfTurn, type A2aCall } from './a2a-follow.ts';
 import { pushConfigOf, savePushTarget } from './a2a-push.ts';
 import { startFromMessage } from './a2a-send.ts';
 import { taskOf } from './a2a-task.ts';
-import { NotFoundError } from '../../shared/errors.ts';
+import { ConflictError, NotFoundError } from '../../shared/errors.ts';
 
 /** The most tasks one ListTasks page holds. */
 const MAX_PAGE = 100;
@@ -49,6 +48,7 @@ export class StratusA2aHandler implements A2ARequestHandler {
   }
 
   async getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
+    const { ExtendedAgentCardNotConfiguredError } = await import('@a2a-js/sdk/errors');
     throw new ExtendedAgentCardNotConfiguredError('Stratus has one agent card, the public one.');
   }
 
@@ -83,7 +83,7 @@ export class StratusA2aHandler implements A2ARequestHandler {
       const record = await remoteSession(deps, params.id, call.tenantId);
       const state = remoteState(record, deps.clock());
       if (state === 'completed' || state === 'failed' || state === 'canceled')
-        throw new UnsupportedOperationError(`Task ${record.sessionId} is ${state}: there is nothing to subscribe to (GetTask reads it).`);
+        throw new ConflictError(`Task ${record.sessionId} is ${state}: there is nothing to subscribe to (GetTask reads it).`, 'task_ended');
       yield { payload: { $case: 'task', value: await taskOf(deps, record, { historyLength: 0 }) } };
       const turnId = record.lease?.turnId;
       if (state !== 'working' || !turnId) return;

@@ -1,4 +1,11 @@
-import { Role, type Message, type Part } from '@a2a-js/sdk';
+import type { Message, Part, Role } from '@a2a-js/sdk';
+
+/**
+ * The protocol's Role numbers (lf.a2a.v1.Role), fixed by its protobuf schema: written here so
+ * this file needs only the SDK's types (the SDK itself loads on the first A2A request).
+ */
+const ROLE_USER = 1 as Role;
+const ROLE_AGENT = 2 as Role;
 
 /** A text part (plain text unless `mediaType` says otherwise, e.g. a unified diff). */
 export function textPart(text: string, mediaType = 'text/plain'): Part {
@@ -16,7 +23,7 @@ export function taskMessage(taskId: string, messageId: string, role: 'user' | 'a
     messageId,
     contextId: taskId,
     taskId,
-    role: role === 'user' ? Role.ROLE_USER : Role.ROLE_AGENT,
+    role: role === 'user' ? ROLE_USER : ROLE_AGENT,
     parts,
     metadata,
     extensions: [],

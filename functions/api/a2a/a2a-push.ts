@@ -1,5 +1,4 @@
 import type { Task, TaskPushNotificationConfig } from '@a2a-js/sdk';
-import { V1PushNotificationSerializer } from '@a2a-js/sdk/server';
 import { signHookRequest } from '../../hooks/http-hook.ts';
 import { createOutboundFetch } from '../../outbound/outbound-fetch.ts';
 import { errorMessage, UserError } from '../../shared/errors.ts';
@@ -54,6 +53,7 @@ export function pushConfigOf(taskId: string, target: PushNotificationTarget): Ta
 export async function notifyTask(deps: RemoteDeps, record: SessionRecord, task: Task): Promise<void> {
   const targets = record.pushNotifications ?? [];
   if (targets.length === 0) return;
+  const { V1PushNotificationSerializer } = await import('@a2a-js/sdk/server');
   const { body, contentType } = new V1PushNotificationSerializer().serialize({ payload: { $case: 'task', value: task } }, task);
   const fetch = createOutboundFetch(deps.outbound, { maxResponseBytes: 64 * 1024 });
   await Promise.all(

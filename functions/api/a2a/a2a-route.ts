@@ -7,6 +7,7 @@ import type { ApiEnv } from '../route-app.ts';
 import type { TokenAuth } from '../token-auth.ts';
 import type { RemoteDeps } from '../remote/remote-sessions.ts';
 import { A2A_PATH, AGENT_CARD_PATH, stratusAgentCard } from './a2a-card.ts';
+import { StratusA2aHandler } from './a2a-handler.ts';
 
 /** The largest JSON-RPC request /a2a takes: a long prompt, or a new task's seed files. */
 export const MAX_A2A_BODY_BYTES = 4 * 1024 * 1024;
@@ -14,15 +15,10 @@ export const MAX_A2A_BODY_BYTES = 4 * 1024 * 1024;
 type JsonRpcAnswer = { jsonrpc: string; id: string | number | null; result?: unknown; error?: unknown };
 type Answered = JsonRpcAnswer | AsyncGenerator<JsonRpcAnswer, void, undefined>;
 
-/** The SDK's server side and Stratus's handler, loaded on the first A2A request only (as /mcp loads its SDK). */
-async function loadA2a() {
-  const [server, compat, sdk, handler] = await Promise.all([
-    import('@a2a-js/sdk/server'),
-    import('@a2a-js/sdk/compat/v0_3/server'),
-    import('@a2a-js/sdk'),
-    import('./a2a-handler.ts'),
-  ]);
-  return { server, compat, AgentCard: sdk.AgentCard, Handler: handler.StratusA2aHandler };
+/** The SDK's server side, loaded on the first A2A request only (as /mcp loads its SDK). */
+async function loadA2aSdk() {
+  const [server, compat, sdk] = await Promise.all([import('@a2a-js/sdk/server'), import('@a2a-js/sdk/compat/v0_3/server'), import('@a2a-js/sdk')]);
+  return { server, compat, AgentCard: sdk.AgentCard };
 }
 
 /** The origin clients reached this API at: the agent card's interface URL is built on it. */
@@ -38,14 +34,14 @@ const originOf = (c: Context) => new URL(c.req.url).origin;
 export function a2aRoutes(deps: RemoteDeps, tokens: TokenAuth, version: string) {
   const app = new Hono<ApiEnv>();
   app.get(AGENT_CARD_PATH, async (c) => {
-    const { AgentCard } = await loadA2a();
+    const { AgentCard } = await loadA2aSdk();
     return c.json(AgentCard.toJSON(stratusAgentCard(originOf(c), version)) as object);
   });
   app.use(A2A_PATH, withBodyCap(bearerAuth(tokens), MAX_A2A_BODY_BYTES));
   app.post(A2A_PATH, async (c) => {
-    const a2a = await loadA2a();
+    const a2a = await loadA2aSdk();
     const call = { tenantId: c.get('tenantId'), deadlineAt: invocationDeadline(c) };
-    const handler = new a2a.Handler(deps, call, stratusAgentCard(originOf(c), version));
+    const handler = new StratusA2aHandler(deps, call, stratusAgentCard(originOf(c), version));
     const body = await c.req.text();
     const request = requestOf(body);
     if (request === undefined) return c.json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the request body is not JSON.' } });

@@ -1,5 +1,4 @@
 import type { SendMessageRequest } from '@a2a-js/sdk';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../../permissions/types.ts';
 import { UserError } from '../../shared/errors.ts';
@@ -37,7 +36,7 @@ export interface Started {
  */
 export async function startFromMessage(deps: RemoteDeps, call: A2aCall, params: SendMessageRequest): Promise<Started> {
   const message = params.message;
-  if (!message || message.parts.length === 0) throw new RequestMalformedError('The request needs a message with at least one part.');
+  if (!message || message.parts.length === 0) throw new UserError('The request needs a message with at least one part.');
   let record = message.taskId ? await remoteSession(deps, message.taskId, call.tenantId) : await openTask(deps, call, params);
   const push = params.configuration?.taskPushNotificationConfig;
   if (push) {

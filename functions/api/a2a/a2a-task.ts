@@ -1,4 +1,4 @@
-import { TaskState, type Artifact, type Message, type Task, type TaskStatus } from '@a2a-js/sdk';
+import type { Artifact, Message, Task, TaskState, TaskStatus } from '@a2a-js/sdk';
 import { waitsForPerson, type PendingApproval } from '../../stores/approval-store.ts';
 import type { StoredMessage } from '../../stores/message-store.ts';
 import type { SessionRecord } from '../../stores/session-store.ts';
@@ -6,14 +6,18 @@ import { assistantText, finalAnswer, remoteState, sessionDiff, type RemoteState 
 import type { RemoteDeps } from '../remote/remote-sessions.ts';
 import { dataPart, taskMessage, textPart } from './a2a-parts.ts';
 
-/** A session's state in A2A's terms (remote-view.ts names them as both protocols do). */
-const TASK_STATES: Record<RemoteState, TaskState> = {
-  submitted: TaskState.TASK_STATE_SUBMITTED,
-  working: TaskState.TASK_STATE_WORKING,
-  'input-required': TaskState.TASK_STATE_INPUT_REQUIRED,
-  completed: TaskState.TASK_STATE_COMPLETED,
-  canceled: TaskState.TASK_STATE_CANCELED,
-  failed: TaskState.TASK_STATE_FAILED,
+/**
+ * A session's state as the protocol's TaskState number (lf.a2a.v1.TaskState, fixed by its
+ * protobuf schema; remote-view.ts names the states as both protocols do). Numbers, not the SDK's
+ * enum, so this file needs only the SDK's types (the SDK itself loads on the first A2A request).
+ */
+export const TASK_STATES: Record<RemoteState, TaskState> = {
+  submitted: 1 as TaskState,
+  working: 2 as TaskState,
+  completed: 3 as TaskState,
+  failed: 4 as TaskState,
+  canceled: 5 as TaskState,
+  'input-required': 6 as TaskState,
 };
 
 /** How many of the newest messages a task's history is read from when the client gives no `historyLength`. */

@@ -59,6 +59,9 @@ describe('the bundled API function', () => {
       startInputs.filter((input) => /node_modules\/(@aws-sdk\/client-(s3|lambda|sts|scheduler)|@aws-sdk\/s3-presigned-post|croner)\//.test(input)),
     ).toEqual([]);
     expect(startInputs).toContain('node_modules/@aws-sdk/client-dynamodb/dist-es/DynamoDBClient.js');
+    // The A2A SDK is bundled (a chunk of its own) with its framework-free transport: Hono serves it, Express is never bundled.
+    expect(Object.keys(metafile.inputs).filter((input) => input.includes('node_modules/@a2a-js/sdk/'))).not.toEqual([]);
+    expect(Object.keys(metafile.inputs).filter((input) => /node_modules\/(express|@a2a-js\/sdk\/dist\/server\/express)\//.test(input))).toEqual([]);
     expect(startInputs).toContain('node_modules/zod/v4/locales/en.js');
     const script = path.join(tmp.dir, 'invoke.mjs');
     writeFileSync(script, INVOKE_SCRIPT);

@@ -1,11 +1,12 @@
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { bearerAuth } from '../auth.ts';
 import { withBodyCap } from '../body-limit.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
-import type { ApiEnv } from '../route-app.ts';
+import { createRouteApp } from '../route-app.ts';
 import type { TokenAuth } from '../token-auth.ts';
 import type { RemoteDeps } from '../remote/remote-sessions.ts';
+import { a2aRoute, agentCardRoute } from '../remote/remote-openapi.ts';
 import { A2A_PATH, AGENT_CARD_PATH, stratusAgentCard } from './a2a-card.ts';
 import { StratusA2aHandler } from './a2a-handler.ts';
 
@@ -32,7 +33,9 @@ const originOf = (c: Context) => new URL(c.req.url).origin;
  * handler; both call the same StratusA2aHandler. Streaming methods answer as SSE.
  */
 export function a2aRoutes(deps: RemoteDeps, tokens: TokenAuth, version: string) {
-  const app = new Hono<ApiEnv>();
+  const app = createRouteApp();
+  app.openAPIRegistry.registerPath(agentCardRoute);
+  app.openAPIRegistry.registerPath(a2aRoute);
   app.get(AGENT_CARD_PATH, async (c) => {
     const { AgentCard } = await loadA2aSdk();
     return c.json(AgentCard.toJSON(stratusAgentCard(originOf(c), version)) as object);

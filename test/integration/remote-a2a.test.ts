@@ -113,6 +113,11 @@ describe('the A2A endpoint', () => {
     expect(((await notJson.json()) as any).error.code).toBe(-32700);
     const unknown = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'NoSuchMethod', params: {} }));
     expect(((await unknown.json()) as any).error.code).toBe(-32601);
+    const tooLarge = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { pad: 'x'.repeat(5 * 1024 * 1024) } }));
+    expect(tooLarge.status).toBe(413);
+    const get = await fetch(`${fx.stack.apiUrl}/a2a`, { headers: { authorization: `Bearer ${fx.stack.token}` } });
+    expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
+    await expect(client.sendMessage(request(message([text('hi')]), { metadata: { files: ['not', 'a', 'map'] } }))).rejects.toThrow(/metadata is not valid/);
     await expect(client.getTask({ tenant: '', id: 'ses_nope' })).rejects.toThrow(/not found/i);
     await expect(client.sendMessage(request(message([data({ only: 'data' })])))).rejects.toThrow(/no text part/);
   });

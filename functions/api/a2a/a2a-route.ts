@@ -72,7 +72,9 @@ function requestOf(body: string): { method?: string; id: string | number | null 
 
 /**
  * A streaming answer: a failure before the first event (an unknown task, a bad message) is a
- * plain JSON-RPC error; after it, each event is one SSE `data:` line of a JSON-RPC response.
+ * plain JSON-RPC error; after it, each event is one SSE `data:` line of a JSON-RPC response. A
+ * client that leaves stops getting events, but the stream is drained to its end: the turn is
+ * still followed, and its end still pushed to the task's webhooks.
  */
 async function answerStream(c: Context, stream: AsyncGenerator<JsonRpcAnswer, void, undefined>, errorOf: (err: unknown) => JsonRpcAnswer): Promise<Response> {
   let first: IteratorResult<JsonRpcAnswer, void>;
@@ -82,11 +84,18 @@ async function answerStream(c: Context, stream: AsyncGenerator<JsonRpcAnswer, vo
     return c.json(errorOf(err));
   }
   return streamSSE(c, async (sse) => {
-    if (!first.done) await sse.writeSSE({ data: JSON.stringify(first.value) });
+    let clientGone = false;
+    sse.onAbort(() => {
+      clientGone = true;
+    });
+    const send = async (message: { event?: string; data: string }) => {
+      if (!clientGone) await sse.writeSSE(message).catch(() => (clientGone = true));
+    };
+    if (!first.done) await send({ data: JSON.stringify(first.value) });
     try {
-      for await (const event of stream) await sse.writeSSE({ data: JSON.stringify(event) });
+      for await (const event of stream) await send({ data: JSON.stringify(event) });
     } catch (err) {
-      await sse.writeSSE({ event: 'error', data: JSON.stringify(errorOf(err)) });
+      await send({ event: 'error', data: JSON.stringify(errorOf(err)) });
     }
   });
 }

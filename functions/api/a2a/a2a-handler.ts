@@ -24,7 +24,7 @@ import { inA2aTerms, streamInA2aTerms } from './a2a-errors.ts';
 import { keepGoingFor, streamOfTurn, type A2aCall } from './a2a-follow.ts';
 import { pushConfigOf, savePushTarget } from './a2a-push.ts';
 import { startFromMessage } from './a2a-send.ts';
-import { taskOf } from './a2a-task.ts';
+import { historyOf, taskOf } from './a2a-task.ts';
 import { ConflictError, NotFoundError } from '../../shared/errors.ts';
 
 /** The most tasks one ListTasks page holds. */
@@ -57,12 +57,12 @@ export class StratusA2aHandler implements A2ARequestHandler {
     return inA2aTerms(this.deps.log, async () => {
       const started = await startFromMessage(this.deps, this.call, params);
       if (started.turn === undefined) return taskOf(this.deps, started.record, { historyLength: params.configuration?.historyLength });
+      // Followed as a stream is (steps dropped), so its end is pushed the same way; the task it ends with gets its history.
       const stream = streamOfTurn(this.deps, this.call, started.record.sessionId, started.turn);
-      for (let next = await stream.next(); ; next = await stream.next()) {
-        if (next.done) break;
-      }
+      let next = await stream.next();
+      while (!next.done) next = await stream.next();
       const record = await remoteSession(this.deps, started.record.sessionId, this.call.tenantId);
-      return taskOf(this.deps, record, { historyLength: params.configuration?.historyLength });
+      return { ...next.value, history: await historyOf(this.deps, record, params.configuration?.historyLength) };
     });
   }
 
@@ -111,6 +111,7 @@ export class StratusA2aHandler implements A2ARequestHandler {
       const limit = Math.min(Math.max(params.pageSize ?? 50, 1), MAX_PAGE);
       const page = await this.deps.sessions.listForTenant(this.call.tenantId, { limit, ...(params.pageToken ? { cursor: params.pageToken } : {}) });
       const tasks = await Promise.all(page.sessions.map((s) => taskOf(this.deps, s, { historyLength: params.historyLength ?? 0 })));
+      // The sessions table keeps no count per tenant: totalSize is what this page holds.
       return { tasks, nextPageToken: page.nextCursor ?? '', pageSize: limit, totalSize: tasks.length };
     });
   }

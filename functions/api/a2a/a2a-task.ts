@@ -90,7 +90,7 @@ async function artifactsOf(deps: RemoteDeps, record: SessionRecord, answer: stri
 }
 
 /** The prompts and the agent's text answers, oldest first; `historyLength` 0 leaves them out. */
-async function historyOf(deps: RemoteDeps, record: SessionRecord, historyLength: number | undefined): Promise<Message[]> {
+export async function historyOf(deps: RemoteDeps, record: SessionRecord, historyLength: number | undefined): Promise<Message[]> {
   if (historyLength === 0) return [];
   const window = Math.min(historyLength ?? HISTORY_WINDOW, HISTORY_WINDOW);
   const recent = await deps.messages.loadFrom(record.sessionId, Math.max(0, record.messageCount - HISTORY_WINDOW));

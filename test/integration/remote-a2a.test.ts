@@ -220,6 +220,18 @@ describe('the A2A endpoint', () => {
       const expected = `v1=${createHmac('sha256', PUSH_TOKEN).update(`${headers['x-stratus-timestamp']}.${body}`).digest('hex')}`;
       expect(headers['x-stratus-signature']).toBe(expected);
     }
+    // A turn started with returnImmediately runs in its own invocation (a continuation): its end is pushed from there.
+    const later = asTask(await client.sendMessage(request(message([text('run `echo later`')], waiting.id), { configuration: returnAtOnce })));
+    expect(later.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    await until(
+      async () => receiver.received.length,
+      (n) => n >= 3,
+    );
+    expect(receiver.received).toHaveLength(3);
+    expect(JSON.parse(receiver.received[2]!.body).task.status).toMatchObject({
+      state: 'TASK_STATE_COMPLETED',
+      message: { parts: [{ text: expect.stringContaining('ok: later') }] },
+    });
     const configs = await client.listTaskPushNotificationConfig({ tenant: '', taskId: waiting.id, pageSize: 10, pageToken: '' });
     expect(configs.configs.map((c) => c.url)).toEqual([push.url]);
     const refused = { ...push, taskId: waiting.id, url: 'http://10.0.0.1/hook' };

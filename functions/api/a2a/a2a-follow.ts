@@ -1,4 +1,5 @@
 import type { StreamResponse, Task, TaskState } from '@a2a-js/sdk';
+import { errorMessage } from '../../shared/errors.ts';
 import type { StoredTurnEvent } from '../../stores/event-store.ts';
 import type { TurnEvent } from '../../stores/turn-event.ts';
 import { remoteSession } from '../remote/remote-turns.ts';
@@ -6,6 +7,12 @@ import type { RemoteDeps } from '../remote/remote-sessions.ts';
 import { taskMessage, textPart } from './a2a-parts.ts';
 import { notifyTask } from './a2a-push.ts';
 import { TASK_STATES, taskOf } from './a2a-task.ts';
+
+/** A turn an A2A call follows: its events, and whether its end comes in this invocation (then this call pushes it). */
+export interface FollowedTurn {
+  events: AsyncIterable<StoredTurnEvent>;
+  endsHere: Promise<boolean>;
+}
 
 /** Where a call runs: the caller's tenant and this invocation's deadline. */
 export interface A2aCall {
@@ -24,22 +31,18 @@ export function keepGoingFor(call: A2aCall): () => boolean {
 /**
  * A turn's events as A2A stream responses: a `working` status update per step (turn started,
  * tool running, tool finished), then, once the turn ended (or the follow stopped near the
- * deadline), the task's artifacts and its final status. The task is pushed to the client's
- * webhooks as it ends. Returns that task.
+ * deadline), the task's artifacts and its final status. When the turn ended in this invocation
+ * the task is pushed to the client's webhooks (a turn that ends in a continuation is pushed
+ * there: notifyTaskEnd). Returns that task.
  */
-export async function* streamOfTurn(
-  deps: RemoteDeps,
-  call: A2aCall,
-  sessionId: string,
-  events: AsyncIterable<StoredTurnEvent>,
-): AsyncGenerator<StreamResponse, Task> {
-  for await (const { seq, event } of events) {
+export async function* streamOfTurn(deps: RemoteDeps, call: A2aCall, sessionId: string, turn: FollowedTurn): AsyncGenerator<StreamResponse, Task> {
+  for await (const { seq, event } of turn.events) {
     const step = stepText(event);
     if (step) yield statusUpdate(sessionId, TASK_STATES.working, `${event.type}_${seq}`, step);
   }
   const record = await remoteSession(deps, sessionId, call.tenantId);
   const task = await taskOf(deps, record, { historyLength: 0 });
-  await notifyTask(deps, record, task);
+  if (await turn.endsHere) await notifyTask(deps, record, task);
   for (const artifact of task.artifacts) {
     yield {
       payload: { $case: 'artifactUpdate', value: { taskId: sessionId, contextId: sessionId, artifact, append: false, lastChunk: true, metadata: undefined } },
@@ -47,6 +50,22 @@ export async function* streamOfTurn(
   }
   yield { payload: { $case: 'statusUpdate', value: { taskId: sessionId, contextId: sessionId, status: task.status, metadata: undefined } } };
   return task;
+}
+
+/**
+ * Pushes a task whose turn ended in a continuation (a `returnImmediately` send, or a turn past
+ * its first invocation's deadline): that invocation is the one that sees the end. A session
+ * without webhooks costs one read.
+ */
+export async function notifyTaskEnd(deps: RemoteDeps, sessionId: string): Promise<void> {
+  try {
+    const record = await deps.sessions.get(sessionId);
+    if (!record?.pushNotifications?.length) return;
+    await notifyTask(deps, record, await taskOf(deps, record, { historyLength: 0 }));
+  } catch (err) {
+    // The turn is over and recorded: a failed push must not fail (and so redrive) its continuation.
+    deps.log.warn('A2A push notification of a continued turn failed', { sessionId, error: errorMessage(err) });
+  }
 }
 
 function statusUpdate(taskId: string, state: TaskState, messageId: string, text: string): StreamResponse {

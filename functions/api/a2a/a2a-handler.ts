@@ -87,7 +87,9 @@ export class StratusA2aHandler implements A2ARequestHandler {
       yield { payload: { $case: 'task', value: await taskOf(deps, record, { historyLength: 0 }) } };
       const turnId = record.lease?.turnId;
       if (state !== 'working' || !turnId) return;
-      yield* streamOfTurn(deps, call, record.sessionId, followTurn(deps, record.sessionId, turnId, -1, keepGoingFor(call)));
+      // The turn runs elsewhere: whoever ends it pushes its end.
+      const events = followTurn(deps, record.sessionId, turnId, -1, keepGoingFor(call));
+      yield* streamOfTurn(deps, call, record.sessionId, { events, endsHere: Promise.resolve(false) });
     });
   }
 

@@ -2,13 +2,12 @@ import type { SendMessageRequest } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../../permissions/types.ts';
 import { UserError } from '../../shared/errors.ts';
-import type { StoredTurnEvent } from '../../stores/event-store.ts';
 import type { SessionRecord } from '../../stores/session-store.ts';
-import { startTurn, startTurnAsync } from '../../turn/turn.ts';
+import { startTurn, startTurnAsync, type TurnHandle } from '../../turn/turn.ts';
 import { openRemoteSession, type RemoteDeps, type RemoteSource } from '../remote/remote-sessions.ts';
 import { remoteSession, turnEventsOf } from '../remote/remote-turns.ts';
 import { answerWaiting } from './a2a-answers.ts';
-import { keepGoingFor, type A2aCall } from './a2a-follow.ts';
+import { keepGoingFor, type A2aCall, type FollowedTurn } from './a2a-follow.ts';
 import { messageText } from './a2a-parts.ts';
 import { savePushTarget } from './a2a-push.ts';
 import { waitingForPerson } from './a2a-task.ts';
@@ -25,7 +24,12 @@ const sourceMetadata = z.object({
 /** What a message started: the task's session, and the events of the turn it runs here (none when it still waits, or runs elsewhere). */
 export interface Started {
   record: SessionRecord;
-  turn?: AsyncIterable<StoredTurnEvent>;
+  turn?: FollowedTurn;
+}
+
+/** A turn this invocation runs: followed live, then through the event log if it continues elsewhere. */
+function followed(deps: RemoteDeps, call: A2aCall, turn: TurnHandle): FollowedTurn {
+  return { events: turnEventsOf(deps, turn, keepGoingFor(call)), endsHere: turn.done.then((s) => s.stopReason !== 'checkpoint') };
 }
 
 /**
@@ -48,7 +52,7 @@ export async function startFromMessage(deps: RemoteDeps, call: A2aCall, params: 
   if (waiting.length > 0) {
     if (!(await answerWaiting(deps, record.sessionId, message, waiting))) return { record: await remoteSession(deps, record.sessionId, call.tenantId) };
     const turn = await startTurn(deps, { ...at, resume: true });
-    return { record: await remoteSession(deps, record.sessionId, call.tenantId), turn: turnEventsOf(deps, turn, keepGoingFor(call)) };
+    return { record: await remoteSession(deps, record.sessionId, call.tenantId), turn: followed(deps, call, turn) };
   }
   const prompt = messageText(message);
   if (!prompt) throw new UserError('The message has no text part: there is no prompt to run.');
@@ -57,7 +61,7 @@ export async function startFromMessage(deps: RemoteDeps, call: A2aCall, params: 
     return { record: await remoteSession(deps, record.sessionId, call.tenantId) };
   }
   const turn = await startTurn(deps, { ...at, prompt });
-  return { record: await remoteSession(deps, record.sessionId, call.tenantId), turn: turnEventsOf(deps, turn, keepGoingFor(call)) };
+  return { record: await remoteSession(deps, record.sessionId, call.tenantId), turn: followed(deps, call, turn) };
 }
 
 /** A new session for a message that names no task, from the source its metadata gives (an empty workspace by default). */

@@ -15,7 +15,7 @@ export interface paths {
         header: {
           /** @description `sha256=<hex HMAC of the body>` */
           "x-hub-signature-256": string;
-          /** @description The event name, e.g. `issues`, `issue_comment` */
+          /** @description The event name: `issues`, `issue_comment`, `pull_request_review`, `pull_request_review_comment`, `check_suite`, `check_run`, `workflow_run`, `pull_request` start or record work; others are answered 202 and ignored */
           "x-github-event": string;
           /** @description The delivery's id (GUID): a redelivery carries the same one */
           "x-github-delivery": string;
@@ -3086,6 +3086,168 @@ export interface paths {
       };
     };
   };
+  "/v1/github/repositories/{owner}/{name}/items/{number}/budget": {
+    /**
+     * Raise an issue's or PR's budget
+     * @description Each of a repository's `maxCostUsd`, `maxTokens` and `maxTurns` (runs) counts per issue or pull request over every run on it; a spent item answers triggers with a comment. The amounts given are added to the item's limits (as a writer's `@stratus budget +5usd` comment does).
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+          /** @description Issue or pull request number */
+          number: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["RaiseItemBudget"];
+        };
+      };
+      responses: {
+        /** @description The item after the raise */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubWorkItem"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/repositories/{owner}/{name}/items/{number}": {
+    /** An issue's or PR's spend over all its runs, and its limits */
+    get: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+          /** @description Issue or pull request number */
+          number: number;
+        };
+      };
+      responses: {
+        /** @description The item */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubWorkItem"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/stats": {
+    /**
+     * What the GitHub runs achieved, per repository and period
+     * @description Pull requests opened, merged and closed unmerged (recorded from `pull_request.closed` on Stratus PRs), runs, their cost, and the cost per merged PR, over the runs and closings recorded in the period.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Start of the period (default: 30 days before `to`) */
+          from?: string;
+          /** @description End of the period, exclusive (default: now) */
+          to?: string;
+          /** @description Only this `owner/name` */
+          repository?: string;
+        };
+      };
+      responses: {
+        /** @description The figures */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubStats"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/github/repositories/{owner}/{name}/environment": {
     /**
      * Drop a repository's cached environment
@@ -3220,7 +3382,7 @@ export interface components {
     WebhookAnswer: {
       /** @description true: a run was handed to the worker */
       accepted: boolean;
-      /** @description Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released) */
+      /** @description Why nothing starts: the repository is not connected, the event starts nothing (e.g. a review or check on a PR Stratus did not open, checks already being fixed or out of attempts), a redelivery, a Stratus PR's closing (recorded for the statistics), or an uninstalled App installation (its claim is released) */
       reason?: string;
     };
     Error: {
@@ -3322,6 +3484,18 @@ export interface components {
       };
       /** @description Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md) */
       instructions?: string;
+      /**
+       * @description Which reviews on a Stratus pull request a run answers: those mentioning Stratus (default), or any writer's review
+       * @enum {string}
+       */
+      reviews?: "mention" | "any";
+      /** @description Failed check suites, check runs and workflow runs on a Stratus pull request start a run that pushes a fix */
+      failingChecks?: {
+        /** @description Fix the failing checks of Stratus pull requests (off unless set) */
+        enabled: boolean;
+        /** @description Attempts per pull request before a comment says they are used up (default 2) */
+        maxAttempts?: number;
+      };
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -4232,14 +4406,17 @@ export interface components {
       number: number;
       /** @enum {string} */
       kind: "issue" | "pull_request";
-      /** @enum {string} */
-      trigger: "label" | "mention";
+      /**
+       * @description label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run)
+       * @enum {string}
+       */
+      trigger: "label" | "mention" | "review" | "check" | "closed";
       sender: string;
       sessionId: string | null;
       branch: string | null;
       commit: string | null;
       pullRequestUrl: string | null;
-      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed */
+      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed) */
       outcome: string;
       detail: string | null;
       cost: {
@@ -4247,8 +4424,54 @@ export interface components {
         outputTokens: number;
         usd: number;
       } | null;
+      /** @description The work item's one budget after this run: what every run on the issue or PR spent, and its limits (the repository's budgets plus raises) */
+      item: {
+        runs: number;
+        costUsd: number;
+        tokens: number;
+        limits: {
+          maxRuns?: number;
+          maxCostUsd?: number;
+          maxTokens?: number;
+        };
+      } | null;
       createdAt: string;
       updatedAt: string;
+    };
+    GithubWorkItem: {
+      repository: string;
+      /** @description The issue (or the issue a Stratus PR came from) whose runs share the budget */
+      number: number;
+      runs: number;
+      costUsd: number;
+      tokens: number;
+      /** @description The repository's budgets (maxTurns counted as runs) plus every raise; absent: no limit of that kind */
+      limits: {
+        maxRuns?: number;
+        maxCostUsd?: number;
+        maxTokens?: number;
+      };
+    };
+    RaiseItemBudget: {
+      addUsd?: number;
+      addTokens?: number;
+      addRuns?: number;
+    };
+    GithubStats: {
+      from: string;
+      to: string;
+      repositories: ({
+          repository: string;
+          pullRequestsOpened: number;
+          merged: number;
+          closedUnmerged: number;
+          /** @description Runs that ran a turn */
+          runs: number;
+          /** @description What those runs cost */
+          costUsd: number;
+          /** @description What the merged PRs' work items cost over all their runs, per merged PR; null without a merge */
+          costPerMergedPrUsd: number | null;
+        })[];
     };
     DroppedEnvironment: {
       repository: string;

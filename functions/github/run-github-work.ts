@@ -17,8 +17,10 @@ import { watchTodos } from './todo-progress.ts';
 import { earlierRunOf } from './repeated-delivery.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 import { traced } from '../shared/tracing.ts';
+import { answerFollowUp, followUpWork, type FollowUpWork } from './follow-up-work.ts';
+import { answerWithoutRun, budgetSpent, itemBudgetLine, itemView, narrowSessionBudgets, recordItemSpend, startItemRun, type ItemRun } from './item-run.ts';
 
-export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
+export type GithubWorkDeps = Pick<Deps, 'github' | 'githubItems' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
   config: DepsOf<typeof startTurn>['config'] & Pick<Deps['config'], 'github'>;
 } & DepsOf<typeof startTurn> &
   DepsOf<typeof createSession> &
@@ -94,17 +96,24 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   // A thread from before ids were recorded, found by name, counts only if it is this tenant's.
   const existing = found && (found.tenantId === undefined || found.tenantId === repo.tenantId) ? found : undefined;
   const key = existing?.threadKey ?? threadKey(trigger.repositoryId, trigger.number);
+  const answered = await answerWithoutRun(deps, { trigger, repo, gh: access.octokit, threadKey: key, save });
+  if (answered) return answered;
   const now = deps.clock();
   const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
   if (!(await deps.github.claimThread(key, run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS }))) {
     return alreadyRunning(deps, { trigger, access, existing, save, log });
   }
   let thread = threadState(existing, repo.tenantId);
-  const say = progressComment(access.octokit, trigger);
+  let item: ItemRun | undefined;
+  const say = progressComment(access.octokit, trigger, () => itemBudgetLine(item));
   try {
+    // One budget per issue or PR, over every run on it: spent, the trigger gets a comment instead.
+    const counted = await startItemRun(deps, repo, key);
+    if ('spent' in counted) return await budgetSpent(access.octokit, { trigger, mention: repo.mention, spent: counted.spent, save });
+    item = counted;
     await say(texts(deps).queued(trigger.isPullRequest ? 'pull request' : 'issue'));
     await save({ outcome: 'running' });
-    const result = await work(deps, { trigger, repo, access, thread, threadKey: key, run, save, say, log, deadlineAt });
+    const result = await work(deps, { trigger, repo, access, thread, threadKey: key, run, save, say, log, deadlineAt, item });
     thread = result.thread;
     return run;
   } catch (err) {
@@ -173,7 +182,8 @@ async function accessFor(
   log: Logger,
   save: SaveRun,
 ): Promise<GithubRepoAccess | GithubRunRecord> {
-  if (!repo.allowBots && isBot(trigger.sender)) {
+  // A check's sender is whoever pushed (often Stratus's own App); checks start runs only where the repository enabled it.
+  if (!repo.allowBots && isBot(trigger.sender) && trigger.trigger !== 'check') {
     log.info('trigger by a bot refused', { sender: trigger.sender.login });
     return save({ outcome: 'refused', detail: `@${trigger.sender.login} is a bot; the repository does not allow bots to start runs.` });
   }
@@ -184,7 +194,10 @@ async function accessFor(
     log.error('no GitHub access for the repository', { error: errorMessage(err) });
     return save({ outcome: 'failed', detail: `Could not authenticate to GitHub: ${errorMessage(err)}` });
   }
-  if (trigger.trigger === 'mention' && !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))) {
+  if (
+    (trigger.trigger === 'mention' || trigger.trigger === 'review') &&
+    !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))
+  ) {
     log.info('mention by a user without write access refused', { sender: trigger.sender.login });
     return save({
       outcome: 'refused',
@@ -204,11 +217,13 @@ function threadState(existing: GithubThreadRecord | undefined, tenantId: string)
   return thread as ThreadState;
 }
 
-/** The run's one progress comment: posted first, edited after. */
-function progressComment(gh: Octokit, trigger: GithubTrigger): (body: string) => Promise<void> {
+/** The run's one progress comment: posted first, edited after; with the work item's budget line when it has one. */
+function progressComment(gh: Octokit, trigger: GithubTrigger, budgetLine: () => string | undefined): (body: string) => Promise<void> {
   const where = { owner: trigger.owner, repo: trigger.name };
   let commentId: number | undefined;
-  return async (body) => {
+  return async (text) => {
+    const line = budgetLine();
+    const body = line ? `${text}\n\n${line}` : text;
     if (commentId === undefined) commentId = (await gh.rest.issues.createComment({ ...where, issue_number: trigger.number, body })).data.id;
     else await gh.rest.issues.updateComment({ ...where, comment_id: commentId, body });
   };
@@ -228,6 +243,10 @@ interface WorkContext {
   deadlineAt?: number;
   /** The repository's clone URL, checked before anything is done with it. */
   cloneUrl?: string;
+  /** The run's share of its issue's or PR's one budget. */
+  item?: ItemRun;
+  /** A review's or failing checks' prompt and what the run answers after its push. */
+  followUp?: FollowUpWork;
 }
 
 /** How the turn went: the session after it, the run's cost, the model's last words, and why it stopped early (if it did). */
@@ -245,8 +264,16 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
   const branch = thread.branch!;
   await ctx.save({ sessionId: session.sessionId, branch });
   await ctx.say(texts(deps).working(session.sessionId, branch));
-  const outcome = await runTheTurn(deps, ctx, session, branch);
-  return publish(deps, { ...ctx, thread }, outcome, branch);
+  if (ctx.item) await narrowSessionBudgets(deps, ctx.repo, ctx.item, session);
+  const followUp = await followUpWork(ctx.access.octokit, ctx.trigger, branch);
+  const outcome = await runTheTurn(deps, { ...ctx, followUp }, session, branch);
+  if (ctx.item) {
+    await recordItemSpend(deps, ctx.item, outcome.cost);
+    await ctx.save({ item: itemView(ctx.item) });
+  }
+  const published = await publish(deps, { ...ctx, thread }, outcome, branch);
+  await answerFollowUp(ctx.access.octokit, { trigger: ctx.trigger, work: followUp, summary: outcome.modelSummary, commit: ctx.run.commit, log: ctx.log });
+  return published;
 }
 
 /** A follow-up continues the thread's session and branch; a first run gets a new session with the repository checked out on a new branch. */
@@ -275,7 +302,7 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
 function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, baseBranch: string): Promise<SessionRecord> {
   // Every repository setting but the budgets and the instructions is a session setting of the same name.
-  const { budgets, instructions, ...sessionSettings } = repo.settings ?? {};
+  const { budgets, instructions, reviews: _reviews, failingChecks: _checks, ...sessionSettings } = repo.settings ?? {};
   return createSession(deps, {
     tenantId: repo.tenantId,
     title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
@@ -298,7 +325,7 @@ function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Gi
 /** The issue as the prompt, run to its end (across continuations). */
 async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: SessionRecord, branch: string): Promise<TurnOutcome> {
   const { trigger, repo } = ctx;
-  const prompt = taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
+  const prompt = ctx.followUp?.prompt ?? taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
   const usageBefore = { ...session.usage };
   // The progress comment shows the agent's task list as it changes, until the turn ends.
   const todos = watchTodos(

@@ -7,6 +7,7 @@ import { cachedByCredentials, s3ClientConfig } from '../../sandbox-runner/common
 import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
 import { createLambdaGithubDispatcher } from '../deps/github-dispatch.ts';
 import { createGithubClientFactory } from '../github-api/github-client.ts';
+import { GithubItemStore } from '../stores/github-item-store.ts';
 import { GithubStore } from '../stores/github-store.ts';
 import { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
@@ -178,7 +179,7 @@ function githubDeps(
   config: StratusConfig,
   db: DynamoDBDocumentClient,
   lambda: LazyClient<LambdaClient>,
-): Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'githubClients'> {
+): Pick<Deps, 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'githubClients'> {
   return {
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,
@@ -187,6 +188,7 @@ function githubDeps(
       threads: config.tables.githubThreads,
     }),
     githubInstallations: new GithubInstallationStore(db, config.tables.githubInstallations),
+    githubItems: new GithubItemStore(db, config.tables.githubThreads),
     githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
     githubClients: createGithubClientFactory(config.github),
   };

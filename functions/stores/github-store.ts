@@ -21,6 +21,10 @@ export interface GithubRepoSettings {
   setup?: SetupSettings;
   /** Instructions every run's session gets, where a user's own instructions would go (docs/context.md). */
   instructions?: string;
+  /** Which reviews on a Stratus PR are answered: those mentioning Stratus (default) or any writer's. */
+  reviews?: 'mention' | 'any';
+  /** Whether failing checks on a Stratus PR start a fix, and how many attempts per PR (default 2). */
+  failingChecks?: { enabled: boolean; maxAttempts?: number };
 }
 
 export interface GithubRepoRecord {
@@ -55,7 +59,8 @@ export interface GithubRunRecord {
   /** The issue or pull request the run came from. */
   number: number;
   kind: 'issue' | 'pull_request';
-  trigger: 'label' | 'mention';
+  /** closed: not a run but a Stratus PR merged or closed (`outcome` merged or closed_unmerged: functions/github/pr-stats.ts). */
+  trigger: 'label' | 'mention' | 'review' | 'check' | 'closed';
   sender: string;
   sessionId?: string;
   branch?: string;
@@ -65,6 +70,8 @@ export interface GithubRunRecord {
   outcome: string;
   detail?: string;
   cost?: { inputTokens: number; outputTokens: number; usd: number };
+  /** The work item's budget after the run (functions/github/item-budget.ts); on a closed record, what the item cost in all. */
+  item?: { runs: number; costUsd: number; tokens: number; limits: { maxRuns?: number; maxCostUsd?: number; maxTokens?: number } };
 }
 
 export interface GithubThreadRecord {
@@ -239,6 +246,11 @@ export class GithubStore {
 
   async listRuns(tenantId: string, opts: { limit: number; cursor?: string }): Promise<{ items: GithubRunRecord[]; nextCursor?: string }> {
     return queryByTenant<GithubRunRecord>(this.db, this.tables.runs, 'runId', tenantId, opts);
+  }
+
+  /** Every run of a tenant, newest first (the statistics read them all). */
+  eachRun(tenantId: string): AsyncGenerator<GithubRunRecord> {
+    return eachOfTenant<GithubRunRecord>(this.db, this.tables.runs, 'runId', tenantId);
   }
 
   /**

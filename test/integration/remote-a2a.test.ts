@@ -170,6 +170,27 @@ describe('the A2A endpoint', () => {
     ).toEqual(['answer', 'workspace-diff']);
   }, 90_000);
 
+  it("streams a v0.3 client's message/stream through the SDK's compat layer", async () => {
+    const res = await fetch(`${fx.stack.apiUrl}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: `Bearer ${fx.stack.token}` },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'legacy-1',
+        method: 'message/stream',
+        params: { message: { kind: 'message', messageId: 'l1', role: 'user', parts: [{ kind: 'text', text: 'run `echo legacy`' }] } },
+      }),
+    });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const results = (await res.text())
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)));
+    expect(results.every((r) => r.id === 'legacy-1' && r.error === undefined)).toBe(true);
+    expect(results[0].result).toMatchObject({ kind: 'task', status: { state: 'working' } });
+    expect(results.at(-1).result).toMatchObject({ kind: 'status-update', status: { state: 'completed' } });
+  }, 90_000);
+
   it('cancels a running task, and resubscribes to one from another call', async () => {
     const client = await a2a();
     const started = asTask(await client.sendMessage(request(message([text('run `echo started; sleep 120`')]), { configuration: returnAtOnce })));

@@ -257,6 +257,19 @@ describe('the A2A endpoint', () => {
     expect(configs.configs.map((c) => c.url)).toEqual([push.url]);
     const refused = { ...push, taskId: waiting.id, url: 'http://10.0.0.1/hook' };
     await expect(client.createTaskPushNotificationConfig(refused)).rejects.toThrow(/refused/);
+    await expect(client.createTaskPushNotificationConfig({ ...push, taskId: waiting.id, token: 'short' })).rejects.toThrow(/token of 16 to 500/);
+    await expect(client.createTaskPushNotificationConfig({ ...push, taskId: waiting.id, id: 'a b' })).rejects.toThrow(/config id/);
+    const listed = await client.listTasks({
+      tenant: '',
+      contextId: '',
+      status: 0 as TaskState,
+      pageSize: 2,
+      pageToken: '',
+      historyLength: 0,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    });
+    expect(listed.tasks[0]?.id).toBe(waiting.id);
   }, 90_000);
 
   it("waits for the agent's question (input-required), answered by the next message's text", async () => {

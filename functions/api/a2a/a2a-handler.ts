@@ -111,7 +111,11 @@ export class StratusA2aHandler implements A2ARequestHandler {
   listTasks(params: ListTasksRequest): Promise<ListTasksResponse> {
     return inA2aTerms(this.deps.log, async () => {
       const limit = Math.min(Math.max(params.pageSize ?? 50, 1), MAX_PAGE);
-      const page = await this.deps.sessions.listForTenant(this.call.tenantId, { limit, ...(params.pageToken ? { cursor: params.pageToken } : {}) });
+      const page = await this.deps.sessions.listForTenant(this.call.tenantId, {
+        limit,
+        order: 'activity',
+        ...(params.pageToken ? { cursor: params.pageToken } : {}),
+      });
       const tasks = await Promise.all(page.sessions.map((s) => taskOf(this.deps, s, { historyLength: params.historyLength ?? 0 })));
       // The sessions table keeps no count per tenant: totalSize is what this page holds.
       return { tasks, nextPageToken: page.nextCursor ?? '', pageSize: limit, totalSize: tasks.length };

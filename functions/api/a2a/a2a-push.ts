@@ -24,6 +24,8 @@ const MIN_TOKEN_LENGTH = 16;
  * operator allows (STRATUS_PRIVATE_NETWORK_ALLOW), never the stack's own endpoints.
  */
 export async function savePushTarget(deps: RemoteDeps, record: SessionRecord, config: TaskPushNotificationConfig): Promise<PushNotificationTarget> {
+  if (config.url.length > 2_000) throw new UserError('The push notification url is longer than 2,000 characters.');
+  if (config.id && !/^[\w.-]{1,100}$/.test(config.id)) throw new UserError('A push notification config id is 1 to 100 letters, digits, "_", "-" or ".".');
   let url: URL;
   try {
     url = new URL(config.url);

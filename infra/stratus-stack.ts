@@ -26,6 +26,7 @@ import { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
 import { SessionPurgeRole } from './constructs/session-purge-role.ts';
 import { AsyncFailures } from './constructs/async-failures.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
+import { tracesEnvironment } from './config/traces-context.ts';
 
 /** The CloudWatch namespace of every Stratus metric; stages are told apart by the `stage` dimension. */
 export const METRICS_NAMESPACE = 'Stratus';
@@ -275,6 +276,7 @@ export class StratusStack extends Stack {
       STRATUS_API_TOKENS_SECRET: this.secrets.apiTokens.secretArn,
       STRATUS_EGRESS: this.egressProxy ? 'proxy' : 'mailbox',
       ...(this.egressProxy ? { STRATUS_EGRESS_KEY_SECRET: this.egressProxy.tokenKey.secretArn } : {}),
+      ...tracesEnvironment(stage.traces),
     };
   }
 

@@ -662,6 +662,106 @@ export interface paths {
       };
     };
   };
+  "/mcp": {
+    /**
+     * MCP (Streamable HTTP)
+     * @description Stratus as an MCP server, stateless (no `Mcp-Session-Id`): tools to create a session, run a prompt (with progress notifications), read its state, messages and diff, answer a permission and interrupt; resources for transcripts and files (docs/api.md, "MCP"). Any MCP client (`@modelcontextprotocol/sdk`, Claude Code) connects with the same bearer token as /v1.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["JsonRpcRequest"];
+        };
+      };
+      responses: {
+        /** @description A JSON-RPC response (errors included: an unknown task, invalid params); or, for a streaming method, Server-Sent Events whose `data` is each a JSON-RPC response */
+        200: {
+          content: {
+            "application/json": components["schemas"]["JsonRpcResponse"];
+            "text/event-stream": components["schemas"]["JsonRpcResponse"];
+          };
+        };
+        /** @description A notification or a response from the client, taken */
+        202: {
+          content: never;
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/.well-known/agent-card.json": {
+    /**
+     * The A2A agent card (no token)
+     * @description Stratus's skills, the JSON-RPC interface at /a2a (protocol versions 1.0 and 0.3), streaming and push notifications, and the bearer scheme.
+     */
+    get: {
+      responses: {
+        /** @description The agent card (A2A v1.0 JSON) */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AgentCard"];
+          };
+        };
+      };
+    };
+  };
+  "/a2a": {
+    /**
+     * A2A (JSON-RPC)
+     * @description Stratus as an A2A agent: a task is a session, each message a turn. v1.0 methods (`SendMessage`, `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, `…TaskPushNotificationConfig`) and their v0.3 names (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`, `tasks/pushNotificationConfig/…`); the streaming ones answer SSE. The same bearer token as /v1 (docs/api.md, "A2A").
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["JsonRpcRequest"];
+        };
+      };
+      responses: {
+        /** @description A JSON-RPC response (errors included: an unknown task, invalid params); or, for a streaming method, Server-Sent Events whose `data` is each a JSON-RPC response */
+        200: {
+          content: {
+            "application/json": components["schemas"]["JsonRpcResponse"];
+            "text/event-stream": components["schemas"]["JsonRpcResponse"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/sessions": {
     /**
      * List the tenant's sessions, newest first
@@ -3625,6 +3725,32 @@ export interface components {
     AsyncFailureRedriven: {
       id: string;
       functionName: string;
+    };
+    JsonRpcResponse: {
+      /** @enum {string} */
+      jsonrpc: "2.0";
+      id: string | number | null;
+      result?: unknown;
+      /** @description Bad input is an error here, never a 500 */
+      error?: {
+        code: number;
+        message: string;
+        data?: unknown;
+      };
+    };
+    JsonRpcRequest: {
+      /** @enum {string} */
+      jsonrpc: "2.0";
+      /** @description Absent for a notification */
+      id?: string | number;
+      /** @description The protocol method, e.g. `tools/call` (MCP) or `SendMessage` / `message/send` (A2A) */
+      method: string;
+      params?: {
+        [key: string]: unknown;
+      };
+    };
+    AgentCard: {
+      [key: string]: unknown;
     };
     Session: {
       id: string;

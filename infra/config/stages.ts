@@ -82,6 +82,14 @@ export interface StageConfig {
     /** The model to switch to when the primary stays overloaded. Override with `-c fallbackModel=...`. */
     readonly fallback?: string;
   };
+  /**
+   * OpenTelemetry export of the turn engines' spans (docs/architecture.md, "Traces"), beside
+   * X-Ray: `otlpEndpoint` becomes STRATUS_OTEL_TRACES_ENDPOINT, `otlpHeaders` (comma-separated
+   * `name=value`, e.g. a collector's auth) STRATUS_OTEL_HEADERS. Header values are plain
+   * environment variables, readable by whoever may read the functions' configuration. Unset: off.
+   * Override with `-c otelTracesEndpoint=<url> -c otelHeaders=<name=value,…>`.
+   */
+  readonly traces?: { readonly otlpEndpoint: string; readonly otlpHeaders?: string };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Share of invocations logged at debug whatever `logLevel` (Powertools log sampling), 0–1. */
   readonly logSampleRate: number;

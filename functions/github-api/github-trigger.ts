@@ -7,7 +7,8 @@ import { z } from 'zod';
  */
 export const githubTriggerSchema = z.object({
   deliveryId: z.string().min(1).max(200),
-  trigger: z.enum(['label', 'mention']),
+  /** `queued`: a run of its own for a comment queued while another run worked (functions/github/queue-into-run.ts). */
+  trigger: z.enum(['label', 'mention', 'queued']),
   /** `owner/name` as GitHub spells it. */
   repository: z.string().min(3).max(200),
   /** GitHub's repository id: the connection the run belongs to (names change hands, ids do not). */
@@ -23,6 +24,8 @@ export const githubTriggerSchema = z.object({
   sender: z.object({ login: z.string(), type: z.string() }),
   /** The comment that mentioned Stratus. */
   commentId: z.number().int().optional(),
+  /** With `queued`: the queued message (functions/stores/steer-store.ts) the run is for. */
+  steerId: z.string().max(300).optional(),
 });
 export type GithubTrigger = z.infer<typeof githubTriggerSchema>;
 

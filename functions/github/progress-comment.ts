@@ -11,6 +11,8 @@ import type { TodoItem } from '../stores/session-store.ts';
 import { todoMarkdown } from './todo-progress.ts';
 
 const MARK = '<!-- stratus-progress -->';
+/** Its own mark: the progress-comment lookups (`stratus-progress`) never take it for the run's comment. */
+const RATE_MARK = '<!-- stratus-rate-limit -->';
 
 export interface Cost {
   inputTokens: number;
@@ -91,7 +93,9 @@ export function progressTexts(consoleUrl?: string) {
     failed: (o: { reason: string; sessionId?: string }) =>
       [MARK, `❌ **Stratus** could not finish: ${o.reason}`, ...(o.sessionId ? ['', `Session ${session(o.sessionId)} has the details.`] : [])].join('\n'),
     alreadyRunning: (sessionId: string | undefined) =>
-      `👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
+      `${MARK}\n👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
+    rateLimited: (limit: number) =>
+      `${RATE_MARK}\n🛑 **Stratus** has started ${limit} run${limit === 1 ? '' : 's'} on this in the last hour, the repository's limit (\`followThrough.rateLimit\`), so it does not start more until the hour is over. This stops two bots from answering each other forever; mention me again later to continue.`,
   };
 }
 

@@ -17,8 +17,15 @@ import { watchTodos } from './todo-progress.ts';
 import { earlierRunOf } from './repeated-delivery.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 import { traced } from '../shared/tracing.ts';
+import { isBot, OWN_MARK_PREFIX } from './own-activity.ts';
+import { overRateLimit } from './rate-limit.ts';
+import { decisionOf } from './delivery-decision.ts';
+import { afterRun, queueIntoRun, takeOwnQueued } from './queue-into-run.ts';
 
-export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
+export type GithubWorkDeps = Pick<
+  Deps,
+  'github' | 'githubClients' | 'githubItemRates' | 'githubDeliveryLog' | 'steers' | 'githubDispatch' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'
+> & {
   config: DepsOf<typeof startTurn>['config'] & Pick<Deps['config'], 'github'>;
 } & DepsOf<typeof startTurn> &
   DepsOf<typeof createSession> &
@@ -96,12 +103,18 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   const key = existing?.threadKey ?? threadKey(trigger.repositoryId, trigger.number);
   const now = deps.clock();
   const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
+  // A queued comment was counted when it arrived.
+  const limited = trigger.trigger === 'queued' ? undefined : await overRateLimit(deps, { itemKey: key, repo, trigger, access, log }, save);
+  if (limited) return limited;
   if (!(await deps.github.claimThread(key, run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS }))) {
-    return alreadyRunning(deps, { trigger, access, existing, save, log });
+    const queued = await queueIntoRun(deps, { trigger, key, repo, access, save, log, runId: run.runId });
+    return queued ?? alreadyRunning(deps, { trigger, access, existing, save, log });
   }
   let thread = threadState(existing, repo.tenantId);
   const say = progressComment(access.octokit, trigger);
   try {
+    if (!(await takeOwnQueued(deps, key, trigger, run.runId)))
+      return await save({ outcome: 'queued_into_run', detail: 'The run that was working took the queued comment.' });
     await say(texts(deps).queued(trigger.isPullRequest ? 'pull request' : 'issue'));
     await save({ outcome: 'running' });
     const result = await work(deps, { trigger, repo, access, thread, threadKey: key, run, save, say, log, deadlineAt });
@@ -116,6 +129,9 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
     return save({ outcome: 'failed', detail: reason });
   } finally {
     await deps.github.releaseThread(key, run.runId, thread).catch((err: unknown) => log.error('could not release the issue', { error: errorMessage(err) }));
+    await afterRun(deps, { key, trigger, runId: run.runId, log }).catch((err: unknown) =>
+      log.error('could not hand on the queued comments', { error: errorMessage(err) }),
+    );
   }
 }
 
@@ -160,6 +176,8 @@ function runRecorder(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubR
   const save = async (patch: Partial<GithubRunRecord>) => {
     Object.assign(run, patch, { updatedAt: new Date(deps.clock()).toISOString() });
     await deps.github.putRun(run);
+    // The delivery log follows the run: what was decided, and the run and session it started.
+    await deps.githubDeliveryLog.decide(run.deliveryId, decisionOf(run), deps.clock());
     return run;
   };
   return { run, save };
@@ -242,6 +260,8 @@ interface TurnOutcome {
 async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread: ThreadState }> {
   const ctx = { ...given, cloneUrl: checkedCloneUrl(given.trigger.cloneUrl) };
   const { session, thread } = await sessionFor(deps, ctx);
+  // Its turns find the item's queued comments from the session.
+  await deps.steers.bindSession(session.sessionId, ctx.threadKey);
   const branch = thread.branch!;
   await ctx.save({ sessionId: session.sessionId, branch });
   await ctx.say(texts(deps).working(session.sessionId, branch));
@@ -274,8 +294,8 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
 function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, baseBranch: string): Promise<SessionRecord> {
-  // Every repository setting but the budgets and the instructions is a session setting of the same name.
-  const { budgets, instructions, ...sessionSettings } = repo.settings ?? {};
+  // Every repository setting but the budgets, the instructions and followThrough is a session setting of the same name.
+  const { budgets, instructions, followThrough: _followThrough, ...sessionSettings } = repo.settings ?? {};
   return createSession(deps, {
     tenantId: repo.tenantId,
     title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
@@ -425,16 +445,12 @@ async function canWrite(gh: Octokit, where: { owner: string; repo: string }, use
   }
 }
 
-function isBot(sender: { login: string; type: string }): boolean {
-  return sender.type === 'Bot' || sender.login.endsWith('[bot]');
-}
-
 /** The issue or PR and its comments, read through the REST API (the payload may be stale or cut). */
 async function issueText(gh: Octokit, trigger: GithubTrigger, branch: string) {
   const where = { owner: trigger.owner, repo: trigger.name, issue_number: trigger.number };
   const issue = (await gh.rest.issues.get(where)).data;
   const comments = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
-  const human = comments.filter((c) => !c.body?.includes('<!-- stratus-progress -->') && c.user?.type !== 'Bot');
+  const human = comments.filter((c) => !c.body?.includes(OWN_MARK_PREFIX) && c.user?.type !== 'Bot');
   // The comment that asked (it may be past the comments listed, or not listed yet).
   const request =
     trigger.commentId !== undefined

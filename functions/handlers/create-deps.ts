@@ -9,6 +9,9 @@ import { createLambdaGithubDispatcher } from '../deps/github-dispatch.ts';
 import { createGithubClientFactory } from '../github-api/github-client.ts';
 import { GithubStore } from '../stores/github-store.ts';
 import { GithubInstallationStore } from '../stores/github-installation-store.ts';
+import { GithubDeliveryLog } from '../stores/github-delivery-log.ts';
+import { GithubItemRateStore } from '../stores/github-item-rates.ts';
+import { SteerStore } from '../stores/steer-store.ts';
 import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import type { PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
@@ -178,7 +181,7 @@ function githubDeps(
   config: StratusConfig,
   db: DynamoDBDocumentClient,
   lambda: LazyClient<LambdaClient>,
-): Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'githubClients'> {
+): Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'githubClients' | 'githubItemRates' | 'githubDeliveryLog' | 'steers'> {
   return {
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,
@@ -187,6 +190,9 @@ function githubDeps(
       threads: config.tables.githubThreads,
     }),
     githubInstallations: new GithubInstallationStore(db, config.tables.githubInstallations),
+    githubItemRates: new GithubItemRateStore(db, config.tables.githubItemRates),
+    githubDeliveryLog: new GithubDeliveryLog(db, config.tables.githubDeliveryLog, config.github.deliveryLogDays),
+    steers: new SteerStore(db, config.tables.githubSteers),
     githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
     githubClients: createGithubClientFactory(config.github),
   };

@@ -21,6 +21,8 @@ export interface GithubRepoSettings {
   setup?: SetupSettings;
   /** Instructions every run's session gets, where a user's own instructions would go (docs/context.md). */
   instructions?: string;
+  /** What happens after the first run (functions/github/rate-limit.ts); not a session setting. */
+  followThrough?: { rateLimit?: number };
 }
 
 export interface GithubRepoRecord {
@@ -55,13 +57,13 @@ export interface GithubRunRecord {
   /** The issue or pull request the run came from. */
   number: number;
   kind: 'issue' | 'pull_request';
-  trigger: 'label' | 'mention';
+  trigger: 'label' | 'mention' | 'queued';
   sender: string;
   sessionId?: string;
   branch?: string;
   commit?: string;
   pullRequestUrl?: string;
-  /** queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
+  /** queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run, rate_limited, failed. */
   outcome: string;
   detail?: string;
   cost?: { inputTokens: number; outputTokens: number; usd: number };

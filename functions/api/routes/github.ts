@@ -10,6 +10,7 @@ import { assertValidRules } from '../../session-settings/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import { connectRepository, type ConnectDeps } from '../../github/connect-repository.ts';
+import { DEFAULT_RATE_LIMIT } from '../../github/rate-limit.ts';
 import { dropLayers } from '../../environments/environment-layer.ts';
 import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
 import { MAX_TENANT_TEXT_CHARS } from './tenant-settings.ts';
@@ -43,6 +44,20 @@ export const githubRepoSettingsSchema = z
       .max(MAX_TENANT_TEXT_CHARS)
       .optional()
       .describe("Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md)"),
+    followThrough: z
+      .strictObject({
+        rateLimit: z
+          .number()
+          .int()
+          .min(1)
+          .max(100)
+          .optional()
+          .describe(
+            `Runs an issue or pull request may start per hour (default ${DEFAULT_RATE_LIMIT}); past it one comment says so and triggers are refused (\`rate_limited\`) until the hour is over`,
+          ),
+      })
+      .optional()
+      .describe('What happens after the first run'),
   })
   .openapi('GithubRepositorySettings');
 
@@ -101,13 +116,17 @@ const runSchema = z
     repository: z.string(),
     number: z.number().int().describe('The issue or pull request number'),
     kind: z.enum(['issue', 'pull_request']),
-    trigger: z.enum(['label', 'mention']),
+    trigger: z.enum(['label', 'mention', 'queued']).describe('`queued`: a run of its own for comments queued while another run worked'),
     sender: z.string(),
     sessionId: z.string().nullable(),
     branch: z.string().nullable(),
     commit: z.string().nullable(),
     pullRequestUrl: z.string().nullable(),
-    outcome: z.string().describe('queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed'),
+    outcome: z
+      .string()
+      .describe(
+        'queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run (the comment joined the run working on its item), rate_limited, failed',
+      ),
     detail: z.string().nullable(),
     cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),
     createdAt: z.string(),

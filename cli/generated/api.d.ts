@@ -3111,6 +3111,52 @@ export interface paths {
       };
     };
   };
+  "/v1/github/deliveries": {
+    /**
+     * Webhook deliveries for this tenant's repositories, newest first, and what became of each
+     * @description Every delivery routed to one of the tenant's connected repositories (a delivery for a repository nobody connected belongs to no tenant and is not listed). Kept `STRATUS_GITHUB_DELIVERY_LOG_DAYS` days (default 30). A redelivery of a listed delivery keeps its first entry.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description One page of deliveries */
+        200: {
+          content: {
+            "application/json": {
+              deliveries: components["schemas"]["GithubDelivery"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -3222,6 +3268,11 @@ export interface components {
       };
       /** @description Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md) */
       instructions?: string;
+      /** @description What happens after the first run */
+      followThrough?: {
+        /** @description Runs an issue or pull request may start per hour (default 10); past it one comment says so and triggers are refused (`rate_limited`) until the hour is over */
+        rateLimit?: number;
+      };
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -4106,14 +4157,17 @@ export interface components {
       number: number;
       /** @enum {string} */
       kind: "issue" | "pull_request";
-      /** @enum {string} */
-      trigger: "label" | "mention";
+      /**
+       * @description `queued`: a run of its own for comments queued while another run worked
+       * @enum {string}
+       */
+      trigger: "label" | "mention" | "queued";
       sender: string;
       sessionId: string | null;
       branch: string | null;
       commit: string | null;
       pullRequestUrl: string | null;
-      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed */
+      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run (the comment joined the run working on its item), rate_limited, failed */
       outcome: string;
       detail: string | null;
       cost: {
@@ -4128,6 +4182,33 @@ export interface components {
       repository: string;
       /** @description Layers removed (one per set-up fingerprint stored) */
       deleted: number;
+    };
+    GithubDelivery: {
+      /** @description `X-GitHub-Delivery` */
+      deliveryId: string;
+      /** @description `X-GitHub-Event`, e.g. `issue_comment` */
+      event: string;
+      /** @description The payload's `action`, e.g. `created` */
+      action: string | null;
+      repository: string;
+      /** @description The issue or pull request it concerns */
+      number: number | null;
+      sender: string | null;
+      /**
+       * @description accepted: handed to the worker, not decided yet; ran: a run worked on it; queued: it joined the run already working on its item; ignored: it asks for nothing, or it is Stratus's own doing (`reason`); refused: a sender who may not start runs, or the rate limit (`reason`); failed
+       * @enum {string}
+       */
+      decision: "accepted" | "ran" | "queued" | "ignored" | "refused" | "failed";
+      /** @description Why it was ignored or refused */
+      reason: string | null;
+      /** @description The run it started (`GET /v1/github/runs`) */
+      runId: string | null;
+      /** @description That run's outcome */
+      outcome: string | null;
+      sessionId: string | null;
+      /** @description When it arrived */
+      createdAt: string;
+      updatedAt: string;
     };
   };
   responses: never;

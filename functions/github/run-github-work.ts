@@ -97,10 +97,7 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   await save({});
   const access = await accessFor(deps, trigger, repo, log, save);
   if (!('octokit' in access)) return access;
-  const found = await deps.github.getThread({ id: trigger.repositoryId, fullName: trigger.repository }, trigger.number);
-  // A thread from before ids were recorded, found by name, counts only if it is this tenant's.
-  const existing = found && (found.tenantId === undefined || found.tenantId === repo.tenantId) ? found : undefined;
-  const key = existing?.threadKey ?? threadKey(trigger.repositoryId, trigger.number);
+  const { existing, key } = await itemOf(deps, trigger, repo);
   const now = deps.clock();
   const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
   // A queued comment was counted when it arrived.
@@ -133,6 +130,14 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
       log.error('could not hand on the queued comments', { error: errorMessage(err) }),
     );
   }
+}
+
+/** The thread as earlier runs left it, and the key it is held under. */
+async function itemOf(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord): Promise<{ existing?: GithubThreadRecord; key: string }> {
+  const found = await deps.github.getThread({ id: trigger.repositoryId, fullName: trigger.repository }, trigger.number);
+  // A thread from before ids were recorded, found by name, counts only if it is this tenant's.
+  const existing = found && (found.tenantId === undefined || found.tenantId === repo.tenantId) ? found : undefined;
+  return { existing, key: existing?.threadKey ?? threadKey(trigger.repositoryId, trigger.number) };
 }
 
 /**

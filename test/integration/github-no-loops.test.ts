@@ -1,6 +1,4 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack, type LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
@@ -13,6 +11,7 @@ import { makeTempDir } from '../support/temp-dir.ts';
 const SECRET = 'no-loops-secret';
 const APP_ID = '5151';
 const AUTHOR = { name: 'Stratus Test', email: 'stratus@example.com' };
+const TOKENS = { 'token-local': 'local', 'token-other': 'other', 'token-admin': '@admin' };
 
 describe('GitHub: Stratus never answers itself, and a ping-pong with another bot stops', () => {
   const tmp = makeTempDir();
@@ -31,6 +30,7 @@ describe('GitHub: Stratus never answers itself, and a ping-pong with another bot
     stack = await startLocalStack({
       dataDir: tmp.dir,
       brain: unscripted,
+      apiTokens: TOKENS,
       github: {
         webhookSecret: SECRET,
         appId: APP_ID,
@@ -39,7 +39,7 @@ describe('GitHub: Stratus never answers itself, and a ping-pong with another bot
         commitAuthor: AUTHOR,
       },
     });
-    api = apiClient(stack.apiUrl, stack.token);
+    api = apiClient(stack.apiUrl, 'token-local');
     makeBareRepo(gitRoot.dir, 'acme/app', { 'README.md': 'app\n' });
     makeBareRepo(gitRoot.dir, 'acme/pingpong', { 'README.md': 'pingpong\n' });
     repo = { id: 3_001, fullName: 'acme/app', cloneUrl: `${git.url}/acme/app.git`, installationId: 88 };
@@ -47,7 +47,7 @@ describe('GitHub: Stratus never answers itself, and a ping-pong with another bot
     gh.addInstallation(88, 'acme');
     gh.addRepository({ id: 3_001, fullName: 'acme/app', installationId: 88 });
     gh.addRepository({ id: 3_002, fullName: 'acme/pingpong', installationId: 88 });
-    const admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
+    const admin = apiClient(stack.apiUrl, 'token-admin');
     expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 88, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     gh.permissions.set('lint-bot[bot]', 'write');
@@ -116,7 +116,7 @@ describe('GitHub: Stratus never answers itself, and a ping-pong with another bot
 
   it('another bot (with allowBots) pinging Stratus concurrently passes the rate limit exactly twice, and one comment says so', async () => {
     gh.addIssue('acme/pingpong', 5, { title: 'Lint', body: 'b', user: { login: 'reporter', type: 'User' } });
-    stack.model!.enqueue({ ...text('Looked; nothing to change.'), delayMs: 300 }, text('Still nothing to change.'));
+    stack.model!.enqueue({ ...text('Looked; nothing to change.'), delayMs: 1_000 }, text('Still nothing to change.'));
     const mention = (id: number) =>
       commentPayload(pingpong, { number: 5, title: 'Lint' }, { id, body: `@stratus lint says hi ${id}` }, { login: 'lint-bot[bot]', type: 'Bot' });
     for (const id of [51, 52, 53, 54, 55]) gh.addComment('acme/pingpong', 5, { id, body: `@stratus lint says hi ${id}`, login: 'lint-bot[bot]', type: 'Bot' });
@@ -137,5 +137,50 @@ describe('GitHub: Stratus never answers itself, and a ping-pong with another bot
     const later = await sendDelivery(stack.apiUrl, SECRET, 'issue_comment', mention(56));
     expect((await finishedRun(api, later.deliveryId)).outcome).toBe('rate_limited');
     expect(gh.commentsOn('acme/pingpong', 5).filter((c) => c.body.includes('<!-- stratus-rate-limit -->'))).toHaveLength(1);
+  });
+
+  it('the delivery log lists each delivery with its decision, reason and run, a page at a time, for its tenant only', async () => {
+    const all: any[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { status: number; json: { deliveries: any[]; nextCursor: string | null } } = await api.request(
+        'GET',
+        `/v1/github/deliveries?limit=3${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(page.status).toBe(200);
+      expect(page.json.deliveries.length).toBeLessThanOrEqual(3);
+      all.push(...page.json.deliveries);
+      cursor = page.json.nextCursor;
+    } while (cursor);
+    // Newest first: the ping-pong's, then the loops', each once.
+    expect(all.map((d) => d.createdAt)).toEqual([...all.map((d) => d.createdAt)].sort().reverse());
+    expect(new Set(all.map((d) => d.deliveryId)).size).toBe(all.length);
+    const byReason = (reason: string) => all.filter((d) => d.reason === reason);
+    expect(byReason('the comment is one Stratus posted')).toEqual([
+      expect.objectContaining({ event: 'issue_comment', action: 'created', repository: 'acme/app', number: 1, decision: 'ignored', runId: null }),
+    ]);
+    expect(byReason('the commit is one Stratus made')).toEqual([expect.objectContaining({ event: 'push', decision: 'ignored' })]);
+    expect(byReason('event "push" does not start runs')).toHaveLength(1);
+    const ran = all.filter((d) => d.decision === 'ran');
+    expect(ran).toEqual(expect.arrayContaining([expect.objectContaining({ event: 'issues', action: 'labeled', outcome: 'no_changes', sender: 'maintainer' })]));
+    const runs = (await api.request('GET', '/v1/github/runs?limit=200')).json.runs;
+    for (const d of all.filter((x) => x.runId))
+      expect(runs.find((r: { id: string }) => r.id === d.runId)).toMatchObject({ deliveryId: d.deliveryId, outcome: d.outcome });
+    const refused = all.filter((d) => d.decision === 'refused');
+    expect(refused).toHaveLength(4);
+    for (const d of refused) expect(d).toMatchObject({ outcome: 'rate_limited', reason: expect.stringContaining("the repository's limit") });
+    // Six pings, the duplicate not logged twice: four refused, and two that ran (or one that joined the other's run); nothing is pending.
+    const pings = all.filter((d) => d.repository === 'acme/pingpong').map((d) => d.decision);
+    expect(pings).toHaveLength(6);
+    expect(pings.filter((d) => d === 'refused')).toHaveLength(4);
+    expect(pings.filter((d) => d !== 'refused').sort()).toEqual(expect.arrayContaining(['ran']));
+    for (const d of pings.filter((x) => x !== 'refused')) expect(['ran', 'queued']).toContain(d);
+    expect(all.filter((d) => d.decision === 'accepted')).toEqual([]);
+    // Kept for the configured days (30 by default): DynamoDB expires each by its ttl.
+    const stored = await stack.deps.githubDeliveryLog.list('local', { limit: 200 });
+    for (const item of stored.items) expect(item.ttl - Date.parse(item.createdAt) / 1000).toBeCloseTo(30 * 86_400, -2);
+    // Another tenant sees none of them.
+    expect((await apiClient(stack.apiUrl, 'token-other').request('GET', '/v1/github/deliveries')).json).toEqual({ deliveries: [], nextCursor: null });
+    expect((await api.request('GET', '/v1/github/deliveries?limit=0')).status).toBe(400);
   });
 });

@@ -81,7 +81,12 @@ describe('GitHub: a comment while a run works is queued into it, not dropped and
       text('Wrote notes.txt and took the three comments into account.'),
     );
     const before = stack.model!.requests.length;
-    const labelled = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 1, title: 'Write notes' }, 'stratus', { login: 'maintainer' }));
+    const labelled = await sendDelivery(
+      stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(repo, { number: 1, title: 'Write notes' }, 'stratus', { login: 'maintainer' }),
+    );
     await modelCalls(before, 1);
     const payloads = [11, 12, 13].map((id) => mention(1, 'Write notes', id, `@stratus also mention comment ${id} in the notes`));
     const sent = await Promise.all(payloads.map((p) => sendDelivery(stack.apiUrl, SECRET, 'issue_comment', p)));
@@ -123,7 +128,12 @@ describe('GitHub: a comment while a run works is queued into it, not dropped and
       text('Rewrote the README as the comment asked.'),
     );
     const before = stack.model!.requests.length;
-    const labelled = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 2, title: 'Explain' }, 'stratus', { login: 'maintainer' }));
+    const labelled = await sendDelivery(
+      stack.apiUrl,
+      SECRET,
+      'issues',
+      labeledPayload(repo, { number: 2, title: 'Explain' }, 'stratus', { login: 'maintainer' }),
+    );
     await modelCalls(before, 1);
     const late = await sendDelivery(stack.apiUrl, SECRET, 'issue_comment', mention(2, 'Explain', 21, '@stratus please rewrite the README instead'));
     expect((await finishedRun(api, late.deliveryId)).outcome).toBe('queued_into_run');

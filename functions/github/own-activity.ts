@@ -21,15 +21,13 @@ const payloadSchema = z.object({
   review: authoredSchema,
   sender: z.object({ login: z.string(), type: z.string() }).nullish(),
   head_commit: commitSchema,
-  check_suite: z.object({ head_commit: commitSchema }).nullish(),
-  workflow_run: z.object({ head_commit: commitSchema }).nullish(),
 });
 
 /**
  * Why a delivery is Stratus's own doing and must start nothing (no loops): a comment or review
- * with its hidden mark or made through its App, or a commit by its commit author. Undefined when
- * someone else acted. The mark covers a plain-token deployment too, whose comments are posted
- * under a person's account.
+ * with its hidden mark or made through its App, or a push whose head commit is by its commit
+ * author. Undefined when someone else acted. The mark covers a plain-token deployment too,
+ * whose comments are posted under a person's account.
  */
 export function ownActivity(payload: unknown, own: OwnIdentity): string | undefined {
   const parsed = payloadSchema.safeParse(payload);
@@ -42,8 +40,8 @@ export function ownActivity(payload: unknown, own: OwnIdentity): string | undefi
     if (item?.body?.includes(OWN_MARK_PREFIX)) return `the ${what} is one Stratus posted`;
     if (own.appId !== undefined && String(item?.performed_via_github_app?.id) === own.appId) return `the ${what} was made by Stratus's GitHub App`;
   }
-  const commit = p.head_commit ?? p.check_suite?.head_commit ?? p.workflow_run?.head_commit;
-  const email = commit?.author?.email?.toLowerCase();
+  // A push's head commit only: a check suite or workflow run on a Stratus commit is CI's verdict on it, not Stratus acting.
+  const email = p.head_commit?.author?.email?.toLowerCase();
   if (email && email === own.commitAuthor.email.toLowerCase()) return 'the commit is one Stratus made';
   return undefined;
 }

@@ -69,7 +69,7 @@ export function progressTexts(consoleUrl?: string) {
     updated: (o: { url: string; sha: string; summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
       outcome(
         [
-          `✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url}`,
+          `✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url} (its checks: ${o.url}/checks)`,
           ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the commit keeps what it did.`] : []),
         ],
         o,

@@ -412,7 +412,7 @@ async function openPullRequest(
       base: ctx.thread.baseBranch ?? trigger.defaultBranch,
       draft,
       title: `${draft ? '[WIP] ' : ''}${trigger.title}`.slice(0, 250),
-      body: prBody({ trigger, summary, cost, sessionId, stopped, files: pushed.files }),
+      body: prBody({ trigger, summary, cost, sessionId, stopped, files: pushed.files, sha: pushed.sha }),
     })
   ).data;
   const thread = { ...ctx.thread, pullRequest: { number: pr.number, url: pr.html_url } };
@@ -422,7 +422,7 @@ async function openPullRequest(
   return { thread };
 }
 
-function prBody(o: { trigger: GithubTrigger; summary: string; cost: Cost; sessionId: string; stopped?: string; files: string[] }): string {
+function prBody(o: { trigger: GithubTrigger; summary: string; cost: Cost; sessionId: string; stopped?: string; files: string[]; sha: string }): string {
   const link = o.trigger.isPullRequest ? `Follows up on #${o.trigger.number}.` : `Fixes #${o.trigger.number}`;
   return [
     link,
@@ -434,6 +434,9 @@ function prBody(o: { trigger: GithubTrigger; summary: string; cost: Cost; sessio
       .slice(0, 50)
       .map((f) => `\`${f}\``)
       .join(', ')}${o.files.length > 50 ? ` and ${o.files.length - 50} more` : ''}`,
+    '',
+    // Pushed with the App's installation token, so the repository's workflows run on it (docs/deploy.md, "Pushes that run CI").
+    `Checks: ${checksUrl(o.trigger.cloneUrl, o.sha)}`,
     '',
     `Made by Stratus in session \`${o.sessionId}\`. Cost: about $${o.cost.usd.toFixed(4)} (${o.cost.inputTokens} input + ${o.cost.outputTokens} output tokens).`,
   ].join('\n');
@@ -508,6 +511,11 @@ function checkedCloneUrl(cloneUrl: string): string {
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
   if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return url.toString();
   throw new WorkspaceInputError(`the repository's clone URL ${url.protocol}//${url.host} is not https:// (plain http:// is accepted only on loopback).`);
+}
+
+/** The checks GitHub shows for a pushed commit (the workflows and check runs the push started). */
+function checksUrl(cloneUrl: string, sha: string): string {
+  return `${webRoot(cloneUrl)}/commit/${sha}/checks`;
 }
 
 /** github.com/owner/name from its clone URL (https://github.com/owner/name.git). */

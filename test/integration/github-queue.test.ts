@@ -118,6 +118,15 @@ describe('GitHub: a comment while a run works is queued into it, not dropped and
     expect(gh.reactions.filter((r) => [11, 12, 13].includes(r.commentId))).toHaveLength(3);
     expect(await stack.deps.steers.list('gh:4001#1')).toEqual([]);
     expect(remote.show(run.branch, 'notes.txt')).toBe('first');
+    // The push went with an installation token of the App narrowed to this repository (so the repository's workflows run on it), and the PR links its checks.
+    const minted = [...gh.tokens.entries()]
+      .filter(([, scope]) => scope.repositories?.includes('queue'))
+      .map(([t]) => `Basic ${Buffer.from(`x-access-token:${t}`).toString('base64')}`);
+    const pushes = git.requests.flatMap((r, i) => (r === 'POST /acme/queue.git/git-receive-pack' ? [git.authorizations[i]] : []));
+    expect(pushes.length).toBeGreaterThan(0);
+    for (const auth of pushes) expect(minted).toContain(auth);
+    const [pr] = gh.pulls('acme/queue');
+    expect(pr!.body).toContain(`Checks: ${git.url}/acme/queue/commit/${run.commit}/checks`);
   });
 
   it('a mention during the last model call gets a run of its own after, continuing the same session', async () => {

@@ -114,6 +114,29 @@ export class SteerStore {
     }
   }
 
+  /**
+   * Takes over a message another turn took and never confirmed (its process died between the
+   * take and the log); false when someone else took it over first.
+   */
+  async takeOver(queueKey: string, id: string, from: string, to: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { queueKey, steerId: id },
+          UpdateExpression: 'SET takenBy = :to',
+          ConditionExpression: '#status = :taken AND takenBy = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':taken': 'taken', ':from': from, ':to': to },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
   /** Drops a message that is in the session's log now. */
   async remove(queueKey: string, id: string): Promise<void> {
     await this.db.send(new DeleteCommand({ TableName: this.table, Key: { queueKey, steerId: id } }));

@@ -74,7 +74,7 @@ export async function runTurnLoop(
     const note = setupNote === undefined ? [] : [{ type: 'text' as const, text: setupNote }];
     conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }, ...note]));
   }
-  const queued = queuedMessages(deps, session, run.turnId);
+  const queued = queuedMessages(deps, session, run.turnId, (text) => logHolds(conversation, text));
   const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder, queued) };
   await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, project, repository, ...tools }));
 }
@@ -119,6 +119,11 @@ async function takeNotifications(
       await steers.delivered();
     },
   };
+}
+
+/** Whether a user message of the log loaded for this turn holds `text` as one of its text blocks. */
+function logHolds(conversation: StoredMessage[], text: string): boolean {
+  return conversation.some((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text === text));
 }
 
 /** What the start of the loop gathered for the turn's run. */

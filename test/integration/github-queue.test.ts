@@ -165,4 +165,45 @@ describe('GitHub: a comment while a run works is queued into it, not dropped and
     expect(stack.model!.requests.length).toBe(before + 3);
     expect(await stack.deps.steers.list('gh:4001#2')).toEqual([]);
   });
+
+  it('a comment a dead turn took but never logged is delivered by the next turn, once; one it did log is only cleared', async () => {
+    gh.addIssue('acme/queue', 3, { title: 'Recover', body: 'b', user: { login: 'reporter', type: 'User' } });
+    const now = Date.now();
+    const queue = 'gh:4001#3';
+    const steer = (n: number, text: string) => ({
+      queueKey: queue,
+      steerId: `${new Date(now + n).toISOString()}#d-dead-${n}`,
+      tenantId: 'local',
+      deliveryId: `d-dead-${n}`,
+      author: 'reviewer',
+      text,
+      createdAt: new Date(now + n).toISOString(),
+      trigger: {},
+    });
+    // A turn took this one, then its process died before the message reached the log.
+    expect(await stack.deps.steers.enqueue(steer(1, 'Queued comment: please also add a changelog line.'), now)).toBe(true);
+    expect(await stack.deps.steers.take(queue, steer(1, '').steerId, 'turn_dead')).toBe(true);
+    stack.model!.enqueue({ content: [bash('r1', 'echo recovered > r.txt')], stopReason: 'tool_use' }, text('Done, with the changelog line.'));
+    const before = stack.model!.requests.length;
+    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, { number: 3, title: 'Recover' }, 'stratus', { login: 'maintainer' }));
+    const run = await finishedRun(api, sent.deliveryId);
+    expect(run.outcome).toBe('pr_opened');
+    expect(JSON.stringify(stack.model!.requests[before + 1]!.body.messages.at(-1))).toContain('please also add a changelog line');
+    expect(userTexts(await api.messages(run.sessionId)).filter((t) => t.includes('please also add a changelog line'))).toHaveLength(1);
+    expect(await stack.deps.steers.list(queue)).toEqual([]);
+    // Now one a dead turn took whose message did reach the log (the same text): the next turn clears it and sends nothing again.
+    expect(await stack.deps.steers.enqueue(steer(2, 'Queued comment: please also add a changelog line.'), now)).toBe(true);
+    expect(await stack.deps.steers.take(queue, steer(2, '').steerId, 'turn_dead_2')).toBe(true);
+    gh.addComment('acme/queue', 3, { id: 31, body: '@stratus one more pass', login: 'reviewer' });
+    stack.model!.enqueue({ content: [bash('r2', 'echo again >> r.txt')], stopReason: 'tool_use' }, text('One more pass done.'));
+    const again = await sendDelivery(
+      stack.apiUrl,
+      SECRET,
+      'issue_comment',
+      commentPayload(repo, { number: 3, title: 'Recover' }, { id: 31, body: '@stratus one more pass' }, { login: 'reviewer' }),
+    );
+    expect((await finishedRun(api, again.deliveryId)).outcome).toBe('pr_updated');
+    expect(userTexts(await api.messages(run.sessionId)).filter((t) => t.includes('please also add a changelog line'))).toHaveLength(1);
+    expect(await stack.deps.steers.list(queue)).toEqual([]);
+  });
 });

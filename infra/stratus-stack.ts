@@ -371,10 +371,11 @@ export class StratusStack extends Stack {
       this.githubWorker.role.addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.gitFunction!.fn.functionArn] }),
       );
-      // The webhook route hands accepted deliveries to the worker (an asynchronous invoke).
-      this.api.role.addToPrincipalPolicy(
-        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] }),
-      );
+      // The webhook route hands accepted deliveries to the worker (an asynchronous invoke), and the
+      // worker hands itself a comment queued while a run worked that no turn took (functions/github/queue-into-run.ts).
+      const toWorker = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] });
+      this.api.role.addToPrincipalPolicy(toWorker);
+      this.githubWorker.role.addToPrincipalPolicy(toWorker);
     }
     this.schedules.allowManageBy(this.api.role);
     // Long turns continue in an async invocation of the API function, from the API itself or

@@ -3555,6 +3555,52 @@ export interface paths {
       };
     };
   };
+  "/v1/github/deliveries": {
+    /**
+     * Webhook deliveries for this tenant's repositories, newest first, and what became of each
+     * @description Every delivery routed to one of the tenant's connected repositories (a delivery for a repository nobody connected belongs to no tenant and is not listed). Kept `STRATUS_GITHUB_DELIVERY_LOG_DAYS` days (default 30). A redelivery of a listed delivery keeps its first entry.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Items per page (1–200) */
+          limit?: number;
+          /** @description The previous page's `nextCursor` */
+          cursor?: string;
+        };
+      };
+      responses: {
+        /** @description One page of deliveries */
+        200: {
+          content: {
+            "application/json": {
+              deliveries: components["schemas"]["GithubDelivery"][];
+              /** @description Pass as `cursor` for the next page; null on the last page */
+              nextCursor: string | null;
+            };
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
 }
 
 export type webhooks = Record<string, never>;
@@ -3680,6 +3726,11 @@ export interface components {
       };
       /** @description A run starts in plan mode and posts its plan as a comment; a writer's reply (`@stratus approve`, or `@stratus reject …` with what to change) decides it */
       planFirst?: boolean;
+      /** @description What happens after the first run */
+      followThrough?: {
+        /** @description Runs an issue or pull request may start per hour (default 10); past it one comment says so and triggers are refused (`rate_limited`) until the hour is over */
+        rateLimit?: number;
+      };
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -4635,16 +4686,16 @@ export interface components {
       /** @enum {string} */
       kind: "issue" | "pull_request";
       /**
-       * @description label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run)
+       * @description label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked
        * @enum {string}
        */
-      trigger: "label" | "mention" | "review" | "check" | "closed";
+      trigger: "label" | "mention" | "review" | "check" | "closed" | "queued";
       sender: string;
       sessionId: string | null;
       branch: string | null;
       commit: string | null;
       pullRequestUrl: string | null;
-      /** @description queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed) */
+      /** @description queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run (the comment joined the run working on its item), rate_limited, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed) */
       outcome: string;
       detail: string | null;
       cost: {
@@ -4705,6 +4756,33 @@ export interface components {
       repository: string;
       /** @description Layers removed (one per set-up fingerprint stored) */
       deleted: number;
+    };
+    GithubDelivery: {
+      /** @description `X-GitHub-Delivery` */
+      deliveryId: string;
+      /** @description `X-GitHub-Event`, e.g. `issue_comment` */
+      event: string;
+      /** @description The payload's `action`, e.g. `created` */
+      action: string | null;
+      repository: string;
+      /** @description The issue or pull request it concerns */
+      number: number | null;
+      sender: string | null;
+      /**
+       * @description accepted: handed to the worker, not decided yet; ran: a run worked on it; queued: it joined the run already working on its item; ignored: it asks for nothing, or it is Stratus's own doing (`reason`); refused: a sender who may not start runs, or the rate limit (`reason`); failed
+       * @enum {string}
+       */
+      decision: "accepted" | "ran" | "queued" | "ignored" | "refused" | "failed";
+      /** @description Why it was ignored or refused */
+      reason: string | null;
+      /** @description The run it started (`GET /v1/github/runs`) */
+      runId: string | null;
+      /** @description That run's outcome */
+      outcome: string | null;
+      sessionId: string | null;
+      /** @description When it arrived */
+      createdAt: string;
+      updatedAt: string;
     };
   };
   responses: never;

@@ -8,6 +8,7 @@ import { adminTokenRoutes } from './routes/admin-tokens.ts';
 import { adminGithubRoutes } from './routes/admin-github.ts';
 import { adminAsyncFailureRoutes } from './routes/admin-async-failures.ts';
 import { githubInstallationRoutes, githubSetupRoutes } from './routes/github-installations.ts';
+import { githubDeliveryRoutes } from './routes/github-deliveries.ts';
 import { limitRequestBodies } from './body-limit.ts';
 import { serveConsole } from './console-assets.ts';
 import { errorResponse } from './error-response.ts';
@@ -128,6 +129,7 @@ function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
   v1.route('/github', githubRoutes(deps));
   v1.route('/github', githubEnvironmentRoutes(deps));
   v1.route('/github', githubInstallationRoutes(deps));
+  v1.route('/github', githubDeliveryRoutes(deps));
 }
 
 function corsFor(origins: readonly string[]) {

@@ -29,6 +29,8 @@ export const githubConfigSchema = z.object({
   consoleUrl: z.string().url().optional(),
   /** Author and committer of the commits the harness makes. */
   commitAuthor: z.object({ name: z.string().min(1), email: z.string().min(1) }).default({ name: 'Stratus', email: 'stratus@users.noreply.github.com' }),
+  /** How many days the delivery log (`GET /v1/github/deliveries`) keeps each delivery. */
+  deliveryLogDays: z.number().int().min(1).max(400).default(30),
 });
 
 /**

@@ -27,6 +27,9 @@ import type { GithubClientFactory } from '../github-api/github-client.ts';
 import type { GithubStore } from '../stores/github-store.ts';
 import type { GithubItemStore } from '../stores/github-item-store.ts';
 import type { GithubInstallationStore } from '../stores/github-installation-store.ts';
+import type { GithubDeliveryLog } from '../stores/github-delivery-log.ts';
+import type { GithubItemRateStore } from '../stores/github-item-rates.ts';
+import type { SteerStore } from '../stores/steer-store.ts';
 import type { ContinuationScheduler } from './continuation.ts';
 import type { AsyncInvoke } from './async-invoke.ts';
 import type { FailedInvocationStore } from '../stores/failed-invocations.ts';
@@ -81,6 +84,12 @@ export interface Deps {
   githubInstallations: GithubInstallationStore;
   /** What each issue or PR has spent over all its runs (its one budget), and its failing-check fix attempts. */
   githubItems: GithubItemStore;
+  /** Runs per issue or pull request per hour, against a repository's rate limit (no ping-pong with another bot). */
+  githubItemRates: GithubItemRateStore;
+  /** Every delivery routed to a tenant and what was decided about it (`GET /v1/github/deliveries`). */
+  githubDeliveryLog: GithubDeliveryLog;
+  /** Comments queued for the run working on their issue or pull request: its turns take them before model calls. */
+  steers: SteerStore;
   /** Hands an accepted webhook trigger to the GitHub worker (an asynchronous invocation). */
   githubDispatch: GithubDispatcher;
   /** REST clients and git tokens per repository (a GitHub App's installation tokens, or one token). */

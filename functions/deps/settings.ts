@@ -332,6 +332,7 @@ export interface GithubSettings {
   workerFunction?: string;
   consoleUrl?: string;
   commitAuthor?: { name: string; email: string };
+  deliveryLogDays?: number;
 }
 
 /** A setting's value is malformed: start-up stops with a message naming the variable. */
@@ -517,6 +518,7 @@ function githubSettings(read: EnvReader): GithubSettings {
     workerFunction: read.str('STRATUS_GITHUB_WORKER_FUNCTION'),
     consoleUrl: read.url('STRATUS_CONSOLE_URL'),
     commitAuthor: match ? { name: match[1]!, email: match[2]! } : undefined,
+    deliveryLogDays: read.int('STRATUS_GITHUB_DELIVERY_LOG_DAYS', 1, 400),
   });
 }
 

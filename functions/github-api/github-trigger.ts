@@ -7,8 +7,9 @@ import { z } from 'zod';
  */
 export const githubTriggerSchema = z.object({
   deliveryId: z.string().min(1).max(200),
-  /** label, mention: an issue or PR; review: review comments on a Stratus PR; check: its failing checks (review-trigger.ts). */
-  trigger: z.enum(['label', 'mention', 'review', 'check']),
+  /** label, mention: an issue or PR; review: review comments on a Stratus PR; check: its failing checks (review-trigger.ts);
+   * queued: a run of its own for a comment queued while another run worked (functions/github/queue-into-run.ts). */
+  trigger: z.enum(['label', 'mention', 'review', 'check', 'queued']),
   /** `owner/name` as GitHub spells it. */
   repository: z.string().min(3).max(200),
   /** GitHub's repository id: the connection the run belongs to (names change hands, ids do not). */
@@ -32,6 +33,8 @@ export const githubTriggerSchema = z.object({
   budgetRaise: z
     .object({ usd: z.number().positive().optional(), tokens: z.number().int().positive().optional(), runs: z.number().int().positive().optional() })
     .optional(),
+  /** With `queued`: the queued message (functions/stores/steer-store.ts) the run is for. */
+  steerId: z.string().max(300).optional(),
 });
 export type GithubTrigger = z.infer<typeof githubTriggerSchema>;
 

@@ -11,6 +11,8 @@ import type { TodoItem } from '../stores/session-store.ts';
 import { todoMarkdown } from './todo-progress.ts';
 
 const MARK = '<!-- stratus-progress -->';
+/** Its own mark: the progress-comment lookups (`stratus-progress`) never take it for the run's comment. */
+const RATE_MARK = '<!-- stratus-rate-limit -->';
 
 export interface Cost {
   inputTokens: number;
@@ -67,7 +69,7 @@ export function progressTexts(consoleUrl?: string) {
     updated: (o: { url: string; sha: string; summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
       outcome(
         [
-          `✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url}`,
+          `✅ **Stratus** pushed ${o.sha.slice(0, 12)} to ${o.url} (its checks: ${o.url}/checks)`,
           ...(o.stopped ? ['', `The run stopped before it finished (${o.stopped}); the commit keeps what it did.`] : []),
         ],
         o,
@@ -93,7 +95,9 @@ export function progressTexts(consoleUrl?: string) {
     awaitingPlan: (sessionId: string) =>
       `${MARK}\n📋 **Stratus** wrote a plan (below) in session ${session(sessionId)} and waits for a writer to approve or reject it before changing anything.`,
     alreadyRunning: (sessionId: string | undefined) =>
-      `👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
+      `${MARK}\n👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
+    rateLimited: (limit: number) =>
+      `${RATE_MARK}\n🛑 **Stratus** has started ${limit} run${limit === 1 ? '' : 's'} on this in the last hour, the repository's limit (\`followThrough.rateLimit\`), so it does not start more until the hour is over. This stops two bots from answering each other forever; mention me again later to continue.`,
   };
 }
 

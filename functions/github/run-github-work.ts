@@ -22,8 +22,26 @@ import { planOf } from '../session/plan-approval.ts';
 import { decidePlanFromComment, planCommentText, waitingPlan } from './plan-first.ts';
 import { answerFollowUp, followUpWork, type FollowUpWork } from './follow-up-work.ts';
 import { answerWithoutRun, budgetSpent, itemBudgetLine, itemView, narrowSessionBudgets, recordItemSpend, startItemRun, type ItemRun } from './item-run.ts';
+import { isBot, OWN_MARK_PREFIX } from './own-activity.ts';
+import { overRateLimit } from './rate-limit.ts';
+import { decisionOf } from './delivery-decision.ts';
+import { afterRun, queueIntoRun, takeOwnQueued } from './queue-into-run.ts';
 
-export type GithubWorkDeps = Pick<Deps, 'github' | 'githubItems' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
+export type GithubWorkDeps = Pick<
+  Deps,
+  | 'github'
+  | 'githubItems'
+  | 'githubClients'
+  | 'githubItemRates'
+  | 'githubDeliveryLog'
+  | 'steers'
+  | 'githubDispatch'
+  | 'sessions'
+  | 'messages'
+  | 'log'
+  | 'clock'
+  | 'newId'
+> & {
   config: DepsOf<typeof startTurn>['config'] & Pick<Deps['config'], 'github'>;
 } & DepsOf<typeof startTurn> &
   DepsOf<typeof createSession> &
@@ -95,21 +113,24 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   await save({});
   const access = await accessFor(deps, trigger, repo, log, save);
   if (!('octokit' in access)) return access;
-  const found = await deps.github.getThread({ id: trigger.repositoryId, fullName: trigger.repository }, trigger.number);
-  // A thread from before ids were recorded, found by name, counts only if it is this tenant's.
-  const existing = found && (found.tenantId === undefined || found.tenantId === repo.tenantId) ? found : undefined;
-  const key = existing?.threadKey ?? threadKey(trigger.repositoryId, trigger.number);
+  const { existing, key } = await itemOf(deps, trigger, repo);
   const answered = await answerWithoutRun(deps, { trigger, repo, gh: access.octokit, threadKey: key, save });
   if (answered) return answered;
   const now = deps.clock();
   const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
+  // A queued comment was counted when it arrived.
+  const limited = trigger.trigger === 'queued' ? undefined : await overRateLimit(deps, { itemKey: key, repo, trigger, access, log }, save);
+  if (limited) return limited;
   if (!(await deps.github.claimThread(key, run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS }))) {
-    return alreadyRunning(deps, { trigger, access, existing, save, log });
+    const queued = await queueIntoRun(deps, { trigger, key, repo, access, save, log, runId: run.runId });
+    return queued ?? alreadyRunning(deps, { trigger, access, existing, save, log });
   }
   let thread = threadState(existing, repo.tenantId);
   let item: ItemRun | undefined;
   const say = progressComment(access.octokit, trigger, () => itemBudgetLine(item));
   try {
+    if (!(await takeOwnQueued(deps, key, trigger, run.runId)))
+      return await save({ outcome: 'queued_into_run', detail: 'The run that was working took the queued comment.' });
     // One budget per issue or PR, over every run on it: spent, the trigger gets a comment instead.
     const counted = await startItemRun(deps, repo, key);
     if ('spent' in counted) return await budgetSpent(access.octokit, { trigger, mention: repo.mention, spent: counted.spent, save });
@@ -128,7 +149,18 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
     return save({ outcome: 'failed', detail: reason });
   } finally {
     await deps.github.releaseThread(key, run.runId, thread).catch((err: unknown) => log.error('could not release the issue', { error: errorMessage(err) }));
+    await afterRun(deps, { key, trigger, runId: run.runId, log }).catch((err: unknown) =>
+      log.error('could not hand on the queued comments', { error: errorMessage(err) }),
+    );
   }
+}
+
+/** The issue's thread as earlier runs left it, and the key it is held under. */
+async function itemOf(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord): Promise<{ existing?: GithubThreadRecord; key: string }> {
+  const found = await deps.github.getThread({ id: trigger.repositoryId, fullName: trigger.repository }, trigger.number);
+  // A thread from before ids were recorded, found by name, counts only if it is this tenant's.
+  const existing = found && (found.tenantId === undefined || found.tenantId === repo.tenantId) ? found : undefined;
+  return { existing, key: existing?.threadKey ?? threadKey(trigger.repositoryId, trigger.number) };
 }
 
 /**
@@ -172,6 +204,8 @@ function runRecorder(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubR
   const save = async (patch: Partial<GithubRunRecord>) => {
     Object.assign(run, patch, { updatedAt: new Date(deps.clock()).toISOString() });
     await deps.github.putRun(run);
+    // The delivery log follows the run: what was decided, and the run and session it started.
+    await deps.githubDeliveryLog.decide(run.deliveryId, decisionOf(run), deps.clock());
     return run;
   };
   return { run, save };
@@ -266,6 +300,8 @@ interface TurnOutcome {
 async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread: ThreadState }> {
   const ctx = { ...given, cloneUrl: checkedCloneUrl(given.trigger.cloneUrl) };
   const { session, thread } = await sessionFor(deps, ctx);
+  // Its turns find the item's queued comments from the session.
+  await deps.steers.bindSession(session.sessionId, ctx.threadKey);
   const branch = thread.branch!;
   await ctx.save({ sessionId: session.sessionId, branch });
   await ctx.say(texts(deps).working(session.sessionId, branch));
@@ -310,8 +346,16 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
 function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, baseBranch: string): Promise<SessionRecord> {
-  // Every repository setting but the budgets and the instructions is a session setting of the same name.
-  const { budgets, instructions, planFirst, reviews: _reviews, failingChecks: _checks, ...sessionSettings } = repo.settings ?? {};
+  // Every repository setting but the budgets, the instructions and the GitHub-only ones is a session setting of the same name.
+  const {
+    budgets,
+    instructions,
+    planFirst,
+    reviews: _reviews,
+    failingChecks: _checks,
+    followThrough: _followThrough,
+    ...sessionSettings
+  } = repo.settings ?? {};
   return createSession(deps, {
     tenantId: repo.tenantId,
     title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
@@ -453,7 +497,7 @@ async function openPullRequest(
       base: ctx.thread.baseBranch ?? trigger.defaultBranch,
       draft,
       title: `${draft ? '[WIP] ' : ''}${trigger.title}`.slice(0, 250),
-      body: prBody({ trigger, summary, cost, sessionId, stopped, files: pushed.files }),
+      body: prBody({ trigger, summary, cost, sessionId, stopped, files: pushed.files, sha: pushed.sha }),
     })
   ).data;
   const thread = { ...ctx.thread, pullRequest: { number: pr.number, url: pr.html_url } };
@@ -463,7 +507,7 @@ async function openPullRequest(
   return { thread };
 }
 
-function prBody(o: { trigger: GithubTrigger; summary: string; cost: Cost; sessionId: string; stopped?: string; files: string[] }): string {
+function prBody(o: { trigger: GithubTrigger; summary: string; cost: Cost; sessionId: string; stopped?: string; files: string[]; sha: string }): string {
   const link = o.trigger.isPullRequest ? `Follows up on #${o.trigger.number}.` : `Fixes #${o.trigger.number}`;
   return [
     link,
@@ -475,6 +519,9 @@ function prBody(o: { trigger: GithubTrigger; summary: string; cost: Cost; sessio
       .slice(0, 50)
       .map((f) => `\`${f}\``)
       .join(', ')}${o.files.length > 50 ? ` and ${o.files.length - 50} more` : ''}`,
+    '',
+    // Pushed with the App's installation token, so the repository's workflows run on it (docs/deploy.md, "Pushes that run CI").
+    `Checks: ${checksUrl(o.trigger.cloneUrl, o.sha)}`,
     '',
     `Made by Stratus in session \`${o.sessionId}\`. Cost: about $${o.cost.usd.toFixed(4)} (${o.cost.inputTokens} input + ${o.cost.outputTokens} output tokens).`,
   ].join('\n');
@@ -491,16 +538,12 @@ async function canWrite(gh: Octokit, where: { owner: string; repo: string }, use
   }
 }
 
-function isBot(sender: { login: string; type: string }): boolean {
-  return sender.type === 'Bot' || sender.login.endsWith('[bot]');
-}
-
 /** The issue or PR and its comments, read through the REST API (the payload may be stale or cut). */
 async function issueText(gh: Octokit, trigger: GithubTrigger, branch: string) {
   const where = { owner: trigger.owner, repo: trigger.name, issue_number: trigger.number };
   const issue = (await gh.rest.issues.get(where)).data;
   const comments = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
-  const human = comments.filter((c) => !c.body?.includes('<!-- stratus-progress -->') && c.user?.type !== 'Bot');
+  const human = comments.filter((c) => !c.body?.includes(OWN_MARK_PREFIX) && c.user?.type !== 'Bot');
   // The comment that asked (it may be past the comments listed, or not listed yet).
   const request =
     trigger.commentId !== undefined
@@ -553,6 +596,11 @@ function checkedCloneUrl(cloneUrl: string): string {
   const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
   if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return url.toString();
   throw new WorkspaceInputError(`the repository's clone URL ${url.protocol}//${url.host} is not https:// (plain http:// is accepted only on loopback).`);
+}
+
+/** The checks GitHub shows for a pushed commit (the workflows and check runs the push started). */
+function checksUrl(cloneUrl: string, sha: string): string {
+  return `${webRoot(cloneUrl)}/commit/${sha}/checks`;
 }
 
 /** github.com/owner/name from its clone URL (https://github.com/owner/name.git). */

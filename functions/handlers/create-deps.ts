@@ -12,6 +12,9 @@ import { GithubStore } from '../stores/github-store.ts';
 import { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import { createLambdaRunnerClient, type RunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
 import { withEgressGrants } from '../runner-client/egress-grants.ts';
+import { GithubDeliveryLog } from '../stores/github-delivery-log.ts';
+import { GithubItemRateStore } from '../stores/github-item-rates.ts';
+import { SteerStore } from '../stores/steer-store.ts';
 import type { PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -189,7 +192,7 @@ function githubDeps(
   config: StratusConfig,
   db: DynamoDBDocumentClient,
   lambda: LazyClient<LambdaClient>,
-): Pick<Deps, 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'githubClients'> {
+): Pick<Deps, 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'githubClients' | 'githubItemRates' | 'githubDeliveryLog' | 'steers'> {
   return {
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,
@@ -199,6 +202,9 @@ function githubDeps(
     }),
     githubInstallations: new GithubInstallationStore(db, config.tables.githubInstallations),
     githubItems: new GithubItemStore(db, config.tables.githubThreads),
+    githubItemRates: new GithubItemRateStore(db, config.tables.githubItemRates),
+    githubDeliveryLog: new GithubDeliveryLog(db, config.tables.githubDeliveryLog, config.github.deliveryLogDays),
+    steers: new SteerStore(db, config.tables.githubSteers),
     githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
     githubClients: createGithubClientFactory(config.github),
   };

@@ -27,6 +27,8 @@ export interface GithubRepoSettings {
   failingChecks?: { enabled: boolean; maxAttempts?: number };
   /** "Plan first": a run starts in plan mode, posts its plan as a comment and goes on when a writer's reply approves it. */
   planFirst?: boolean;
+  /** What happens after the first run (functions/github/rate-limit.ts); not a session setting. */
+  followThrough?: { rateLimit?: number };
 }
 
 export interface GithubRepoRecord {
@@ -61,14 +63,15 @@ export interface GithubRunRecord {
   /** The issue or pull request the run came from. */
   number: number;
   kind: 'issue' | 'pull_request';
-  /** closed: not a run but a Stratus PR merged or closed (`outcome` merged or closed_unmerged: functions/github/pr-stats.ts). */
-  trigger: 'label' | 'mention' | 'review' | 'check' | 'closed';
+  /** closed: not a run but a Stratus PR merged or closed (`outcome` merged or closed_unmerged: functions/github/pr-stats.ts);
+   * queued: a run of its own for a comment queued while another run worked. */
+  trigger: 'label' | 'mention' | 'review' | 'check' | 'closed' | 'queued';
   sender: string;
   sessionId?: string;
   branch?: string;
   commit?: string;
   pullRequestUrl?: string;
-  /** queued, running, awaiting_plan, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
+  /** queued, running, awaiting_plan, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run, rate_limited, failed. */
   outcome: string;
   detail?: string;
   cost?: { inputTokens: number; outputTokens: number; usd: number };

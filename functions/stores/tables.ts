@@ -109,6 +109,36 @@ export const TABLES = {
     ttlAttribute: TTL_ATTRIBUTE,
   },
   /**
+   * Runs started per issue or pull request and hour (`<threadKey>@<hour>`), counted with a
+   * conditional update so concurrent deliveries cannot pass the repository's rate limit
+   * (functions/github/rate-limit.ts). Items expire after their hour.
+   */
+  githubItemRates: {
+    partitionKey: { name: 'windowKey', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /**
+   * Comments that arrived while a run worked on their issue or pull request, by the item's
+   * thread key and arrival (`steerId`), and which item each run's session works on: the turn
+   * loop takes each before a model call, once (functions/stores/steer-store.ts); what is left
+   * when the run ends gets a run of its own.
+   */
+  githubSteers: {
+    partitionKey: { name: 'queueKey', type: 'S' },
+    sortKey: { name: 'steerId', type: 'S' },
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /**
+   * Every webhook delivery routed to a tenant, with what was decided about it and the run it
+   * started (`GET /v1/github/deliveries`); `byTenant` lists a tenant's. Items expire after
+   * `STRATUS_GITHUB_DELIVERY_LOG_DAYS`.
+   */
+  githubDeliveryLog: {
+    partitionKey: { name: 'deliveryId', type: 'S' },
+    indexes: [BY_TENANT],
+    ttlAttribute: TTL_ATTRIBUTE,
+  },
+  /**
    * GitHub App installations claimed by tenants, one item per installation id (a conditional
    * write, so two tenants cannot both claim one); `byTenant` lists a tenant's.
    */

@@ -10,6 +10,7 @@ import { loadRepositoryControls } from '../agent/repository-settings-load.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { questionTimeoutMs } from '../session-settings/session-settings.ts';
 import { agentCallsToReenter, withReentries } from './subagent-reentry.ts';
+import { queuedMessages } from './steer-messages.ts';
 import { addUsage } from '../stores/budgets.ts';
 import { BackgroundNotifier, unreportedBackgroundAgents } from '../agent/background-notifications.ts';
 import { createSubagentRunner } from '../agent/subagent-runner.ts';
@@ -74,7 +75,8 @@ export async function runTurnLoop(
     const note = setupNote === undefined ? [] : [{ type: 'text' as const, text: setupNote }];
     conversation.push(await recorder.append('prompt', 'user', [{ type: 'text', text: run.opts.prompt }, ...note]));
   }
-  const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder) };
+  const queued = queuedMessages(deps, session, run.turnId, (text) => logHolds(conversation, text));
+  const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder, queued) };
   await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, project, repository, ...tools }));
 }
 
@@ -99,16 +101,30 @@ async function reportBackgroundAgents(deps: TurnDeps, run: TurnRun, recorder: Tu
   return notifier;
 }
 
-/** Mid-turn notifications: their spend joins the session's usage once they are recorded. */
-async function takeNotifications(notifier: BackgroundNotifier, recorder: TurnRecorder): Promise<{ texts: string[]; delivered: () => Promise<void> }> {
+/**
+ * Mid-turn notifications: their spend joins the session's usage once they are recorded. Then the
+ * comments queued for a GitHub run's item meanwhile (the seeds' "steer" between model calls).
+ */
+async function takeNotifications(
+  notifier: BackgroundNotifier,
+  recorder: TurnRecorder,
+  queued: ReturnType<typeof queuedMessages>,
+): Promise<{ texts: string[]; delivered: () => Promise<void> }> {
   const notes = await notifier.take({ restartStalled: false });
+  const steers = await queued();
   return {
-    texts: notes.texts,
+    texts: [...notes.texts, ...steers.texts],
     delivered: async () => {
       addUsage(recorder.usage, notes.usage);
       await notes.delivered();
+      await steers.delivered();
     },
   };
+}
+
+/** Whether a user message of the log loaded for this turn holds `text` as one of its text blocks. */
+function logHolds(conversation: StoredMessage[], text: string): boolean {
+  return conversation.some((m) => m.role === 'user' && m.content.some((b) => b.type === 'text' && b.text === text));
 }
 
 /** What the start of the loop gathered for the turn's run. */

@@ -415,6 +415,55 @@ describe('the web console', { timeout: 150_000 }, () => {
     await shot('github');
   });
 
+  it('shows the GitHub delivery log: each delivery, its decision and why, and older ones a page at a time', async () => {
+    const log = fx.stack.deps.githubDeliveryLog;
+    const start = Date.now() - 60 * 60_000;
+    // 27 deliveries, one a minute: more than the page of 25 the console asks for.
+    for (let i = 0; i < 27; i++) {
+      const at = start + i * 60_000;
+      await log.record(
+        {
+          deliveryId: `d-log-${i}`,
+          tenantId: 'local',
+          createdAt: new Date(at).toISOString(),
+          event: 'issue_comment',
+          action: 'created',
+          repository: 'octo-org/log',
+          number: 100 + i,
+          sender: 'octocat',
+          decision: 'accepted',
+        },
+        at,
+      );
+    }
+    await log.decide('d-log-26', { decision: 'ignored', reason: 'the comment is one Stratus posted' }, Date.now());
+    await log.decide('d-log-25', { decision: 'queued', runId: 'ghr_q', outcome: 'queued_into_run', sessionId: 'ses_logged' }, Date.now());
+    await log.decide(
+      'd-log-0',
+      { decision: 'refused', reason: "This item started 10 runs in the last hour, the repository's limit.", outcome: 'rate_limited' },
+      Date.now(),
+    );
+    // The page may be open on #/github already: a reload lists the deliveries recorded since.
+    await page.goto(`${base}#/github`);
+    await page.reload();
+    const table = page.getByRole('table', { name: 'Webhook deliveries' });
+    const newest = table.locator('tbody tr', { hasText: 'octo-org/log#126' });
+    await newest.waitFor();
+    expect(await newest.textContent()).toContain('issue_comment.created');
+    expect(await newest.textContent()).toContain('ignored the comment is one Stratus posted');
+    const queued = table.locator('tbody tr', { hasText: 'octo-org/log#125' });
+    expect(await queued.textContent()).toContain('queued into the running run (queued_into_run)');
+    expect(await queued.getByRole('link', { name: 'ses_logged' }).getAttribute('href')).toContain('ses_logged');
+    // The oldest is on the second page.
+    expect(await table.locator('tbody tr', { hasText: 'octo-org/log#100' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Older deliveries' }).click();
+    const oldest = table.locator('tbody tr', { hasText: 'octo-org/log#100' });
+    await oldest.waitFor();
+    expect(await oldest.textContent()).toContain("refused This item started 10 runs in the last hour, the repository's limit.");
+    expect(await page.getByRole('button', { name: 'Older deliveries' }).count()).toBe(0);
+    await expectAccessible();
+  });
+
   it('has no serious accessibility violations in the dark theme either', async () => {
     await page.goto(`${base}#/`);
     await page.getByRole('button', { name: 'Switch to dark theme' }).click();

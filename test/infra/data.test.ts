@@ -68,7 +68,7 @@ describe('tables and bucket', () => {
     const prodTables = Object.values(prod.template.findResources('AWS::DynamoDB::GlobalTable'));
     const devTables = Object.values(dev.template.findResources('AWS::DynamoDB::GlobalTable'));
     expect([prodTables.length, devTables.length]).toEqual([TABLE_KEYS.length, TABLE_KEYS.length]);
-    expect(TABLE_KEYS.length).toBe(14);
+    expect(TABLE_KEYS.length).toBe(17);
     for (const table of prodTables) {
       expect(table.DeletionPolicy).toBe('Retain');
       expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);

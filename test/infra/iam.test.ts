@@ -96,7 +96,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the API, cron and GitHub worker functions invoke the runner and the API (long-turn continuations), the API the worker, and the worker the git function, nothing else', () => {
+  it('lets the API, cron and GitHub worker functions invoke the runner and the API (long-turn continuations), the API the worker, and the worker the git function and itself (the run of a queued comment), nothing else', () => {
     const invokes = (role: string) =>
       statementsOf(s.template, role)
         .filter((st) => actionsOf(st).includes('lambda:InvokeFunction'))
@@ -107,7 +107,7 @@ describe('least privilege', () => {
     expect(invokes(roles.api)).toEqual([runnerArn, workerArn, apiArn]);
     expect(invokes(roles.cron)).toEqual([runnerArn, apiArn]);
     const gitArn = { 'Fn::GetAtt': [s.id(s.stack.gitFunction!.fn), 'Arn'] };
-    expect(invokes(roles.worker)).toEqual([runnerArn, gitArn, apiArn]);
+    expect(invokes(roles.worker)).toEqual([runnerArn, gitArn, workerArn, apiArn]);
   });
 
   it('grants no wildcard action anywhere, and Resource "*" only to X-Ray', () => {

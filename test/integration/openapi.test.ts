@@ -80,6 +80,7 @@ describe('the OpenAPI document', () => {
         'POST /v1/github/installations/setup-url',
         'GET /v1/github/installations',
         'GET /v1/github/installations/setup',
+        'GET /v1/github/deliveries',
         'POST /v1/admin/github/installations',
         'GET /v1/admin/github/installations',
         'DELETE /v1/admin/github/installations/{installationId}',

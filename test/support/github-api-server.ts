@@ -13,6 +13,8 @@ export interface StandInComment {
   issue: string;
   body: string;
   user: { login: string; type: string };
+  /** The App whose installation token posted it (GitHub's `performed_via_github_app`). */
+  performedViaApp?: number;
 }
 
 /** A comment on a pull request's diff (a review comment); `inReplyTo` makes it a reply in another's thread. */
@@ -73,6 +75,7 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
   const reviews = new Map<number, { pull: string; body: string; state: string; user: { login: string; type: string } }>();
   const checkRuns = new Map<string, StandInCheckRun[]>();
   let nextReviewComment = 70_000;
+  const reactions: { commentId: number; content: string }[] = [];
   let nextComment = 9_000;
   let nextNumber = 500;
   const publicKey = typeof opts.appPublicKey === 'string' ? createPublicKey(opts.appPublicKey) : opts.appPublicKey;
@@ -152,6 +155,12 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       const permission = permissions.get(decodeURIComponent(m[3]!)) ?? 'none';
       return json(res, 200, { permission: permission === 'maintain' ? 'write' : permission, role_name: permission, user: { login: m[3] } });
     }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)\/reactions$/.exec(p)) && req.method === 'POST') {
+      const comment = comments.get(Number(m[3]));
+      if (!comment) return json(res, 404, { message: 'Not Found' });
+      reactions.push({ commentId: comment.id, content: String(body?.content ?? '') });
+      return json(res, 201, { id: reactions.length, content: body?.content, user: { login: 'stratus-app[bot]', type: 'Bot' } });
+    }
     if ((m = /^\/repos\/([^/]+)\/([^/]+)\/issues\/comments\/(\d+)$/.exec(p))) {
       const comment = comments.get(Number(m[3]));
       if (!comment) return json(res, 404, { message: 'Not Found' });
@@ -162,7 +171,14 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       const key = `${m[1]}/${m[2]}#${m[3]}`.toLowerCase();
       if (!issues.has(key)) return json(res, 404, { message: 'Not Found' });
       if (req.method === 'POST') {
-        const comment: StandInComment = { id: nextComment++, issue: key, body: String(body?.body ?? ''), user: { login: 'stratus-app[bot]', type: 'Bot' } };
+        const comment: StandInComment = {
+          id: nextComment++,
+          issue: key,
+          body: String(body?.body ?? ''),
+          user: { login: 'stratus-app[bot]', type: 'Bot' },
+          // As on GitHub: what an App's installation token posts names the App.
+          ...(tokens.get(tokenOf(auth)!)?.installationId !== undefined && opts.appId ? { performedViaApp: Number(opts.appId) } : {}),
+        };
         comments.set(comment.id, comment);
         return json(res, 201, commentJson(comment, m[1]!, m[2]!));
       }
@@ -309,7 +325,13 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
 
   function commentJson(c: StandInComment, owner: string, repo: string) {
     const number = c.issue.split('#')[1];
-    return { id: c.id, body: c.body, user: c.user, html_url: `${url}/${owner}/${repo}/issues/${number}#issuecomment-${c.id}` };
+    return {
+      id: c.id,
+      body: c.body,
+      user: c.user,
+      html_url: `${url}/${owner}/${repo}/issues/${number}#issuecomment-${c.id}`,
+      performed_via_github_app: c.performedViaApp === undefined ? null : { id: c.performedViaApp, slug: 'stratus-test' },
+    };
   }
 
   function pullJson(full: string, number: number, issue: StandInIssue) {
@@ -353,12 +375,12 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       issues.set(`${repository}#${number}`.toLowerCase(), issue);
     },
     /** A comment someone wrote on GitHub (what a mention delivery reports). */
-    addComment(repository: string, number: number, comment: { id: number; body: string; login: string }) {
+    addComment(repository: string, number: number, comment: { id: number; body: string; login: string; type?: string }) {
       comments.set(comment.id, {
         id: comment.id,
         issue: `${repository}#${number}`.toLowerCase(),
         body: comment.body,
-        user: { login: comment.login, type: 'User' },
+        user: { login: comment.login, type: comment.type ?? 'User' },
       });
     },
     /** A comment a reviewer left on a pull request's diff (in review `reviewId` when given). */
@@ -384,6 +406,8 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       const key = `${repository}@${sha}`.toLowerCase();
       checkRuns.set(key, [...(checkRuns.get(key) ?? []), run]);
     },
+    /** Reactions Stratus left on comments, in order. */
+    reactions,
     /** Comments Stratus wrote (the bot's), in order. */
     commentsOn(repository: string, number: number): StandInComment[] {
       const key = `${repository}#${number}`.toLowerCase();

@@ -137,7 +137,7 @@ export function installationDeletedPayload(id: number) {
 export function commentPayload(
   repo: RepoRef,
   issue: { number: number; title: string; pullRequest?: boolean },
-  comment: { id: number; body: string },
+  comment: { id: number; body: string; performedViaApp?: number },
   sender: { login: string; type?: string },
 ) {
   const payload = adapt(
@@ -146,7 +146,25 @@ export function commentPayload(
     issue,
     sender,
   );
-  payload.comment = { ...(payload.comment as object), id: comment.id, body: comment.body, user: { login: sender.login, type: sender.type ?? 'User' } };
+  payload.comment = {
+    ...(payload.comment as object),
+    id: comment.id,
+    body: comment.body,
+    user: { login: sender.login, type: sender.type ?? 'User' },
+    performed_via_github_app: comment.performedViaApp === undefined ? null : { id: comment.performedViaApp, slug: 'stratus-test' },
+  };
+  return payload;
+}
+
+/** A real `push` sample, adapted: a push to `ref` whose head commit `author` made. */
+export function pushPayload(repo: RepoRef, ref: string, author: { name: string; email: string }) {
+  const payload = example('push', () => true);
+  const [owner, name] = repo.fullName.split('/') as [string, string];
+  Object.assign(payload.repository as object, { id: repo.id, full_name: repo.fullName, name, clone_url: repo.cloneUrl });
+  Object.assign((payload.repository as { owner: object }).owner, { login: owner });
+  payload.ref = ref;
+  payload.head_commit = { ...((payload.head_commit as object | null) ?? {}), author: { ...author, username: author.name } };
+  payload.installation = { id: repo.installationId ?? 1, node_id: 'x' };
   return payload;
 }
 
@@ -192,6 +210,8 @@ const FINAL_RUN_OUTCOMES = new Set([
   'budget_spent',
   'budget_raised',
   'checks_limit_reached',
+  'queued_into_run',
+  'rate_limited',
 ]);
 
 /** The run a delivery started, once it has ended; throws naming it when it has not within `timeoutMs`. */

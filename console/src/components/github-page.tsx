@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, must, type Schemas } from '../api.ts';
 import { formatCost, timeAgo } from '../format.ts';
 import { sessionHref } from '../route.ts';
+import { GithubDeliveries } from './github-deliveries.tsx';
 
 type Repository = Schemas['GithubRepository'];
 type Installation = Schemas['GithubInstallation'];
@@ -44,6 +45,7 @@ export function GithubPage() {
       <h2>Runs</h2>
       {runs?.length === 0 && <p class="muted">No runs yet: label an issue or mention the app in a comment.</p>}
       {runs && runs.length > 0 && <RunsTable runs={runs} />}
+      <GithubDeliveries />
     </>
   );
 }

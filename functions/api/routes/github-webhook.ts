@@ -5,6 +5,8 @@ import type { Deps } from '../../deps/deps.ts';
 import { deliveryRepository } from '../../github-api/github-trigger.ts';
 import { triggerForDelivery } from '../../github/follow-up-delivery.ts';
 import { connectionForDelivery } from '../../github/route-delivery.ts';
+import { deliveryEntry } from '../../github/delivery-decision.ts';
+import { ownActivity } from '../../github/own-activity.ts';
 import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
 import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp } from '../route-app.ts';
@@ -19,7 +21,7 @@ const webhookBodyLimit = bodyLimit(
   (bytes) => new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes; this one is at least ${bytes}.`, 'request_too_large'),
 );
 
-type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'clock' | 'log'>;
+type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'githubDeliveryLog' | 'clock' | 'log'>;
 
 const webhookAnswerSchema = z
   .object({
@@ -110,6 +112,12 @@ function deletedInstallation(payload: unknown): number | undefined {
   return parsed.success ? parsed.data.installation.id : undefined;
 }
 
+/** Why a delivery of Stratus's own doing starts nothing (functions/github/own-activity.ts), or undefined. */
+function ownIgnored(deps: WebhookDeps, payload: unknown): { ignored: string } | undefined {
+  const own = ownActivity(payload, { appId: deps.config.github.appId, commitAuthor: deps.config.github.commitAuthor });
+  return own === undefined ? undefined : { ignored: own };
+}
+
 /** Starts a run for a delivery that asks for one, once per delivery id. */
 async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: Delivery): Promise<z.infer<typeof webhookAnswerSchema>> {
   const log = deps.log.child({ deliveryId, event });
@@ -128,20 +136,25 @@ async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: D
     return { accepted: false, reason: routed.ignored };
   }
   const repo = routed;
-  const found = await triggerForDelivery(deps, { event, deliveryId, payload }, repo, log);
+  const entry = deliveryEntry({ event, deliveryId, payload }, repo, deps.clock());
+  // No loops: what Stratus did itself (its comments, reviews, commits) never starts anything.
+  const found = ownIgnored(deps, payload) ?? (await triggerForDelivery(deps, { event, deliveryId, payload }, repo, log));
   if ('ignored' in found) {
     log.info('webhook delivery starts nothing', { repository, reason: found.ignored });
+    await deps.githubDeliveryLog.record({ ...entry, decision: 'ignored', reason: found.ignored }, deps.clock());
     return { accepted: false, reason: found.ignored };
   }
   if (!(await deps.github.claimDelivery(deliveryId, event, deps.clock()))) {
     log.info('webhook redelivery ignored', { repository });
     return { accepted: false, reason: 'duplicate delivery' };
   }
+  await deps.githubDeliveryLog.record({ ...entry, decision: 'accepted' }, deps.clock());
   try {
     await deps.githubDispatch.dispatch({ kind: 'github_work', trigger: found.trigger });
   } catch (err) {
     // Not handed off: forget it, so GitHub's redelivery of this failed delivery is not taken for a duplicate.
     await deps.github.forgetDelivery(deliveryId);
+    await deps.githubDeliveryLog.decide(deliveryId, { decision: 'failed', reason: 'it could not be handed to the worker' }, deps.clock());
     throw err;
   }
   log.info('webhook delivery accepted', { repository, number: found.trigger.number, trigger: found.trigger.trigger });

@@ -10,6 +10,7 @@ import { assertValidRules } from '../../session-settings/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import { connectRepository, type ConnectDeps } from '../../github/connect-repository.ts';
+import { DEFAULT_RATE_LIMIT } from '../../github/rate-limit.ts';
 import { dropLayers } from '../../environments/environment-layer.ts';
 import type { GithubRepoRecord, GithubRunRecord } from '../../stores/github-store.ts';
 import { MAX_TENANT_TEXT_CHARS } from './tenant-settings.ts';
@@ -61,6 +62,20 @@ export const githubRepoSettingsSchema = z
       .describe(
         "A run starts in plan mode and posts its plan as a comment; a writer's reply (`@stratus approve`, or `@stratus reject …` with what to change) decides it",
       ),
+    followThrough: z
+      .strictObject({
+        rateLimit: z
+          .number()
+          .int()
+          .min(1)
+          .max(100)
+          .optional()
+          .describe(
+            `Runs an issue or pull request may start per hour (default ${DEFAULT_RATE_LIMIT}); past it one comment says so and triggers are refused (\`rate_limited\`) until the hour is over`,
+          ),
+      })
+      .optional()
+      .describe('What happens after the first run'),
   })
   .openapi('GithubRepositorySettings');
 
@@ -120,8 +135,10 @@ const runSchema = z
     number: z.number().int().describe('The issue or pull request number'),
     kind: z.enum(['issue', 'pull_request']),
     trigger: z
-      .enum(['label', 'mention', 'review', 'check', 'closed'])
-      .describe('label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run)'),
+      .enum(['label', 'mention', 'review', 'check', 'closed', 'queued'])
+      .describe(
+        'label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked',
+      ),
     sender: z.string(),
     sessionId: z.string().nullable(),
     branch: z.string().nullable(),
@@ -130,7 +147,7 @@ const runSchema = z
     outcome: z
       .string()
       .describe(
-        "queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)",
+        "queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run (the comment joined the run working on its item), rate_limited, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)",
       ),
     detail: z.string().nullable(),
     cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),

@@ -15,6 +15,8 @@ import type { AskedQuestion, UsageTotals } from '../stores/turn-event.ts';
 import type { TurnFeed } from './turn-feed.ts';
 import { heartbeatEveryMs } from './turn-lease.ts';
 import type { Metrics } from '../shared/metrics.ts';
+import type { QuestionTimers } from '../deps/question-timers.ts';
+import { errorMessage } from '../shared/errors.ts';
 import type { AgentLog } from './agent-driver.ts';
 
 /** What the write-ahead append writes to: the log, then the session's head under the lease. */
@@ -105,6 +107,7 @@ function changedFields(patch: SessionPatch, stored: ReadonlyMap<string, string>)
 
 export interface RecorderDeps extends AppendDeps {
   approvals: Pick<ApprovalStore, 'put'>;
+  questionTimers: QuestionTimers;
   config: { turn: { leaseMs: number; heartbeatMs: number }; modelPrices: PriceTable };
   metrics: Metrics;
 }
@@ -328,6 +331,11 @@ export class TurnRecorder {
   private async waitForAnswer(event: Extract<QueryEvent, { type: 'permission_request' }>): Promise<void> {
     const expiresAt = new Date(this.deps.clock() + (event.waitMs ?? 0)).toISOString();
     await this.waitFor('question', event.toolUseId, event.toolName, event.input, event.message, expiresAt);
+    const sessionId = this.turn.session.sessionId;
+    // Without its timer the question still takes an answer or a decline: worth a log, not the turn.
+    await this.deps.questionTimers
+      .arm({ sessionId, toolUseId: event.toolUseId, expiresAt })
+      .catch((err: unknown) => this.turn.log.error('arming the question timeout failed', { sessionId, toolUseId: event.toolUseId, error: errorMessage(err) }));
     const questions = (event.input as { questions: AskedQuestion[] }).questions;
     this.turn.events.push({ type: 'question', toolUseId: event.toolUseId, questions, expiresAt });
   }

@@ -27,6 +27,7 @@ import type { GithubClientFactory } from '../github-api/github-client.ts';
 import type { GithubStore } from '../stores/github-store.ts';
 import type { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import type { ContinuationScheduler } from './continuation.ts';
+import type { QuestionTimers } from './question-timers.ts';
 import type { AsyncInvoke } from './async-invoke.ts';
 import type { FailedInvocationStore } from '../stores/failed-invocations.ts';
 import type { GithubDispatcher } from './github-dispatch.ts';
@@ -52,6 +53,8 @@ export interface Deps {
   scheduleBackend: ScheduleBackend;
   /** Tool calls waiting for a person's answer (durable ask). */
   approvals: ApprovalStore;
+  /** Fires a question's timeout when its time runs out (functions/deps/question-timers.ts). */
+  questionTimers: QuestionTimers;
   /** Background sub-agents' leases, spend and outcomes (their messages are their logs). */
   backgroundAgents: BackgroundAgentStore;
   /** Idempotency keys of creating POSTs and their first responses. */

@@ -1482,6 +1482,107 @@ export interface paths {
       };
     };
   };
+  "/v1/sessions/{id}/questions/{toolUseId}/decline": {
+    /**
+     * Decline a waiting question
+     * @description The person will not answer: the agent's call gets the rejection text the reference gives a declined question (with `feedback`, the person's words after it) and the turn goes on, resumed here as for an answer. 409 `already_answered` once the question was answered, declined or its time ran out.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Session id */
+          id: string;
+          /** @description The `toolUseId` of the question */
+          toolUseId: string;
+        };
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["QuestionDecline"];
+        };
+      };
+      responses: {
+        /**
+         * @description With `Accept: text/event-stream`: the turn's events as they happen (ending with `turn_end`, or `turn_continued` when the turn moves to another invocation). Otherwise the turn as JSON once it ends.
+         *
+         * Server-Sent Events. Each message has `event:` the event type, `id:` its number in the turn (send it back as `Last-Event-ID` to resume) and `data:` the event as JSON (the TurnEvent schema, discriminated by `type`).
+         *
+         * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
+         *
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         */
+        200: {
+          content: {
+            "application/json": components["schemas"]["TurnResult"];
+            "text/event-stream": components["schemas"]["TurnEvent"];
+          };
+        };
+        /** @description Other calls still wait for a person; or (JSON) the resumed turn continues in another invocation */
+        202: {
+          content: {
+            "application/json": {
+              /** @enum {string} */
+              status: "awaiting_permission";
+              /** @description The tool_use ids still waiting */
+              waiting: string[];
+            } | components["schemas"]["TurnResult"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/sessions/{id}/compact": {
     /** Compact the conversation now */
     post: {
@@ -3271,7 +3372,7 @@ export interface components {
     Session: {
       id: string;
       title: string | null;
-      /** @description `idle`, `running`, `awaiting_permission`, `failed` (`interrupted`: a dead turn nobody has cleaned up yet) */
+      /** @description `idle`, `running`, `awaiting_permission` (a call waits for permission), `awaiting_answer` (only the agent's questions wait), `failed` (`interrupted`: a dead turn nobody has cleaned up yet) */
       status: string;
       createdAt: string;
       updatedAt: string;
@@ -3633,7 +3734,7 @@ export interface components {
        * @description `checkpoint` with status 202 when the turn continues elsewhere: follow `eventsUrl`
        * @enum {string}
        */
-      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
+      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "awaiting_answer" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
       usage: components["schemas"]["Usage"] & (Record<string, never> | null);
       error: string | null;
       eventsUrl: string;
@@ -3797,10 +3898,10 @@ export interface components {
       type: "turn_end";
       turnId: string;
       /**
-       * @description `end_turn`: the model finished. `awaiting_permission`: a call waits for an answer (POST …/permissions/:toolUseId resumes it). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end's `budget` names it). `crashed`: its process died; everything stored before is kept.
+       * @description `end_turn`: the model finished. `awaiting_permission`: a call waits for permission (POST …/permissions/:toolUseId resumes it). `awaiting_answer`: only the agent's questions wait (POST …/questions/:toolUseId/answer or …/decline resumes it; so does their timeout). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end's `budget` names it). `crashed`: its process died; everything stored before is kept.
        * @enum {string}
        */
-      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
+      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "awaiting_answer" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
       usage: components["schemas"]["Usage"];
       error?: string;
       /** @description With `budget_exceeded`: which budget */
@@ -3906,6 +4007,10 @@ export interface components {
       notes?: {
         [key: string]: string;
       };
+    };
+    QuestionDecline: {
+      /** @description What the person tells the agent instead (it reads it after the rejection text) */
+      feedback?: string;
     };
     GitImport: {
       /** @description https:// clone URL */

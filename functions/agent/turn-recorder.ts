@@ -138,6 +138,8 @@ export class TurnRecorder {
   settings: SessionSettings | undefined;
   private denials: DenialCounts;
   private pendingOrder = 0;
+  /** Some call waits for permission (not only questions): the turn ends `awaiting_permission`. */
+  private waitsForPermission = false;
   private done: TurnOutcome = { stopReason: 'internal_error' };
 
   constructor(
@@ -205,7 +207,8 @@ export class TurnRecorder {
 
   /** How the loop ended. Calls can be left waiting even when it ended otherwise (a stream that broke mid-way). */
   outcome(): TurnOutcome {
-    if (this.pendingOrder > 0 && this.done.stopReason !== 'internal_error') return { ...this.done, stopReason: 'awaiting_permission' };
+    if (this.pendingOrder > 0 && this.done.stopReason !== 'internal_error')
+      return { ...this.done, stopReason: this.waitsForPermission ? 'awaiting_permission' : 'awaiting_answer' };
     return this.done;
   }
 
@@ -349,6 +352,7 @@ export class TurnRecorder {
     message?: string,
     expiresAt?: string,
   ): Promise<void> {
+    if (kind === 'ask') this.waitsForPermission = true;
     await this.deps.approvals.put({
       sessionId: this.turn.session.sessionId,
       toolUseId,

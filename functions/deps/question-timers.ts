@@ -30,7 +30,10 @@ function timerName(sessionId: string, toolUseId: string): string {
  * to the next minute, since Scheduler fires within the minute and a firing before `expiresAt`
  * would find nothing expired yet.
  */
-export function toQuestionTimerRequest(question: { sessionId: string; toolUseId: string; expiresAt: string }, target: SchedulerTarget): CreateScheduleCommandInput {
+export function toQuestionTimerRequest(
+  question: { sessionId: string; toolUseId: string; expiresAt: string },
+  target: SchedulerTarget,
+): CreateScheduleCommandInput {
   const fireAt = Math.ceil(Date.parse(question.expiresAt) / 60_000) * 60_000;
   return {
     Name: timerName(question.sessionId, question.toolUseId),

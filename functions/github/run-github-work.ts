@@ -46,6 +46,7 @@ const STOPPED: Record<string, string> = {
   crashed: 'its process died',
   aborted: 'it was aborted',
   awaiting_permission: 'a tool call needed an answer nobody gives in an unattended run',
+  awaiting_answer: 'the agent asked a question',
 };
 
 /**

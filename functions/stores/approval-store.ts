@@ -40,12 +40,10 @@ export function waitsForPerson(p: PendingApproval): boolean {
   return (p.kind === 'ask' || p.kind === 'question') && p.decision === undefined;
 }
 
-/** What closes a question: the input it runs with (the answers added), or its time running out. */
-export interface QuestionClose {
-  updatedInput: unknown;
-  decidedAt: string;
-  timedOut?: boolean;
-}
+/** What closes a question: the input it runs with (the answers added), its time running out, or a person declining it. */
+export type QuestionClose =
+  | { decision?: 'allow'; updatedInput: unknown; decidedAt: string; timedOut?: boolean }
+  | { decision: 'deny'; feedback?: string; decidedAt: string };
 
 export class QuestionAlreadyAnsweredError extends ConflictError {
   constructor(toolUseId: string) {
@@ -172,14 +170,19 @@ export class ApprovalStore {
 
   /** Closes a waiting question (an answer, or its time ran out); 404 if no such question waits, 409 if it was closed already. */
   async closeQuestion(sessionId: string, toolUseId: string, close: QuestionClose): Promise<PendingApproval> {
+    const fields: Record<string, unknown> =
+      close.decision === 'deny'
+        ? { decision: 'deny', decidedAt: close.decidedAt, ...(close.feedback === undefined ? {} : { feedback: close.feedback }) }
+        : { decision: 'allow', decidedAt: close.decidedAt, updatedInput: close.updatedInput, timedOut: close.timedOut === true };
+    const names = Object.keys(fields);
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { sessionId, toolUseId },
-          UpdateExpression: 'SET decision = :d, decidedAt = :at, updatedInput = :u, timedOut = :t',
+          UpdateExpression: `SET ${names.map((n) => `${n} = :${n}`).join(', ')}`,
           ConditionExpression: 'attribute_exists(toolUseId) AND kind = :q AND attribute_not_exists(decision)',
-          ExpressionAttributeValues: { ':d': 'allow', ':at': close.decidedAt, ':u': close.updatedInput, ':t': close.timedOut === true, ':q': 'question' },
+          ExpressionAttributeValues: { ...Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])), ':q': 'question' },
           ReturnValues: 'ALL_NEW',
         }),
       );

@@ -38,6 +38,7 @@ describe('the OpenAPI document', () => {
         'GET /v1/sessions/{id}/questions',
         'POST /v1/sessions/{id}/permissions/{toolUseId}',
         'POST /v1/sessions/{id}/questions/{toolUseId}/answer',
+        'POST /v1/sessions/{id}/questions/{toolUseId}/decline',
         'POST /v1/sessions/{id}/compact',
         'GET /v1/sessions/{id}/transcript.jsonl',
         'POST /v1/sessions/import',

@@ -14,7 +14,7 @@ describe('the question timeout timer', () => {
   const waitingSession = async (toolUseId: string) => {
     const sessionId = (await fx.api.request('POST', '/v1/sessions', { settings: { questionTimeoutSeconds: 1 } })).json.id as string;
     fx.stack.model!.enqueue(ask(toolUseId));
-    expect((await fx.api.turn(sessionId, 'add dates')).json.stopReason).toBe('awaiting_permission');
+    expect((await fx.api.turn(sessionId, 'add dates')).json.stopReason).toBe('awaiting_answer');
     return sessionId;
   };
   const toolResults = async (sessionId: string) =>
@@ -67,7 +67,9 @@ describe('the question timeout timer', () => {
     expect(tooLate || answered.status === 200 || answered.json.error.code === 'session_busy').toBe(true);
     const results = await toolResults(sessionId);
     expect(results).toHaveLength(1);
-    expect(results[0].content).toEqual(tooLate ? expect.stringContaining('No one answered') : expect.stringContaining('"Which library should we use?"="luxon"'));
+    expect(results[0].content).toEqual(
+      tooLate ? expect.stringContaining('No one answered') : expect.stringContaining('"Which library should we use?"="luxon"'),
+    );
     const session = (await fx.api.request('GET', `/v1/sessions/${sessionId}`)).json;
     expect(session).toMatchObject({ status: 'idle', turnCount: 2 });
   });

@@ -3323,6 +3323,8 @@ export interface components {
       };
       /** @description Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md) */
       instructions?: string;
+      /** @description Above 0, runs are attended for the agent's questions: a question is posted as a comment, a writer's reply answers it and the run goes on; unanswered after this long, the agent goes on with its own choice. Absent or 0: a question gets no answer at once. */
+      questionTimeoutSeconds?: number;
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -4211,14 +4213,17 @@ export interface components {
       number: number;
       /** @enum {string} */
       kind: "issue" | "pull_request";
-      /** @enum {string} */
-      trigger: "label" | "mention";
+      /**
+       * @description `answer`: a reply comment that answered the agent's question
+       * @enum {string}
+       */
+      trigger: "label" | "mention" | "answer";
       sender: string;
       sessionId: string | null;
       branch: string | null;
       commit: string | null;
       pullRequestUrl: string | null;
-      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed */
+      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, awaiting_answer (the agent asked a question in a comment; a writer's reply goes on), refused, already_running, failed */
       outcome: string;
       detail: string | null;
       cost: {

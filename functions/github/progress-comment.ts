@@ -52,6 +52,7 @@ export function progressTexts(consoleUrl?: string) {
   const outcome = (head: string[], o: { summary: string; cost: Cost; sessionId: string; setup?: SetupRecord }) =>
     [MARK, ...head, ...setupSummaryForComment(o.setup), '', quote(o.summary), '', `${costLine(o.cost)} Session ${session(o.sessionId)}.`].join('\n');
   return {
+    ...questionTexts(session),
     queued: (what: string) => `${MARK}\n⏳ **Stratus** is queued to work on this ${what}.`,
     working: (sessionId: string, branch: string, todos: readonly TodoItem[] = []) => workingText(session(sessionId), branch, todos),
     opened: (o: { url: string; draft: boolean; summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
@@ -92,6 +93,17 @@ export function progressTexts(consoleUrl?: string) {
       [MARK, `❌ **Stratus** could not finish: ${o.reason}`, ...(o.sessionId ? ['', `Session ${session(o.sessionId)} has the details.`] : [])].join('\n'),
     alreadyRunning: (sessionId: string | undefined) =>
       `👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
+  };
+}
+
+/** The comments of an attended run's question (functions/github/github-questions.ts). */
+function questionTexts(session: (id: string) => string) {
+  return {
+    asked: (sessionId: string, commentUrl: string) =>
+      `${MARK}\n❓ **Stratus** asked a question in session ${session(sessionId)} and waits for an answer: ${commentUrl}. Nothing is pushed until the run goes on.`,
+    answerUnclear: (problem: string) => `🤔 **Stratus** could not take that reply as an answer: ${problem}`,
+    answerTooLate: (sessionId: string) =>
+      `💬 **Stratus** no longer waits for that answer (the question in session ${session(sessionId)} was answered already, or its time ran out). Mention me to continue.`,
   };
 }
 

@@ -17,8 +17,9 @@ import { watchTodos } from './todo-progress.ts';
 import { earlierRunOf } from './repeated-delivery.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 import { traced } from '../shared/tracing.ts';
+import { answerOnThread, askOnThread } from './github-questions.ts';
 
-export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
+export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'approvals' | 'log' | 'clock' | 'newId'> & {
   config: DepsOf<typeof startTurn>['config'] & Pick<Deps['config'], 'github'>;
 } & DepsOf<typeof startTurn> &
   DepsOf<typeof createSession> &
@@ -185,11 +186,12 @@ async function accessFor(
     log.error('no GitHub access for the repository', { error: errorMessage(err) });
     return save({ outcome: 'failed', detail: `Could not authenticate to GitHub: ${errorMessage(err)}` });
   }
-  if (trigger.trigger === 'mention' && !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))) {
+  // A reply that answers the agent's question takes the same write access as a mention.
+  if (trigger.trigger !== 'label' && !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))) {
     log.info('mention by a user without write access refused', { sender: trigger.sender.login });
     return save({
       outcome: 'refused',
-      detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can start runs.`,
+      detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can ${trigger.trigger === 'answer' ? "answer the agent's questions" : 'start runs'}.`,
     });
   }
   return access;
@@ -237,6 +239,8 @@ interface TurnOutcome {
   cost: Cost;
   modelSummary: string;
   stopped?: string;
+  /** The turn waits on the agent's question (an attended run): asked in a comment, nothing published yet. */
+  asked: boolean;
 }
 
 /** Checkout (or the session of an earlier run), the unattended turn, then commit, push and the PR. */
@@ -245,9 +249,51 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
   const { session, thread } = await sessionFor(deps, ctx);
   const branch = thread.branch!;
   await ctx.save({ sessionId: session.sessionId, branch });
+  if (ctx.trigger.trigger === 'answer') {
+    const refused = await takeAnswer(deps, { ...ctx, thread });
+    if (refused) return refused;
+  }
   await ctx.say(texts(deps).working(session.sessionId, branch));
   const outcome = await runTheTurn(deps, ctx, session, branch);
-  return publish(deps, { ...ctx, thread }, outcome, branch);
+  if (outcome.asked) return askAndWait(deps, { ...ctx, thread: { ...thread, waitingQuestion: undefined } }, outcome);
+  return publish(deps, { ...ctx, thread: { ...thread, waitingQuestion: undefined } }, outcome, branch);
+}
+
+/**
+ * A reply to the question the thread waits on: answered, the turn resumes (undefined here); a
+ * reply that is no answer is told why and the question waits on; one that came too late is told so.
+ */
+async function takeAnswer(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ thread: ThreadState } | undefined> {
+  const waiting = ctx.thread.waitingQuestion;
+  const gone = { thread: { ...ctx.thread, waitingQuestion: undefined } };
+  if (!waiting) return gone;
+  const taken = await answerOnThread(deps, { octokit: ctx.access.octokit, trigger: ctx.trigger, mention: ctx.repo.mention, waiting });
+  if ('answered' in taken) return undefined;
+  const body = 'unclear' in taken ? texts(deps).answerUnclear(taken.unclear) : texts(deps).answerTooLate(waiting.sessionId);
+  const { owner, name, number } = ctx.trigger;
+  await ctx.access.octokit.rest.issues.createComment({ owner, repo: name, issue_number: number, body });
+  if ('unclear' in taken) {
+    await ctx.save({ outcome: 'awaiting_answer', detail: `The reply was no answer: ${taken.unclear}`.slice(0, 2_000) });
+    return { thread: ctx.thread };
+  }
+  await ctx.save({ outcome: 'refused', detail: 'The question no longer waited for an answer.' });
+  return gone;
+}
+
+/** The turn waits on the agent's question: it is posted as a comment, and the next writer's reply goes on with the run. */
+async function askAndWait(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutcome): Promise<{ thread: ThreadState }> {
+  const sessionId = outcome.session.sessionId;
+  const session = `\`${sessionId}\``;
+  const asked = await askOnThread(deps, { octokit: ctx.access.octokit, trigger: ctx.trigger, sessionId, session });
+  if (!asked) return publish(deps, ctx, { ...outcome, asked: false, stopped: STOPPED.awaiting_permission }, ctx.thread.branch!);
+  await ctx.say(texts(deps).asked(sessionId, asked.url));
+  await ctx.save({
+    outcome: 'awaiting_answer',
+    cost: outcome.cost,
+    detail: `The agent asked a question (${asked.url}); a writer's reply goes on with the run.`,
+  });
+  const { url: _url, ...waitingQuestion } = asked;
+  return { thread: { ...ctx.thread, waitingQuestion } };
 }
 
 /** A follow-up continues the thread's session and branch; a first run gets a new session with the repository checked out on a new branch. */
@@ -299,7 +345,8 @@ function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Gi
 /** The issue as the prompt, run to its end (across continuations). */
 async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: SessionRecord, branch: string): Promise<TurnOutcome> {
   const { trigger, repo } = ctx;
-  const prompt = taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
+  // An answer resumes the waiting turn: no new prompt.
+  const prompt = trigger.trigger === 'answer' ? '' : taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
   const usageBefore = { ...session.usage };
   // The progress comment shows the agent's task list as it changes, until the turn ends.
   const todos = watchTodos(
@@ -309,7 +356,13 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   );
   let summary: TurnSummary;
   try {
-    const turn = await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
+    const resume = trigger.trigger === 'answer';
+    const turn = await startTurn(deps, {
+      sessionId: session.sessionId,
+      tenantId: repo.tenantId,
+      deadlineAt: ctx.deadlineAt,
+      ...(resume ? { resume } : { prompt }),
+    });
     summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
   } finally {
     await todos.stop();
@@ -317,7 +370,8 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   const after = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
   const stopped = summary.stopReason === 'end_turn' ? undefined : stoppedBecause(summary);
   ctx.log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
-  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary: await lastAssistantText(deps, session.sessionId, summary.turnId), stopped };
+  const modelSummary = await lastAssistantText(deps, session.sessionId, summary.turnId);
+  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary, stopped, asked: summary.stopReason === 'awaiting_answer' };
 }
 
 /** Commits and pushes the workspace's changes, then updates the thread's PR or opens one (a draft when the turn stopped early). */

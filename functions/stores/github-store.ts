@@ -21,6 +21,11 @@ export interface GithubRepoSettings {
   setup?: SetupSettings;
   /** Instructions every run's session gets, where a user's own instructions would go (docs/context.md). */
   instructions?: string;
+  /**
+   * How long the agent's questions wait for a writer's reply comment; set (above 0), runs are
+   * attended for questions. Absent: runs are unattended and a question gets "no answer" at once.
+   */
+  questionTimeoutSeconds?: number;
 }
 
 export interface GithubRepoRecord {
@@ -55,13 +60,13 @@ export interface GithubRunRecord {
   /** The issue or pull request the run came from. */
   number: number;
   kind: 'issue' | 'pull_request';
-  trigger: 'label' | 'mention';
+  trigger: 'label' | 'mention' | 'answer';
   sender: string;
   sessionId?: string;
   branch?: string;
   commit?: string;
   pullRequestUrl?: string;
-  /** queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
+  /** queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, awaiting_answer, refused, already_running, failed. */
   outcome: string;
   detail?: string;
   cost?: { inputTokens: number; outputTokens: number; usd: number };
@@ -80,6 +85,8 @@ export interface GithubThreadRecord {
   headSha?: string;
   pullRequest?: { number: number; url: string };
   progressCommentId?: number;
+  /** The agent's question the thread's session waits on: a writer's next comment answers it. */
+  waitingQuestion?: { sessionId: string; toolUseId: string; commentId: number };
   /** The run working on it now; a second trigger meanwhile is told so instead of starting another. */
   activeRunId?: string;
   activeSince?: number;
@@ -296,7 +303,8 @@ export class GithubStore {
       new UpdateCommand({
         TableName: this.tables.threads,
         Key: { threadKey: key },
-        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE activeRunId, activeSince, heldUntil`,
+        // The run's state is the whole thread: a question it does not leave waiting is gone.
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE activeRunId, activeSince, heldUntil${patch.waitingQuestion ? '' : ', waitingQuestion'}`,
         ConditionExpression: 'activeRunId = :run',
         ExpressionAttributeNames: entries.length ? names : undefined,
         ExpressionAttributeValues: { ...values, ':run': runId },

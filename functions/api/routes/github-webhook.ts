@@ -2,8 +2,9 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Webhooks } from '@octokit/webhooks';
 import type { Context } from 'hono';
 import type { Deps } from '../../deps/deps.ts';
-import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
+import { answerFromDelivery, deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
 import { connectionForDelivery } from '../../github/route-delivery.ts';
+import type { GithubRepoRecord } from '../../stores/github-store.ts';
 import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
 import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp } from '../route-app.ts';
@@ -105,6 +106,14 @@ function deletedInstallation(payload: unknown): number | undefined {
   return parsed.success ? parsed.data.installation.id : undefined;
 }
 
+/** A comment on a thread whose agent waits on a question (of this tenant's session) is its answer; undefined for anything else. */
+async function questionAnswer(deps: WebhookDeps, repo: GithubRepoRecord, delivery: Delivery) {
+  const answer = answerFromDelivery(delivery.event, delivery.deliveryId, delivery.payload);
+  if (!answer || !('trigger' in answer) || repo.repositoryId === undefined) return answer;
+  const thread = await deps.github.getThread({ id: repo.repositoryId, fullName: repo.fullName }, answer.trigger.number);
+  return thread?.waitingQuestion && thread.tenantId === repo.tenantId ? answer : undefined;
+}
+
 /** Starts a run for a delivery that asks for one, once per delivery id. */
 async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: Delivery): Promise<z.infer<typeof webhookAnswerSchema>> {
   const log = deps.log.child({ deliveryId, event });
@@ -123,7 +132,7 @@ async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: D
     return { accepted: false, reason: routed.ignored };
   }
   const repo = routed;
-  const found = triggerFromDelivery(event, deliveryId, payload, repo);
+  const found = (await questionAnswer(deps, repo, { event, deliveryId, payload })) ?? triggerFromDelivery(event, deliveryId, payload, repo);
   if ('ignored' in found) {
     log.info('webhook delivery starts nothing', { repository, reason: found.ignored });
     return { accepted: false, reason: found.ignored };

@@ -6,7 +6,7 @@ import { customAgentsSchema } from '../../session-settings/custom-agents.ts';
 import { mcpServersSchema, mcpServersView } from '../../session-settings/mcp-config.ts';
 import { setupSettingsSchema } from '../../session-settings/setup-settings.ts';
 import { assertOutboundSettings } from '../outbound-settings.ts';
-import { assertValidRules } from '../../session-settings/session-settings.ts';
+import { assertValidRules, QUESTION_TIMEOUT_MAX_SECONDS } from '../../session-settings/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import { connectRepository, type ConnectDeps } from '../../github/connect-repository.ts';
@@ -43,6 +43,15 @@ export const githubRepoSettingsSchema = z
       .max(MAX_TENANT_TEXT_CHARS)
       .optional()
       .describe("Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md)"),
+    questionTimeoutSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(QUESTION_TIMEOUT_MAX_SECONDS)
+      .optional()
+      .describe(
+        "Above 0, runs are attended for the agent's questions: a question is posted as a comment, a writer's reply answers it and the run goes on; unanswered after this long, the agent goes on with its own choice. Absent or 0: a question gets no answer at once.",
+      ),
   })
   .openapi('GithubRepositorySettings');
 
@@ -101,13 +110,17 @@ const runSchema = z
     repository: z.string(),
     number: z.number().int().describe('The issue or pull request number'),
     kind: z.enum(['issue', 'pull_request']),
-    trigger: z.enum(['label', 'mention']),
+    trigger: z.enum(['label', 'mention', 'answer']).describe("`answer`: a reply comment that answered the agent's question"),
     sender: z.string(),
     sessionId: z.string().nullable(),
     branch: z.string().nullable(),
     commit: z.string().nullable(),
     pullRequestUrl: z.string().nullable(),
-    outcome: z.string().describe('queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed'),
+    outcome: z
+      .string()
+      .describe(
+        "queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, awaiting_answer (the agent asked a question in a comment; a writer's reply goes on), refused, already_running, failed",
+      ),
     detail: z.string().nullable(),
     cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),
     createdAt: z.string(),

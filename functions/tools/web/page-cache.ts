@@ -58,5 +58,3 @@ export function createPageCache(opts: { ttlMs?: number; maxBytes?: number; clock
     },
   };
 }
-
-export type PageCache = ReturnType<typeof createPageCache>;

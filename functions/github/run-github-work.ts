@@ -266,7 +266,11 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
 async function takeAnswer(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ thread: ThreadState } | undefined> {
   const waiting = ctx.thread.waitingQuestion;
   const gone = { thread: { ...ctx.thread, waitingQuestion: undefined } };
-  if (!waiting) return gone;
+  if (!waiting) {
+    // Another reply took the question between the webhook and this run.
+    await ctx.save({ outcome: 'refused', detail: 'The question no longer waited for an answer.' });
+    return gone;
+  }
   const taken = await answerOnThread(deps, { octokit: ctx.access.octokit, trigger: ctx.trigger, mention: ctx.repo.mention, waiting });
   if ('answered' in taken) return undefined;
   const body = 'unclear' in taken ? texts(deps).answerUnclear(taken.unclear) : texts(deps).answerTooLate(waiting.sessionId);

@@ -335,10 +335,11 @@ describe('the web console', { timeout: 150_000 }, () => {
     const rows = page.locator('tbody tr');
     await rows.first().waitFor();
     const texts = await rows.allTextContents();
-    expect(texts).toHaveLength(3);
+    expect(texts).toHaveLength(4);
     expect(texts[0]).toMatch(/^idle.*Needs approval.*API.*ago.*in · .* out\$\d/);
-    expect(texts[1]).toMatch(/Asks a question/);
-    expect(texts[2]).toMatch(/Watch a turn/);
+    expect(texts[1]).toMatch(/Declines a question/);
+    expect(texts[2]).toMatch(/Asks a question/);
+    expect(texts[3]).toMatch(/Watch a turn/);
     await expectAccessible();
     await shot('sessions');
   });

@@ -11,6 +11,8 @@ export const EXIT = {
   notFound: 4,
   /** The turn waits for a permission answer (`stratus approve` / `stratus deny`). */
   awaitingPermission: 5,
+  /** The turn waits for answers to the agent's questions (`stratus answer`). */
+  awaitingAnswer: 6,
 } as const;
 
 /** An error that ends the CLI with this exit code and message. */

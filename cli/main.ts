@@ -9,6 +9,7 @@ import { adminTokenCommands } from './admin-commands.ts';
 import { adminGithubCommands, githubCommands } from './github-commands.ts';
 import { answerCommand, attach, interruptTurn, runPrompt } from './turn-commands.ts';
 import { decidePlanCommand, showPlans } from './plan-commands.ts';
+import { answerQuestions } from './question-commands.ts';
 
 /**
  * `stratus`: the command line for a Stratus API, local or deployed (README: the CLI). Every
@@ -91,6 +92,27 @@ program
   .action(async (id: string | undefined, toolUseId: string | undefined, o: { message?: string }) => {
     exitCode = await answerCommand(client(), session(id), toolUseId, 'deny', { ...turnOpts(), message: o.message });
   });
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+program
+  .command('answer')
+  .description("the agent's waiting questions; with --answer/--other, answer one (the last answer resumes the turn), or --decline it")
+  .argument('[session]')
+  .argument('[toolUseId]', 'the question call (default: the only one waiting)')
+  .option('-a, --answer <[N=]option>', "an option's label or number; the n-th goes to question n (N= picks the question; repeat for several)", collect, [])
+  .option('-o, --other <[N=]text>', 'an answer in your own words (to the next question without one, or question N)', collect, [])
+  .option('--note <[N=]text>', 'a note for the agent with the answer', collect, [])
+  .option('--decline', 'do not answer: the agent is told the question was rejected and goes on')
+  .option('-m, --message <text>', 'with --decline: what to tell the agent instead')
+  .action(
+    async (
+      id: string | undefined,
+      toolUseId: string | undefined,
+      o: { answer: string[]; other: string[]; note: string[]; decline?: boolean; message?: string },
+    ) => {
+      exitCode = await answerQuestions(client(), session(id), toolUseId, o, { ...turnOpts(), print });
+    },
+  );
 
 program
   .command('plan')

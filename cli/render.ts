@@ -88,6 +88,15 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
         case 'plan':
           line(`? a plan waits for approval (stratus approve-plan / reject-plan)  [${event.toolUseId}]\n${event.plan.replace(/^/gm, '    ')}`);
           break;
+        case 'question':
+          line(
+            [
+              `? The agent asks  [${event.toolUseId}]`,
+              ...event.questions.map((q, i) => `  ${i + 1}. ${q.question}  (${q.options.map((o, j) => `${j + 1}) ${o.label}`).join('  ')})`),
+              '  answer: stratus answer --answer <option> … (or --other <text>, --decline)',
+            ].join('\n'),
+          );
+          break;
         case 'permission_denied':
           line(`  ✗ ${event.toolName} denied`);
           break;

@@ -17,6 +17,7 @@ export interface TurnOptions {
 export function exitFor(end: Extract<TurnEvent, { type: 'turn_end' }> | undefined): number {
   if (!end) return EXIT.failed;
   if (end.stopReason === 'awaiting_permission') return EXIT.awaitingPermission;
+  if (end.stopReason === 'awaiting_answer') return EXIT.awaitingAnswer;
   return ['model_error', 'internal_error', 'crashed'].includes(end.stopReason) ? EXIT.failed : EXIT.ok;
 }
 

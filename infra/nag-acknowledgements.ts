@@ -215,6 +215,13 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
     `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
     'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.',
   );
+  for (const engine of [stack.cron, ...(stack.githubWorker ? [stack.githubWorker] : [])]) {
+    ack(
+      engine.role.node.tryFindChild('DefaultPolicy')!,
+      `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
+      "A question's one-time timeout schedule is created at run time, named from its session and tool use ids; create only, limited to the Stratus schedule group.",
+    );
+  }
   acknowledgeStorageRoles(stack, bucket);
 }
 

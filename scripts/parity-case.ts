@@ -12,6 +12,8 @@ export const parityCaseSchema = z.object({
   filesAfter: z.array(z.string()).default([]),
   /** Runs the demo MCP server (local/mcp-demo-server.ts) as the session's server "tracker". */
   mcpServer: z.boolean().default(false),
+  /** Offers WebSearch on the Stratus side (the operator's `STRATUS_WEB_SEARCH=on`); the reference always offers it. */
+  webSearch: z.boolean().default(false),
   /**
    * Permission rules the run starts with. Stratus gets them as the session's rules in an
    * unattended session (nobody can answer an ask, as in the reference's print mode); the

@@ -33,6 +33,7 @@ const stack = await startLocalStack({
   dataDir,
   brain: () => ({ error: { status: 500, type: 'api_error', message: 'parity case exhausted' } }),
   turn: { maxModelCalls: kase.steps.length + 2 },
+  ...(kase.webSearch ? { model: { webSearch: true } } : {}),
   logLevel: 'error',
   // The operator lets sessions reach the demo MCP server on loopback (STRATUS_PRIVATE_NETWORK_ALLOW).
   ...(mcp ? { settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: [`127.0.0.1:${mcp.port}`] } } } : {}),

@@ -1587,6 +1587,107 @@ export interface paths {
       };
     };
   };
+  "/v1/sessions/{id}/questions/{toolUseId}/decline": {
+    /**
+     * Decline a waiting question
+     * @description The person will not answer: the agent's call gets the rejection text the reference gives a declined question (with `feedback`, the person's words after it) and the turn goes on, resumed here as for an answer. 409 `already_answered` once the question was answered, declined or its time ran out.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Session id */
+          id: string;
+          /** @description The `toolUseId` of the question */
+          toolUseId: string;
+        };
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["QuestionDecline"];
+        };
+      };
+      responses: {
+        /**
+         * @description With `Accept: text/event-stream`: the turn's events as they happen (ending with `turn_end`, or `turn_continued` when the turn moves to another invocation). Otherwise the turn as JSON once it ends.
+         *
+         * Server-Sent Events. Each message has `event:` the event type, `id:` its number in the turn (send it back as `Last-Event-ID` to resume) and `data:` the event as JSON (the TurnEvent schema, discriminated by `type`).
+         *
+         * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
+         *
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         */
+        200: {
+          content: {
+            "application/json": components["schemas"]["TurnResult"];
+            "text/event-stream": components["schemas"]["TurnEvent"];
+          };
+        };
+        /** @description Other calls still wait for a person; or (JSON) the resumed turn continues in another invocation */
+        202: {
+          content: {
+            "application/json": {
+              /** @enum {string} */
+              status: "awaiting_permission";
+              /** @description The tool_use ids still waiting */
+              waiting: string[];
+            } | components["schemas"]["TurnResult"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/sessions/{id}/plans": {
     /** The agent's plans waiting for approval */
     get: {
@@ -3731,6 +3832,8 @@ export interface components {
         /** @description Runs an issue or pull request may start per hour (default 10); past it one comment says so and triggers are refused (`rate_limited`) until the hour is over */
         rateLimit?: number;
       };
+      /** @description Above 0, runs are attended for the agent's questions: a question is posted as a comment, a writer's reply answers it and the run goes on; unanswered after this long, the agent goes on with its own choice. Absent or 0: a question gets no answer at once. */
+      questionTimeoutSeconds?: number;
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -3806,7 +3909,7 @@ export interface components {
     Session: {
       id: string;
       title: string | null;
-      /** @description `idle`, `running`, `awaiting_permission`, `failed` (`interrupted`: a dead turn nobody has cleaned up yet) */
+      /** @description `idle`, `running`, `awaiting_permission` (a call waits for permission), `awaiting_answer` (only the agent's questions wait), `failed` (`interrupted`: a dead turn nobody has cleaned up yet) */
       status: string;
       createdAt: string;
       updatedAt: string;
@@ -4188,7 +4291,7 @@ export interface components {
        * @description `checkpoint` with status 202 when the turn continues elsewhere: follow `eventsUrl`
        * @enum {string}
        */
-      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
+      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "awaiting_answer" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
       usage: components["schemas"]["Usage"] & (Record<string, never> | null);
       error: string | null;
       eventsUrl: string;
@@ -4360,10 +4463,10 @@ export interface components {
       type: "turn_end";
       turnId: string;
       /**
-       * @description `end_turn`: the model finished. `awaiting_permission`: a call waits for an answer (POST …/permissions/:toolUseId resumes it). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end's `budget` names it). `crashed`: its process died; everything stored before is kept.
+       * @description `end_turn`: the model finished. `awaiting_permission`: a call waits for permission (POST …/permissions/:toolUseId resumes it). `awaiting_answer`: only the agent's questions wait (POST …/questions/:toolUseId/answer or …/decline resumes it; so does their timeout). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end's `budget` names it). `crashed`: its process died; everything stored before is kept.
        * @enum {string}
        */
-      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
+      stopReason: "end_turn" | "max_turns" | "max_tokens" | "stop_sequence" | "refusal" | "pause_turn" | "aborted" | "model_error" | "awaiting_permission" | "awaiting_answer" | "hook_stopped" | "checkpoint" | "interrupted" | "budget_exceeded" | "internal_error" | "crashed";
       usage: components["schemas"]["Usage"];
       error?: string;
       /** @description With `budget_exceeded`: which budget */
@@ -4469,6 +4572,10 @@ export interface components {
       notes?: {
         [key: string]: string;
       };
+    };
+    QuestionDecline: {
+      /** @description What the person tells the agent instead (it reads it after the rejection text) */
+      feedback?: string;
     };
     PlanDecision: OneOf<[{
       /** @enum {string} */
@@ -4686,16 +4793,16 @@ export interface components {
       /** @enum {string} */
       kind: "issue" | "pull_request";
       /**
-       * @description label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked
+       * @description label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked; answer: a reply comment that answered the agent's question
        * @enum {string}
        */
-      trigger: "label" | "mention" | "review" | "check" | "closed" | "queued";
+      trigger: "label" | "mention" | "review" | "check" | "closed" | "queued" | "answer";
       sender: string;
       sessionId: string | null;
       branch: string | null;
       commit: string | null;
       pullRequestUrl: string | null;
-      /** @description queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run (the comment joined the run working on its item), rate_limited, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed) */
+      /** @description queued, running, awaiting_plan (a plan-first run waits for a reply), awaiting_answer (the agent asked a question in a comment; a writer's reply goes on), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run (the comment joined the run working on its item), rate_limited, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed) */
       outcome: string;
       detail: string | null;
       cost: {

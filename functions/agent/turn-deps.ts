@@ -46,6 +46,7 @@ export type TurnDeps = Pick<
   | 'messages'
   | 'events'
   | 'approvals'
+  | 'questionTimers'
   | 'backgroundAgents'
   | 'blobs'
   | 'runner'

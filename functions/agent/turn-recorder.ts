@@ -15,6 +15,8 @@ import type { AskedQuestion, UsageTotals } from '../stores/turn-event.ts';
 import type { TurnFeed } from './turn-feed.ts';
 import { heartbeatEveryMs } from './turn-lease.ts';
 import type { Metrics } from '../shared/metrics.ts';
+import type { QuestionTimers } from '../deps/question-timers.ts';
+import { errorMessage } from '../shared/errors.ts';
 import type { AgentLog } from './agent-driver.ts';
 
 /** What the write-ahead append writes to: the log, then the session's head under the lease. */
@@ -105,6 +107,7 @@ function changedFields(patch: SessionPatch, stored: ReadonlyMap<string, string>)
 
 export interface RecorderDeps extends AppendDeps {
   approvals: Pick<ApprovalStore, 'put'>;
+  questionTimers: QuestionTimers;
   config: { turn: { leaseMs: number; heartbeatMs: number }; modelPrices: PriceTable };
   metrics: Metrics;
 }
@@ -135,6 +138,8 @@ export class TurnRecorder {
   settings: SessionSettings | undefined;
   private denials: DenialCounts;
   private pendingOrder = 0;
+  /** Some call waits for permission or a plan's approval (not only questions): the turn ends `awaiting_permission`. */
+  private waitsForPermission = false;
   private done: TurnOutcome = { stopReason: 'internal_error' };
 
   constructor(
@@ -202,7 +207,8 @@ export class TurnRecorder {
 
   /** How the loop ended. Calls can be left waiting even when it ended otherwise (a stream that broke mid-way). */
   outcome(): TurnOutcome {
-    if (this.pendingOrder > 0 && this.done.stopReason !== 'internal_error') return { ...this.done, stopReason: 'awaiting_permission' };
+    if (this.pendingOrder > 0 && this.done.stopReason !== 'internal_error')
+      return { ...this.done, stopReason: this.waitsForPermission ? 'awaiting_permission' : 'awaiting_answer' };
     return this.done;
   }
 
@@ -329,6 +335,11 @@ export class TurnRecorder {
   private async waitForAnswer(event: Extract<QueryEvent, { type: 'permission_request' }>): Promise<void> {
     const expiresAt = new Date(this.deps.clock() + (event.waitMs ?? 0)).toISOString();
     await this.waitFor('question', event.toolUseId, event.toolName, event.input, event.message, expiresAt);
+    const sessionId = this.turn.session.sessionId;
+    // Without its timer the question still takes an answer or a decline: worth a log, not the turn.
+    await this.deps.questionTimers
+      .arm({ sessionId, toolUseId: event.toolUseId, expiresAt })
+      .catch((err: unknown) => this.turn.log.error('arming the question timeout failed', { sessionId, toolUseId: event.toolUseId, error: errorMessage(err) }));
     const questions = (event.input as { questions: AskedQuestion[] }).questions;
     this.turn.events.push({ type: 'question', toolUseId: event.toolUseId, questions, expiresAt });
   }
@@ -349,6 +360,8 @@ export class TurnRecorder {
     message?: string,
     expiresAt?: string,
   ): Promise<void> {
+    // A plan waits for approval like a permission ask; only questions alone end `awaiting_answer`.
+    if (kind === 'ask' || kind === 'plan') this.waitsForPermission = true;
     await this.deps.approvals.put({
       sessionId: this.turn.session.sessionId,
       toolUseId,

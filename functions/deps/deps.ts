@@ -31,6 +31,7 @@ import type { GithubDeliveryLog } from '../stores/github-delivery-log.ts';
 import type { GithubItemRateStore } from '../stores/github-item-rates.ts';
 import type { SteerStore } from '../stores/steer-store.ts';
 import type { ContinuationScheduler } from './continuation.ts';
+import type { QuestionTimers } from './question-timers.ts';
 import type { AsyncInvoke } from './async-invoke.ts';
 import type { FailedInvocationStore } from '../stores/failed-invocations.ts';
 import type { GithubDispatcher } from './github-dispatch.ts';
@@ -56,6 +57,8 @@ export interface Deps {
   scheduleBackend: ScheduleBackend;
   /** Tool calls waiting for a person's answer (durable ask). */
   approvals: ApprovalStore;
+  /** Fires a question's timeout when its time runs out (functions/deps/question-timers.ts). */
+  questionTimers: QuestionTimers;
   /** Background sub-agents' leases, spend and outcomes (their messages are their logs). */
   backgroundAgents: BackgroundAgentStore;
   /** Idempotency keys of creating POSTs and their first responses. */

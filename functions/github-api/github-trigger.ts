@@ -7,9 +7,12 @@ import { z } from 'zod';
  */
 export const githubTriggerSchema = z.object({
   deliveryId: z.string().min(1).max(200),
-  /** label, mention: an issue or PR; review: review comments on a Stratus PR; check: its failing checks (review-trigger.ts);
-   * queued: a run of its own for a comment queued while another run worked (functions/github/queue-into-run.ts). */
-  trigger: z.enum(['label', 'mention', 'review', 'check', 'queued']),
+  /**
+   * label, mention: an issue or PR; review: review comments on a Stratus PR; check: its failing checks (review-trigger.ts);
+   * queued: a run of its own for a comment queued while another run worked (functions/github/queue-into-run.ts);
+   * answer: a comment on a thread whose agent waits on a question (functions/github/github-questions.ts).
+   */
+  trigger: z.enum(['label', 'mention', 'review', 'check', 'queued', 'answer']),
   /** `owner/name` as GitHub spells it. */
   repository: z.string().min(3).max(200),
   /** GitHub's repository id: the connection the run belongs to (names change hands, ids do not). */
@@ -23,7 +26,7 @@ export const githubTriggerSchema = z.object({
   isPullRequest: z.boolean(),
   title: z.string(),
   sender: z.object({ login: z.string(), type: z.string() }),
-  /** The comment that mentioned Stratus. */
+  /** The comment that mentioned Stratus, or that answers its question. */
   commentId: z.number().int().optional(),
   /** The review comments to answer in their threads (one comment, or a review's). */
   review: z.object({ commentIds: z.array(z.number().int()).max(100), reviewId: z.number().int().optional() }).optional(),
@@ -109,13 +112,27 @@ export function triggerFromDelivery(
   return { ignored: `event "${event}" does not start runs` };
 }
 
+/**
+ * A new comment as the answer to the question a thread waits on: any `issue_comment.created`
+ * but a bot's (the App's own question and progress comments included); whether its author may
+ * answer (write access) is the worker's check, as for a mention.
+ */
+export function answerFromDelivery(event: string, deliveryId: string, payload: unknown): { trigger: GithubTrigger } | { ignored: string } | undefined {
+  if (event !== 'issue_comment') return undefined;
+  const parsed = commentSchema.safeParse(payload);
+  if (!parsed.success) return undefined;
+  const { sender } = parsed.data;
+  if (sender.type === 'Bot' || sender.login.endsWith('[bot]')) return { ignored: "a bot's comment does not answer a question" };
+  return { trigger: { ...build('answer', deliveryId, parsed.data), commentId: parsed.data.comment.id } };
+}
+
 /** A mention is the handle as a word of its own (`@stratus`, not `@stratus-bot` or `x@stratus`). */
 export function mentions(body: string, mention: string): boolean {
   const escaped = mention.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return new RegExp(`(^|[^\\w@-])${escaped}(?![\\w-])`, 'i').test(body);
 }
 
-function build(trigger: 'label' | 'mention', deliveryId: string, p: z.infer<typeof labeledSchema> | z.infer<typeof commentSchema>): GithubTrigger {
+function build(trigger: GithubTrigger['trigger'], deliveryId: string, p: z.infer<typeof labeledSchema> | z.infer<typeof commentSchema>): GithubTrigger {
   return {
     deliveryId,
     trigger,

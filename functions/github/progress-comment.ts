@@ -54,6 +54,7 @@ export function progressTexts(consoleUrl?: string) {
   const outcome = (head: string[], o: { summary: string; cost: Cost; sessionId: string; setup?: SetupRecord }) =>
     [MARK, ...head, ...setupSummaryForComment(o.setup), '', quote(o.summary), '', `${costLine(o.cost)} Session ${session(o.sessionId)}.`].join('\n');
   return {
+    ...questionTexts(session),
     queued: (what: string) => `${MARK}\n⏳ **Stratus** is queued to work on this ${what}.`,
     working: (sessionId: string, branch: string, todos: readonly TodoItem[] = []) => workingText(session(sessionId), branch, todos),
     opened: (o: { url: string; draft: boolean; summary: string; cost: Cost; sessionId: string; stopped?: string; setup?: SetupRecord }) =>
@@ -98,6 +99,17 @@ export function progressTexts(consoleUrl?: string) {
       `${MARK}\n👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
     rateLimited: (limit: number) =>
       `${RATE_MARK}\n🛑 **Stratus** has started ${limit} run${limit === 1 ? '' : 's'} on this in the last hour, the repository's limit (\`followThrough.rateLimit\`), so it does not start more until the hour is over. This stops two bots from answering each other forever; mention me again later to continue.`,
+  };
+}
+
+/** The comments of an attended run's question (functions/github/github-questions.ts). */
+function questionTexts(session: (id: string) => string) {
+  return {
+    asked: (sessionId: string, commentUrl: string) =>
+      `${MARK}\n❓ **Stratus** asked a question in session ${session(sessionId)} and waits for an answer: ${commentUrl}. Nothing is pushed until the run goes on.`,
+    answerUnclear: (problem: string) => `🤔 **Stratus** could not take that reply as an answer: ${problem}`,
+    answerTooLate: (sessionId: string) =>
+      `💬 **Stratus** no longer waits for that answer (the question in session ${session(sessionId)} was answered already, or its time ran out). Mention me to continue.`,
   };
 }
 

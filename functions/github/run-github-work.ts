@@ -26,6 +26,7 @@ import { isBot, OWN_MARK_PREFIX } from './own-activity.ts';
 import { overRateLimit } from './rate-limit.ts';
 import { decisionOf } from './delivery-decision.ts';
 import { afterRun, queueIntoRun, takeOwnQueued } from './queue-into-run.ts';
+import { answerOnThread, askOnThread } from './github-questions.ts';
 
 export type GithubWorkDeps = Pick<
   Deps,
@@ -38,6 +39,7 @@ export type GithubWorkDeps = Pick<
   | 'githubDispatch'
   | 'sessions'
   | 'messages'
+  | 'approvals'
   | 'log'
   | 'clock'
   | 'newId'
@@ -69,6 +71,7 @@ const STOPPED: Record<string, string> = {
   crashed: 'its process died',
   aborted: 'it was aborted',
   awaiting_permission: 'a tool call needed an answer nobody gives in an unattended run',
+  awaiting_answer: 'the agent asked a question',
 };
 
 /**
@@ -231,14 +234,15 @@ async function accessFor(
     log.error('no GitHub access for the repository', { error: errorMessage(err) });
     return save({ outcome: 'failed', detail: `Could not authenticate to GitHub: ${errorMessage(err)}` });
   }
+  // A mention, a review and a reply that answers the agent's question each take write access.
   if (
-    (trigger.trigger === 'mention' || trigger.trigger === 'review') &&
+    (trigger.trigger === 'mention' || trigger.trigger === 'review' || trigger.trigger === 'answer') &&
     !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))
   ) {
     log.info('mention by a user without write access refused', { sender: trigger.sender.login });
     return save({
       outcome: 'refused',
-      detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can start runs.`,
+      detail: `@${trigger.sender.login} cannot write to ${trigger.repository}; only writers, maintainers and admins can ${trigger.trigger === 'answer' ? "answer the agent's questions" : 'start runs'}.`,
     });
   }
   return access;
@@ -294,6 +298,8 @@ interface TurnOutcome {
   stopped?: string;
   /** A "plan first" run's plan, waiting for a writer's reply: nothing is published yet. */
   plan?: PendingApproval;
+  /** The turn waits on the agent's question (an attended run): asked in a comment, nothing published yet. */
+  asked: boolean;
 }
 
 /** Checkout (or the session of an earlier run), the unattended turn, then commit, push and the PR. */
@@ -304,6 +310,10 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
   await deps.steers.bindSession(session.sessionId, ctx.threadKey);
   const branch = thread.branch!;
   await ctx.save({ sessionId: session.sessionId, branch });
+  if (ctx.trigger.trigger === 'answer') {
+    const refused = await takeAnswer(deps, { ...ctx, thread });
+    if (refused) return refused;
+  }
   await ctx.say(texts(deps).working(session.sessionId, branch));
   if (ctx.item) await narrowSessionBudgets(deps, ctx.repo, ctx.item, session);
   const followUp = await followUpWork(ctx.access.octokit, ctx.trigger, branch);
@@ -312,13 +322,56 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
     await recordItemSpend(deps, ctx.item, outcome.cost);
     await ctx.save({ item: itemView(ctx.item) });
   }
+  const settled = { ...thread, waitingQuestion: undefined };
   if (outcome.plan) {
     await askForPlanApproval(deps, ctx, outcome.plan, session.sessionId);
-    return { thread };
+    return { thread: settled };
   }
-  const published = await publish(deps, { ...ctx, thread }, outcome, branch);
+  if (outcome.asked) return askAndWait(deps, { ...ctx, thread: settled }, outcome);
+  const published = await publish(deps, { ...ctx, thread: settled }, outcome, branch);
   await answerFollowUp(ctx.access.octokit, { trigger: ctx.trigger, work: followUp, summary: outcome.modelSummary, commit: ctx.run.commit, log: ctx.log });
   return published;
+}
+
+/**
+ * A reply to the question the thread waits on: answered, the turn resumes (undefined here); a
+ * reply that is no answer is told why and the question waits on; one that came too late is told so.
+ */
+async function takeAnswer(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ thread: ThreadState } | undefined> {
+  const waiting = ctx.thread.waitingQuestion;
+  const gone = { thread: { ...ctx.thread, waitingQuestion: undefined } };
+  if (!waiting) {
+    // Another reply took the question between the webhook and this run.
+    await ctx.save({ outcome: 'refused', detail: 'The question no longer waited for an answer.' });
+    return gone;
+  }
+  const taken = await answerOnThread(deps, { octokit: ctx.access.octokit, trigger: ctx.trigger, mention: ctx.repo.mention, waiting });
+  if ('answered' in taken) return undefined;
+  const body = 'unclear' in taken ? texts(deps).answerUnclear(taken.unclear) : texts(deps).answerTooLate(waiting.sessionId);
+  const { owner, name, number } = ctx.trigger;
+  await ctx.access.octokit.rest.issues.createComment({ owner, repo: name, issue_number: number, body });
+  if ('unclear' in taken) {
+    await ctx.save({ outcome: 'awaiting_answer', detail: `The reply was no answer: ${taken.unclear}`.slice(0, 2_000) });
+    return { thread: ctx.thread };
+  }
+  await ctx.save({ outcome: 'refused', detail: 'The question no longer waited for an answer.' });
+  return gone;
+}
+
+/** The turn waits on the agent's question: it is posted as a comment, and the next writer's reply goes on with the run. */
+async function askAndWait(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutcome): Promise<{ thread: ThreadState }> {
+  const sessionId = outcome.session.sessionId;
+  const session = `\`${sessionId}\``;
+  const asked = await askOnThread(deps, { octokit: ctx.access.octokit, trigger: ctx.trigger, sessionId, session });
+  if (!asked) return publish(deps, ctx, { ...outcome, asked: false, stopped: STOPPED.awaiting_permission }, ctx.thread.branch!);
+  await ctx.say(texts(deps).asked(sessionId, asked.url));
+  await ctx.save({
+    outcome: 'awaiting_answer',
+    cost: outcome.cost,
+    detail: `The agent asked a question (${asked.url}); a writer's reply goes on with the run.`,
+  });
+  const { url: _url, ...waitingQuestion } = asked;
+  return { thread: { ...ctx.thread, waitingQuestion } };
 }
 
 /** A follow-up continues the thread's session and branch; a first run gets a new session with the repository checked out on a new branch. */
@@ -379,7 +432,8 @@ function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Gi
 /** The issue as the prompt, run to its end (across continuations). */
 async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: SessionRecord, branch: string): Promise<TurnOutcome> {
   const { trigger, repo } = ctx;
-  const prompt = ctx.followUp?.prompt ?? taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
+  // An answer resumes the waiting turn: no new prompt.
+  const prompt = trigger.trigger === 'answer' ? '' : (ctx.followUp?.prompt ?? taskPrompt(await issueText(ctx.access.octokit, trigger, branch)));
   const usageBefore = { ...session.usage };
   // The progress comment shows the agent's task list as it changes, until the turn ends.
   const todos = watchTodos(
@@ -389,7 +443,11 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   );
   let summary: TurnSummary;
   try {
-    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await startRunTurn(deps, ctx, session.sessionId, prompt), ctx.deadlineAt);
+    const done =
+      trigger.trigger === 'answer'
+        ? (await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, deadlineAt: ctx.deadlineAt, resume: true })).done
+        : startRunTurn(deps, ctx, session.sessionId, prompt);
+    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await done, ctx.deadlineAt);
   } finally {
     await todos.stop();
   }
@@ -398,7 +456,14 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   const stopped = summary.stopReason === 'end_turn' ? undefined : stoppedBecause(summary);
   ctx.log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
   const modelSummary = await lastAssistantText(deps, session.sessionId, summary.turnId);
-  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary, stopped, ...(plan ? { plan } : {}) };
+  return {
+    session: after,
+    cost: runCost(usageBefore, after.usage),
+    modelSummary,
+    stopped,
+    ...(plan ? { plan } : {}),
+    asked: summary.stopReason === 'awaiting_answer',
+  };
 }
 
 /** The issue as a new prompt; or, when the session waits on its plan, the writer's reply decides it and the turn resumes. */

@@ -34,6 +34,7 @@ import { MessageStore } from '../stores/message-store.ts';
 import { ScheduleStore } from '../stores/schedule-store.ts';
 import { SessionStore } from '../stores/session-store.ts';
 import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../schedules/schedule-backend.ts';
+import { createEventBridgeQuestionTimers, POLLING_QUESTION_TIMERS } from '../deps/question-timers.ts';
 import { builtinTools, createToolRegistry } from '../tools/registry.ts';
 import { webSearchOffered } from '../model/web-search-offer.ts';
 import { createMcpClients } from '../tools/mcp/mcp-clients.ts';
@@ -84,6 +85,7 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     schedules: new ScheduleStore(db, config.tables.schedules),
     scheduleBackend: config.scheduler ? createEventBridgeScheduleBackend(scheduler, config.scheduler) : POLLING_SCHEDULE_BACKEND,
     approvals: new ApprovalStore(db, config.tables.approvals),
+    questionTimers: config.scheduler ? createEventBridgeQuestionTimers(scheduler, config.scheduler) : POLLING_QUESTION_TIMERS,
     // Background sub-agents sit in the sessions table under their log ids (not listed: no tenantId).
     backgroundAgents: new BackgroundAgentStore(db, config.tables.sessions),
     idempotency: new IdempotencyStore(db, config.tables.idempotency),

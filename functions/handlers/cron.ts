@@ -1,14 +1,15 @@
 import type { Context } from 'aws-lambda';
 import { loadLambdaDeps } from './lambda-deps.ts';
-import { handleScheduledEvent } from '../schedules/run-schedule.ts';
+import { handleCronEvent } from '../schedules/cron-event.ts';
 import { once } from './once.ts';
 
 const deps = once(() => loadLambdaDeps(process.env));
 
-/** Entry of the cron function, the target of every EventBridge Scheduler schedule. */
+/** Entry of the cron function, the target of every EventBridge Scheduler schedule (schedules' firings, questions' timers). */
 export const handler = async (event: unknown, context: Context) => {
   const ready = await deps();
-  const scheduleId = typeof event === 'object' && event !== null ? (event as { scheduleId?: unknown }).scheduleId : undefined;
-  ready.startInvocation({ context, correlationId: typeof scheduleId === 'string' ? scheduleId : undefined });
-  return handleScheduledEvent(ready, event, Date.now() + context.getRemainingTimeInMillis());
+  const fields = typeof event === 'object' && event !== null ? (event as { scheduleId?: unknown; sessionId?: unknown }) : {};
+  const correlationId = fields.scheduleId ?? fields.sessionId;
+  ready.startInvocation({ context, correlationId: typeof correlationId === 'string' ? correlationId : undefined });
+  return handleCronEvent(ready, event, Date.now() + context.getRemainingTimeInMillis());
 };

@@ -38,6 +38,18 @@ export async function answerQuestion(deps: QuestionDeps, sessionId: string, tool
   return (await deps.approvals.listForSession(sessionId)).filter(waitsForPerson);
 }
 
+/**
+ * Records that a person declined a waiting question (with, optionally, what they told the
+ * agent): the call gets the reference's text for a rejected tool use and the turn goes on.
+ * One close wins, as for an answer. Returns what still waits for a person.
+ */
+export async function declineQuestion(deps: QuestionDeps, sessionId: string, toolUseId: string, feedback?: string): Promise<PendingApproval[]> {
+  await waitingQuestion(deps, sessionId, toolUseId);
+  const decidedAt = new Date(deps.clock()).toISOString();
+  await deps.approvals.closeQuestion(sessionId, toolUseId, { decision: 'deny', decidedAt, ...(feedback === undefined ? {} : { feedback }) });
+  return (await deps.approvals.listForSession(sessionId)).filter(waitsForPerson);
+}
+
 /** Closes the session's questions whose time ran out, without an answer (a concurrent answer may win: then it stands). */
 export async function expireQuestions(deps: QuestionDeps, sessionId: string): Promise<void> {
   const now = deps.clock();

@@ -45,17 +45,13 @@ export function waitsForPerson(p: PendingApproval): boolean {
 }
 
 /**
- * What closes a question or a plan: the input it runs with (the answers, the approved plan),
- * its time running out (questions), or a rejection with the person's words (plans).
+ * What closes a question or a plan: the input it runs with (the answers, the approved plan), its
+ * time running out (questions), or a person declining it (a question) or rejecting it (a plan),
+ * with their words.
  */
-export interface QuestionClose {
-  updatedInput?: unknown;
-  decidedAt: string;
-  timedOut?: boolean;
-  /** A plan: `deny` rejects it (the call then gets the rejection text, with `feedback`). */
-  decision?: 'allow' | 'deny';
-  feedback?: string;
-}
+export type QuestionClose =
+  | { decision?: 'allow'; updatedInput?: unknown; decidedAt: string; timedOut?: boolean }
+  | { decision: 'deny'; feedback?: string; decidedAt: string };
 
 export class QuestionAlreadyAnsweredError extends ConflictError {
   constructor(toolUseId: string) {
@@ -181,29 +177,29 @@ export class ApprovalStore {
   }
 
   /**
-   * Closes a waiting question (an answer, or its time ran out) or plan (approved or rejected);
-   * 404 if no such interaction waits, 409 if it was closed already. One conditional write, so one
-   * answer wins whichever instance gets several.
+   * Closes a waiting question (an answer, its time ran out, or declined) or plan (approved or
+   * rejected); 404 if no such interaction waits, 409 if it was closed already. One conditional
+   * write, so one answer wins whichever instance gets several.
    */
   async closeQuestion(sessionId: string, toolUseId: string, close: QuestionClose, kind: InteractionKind = 'question'): Promise<PendingApproval> {
-    const sets = ['decision = :d', 'decidedAt = :at', 'timedOut = :t'];
-    if (close.updatedInput !== undefined) sets.push('updatedInput = :u');
-    if (close.feedback !== undefined) sets.push('feedback = :f');
+    const fields: Record<string, unknown> =
+      close.decision === 'deny'
+        ? { decision: 'deny', decidedAt: close.decidedAt, ...(close.feedback === undefined ? {} : { feedback: close.feedback }) }
+        : {
+            decision: 'allow',
+            decidedAt: close.decidedAt,
+            ...(close.updatedInput === undefined ? {} : { updatedInput: close.updatedInput }),
+            timedOut: close.timedOut === true,
+          };
+    const names = Object.keys(fields);
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { sessionId, toolUseId },
-          UpdateExpression: `SET ${sets.join(', ')}`,
+          UpdateExpression: `SET ${names.map((n) => `${n} = :${n}`).join(', ')}`,
           ConditionExpression: 'attribute_exists(toolUseId) AND kind = :q AND attribute_not_exists(decision)',
-          ExpressionAttributeValues: {
-            ':d': close.decision ?? 'allow',
-            ':at': close.decidedAt,
-            ':t': close.timedOut === true,
-            ':q': kind,
-            ...(close.updatedInput === undefined ? {} : { ':u': close.updatedInput }),
-            ...(close.feedback === undefined ? {} : { ':f': close.feedback }),
-          },
+          ExpressionAttributeValues: { ...Object.fromEntries(names.map((n) => [`:${n}`, fields[n]])), ':q': kind },
           ReturnValues: 'ALL_NEW',
         }),
       );

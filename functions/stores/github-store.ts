@@ -29,6 +29,11 @@ export interface GithubRepoSettings {
   planFirst?: boolean;
   /** What happens after the first run (functions/github/rate-limit.ts); not a session setting. */
   followThrough?: { rateLimit?: number };
+  /**
+   * How long the agent's questions wait for a writer's reply comment; set (above 0), runs are
+   * attended for questions. Absent: runs are unattended and a question gets "no answer" at once.
+   */
+  questionTimeoutSeconds?: number;
 }
 
 export interface GithubRepoRecord {
@@ -64,14 +69,14 @@ export interface GithubRunRecord {
   number: number;
   kind: 'issue' | 'pull_request';
   /** closed: not a run but a Stratus PR merged or closed (`outcome` merged or closed_unmerged: functions/github/pr-stats.ts);
-   * queued: a run of its own for a comment queued while another run worked. */
-  trigger: 'label' | 'mention' | 'review' | 'check' | 'closed' | 'queued';
+   * queued: a run of its own for a comment queued while another run worked; answer: a reply that answered the agent's question. */
+  trigger: 'label' | 'mention' | 'review' | 'check' | 'closed' | 'queued' | 'answer';
   sender: string;
   sessionId?: string;
   branch?: string;
   commit?: string;
   pullRequestUrl?: string;
-  /** queued, running, awaiting_plan, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run, rate_limited, failed. */
+  /** queued, running, awaiting_plan, awaiting_answer, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run, rate_limited, failed, and those of functions/github/item-run.ts and pr-stats.ts. */
   outcome: string;
   detail?: string;
   cost?: { inputTokens: number; outputTokens: number; usd: number };
@@ -92,6 +97,8 @@ export interface GithubThreadRecord {
   headSha?: string;
   pullRequest?: { number: number; url: string };
   progressCommentId?: number;
+  /** The agent's question the thread's session waits on: a writer's next comment answers it. */
+  waitingQuestion?: { sessionId: string; toolUseId: string; commentId: number };
   /** The run working on it now; a second trigger meanwhile is told so instead of starting another. */
   activeRunId?: string;
   activeSince?: number;
@@ -313,7 +320,8 @@ export class GithubStore {
       new UpdateCommand({
         TableName: this.tables.threads,
         Key: { threadKey: key },
-        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE activeRunId, activeSince, heldUntil`,
+        // The run's state is the whole thread: a question it does not leave waiting is gone.
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')} ` : ''}REMOVE activeRunId, activeSince, heldUntil${patch.waitingQuestion ? '' : ', waitingQuestion'}`,
         ConditionExpression: 'activeRunId = :run',
         ExpressionAttributeNames: entries.length ? names : undefined,
         ExpressionAttributeValues: { ...values, ':run': runId },

@@ -8,7 +8,15 @@ import { NotFoundError, SessionBusyError } from '../shared/errors.ts';
 import { isId, showId } from '../shared/ids.ts';
 import { BY_ACTIVITY, BY_CREATION, queryByTenant } from './tenant-index.ts';
 
-export type SessionStatus = 'idle' | 'running' | 'failed' | 'awaiting_permission';
+export type SessionStatus = 'idle' | 'running' | 'failed' | 'awaiting_permission' | 'awaiting_answer';
+
+/**
+ * A session (or a turn's stop reason) waiting for a person: `awaiting_permission` while a tool
+ * call waits for permission, `awaiting_answer` while only the agent's questions wait.
+ */
+export function awaitsPerson(status: string | undefined): status is 'awaiting_permission' | 'awaiting_answer' {
+  return status === 'awaiting_permission' || status === 'awaiting_answer';
+}
 
 export interface WorkspaceRef {
   /** Workspace id: the S3 prefix under `workspaces/`. */

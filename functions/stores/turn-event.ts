@@ -26,8 +26,10 @@ export type TurnStopReason =
   | 'pause_turn'
   | 'aborted'
   | 'model_error'
-  /** A call needs a person's answer; the turn resumes when it arrives. */
+  /** A call needs a person's permission; the turn resumes when it arrives. */
   | 'awaiting_permission'
+  /** Only the agent's questions (AskUserQuestion) wait: the turn resumes on the answers, a decline or the timeout. */
+  | 'awaiting_answer'
   /** A hook asked to end the turn. */
   | 'hook_stopped'
   /** The invocation nears its deadline; the turn continues in a fresh one. */

@@ -1,5 +1,5 @@
 import { ConflictError, errorMessage, SessionBusyError } from '../shared/errors.ts';
-import type { Lease, SessionRecord, TurnSummary } from '../stores/session-store.ts';
+import { awaitsPerson, type Lease, type SessionRecord, type TurnSummary } from '../stores/session-store.ts';
 import { sessionWorkspace } from '../agent/session-workspace.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { ContinueTurnEvent } from '../deps/continuation.ts';
@@ -273,7 +273,7 @@ function turnStopOf(deps: TurnDeps, run: TurnRun, abort: AbortController, record
 /** A loop that ended because it was stopped from outside (aborted, or cut short) ends with the stop's reason. */
 function withStop(outcome: TurnOutcome, stop: TurnStop): TurnOutcome {
   const stopped = stop.outcome();
-  if (!stopped || outcome.stopReason === 'awaiting_permission' || outcome.stopReason === 'internal_error') return outcome;
+  if (!stopped || awaitsPerson(outcome.stopReason) || outcome.stopReason === 'internal_error') return outcome;
   return stopped;
 }
 
@@ -297,7 +297,7 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
     ...(budget ? { budget } : {}),
     usage: { ...recorder.turnUsage },
   };
-  const status = stopReason === 'internal_error' ? 'failed' : stopReason === 'awaiting_permission' ? 'awaiting_permission' : 'idle';
+  const status = stopReason === 'internal_error' ? 'failed' : awaitsPerson(stopReason) ? stopReason : 'idle';
   const release = async () => {
     stopBeating();
     // After every head update (a failed turn may have left some queued): the release writes the head last.

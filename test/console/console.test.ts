@@ -291,6 +291,43 @@ describe('the web console', { timeout: 150_000 }, () => {
     expect((await fx.api.request('GET', `/v1/sessions/${sid}`)).json.permissions.mode).toBe('acceptEdits');
   });
 
+  it("declines the agent's question: the status says it waits for an answer, then the turn goes on with the rejection", async () => {
+    const question = {
+      question: 'Which database?',
+      header: 'Database',
+      options: [
+        { label: 'Postgres', description: 'Relational' },
+        { label: 'SQLite', description: 'A file' },
+      ],
+      multiSelect: false,
+    };
+    fx.stack.model!.enqueue(
+      { content: [{ type: 'tool_use', name: 'AskUserQuestion', input: { questions: [question] } }], stopReason: 'tool_use' },
+      { content: [{ type: 'text', text: 'I will pick one myself.' }] },
+    );
+    await page.goto(`${base}#/`);
+    await page.getByLabel('Title (optional)').fill('Declines a question');
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await page.getByRole('heading', { name: /Declines a question/ }).waitFor();
+    await page.getByLabel('Prompt').fill('set up storage');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('heading', { name: 'Waiting for your answer' }).waitFor();
+    await page.reload();
+    await page
+      .getByRole('heading', { name: /Declines a question/ })
+      .getByText('awaiting your answer')
+      .waitFor();
+    await page.getByRole('article', { name: 'The agent asks' }).getByRole('button', { name: 'Decline' }).click();
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
+    const sid = decodeURIComponent(page.url().split('/sessions/')[1]!);
+    const result = (await fx.api.messages(sid)).flatMap((m) => m.content).find((b: { type: string }) => b.type === 'tool_result') as {
+      is_error?: boolean;
+      content: string;
+    };
+    expect(result.is_error).toBe(true);
+    expect(result.content).toMatch(/^The user doesn't want to proceed with this tool use\./);
+  });
+
   it('approves a waiting Bash call on a phone-sized screen, and the turn resumes and writes the file', async () => {
     await page.goto(`${base}#/`);
     await page.getByLabel('Title (optional)').fill('Needs approval');
@@ -335,11 +372,12 @@ describe('the web console', { timeout: 150_000 }, () => {
     const rows = page.locator('tbody tr');
     await rows.first().waitFor();
     const texts = await rows.allTextContents();
-    expect(texts).toHaveLength(4);
+    expect(texts).toHaveLength(5);
     expect(texts[0]).toMatch(/^idle.*Needs approval.*API.*ago.*in · .* out\$\d/);
-    expect(texts[1]).toMatch(/Presents a plan/);
-    expect(texts[2]).toMatch(/Asks a question/);
-    expect(texts[3]).toMatch(/Watch a turn/);
+    expect(texts[1]).toMatch(/Declines a question/);
+    expect(texts[2]).toMatch(/Presents a plan/);
+    expect(texts[3]).toMatch(/Asks a question/);
+    expect(texts[4]).toMatch(/Watch a turn/);
     await expectAccessible();
     await shot('sessions');
   });

@@ -48,6 +48,31 @@ describe('scheduler wiring and secrets', () => {
     expect(env.STRATUS_CRON_FUNCTION_ARN).toEqual({ 'Fn::GetAtt': [s.id(s.stack.cron.fn), 'Arn'] });
   });
 
+  it("lets every turn engine arm a question's one-time timeout (create only) that fires the cron function", () => {
+    const github = synthStage('dev', (stage) => ({ ...stage, githubApp: true }));
+    const cronArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-dev-cron']] };
+    for (const engine of [github.stack.cron, github.stack.githubWorker!]) {
+      const statements = statementsOf(github.template, github.id(engine.role));
+      expect(statements).toContainEqual({ Effect: 'Allow', Action: 'scheduler:CreateSchedule', Resource: scheduleArns });
+      // Create only: a timer deletes itself once it fired (ActionAfterCompletion), nothing else changes schedules.
+      expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('scheduler:'))).toEqual(['scheduler:CreateSchedule']);
+      expect(statements.filter((st) => actionsOf(st).includes('iam:PassRole'))).toEqual([
+        {
+          Effect: 'Allow',
+          Action: 'iam:PassRole',
+          Resource: { 'Fn::GetAtt': [github.id(github.stack.schedules.schedulerRole), 'Arn'] },
+          Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        },
+      ]);
+      const env = github.template.findResources('AWS::Lambda::Function')[github.id(engine.fn)]!.Properties.Environment.Variables;
+      expect(env.STRATUS_SCHEDULE_GROUP).toBe('stratus-dev');
+      expect(env.STRATUS_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [github.id(github.stack.schedules.schedulerRole), 'Arn'] });
+      expect(env.STRATUS_CRON_FUNCTION_ARN).toEqual(cronArn);
+    }
+    // No always-on timer: the only schedules in the template are none (each question makes its own at run time).
+    expect(Object.keys(github.template.findResources('AWS::Scheduler::Schedule'))).toEqual([]);
+  });
+
   it('keeps only the secrets of configured features, readable by the roles that use them', () => {
     const names = Object.values(s.template.findResources('AWS::SecretsManager::Secret'))
       .map((r) => r.Properties.Name)

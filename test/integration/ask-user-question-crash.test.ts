@@ -18,7 +18,7 @@ describe('a question that outlives its process', () => {
     const sessionId = await api.createSession();
     await running.script([{ content: [{ type: 'tool_use', id: 'toolu_q', name: 'AskUserQuestion', input: { questions: [question] } }] }]);
     const first = await api.turn(sessionId, 'add dates');
-    expect(first.json.stopReason).toBe('awaiting_permission');
+    expect(first.json.stopReason).toBe('awaiting_answer');
 
     await running.kill();
     running = await startStackProcess(tmp.dir);

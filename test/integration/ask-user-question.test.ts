@@ -32,7 +32,7 @@ describe('the AskUserQuestion tool', () => {
     const sessionId = await createSession();
     stack.model!.enqueue({ content: [{ type: 'text', text: 'Let me ask.' }, ask('toolu_q1', [library, features])] });
     const first = await api.turn(sessionId, 'add dates');
-    expect(first.json.stopReason).toBe('awaiting_permission');
+    expect(first.json.stopReason).toBe('awaiting_answer');
     const question = first.json.events.find((e: any) => e.type === 'question');
     expect(question).toMatchObject({ type: 'question', toolUseId: 'toolu_q1', questions: [library, features] });
     // A day by default.
@@ -40,7 +40,7 @@ describe('the AskUserQuestion tool', () => {
     expect(first.json.events.filter((e: any) => e.type === 'tool_result')).toEqual([]);
 
     const session = (await api.request('GET', `/v1/sessions/${sessionId}`)).json;
-    expect(session.status).toBe('awaiting_permission');
+    expect(session.status).toBe('awaiting_answer');
     expect(session.questions).toEqual([
       { toolUseId: 'toolu_q1', turnId: first.json.turnId, questions: [library, features], createdAt: expect.any(String), expiresAt: question.expiresAt },
     ]);
@@ -95,6 +95,41 @@ describe('the AskUserQuestion tool', () => {
     expect((await api.request('GET', `/v1/sessions/${sessionId}/questions`)).json.questions).toEqual([]);
   });
 
+  it('takes a decline: the call gets the reference text for a rejected tool use (with the feedback), and the turn goes on', async () => {
+    const { api, stack } = fx;
+    const rejected =
+      "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).";
+    const sessionId = await createSession();
+    stack.model!.enqueue({ content: [ask('toolu_d1', [library])] });
+    expect((await api.turn(sessionId, 'add dates')).json.stopReason).toBe('awaiting_answer');
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'Understood.' }] });
+    const declined = await api.request('POST', `/v1/sessions/${sessionId}/questions/toolu_d1/decline`);
+    expect([declined.status, declined.json.stopReason]).toEqual([200, 'end_turn']);
+    expect(declined.json.events.filter((e: any) => e.type === 'tool_result').map((r: any) => [r.isError, r.content])).toEqual([
+      [true, `${rejected} STOP what you are doing and wait for the user to tell you how to proceed.`],
+    ]);
+    const again = await api.request('POST', `/v1/sessions/${sessionId}/questions/toolu_d1/decline`, {});
+    expect([again.status, again.json.error.code]).toEqual([409, 'already_answered']);
+
+    stack.model!.enqueue({ content: [ask('toolu_d2', [library])] });
+    expect((await api.turn(sessionId, 'ask again')).json.stopReason).toBe('awaiting_answer');
+    expect((await api.request('POST', `/v1/sessions/${sessionId}/questions/toolu_d2/decline`, { feedback: '' })).status).toBe(400);
+    stack.model!.enqueue({ content: [{ type: 'text', text: 'Native Date it is.' }] });
+    const withFeedback = await api.request('POST', `/v1/sessions/${sessionId}/questions/toolu_d2/decline`, { feedback: 'Use the built-in Date.' });
+    expect(withFeedback.json.events.find((e: any) => e.type === 'tool_result').content).toBe(
+      `${rejected} To tell you how to proceed, the user said:\nUse the built-in Date.`,
+    );
+  });
+
+  it('ends awaiting_permission when a permission waits before a question', async () => {
+    const { api, stack } = fx;
+    const sessionId = await createSession({ permissionMode: 'default' });
+    stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_m1', name: 'Bash', input: { command: 'rm -rf build' } }, ask('toolu_m2', [library])] });
+    const turn = await api.turn(sessionId, 'clean and ask');
+    expect(turn.json.stopReason).toBe('awaiting_permission');
+    expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json.status).toBe('awaiting_permission');
+  });
+
   it('answers at once, without pausing, where no one can answer (an unattended session), and ignores answers the model wrote itself', async () => {
     const { api, stack } = fx;
     const sessionId = await createSession({ unattended: true });
@@ -141,7 +176,7 @@ describe('the AskUserQuestion tool', () => {
     const sessionId = await createSession({ questionTimeoutSeconds: 1 });
     stack.model!.enqueue({ content: [ask('toolu_t', [library])] });
     const first = await api.turn(sessionId, 'add dates');
-    expect(first.json.stopReason).toBe('awaiting_permission');
+    expect(first.json.stopReason).toBe('awaiting_answer');
     stack.model!.enqueue({ content: [{ type: 'text', text: 'Chose dayjs myself.' }] });
     // The local scheduler's tick finds the question past its time and resumes the turn.
     await until(

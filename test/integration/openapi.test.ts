@@ -41,6 +41,7 @@ describe('the OpenAPI document', () => {
         'GET /v1/sessions/{id}/plans',
         'GET /v1/sessions/{id}/plans/{toolUseId}',
         'POST /v1/sessions/{id}/plans/{toolUseId}',
+        'POST /v1/sessions/{id}/questions/{toolUseId}/decline',
         'POST /v1/sessions/{id}/compact',
         'GET /v1/sessions/{id}/transcript.jsonl',
         'POST /v1/sessions/import',

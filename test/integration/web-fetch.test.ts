@@ -77,6 +77,25 @@ describe('WebFetch', () => {
     for (const header of ['authorization', 'cookie', 'x-api-key', 'proxy-authorization']) expect(seen.headers[header]).toBeUndefined();
   });
 
+  it('reuses a page the session fetched (15 minutes, per session), reading it with each prompt again', async () => {
+    const first = await session();
+    const url = `${base()}/notes.txt`;
+    const count = () => pages.seen.requests.filter((r) => r.path === '/notes.txt').length;
+    const before = count();
+    const readsBefore = readerRequests().length;
+    const out = await turnWith(first, [fetchCall('toolu_c1', url), fetchCall('toolu_c2', url, 'Anything else?')]);
+    expect([out.toolu_c1!.content, out.toolu_c2!.content].sort()).toEqual(['READ 1', 'READ 2']);
+    expect(readerRequests().length - readsBefore).toBe(2);
+    // Two calls in one response run concurrently: at most both fetch; a later turn reuses the page.
+    const afterFirstTurn = count();
+    expect(afterFirstTurn - before).toBeGreaterThanOrEqual(1);
+    await turnWith(first, [fetchCall('toolu_c3', url)]);
+    expect(count()).toBe(afterFirstTurn);
+    // Another session never gets this session's page: it fetches its own.
+    await turnWith(await session(), [fetchCall('toolu_c4', url)]);
+    expect(count()).toBe(afterFirstTurn + 1);
+  });
+
   it('counts the reader request into the session usage and cost (its budgets)', async () => {
     const sessionId = await session();
     const before = fx.stack.model!.requests.length;

@@ -212,6 +212,7 @@ const FINAL_RUN_OUTCOMES = new Set([
   'checks_limit_reached',
   'queued_into_run',
   'rate_limited',
+  'awaiting_answer',
 ]);
 
 /** The run a delivery started, once it has ended; throws naming it when it has not within `timeoutMs`. */

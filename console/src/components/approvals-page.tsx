@@ -18,7 +18,7 @@ export function ApprovalsPage() {
   const load = async () => {
     try {
       const { sessions } = must(await api.GET('/v1/sessions', { params: { query: { limit: 200, order: 'activity' } } }));
-      const asking = sessions.filter((s) => s.status === 'awaiting_permission');
+      const asking = sessions.filter((s) => s.status === 'awaiting_permission' || s.status === 'awaiting_answer');
       const lists = await Promise.all(
         asking.map(async (session) => ({
           session,

@@ -22,7 +22,7 @@ function answerBody(questions: Question[], picked: Record<string, Picked>): Reco
   return { answers, ...(Object.keys(other).length > 0 ? { other } : {}) };
 }
 
-/** The agent's question (AskUserQuestion): each question's options as large choices, an "Other" field, one Submit (usable on a phone). */
+/** The agent's question (AskUserQuestion): each question's options as large choices, an "Other" field, Answer or Decline (usable on a phone). */
 export function QuestionCard(props: { sessionId: string; toolUseId: string; questions: Question[]; expiresAt?: string; onAnswered: (res: Response) => void }) {
   const [picked, setPicked] = useState<Record<string, Picked>>({});
   const { busy, error, send } = useSendAnswer(props.onAnswered);
@@ -35,10 +35,10 @@ export function QuestionCard(props: { sessionId: string; toolUseId: string; ques
     if (!q.multiSelect) return change(q, { labels: on ? [label] : [], other: '' });
     change(q, { labels: on ? [...labels, label] : labels.filter((l) => l !== label) });
   };
-  const submit = () =>
-    send(`/v1/sessions/${encodeURIComponent(props.sessionId)}/questions/${encodeURIComponent(props.toolUseId)}/answer`, () =>
-      answerBody(props.questions, picked),
-    );
+  const path = `/v1/sessions/${encodeURIComponent(props.sessionId)}/questions/${encodeURIComponent(props.toolUseId)}`;
+  const submit = () => send(`${path}/answer`, () => answerBody(props.questions, picked));
+  // Declining tells the agent the question was rejected; it goes on without an answer.
+  const decline = () => send(`${path}/decline`, () => ({}));
   return (
     <article class="approval question" aria-labelledby={`${base}-h`}>
       <h3 id={`${base}-h`} style="margin:0">
@@ -79,6 +79,9 @@ export function QuestionCard(props: { sessionId: string; toolUseId: string; ques
       <div class="actions">
         <button type="button" class="primary" disabled={busy} onClick={submit}>
           Answer
+        </button>
+        <button type="button" disabled={busy} onClick={decline}>
+          Decline
         </button>
       </div>
     </article>

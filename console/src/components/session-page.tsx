@@ -33,8 +33,9 @@ export function SessionPage({ id }: { id: string }) {
   const running = (s.live !== null && !s.live.end) || session.status === 'running';
   const questions = session.questions ?? [];
   const plans = session.plans ?? [];
-  // A session that waits only for answers to the agent's questions says so, rather than "approval".
-  const waitingOnlyForAnswers = session.status === 'awaiting_permission' && questions.length > 0 && s.pending.length === 0 && plans.length === 0;
+  // A session that waits only for answers to the agent's questions says so, rather than "approval" (its status says so too since `awaiting_answer`).
+  const waitingOnlyForAnswers =
+    (session.status === 'awaiting_permission' || session.status === 'awaiting_answer') && questions.length > 0 && s.pending.length === 0 && plans.length === 0;
   const status = s.live && !s.live.end ? 'running' : waitingOnlyForAnswers ? 'awaiting_answer' : session.status;
   return (
     <>

@@ -33,6 +33,7 @@ export function SessionsPage() {
             <option value="all">All sessions</option>
             <option value="running">Running</option>
             <option value="awaiting_permission">Awaiting approval</option>
+            <option value="awaiting_answer">Awaiting your answer</option>
             <option value="idle">Idle</option>
             <option value="failed">Failed</option>
             <option value="github">From GitHub</option>

@@ -1,4 +1,4 @@
-import { leaseIsDead, type SessionRecord } from '../../stores/session-store.ts';
+import { awaitsPerson, leaseIsDead, type SessionRecord } from '../../stores/session-store.ts';
 import type { StoredMessage } from '../../stores/message-store.ts';
 import { runWorkspaceOp } from '../../workspaces/workspace-ops.ts';
 import type { RemoteDeps } from './remote-sessions.ts';
@@ -12,7 +12,7 @@ const FAILED_STOPS = new Set(['internal_error', 'model_error', 'crashed', 'budge
 /** A session's state: running, waiting for answers, or how its last turn ended. */
 export function remoteState(record: SessionRecord, now: number): RemoteState {
   if (record.lease && !leaseIsDead(record.lease, now) && record.lease.turnId.startsWith('turn_')) return 'working';
-  if (record.status === 'awaiting_permission') return 'input-required';
+  if (awaitsPerson(record.status)) return 'input-required';
   const stop = record.lastTurn?.stopReason;
   if (stop === undefined) return 'submitted';
   if (stop === 'interrupted') return 'canceled';

@@ -2,11 +2,12 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Webhooks } from '@octokit/webhooks';
 import type { Context } from 'hono';
 import type { Deps } from '../../deps/deps.ts';
-import { deliveryRepository } from '../../github-api/github-trigger.ts';
+import { answerFromDelivery, deliveryRepository } from '../../github-api/github-trigger.ts';
 import { triggerForDelivery } from '../../github/follow-up-delivery.ts';
 import { connectionForDelivery } from '../../github/route-delivery.ts';
 import { deliveryEntry } from '../../github/delivery-decision.ts';
 import { ownActivity } from '../../github/own-activity.ts';
+import type { GithubRepoRecord } from '../../stores/github-store.ts';
 import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
 import { bodyLimit } from '../body-limit.ts';
 import { createRouteApp } from '../route-app.ts';
@@ -118,6 +119,19 @@ function ownIgnored(deps: WebhookDeps, payload: unknown): { ignored: string } | 
   return own === undefined ? undefined : { ignored: own };
 }
 
+/**
+ * A comment on a thread whose agent waits on a question (of this tenant's session) is its answer
+ * (a bot's is ignored there); undefined for anything else, which then goes the usual way (a bot's
+ * mention counts where the repository sets `allowBots`).
+ */
+async function questionAnswer(deps: WebhookDeps, repo: GithubRepoRecord, delivery: Delivery) {
+  const answer = answerFromDelivery(delivery.event, delivery.deliveryId, delivery.payload);
+  const number = (delivery.payload as { issue?: { number?: unknown } } | null)?.issue?.number;
+  if (!answer || repo.repositoryId === undefined || typeof number !== 'number') return undefined;
+  const thread = await deps.github.getThread({ id: repo.repositoryId, fullName: repo.fullName }, number);
+  return thread?.waitingQuestion && thread.tenantId === repo.tenantId ? answer : undefined;
+}
+
 /** Starts a run for a delivery that asks for one, once per delivery id. */
 async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: Delivery): Promise<z.infer<typeof webhookAnswerSchema>> {
   const log = deps.log.child({ deliveryId, event });
@@ -137,8 +151,11 @@ async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: D
   }
   const repo = routed;
   const entry = deliveryEntry({ event, deliveryId, payload }, repo, deps.clock());
-  // No loops: what Stratus did itself (its comments, reviews, commits) never starts anything.
-  const found = ownIgnored(deps, payload) ?? (await triggerForDelivery(deps, { event, deliveryId, payload }, repo, log));
+  // No loops: what Stratus did itself (its comments, reviews, commits) never starts anything, nor answers a question.
+  const found =
+    ownIgnored(deps, payload) ??
+    (await questionAnswer(deps, repo, { event, deliveryId, payload })) ??
+    (await triggerForDelivery(deps, { event, deliveryId, payload }, repo, log));
   if ('ignored' in found) {
     log.info('webhook delivery starts nothing', { repository, reason: found.ignored });
     await deps.githubDeliveryLog.record({ ...entry, decision: 'ignored', reason: found.ignored }, deps.clock());

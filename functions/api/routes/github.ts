@@ -6,7 +6,7 @@ import { customAgentsSchema } from '../../session-settings/custom-agents.ts';
 import { mcpServersSchema, mcpServersView } from '../../session-settings/mcp-config.ts';
 import { setupSettingsSchema } from '../../session-settings/setup-settings.ts';
 import { assertOutboundSettings } from '../outbound-settings.ts';
-import { assertValidRules } from '../../session-settings/session-settings.ts';
+import { assertValidRules, QUESTION_TIMEOUT_MAX_SECONDS } from '../../session-settings/session-settings.ts';
 import { permissionModeSchema, ruleListsSchema } from '../../permissions/types.ts';
 import { NotFoundError, UserError } from '../../shared/errors.ts';
 import { connectRepository, type ConnectDeps } from '../../github/connect-repository.ts';
@@ -76,6 +76,15 @@ export const githubRepoSettingsSchema = z
       })
       .optional()
       .describe('What happens after the first run'),
+    questionTimeoutSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(QUESTION_TIMEOUT_MAX_SECONDS)
+      .optional()
+      .describe(
+        "Above 0, runs are attended for the agent's questions: a question is posted as a comment, a writer's reply answers it and the run goes on; unanswered after this long, the agent goes on with its own choice. Absent or 0: a question gets no answer at once.",
+      ),
   })
   .openapi('GithubRepositorySettings');
 
@@ -135,9 +144,9 @@ const runSchema = z
     number: z.number().int().describe('The issue or pull request number'),
     kind: z.enum(['issue', 'pull_request']),
     trigger: z
-      .enum(['label', 'mention', 'review', 'check', 'closed', 'queued'])
+      .enum(['label', 'mention', 'review', 'check', 'closed', 'queued', 'answer'])
       .describe(
-        'label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked',
+        "label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked; answer: a reply comment that answered the agent's question",
       ),
     sender: z.string(),
     sessionId: z.string().nullable(),
@@ -147,7 +156,7 @@ const runSchema = z
     outcome: z
       .string()
       .describe(
-        "queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run (the comment joined the run working on its item), rate_limited, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)",
+        "queued, running, awaiting_plan (a plan-first run waits for a reply), awaiting_answer (the agent asked a question in a comment; a writer's reply goes on), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, queued_into_run (the comment joined the run working on its item), rate_limited, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)",
       ),
     detail: z.string().nullable(),
     cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),

@@ -1,10 +1,11 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import { startTurn } from '../../turn/turn.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
-import { answerQuestion } from '../../session/answer-question.ts';
+import { answerQuestion, declineQuestion } from '../../session/answer-question.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { showId } from '../../shared/ids.ts';
-import { waitsForPerson } from '../../stores/approval-store.ts';
+import { waitsForPerson, type PendingApproval } from '../../stores/approval-store.ts';
+import type { Context } from 'hono';
 import type { ApiEnv } from '../route-app.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
@@ -26,7 +27,30 @@ const answerBody = z
   })
   .openapi('QuestionAnswer');
 
+const declineBody = z
+  .strictObject({ feedback: text.optional().describe('What the person tells the agent instead (it reads it after the rejection text)') })
+  .openapi('QuestionDecline');
+
 const tags = ['Questions'];
+
+const toolUseParams = z.object({ id: z.string().describe('Session id'), toolUseId: z.string().describe('The `toolUseId` of the question') });
+
+/** What an answer or a decline responds: the resumed turn, or 202 while other calls still wait. */
+const closeResponses = {
+  ...turnResponses,
+  202: {
+    description: 'Other calls still wait for a person; or (JSON) the resumed turn continues in another invocation',
+    content: {
+      'application/json': {
+        schema: z.union([
+          z.object({ status: z.literal('awaiting_permission'), waiting: z.array(z.string()).describe('The tool_use ids still waiting') }),
+          turnResponses[202].content['application/json'].schema,
+        ]),
+      },
+    },
+  },
+  ...errorResponses(400, 404, 409, 413, 415, 422),
+};
 
 const list = createRoute({
   method: 'get',
@@ -46,41 +70,61 @@ const answer = createRoute({
     "Every question of the call needs an answer: an option's label, or the person's own words in `other`. When nothing else waits, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits. 409 `already_answered` once the question was answered or its time ran out.",
   middleware: [jsonBodyLimit(256 * 1024)] as const,
   request: {
-    params: z.object({ id: z.string().describe('Session id'), toolUseId: z.string().describe('The `toolUseId` of the question') }),
+    params: toolUseParams,
     headers: idempotencyKeyHeader,
     body: { content: { 'application/json': { schema: answerBody } }, required: true },
   },
-  responses: {
-    ...turnResponses,
-    202: {
-      description: 'Other calls still wait for a person; or (JSON) the resumed turn continues in another invocation',
-      content: {
-        'application/json': {
-          schema: z.union([
-            z.object({ status: z.literal('awaiting_permission'), waiting: z.array(z.string()).describe('The tool_use ids still waiting') }),
-            turnResponses[202].content['application/json'].schema,
-          ]),
-        },
-      },
-    },
-    ...errorResponses(400, 404, 409, 413, 415, 422),
+  responses: closeResponses,
+});
+
+const decline = createRoute({
+  method: 'post',
+  path: '/{id}/questions/{toolUseId}/decline',
+  tags,
+  summary: 'Decline a waiting question',
+  description:
+    "The person will not answer: the agent's call gets the rejection text the reference gives a declined question (with `feedback`, the person's words after it) and the turn goes on, resumed here as for an answer. 409 `already_answered` once the question was answered, declined or its time ran out.",
+  middleware: [jsonBodyLimit(64 * 1024)] as const,
+  request: {
+    params: toolUseParams,
+    headers: idempotencyKeyHeader,
+    body: { content: { 'application/json': { schema: declineBody } }, required: false },
   },
+  responses: closeResponses,
 });
 
 type QuestionRouteDeps = Pick<Deps, 'sessions' | 'approvals' | 'clock'> & DepsOf<typeof startTurn> & TurnResponseDeps;
 
+/** The model API's own rule for tool_use ids; anything else cannot be waiting (and must not reach the table as a key). */
+function checkedToolUseId(sessionId: string, toolUseId: string): string {
+  if (!/^[\w-]{1,256}$/.test(toolUseId)) throw new NotFoundError(`No question ${showId(toolUseId)} waits for an answer in session ${sessionId}.`);
+  return toolUseId;
+}
+
+/** After an answer or a decline: 202 while other calls wait, else the resumed turn is the response. */
+async function resumeUnlessWaiting(c: Context<ApiEnv>, deps: QuestionRouteDeps, sessionId: string, waiting: PendingApproval[]) {
+  if (waiting.length > 0) return c.json({ status: 'awaiting_permission' as const, waiting: waiting.map((w) => w.toolUseId) }, 202);
+  const deadlineAt = invocationDeadline(c);
+  const turn = await startTurn(deps, { sessionId, tenantId: c.get('tenantId'), resume: true, deadlineAt });
+  return untypedResponse(await respondWithTurn(c, deps, turn, deadlineAt));
+}
+
 function answerHandler(deps: QuestionRouteDeps): RouteHandler<typeof answer, ApiEnv> {
   return async (c) => {
     const { id: sessionId, toolUseId } = c.req.valid('param');
-    const tenantId = c.get('tenantId');
-    await deps.sessions.getForTenant(sessionId, tenantId);
-    // The model API's own rule for tool_use ids; anything else cannot be waiting (and must not reach the table as a key).
-    if (!/^[\w-]{1,256}$/.test(toolUseId)) throw new NotFoundError(`No question ${showId(toolUseId)} waits for an answer in session ${sessionId}.`);
-    const waiting = await answerQuestion(deps, sessionId, toolUseId, c.req.valid('json'));
-    if (waiting.length > 0) return c.json({ status: 'awaiting_permission' as const, waiting: waiting.map((w) => w.toolUseId) }, 202);
-    const deadlineAt = invocationDeadline(c);
-    const turn = await startTurn(deps, { sessionId, tenantId, resume: true, deadlineAt });
-    return untypedResponse(await respondWithTurn(c, deps, turn, deadlineAt));
+    await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
+    const waiting = await answerQuestion(deps, sessionId, checkedToolUseId(sessionId, toolUseId), c.req.valid('json'));
+    return resumeUnlessWaiting(c, deps, sessionId, waiting);
+  };
+}
+
+function declineHandler(deps: QuestionRouteDeps): RouteHandler<typeof decline, ApiEnv> {
+  return async (c) => {
+    const { id: sessionId, toolUseId } = c.req.valid('param');
+    await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
+    const { feedback } = c.req.valid('json') ?? {};
+    const waiting = await declineQuestion(deps, sessionId, checkedToolUseId(sessionId, toolUseId), feedback);
+    return resumeUnlessWaiting(c, deps, sessionId, waiting);
   };
 }
 
@@ -93,5 +137,6 @@ export function questionRoutes(deps: QuestionRouteDeps) {
     return c.json({ questions: pending.filter((p) => p.kind === 'question' && waitsForPerson(p)).map(pendingQuestionView) }, 200);
   });
   app.openapi(answer, answerHandler(deps));
+  app.openapi(decline, declineHandler(deps));
   return app;
 }

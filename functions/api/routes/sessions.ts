@@ -7,7 +7,7 @@ import { assertValidRules, sessionSettingsSchema } from '../../session-settings/
 import { createSession } from '../../session/create-session.ts';
 import { messagePageView, sessionView } from '../../session/session-view.ts';
 import { LimitError, UserError } from '../../shared/errors.ts';
-import { SESSION_ORDERS } from '../../stores/session-store.ts';
+import { awaitsPerson, SESSION_ORDERS } from '../../stores/session-store.ts';
 import { createRouteApp, jsonBodyLimit } from '../route-app.ts';
 import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCursorSchema, pageQuerySchema, sessionIdParam } from '../schemas/common.ts';
 import { messagePageSchema, sessionSchema } from '../schemas/sessions.ts';
@@ -115,7 +115,7 @@ export function sessionRoutes(
   app.openapi(get, async (c) => {
     const record = await withDeadLeaseFreed(deps, await deps.sessions.getForTenant(c.req.valid('param').id, c.get('tenantId')));
     // Only a session that waits for a person can have questions: others cost no extra read.
-    const waiting = record.status === 'awaiting_permission' ? await deps.approvals.listForSession(record.sessionId) : [];
+    const waiting = awaitsPerson(record.status) ? await deps.approvals.listForSession(record.sessionId) : [];
     return c.json(sessionView(record, deps.clock(), deps.config, waiting), 200);
   });
 

@@ -59,7 +59,11 @@ export const sessionSchema = z
   .object({
     id: z.string(),
     title: z.string().nullable(),
-    status: z.string().describe('`idle`, `running`, `awaiting_permission`, `failed` (`interrupted`: a dead turn nobody has cleaned up yet)'),
+    status: z
+      .string()
+      .describe(
+        "`idle`, `running`, `awaiting_permission` (a call waits for permission), `awaiting_answer` (only the agent's questions wait), `failed` (`interrupted`: a dead turn nobody has cleaned up yet)",
+      ),
     createdAt: z.string(),
     updatedAt: z.string(),
     messageCount: z.number().int(),

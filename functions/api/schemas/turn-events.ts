@@ -20,6 +20,7 @@ const stopReasons = [
   'aborted',
   'model_error',
   'awaiting_permission',
+  'awaiting_answer',
   'hook_stopped',
   'checkpoint',
   'interrupted',
@@ -31,7 +32,7 @@ const stopReasons = [
 export const turnStopReasonSchema = z
   .enum(stopReasons)
   .describe(
-    "`end_turn`: the model finished. `awaiting_permission`: a call waits for an answer (POST …/permissions/:toolUseId resumes it). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end's `budget` names it). `crashed`: its process died; everything stored before is kept.",
+    "`end_turn`: the model finished. `awaiting_permission`: a call waits for permission (POST …/permissions/:toolUseId resumes it). `awaiting_answer`: only the agent's questions wait (POST …/questions/:toolUseId/answer or …/decline resumes it; so does their timeout). `checkpoint`: the turn continues in another invocation. `interrupted`: POST …/interrupt stopped it. `budget_exceeded`: a budget ran out (turn_end's `budget` names it). `crashed`: its process died; everything stored before is kept.",
   );
 
 const events = {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { buildTool, ToolError } from '../tool.ts';
 import { readPage } from './page-reader.ts';
+import { createPageCache } from './page-cache.ts';
 import { fetchPage, type RedirectNotice } from './web-page.ts';
 
 export const WEB_FETCH_TOOL_NAME = 'WebFetch';
@@ -50,6 +51,9 @@ To complete your request, I need to fetch content from the redirected URL. Pleas
 - prompt: "${prompt}"`;
 }
 
+/** This instance's fetched pages, per session (the reference's 15-minute cache). */
+const pages = createPageCache();
+
 export const webFetchTool = buildTool({
   name: WEB_FETCH_TOOL_NAME,
   inputSchema,
@@ -66,7 +70,10 @@ export const webFetchTool = buildTool({
   async call(input, ctx) {
     if (!ctx.web || !ctx.sideModel) throw new ToolError('WebFetch is not available to this agent: it has no network access or no model to read pages with.');
     const startedAt = Date.now();
-    const fetched = await fetchPage(input.url, ctx.web, ctx.signal);
+    // Keyed by the URL as the model wrote it, as the reference keys it; redirect notices are not kept.
+    const cached = pages.get(ctx.sessionId, input.url);
+    const fetched = cached ?? (await fetchPage(input.url, ctx.web, ctx.signal));
+    if (fetched.kind === 'page' && !cached) pages.set(ctx.sessionId, input.url, fetched);
     if (fetched.kind === 'redirect') {
       const result = redirectNoticeText(fetched, input.prompt);
       const codeText = redirectStatusText(fetched.statusCode);

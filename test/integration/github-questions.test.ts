@@ -1,0 +1,121 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import { apiClient } from '../support/api-client.ts';
+import { startGitHttpServer } from '../support/git-http-server.ts';
+import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import { commentPayload, finishedRun, labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
+import { LIBRARY_QUESTION as library } from '../support/questions.ts';
+import { bash, text, unscripted } from '../support/stack-fixture.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+const SECRET = 'webhook-secret-for-tests';
+const APP_ID = '4343';
+const ask = (id: string) => ({
+  content: [{ type: 'tool_use' as const, id, name: 'AskUserQuestion', input: { questions: [library] } }],
+  stopReason: 'tool_use' as const,
+});
+const issue = { number: 1, title: 'Parse dates' };
+
+/** An attended GitHub run's question: a comment that a writer's reply answers, through the webhook route and the stand-ins. */
+describe('AskUserQuestion in GitHub runs', () => {
+  const tmp = makeTempDir();
+  const gitRoot = makeTempDir();
+  let stack: LocalStack;
+  let gh: GithubApiServer;
+  let git: Awaited<ReturnType<typeof startGitHttpServer>>;
+  let api: ReturnType<typeof apiClient>;
+  const repos: Record<string, RepoRef> = {};
+
+  beforeAll(async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 78 });
+    git = await startGitHttpServer({ projectRoot: gitRoot.dir, token: (t) => gh.isValidToken(t) });
+    stack = await startLocalStack({
+      dataDir: tmp.dir,
+      brain: unscripted,
+      github: {
+        webhookSecret: SECRET,
+        appId: APP_ID,
+        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
+        apiUrl: gh.url,
+        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
+      },
+    });
+    api = apiClient(stack.apiUrl, stack.token);
+    gh.addInstallation(78, 'acme');
+    const admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
+    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 78, tenantId: 'local' })).status).toBe(201);
+    gh.permissions.set('maintainer', 'write');
+    gh.permissions.set('reader', 'read');
+    for (const [id, name, settings] of [
+      [2_001, 'acme/attended', { questionTimeoutSeconds: 3600 }],
+      [2_002, 'acme/unattended', undefined],
+    ] as const) {
+      makeBareRepo(gitRoot.dir, name, { 'dates.js': 'module.exports = {};\n' });
+      gh.addRepository({ id, fullName: name, installationId: 78 });
+      gh.addIssue(name, 1, { title: issue.title, body: 'We need date parsing.', user: { login: 'reporter', type: 'User' } });
+      repos[name] = { id, fullName: name, cloneUrl: `${git.url}/${name}.git`, installationId: 78 };
+      expect((await api.request('POST', '/v1/github/repositories', { repository: name, ...(settings ? { settings } : {}) })).status).toBe(201);
+    }
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+    await git?.close();
+    await gh?.close();
+    tmp.cleanup();
+    gitRoot.cleanup();
+  });
+
+  const reply = async (repo: RepoRef, id: number, body: string, login: string, type = 'User') => {
+    gh.addComment(repo.fullName, 1, { id, body, login });
+    return sendDelivery(stack.apiUrl, SECRET, 'issue_comment', commentPayload(repo, issue, { id, body }, { login, type }));
+  };
+
+  it('posts the question as a comment; a reader and the bot are ignored; a writer’s reply answers it and the run goes on to its PR', async () => {
+    const repo = repos['acme/attended']!;
+    stack.model!.enqueue(ask('toolu_gh'));
+    const labeled = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, issue, 'stratus', { login: 'maintainer' }));
+    const asked = await finishedRun(api, labeled.deliveryId);
+    expect(asked).toMatchObject({ outcome: 'awaiting_answer', trigger: 'label' });
+    const [progress, question] = gh.commentsOn(repo.fullName, 1);
+    expect(progress!.body).toContain('asked a question in session');
+    expect(question!.body).toContain(`❓ **Stratus** has a question in session \`${asked.sessionId}\`:`);
+    expect(question!.body).toContain('**Which library should we use?** (Library)\n1. **dayjs** — Small\n2. **luxon** — Rich');
+    expect((await api.request('GET', `/v1/sessions/${asked.sessionId}`)).json.status).toBe('awaiting_answer');
+
+    // A reader's reply is refused (no write access); the bot's own comment is not even a run.
+    const byReader = await reply(repo, 501, 'dayjs please', 'reader');
+    expect(await finishedRun(api, byReader.deliveryId)).toMatchObject({ outcome: 'refused', trigger: 'answer' });
+    const byBot = await reply(repo, 502, question!.body, 'stratus-app[bot]', 'Bot');
+    expect(byBot.body).toEqual({ accepted: false, reason: "a bot's comment does not answer a question" });
+    expect((await api.request('GET', `/v1/sessions/${asked.sessionId}/questions`)).json.questions).toHaveLength(1);
+
+    // A writer's reply that quotes the question and picks option 2 by number.
+    stack.model!.enqueue({ content: [bash('t_fix', 'echo "module.exports = require(\'luxon\');" > dates.js')], stopReason: 'tool_use' }, text('Used luxon.'));
+    const answered = await reply(repo, 503, '> Which library should we use?\n\n2', 'maintainer');
+    expect(answered.body).toEqual({ accepted: true });
+    const run = await finishedRun(api, answered.deliveryId);
+    expect(run).toMatchObject({ outcome: 'pr_opened', trigger: 'answer', sessionId: asked.sessionId });
+    const result = (await api.messages(asked.sessionId)).flatMap((m: any) => m.content).find((b: any) => b.tool_use_id === 'toolu_gh');
+    expect(result.content).toBe(
+      'User has answered your questions: "Which library should we use?"="luxon". You can now continue with the user\'s answers in mind.',
+    );
+    // Answered: a later comment is an ordinary one again (no mention: no run).
+    expect((await reply(repo, 504, 'thanks!', 'maintainer')).body).toMatchObject({ accepted: false });
+  });
+
+  it('an unattended repository (no questionTimeoutSeconds) gets "no answer" at once and never waits', async () => {
+    const repo = repos['acme/unattended']!;
+    stack.model!.enqueue(ask('toolu_un'), text('Chose dayjs myself; nothing to change.'));
+    const labeled = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, issue, 'stratus', { login: 'maintainer' }));
+    const run = await finishedRun(api, labeled.deliveryId);
+    expect(run.outcome).toBe('no_changes');
+    const result = (await api.messages(run.sessionId)).flatMap((m: any) => m.content).find((b: any) => b.tool_use_id === 'toolu_un');
+    expect(result.content).toContain('No one can answer questions in this session.');
+    expect(gh.commentsOn(repo.fullName, 1).some((c) => c.body.includes('has a question'))).toBe(false);
+  });
+});

@@ -297,6 +297,9 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
       ...(input.ctx.web ? { web: input.ctx.web } : {}),
       ...(input.ctx.sideModel ? { sideModel: input.ctx.sideModel } : {}),
       ...(scope.project ? { skills: scope.project.skills } : {}),
+      // The session's schedules and its sub-agents, as the parent's own calls reach them (the Cron tools, SendMessage).
+      ...(input.ctx.schedules ? { schedules: input.ctx.schedules } : {}),
+      ...(input.ctx.agentMessages ? { agentMessages: input.ctx.agentMessages } : {}),
     },
     ...(input.shouldCheckpoint ? { shouldCheckpoint: input.shouldCheckpoint } : {}),
     ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),

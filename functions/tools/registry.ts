@@ -9,6 +9,9 @@ import { editTool } from './edit-tool.ts';
 import { globTool } from './glob-tool.ts';
 import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
+import { cronCreateTool } from './schedule/cron-create-tool.ts';
+import { cronDeleteTool } from './schedule/cron-delete-tool.ts';
+import { cronListTool } from './schedule/cron-list-tool.ts';
 import { skillTool } from './skill/skill-tool.ts';
 import { taskOutputTool } from './task-output-tool.ts';
 import { notebookEditTool } from './notebook-edit-tool.ts';
@@ -27,6 +30,9 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   agentTool,
   askUserQuestionTool,
   bashTool,
+  cronCreateTool,
+  cronDeleteTool,
+  cronListTool,
   readTool,
   writeTool,
   editTool,

@@ -21,6 +21,7 @@ import type { TurnDeps } from '../agent/turn-deps.ts';
 import type { TurnRecorder } from '../agent/turn-recorder.ts';
 import type { TurnRun } from './turn-run.ts';
 import type { TurnStop } from '../agent/turn-stop.ts';
+import { schedulesToolContext } from '../schedules/agent-schedules.ts';
 
 /**
  * The start of a turn's loop: reload the conversation (only what follows the last compact
@@ -169,6 +170,7 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
       web: createSessionWeb(deps, recorder.settings),
       sideModel: createSideModel(deps, (response) => recorder.countToolModelCall(response)),
       skills: loop.project.skills,
+      ...schedulesToolContext(deps, session),
     },
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };

@@ -65,4 +65,4 @@ export type TurnDeps = Pick<
   | 'tenantUsage'
   | 'tenantSettings'
 > &
-  Partial<Pick<Deps, 'mcp' | 'schedules' | 'scheduleBackend'>> & { config: TurnConfig };
+  Partial<Pick<Deps, 'mcp' | 'agentSchedules'>> & { config: TurnConfig };

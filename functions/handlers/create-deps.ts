@@ -27,6 +27,7 @@ import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
 import { ScheduleStore } from '../stores/schedule-store.ts';
+import { createSessionSchedules } from '../schedules/agent-schedules.ts';
 import { SessionStore } from '../stores/session-store.ts';
 import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../schedules/schedule-backend.ts';
 import { builtinTools, createToolRegistry } from '../tools/registry.ts';
@@ -70,14 +71,17 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
   const { db, lambda, scheduler, s3 } = awsClients(config, { captureClient: (client) => observe(tracing.captureClient(client)) });
   const blobs = new BlobStore(s3, config.bucket);
   const outbound = outboundPolicy(config);
+  const schedules = new ScheduleStore(db, config.tables.schedules);
+  const scheduleBackend = config.scheduler ? createEventBridgeScheduleBackend(scheduler, config.scheduler) : POLLING_SCHEDULE_BACKEND;
   return {
     config,
     sessions: new SessionStore(db, config.tables.sessions),
     messages: new MessageStore(db, config.tables.messages, blobs),
     blobs,
     events: new EventStore(db, config.tables.events),
-    schedules: new ScheduleStore(db, config.tables.schedules),
-    scheduleBackend: config.scheduler ? createEventBridgeScheduleBackend(scheduler, config.scheduler) : POLLING_SCHEDULE_BACKEND,
+    schedules,
+    scheduleBackend,
+    agentSchedules: (session) => createSessionSchedules({ schedules, scheduleBackend, clock: Date.now, newId: createTimeOrderedId }, session),
     approvals: new ApprovalStore(db, config.tables.approvals),
     // Background sub-agents sit in the sessions table under their log ids (not listed: no tenantId).
     backgroundAgents: new BackgroundAgentStore(db, config.tables.sessions),

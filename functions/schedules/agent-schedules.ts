@@ -2,12 +2,9 @@ import type { Deps } from '../deps/deps.ts';
 import { errorMessage, NotFoundError } from '../shared/errors.ts';
 import type { ScheduleRecord } from '../stores/schedule-store.ts';
 import type { AgentSchedule, SessionSchedules } from '../tools/tool.ts';
+import { AGENT_SCHEDULE_MAX_AGE_DAYS, MAX_AGENT_SCHEDULES } from '../tools/schedule/schedule-limits.ts';
 import { nextRunAt, validateSchedule } from './cron.ts';
 
-/** Agent-made schedules a session may hold at once (the reference's limit on its scheduled jobs). */
-export const MAX_AGENT_SCHEDULES = 50;
-/** An agent's recurring schedule fires for this long, then once more, and is deleted (the reference's age-out). */
-export const AGENT_SCHEDULE_MAX_AGE_DAYS = 7;
 /** Agent-made schedules run in UTC: the session has no local time of its own. */
 const AGENT_TIMEZONE = 'UTC';
 
@@ -104,15 +101,4 @@ async function allForTenant(deps: AgentScheduleDeps, tenantId: string): Promise<
 
 function toAgentSchedule(record: ScheduleRecord): AgentSchedule {
   return { id: record.scheduleId, cron: record.cron, prompt: record.prompt, recurring: record.oneShot !== true };
-}
-
-/** The session's agent-made schedules where the deployment has a schedule store (every app does; bare test engines may not). */
-export function schedulesToolContext(
-  deps: Partial<Pick<Deps, 'schedules' | 'scheduleBackend'>> & Pick<Deps, 'clock' | 'newId'>,
-  session: { sessionId: string; tenantId: string },
-): { schedules?: SessionSchedules } {
-  const { schedules, scheduleBackend } = deps;
-  return schedules && scheduleBackend
-    ? { schedules: createSessionSchedules({ schedules, scheduleBackend, clock: deps.clock, newId: deps.newId }, session) }
-    : {};
 }

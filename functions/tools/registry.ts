@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isToolWhollyDenied } from '../permissions/rule-matching.ts';
 import type { PermissionRule } from '../permissions/types.ts';
 import { agentTool } from './agent/agent-tool.ts';
+import { sendMessageTool } from './agent/send-message-tool.ts';
 import { askUserQuestionTool } from './ask-user-question-tool.ts';
 import { bashTool } from './bash-tool.ts';
 import { editTool } from './edit-tool.ts';
@@ -34,6 +35,7 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   cronDeleteTool,
   cronListTool,
   readTool,
+  sendMessageTool,
   writeTool,
   editTool,
   notebookEditTool,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_SCHEDULE_MAX_AGE_DAYS } from '../../schedules/agent-schedules.ts';
+import { AGENT_SCHEDULE_MAX_AGE_DAYS } from './schedule-limits.ts';
 import { errorMessage } from '../../shared/errors.ts';
 import { buildTool, ToolError, type AgentSchedule } from '../tool.ts';
 import { cronToHuman } from './cron-to-human.ts';

@@ -124,4 +124,28 @@ describe('the Cron tools', () => {
     expect(await stack.deps.schedules.get(id)).toBeUndefined();
     expect((await api.request('GET', `/v1/sessions/${sessionId}`)).json.turnCount).toBe(3);
   });
+
+  it('asks before CronCreate in default mode (an unattended session is refused), lists and deletes without asking; a deny rule hides the tools', async () => {
+    const created = await api.request('POST', '/v1/sessions', { settings: { permissionMode: 'default', unattended: true } });
+    const sessionId = created.json.id as string;
+    stack.model!.enqueue(
+      { content: [call('toolu_ask', 'CronCreate', { cron: '0 * * * *', prompt: 'p' }), call('toolu_list', 'CronList', {})] },
+      say('could not'),
+    );
+    await api.turn(sessionId, 'schedule');
+    const r = await results(api, sessionId);
+    expect(r.get('toolu_ask')![0]).toMatch(/^Permission to use CronCreate has been denied because Claude Code is running in don't ask mode\./);
+    expect(r.get('toolu_list')).toEqual(['No scheduled jobs.', false]);
+    expect(
+      (await api.request('GET', '/v1/schedules?limit=200')).json.schedules.some((s: { target: { sessionId?: string } }) => s.target.sessionId === sessionId),
+    ).toBe(false);
+
+    const denied = (await api.request('POST', '/v1/sessions', { settings: { rules: { deny: ['CronCreate', 'CronDelete'] } } })).json.id as string;
+    stack.model!.enqueue(say('nothing to do'));
+    await api.turn(denied, 'hello');
+    const tools = stack.model!.requests.at(-1)!.body.tools!.map((t) => t.name);
+    expect(tools).toContain('CronList');
+    expect(tools).not.toContain('CronCreate');
+    expect(tools).not.toContain('CronDelete');
+  });
 });

@@ -78,6 +78,8 @@ describe('SendMessage on the local stack', () => {
       isError: false,
     });
     const record = await untilFinished(sessionId, 'agent_toolu_fg');
+    const listed = await api.request('GET', `/v1/sessions/${sessionId}/agents`);
+    expect(listed.json.agents).toEqual([expect.objectContaining({ agentId: 'agent_toolu_fg', status: 'completed', background: false })]);
     expect(record).toMatchObject({
       status: 'completed',
       agentType: 'general-purpose',

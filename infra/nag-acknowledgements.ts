@@ -202,11 +202,15 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
       );
     }
   }
-  ack(
-    stack.api.role.node.tryFindChild('DefaultPolicy')!,
-    `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
-    'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.',
-  );
+  // The engines that run turns make and retire an agent's schedules (CronCreate) too.
+  for (const role of [stack.api.role, stack.cron.role, stack.githubWorker?.role]) {
+    if (!role) continue;
+    ack(
+      role.node.tryFindChild('DefaultPolicy')!,
+      `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
+      'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.',
+    );
+  }
   acknowledgeStorageRoles(stack, bucket);
 }
 

@@ -364,6 +364,7 @@ export class StratusStack extends Stack {
       );
     }
     this.schedules.allowManageBy(this.api.role);
+    this.allowEnginesToSchedule();
     // Long turns continue in an async invocation of the API function, from the API itself or
     // from a scheduled turn in the cron function. The ARN is built from the name: referencing
     // the function from its own role's policy would be a circular dependency.
@@ -404,6 +405,24 @@ export class StratusStack extends Stack {
   /** The functions that run turns: API, cron, and the GitHub worker when there is one. */
   private engines(): TurnEngineFunction[] {
     return [this.api, this.cron, ...(this.githubWorker ? [this.githubWorker] : [])];
+  }
+
+  /**
+   * Every turn engine may make and retire schedules: an agent's CronCreate runs in any turn (an
+   * API one, a scheduled one, a GitHub run's), and a one-shot's last firing deletes it. The cron
+   * function's own ARN is built from its name: a reference from its own environment would be circular.
+   */
+  private allowEnginesToSchedule(): void {
+    const scheduling = {
+      STRATUS_SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,
+      STRATUS_SCHEDULER_ROLE_ARN: this.schedules.schedulerRole.roleArn,
+      STRATUS_CRON_FUNCTION_ARN: this.functionArnFromName(`${this.stage.prefix}-cron`),
+    };
+    for (const engine of [this.cron, this.githubWorker]) {
+      if (!engine) continue;
+      for (const [name, value] of Object.entries(scheduling)) engine.fn.addEnvironment(name, value);
+      this.schedules.allowManageBy(engine.role);
+    }
   }
 
   /** A function's ARN built from its name (a role's policy cannot reference its own function: a cycle). */

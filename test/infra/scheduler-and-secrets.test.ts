@@ -48,6 +48,22 @@ describe('scheduler wiring and secrets', () => {
     expect(env.STRATUS_CRON_FUNCTION_ARN).toEqual({ 'Fn::GetAtt': [s.id(s.stack.cron.fn), 'Arn'] });
   });
 
+  it("lets the cron function, whose turns run an agent's CronCreate and retire one-shot schedules, manage schedules as the API does", () => {
+    const cron = statementsOf(s.template, s.id(s.stack.cron.role));
+    expect(cron).toContainEqual({
+      Effect: 'Allow',
+      Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
+      Resource: scheduleArns,
+    });
+    expect(cron.filter((st) => actionsOf(st).includes('iam:PassRole')).map((st) => st.Condition)).toEqual([
+      { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+    ]);
+    const env = s.template.findResources('AWS::Lambda::Function')[s.id(s.stack.cron.fn)]!.Properties.Environment.Variables;
+    expect(env.STRATUS_SCHEDULE_GROUP).toBe('stratus-dev');
+    expect(env.STRATUS_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [s.id(s.stack.schedules.schedulerRole), 'Arn'] });
+    expect(JSON.stringify(env.STRATUS_CRON_FUNCTION_ARN)).toContain(':function:stratus-dev-cron');
+  });
+
   it('keeps only the secrets of configured features, readable by the roles that use them', () => {
     const names = Object.values(s.template.findResources('AWS::SecretsManager::Secret'))
       .map((r) => r.Properties.Name)

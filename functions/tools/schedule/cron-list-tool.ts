@@ -28,8 +28,10 @@ export const cronListTool = buildTool({
   },
 });
 
-/** The first line's worth of a prompt, with an ellipsis when cut. */
+/** A prompt's first line, up to PROMPT_PREVIEW_CHARS with the ellipsis; a cut line (or a dropped rest) ends in "…", as the reference lists it. */
 function preview(prompt: string): string {
-  const oneLine = prompt.replace(/\s*\n\s*/g, ' ');
-  return oneLine.length <= PROMPT_PREVIEW_CHARS ? oneLine : `${oneLine.slice(0, PROMPT_PREVIEW_CHARS - 1)}…`;
+  const newline = prompt.indexOf('\n');
+  const line = newline === -1 ? prompt : prompt.slice(0, newline);
+  if (line.length + (newline === -1 ? 0 : 1) <= PROMPT_PREVIEW_CHARS) return newline === -1 ? line : `${line}…`;
+  return `${line.slice(0, PROMPT_PREVIEW_CHARS - 1)}…`;
 }

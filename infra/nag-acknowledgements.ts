@@ -1,4 +1,5 @@
 import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { EGRESS_GRANTS_PREFIX } from '../sandbox-runner/common/egress-mailbox.ts';
 import type { IConstruct } from 'constructs';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import { TABLE_KEYS, TABLES } from '../functions/stores/tables.ts';
@@ -194,6 +195,13 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
       `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.spill}*]`,
       'Payloads of oversized DynamoDB items, keyed per session and message; the grant is limited to that prefix.',
     );
+    if (!stack.egressProxy) {
+      ack(
+        policy,
+        `IAM5[Resource::${bucket}/${EGRESS_GRANTS_PREFIX}*]`,
+        "The egress mailbox's grants, one per workspace, written before its commands run and deleted after; the grant is limited to that prefix (docs/security.md).",
+      );
+    }
     for (const model of modelsBehindProfiles(stack.bedrockModels)) {
       ack(
         policy,
@@ -202,7 +210,12 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
       );
     }
   }
-  // The engines that run turns make and retire an agent's schedules (CronCreate) too.
+  acknowledgeScheduleGrants(stack, region, account);
+  acknowledgeStorageRoles(stack, bucket);
+}
+
+/** The engines that run turns make and retire schedules (an agent's CronCreate, a one-shot's last firing), in the Stratus group only. */
+function acknowledgeScheduleGrants(stack: NagSubjects, region: string, account: string): void {
   for (const role of [stack.api.role, stack.cron.role, stack.githubWorker?.role]) {
     if (!role) continue;
     ack(
@@ -211,7 +224,6 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
       'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.',
     );
   }
-  acknowledgeStorageRoles(stack, bucket);
 }
 
 /** The storage roles' ceilings: session policies narrow every use of them. */

@@ -33,6 +33,8 @@ import { closeServer } from './net/listen.ts';
 import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
 import { LOCAL_ACCOUNT } from './aws-call-iam.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
+import type { S3NotificationRule } from './s3-notifications.ts';
+import { EGRESS_FORWARDER_FUNCTION, egressMailboxNotification, localEgressForwarder } from './local-egress-forwarder.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
 import type { Brain } from './scripted-model/script.ts';
@@ -139,13 +141,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const credentials = freshLocalCredentials();
     const { callLogDir, callLog } = awsCallLogOf(opts);
     const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
-    const s3 = service(await startLocalS3(opts, credentials));
-    const runner = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
-    // The API function is registered once deps exist: it receives its own asynchronous
-    // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
-    const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
+    // The functions are registered as they can be made: the runner once S3 listens, the API once
+    // deps exist (it receives its own asynchronous invocations, turn continuations, as on AWS).
+    const functions: Record<string, LocalFunction | TenantIsolatedFunction> = {};
     const failures = asyncFailures(opts.dataDir);
     const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, watch: failures.watch }));
+    // In the mailbox mode S3 tells the egress forwarder of each request object, as in AWS.
+    const s3 = service(await startLocalS3(opts, credentials, opts.settings?.egress === 'mailbox' ? [egressMailboxNotification(lambda.url)] : []));
+    functions[RUNNER_FUNCTION] = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     const model = opts.anthropic || opts.bedrock ? undefined : service(await startScriptedModel(opts));
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
@@ -155,7 +158,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
     const deps = await createLocalDeps(opts, config, stops, { callLog, failedInvocations: failures.store });
-    registerHarnessFunctions(functions, deps);
+    registerHarnessFunctions(functions, deps, callLog);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
     // EventBridge Scheduler's stand-in finds what is due; each firing runs as the cron function.
@@ -178,13 +181,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
 }
 
 /** The S3 stand-in, versioned as the deployed bucket is (infra/constructs/data-stores.ts). */
-function startLocalS3(opts: LocalStackOptions, credentials: ReturnType<typeof freshLocalCredentials>) {
+function startLocalS3(opts: LocalStackOptions, credentials: ReturnType<typeof freshLocalCredentials>, notifications: S3NotificationRule[]) {
   return startS3ServerProcess({
     dir: path.join(opts.dataDir, 's3'),
     buckets: [LOCAL_BUCKET],
     versionedBuckets: [LOCAL_BUCKET],
     credentials,
     port: opts.ports?.s3,
+    notifications,
   });
 }
 
@@ -228,11 +232,13 @@ function localMinter(config: StratusConfig, callLog: AwsCallLog | undefined): Lo
 /**
  * The API function receives its own asynchronous invocations (turn continuations), and webhook
  * deliveries (asynchronous) and the API's lookups (synchronous) reach the GitHub worker, as in
- * AWS, here in the same process.
+ * AWS, here in the same process; so do the egress forwarder's notifications in the mailbox mode.
  */
-function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
+function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps, callLog: AwsCallLog | undefined): void {
   functions[API_FUNCTION] = (event) => runAsFunction(API_FUNCTION, () => handleAsyncEvent(deps, event));
   functions[GITHUB_WORKER_FUNCTION] = (event) => runAsFunction(GITHUB_WORKER_FUNCTION, () => handleGithubWorkerEvent(deps, event));
+  // In the mailbox egress mode, the S3 stand-in's notifications reach the egress forwarder.
+  if (deps.config.egress === 'mailbox') functions[EGRESS_FORWARDER_FUNCTION] = localEgressForwarder(deps.config, callLog?.observe);
 }
 
 /** Where the stack records its AWS calls for the IAM coverage check, if anywhere. */
@@ -281,6 +287,7 @@ function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpo
       s3Endpoint,
       region: 'us-east-1',
       stackEndpoints: [...stackEndpoints],
+      ...(opts.settings?.egress === 'mailbox' ? { egress: 'mailbox' as const } : {}),
       ...(awsCallLog ? { awsCallLog: { dir: awsCallLog, functionName: RUNNER_FUNCTION } } : {}),
     }),
     maxWorkers: opts.runnerProcesses?.max,

@@ -7,9 +7,11 @@ import { cachedByCredentials, s3ClientConfig } from '../../sandbox-runner/common
 import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
 import { createLambdaGithubDispatcher } from '../deps/github-dispatch.ts';
 import { createGithubClientFactory } from '../github-api/github-client.ts';
+import { GithubItemStore } from '../stores/github-item-store.ts';
 import { GithubStore } from '../stores/github-store.ts';
 import { GithubInstallationStore } from '../stores/github-installation-store.ts';
-import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import { createLambdaRunnerClient, type RunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import { withEgressGrants } from '../runner-client/egress-grants.ts';
 import type { PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -60,6 +62,18 @@ export interface CreateDepsOverrides {
   observeClient?: <T>(client: T) => T;
 }
 
+/** The schedule records, their EventBridge mirror (locally none: the scheduler polls), and an agent's schedules of its session over both. */
+function scheduleDeps(config: StratusConfig, db: ReturnType<typeof awsClients>['db'], scheduler: ReturnType<typeof awsClients>['scheduler']) {
+  const schedules = new ScheduleStore(db, config.tables.schedules);
+  const scheduleBackend = config.scheduler ? createEventBridgeScheduleBackend(scheduler, config.scheduler) : POLLING_SCHEDULE_BACKEND;
+  return {
+    schedules,
+    scheduleBackend,
+    agentSchedules: (session: { sessionId: string; tenantId: string }) =>
+      createSessionSchedules({ schedules, scheduleBackend, clock: Date.now, newId: createTimeOrderedId }, session),
+  };
+}
+
 /**
  * The composition root (above every layer it wires): the only place AWS and model clients are
  * constructed (the model client in ./model-client.ts), each traced and measured here. The same
@@ -71,17 +85,13 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
   const { db, lambda, scheduler, s3 } = awsClients(config, { captureClient: (client) => observe(tracing.captureClient(client)) });
   const blobs = new BlobStore(s3, config.bucket);
   const outbound = outboundPolicy(config);
-  const schedules = new ScheduleStore(db, config.tables.schedules);
-  const scheduleBackend = config.scheduler ? createEventBridgeScheduleBackend(scheduler, config.scheduler) : POLLING_SCHEDULE_BACKEND;
   return {
     config,
     sessions: new SessionStore(db, config.tables.sessions),
     messages: new MessageStore(db, config.tables.messages, blobs),
     blobs,
     events: new EventStore(db, config.tables.events),
-    schedules,
-    scheduleBackend,
-    agentSchedules: (session) => createSessionSchedules({ schedules, scheduleBackend, clock: Date.now, newId: createTimeOrderedId }, session),
+    ...scheduleDeps(config, db, scheduler),
     approvals: new ApprovalStore(db, config.tables.approvals),
     // Background sub-agents sit in the sessions table under their log ids (not listed: no tenantId).
     backgroundAgents: new BackgroundAgentStore(db, config.tables.sessions),
@@ -89,7 +99,11 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     tokens: new TokenStore(db, config.tables.apiTokens),
     tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
     tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
-    runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
+    runner: withGrantsInMailboxMode(
+      config,
+      observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
+      s3,
+    ),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     failedInvocations: overrides.failedInvocations ?? sqsFailedInvocations(config),
     asyncInvoke: createLambdaAsyncInvoke(lambda),
@@ -113,6 +127,11 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     },
     instanceId,
   };
+}
+
+/** In the `mailbox` egress mode each command's network is the grant the harness writes before the call (egress-grants.ts). */
+function withGrantsInMailboxMode(config: StratusConfig, runner: RunnerClient, s3: LazyClient<S3Client>): RunnerClient {
+  return config.egress === 'mailbox' ? withEgressGrants(runner, { s3, bucket: config.bucket, clock: Date.now }) : runner;
 }
 
 /** The one policy of calls made on a session's behalf; the configured stand-in endpoints are among the stack's own. */
@@ -182,7 +201,7 @@ function githubDeps(
   config: StratusConfig,
   db: DynamoDBDocumentClient,
   lambda: LazyClient<LambdaClient>,
-): Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'githubClients'> {
+): Pick<Deps, 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'githubClients'> {
   return {
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,
@@ -191,6 +210,7 @@ function githubDeps(
       threads: config.tables.githubThreads,
     }),
     githubInstallations: new GithubInstallationStore(db, config.tables.githubInstallations),
+    githubItems: new GithubItemStore(db, config.tables.githubThreads),
     githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
     githubClients: createGithubClientFactory(config.github),
   };

@@ -181,7 +181,7 @@ export class WorkspaceSession {
   async run<T extends OpResult['type']>(
     op: RunnerOp & { type: T },
     stoppable?: StoppableRun,
-    network?: { allowedDomains: readonly string[] },
+    network?: { allowedDomains: readonly string[]; phase?: 'setup' | 'agent' },
   ): Promise<ResultOf<T>> {
     const allowedDomains = network?.allowedDomains ?? this.allowedDomains;
     const target = {
@@ -190,6 +190,7 @@ export class WorkspaceSession {
       cwd: this.currentCwd,
       env: this.env,
       allowedDomains,
+      ...(network?.phase ? { networkPhase: network.phase } : {}),
       storage: this.storage,
       ...(this.layer ? { environment: this.layer } : {}),
     };

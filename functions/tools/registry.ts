@@ -7,6 +7,8 @@ import { sendMessageTool } from './agent/send-message-tool.ts';
 import { askUserQuestionTool } from './ask-user-question-tool.ts';
 import { bashTool } from './bash-tool.ts';
 import { editTool } from './edit-tool.ts';
+import { enterPlanModeTool } from './plan-mode/enter-plan-mode-tool.ts';
+import { exitPlanModeTool } from './plan-mode/exit-plan-mode-tool.ts';
 import { globTool } from './glob-tool.ts';
 import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
@@ -38,6 +40,8 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   sendMessageTool,
   writeTool,
   editTool,
+  enterPlanModeTool,
+  exitPlanModeTool,
   notebookEditTool,
   globTool,
   grepTool,

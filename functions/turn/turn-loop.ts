@@ -24,6 +24,7 @@ import { BackgroundNotifier, unreportedBackgroundAgents } from '../agent/backgro
 import { createSubagentRunner } from '../agent/subagent-runner.ts';
 import { createSessionWeb } from '../agent/session-web.ts';
 import { createSideModel } from '../agent/side-model.ts';
+import { sessionModeSwitch } from '../agent/session-mode-switch.ts';
 import { runSetupSteps } from '../environments/setup-steps.ts';
 import { loadProjectContext, type ProjectContext } from '../agent/project-context.ts';
 import type { TurnDeps } from '../agent/turn-deps.ts';
@@ -139,7 +140,7 @@ function turnToolContext(
   run: TurnRun,
   recorder: TurnRecorder,
   loop: TurnLoopParts,
-  parts: { subagents: ToolUseContext['subagents']; mode: AgentControls['permissions']['mode'] },
+  parts: { subagents: ToolUseContext['subagents']; permissions: AgentControls['permissions'] },
 ): ToolUseContext {
   const { session, turnId, log } = run;
   const { subagents } = parts;
@@ -152,7 +153,8 @@ function turnToolContext(
     persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
     subagents,
     todos: { write: (todos) => recorder.saveTodos(todos) },
-    interactionTimeoutMs: questionTimeoutMs(recorder.settings, parts.mode),
+    interactionTimeoutMs: questionTimeoutMs(recorder.settings, parts.permissions.mode),
+    permissionMode: sessionModeSwitch(parts.permissions, recorder),
     web: createSessionWeb(deps, recorder.settings),
     sideModel: createSideModel(deps, (response) => recorder.countToolModelCall(response)),
     skills: loop.project.skills,
@@ -194,7 +196,7 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
     signal: loop.signal,
     context: loop.context,
     leaseHeld,
-    toolContext: turnToolContext(deps, run, recorder, loop, { subagents, mode: controls.permissions.mode }),
+    toolContext: turnToolContext(deps, run, recorder, loop, { subagents, permissions: controls.permissions }),
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };
 }

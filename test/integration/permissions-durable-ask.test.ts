@@ -197,6 +197,8 @@ describe('durable ask through the HTTP API', () => {
       'CronDelete',
       'CronList',
       'Edit',
+      'EnterPlanMode',
+      'ExitPlanMode',
       'Glob',
       'Grep',
       'NotebookEdit',

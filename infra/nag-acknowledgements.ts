@@ -210,19 +210,20 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
       );
     }
   }
-  ack(
-    stack.api.role.node.tryFindChild('DefaultPolicy')!,
-    `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
-    'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.',
-  );
-  for (const engine of [stack.cron, ...(stack.githubWorker ? [stack.githubWorker] : [])]) {
+  acknowledgeScheduleGrants(stack, region, account);
+  acknowledgeStorageRoles(stack, bucket);
+}
+
+/** The engines that run turns make and retire schedules (an agent's CronCreate, a one-shot's last firing), in the Stratus group only. */
+function acknowledgeScheduleGrants(stack: NagSubjects, region: string, account: string): void {
+  for (const role of [stack.api.role, stack.cron.role, stack.githubWorker?.role]) {
+    if (!role) continue;
     ack(
-      engine.role.node.tryFindChild('DefaultPolicy')!,
+      role.node.tryFindChild('DefaultPolicy')!,
       `IAM5[Resource::arn:<AWS::Partition>:scheduler:${region}:${account}:schedule/${stack.schedules.group.scheduleGroupName}/*]`,
-      "A question's one-time timeout schedule is created at run time, named from its session and tool use ids; create only, limited to the Stratus schedule group.",
+      'Schedules are created at run time with names the API chooses; the grant is limited to the Stratus schedule group.',
     );
   }
-  acknowledgeStorageRoles(stack, bucket);
 }
 
 /** The storage roles' ceilings: session policies narrow every use of them. */

@@ -378,7 +378,7 @@ export class StratusStack extends Stack {
       this.githubWorker.role.addToPrincipalPolicy(toWorker);
     }
     this.schedules.allowManageBy(this.api.role);
-    this.armQuestionTimersFrom([this.cron, ...(this.githubWorker ? [this.githubWorker] : [])]);
+    this.allowEnginesToSchedule();
     // Long turns continue in an async invocation of the API function, from the API itself or
     // from a scheduled turn in the cron function. The ARN is built from the name: referencing
     // the function from its own role's policy would be a circular dependency.
@@ -421,21 +421,25 @@ export class StratusStack extends Stack {
     return [this.api, this.cron, ...(this.githubWorker ? [this.githubWorker] : [])];
   }
 
-  /** A function's ARN built from its name (a role's policy cannot reference its own function: a cycle). */
   /**
-   * Every turn engine may leave a question waiting, and arms its one-time timeout schedule
-   * (functions/deps/question-timers.ts); the API already manages schedules. The cron function's
-   * ARN is built from its name: its own environment cannot reference it.
+   * Every turn engine may make and retire schedules: an agent's CronCreate runs in any turn (an
+   * API one, a scheduled one, a GitHub run's), and a one-shot's last firing deletes it. The cron
+   * function's own ARN is built from its name: a reference from its own environment would be circular.
    */
-  private armQuestionTimersFrom(engines: TurnEngineFunction[]): void {
-    for (const engine of engines) {
-      engine.fn.addEnvironment('STRATUS_SCHEDULE_GROUP', this.schedules.group.scheduleGroupName);
-      engine.fn.addEnvironment('STRATUS_SCHEDULER_ROLE_ARN', this.schedules.schedulerRole.roleArn);
-      engine.fn.addEnvironment('STRATUS_CRON_FUNCTION_ARN', this.functionArnFromName(`${this.stage.prefix}-cron`));
-      this.schedules.allowCreateBy(engine.role);
+  private allowEnginesToSchedule(): void {
+    const scheduling = {
+      STRATUS_SCHEDULE_GROUP: this.schedules.group.scheduleGroupName,
+      STRATUS_SCHEDULER_ROLE_ARN: this.schedules.schedulerRole.roleArn,
+      STRATUS_CRON_FUNCTION_ARN: this.functionArnFromName(`${this.stage.prefix}-cron`),
+    };
+    for (const engine of [this.cron, this.githubWorker]) {
+      if (!engine) continue;
+      for (const [name, value] of Object.entries(scheduling)) engine.fn.addEnvironment(name, value);
+      this.schedules.allowManageBy(engine.role);
     }
   }
 
+  /** A function's ARN built from its name (a role's policy cannot reference its own function: a cycle). */
   private functionArnFromName(name: string): string {
     return this.formatArn({ service: 'lambda', resource: 'function', resourceName: name, arnFormat: ArnFormat.COLON_RESOURCE_NAME });
   }

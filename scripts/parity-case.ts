@@ -22,6 +22,8 @@ export const parityCaseSchema = z.object({
   permissions: ruleListsSchema.optional(),
   /** The permission mode for both (the reference's `--permission-mode`); `default` when absent. */
   permissionMode: permissionModeSchema.optional(),
+  /** The reference offers SendMessage only with agent teams on (`CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS`); Stratus always has it. */
+  agentTeams: z.boolean().default(false),
   /** Also prints the text blocks that follow the tool_results in a message (what a tool adds after its result: a loaded skill). */
   texts: z.boolean().default(false),
   steps: z.array(

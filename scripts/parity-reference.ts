@@ -64,7 +64,7 @@ try {
     ...permissionArgs(kase, home),
   ];
   // The reference keeps ToolSearch off for a model endpoint that is not Anthropic's own unless told otherwise.
-  const env = mcp ? { ENABLE_TOOL_SEARCH: 'true' } : undefined;
+  const env = { ...(mcp ? { ENABLE_TOOL_SEARCH: 'true' } : {}), ...(kase.agentTeams ? { CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS: '1' } : {}) };
   const checkPermissions = kase.permissions !== undefined || kase.permissionMode !== undefined;
   await runClaudeCode(claude, { cwd: dir, home, modelUrl: server.url, prompt: 'Run the parity case.', extraArgs, env, checkPermissions });
   for (const line of resultLines(last?.messages ?? [], { texts: kase.texts })) console.log(JSON.stringify(swap(line, dir, '/workspace')));

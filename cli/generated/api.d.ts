@@ -4705,6 +4705,17 @@ export interface components {
       /** @description Firings, newest first: outcome, session, turn, cost */
       runs: components["schemas"]["ScheduleRun"][];
       budgets: components["schemas"]["Budgets"] & (Record<string, never> | null);
+      /** @description Made by an agent's CronCreate call in that session (null: made through this API) */
+      createdBy: {
+        /** @enum {string} */
+        kind: "agent";
+        sessionId: string;
+        toolUseId: string;
+      } | null;
+      /** @description False for a one-shot schedule (an agent's `recurring: false`): it is deleted after it fires */
+      recurring: boolean;
+      /** @description An agent's recurring schedule: after this time it fires once more and is deleted */
+      expiresAt: string | null;
     };
     ScheduleRun: {
       firedAt: string;

@@ -34,7 +34,7 @@ export type AgentScope =
   /** A fork of the parent's request inside a turn: as a sub-agent. */
   | { kind: 'fork'; log: AgentLog }
   /** A background sub-agent in its own invocation: its own log, nobody to answer an ask. */
-  | { kind: 'background'; log: AgentLog };
+  | { kind: 'background'; log: AgentLog; takeNotifications?: QueryParams['takeNotifications'] };
 
 /** What a session's settings make of every run in it: permissions, hooks, our retries. */
 export interface AgentControls {
@@ -150,9 +150,11 @@ function scopeParams(scope: AgentScope, permissions: PermissionContext): Pick<Qu
   switch (scope.kind) {
     case 'turn':
       return { permissions, resume: scope.resume, takeNotifications: scope.takeNotifications };
+    case 'background':
+      // Nobody can answer it either; messages sent to it while it runs (SendMessage) join before its next model call.
+      return { permissions: { ...permissions, unattended: true }, ...(scope.takeNotifications ? { takeNotifications: scope.takeNotifications } : {}) };
     case 'subagent':
     case 'fork':
-    case 'background':
       // Nobody can answer a sub-agent's question mid-call: an ask is a deny, as for unattended sessions.
       return { permissions: { ...permissions, unattended: true } };
     default:

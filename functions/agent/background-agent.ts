@@ -1,4 +1,6 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { runTodoList } from '../tools/todo-write-tool.ts';
+import { toApiMessages } from '../context/transcript.ts';
 import { createPersistedResultReader } from '../context/persisted-output.ts';
 import type { RunSubagentEvent } from '../deps/continuation.ts';
 import { costUsd } from '../model/pricing.ts';
@@ -128,7 +130,20 @@ function spendingSideModel(deps: TurnDeps, held: Held, spend: { modelCalls: numb
 async function runFromLog(deps: TurnDeps, held: Held, scope: SubagentScope, setup: ChildSetup, ctx: ToolContext): Promise<DriveOutcome> {
   const { record, log } = held;
   const childLog = await openChildLog(scope, record.sessionId);
-  const messages = await startingMessages(childLog, setup);
+  let messages = await startingMessages(childLog, setup);
+  const sent = await deps.backgroundAgents.waitingMessages(record.sessionId);
+  if (sent.length > 0) {
+    // Messages sent while no invocation ran it (SendMessage): the prompt it goes on from.
+    childLog.loaded.conversation.push(
+      await childLog.append(
+        'prompt',
+        'user',
+        sent.map((text) => ({ type: 'text' as const, text })),
+      ),
+    );
+    await deps.backgroundAgents.dropMessages(record.sessionId, held.owner, sent.length);
+    messages = toApiMessages(childLog.loaded.conversation);
+  }
   log.info('background sub-agent runs', { agentType: record.agentType, resumed: childLog.loaded.conversation.length > 1, messages: messages.length });
   const margin = deps.config.turn.checkpointMarginMs;
   return (
@@ -141,9 +156,16 @@ async function runFromLog(deps: TurnDeps, held: Held, scope: SubagentScope, setu
       append: childLog.append,
       loaded: childLog.loaded,
       progress: (event: Record<string, unknown>) => logProgress(log, event),
+      takeMessages: () => takeSentMessages(deps, held),
       ...(held.deadlineAt !== undefined ? { shouldCheckpoint: () => held.deadlineAt! - deps.clock() <= margin } : {}),
     }))
   );
+}
+
+/** Messages sent to it while it runs, for its next model call (they join its log as user text). */
+async function takeSentMessages(deps: TurnDeps, held: Held): Promise<{ texts: string[]; delivered: () => Promise<void> }> {
+  const texts = await deps.backgroundAgents.waitingMessages(held.record.sessionId);
+  return { texts, delivered: () => deps.backgroundAgents.dropMessages(held.record.sessionId, held.owner, texts.length) };
 }
 
 /** Its end: handed to the next invocation, left to the one that took its lease, or its outcome stored. */
@@ -153,12 +175,18 @@ async function settle(deps: TurnDeps, held: Held, outcome: DriveOutcome, budgetS
   if (held.signal.aborted && held.signal.reason === 'lease_lost') return log.warn('background sub-agent lost its lease; another invocation goes on');
   const failed = outcome.stopReason !== 'end_turn';
   const error = failed ? (outcome.error ?? budgetStop ?? `it stopped (${outcome.stopReason})`) : undefined;
-  await finish(deps, record, owner, failed ? 'failed' : 'completed', {
-    content: outcome.text,
-    totalTokens: outcome.totalTokens,
-    durationMs: deps.clock() - record.startedAt,
-    ...(error ? { error } : {}),
-  });
+  try {
+    await finish(deps, record, owner, failed ? 'failed' : 'completed', {
+      content: outcome.text,
+      totalTokens: outcome.totalTokens,
+      durationMs: deps.clock() - record.startedAt,
+      ...(error ? { error } : {}),
+    });
+  } catch (err) {
+    // A message came after its last model call: it goes on (in a fresh invocation) to answer it.
+    if (!(err instanceof ConditionalCheckFailedException) || !(await deps.backgroundAgents.get(record.sessionId))?.pendingMessages?.length) throw err;
+    return handOff(deps, record, owner, log);
+  }
   log.info('background sub-agent finished', { stopReason: outcome.stopReason });
 }
 

@@ -6,6 +6,7 @@ import { leaseIsDead } from '../stores/session-store.ts';
 import type { Logger } from '../shared/logger.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { addUsage } from '../stores/budgets.ts';
+import { SEND_MESSAGE_TOOL_NAME } from '../tools/agent/send-message-tool.ts';
 import type { TurnDeps } from './turn-deps.ts';
 
 /**
@@ -29,26 +30,32 @@ export function taskNotificationText(record: BackgroundAgentRecord): string {
 /**
  * Background agents launched in this part of the log whose notification it does not hold yet
  * (their log ids). The log is the record of what was delivered; the agent's `notified` flag
- * covers a notification that a compaction has since summarised away.
+ * covers a notification that a compaction has since summarised away. A SendMessage call
+ * continues an agent (it runs again and will be reported again), so it counts from there as a
+ * launch; a call that continued nothing finds no running record and drops out.
  */
 export function unreportedBackgroundAgents(sessionId: string, log: readonly Pick<StoredMessage, 'role' | 'content'>[]): string[] {
-  const launched: string[] = [];
-  const reported = new Set<string>();
+  const outstanding = new Set<string>();
   for (const message of log) {
     for (const block of message.content) {
-      if (
-        block.type === 'tool_use' &&
-        AGENT_TOOL_NAMES.has(block.name) &&
-        (block.input as { run_in_background?: unknown } | null)?.run_in_background === true
-      ) {
-        launched.push(agentIdFor(block.id));
+      const launched = block.type === 'tool_use' ? launchedAgentId(block.name, block.id, block.input) : undefined;
+      if (launched) {
+        outstanding.delete(launched);
+        outstanding.add(launched);
       } else if (block.type === 'text' && message.role === 'user' && block.text.startsWith('<task-notification>')) {
         const id = /<task-id>([^<]+)<\/task-id>/.exec(block.text)?.[1];
-        if (id) reported.add(id);
+        if (id) outstanding.delete(id);
       }
     }
   }
-  return launched.filter((id) => !reported.has(id)).map((id) => agentLogId(sessionId, id));
+  return [...outstanding].map((id) => agentLogId(sessionId, id));
+}
+
+/** The agent a call starts or continues in the background: an Agent call with `run_in_background`, or a SendMessage call. */
+function launchedAgentId(name: string, toolUseId: string, input: unknown): string | undefined {
+  const fields = (input ?? {}) as { run_in_background?: unknown; to?: unknown };
+  if (AGENT_TOOL_NAMES.has(name)) return fields.run_in_background === true ? agentIdFor(toolUseId) : undefined;
+  return name === SEND_MESSAGE_TOOL_NAME && typeof fields.to === 'string' && /^agent_[\w-]+$/.test(fields.to) ? fields.to : undefined;
 }
 
 export interface Notifications {

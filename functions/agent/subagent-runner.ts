@@ -199,7 +199,7 @@ export interface ChildLog {
  * The sub-agent's own log, written item by item the moment each exists (create-only on its seq),
  * in its own partition. An existing log (a sub-agent that ran before) is continued, not redone.
  */
-export async function openChildLog(scope: SubagentScope, logId: string): Promise<ChildLog> {
+export async function openChildLog(scope: Pick<SubagentScope, 'deps' | 'turnId'>, logId: string): Promise<ChildLog> {
   const { deps } = scope;
   const existing = await deps.messages.loadFrom(logId);
   const loaded = contextFromLog(existing);
@@ -252,6 +252,8 @@ export interface DriveInput {
   messages: MessageParam[];
   /** Asked after each round of tool results (a background agent near its invocation's deadline). */
   shouldCheckpoint?: () => boolean;
+  /** A background agent's messages sent while it runs (SendMessage), taken before each model call after the first. */
+  takeMessages?: NonNullable<QueryParams['takeNotifications']>;
   ctx: ToolContext;
   log: Logger;
   append: LogAppender;
@@ -273,7 +275,9 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
     loaded,
     log: input.log,
   });
-  const agentScope: AgentScope = { kind: input.kind, log: subagentLog({ append: input.append, recorder: scope.recorder, progress: input.progress }, outcome) };
+  const log = subagentLog({ append: input.append, recorder: scope.recorder, progress: input.progress }, outcome);
+  const agentScope: AgentScope =
+    input.kind === 'background' && input.takeMessages ? { kind: 'background', log, takeNotifications: input.takeMessages } : { kind: input.kind, log };
   await driveAgent(deps, agentScope, {
     system: setup.system,
     messages: input.messages,
@@ -297,6 +301,9 @@ export async function drive(scope: SubagentScope, setup: ChildSetup, input: Driv
       ...(input.ctx.web ? { web: input.ctx.web } : {}),
       ...(input.ctx.sideModel ? { sideModel: input.ctx.sideModel } : {}),
       ...(scope.project ? { skills: scope.project.skills } : {}),
+      // The session's schedules and its sub-agents, as the parent's own calls reach them (the Cron tools, SendMessage).
+      ...(input.ctx.schedules ? { schedules: input.ctx.schedules } : {}),
+      ...(input.ctx.agentMessages ? { agentMessages: input.ctx.agentMessages } : {}),
     },
     ...(input.shouldCheckpoint ? { shouldCheckpoint: input.shouldCheckpoint } : {}),
     ...(scope.leaseHeld ? { leaseHeld: scope.leaseHeld } : {}),

@@ -66,4 +66,4 @@ export type TurnDeps = Pick<
   | 'tenantUsage'
   | 'tenantSettings'
 > &
-  Partial<Pick<Deps, 'mcp' | 'steers'>> & { config: TurnConfig };
+  Partial<Pick<Deps, 'mcp' | 'steers' | 'agentSchedules'>> & { config: TurnConfig };

@@ -36,6 +36,7 @@ import type { AsyncInvoke } from './async-invoke.ts';
 import type { FailedInvocationStore } from '../stores/failed-invocations.ts';
 import type { GithubDispatcher } from './github-dispatch.ts';
 import type { StratusConfig } from './config.ts';
+import type { SessionSchedules } from '../tools/tool.ts';
 
 /**
  * The deps a function asks for (its first parameter). A module names what it uses itself
@@ -55,6 +56,8 @@ export interface Deps {
   events: EventStore;
   schedules: ScheduleStore;
   scheduleBackend: ScheduleBackend;
+  /** A session's agent-made schedules (the Cron tools), over `schedules` and `scheduleBackend`. */
+  agentSchedules: (session: { sessionId: string; tenantId: string }) => SessionSchedules;
   /** Tool calls waiting for a person's answer (durable ask). */
   approvals: ApprovalStore;
   /** Fires a question's timeout when its time runs out (functions/deps/question-timers.ts). */

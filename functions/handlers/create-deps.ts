@@ -32,6 +32,7 @@ import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
 import { MessageStore } from '../stores/message-store.ts';
 import { ScheduleStore } from '../stores/schedule-store.ts';
+import { createSessionSchedules } from '../schedules/agent-schedules.ts';
 import { SessionStore } from '../stores/session-store.ts';
 import { createEventBridgeScheduleBackend, POLLING_SCHEDULE_BACKEND } from '../schedules/schedule-backend.ts';
 import { createEventBridgeQuestionTimers, POLLING_QUESTION_TIMERS } from '../deps/question-timers.ts';
@@ -65,6 +66,18 @@ export interface CreateDepsOverrides {
   observeClient?: <T>(client: T) => T;
 }
 
+/** The schedule records, their EventBridge mirror (locally none: the scheduler polls), and an agent's schedules of its session over both. */
+function scheduleDeps(config: StratusConfig, db: ReturnType<typeof awsClients>['db'], scheduler: ReturnType<typeof awsClients>['scheduler']) {
+  const schedules = new ScheduleStore(db, config.tables.schedules);
+  const scheduleBackend = config.scheduler ? createEventBridgeScheduleBackend(scheduler, config.scheduler) : POLLING_SCHEDULE_BACKEND;
+  return {
+    schedules,
+    scheduleBackend,
+    agentSchedules: (session: { sessionId: string; tenantId: string }) =>
+      createSessionSchedules({ schedules, scheduleBackend, clock: Date.now, newId: createTimeOrderedId }, session),
+  };
+}
+
 /**
  * The composition root (above every layer it wires): the only place AWS and model clients are
  * constructed (the model client in ./model-client.ts), each traced and measured here. The same
@@ -82,8 +95,7 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     messages: new MessageStore(db, config.tables.messages, blobs),
     blobs,
     events: new EventStore(db, config.tables.events),
-    schedules: new ScheduleStore(db, config.tables.schedules),
-    scheduleBackend: config.scheduler ? createEventBridgeScheduleBackend(scheduler, config.scheduler) : POLLING_SCHEDULE_BACKEND,
+    ...scheduleDeps(config, db, scheduler),
     approvals: new ApprovalStore(db, config.tables.approvals),
     questionTimers: config.scheduler ? createEventBridgeQuestionTimers(scheduler, config.scheduler) : POLLING_QUESTION_TIMERS,
     // Background sub-agents sit in the sessions table under their log ids (not listed: no tenantId).

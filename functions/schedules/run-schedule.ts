@@ -17,7 +17,7 @@ export const scheduledTaskEventSchema = z.object({
 export type ScheduledTaskEvent = z.infer<typeof scheduledTaskEventSchema>;
 
 /** What a firing uses: the schedule records and a log, plus what session creation and the turn need. */
-export type ScheduleRunDeps = Pick<Deps, 'schedules' | 'log'> & DepsOf<typeof createSession> & DepsOf<typeof startTurn>;
+export type ScheduleRunDeps = Pick<Deps, 'schedules' | 'scheduleBackend' | 'log'> & DepsOf<typeof createSession> & DepsOf<typeof startTurn>;
 
 /** What the cron function does with the event its EventBridge schedule delivers. */
 export async function handleScheduledEvent(deps: ScheduleRunDeps, event: unknown, deadlineAt?: number): Promise<ScheduleRun | undefined> {
@@ -70,7 +70,19 @@ export async function runScheduledTask(deps: ScheduleRunDeps, event: ScheduledTa
   }
   await deps.schedules.recordRun(schedule.scheduleId, run);
   log.info('scheduled run recorded', { outcome: run.outcome, sessionId: run.sessionId });
+  if (isLastFiring(schedule, event.firedAt)) await retire(deps, schedule.scheduleId, log);
   return run;
+}
+
+/** An agent's one-shot schedule has fired; an agent's recurring one fires once more after it aged out, then goes. */
+function isLastFiring(schedule: ScheduleRecord, firedAt: string): boolean {
+  return schedule.oneShot === true || (schedule.expiresAt !== undefined && Date.parse(firedAt) >= schedule.expiresAt);
+}
+
+async function retire(deps: Pick<ScheduleRunDeps, 'schedules' | 'scheduleBackend'>, scheduleId: string, log: ScheduleRunDeps['log']): Promise<void> {
+  await deps.scheduleBackend.remove(scheduleId);
+  await deps.schedules.delete(scheduleId);
+  log.info('schedule deleted after its last firing');
 }
 
 /** The session a firing runs in: the schedule's own, or a new unattended one named after the firing. */

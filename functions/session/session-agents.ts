@@ -10,7 +10,7 @@ export interface SessionAgent {
   /** The agent type asked for; `fork` when none was (a fork of the parent). */
   subagentType: string;
   description: string;
-  /** `running` until the parent's log holds the call's result (a crashed one stays so until the next turn repairs it). */
+  /** `running` until the parent's log holds the call's result (a crashed one stays so until the next turn repairs it), or while a SendMessage continues it. */
   status: 'running' | 'completed' | 'failed';
   /** Launched with `run_in_background`: its status is its own record's (the parent's result only says it started). */
   background: boolean;
@@ -48,9 +48,9 @@ export async function listSessionAgents(deps: AgentListDeps, sessionId: string):
     }
   }
   for (const agent of agents.values()) {
-    if (!agent.background) continue;
-    const record = await deps.backgroundAgents.get(agentLogId(sessionId, agent.agentId));
-    // No record: the launch failed before it was made (its tool_result says so).
+    // A background agent's record is its status; a foreground one has a record once SendMessage continued it.
+    // No record: a foreground agent never continued, or a launch that failed before it was made (its tool_result says so).
+    const record = agent.background || agent.status !== 'running' ? await deps.backgroundAgents.get(agentLogId(sessionId, agent.agentId)) : undefined;
     if (record) agent.status = record.status;
   }
   return [...agents.values()];

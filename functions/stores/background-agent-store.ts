@@ -33,7 +33,12 @@ export interface BackgroundAgentRecord {
   result?: { content: TextBlockParam[]; totalTokens: number; durationMs: number; error?: string };
   /** Set once its notification is in the parent's log. */
   notified?: boolean;
+  /** Messages sent to it (SendMessage) while it runs: it takes them at its next model call, and cannot finish while any wait. */
+  pendingMessages?: string[];
 }
+
+/** What a continued agent starts again with: running, no lease, no outcome, its spend counted afresh. */
+export type ReopenedAgent = Pick<BackgroundAgentRecord, 'startedAt' | 'modelCalls' | 'usage' | 'toolUses'>;
 
 /** Background sub-agents' records: create-only, every later write conditional on the holder's lease. */
 export class BackgroundAgentStore {
@@ -92,6 +97,69 @@ export class BackgroundAgentStore {
     );
   }
 
+  /**
+   * A finished agent continued (SendMessage): running again with its spend counted from zero (the
+   * last run's joined the session's usage with its notification). False when it runs already.
+   */
+  async reopen(id: string, fresh: ReopenedAgent): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId: id },
+          UpdateExpression:
+            'SET #status = :running, startedAt = :started, modelCalls = :calls, #usage = :usage, toolUses = :uses, updatedAt = :now REMOVE #result, notified, lease',
+          ConditionExpression: 'attribute_exists(sessionId) AND #status <> :running',
+          ExpressionAttributeNames: { '#status': 'status', '#usage': 'usage', '#result': 'result' },
+          ExpressionAttributeValues: {
+            ':running': 'running',
+            ':started': fresh.startedAt,
+            ':calls': fresh.modelCalls,
+            ':usage': fresh.usage,
+            ':uses': fresh.toolUses,
+            ':now': new Date(fresh.startedAt).toISOString(),
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  /** A message for the agent while it runs; false when it is not running (it finished meanwhile). */
+  async queueMessage(id: string, text: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId: id },
+          UpdateExpression: 'SET pendingMessages = list_append(if_not_exists(pendingMessages, :empty), :one)',
+          ConditionExpression: '#status = :running',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':running': 'running', ':empty': [], ':one': [text] },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  /** The messages waiting for it (oldest first); drop them with `dropMessages` once its log holds them. */
+  async waitingMessages(id: string): Promise<string[]> {
+    return (await this.get(id))?.pendingMessages ?? [];
+  }
+
+  /** Removes the first `count` waiting messages (its log holds them now), under its lease; later ones stay. */
+  async dropMessages(id: string, owner: string, count: number): Promise<void> {
+    if (count === 0) return;
+    const paths = Array.from({ length: count }, (_, i) => `pendingMessages[${i}]`).join(', ');
+    await this.updateHeld(id, owner, `SET updatedAt = :now REMOVE ${paths}`, {}, {});
+  }
+
   /** Its outcome, and the lease given up, in one conditional write. */
   async finish(
     id: string,
@@ -107,7 +175,10 @@ export class BackgroundAgentStore {
       {
         ':status': status,
         ':result': result,
+        ':none': 0,
       },
+      // A message sent while it ran is still to be answered: it may not finish before.
+      '(attribute_not_exists(pendingMessages) OR size(pendingMessages) = :none)',
     );
   }
 
@@ -117,13 +188,20 @@ export class BackgroundAgentStore {
   }
 
   /** One update conditioned on `owner` holding the agent's lease; `:now` and `#owner`/`:owner` are supplied here. */
-  private async updateHeld(id: string, owner: string, expression: string, names: Record<string, string>, values: Record<string, unknown>): Promise<void> {
+  private async updateHeld(
+    id: string,
+    owner: string,
+    expression: string,
+    names: Record<string, string>,
+    values: Record<string, unknown>,
+    condition?: string,
+  ): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.table,
         Key: { sessionId: id },
         UpdateExpression: expression,
-        ConditionExpression: 'lease.#owner = :owner',
+        ConditionExpression: condition ? `lease.#owner = :owner AND ${condition}` : 'lease.#owner = :owner',
         ExpressionAttributeNames: { ...names, '#owner': 'owner' },
         ExpressionAttributeValues: { ...values, ':owner': owner, ':now': new Date().toISOString() },
       }),

@@ -42,6 +42,19 @@ export interface ScheduleRecord {
   runs?: ScheduleRun[];
   /** Budgets of the sessions this schedule creates (over the tenant's defaults). */
   budgets?: Budgets;
+  /** Made by an agent's CronCreate call (not through the API): which session's call. */
+  createdBy?: ScheduleCreator;
+  /** Fires once, then is deleted (CronCreate with `recurring: false`). */
+  oneShot?: true;
+  /** Epoch ms after which the schedule fires one last time and is deleted (an agent's recurring schedule ages out). */
+  expiresAt?: number;
+}
+
+/** Who made an agent-made schedule: the session and the tool call. */
+export interface ScheduleCreator {
+  kind: 'agent';
+  sessionId: string;
+  toolUseId: string;
 }
 
 /**

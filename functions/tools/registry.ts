@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isToolWhollyDenied } from '../permissions/rule-matching.ts';
 import type { PermissionRule } from '../permissions/types.ts';
 import { agentTool } from './agent/agent-tool.ts';
+import { sendMessageTool } from './agent/send-message-tool.ts';
 import { askUserQuestionTool } from './ask-user-question-tool.ts';
 import { bashTool } from './bash-tool.ts';
 import { editTool } from './edit-tool.ts';
@@ -11,6 +12,9 @@ import { exitPlanModeTool } from './plan-mode/exit-plan-mode-tool.ts';
 import { globTool } from './glob-tool.ts';
 import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
+import { cronCreateTool } from './schedule/cron-create-tool.ts';
+import { cronDeleteTool } from './schedule/cron-delete-tool.ts';
+import { cronListTool } from './schedule/cron-list-tool.ts';
 import { skillTool } from './skill/skill-tool.ts';
 import { taskOutputTool } from './task-output-tool.ts';
 import { notebookEditTool } from './notebook-edit-tool.ts';
@@ -29,7 +33,11 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   agentTool,
   askUserQuestionTool,
   bashTool,
+  cronCreateTool,
+  cronDeleteTool,
+  cronListTool,
   readTool,
+  sendMessageTool,
   writeTool,
   editTool,
   enterPlanModeTool,

@@ -43,6 +43,46 @@ export interface ToolContext {
   web?: WebAccess;
   /** Model requests a tool makes on the session's account (WebFetch, WebSearch); absent where none may be made. */
   sideModel?: SideModel;
+  /** The session's agent-made schedules (CronCreate, CronList, CronDelete); absent where none may be made. */
+  schedules?: SessionSchedules;
+  /** Continues the session's sub-agents by id (SendMessage); absent where none may be continued. */
+  agentMessages?: AgentMessenger;
+}
+
+/** One agent-made schedule as the Cron tools see it. */
+export interface AgentSchedule {
+  id: string;
+  cron: string;
+  prompt: string;
+  recurring: boolean;
+}
+
+/**
+ * The schedules an agent makes for its own session (functions/schedules/agent-schedules.ts):
+ * Stratus schedules targeting the session, marked as agent-made. Declared here, where it is
+ * used, so tools need nothing of the schedule store.
+ */
+export interface SessionSchedules {
+  /** How many agent-made schedules the session may hold at once. */
+  readonly maxJobs: number;
+  /** Throws a sentence saying what the schedules' rules refuse in this expression. */
+  validate(cron: string): Promise<void>;
+  create(input: { cron: string; prompt: string; recurring: boolean; toolUseId: string }): Promise<AgentSchedule>;
+  /** The session's own agent-made schedules, oldest first. */
+  list(): Promise<AgentSchedule[]>;
+  /** Deletes one of them; false when the session has no agent-made schedule of that id. */
+  delete(id: string): Promise<boolean>;
+}
+
+/** What SendMessage did with a message (the reference's `success` and `message`). */
+export interface AgentMessageOutcome {
+  success: boolean;
+  message: string;
+}
+
+/** Continues a sub-agent of the session by its id (functions/agent/subagent-continue.ts). */
+export interface AgentMessenger {
+  send(to: string, message: string, ctx: ToolContext): Promise<AgentMessageOutcome>;
 }
 
 /**

@@ -5,7 +5,16 @@ import { danglingToolUses, syntheticResults, toApiMessages } from '../context/tr
 import type { StoredMessage } from '../stores/message-store.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import type { Tool, ToolUseContext } from '../tools/tool.ts';
-import { agentControls, driveAgent, sessionMcpTools, sessionToolPool, type AgentRun, type AgentScope, type RepositoryControls } from '../agent/agent-driver.ts';
+import {
+  agentControls,
+  driveAgent,
+  sessionMcpTools,
+  sessionToolPool,
+  type AgentControls,
+  type AgentRun,
+  type AgentScope,
+  type RepositoryControls,
+} from '../agent/agent-driver.ts';
 import { loadRepositoryControls } from '../agent/repository-settings-load.ts';
 import { prepareResume, type ResumeCalls } from './resume.ts';
 import { questionTimeoutMs } from '../session-settings/session-settings.ts';
@@ -23,6 +32,7 @@ import type { TurnDeps } from '../agent/turn-deps.ts';
 import type { TurnRecorder } from '../agent/turn-recorder.ts';
 import type { TurnRun } from './turn-run.ts';
 import type { TurnStop } from '../agent/turn-stop.ts';
+import { createAgentMessenger } from '../agent/subagent-continue.ts';
 
 /**
  * The start of a turn's loop: reload the conversation (only what follows the last compact
@@ -140,6 +150,35 @@ interface TurnLoopParts {
   stop: TurnStop;
 }
 
+/** What the turn's tool calls see: its workspace, its sub-agents, the session's list, schedules, web and model account. */
+function turnToolContext(
+  deps: TurnDeps,
+  run: TurnRun,
+  recorder: TurnRecorder,
+  loop: TurnLoopParts,
+  parts: { subagents: ToolUseContext['subagents']; permissions: AgentControls['permissions'] },
+): ToolUseContext {
+  const { session, turnId, log } = run;
+  const { subagents } = parts;
+  return {
+    sessionId: session.sessionId,
+    turnId,
+    workspace: loop.workspace,
+    signal: loop.signal,
+    log,
+    persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
+    subagents,
+    todos: { write: (todos) => recorder.saveTodos(todos) },
+    interactionTimeoutMs: questionTimeoutMs(recorder.settings, parts.permissions.mode),
+    permissionMode: sessionModeSwitch(parts.permissions, recorder),
+    web: createSessionWeb(deps, recorder.settings),
+    sideModel: createSideModel(deps, (response) => recorder.countToolModelCall(response)),
+    skills: loop.project.skills,
+    ...(deps.agentSchedules ? { schedules: deps.agentSchedules(session) } : {}),
+    agentMessages: createAgentMessenger({ deps, session, turnId, onBackgroundLaunch: (id) => loop.notifier.add(id) }),
+  };
+}
+
 /** The turn's run: the session's pool and controls, its Agent tool's sub-agents on its budget, permissions and hooks. */
 function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: TurnLoopParts): AgentRun {
   const { session, turnId, log, deadlineAt } = run;
@@ -173,21 +212,7 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
     signal: loop.signal,
     context: loop.context,
     leaseHeld,
-    toolContext: {
-      sessionId: session.sessionId,
-      turnId,
-      workspace: loop.workspace,
-      signal: loop.signal,
-      log,
-      persistedResults: createPersistedResultReader(deps.blobs, session.sessionId),
-      subagents,
-      todos: { write: (todos) => recorder.saveTodos(todos) },
-      interactionTimeoutMs: questionTimeoutMs(recorder.settings, controls.permissions.mode),
-      permissionMode: sessionModeSwitch(controls.permissions, recorder),
-      web: createSessionWeb(deps, recorder.settings),
-      sideModel: createSideModel(deps, (response) => recorder.countToolModelCall(response)),
-      skills: loop.project.skills,
-    },
+    toolContext: turnToolContext(deps, run, recorder, loop, { subagents, permissions: controls.permissions }),
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };
 }

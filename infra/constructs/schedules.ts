@@ -41,15 +41,7 @@ export class Schedules extends Construct {
 
   /** Lets a role create, change, read and delete schedules in the group, handing Scheduler this role. */
   allowManageBy(role: iam.IRole): void {
-    this.allow(role, ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule']);
-  }
-
-  /** Lets a role create schedules in the group only (a question's one-time timer, which Scheduler deletes once it fired). */
-  allowCreateBy(role: iam.IRole): void {
-    this.allow(role, ['scheduler:CreateSchedule']);
-  }
-
-  private allow(role: iam.IRole, actions: string[]): void {
+    const actions = ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'];
     role.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [this.scheduleArns] }));
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({

@@ -53,9 +53,8 @@ describe('scheduler wiring and secrets', () => {
     const cronArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-dev-cron']] };
     for (const engine of [github.stack.cron, github.stack.githubWorker!]) {
       const statements = statementsOf(github.template, github.id(engine.role));
-      expect(statements).toContainEqual({ Effect: 'Allow', Action: 'scheduler:CreateSchedule', Resource: scheduleArns });
-      // Create only: a timer deletes itself once it fired (ActionAfterCompletion), nothing else changes schedules.
-      expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('scheduler:'))).toEqual(['scheduler:CreateSchedule']);
+      // A timer deletes itself once it fired (ActionAfterCompletion); the engines' other schedule actions are an agent's CronCreate/CronDelete.
+      expect(statements.filter((st) => actionsOf(st).includes('scheduler:CreateSchedule')).map((st) => st.Resource)).toEqual([scheduleArns]);
       expect(statements.filter((st) => actionsOf(st).includes('iam:PassRole'))).toEqual([
         {
           Effect: 'Allow',
@@ -71,6 +70,22 @@ describe('scheduler wiring and secrets', () => {
     }
     // No always-on timer: the only schedules in the template are none (each question makes its own at run time).
     expect(Object.keys(github.template.findResources('AWS::Scheduler::Schedule'))).toEqual([]);
+  });
+
+  it("lets the cron function, whose turns run an agent's CronCreate and retire one-shot schedules, manage schedules as the API does", () => {
+    const cron = statementsOf(s.template, s.id(s.stack.cron.role));
+    expect(cron).toContainEqual({
+      Effect: 'Allow',
+      Action: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule', 'scheduler:GetSchedule'],
+      Resource: scheduleArns,
+    });
+    expect(cron.filter((st) => actionsOf(st).includes('iam:PassRole')).map((st) => st.Condition)).toEqual([
+      { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+    ]);
+    const env = s.template.findResources('AWS::Lambda::Function')[s.id(s.stack.cron.fn)]!.Properties.Environment.Variables;
+    expect(env.STRATUS_SCHEDULE_GROUP).toBe('stratus-dev');
+    expect(env.STRATUS_SCHEDULER_ROLE_ARN).toEqual({ 'Fn::GetAtt': [s.id(s.stack.schedules.schedulerRole), 'Arn'] });
+    expect(JSON.stringify(env.STRATUS_CRON_FUNCTION_ARN)).toContain(':function:stratus-dev-cron');
   });
 
   it('keeps only the secrets of configured features, readable by the roles that use them', () => {

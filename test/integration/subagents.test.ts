@@ -57,7 +57,19 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
     expect(res.json).toMatchObject({ stopReason: 'end_turn' });
     const subRequest = stack.model!.requests.find((r) => firstText(r.body) === 'SUB: read notes')!;
     // Explore's tools: read-only ones, no Agent, Write, Edit, TaskOutput or TaskStop.
-    expect(subRequest.body.tools!.map((t) => t.name)).toEqual(['Bash', 'Glob', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch']);
+    expect(subRequest.body.tools!.map((t) => t.name)).toEqual([
+      'Bash',
+      'CronCreate',
+      'CronDelete',
+      'CronList',
+      'Glob',
+      'Grep',
+      'Read',
+      'SendMessage',
+      'Skill',
+      'TodoWrite',
+      'WebFetch',
+    ]);
     expect(systemText(subRequest.body)).toContain('You are the search sub-agent of Stratus');
     const result = res.json.events.find((e: any) => e.type === 'tool_result' && e.toolUseId === 'toolu_explore');
     // A one-shot built-in: the text alone, no agentId/usage trailer (as the reference).
@@ -212,7 +224,9 @@ describe('sub-agents (the Agent tool) on the local stack', () => {
     expect(agents.json.agents).toEqual([expect.objectContaining({ agentId: 'agent_toolu_fork', subagentType: 'fork', status: 'completed' })]);
     const result = res.json.events.find((e: any) => e.type === 'tool_result' && e.toolUseId === 'toolu_fork');
     expect(result.content[0]).toEqual({ type: 'text', text: 'Scope: the notes.\nResult: one line.' });
-    expect(result.content[1].text).toMatch(/^agentId: agent_toolu_fork\n<usage>total_tokens: \d+/);
+    expect(result.content[1].text).toMatch(
+      /^agentId: agent_toolu_fork \(use SendMessage with to: 'agent_toolu_fork' to continue this agent\)\n<usage>total_tokens: \d+/,
+    );
   }, 120_000);
 
   it("deletes the sub-agents' logs with their session, a sub-agent's own sub-agents too", async () => {

@@ -74,6 +74,12 @@ const scheduleSchema = z
     lastRun: scheduleRunSchema.nullable(),
     runs: z.array(scheduleRunSchema).describe('Firings, newest first: outcome, session, turn, cost'),
     budgets: budgetsApiSchema.nullable(),
+    createdBy: z
+      .object({ kind: z.literal('agent'), sessionId: z.string(), toolUseId: z.string() })
+      .nullable()
+      .describe("Made by an agent's CronCreate call in that session (null: made through this API)"),
+    recurring: z.boolean().describe("False for a one-shot schedule (an agent's `recurring: false`): it is deleted after it fires"),
+    expiresAt: z.string().nullable().describe("An agent's recurring schedule: after this time it fires once more and is deleted"),
   })
   .openapi('Schedule');
 
@@ -245,5 +251,8 @@ function scheduleView(r: ScheduleRecord) {
     /** Firings, newest first: outcome, session, turn, cost. */
     runs: [...(r.runs ?? [])].reverse(),
     budgets: r.budgets ?? null,
+    createdBy: r.createdBy ?? null,
+    recurring: r.oneShot !== true,
+    expiresAt: r.expiresAt !== undefined ? new Date(r.expiresAt).toISOString() : null,
   };
 }

@@ -18,11 +18,10 @@ export const BACKGROUND_FORK_MESSAGE = 'run_in_background needs a subagent_type:
 
 /**
  * The answer to a background launch (docs/tool-pipeline.md, "Sub-agents": the launch text
- * without an output file to read). Its "Use SendMessage …" clause is left out: there is
- * no SendMessage.
+ * without an output file to read), naming SendMessage to continue the agent.
  */
 export function asyncLaunchedText(agentId: string): string {
-  return `Async agent launched successfully.\nagentId: ${agentId} (internal ID - do not mention to user.)\nThe agent is working in the background. You will be notified automatically when it completes.\nBriefly tell the user what you launched and end your response. Do not generate any other text — agent results will arrive in a subsequent message.`;
+  return `Async agent launched successfully.\nagentId: ${agentId} (internal ID - do not mention to user. Use SendMessage with to: '${agentId}' to continue this agent.)\nThe agent is working in the background. You will be notified automatically when it completes.\nBriefly tell the user what you launched and end your response. Do not generate any other text — agent results will arrive in a subsequent message.`;
 }
 
 /** The result of a sub-agent that ended without saying anything. */
@@ -82,8 +81,8 @@ export const agentTool = buildTool({
       return { type: 'tool_result', tool_use_id: toolUseId, content: [{ type: 'text', text: asyncLaunchedText(out.agentId) }] };
     const content = out.content.length > 0 ? out.content : [{ type: 'text' as const, text: EMPTY_AGENT_OUTPUT }];
     if (out.oneShot) return { type: 'tool_result', tool_use_id: toolUseId, content };
-    // No "(use SendMessage … to continue this agent)" clause: Stratus has no SendMessage.
-    const trailer = `agentId: ${out.agentId}\n<usage>total_tokens: ${out.totalTokens}\ntool_uses: ${out.totalToolUseCount}\nduration_ms: ${out.totalDurationMs}</usage>`;
+    // One-shot agents (Explore, Plan) get no trailer above: they are not meant to be continued.
+    const trailer = `agentId: ${out.agentId} (use SendMessage with to: '${out.agentId}' to continue this agent)\n<usage>total_tokens: ${out.totalTokens}\ntool_uses: ${out.totalToolUseCount}\nduration_ms: ${out.totalDurationMs}</usage>`;
     return { type: 'tool_result', tool_use_id: toolUseId, content: [...content, { type: 'text', text: trailer }] };
   },
 });

@@ -19,10 +19,36 @@ describe('sub-agent tool filtering, per agent kind', () => {
       kind: 'general-purpose',
       agent: GENERAL_PURPOSE_AGENT,
       isAsync: false,
-      tools: ['Bash', 'Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'Write', 'mcp__docs__search'],
+      tools: [
+        'CronCreate',
+        'CronDelete',
+        'CronList',
+        'SendMessage',
+        'Bash',
+        'Edit',
+        'Glob',
+        'Grep',
+        'NotebookEdit',
+        'Read',
+        'Skill',
+        'TodoWrite',
+        'WebFetch',
+        'Write',
+        'mcp__docs__search',
+      ],
     },
-    { kind: 'Explore', agent: EXPLORE_AGENT, isAsync: false, tools: ['Bash', 'Glob', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'mcp__docs__search'] },
-    { kind: 'Plan', agent: PLAN_AGENT, isAsync: false, tools: ['Bash', 'Glob', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'mcp__docs__search'] },
+    {
+      kind: 'Explore',
+      agent: EXPLORE_AGENT,
+      isAsync: false,
+      tools: ['CronCreate', 'CronDelete', 'CronList', 'SendMessage', 'Bash', 'Glob', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'mcp__docs__search'],
+    },
+    {
+      kind: 'Plan',
+      agent: PLAN_AGENT,
+      isAsync: false,
+      tools: ['CronCreate', 'CronDelete', 'CronList', 'SendMessage', 'Bash', 'Glob', 'Grep', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'mcp__docs__search'],
+    },
     {
       kind: 'background general-purpose (async allow-list)',
       agent: GENERAL_PURPOSE_AGENT,
@@ -34,7 +60,21 @@ describe('sub-agent tool filtering, per agent kind', () => {
       kind: 'custom, disallowedTools',
       agent: custom({ disallowedTools: ['Bash', 'Write'] }),
       isAsync: false,
-      tools: ['Edit', 'Glob', 'Grep', 'NotebookEdit', 'Read', 'Skill', 'TodoWrite', 'WebFetch', 'mcp__docs__search'],
+      tools: [
+        'CronCreate',
+        'CronDelete',
+        'CronList',
+        'SendMessage',
+        'Edit',
+        'Glob',
+        'Grep',
+        'NotebookEdit',
+        'Read',
+        'Skill',
+        'TodoWrite',
+        'WebFetch',
+        'mcp__docs__search',
+      ],
     },
     {
       kind: 'custom, TaskStop asked for (always disallowed)',
@@ -58,6 +98,7 @@ describe('sub-agent tool filtering, per agent kind', () => {
       invalid: ['Agent(explore)'],
     },
   ];
+  // SendMessage and the Cron tools pass layer 1 (the reference keeps them for sub-agents) but not the async allow-list.
   for (const c of cases) {
     it(c.kind, () => {
       const resolved = resolveAgentTools(c.agent, pool, { isAsync: c.isAsync });

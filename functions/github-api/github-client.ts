@@ -1,3 +1,4 @@
+import { markOwnComments } from './own-comment-mark.ts';
 import type { Octokit } from '@octokit/rest';
 import { answerGithubLookup, type GithubLookup, type GithubLookupAnswer, type LoadedGithubAuth } from './github-lookup.ts';
 
@@ -47,9 +48,9 @@ export function createGithubClientFactory(config: GithubAuthConfig): GithubClien
           id = (await appClient.rest.apps.getRepoInstallation({ owner, repo: name })).data.id;
         }
         const { token } = await app({ type: 'installation', installationId: id, repositoryNames: [name] });
-        return { token, octokit: new Octokit({ baseUrl: config.apiUrl, auth: token }) };
+        return { token, octokit: markOwnComments(new Octokit({ baseUrl: config.apiUrl, auth: token })) };
       }
-      if (config.token) return { token: config.token, octokit: new Octokit({ baseUrl: config.apiUrl, auth: config.token }) };
+      if (config.token) return { token: config.token, octokit: markOwnComments(new Octokit({ baseUrl: config.apiUrl, auth: config.token })) };
       throw new GithubNotConfiguredError(NOT_CONFIGURED);
     },
   };

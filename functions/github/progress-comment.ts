@@ -80,17 +80,7 @@ export function progressTexts(consoleUrl?: string) {
         ['💬 **Stratus** made no change to the repository, so there is no pull request.', ...(o.stopped ? [`The run stopped early: ${o.stopped}.`] : [])],
         { ...o, summary: o.summary || 'The model gave no reason.' },
       ),
-    pushRejected: (o: { branch: string; error: string; sessionId: string }) =>
-      [
-        MARK,
-        `⚠️ **Stratus** made changes but could not push the branch \`${o.branch}\`, so there is no pull request. GitHub answered:`,
-        '',
-        '```',
-        o.error.slice(0, 2_000),
-        '```',
-        '',
-        `Check the branch protection rules and that the GitHub App may write to this repository. The work is kept in session ${session(o.sessionId)}; mention me to try again.`,
-      ].join('\n'),
+    pushRejected: (o: { branch: string; error: string; sessionId: string }) => pushRejectedText(o, session(o.sessionId)),
     failed: (o: { reason: string; sessionId?: string }) =>
       [MARK, `❌ **Stratus** could not finish: ${o.reason}`, ...(o.sessionId ? ['', `Session ${session(o.sessionId)} has the details.`] : [])].join('\n'),
     awaitingPlan: (sessionId: string) =>
@@ -111,6 +101,20 @@ function questionTexts(session: (id: string) => string) {
     answerTooLate: (sessionId: string) =>
       `💬 **Stratus** no longer waits for that answer (the question in session ${session(sessionId)} was answered already, or its time ran out). Mention me to continue.`,
   };
+}
+
+/** A run whose push GitHub refused: its answer quoted, and what to check. */
+function pushRejectedText(o: { branch: string; error: string }, session: string): string {
+  return [
+    MARK,
+    `⚠️ **Stratus** made changes but could not push the branch \`${o.branch}\`, so there is no pull request. GitHub answered:`,
+    '',
+    '```',
+    o.error.slice(0, 2_000),
+    '```',
+    '',
+    `Check the branch protection rules and that the GitHub App may write to this repository. The work is kept in session ${session}; mention me to try again.`,
+  ].join('\n');
 }
 
 /** The comment while the run works: where, and the agent's task list once it keeps one. */

@@ -119,25 +119,18 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   const { existing, key } = await itemOf(deps, trigger, repo);
   const answered = await answerWithoutRun(deps, { trigger, repo, gh: access.octokit, threadKey: key, save });
   if (answered) return answered;
-  const now = deps.clock();
-  const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
   // A queued comment was counted when it arrived.
   const limited = trigger.trigger === 'queued' ? undefined : await overRateLimit(deps, { itemKey: key, repo, trigger, access, log }, save);
   if (limited) return limited;
-  if (!(await deps.github.claimThread(key, run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS }))) {
-    const queued = await queueIntoRun(deps, { trigger, key, repo, access, save, log, runId: run.runId });
-    return queued ?? alreadyRunning(deps, { trigger, access, existing, save, log });
-  }
+  const heldElsewhere = await holdItem(deps, { trigger, key, repo, access, save, log, run, existing, deadlineAt });
+  if (heldElsewhere) return heldElsewhere;
   let thread = threadState(existing, repo.tenantId);
   let item: ItemRun | undefined;
   const say = progressComment(access.octokit, trigger, () => itemBudgetLine(item));
   try {
-    if (!(await takeOwnQueued(deps, key, trigger, run.runId)))
-      return await save({ outcome: 'queued_into_run', detail: 'The run that was working took the queued comment.' });
-    // One budget per issue or PR, over every run on it: spent, the trigger gets a comment instead.
-    const counted = await startItemRun(deps, repo, key);
-    if ('spent' in counted) return await budgetSpent(access.octokit, { trigger, mention: repo.mention, spent: counted.spent, save });
-    item = counted;
+    const begun = await beginItemRun(deps, { trigger, key, repo, access, save, run });
+    if ('ended' in begun) return begun.ended;
+    item = begun.item;
     await say(texts(deps).queued(trigger.isPullRequest ? 'pull request' : 'issue'));
     await save({ outcome: 'running' });
     const result = await work(deps, { trigger, repo, access, thread, threadKey: key, run, save, say, log, deadlineAt, item });
@@ -159,6 +152,36 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
 }
 
 /** The issue's thread as earlier runs left it, and the key it is held under. */
+type HoldContext = Omit<Parameters<typeof queueIntoRun>[1], 'runId'> & { run: GithubRunRecord; existing: GithubThreadRecord | undefined; deadlineAt?: number };
+
+/**
+ * Holds the issue or PR for this run (until its deadline plus a margin); undefined once held. When
+ * another run holds it, a mention is queued into that run, anything else told it is already working.
+ */
+async function holdItem(deps: GithubWorkDeps, ctx: HoldContext): Promise<GithubRunRecord | undefined> {
+  const now = deps.clock();
+  const heldUntil = (ctx.deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
+  if (await deps.github.claimThread(ctx.key, ctx.run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS })) return undefined;
+  const queued = await queueIntoRun(deps, { ...ctx, runId: ctx.run.runId });
+  return queued ?? alreadyRunning(deps, ctx);
+}
+
+/**
+ * Before the work starts: a queued run whose comment the working run took ends there, and the
+ * item's one budget (over every run on the issue or PR) is counted; spent, a comment instead.
+ */
+async function beginItemRun(
+  deps: GithubWorkDeps,
+  ctx: Pick<HoldContext, 'trigger' | 'key' | 'repo' | 'access' | 'save' | 'run'>,
+): Promise<{ item: ItemRun } | { ended: GithubRunRecord }> {
+  if (!(await takeOwnQueued(deps, ctx.key, ctx.trigger, ctx.run.runId)))
+    return { ended: await ctx.save({ outcome: 'queued_into_run', detail: 'The run that was working took the queued comment.' }) };
+  const counted = await startItemRun(deps, ctx.repo, ctx.key);
+  if ('spent' in counted)
+    return { ended: await budgetSpent(ctx.access.octokit, { trigger: ctx.trigger, mention: ctx.repo.mention, spent: counted.spent, save: ctx.save }) };
+  return { item: counted };
+}
+
 async function itemOf(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord): Promise<{ existing?: GithubThreadRecord; key: string }> {
   const found = await deps.github.getThread({ id: trigger.repositoryId, fullName: trigger.repository }, trigger.number);
   // A thread from before ids were recorded, found by name, counts only if it is this tenant's.

@@ -1,3 +1,4 @@
+import { OWN_COMMENT_MARK } from '../../functions/github-api/own-comment-mark.ts';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -271,7 +272,7 @@ describe('GitHub after the first pull request', () => {
       const run = await runFor(sent.deliveryId);
       expect(run.outcome).toBe('pr_updated');
       // The model wrote no line for it; the pushed commit answers it.
-      expect(gh.repliesTo(7_001).map((r) => r.body)).toEqual([`Addressed. (Stratus, in ${run.commit.slice(0, 12)}.)`]);
+      expect(gh.repliesTo(7_001).map((r) => r.body)).toEqual([`${OWN_COMMENT_MARK}\nAddressed. (Stratus, in ${run.commit.slice(0, 12)}.)`]);
       const approval = await send(
         'pull_request_review',
         reviewPayload(refs['acme/anyreview']!, { number: any.number, title: TITLE }, { id: 7_002, body: '', state: 'approved' }, { login: 'maintainer' }),
@@ -376,7 +377,8 @@ describe('GitHub after the first pull request', () => {
       const sent = await Promise.all([301, 302, 303].map((id) => send('issue_comment', mention(id))));
       const runs = await Promise.all(sent.map((s) => runFor(s.deliveryId)));
       expect(runs.filter((r) => r.outcome === 'pr_updated')).toHaveLength(1);
-      expect(runs.every((r) => ['pr_updated', 'already_running', 'budget_spent'].includes(r.outcome))).toBe(true);
+      // The others joined the working run's queue (#31 part 4), or found the budget spent.
+      expect(runs.every((r) => ['pr_updated', 'queued_into_run', 'already_running', 'budget_spent'].includes(r.outcome))).toBe(true);
       // The next trigger finds it spent: a comment naming the budget, no session touched.
       const spent = await send('issue_comment', mention(301));
       const spentRun = await runFor(spent.deliveryId);

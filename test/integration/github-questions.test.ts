@@ -90,8 +90,11 @@ describe('AskUserQuestion in GitHub runs', () => {
     // A reader's reply is refused (no write access); the bot's own comment is not even a run.
     const byReader = await reply(repo, 501, 'dayjs please', 'reader');
     expect(await finishedRun(api, byReader.deliveryId)).toMatchObject({ outcome: 'refused', trigger: 'answer' });
+    // The bot's own question comment (its mark) is Stratus hearing itself; another bot's reply is no answer either.
     const byBot = await reply(repo, 502, question!.body, 'stratus-app[bot]', 'Bot');
-    expect(byBot.body).toEqual({ accepted: false, reason: "a bot's comment does not answer a question" });
+    expect(byBot.body).toEqual({ accepted: false, reason: 'the comment is one Stratus posted' });
+    const byOtherBot = await reply(repo, 503, 'dayjs', 'renovate[bot]', 'Bot');
+    expect(byOtherBot.body).toEqual({ accepted: false, reason: "a bot's comment does not answer a question" });
     expect((await api.request('GET', `/v1/sessions/${asked.sessionId}/questions`)).json.questions).toHaveLength(1);
 
     // A writer's reply that quotes the question and picks option 2 by number.

@@ -33,6 +33,9 @@ import { closeServer } from './net/listen.ts';
 import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
 import { LOCAL_ACCOUNT } from './aws-call-iam.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
+import { ensureBucket } from './ensure-bucket.ts';
+import type { ExternalEndpoints } from './external-endpoints.ts';
+import type { EmbeddedServer } from './service-child.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
 import type { Brain } from './scripted-model/script.ts';
@@ -108,6 +111,11 @@ export interface LocalStackOptions {
    * (local/aws-call-log.ts). Default: STRATUS_AWS_CALL_LOG; unset records nothing.
    */
   awsCallLog?: string;
+  /**
+   * Existing DynamoDB, S3 or Lambda endpoints to use instead of starting the embedded stand-ins,
+   * and the key to sign with there (local/external-endpoints.ts, docs/local-stack.md).
+   */
+  external?: ExternalEndpoints;
 }
 
 export interface LocalStack {
@@ -136,16 +144,16 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // The stack's services, listed as each starts: the runner's sandboxes never reach them (docs/security.md).
     const stackEndpoints: string[] = [];
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
-    const credentials = freshLocalCredentials();
+    const credentials = opts.external?.credentials ?? freshLocalCredentials();
     const { callLogDir, callLog } = awsCallLogOf(opts);
-    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
-    const s3 = service(await startLocalS3(opts, credentials));
-    const runner = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
+    const { dynamo, s3 } = await startStores(opts, credentials, service);
     // The API function is registered once deps exist: it receives its own asynchronous
     // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
-    const functions: Record<string, LocalFunction | TenantIsolatedFunction> = { [RUNNER_FUNCTION]: runner };
+    const functions: Record<string, LocalFunction | TenantIsolatedFunction> = {};
     const failures = asyncFailures(opts.dataDir);
-    const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, watch: failures.watch }));
+    const lambda = opts.external?.endpoints.lambda
+      ? { ...service(existingEndpoint(opts.external.endpoints.lambda)), pending: async () => undefined }
+      : service(await startLocalLambda(opts, { functions, s3Url: s3.url, stackEndpoints, callLogDir, watch: failures.watch, started }));
     const model = opts.anthropic || opts.bedrock ? undefined : service(await startScriptedModel(opts));
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
@@ -175,6 +183,46 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     await stopAll(stops);
     throw err;
   }
+}
+
+/**
+ * DynamoDB and S3: the embedded stand-ins, or the existing endpoints the options name
+ * (local/external-endpoints.ts), where a missing bucket is created (tables are, for both, later).
+ */
+async function startStores(
+  opts: LocalStackOptions,
+  credentials: LocalCredentials,
+  service: <T extends { url: string; close(): Promise<void> }>(part: T) => T,
+): Promise<{ dynamo: EmbeddedServer; s3: EmbeddedServer }> {
+  const external = opts.external?.endpoints ?? {};
+  const dynamo = service(
+    external.dynamodb
+      ? existingEndpoint(external.dynamodb)
+      : await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }),
+  );
+  if (!external.s3) return { dynamo, s3: service(await startLocalS3(opts, credentials)) };
+  const made = await ensureBucket({ endpoint: external.s3, region: 'us-east-1', bucket: LOCAL_BUCKET, credentials });
+  if (made === 'created unversioned') logError({ msg: 'the S3 endpoint cannot enable versioning: the bucket is unversioned', bucket: LOCAL_BUCKET });
+  return { dynamo, s3: service(existingEndpoint(external.s3)) };
+}
+
+/** A service that runs elsewhere: the stack only points its clients at it, and stopping leaves it running. */
+const existingEndpoint = (url: string): EmbeddedServer => ({ url, close: async () => undefined });
+
+/** The runner's process pool behind the Lambda Invoke stand-in, which also runs the harness's own asynchronous functions. */
+async function startLocalLambda(
+  opts: LocalStackOptions,
+  parts: {
+    functions: Record<string, LocalFunction | TenantIsolatedFunction>;
+    s3Url: string;
+    stackEndpoints: string[];
+    callLogDir: string | undefined;
+    watch: AsyncInvocationWatch;
+    started: <T extends { close(): Promise<void> }>(part: T) => T;
+  },
+) {
+  parts.functions[RUNNER_FUNCTION] = parts.started(startRunnerPool(opts, parts.s3Url, parts.stackEndpoints, parts.callLogDir));
+  return startLambdaInvokeServer({ functions: parts.functions, port: opts.ports?.lambda, watch: parts.watch });
 }
 
 /** The S3 stand-in, versioned as the deployed bucket is (infra/constructs/data-stores.ts). */

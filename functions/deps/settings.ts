@@ -37,6 +37,26 @@ export const SETTINGS: Setting[] = [
     default: '0',
     where: 'local',
   },
+  {
+    name: 'STRATUS_DYNAMODB_ENDPOINT',
+    meaning:
+      'an existing DynamoDB (DynamoDB Local, LocalStack, another `npm start`) to use instead of the stand-in; missing tables are created; the stack signs with `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` (docs/local-stack.md)',
+    default: 'unset: the stand-in',
+    where: 'local',
+  },
+  {
+    name: 'STRATUS_S3_ENDPOINT',
+    meaning: 'an existing S3 to use instead of the stand-in; the bucket `stratus-local` is created (versioned) if missing',
+    default: 'unset: the stand-in',
+    where: 'local',
+  },
+  {
+    name: 'STRATUS_LAMBDA_ENDPOINT',
+    meaning:
+      'an existing Lambda Invoke endpoint serving `stratus-tenant-runner`, `stratus-api` and `stratus-github-worker` (another `npm start`) instead of the stand-in',
+    default: 'unset: the stand-in',
+    where: 'local',
+  },
   { name: 'STRATUS_DATA_DIR', meaning: 'data folder for the local stack', default: './.stratus-data', where: 'local' },
   {
     name: 'STRATUS_API_TOKENS',

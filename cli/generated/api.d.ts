@@ -757,6 +757,12 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
+        /** @description The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description The system or the sandbox runner failed; details are in the server logs */
         500: {
           content: {
@@ -1771,6 +1777,12 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
+        /** @description The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description The system or the sandbox runner failed; details are in the server logs */
         500: {
           content: {
@@ -1856,6 +1868,12 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
+        /** @description The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description The system or the sandbox runner failed; details are in the server logs */
         500: {
           content: {
@@ -1936,6 +1954,12 @@ export interface paths {
         };
         /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
         422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds */
+        429: {
           content: {
             "application/json": components["schemas"]["Error"];
           };

@@ -9,7 +9,7 @@ const DESCRIPTION = `Stratus runs coding-agent sessions: a session owns a worksp
 
 **Auth.** Every \`/v1\` route but this document and the GitHub webhook (signed with \`X-Hub-Signature-256\` instead) needs \`Authorization: Bearer <token>\`; a token sees only its tenant's sessions and schedules (others' answer 404).
 
-**Errors.** Every failure answers \`{"error":{"code","message"}}\` (the Error schema) with the status its class fixes: 400 invalid input (the message names the field; nothing is stored), 401, 404 (also for a malformed id), 405 with \`Allow\`, 409 conflicts (\`Retry-After\` where waiting helps), 411, 413 past a size limit (the message names it), 415 for a body that is not \`application/json\`, 500 the system, 502/503 the model API.
+**Errors.** Every failure answers \`{"error":{"code","message"}}\` (the Error schema) with the status its class fixes: 400 invalid input (the message names the field; nothing is stored), 401, 404 (also for a malformed id), 405 with \`Allow\`, 409 conflicts (\`Retry-After\` where waiting helps), 411, 413 past a size limit (the message names it), 415 for a body that is not \`application/json\`, 429 \`runner_calls_limit\` with \`Retry-After\` when the tenant's sandbox runner calls are all in flight (STRATUS_TENANT_RUNNER_CALLS), 500 the system, 502/503 the model API.
 
 **Retries.** Every POST takes an \`Idempotency-Key\` header: a retry with the same key and the same request gets the first answer again (kept 24 h, \`Idempotent-Replayed: true\`; a streamed turn is replayed by following its events), never a second run; the same key with another request is a 422 \`idempotency_key_reused\`; a retry while the first still runs waits a few seconds, then gets 409 \`idempotency_in_progress\`.
 

@@ -190,6 +190,13 @@ export const SETTINGS: Setting[] = [
     where: 'both',
   },
   {
+    name: 'STRATUS_TENANT_RUNNER_CALLS',
+    meaning:
+      "sandbox runner calls one tenant may have in flight at once, across every API instance (the runner function's reserved concurrency is the account-wide bound); past it a turn's tool call waits up to 60 s for a free slot, then gets an is_error result, and an API request that needs the runner gets 429 `runner_calls_limit` with `Retry-After`",
+    default: '20',
+    where: 'both',
+  },
+  {
     name: 'STRATUS_TENANT_STORAGE_QUOTA_BYTES',
     meaning:
       'bytes a tenant may keep stored: workspace versions its sessions published and archive uploads waiting to be imported (docs/workspaces.md, storage quota); past it an upload, import or write is refused with 413 `storage_quota`',
@@ -325,6 +332,7 @@ export interface EnvSettings {
   permissions?: { defaultMode: string };
   maxToolConcurrency?: number;
   tenantStorageQuotaBytes?: number;
+  tenantRunnerCalls?: number;
   environmentMaxBytes?: number;
   toolSearchMode?: 'standard' | 'tst' | 'tst-auto';
   mcp?: { toolTimeoutMs?: number; connectTimeoutMs?: number };
@@ -426,6 +434,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     ...(mode ? { permissions: { defaultMode: mode } } : {}),
     maxToolConcurrency: read.int('STRATUS_MAX_TOOL_CONCURRENCY', 1, 100),
     tenantStorageQuotaBytes: read.int('STRATUS_TENANT_STORAGE_QUOTA_BYTES', 1),
+    tenantRunnerCalls: read.int('STRATUS_TENANT_RUNNER_CALLS', 1, 10_000),
     environmentMaxBytes: read.int('STRATUS_ENVIRONMENT_MAX_BYTES', 1),
     toolSearchMode: read.oneOf('STRATUS_TOOL_SEARCH', ['standard', 'tst', 'tst-auto'] as const),
     mcp: { toolTimeoutMs: read.int('STRATUS_MCP_TOOL_TIMEOUT_MS', 1), connectTimeoutMs: read.int('STRATUS_MCP_CONNECT_TIMEOUT_MS', 1) },

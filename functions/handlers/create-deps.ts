@@ -22,6 +22,7 @@ import { IdempotencyStore } from '../stores/idempotency-store.ts';
 import { TokenStore } from '../stores/token-store.ts';
 import { TenantSettingsStore } from '../stores/tenant-settings-store.ts';
 import { TenantUsageStore } from '../stores/tenant-usage.ts';
+import { RunnerCallSlots } from '../stores/runner-call-slots.ts';
 import { BackgroundAgentStore } from '../stores/background-agent-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
@@ -85,6 +86,7 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     tokens: new TokenStore(db, config.tables.apiTokens),
     tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
     tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
+    runnerSlots: new RunnerCallSlots(db, config.tables.tenantUsage, config.tenantRunnerCalls, Date.now),
     runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     failedInvocations: overrides.failedInvocations ?? sqsFailedInvocations(config),

@@ -9,6 +9,7 @@ import { adminTokenCommands } from './admin-commands.ts';
 import { adminGithubCommands, githubCommands } from './github-commands.ts';
 import { adminFailureCommands } from './redrive-commands.ts';
 import { answerCommand, attach, interruptTurn, runPrompt } from './turn-commands.ts';
+import { decidePlanCommand, showPlans } from './plan-commands.ts';
 
 /**
  * `stratus`: the command line for a Stratus API, local or deployed (README: the CLI). Every
@@ -90,6 +91,33 @@ program
   .option('-m, --message <text>', 'what to tell the model instead, e.g. how to go on')
   .action(async (id: string | undefined, toolUseId: string | undefined, o: { message?: string }) => {
     exitCode = await answerCommand(client(), session(id), toolUseId, 'deny', { ...turnOpts(), message: o.message });
+  });
+
+program
+  .command('plan')
+  .description("the agent's plans waiting for approval (ExitPlanMode)")
+  .argument('[session]')
+  .action(async (id?: string) => showPlans(client(), session(id), print));
+
+program
+  .command('approve-plan')
+  .description('approve a waiting plan (default: the only one); the turn resumes in the mode given')
+  .argument('[session]')
+  .argument('[toolUseId]')
+  .option('--mode <mode>', 'continue in default (ask) or acceptEdits', 'default')
+  .option('--plan-file <file>', 'approve the plan as edited in this file')
+  .action(async (id: string | undefined, toolUseId: string | undefined, o: { mode: 'default' | 'acceptEdits'; planFile?: string }) => {
+    exitCode = await decidePlanCommand(client(), session(id), toolUseId, 'approve', { ...turnOpts(), ...o });
+  });
+
+program
+  .command('reject-plan')
+  .description('reject a waiting plan (default: the only one); the agent stays in plan mode')
+  .argument('[session]')
+  .argument('[toolUseId]')
+  .option('-m, --message <text>', 'what the agent should change')
+  .action(async (id: string | undefined, toolUseId: string | undefined, o: { message?: string }) => {
+    exitCode = await decidePlanCommand(client(), session(id), toolUseId, 'reject', { ...turnOpts(), feedback: o.message });
   });
 
 program

@@ -85,6 +85,9 @@ export function createTurnRenderer(out: NodeJS.WriteStream, opts: { json: boolea
         case 'permission_request':
           line(`? ${event.toolName} waits for permission: ${inputSummary(event.input)}  [${event.toolUseId}]`);
           break;
+        case 'plan':
+          line(`? a plan waits for approval (stratus approve-plan / reject-plan)  [${event.toolUseId}]\n${event.plan.replace(/^/gm, '    ')}`);
+          break;
         case 'permission_denied':
           line(`  ✗ ${event.toolName} denied`);
           break;

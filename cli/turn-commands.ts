@@ -14,7 +14,7 @@ export interface TurnOptions {
 }
 
 /** The exit code of a finished turn. */
-function exitFor(end: Extract<TurnEvent, { type: 'turn_end' }> | undefined): number {
+export function exitFor(end: Extract<TurnEvent, { type: 'turn_end' }> | undefined): number {
   if (!end) return EXIT.failed;
   if (end.stopReason === 'awaiting_permission') return EXIT.awaitingPermission;
   return ['model_error', 'internal_error', 'crashed'].includes(end.stopReason) ? EXIT.failed : EXIT.ok;
@@ -24,7 +24,7 @@ function exitFor(end: Extract<TurnEvent, { type: 'turn_end' }> | undefined): num
  * Streams one response that carries a turn (POST …/turns, or the last permission answer),
  * following the event log if the turn moves to another invocation. Returns the turn_end.
  */
-async function streamTurn(client: Api, sessionId: string, res: Response, opts: TurnOptions) {
+export async function streamTurn(client: Api, sessionId: string, res: Response, opts: TurnOptions) {
   const render = createTurnRenderer(opts.out, opts);
   let end: Extract<TurnEvent, { type: 'turn_end' }> | undefined;
   let turnId: string | undefined;

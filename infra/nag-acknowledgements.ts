@@ -1,4 +1,5 @@
 import { Token, Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { EGRESS_GRANTS_PREFIX } from '../sandbox-runner/common/egress-mailbox.ts';
 import type { IConstruct } from 'constructs';
 import { BUCKET_LAYOUT } from '../functions/stores/bucket-layout.ts';
 import { TABLE_KEYS, TABLES } from '../functions/stores/tables.ts';
@@ -194,6 +195,13 @@ function acknowledgeEngineGrants(stack: NagSubjects): void {
       `IAM5[Resource::${bucket}/${BUCKET_LAYOUT.spill}*]`,
       'Payloads of oversized DynamoDB items, keyed per session and message; the grant is limited to that prefix.',
     );
+    if (!stack.egressProxy) {
+      ack(
+        policy,
+        `IAM5[Resource::${bucket}/${EGRESS_GRANTS_PREFIX}*]`,
+        "The egress mailbox's grants, one per workspace, written before its commands run and deleted after; the grant is limited to that prefix (docs/security.md).",
+      );
+    }
     for (const model of modelsBehindProfiles(stack.bedrockModels)) {
       ack(
         policy,

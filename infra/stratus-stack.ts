@@ -17,6 +17,7 @@ import { WEBHOOK_ALIAS } from '../functions/handlers/webhook-alias.ts';
 import { EgressProxy } from './constructs/egress-proxy.ts';
 import { GitFunction } from './constructs/git-function.ts';
 import { EgressForwarderFunction } from './constructs/egress-forwarder-function.ts';
+import { EGRESS_GRANTS_PREFIX } from '../sandbox-runner/common/egress-mailbox.ts';
 import { RunnerNetwork } from './constructs/runner-network.ts';
 import { SandboxRunnerFunction } from './constructs/sandbox-runner-function.ts';
 import { Schedules } from './constructs/schedules.ts';
@@ -25,6 +26,7 @@ import { WorkspaceAccessRole } from './constructs/workspace-access-role.ts';
 import { SessionPurgeRole } from './constructs/session-purge-role.ts';
 import { AsyncFailures } from './constructs/async-failures.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
+import { tracesEnvironment } from './config/traces-context.ts';
 
 /** The CloudWatch namespace of every Stratus metric; stages are told apart by the `stage` dimension. */
 export const METRICS_NAMESPACE = 'Stratus';
@@ -230,10 +232,14 @@ export class StratusStack extends Stack {
     });
   }
 
-  /** The egress proxy when the stage enables it; the runner learns which way its commands reach the network. */
+  /**
+   * The egress proxy when the stage enables it; the runner learns which way its commands reach the
+   * network. Without it (the default, $0 idle) their requests go through the S3 mailbox to the
+   * egress forwarder (docs/security.md, "Set-up steps' registries").
+   */
   private egress(stage: StageConfig, retention: logs.RetentionDays): EgressProxy | undefined {
     if (!stage.network.egressProxy) {
-      this.runner.fn.addEnvironment('STRATUS_EGRESS', 'none');
+      this.runner.fn.addEnvironment('STRATUS_EGRESS', 'mailbox');
       return undefined;
     }
     const proxy = new EgressProxy(this, 'EgressProxy', {
@@ -268,8 +274,9 @@ export class StratusStack extends Stack {
       POWERTOOLS_TRACE_ENABLED: 'true',
       ...(this.secrets.anthropicApiKey ? { STRATUS_ANTHROPIC_KEY_SECRET: this.secrets.anthropicApiKey.secretArn } : {}),
       STRATUS_API_TOKENS_SECRET: this.secrets.apiTokens.secretArn,
-      STRATUS_EGRESS: this.egressProxy ? 'proxy' : 'none',
+      STRATUS_EGRESS: this.egressProxy ? 'proxy' : 'mailbox',
       ...(this.egressProxy ? { STRATUS_EGRESS_KEY_SECRET: this.egressProxy.tokenKey.secretArn } : {}),
+      ...tracesEnvironment(stage.traces),
     };
   }
 
@@ -350,6 +357,12 @@ export class StratusStack extends Stack {
       for (const statement of this.bedrockModels.length > 0 ? bedrockInvokeStatements(this, this.bedrockModels) : []) role.addToPrincipalPolicy(statement);
       this.secrets.apiTokens.grantRead(role);
       this.egressProxy?.tokenKey.grantRead(role);
+      // In the mailbox mode the engines write each workspace's grant before its commands run, and delete it.
+      if (!this.egressProxy) {
+        role.addToPrincipalPolicy(
+          new iam.PolicyStatement({ actions: ['s3:PutObject', 's3:DeleteObject'], resources: [bucket.arnForObjects(`${EGRESS_GRANTS_PREFIX}*`)] }),
+        );
+      }
     }
     if (this.githubWorker) {
       this.secrets.githubWebhookSecret?.grantRead(this.api.role);

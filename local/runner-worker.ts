@@ -14,6 +14,8 @@ export interface RunnerWorkerInit {
   region: string;
   /** The URLs of the stack's own services (stand-ins, API, scripted model), which no sandboxed request may reach. */
   stackEndpoints: string[];
+  /** `mailbox`: commands' allowed requests go through the workspace's S3 mailbox, as in AWS (sandbox-runner/isolation/mailbox-proxy.ts). @default direct */
+  egress?: 'mailbox';
   /** Record this process's AWS calls in this folder, as this function's (local/aws-call-log.ts). */
   awsCallLog?: { dir: string; functionName: string };
 }
@@ -28,7 +30,7 @@ function createLocalRunner(init: RunnerWorkerInit): Runner {
   return createRunner({
     rootDir: init.rootDir,
     s3ForCredentials: s3Clients(init),
-    sandbox: createBwrapSandbox({ runtimeDir: init.rootDir, stackEndpoints: endpoints }),
+    sandbox: createBwrapSandbox({ runtimeDir: init.rootDir, stackEndpoints: endpoints, egress: { kind: init.egress ?? 'direct' } }),
     limits: DEFAULT_RUNNER_LIMITS,
     maxWarmWorkspaces: 1,
     // Self-hosted git servers on a private network often speak plain http.

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { LocalCredentials } from './local-credentials.ts';
 import { startServiceProcess, type EmbeddedServer } from './service-process.ts';
+import type { S3NotificationRule } from './s3-notifications.ts';
 
 const ENTRY = fileURLToPath(new URL('./s3-process.ts', import.meta.url));
 
@@ -18,6 +19,7 @@ export function startS3ServerProcess(opts: {
   versionedBuckets?: string[];
   port?: number;
   credentials?: LocalCredentials;
+  notifications?: S3NotificationRule[];
 }): Promise<EmbeddedServer> {
   return startServiceProcess({ name: 'S3 stand-in', entry: ENTRY, args: opts, execArgv: ['--openssl-legacy-provider'] });
 }

@@ -7,6 +7,7 @@ import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { isPostForm, verifyPostForm } from './s3-post-policy.ts';
 import { versionedBuckets, type VersionStore } from './s3-versions.ts';
 import { raceSafe } from './s3-race-safe.ts';
+import { notifyObjectCreated, type S3NotificationRule } from './s3-notifications.ts';
 import {
   accessDenied,
   refuse,
@@ -41,7 +42,7 @@ export interface S3Traffic {
   byMethod: Record<string, number>;
 }
 
-export async function startS3Server(opts: {
+export interface S3ServerOptions {
   dir: string;
   buckets: string[];
   port?: number;
@@ -49,7 +50,11 @@ export async function startS3Server(opts: {
   credentials?: SigningCredentials;
   /** Buckets with versioning enabled (s3-versions.ts); their older versions are kept in `{dir}-versions`. */
   versionedBuckets?: string[];
-}): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
+  /** Functions invoked when an object is created, as S3's bucket notifications do (s3-notifications.ts). @default none */
+  notifications?: S3NotificationRule[];
+}
+
+export async function startS3Server(opts: S3ServerOptions): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
   mkdirSync(opts.dir, { recursive: true });
   const s3rver = new S3rver({ directory: opts.dir, silent: true, configureBuckets: opts.buckets.map((name) => ({ name })) });
   await s3rver.configureBuckets();
@@ -62,6 +67,7 @@ export async function startS3Server(opts: {
   const credentials = opts.credentials ?? LOCAL_CREDENTIALS;
   const server = createServer((req, res) => {
     countRequest(traffic, req);
+    if (opts.notifications?.length) notifyWhenCreated(opts.notifications, req, res);
     void authenticate(req, credentials).then(
       (verdict) => (verdict.ok ? serve(req, res) : refuseRequest(req, res, verdict)),
       (err: unknown) => refuseRequest(req, res, refuse(500, 'InternalError', String(err))),
@@ -181,6 +187,15 @@ async function conditionalPut(s3rver: S3rver, send: Inner, target: { bucket: str
   delete req.headers['if-none-match'];
   delete req.headers['if-match'];
   await untilSent(send, req, res);
+}
+
+/** Once a PUT has stored its object (200), the matching notifications go out. */
+function notifyWhenCreated(rules: S3NotificationRule[], req: IncomingMessage, res: ServerResponse): void {
+  const target = req.method === 'PUT' ? writeTarget(req) : undefined;
+  if (!target) return;
+  res.once('finish', () => {
+    if (res.statusCode === 200) notifyObjectCreated(rules, target.bucket, target.key);
+  });
 }
 
 /**

@@ -36,6 +36,8 @@ import { startS3ServerProcess } from './s3-server-process.ts';
 import { ensureBucket } from './ensure-bucket.ts';
 import type { ExternalEndpoints } from './external-endpoints.ts';
 import type { EmbeddedServer } from './service-child.ts';
+import type { S3NotificationRule } from './s3-notifications.ts';
+import { EGRESS_FORWARDER_FUNCTION, egressMailboxNotification, localEgressForwarder } from './local-egress-forwarder.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
 import { startScriptedModelServer, type ScriptedModelServer } from './scripted-model/server.ts';
 import type { Brain } from './scripted-model/script.ts';
@@ -146,14 +148,14 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
     const credentials = opts.external?.credentials ?? freshLocalCredentials();
     const { callLogDir, callLog } = awsCallLogOf(opts);
-    const { dynamo, s3 } = await startStores(opts, credentials, service);
-    // The API function is registered once deps exist: it receives its own asynchronous
-    // invocations (turn continuations) through the Lambda Invoke API, as on AWS.
+    const dynamo = service(await startOrUseDynamo(opts, credentials));
+    // The functions are registered as they can be made: the runner once S3 listens, the API once
+    // deps exist (it receives its own asynchronous invocations, turn continuations, as on AWS).
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = {};
     const failures = asyncFailures(opts.dataDir);
-    const lambda = opts.external?.endpoints.lambda
-      ? { ...service(existingEndpoint(opts.external.endpoints.lambda)), pending: async () => undefined }
-      : service(await startLocalLambda(opts, { functions, s3Url: s3.url, stackEndpoints, callLogDir, watch: failures.watch, started }));
+    const lambda = service(await startOrUseLambda(opts, functions, failures.watch));
+    const s3 = service(await startOrUseS3(opts, credentials, lambda.url));
+    if (!opts.external?.endpoints.lambda) functions[RUNNER_FUNCTION] = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     const model = opts.anthropic || opts.bedrock ? undefined : service(await startScriptedModel(opts));
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
@@ -163,7 +165,7 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     const api = service(await startApiServer(opts.port));
     const config = localConfig(opts, { dynamodb: dynamo.url, s3: s3.url, lambda: lambda.url }, credentials, apiTokens, model, stackEndpoints);
     const deps = await createLocalDeps(opts, config, stops, { callLog, failedInvocations: failures.store });
-    registerHarnessFunctions(functions, deps);
+    registerHarnessFunctions(functions, deps, callLog);
     await ensureTables(new DynamoDBClient({ region: config.region, endpoint: dynamo.url, credentials: config.localCredentials }), config.tables);
     api.serve(createApp(deps, { consoleDir: opts.consoleDir ?? fileURLToPath(new URL('../dist/console/', import.meta.url)) }));
     // EventBridge Scheduler's stand-in finds what is due; each firing runs as the cron function.
@@ -185,54 +187,48 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
   }
 }
 
-/**
- * DynamoDB and S3: the embedded stand-ins, or the existing endpoints the options name
- * (local/external-endpoints.ts), where a missing bucket is created (tables are, for both, later).
- */
-async function startStores(
+/** DynamoDB: the embedded stand-in, or the existing endpoint the options name (its tables are ensured later, as the stand-in's). */
+async function startOrUseDynamo(opts: LocalStackOptions, credentials: LocalCredentials): Promise<EmbeddedServer> {
+  const external = opts.external?.endpoints.dynamodb;
+  return external ? existingEndpoint(external) : startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb });
+}
+
+/** The Lambda Invoke stand-in that runs `functions`, or an existing endpoint that serves them by the same names. */
+async function startOrUseLambda(
   opts: LocalStackOptions,
-  credentials: LocalCredentials,
-  service: <T extends { url: string; close(): Promise<void> }>(part: T) => T,
-): Promise<{ dynamo: EmbeddedServer; s3: EmbeddedServer }> {
-  const external = opts.external?.endpoints ?? {};
-  const dynamo = service(
-    external.dynamodb
-      ? existingEndpoint(external.dynamodb)
-      : await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }),
-  );
-  if (!external.s3) return { dynamo, s3: service(await startLocalS3(opts, credentials)) };
-  const made = await ensureBucket({ endpoint: external.s3, region: 'us-east-1', bucket: LOCAL_BUCKET, credentials });
+  functions: Record<string, LocalFunction | TenantIsolatedFunction>,
+  watch: AsyncInvocationWatch,
+): Promise<EmbeddedServer & { pending(): Promise<void> }> {
+  const external = opts.external?.endpoints.lambda;
+  if (external) return { ...existingEndpoint(external), pending: async () => undefined };
+  return startLambdaInvokeServer({ functions, port: opts.ports?.lambda, watch });
+}
+
+/**
+ * S3: the embedded stand-in (in the mailbox mode it tells the egress forwarder of each request
+ * object, as in AWS), or the existing endpoint the options name (local/external-endpoints.ts),
+ * where a missing bucket is created.
+ */
+async function startOrUseS3(opts: LocalStackOptions, credentials: LocalCredentials, lambdaUrl: string): Promise<EmbeddedServer> {
+  const external = opts.external?.endpoints.s3;
+  if (!external) return startLocalS3(opts, credentials, opts.settings?.egress === 'mailbox' ? [egressMailboxNotification(lambdaUrl)] : []);
+  const made = await ensureBucket({ endpoint: external, region: 'us-east-1', bucket: LOCAL_BUCKET, credentials });
   if (made === 'created unversioned') logError({ msg: 'the S3 endpoint cannot enable versioning: the bucket is unversioned', bucket: LOCAL_BUCKET });
-  return { dynamo, s3: service(existingEndpoint(external.s3)) };
+  return existingEndpoint(external);
 }
 
 /** A service that runs elsewhere: the stack only points its clients at it, and stopping leaves it running. */
 const existingEndpoint = (url: string): EmbeddedServer => ({ url, close: async () => undefined });
 
-/** The runner's process pool behind the Lambda Invoke stand-in, which also runs the harness's own asynchronous functions. */
-async function startLocalLambda(
-  opts: LocalStackOptions,
-  parts: {
-    functions: Record<string, LocalFunction | TenantIsolatedFunction>;
-    s3Url: string;
-    stackEndpoints: string[];
-    callLogDir: string | undefined;
-    watch: AsyncInvocationWatch;
-    started: <T extends { close(): Promise<void> }>(part: T) => T;
-  },
-) {
-  parts.functions[RUNNER_FUNCTION] = parts.started(startRunnerPool(opts, parts.s3Url, parts.stackEndpoints, parts.callLogDir));
-  return startLambdaInvokeServer({ functions: parts.functions, port: opts.ports?.lambda, watch: parts.watch });
-}
-
 /** The S3 stand-in, versioned as the deployed bucket is (infra/constructs/data-stores.ts). */
-function startLocalS3(opts: LocalStackOptions, credentials: ReturnType<typeof freshLocalCredentials>) {
+function startLocalS3(opts: LocalStackOptions, credentials: ReturnType<typeof freshLocalCredentials>, notifications: S3NotificationRule[]) {
   return startS3ServerProcess({
     dir: path.join(opts.dataDir, 's3'),
     buckets: [LOCAL_BUCKET],
     versionedBuckets: [LOCAL_BUCKET],
     credentials,
     port: opts.ports?.s3,
+    notifications,
   });
 }
 
@@ -276,11 +272,13 @@ function localMinter(config: StratusConfig, callLog: AwsCallLog | undefined): Lo
 /**
  * The API function receives its own asynchronous invocations (turn continuations), and webhook
  * deliveries (asynchronous) and the API's lookups (synchronous) reach the GitHub worker, as in
- * AWS, here in the same process.
+ * AWS, here in the same process; so do the egress forwarder's notifications in the mailbox mode.
  */
-function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps): void {
+function registerHarnessFunctions(functions: Record<string, LocalFunction | TenantIsolatedFunction>, deps: Deps, callLog: AwsCallLog | undefined): void {
   functions[API_FUNCTION] = (event) => runAsFunction(API_FUNCTION, () => handleAsyncEvent(deps, event));
   functions[GITHUB_WORKER_FUNCTION] = (event) => runAsFunction(GITHUB_WORKER_FUNCTION, () => handleGithubWorkerEvent(deps, event));
+  // In the mailbox egress mode, the S3 stand-in's notifications reach the egress forwarder.
+  if (deps.config.egress === 'mailbox') functions[EGRESS_FORWARDER_FUNCTION] = localEgressForwarder(deps.config, callLog?.observe);
 }
 
 /** Where the stack records its AWS calls for the IAM coverage check, if anywhere. */
@@ -329,6 +327,7 @@ function startRunnerPool(opts: LocalStackOptions, s3Endpoint: string, stackEndpo
       s3Endpoint,
       region: 'us-east-1',
       stackEndpoints: [...stackEndpoints],
+      ...(opts.settings?.egress === 'mailbox' ? { egress: 'mailbox' as const } : {}),
       ...(awsCallLog ? { awsCallLog: { dir: awsCallLog, functionName: RUNNER_FUNCTION } } : {}),
     }),
     maxWorkers: opts.runnerProcesses?.max,

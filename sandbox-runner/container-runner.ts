@@ -51,7 +51,7 @@ export function onlyHarnessGit(runner: Runner): Runner {
 }
 
 function chooseSandbox(kind: string, rootDir: string, linkPath: string, egress: EgressMode, endpoints: StackEndpoints): Sandbox {
-  if (kind === 'bwrap' || (kind === 'auto' && bwrapWorks())) return createBwrapSandbox({ runtimeDir: rootDir, stackEndpoints: endpoints });
+  if (kind === 'bwrap' || (kind === 'auto' && bwrapWorks())) return createBwrapSandbox({ runtimeDir: rootDir, stackEndpoints: endpoints, egress });
   if (kind === 'process' || kind === 'auto') return createProcessSandbox({ linkPath, maxProcesses: 512, egress });
   throw new Error(`STRATUS_SANDBOX must be bwrap, process or auto, not "${kind}".`);
 }

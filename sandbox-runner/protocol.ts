@@ -58,8 +58,12 @@ export const runnerRequestSchema = z.object({
    * The session's network policy: hosts commands may reach over HTTP(S) (common/network-allow-list.ts);
    * none by default. `egressToken` is the harness's signature of that list for the AWS egress
    * proxy (common/egress-token.ts); the local sandbox enforces the list itself and needs none.
+   * `phase` says whose list it is (the set-up steps' or the agent's), for the egress grant the
+   * harness writes in the mailbox mode (functions/runner-client/egress-grants.ts); the runner ignores it.
    */
-  network: z.object({ allowedDomains: allowListSchema, egressToken: z.string().max(16_384).optional() }).default({ allowedDomains: [] }),
+  network: z
+    .object({ allowedDomains: allowListSchema, egressToken: z.string().max(16_384).optional(), phase: z.enum(['setup', 'agent']).optional() })
+    .default({ allowedDomains: [] }),
   environment: environmentLayerSchema.optional(),
   op: runnerOpSchema,
 });

@@ -5,7 +5,8 @@
  * stack with the scripted model; installs the App through the setup link (which claims the
  * installation for the tenant), connects the repository, sends a signed `issues.labeled`
  * delivery, and prints the pushed branch, the pull request and the progress comment, with the
- * time from the webhook to its 202 and to the pull request.
+ * time from the webhook to its 202 and to the pull request; then a review comment answered in its
+ * thread and a failing check fixed (scripts/demo-github-follow-ups.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -19,6 +20,7 @@ import { startLocalStack } from '../local/stack.ts';
 import { startGitHttpServer } from '../test/support/git-http-server.ts';
 import { startGithubApiServer } from '../test/support/github-api-server.ts';
 import { labeledPayload, makeBareRepo, sendDelivery } from '../test/support/github-fixture.ts';
+import { showFailingCheckFixed, showReviewAnswered } from './demo-github-follow-ups.ts';
 
 const SECRET = 'demo-webhook-secret';
 const APP_ID = '1001';
@@ -82,7 +84,8 @@ try {
   const connect = await fetch(`${stack.apiUrl}/v1/github/repositories`, {
     method: 'POST',
     headers: asTenant,
-    body: JSON.stringify({ repository: 'demo/calculator', label: 'stratus' }),
+    // Failing checks of its pull requests are fixed too (off unless a repository enables it).
+    body: JSON.stringify({ repository: 'demo/calculator', label: 'stratus', settings: { failingChecks: { enabled: true } } }),
   });
   say(`POST /v1/github/repositories → ${connect.status} ${await connect.text()}`);
 
@@ -109,12 +112,8 @@ try {
     { content: [{ type: 'text', text: 'add() subtracted its arguments; it now adds them. `node test.js` passes (add(2, 3) = 5).' }], stopReason: 'end_turn' },
   );
 
-  const payload = labeledPayload(
-    { id: 4_242, fullName: 'demo/calculator', cloneUrl: `${git.url}/demo/calculator.git`, installationId: 1 },
-    { number: 1, title: 'add() returns the wrong sum' },
-    'stratus',
-    { login: 'maintainer' },
-  );
+  const ref = { id: 4_242, fullName: 'demo/calculator', cloneUrl: `${git.url}/demo/calculator.git`, installationId: 1 };
+  const payload = labeledPayload(ref, { number: 1, title: 'add() returns the wrong sum' }, 'stratus', { login: 'maintainer' });
   const sentAt = Date.now();
   const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', payload);
   say(`\nPOST /v1/github/webhook (issues.labeled, signed) → ${sent.status} in ${sent.ms.toFixed(0)} ms`);
@@ -141,6 +140,11 @@ try {
   }
   say('\n== the progress comment on issue #1');
   for (const c of gh.commentsOn('demo/calculator', 1)) say(c.body);
+  if (pr) {
+    const ctx = { stack, gh, repo, ref, secret: SECRET, pr: { number: pr.number, title: pr.title, branch: String(run.branch) }, say };
+    await showReviewAnswered(ctx);
+    await showFailingCheckFixed(ctx);
+  }
 } finally {
   await stack.stop();
   await git.close();

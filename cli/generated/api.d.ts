@@ -4,6 +4,11 @@
  */
 
 
+/** OneOf type helpers */
+type Without<T, U> = { [P in Exclude<keyof T, keyof U>]?: never };
+type XOR<T, U> = (T | U) extends object ? (Without<T, U> & U) | (Without<U, T> & T) : T | U;
+type OneOf<T extends any[]> = T extends [infer Only] ? Only : T extends [infer A, infer B, ...infer Rest] ? OneOf<[XOR<A, B>, ...Rest]> : never;
+
 export interface paths {
   "/v1/github/webhook": {
     /**
@@ -15,7 +20,7 @@ export interface paths {
         header: {
           /** @description `sha256=<hex HMAC of the body>` */
           "x-hub-signature-256": string;
-          /** @description The event name, e.g. `issues`, `issue_comment` */
+          /** @description The event name: `issues`, `issue_comment`, `pull_request_review`, `pull_request_review_comment`, `check_suite`, `check_run`, `workflow_run`, `pull_request` start or record work; others are answered 202 and ignored */
           "x-github-event": string;
           /** @description The delivery's id (GUID): a redelivery carries the same one */
           "x-github-delivery": string;
@@ -657,6 +662,106 @@ export interface paths {
       };
     };
   };
+  "/mcp": {
+    /**
+     * MCP (Streamable HTTP)
+     * @description Stratus as an MCP server, stateless (no `Mcp-Session-Id`): tools to create a session, run a prompt (with progress notifications), read its state, messages and diff, answer a permission and interrupt; resources for transcripts and files (docs/api.md, "MCP"). Any MCP client (`@modelcontextprotocol/sdk`, Claude Code) connects with the same bearer token as /v1.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["JsonRpcRequest"];
+        };
+      };
+      responses: {
+        /** @description A JSON-RPC response (errors included: an unknown task, invalid params); or, for a streaming method, Server-Sent Events whose `data` is each a JSON-RPC response */
+        200: {
+          content: {
+            "application/json": components["schemas"]["JsonRpcResponse"];
+            "text/event-stream": components["schemas"]["JsonRpcResponse"];
+          };
+        };
+        /** @description A notification or a response from the client, taken */
+        202: {
+          content: never;
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/.well-known/agent-card.json": {
+    /**
+     * The A2A agent card (no token)
+     * @description Stratus's skills, the JSON-RPC interface at /a2a (protocol versions 1.0 and 0.3), streaming and push notifications, and the bearer scheme.
+     */
+    get: {
+      responses: {
+        /** @description The agent card (A2A v1.0 JSON) */
+        200: {
+          content: {
+            "application/json": components["schemas"]["AgentCard"];
+          };
+        };
+      };
+    };
+  };
+  "/a2a": {
+    /**
+     * A2A (JSON-RPC)
+     * @description Stratus as an A2A agent: a task is a session, each message a turn. v1.0 methods (`SendMessage`, `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, `…TaskPushNotificationConfig`) and their v0.3 names (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`, `tasks/resubscribe`, `tasks/pushNotificationConfig/…`); the streaming ones answer SSE. The same bearer token as /v1 (docs/api.md, "A2A").
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["JsonRpcRequest"];
+        };
+      };
+      responses: {
+        /** @description A JSON-RPC response (errors included: an unknown task, invalid params); or, for a streaming method, Server-Sent Events whose `data` is each a JSON-RPC response */
+        200: {
+          content: {
+            "application/json": components["schemas"]["JsonRpcResponse"];
+            "text/event-stream": components["schemas"]["JsonRpcResponse"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/sessions": {
     /**
      * List the tenant's sessions, newest first
@@ -1001,7 +1106,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1100,7 +1205,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1279,7 +1384,7 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -1418,7 +1523,184 @@ export interface paths {
          *
          * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
          *
-         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
+         */
+        200: {
+          content: {
+            "application/json": components["schemas"]["TurnResult"];
+            "text/event-stream": components["schemas"]["TurnEvent"];
+          };
+        };
+        /** @description Other calls still wait for a person; or (JSON) the resumed turn continues in another invocation */
+        202: {
+          content: {
+            "application/json": {
+              /** @enum {string} */
+              status: "awaiting_permission";
+              /** @description The tool_use ids still waiting */
+              waiting: string[];
+            } | components["schemas"]["TurnResult"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Conflicts with the current state (`Retry-After` where waiting helps) */
+        409: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions/{id}/plans": {
+    /** The agent's plans waiting for approval */
+    get: {
+      parameters: {
+        path: {
+          /** @description Session id (`ses_…`) */
+          id: string;
+        };
+      };
+      responses: {
+        /** @description The waiting plans */
+        200: {
+          content: {
+            "application/json": {
+              plans: components["schemas"]["Plan"][];
+            };
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/sessions/{id}/plans/{toolUseId}": {
+    /** One plan: waiting, approved (as approved) or rejected */
+    get: {
+      parameters: {
+        path: {
+          /** @description Session id */
+          id: string;
+          /** @description The `toolUseId` of the plan (its ExitPlanMode call) */
+          toolUseId: string;
+        };
+      };
+      responses: {
+        /** @description The plan */
+        200: {
+          content: {
+            "application/json": components["schemas"]["Plan"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+    /**
+     * Approve or reject a waiting plan
+     * @description Approve (optionally with the plan edited, and the mode to continue in) or reject with feedback. When nothing else waits, the turn resumes here and the response is that turn (JSON or SSE, as for POST …/turns); until then, 202 with what still waits. 409 `already_answered` once the plan was decided.
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Session id */
+          id: string;
+          /** @description The `toolUseId` of the plan (its ExitPlanMode call) */
+          toolUseId: string;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["PlanDecision"];
+        };
+      };
+      responses: {
+        /**
+         * @description With `Accept: text/event-stream`: the turn's events as they happen (ending with `turn_end`, or `turn_continued` when the turn moves to another invocation). Otherwise the turn as JSON once it ends.
+         *
+         * Server-Sent Events. Each message has `event:` the event type, `id:` its number in the turn (send it back as `Last-Event-ID` to resume) and `data:` the event as JSON (the TurnEvent schema, discriminated by `type`).
+         *
+         * A comment line (`: heartbeat`) is sent every 15 s while nothing else is, so proxies keep the connection open.
+         *
+         * Event types: `turn_start`, `text_delta`, `assistant_message`, `tool_use`, `tool_progress`, `tool_result`, `turn_continued`, `permission_request`, `question`, `plan`, `todos`, `permission_denied`, `notice`, `tombstone`, `model_retry`, `model_fallback`, `setup_start`, `setup_end`, `turn_end`.
          */
         200: {
           content: {
@@ -3010,6 +3292,168 @@ export interface paths {
       };
     };
   };
+  "/v1/github/repositories/{owner}/{name}/items/{number}/budget": {
+    /**
+     * Raise an issue's or PR's budget
+     * @description Each of a repository's `maxCostUsd`, `maxTokens` and `maxTurns` (runs) counts per issue or pull request over every run on it; a spent item answers triggers with a comment. The amounts given are added to the item's limits (as a writer's `@stratus budget +5usd` comment does).
+     */
+    post: {
+      parameters: {
+        header?: {
+          /** @description 1–255 visible ASCII characters. A retry with the same key and request replays the first response (`Idempotent-Replayed: true`, kept 24 h) instead of running again; the same key with another request is 422 */
+          "idempotency-key"?: string;
+        };
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+          /** @description Issue or pull request number */
+          number: number;
+        };
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["RaiseItemBudget"];
+        };
+      };
+      responses: {
+        /** @description The item after the raise */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubWorkItem"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Past a size limit; the message names it */
+        413: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The body must be `application/json` */
+        415: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
+        422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/repositories/{owner}/{name}/items/{number}": {
+    /** An issue's or PR's spend over all its runs, and its limits */
+    get: {
+      parameters: {
+        path: {
+          /** @description Repository owner */
+          owner: string;
+          /** @description Repository name */
+          name: string;
+          /** @description Issue or pull request number */
+          number: number;
+        };
+      };
+      responses: {
+        /** @description The item */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubWorkItem"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description No such resource for this tenant (a malformed id, or another tenant's) */
+        404: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
+  "/v1/github/stats": {
+    /**
+     * What the GitHub runs achieved, per repository and period
+     * @description Pull requests opened, merged and closed unmerged (recorded from `pull_request.closed` on Stratus PRs), runs, their cost, and the cost per merged PR, over the runs and closings recorded in the period.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Start of the period (default: 30 days before `to`) */
+          from?: string;
+          /** @description End of the period, exclusive (default: now) */
+          to?: string;
+          /** @description Only this `owner/name` */
+          repository?: string;
+        };
+      };
+      responses: {
+        /** @description The figures */
+        200: {
+          content: {
+            "application/json": components["schemas"]["GithubStats"];
+          };
+        };
+        /** @description Invalid input (the message names the field); nothing was stored */
+        400: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description Missing, invalid or revoked bearer token */
+        401: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The system or the sandbox runner failed; details are in the server logs */
+        500: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+      };
+    };
+  };
   "/v1/github/repositories/{owner}/{name}/environment": {
     /**
      * Drop a repository's cached environment
@@ -3144,7 +3588,7 @@ export interface components {
     WebhookAnswer: {
       /** @description true: a run was handed to the worker */
       accepted: boolean;
-      /** @description Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released) */
+      /** @description Why nothing starts: the repository is not connected, the event starts nothing (e.g. a review or check on a PR Stratus did not open, checks already being fixed or out of attempts), a redelivery, a Stratus PR's closing (recorded for the statistics), or an uninstalled App installation (its claim is released) */
       reason?: string;
     };
     Error: {
@@ -3246,6 +3690,20 @@ export interface components {
       };
       /** @description Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md) */
       instructions?: string;
+      /**
+       * @description Which reviews on a Stratus pull request a run answers: those mentioning Stratus (default), or any writer's review
+       * @enum {string}
+       */
+      reviews?: "mention" | "any";
+      /** @description Failed check suites, check runs and workflow runs on a Stratus pull request start a run that pushes a fix */
+      failingChecks?: {
+        /** @description Fix the failing checks of Stratus pull requests (off unless set) */
+        enabled: boolean;
+        /** @description Attempts per pull request before a comment says they are used up (default 2) */
+        maxAttempts?: number;
+      };
+      /** @description A run starts in plan mode and posts its plan as a comment; a writer's reply (`@stratus approve`, or `@stratus reject …` with what to change) decides it */
+      planFirst?: boolean;
     };
     Budgets: {
       maxModelCallsPerTurn?: number;
@@ -3291,6 +3749,32 @@ export interface components {
     AsyncFailureRedriven: {
       id: string;
       functionName: string;
+    };
+    JsonRpcResponse: {
+      /** @enum {string} */
+      jsonrpc: "2.0";
+      id: string | number | null;
+      result?: unknown;
+      /** @description Bad input is an error here, never a 500 */
+      error?: {
+        code: number;
+        message: string;
+        data?: unknown;
+      };
+    };
+    JsonRpcRequest: {
+      /** @enum {string} */
+      jsonrpc: "2.0";
+      /** @description Absent for a notification */
+      id?: string | number;
+      /** @description The protocol method, e.g. `tools/call` (MCP) or `SendMessage` / `message/send` (A2A) */
+      method: string;
+      params?: {
+        [key: string]: unknown;
+      };
+    };
+    AgentCard: {
+      [key: string]: unknown;
     };
     Session: {
       id: string;
@@ -3353,6 +3837,8 @@ export interface components {
       todos: components["schemas"]["TodoItem"][];
       /** @description The agent's questions waiting for an answer (GET /v1/sessions/{id} only): POST …/questions/{toolUseId}/answer */
       questions?: components["schemas"]["PendingQuestion"][];
+      /** @description The agent's plans waiting for approval (GET /v1/sessions/{id} only): POST …/plans/{toolUseId} */
+      plans?: components["schemas"]["Plan"][];
     };
     /** @description The session's total over all turns, with its cost */
     Usage: {
@@ -3474,6 +3960,22 @@ export interface components {
       /** @description Several options may be picked */
       multiSelect: boolean;
     };
+    Plan: {
+      toolUseId: string;
+      turnId: string;
+      /** @description The plan as the agent wrote it, in Markdown */
+      plan: string;
+      /** @enum {string} */
+      status: "waiting" | "approved" | "rejected";
+      createdAt: string;
+      decidedAt: string | null;
+      /** @description The plan as approved (the edited text when the person edited it) */
+      approvedPlan: string | null;
+      /** @description The permission mode the approval continued in */
+      mode: string | null;
+      /** @description A rejection's feedback */
+      feedback: string | null;
+    };
     CreateSession: {
       title?: string;
       /** @description Seed files: relative path → text, or { base64 } for binary */
@@ -3548,6 +4050,7 @@ export interface components {
           };
         };
         questionTimeoutSeconds?: number;
+        planFirst?: boolean;
       };
       budgets?: components["schemas"]["Budgets"];
     };
@@ -3640,6 +4143,7 @@ export interface components {
           };
         };
         questionTimeoutSeconds?: number;
+        planFirst?: boolean;
       };
       /** @description Members replace; `null` removes one (the tenant default applies again) */
       budgets?: {
@@ -3664,7 +4168,7 @@ export interface components {
       /** @description The TurnEvent objects, without text_delta */
       events: unknown[];
     };
-    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["QuestionEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
+    TurnEvent: components["schemas"]["TurnStartEvent"] | components["schemas"]["TextDeltaEvent"] | components["schemas"]["AssistantMessageEvent"] | components["schemas"]["ToolUseEvent"] | components["schemas"]["ToolProgressEvent"] | components["schemas"]["ToolResultEvent"] | components["schemas"]["TurnContinuedEvent"] | components["schemas"]["PermissionRequestEvent"] | components["schemas"]["QuestionEvent"] | components["schemas"]["PlanEvent"] | components["schemas"]["TodosEvent"] | components["schemas"]["PermissionDeniedEvent"] | components["schemas"]["NoticeEvent"] | components["schemas"]["TombstoneEvent"] | components["schemas"]["ModelRetryEvent"] | components["schemas"]["ModelFallbackEvent"] | components["schemas"]["SetupStartEvent"] | components["schemas"]["SetupEndEvent"] | components["schemas"]["TurnEndEvent"];
     /** @description The first event of every turn */
     TurnStartEvent: {
       /** @enum {string} */
@@ -3744,6 +4248,14 @@ export interface components {
       toolUseId: string;
       questions: components["schemas"]["AskedQuestion"][];
       expiresAt: string;
+    };
+    /** @description The agent presents its plan (ExitPlanMode) and the turn pauses until a person approves or rejects it: POST /v1/sessions/{id}/plans/{toolUseId} */
+    PlanEvent: {
+      /** @enum {string} */
+      type: "plan";
+      toolUseId: string;
+      /** @description The plan, in Markdown */
+      plan: string;
     };
     /** @description The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it */
     TodosEvent: {
@@ -3931,6 +4443,22 @@ export interface components {
         [key: string]: string;
       };
     };
+    PlanDecision: OneOf<[{
+      /** @enum {string} */
+      decision: "approve";
+      /** @description The plan as the person edited it; absent: approved as the agent wrote it */
+      plan?: string;
+      /**
+       * @description The permission mode the session continues in (default: `default`)
+       * @enum {string}
+       */
+      mode?: "default" | "acceptEdits";
+    }, {
+      /** @enum {string} */
+      decision: "reject";
+      /** @description What the agent should change; it stays in plan mode */
+      feedback?: string;
+    }]>;
     GitImport: {
       /** @description https:// clone URL */
       url: string;
@@ -4130,14 +4658,17 @@ export interface components {
       number: number;
       /** @enum {string} */
       kind: "issue" | "pull_request";
-      /** @enum {string} */
-      trigger: "label" | "mention";
+      /**
+       * @description label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run)
+       * @enum {string}
+       */
+      trigger: "label" | "mention" | "review" | "check" | "closed";
       sender: string;
       sessionId: string | null;
       branch: string | null;
       commit: string | null;
       pullRequestUrl: string | null;
-      /** @description queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed */
+      /** @description queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed) */
       outcome: string;
       detail: string | null;
       cost: {
@@ -4145,8 +4676,54 @@ export interface components {
         outputTokens: number;
         usd: number;
       } | null;
+      /** @description The work item's one budget after this run: what every run on the issue or PR spent, and its limits (the repository's budgets plus raises) */
+      item: {
+        runs: number;
+        costUsd: number;
+        tokens: number;
+        limits: {
+          maxRuns?: number;
+          maxCostUsd?: number;
+          maxTokens?: number;
+        };
+      } | null;
       createdAt: string;
       updatedAt: string;
+    };
+    GithubWorkItem: {
+      repository: string;
+      /** @description The issue (or the issue a Stratus PR came from) whose runs share the budget */
+      number: number;
+      runs: number;
+      costUsd: number;
+      tokens: number;
+      /** @description The repository's budgets (maxTurns counted as runs) plus every raise; absent: no limit of that kind */
+      limits: {
+        maxRuns?: number;
+        maxCostUsd?: number;
+        maxTokens?: number;
+      };
+    };
+    RaiseItemBudget: {
+      addUsd?: number;
+      addTokens?: number;
+      addRuns?: number;
+    };
+    GithubStats: {
+      from: string;
+      to: string;
+      repositories: ({
+          repository: string;
+          pullRequestsOpened: number;
+          merged: number;
+          closedUnmerged: number;
+          /** @description Runs that ran a turn */
+          runs: number;
+          /** @description What those runs cost */
+          costUsd: number;
+          /** @description What the merged PRs' work items cost over all their runs, per merged PR; null without a merge */
+          costPerMergedPrUsd: number | null;
+        })[];
     };
     DroppedEnvironment: {
       repository: string;

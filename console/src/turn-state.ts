@@ -85,6 +85,8 @@ export function reduceTurn(s: TurnState, event: TurnEvent, now = Date.now()): Tu
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ waiting: event.message })) };
     case 'question':
       return { ...s, items: updateTool(s, event.toolUseId, () => ({ waiting: 'question' })) };
+    case 'plan':
+      return { ...s, items: updateTool(s, event.toolUseId, () => ({ waiting: 'plan to approve' })) };
     case 'todos':
       return { ...s, todos: event.todos };
     case 'permission_denied':

@@ -40,8 +40,8 @@ export function useSession(id: string) {
         const p = must(await api.GET('/v1/sessions/{id}/permissions', { params: { path: { id } } }));
         setSession(s);
         setMessages(stored);
-        // Questions have their own card (the session's `questions`); here only permission asks.
-        setPending(p.pending.filter((x) => x.decision === null && x.kind !== 'question'));
+        // Questions and plans have their own cards (the session's `questions`, `plans`); here only permission asks.
+        setPending(p.pending.filter((x) => x.decision === null && x.kind !== 'question' && x.kind !== 'plan'));
         if (opts?.settleLive) settle();
         return s;
       } catch (err) {

@@ -31,7 +31,7 @@ export type QueryEvent =
   /** `extra` goes to the model after the result (hook context, the tool's newMessages). */
   | { type: 'tool_result'; toolName: string; block: ToolResultBlockParam; extra: ContentBlockParam[]; denied: boolean }
   /** A call that waits for a person: a permission, or (with `interaction`) their input, e.g. answers to questions. */
-  | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string; interaction?: 'question'; waitMs?: number }
+  | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string; interaction?: 'question' | 'plan'; waitMs?: number }
   | { type: 'tool_deferred'; toolUseId: string; toolName: string; input: unknown }
   /** A partial response voided by a broken stream before any tool started (recorded, never sent again); a retry follows. */
   | { type: 'tombstone'; content: ContentBlock[]; error: string }

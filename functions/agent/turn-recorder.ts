@@ -216,6 +216,7 @@ export class TurnRecorder {
       tool_result: (event) => this.recordToolResult(event),
       permission_request: async (event) => {
         if (event.interaction === 'question') return this.waitForAnswer(event);
+        if (event.interaction === 'plan') return this.waitForPlanApproval(event);
         await this.waitFor('ask', event.toolUseId, event.toolName, event.input, event.message);
         events.push(event);
       },
@@ -332,7 +333,14 @@ export class TurnRecorder {
     this.turn.events.push({ type: 'question', toolUseId: event.toolUseId, questions, expiresAt });
   }
 
-  /** A call that waits for a person (ask, question) or behind one (deferred), in call order. */
+  /** A plan for a person to approve (ExitPlanMode): stored with no time limit (the wait costs nothing), then streamed. */
+  private async waitForPlanApproval(event: Extract<QueryEvent, { type: 'permission_request' }>): Promise<void> {
+    await this.waitFor('plan', event.toolUseId, event.toolName, event.input, event.message);
+    const { plan } = event.input as { plan?: string };
+    this.turn.events.push({ type: 'plan', toolUseId: event.toolUseId, plan: plan ?? '' });
+  }
+
+  /** A call that waits for a person (ask, question, plan) or behind one (deferred), in call order. */
   private async waitFor(
     kind: PendingApproval['kind'],
     toolUseId: string,

@@ -25,6 +25,7 @@ import { sessionAdminRoutes } from './routes/session-admin.ts';
 import { turnEventRoutes } from './routes/turn-events.ts';
 import { permissionRoutes } from './routes/permissions.ts';
 import { questionRoutes } from './routes/questions.ts';
+import { planRoutes } from './routes/plans.ts';
 import { turnRoutes } from './routes/turns.ts';
 import { turnControlRoutes } from './routes/turn-control.ts';
 import { workspaceRoutes } from './routes/workspace.ts';
@@ -34,6 +35,7 @@ import { workspaceUploadRoutes } from './routes/workspace-uploads.ts';
 import { toolResultRoutes } from './routes/tool-results.ts';
 import { workspaceDiffRoutes } from './routes/workspace-diff.ts';
 import { mcpRoutes } from './mcp/mcp-route.ts';
+import { a2aRoutes } from './a2a/a2a-route.ts';
 
 /** The API's version, as the OpenAPI document states it. */
 export const API_VERSION = '1.0.0';
@@ -62,6 +64,7 @@ export function createApp(deps: Deps, opts: { consoleDir?: string } = {}) {
   app.route('/v1/admin', adminAsyncFailureRoutes(deps, tokens));
   // The remote-agent protocols, on the same tokens and tenants as /v1 (docs/api.md, "Remote agents").
   app.route('/', mcpRoutes(deps, tokens));
+  app.route('/', a2aRoutes(deps, tokens, API_VERSION));
 
   const v1 = new OpenAPIHono<ApiEnv>();
   v1.use('*', bearerAuth(tokens));
@@ -110,6 +113,7 @@ function mountTenantRoutes(v1: OpenAPIHono<ApiEnv>, deps: Deps): void {
     turnControlRoutes,
     permissionRoutes,
     questionRoutes,
+    planRoutes,
     contextRoutes,
     workspaceRoutes,
     workspaceUploadRoutes,

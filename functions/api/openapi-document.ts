@@ -7,7 +7,7 @@ export const OPENAPI_PATH = '/v1/openapi.json';
 
 const DESCRIPTION = `Stratus runs coding-agent sessions: a session owns a workspace and a conversation; each turn runs a prompt through the model and the tools (in an isolated sandbox) and streams its events.
 
-**Auth.** Every \`/v1\` route but this document and the GitHub webhook (signed with \`X-Hub-Signature-256\` instead) needs \`Authorization: Bearer <token>\`; a token sees only its tenant's sessions and schedules (others' answer 404).
+**Auth.** Every \`/v1\` route but this document and the GitHub webhook (signed with \`X-Hub-Signature-256\` instead) needs \`Authorization: Bearer <token>\`; a token sees only its tenant's sessions and schedules (others' answer 404). The remote-agent adapters \`POST /mcp\` (MCP) and \`POST /a2a\` (A2A) take the same tokens and tenants; only the A2A agent card is public.
 
 **Errors.** Every failure answers \`{"error":{"code","message"}}\` (the Error schema) with the status its class fixes: 400 invalid input (the message names the field; nothing is stored), 401, 404 (also for a malformed id), 405 with \`Allow\`, 409 conflicts (\`Retry-After\` where waiting helps), 411, 413 past a size limit (the message names it), 415 for a body that is not \`application/json\`, 429 \`runner_calls_limit\` with \`Retry-After\` when the tenant's sandbox runner calls are all in flight (STRATUS_TENANT_RUNNER_CALLS), 500 the system, 502/503 the model API.
 
@@ -39,9 +39,14 @@ export function serveOpenApiDocument(app: OpenAPIHono<ApiEnv>, version: string) 
       { name: 'Turns', description: 'Running a prompt, and following its events' },
       { name: 'Permissions', description: 'Tool calls that wait for a person' },
       { name: 'Questions', description: "The agent's questions (AskUserQuestion) waiting for a person's answer" },
+      { name: 'Plans', description: "The agent's plans (ExitPlanMode) waiting for a person's approval, and how each was decided" },
       { name: 'Workspace', description: "A session's files" },
       { name: 'Schedules', description: 'Prompts run unattended on a cron schedule' },
       { name: 'GitHub', description: 'Connected repositories, the runs their issues start, and the webhook' },
+      {
+        name: 'Remote agents',
+        description: 'The MCP and A2A adapters: other agents hand Stratus tasks in their own protocols, with the same tokens and tenants',
+      },
     ],
   };
   app.doc31(OPENAPI_PATH, (c) => ({ ...config, servers: [{ url: new URL(c.req.url).origin }] }));

@@ -172,10 +172,12 @@ export const configSchema = z.object({
   /**
    * How the sandbox reaches allow-listed domains (sandbox-runner/common/egress-mode.ts):
    * `direct` (local: the runner enforces the list itself), `proxy` (AWS with the egress proxy;
-   * requests carry signed tokens) or `none` (AWS default: sessions with allowedDomains and git
-   * imports are refused up front).
+   * requests carry signed tokens), `mailbox` (AWS default: commands' requests go through the
+   * workspace's S3 mailbox to the egress forwarder, which checks the grant the harness writes,
+   * functions/runner-client/egress-grants.ts; git imports are refused up front) or `none` (no
+   * network: sessions with allowedDomains and git imports are refused up front).
    */
-  egress: z.enum(['direct', 'proxy', 'none']).default('direct'),
+  egress: z.enum(['direct', 'proxy', 'mailbox', 'none']).default('direct'),
   /** Budgets of sessions that set none: for every tenant, then per tenant id (functions/agent/budget.ts). */
   budgets: z.object({ defaults: budgetsSchema.default({}), tenants: z.record(z.string(), budgetsSchema).default({}) }).default({ defaults: {}, tenants: {} }),
   /** Model-name prefix → USD per million tokens; entries replace the built-in table's (functions/model/pricing.ts). */

@@ -26,6 +26,7 @@ import type { McpClients } from '../tools/mcp/mcp-clients.ts';
 import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { GithubClientFactory } from '../github-api/github-client.ts';
 import type { GithubStore } from '../stores/github-store.ts';
+import type { GithubItemStore } from '../stores/github-item-store.ts';
 import type { GithubInstallationStore } from '../stores/github-installation-store.ts';
 import type { ContinuationScheduler } from './continuation.ts';
 import type { AsyncInvoke } from './async-invoke.ts';
@@ -81,6 +82,8 @@ export interface Deps {
   github: GithubStore;
   /** GitHub App installations claimed by tenants (who may connect which repositories). */
   githubInstallations: GithubInstallationStore;
+  /** What each issue or PR has spent over all its runs (its one budget), and its failing-check fix attempts. */
+  githubItems: GithubItemStore;
   /** Hands an accepted webhook trigger to the GitHub worker (an asynchronous invocation). */
   githubDispatch: GithubDispatcher;
   /** REST clients and git tokens per repository (a GitHub App's installation tokens, or one token). */

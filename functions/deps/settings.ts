@@ -343,7 +343,7 @@ export interface EnvSettings {
   /** Set-up steps' registries and default time limit (functions/environments). */
   setup?: { registries?: string[]; timeoutSeconds?: number };
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  egress?: 'direct' | 'proxy' | 'none';
+  egress?: 'direct' | 'proxy' | 'mailbox' | 'none';
   budgets?: { defaults?: Budgets; tenants?: Record<string, Budgets> };
   /** Price overrides only: the configuration adds the built-in table. */
   modelPrices?: Record<string, ModelPrice>;
@@ -450,7 +450,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     }),
     logLevel: read.oneOf('STRATUS_LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const),
     observability: observabilitySettings(read),
-    egress: read.oneOf('STRATUS_EGRESS', ['direct', 'proxy', 'none'] as const),
+    egress: read.oneOf('STRATUS_EGRESS', ['direct', 'proxy', 'mailbox', 'none'] as const),
     ...budgetSettings(read),
     github: githubSettings(read),
   };

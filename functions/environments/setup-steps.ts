@@ -186,7 +186,7 @@ async function execute(turn: SetupTurn, plan: SetupPlan, started: SetupRecord, c
     const result = await turn.workspace.run(
       { type: 'bash', command: plan.command, timeoutMs: plan.timeoutSeconds * 1000, background: 'never', ...(canStop ? { stopKey } : {}) },
       canStop ? { signal: turn.signal, key: stopKey } : undefined,
-      { allowedDomains: plan.allowedDomains },
+      { allowedDomains: plan.allowedDomains, phase: 'setup' },
     );
     return outcomeOf(started, result);
   } catch (err) {

@@ -7,7 +7,8 @@ import { z } from 'zod';
  */
 export const githubTriggerSchema = z.object({
   deliveryId: z.string().min(1).max(200),
-  trigger: z.enum(['label', 'mention']),
+  /** label, mention: an issue or PR; review: review comments on a Stratus PR; check: its failing checks (review-trigger.ts). */
+  trigger: z.enum(['label', 'mention', 'review', 'check']),
   /** `owner/name` as GitHub spells it. */
   repository: z.string().min(3).max(200),
   /** GitHub's repository id: the connection the run belongs to (names change hands, ids do not). */
@@ -23,6 +24,14 @@ export const githubTriggerSchema = z.object({
   sender: z.object({ login: z.string(), type: z.string() }),
   /** The comment that mentioned Stratus. */
   commentId: z.number().int().optional(),
+  /** The review comments to answer in their threads (one comment, or a review's). */
+  review: z.object({ commentIds: z.array(z.number().int()).max(100), reviewId: z.number().int().optional() }).optional(),
+  /** The commit whose checks failed; `limitReached`: the PR's fix attempts are used up (a comment, no run). */
+  checks: z.object({ headSha: z.string().min(1).max(100), limitReached: z.boolean().optional() }).optional(),
+  /** A writer's `@stratus budget +…` command: the item's budgets are raised, no run. */
+  budgetRaise: z
+    .object({ usd: z.number().positive().optional(), tokens: z.number().int().positive().optional(), runs: z.number().int().positive().optional() })
+    .optional(),
 });
 export type GithubTrigger = z.infer<typeof githubTriggerSchema>;
 

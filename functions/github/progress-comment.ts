@@ -90,6 +90,8 @@ export function progressTexts(consoleUrl?: string) {
       ].join('\n'),
     failed: (o: { reason: string; sessionId?: string }) =>
       [MARK, `❌ **Stratus** could not finish: ${o.reason}`, ...(o.sessionId ? ['', `Session ${session(o.sessionId)} has the details.`] : [])].join('\n'),
+    awaitingPlan: (sessionId: string) =>
+      `${MARK}\n📋 **Stratus** wrote a plan (below) in session ${session(sessionId)} and waits for a writer to approve or reject it before changing anything.`,
     alreadyRunning: (sessionId: string | undefined) =>
       `👀 **Stratus** is already working on this${sessionId ? ` (session ${session(sessionId)})` : ''}; this request does not start a second run. Mention me again once it has finished.`,
   };

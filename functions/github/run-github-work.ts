@@ -7,7 +7,7 @@ import type { GithubTrigger } from '../github-api/github-trigger.ts';
 import { WorkspaceInputError } from '../runner-client/runner-errors.ts';
 import { runOp } from '../runner-client/workspace-client.ts';
 import { createSession } from '../session/create-session.ts';
-import { errorMessage } from '../shared/errors.ts';
+import { ConflictError, errorMessage } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { threadKey, type GithubRepoRecord, type GithubRunRecord, type GithubThreadRecord } from '../stores/github-store.ts';
 import type { SessionRecord, TurnSummary } from '../stores/session-store.ts';
@@ -18,8 +18,13 @@ import { earlierRunOf } from './repeated-delivery.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 import { traced } from '../shared/tracing.ts';
 import { RUNNER_SLOT_WAIT_IN_RUN_MS } from '../runner-client/runner-slot.ts';
+import type { PendingApproval } from '../stores/approval-store.ts';
+import { planOf } from '../session/plan-approval.ts';
+import { decidePlanFromComment, planCommentText, waitingPlan } from './plan-first.ts';
+import { answerFollowUp, followUpWork, type FollowUpWork } from './follow-up-work.ts';
+import { answerWithoutRun, budgetSpent, itemBudgetLine, itemView, narrowSessionBudgets, recordItemSpend, startItemRun, type ItemRun } from './item-run.ts';
 
-export type GithubWorkDeps = Pick<Deps, 'github' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
+export type GithubWorkDeps = Pick<Deps, 'github' | 'githubItems' | 'githubClients' | 'sessions' | 'messages' | 'log' | 'clock' | 'newId'> & {
   config: DepsOf<typeof startTurn>['config'] & Pick<Deps['config'], 'github'>;
 } & DepsOf<typeof startTurn> &
   DepsOf<typeof createSession> &
@@ -95,17 +100,24 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   // A thread from before ids were recorded, found by name, counts only if it is this tenant's.
   const existing = found && (found.tenantId === undefined || found.tenantId === repo.tenantId) ? found : undefined;
   const key = existing?.threadKey ?? threadKey(trigger.repositoryId, trigger.number);
+  const answered = await answerWithoutRun(deps, { trigger, repo, gh: access.octokit, threadKey: key, save });
+  if (answered) return answered;
   const now = deps.clock();
   const heldUntil = (deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
   if (!(await deps.github.claimThread(key, run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS }))) {
     return alreadyRunning(deps, { trigger, access, existing, save, log });
   }
   let thread = threadState(existing, repo.tenantId);
-  const say = progressComment(access.octokit, trigger);
+  let item: ItemRun | undefined;
+  const say = progressComment(access.octokit, trigger, () => itemBudgetLine(item));
   try {
+    // One budget per issue or PR, over every run on it: spent, the trigger gets a comment instead.
+    const counted = await startItemRun(deps, repo, key);
+    if ('spent' in counted) return await budgetSpent(access.octokit, { trigger, mention: repo.mention, spent: counted.spent, save });
+    item = counted;
     await say(texts(deps).queued(trigger.isPullRequest ? 'pull request' : 'issue'));
     await save({ outcome: 'running' });
-    const result = await work(deps, { trigger, repo, access, thread, threadKey: key, run, save, say, log, deadlineAt });
+    const result = await work(deps, { trigger, repo, access, thread, threadKey: key, run, save, say, log, deadlineAt, item });
     thread = result.thread;
     return run;
   } catch (err) {
@@ -174,7 +186,8 @@ async function accessFor(
   log: Logger,
   save: SaveRun,
 ): Promise<GithubRepoAccess | GithubRunRecord> {
-  if (!repo.allowBots && isBot(trigger.sender)) {
+  // A check's sender is whoever pushed (often Stratus's own App); checks start runs only where the repository enabled it.
+  if (!repo.allowBots && isBot(trigger.sender) && trigger.trigger !== 'check') {
     log.info('trigger by a bot refused', { sender: trigger.sender.login });
     return save({ outcome: 'refused', detail: `@${trigger.sender.login} is a bot; the repository does not allow bots to start runs.` });
   }
@@ -185,7 +198,10 @@ async function accessFor(
     log.error('no GitHub access for the repository', { error: errorMessage(err) });
     return save({ outcome: 'failed', detail: `Could not authenticate to GitHub: ${errorMessage(err)}` });
   }
-  if (trigger.trigger === 'mention' && !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))) {
+  if (
+    (trigger.trigger === 'mention' || trigger.trigger === 'review') &&
+    !(await canWrite(access.octokit, { owner: trigger.owner, repo: trigger.name }, trigger.sender.login))
+  ) {
     log.info('mention by a user without write access refused', { sender: trigger.sender.login });
     return save({
       outcome: 'refused',
@@ -205,11 +221,13 @@ function threadState(existing: GithubThreadRecord | undefined, tenantId: string)
   return thread as ThreadState;
 }
 
-/** The run's one progress comment: posted first, edited after. */
-function progressComment(gh: Octokit, trigger: GithubTrigger): (body: string) => Promise<void> {
+/** The run's one progress comment: posted first, edited after; with the work item's budget line when it has one. */
+function progressComment(gh: Octokit, trigger: GithubTrigger, budgetLine: () => string | undefined): (body: string) => Promise<void> {
   const where = { owner: trigger.owner, repo: trigger.name };
   let commentId: number | undefined;
-  return async (body) => {
+  return async (text) => {
+    const line = budgetLine();
+    const body = line ? `${text}\n\n${line}` : text;
     if (commentId === undefined) commentId = (await gh.rest.issues.createComment({ ...where, issue_number: trigger.number, body })).data.id;
     else await gh.rest.issues.updateComment({ ...where, comment_id: commentId, body });
   };
@@ -229,6 +247,10 @@ interface WorkContext {
   deadlineAt?: number;
   /** The repository's clone URL, checked before anything is done with it. */
   cloneUrl?: string;
+  /** The run's share of its issue's or PR's one budget. */
+  item?: ItemRun;
+  /** A review's or failing checks' prompt and what the run answers after its push. */
+  followUp?: FollowUpWork;
 }
 
 /** How the turn went: the session after it, the run's cost, the model's last words, and why it stopped early (if it did). */
@@ -237,6 +259,8 @@ interface TurnOutcome {
   cost: Cost;
   modelSummary: string;
   stopped?: string;
+  /** A "plan first" run's plan, waiting for a writer's reply: nothing is published yet. */
+  plan?: PendingApproval;
 }
 
 /** Checkout (or the session of an earlier run), the unattended turn, then commit, push and the PR. */
@@ -246,8 +270,20 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
   const branch = thread.branch!;
   await ctx.save({ sessionId: session.sessionId, branch });
   await ctx.say(texts(deps).working(session.sessionId, branch));
-  const outcome = await runTheTurn(deps, ctx, session, branch);
-  return publish(deps, { ...ctx, thread }, outcome, branch);
+  if (ctx.item) await narrowSessionBudgets(deps, ctx.repo, ctx.item, session);
+  const followUp = await followUpWork(ctx.access.octokit, ctx.trigger, branch);
+  const outcome = await runTheTurn(deps, { ...ctx, followUp }, session, branch);
+  if (ctx.item) {
+    await recordItemSpend(deps, ctx.item, outcome.cost);
+    await ctx.save({ item: itemView(ctx.item) });
+  }
+  if (outcome.plan) {
+    await askForPlanApproval(deps, ctx, outcome.plan, session.sessionId);
+    return { thread };
+  }
+  const published = await publish(deps, { ...ctx, thread }, outcome, branch);
+  await answerFollowUp(ctx.access.octokit, { trigger: ctx.trigger, work: followUp, summary: outcome.modelSummary, commit: ctx.run.commit, log: ctx.log });
+  return published;
 }
 
 /** A follow-up continues the thread's session and branch; a first run gets a new session with the repository checked out on a new branch. */
@@ -276,11 +312,12 @@ async function sessionFor(deps: GithubWorkDeps, ctx: WorkContext): Promise<{ ses
 /** An unattended session with the repository's permission settings and budgets, linked to its issue. */
 function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: GithubRepoRecord, baseBranch: string): Promise<SessionRecord> {
   // Every repository setting but the budgets and the instructions is a session setting of the same name.
-  const { budgets, instructions, ...sessionSettings } = repo.settings ?? {};
+  const { budgets, instructions, planFirst, reviews: _reviews, failingChecks: _checks, ...sessionSettings } = repo.settings ?? {};
   return createSession(deps, {
     tenantId: repo.tenantId,
     title: `${trigger.repository}#${trigger.number}: ${trigger.title}`.slice(0, 200),
-    settings: { unattended: true, ...sessionSettings },
+    // "Plan first": the session starts in plan mode, and its plan waits for a writer's reply.
+    settings: { unattended: true, ...sessionSettings, ...(planFirst ? { permissionMode: 'plan' as const, planFirst: true } : {}) },
     // The repository's budgets bound the run's session; a run stopped by one keeps its work (a draft PR).
     ...(budgets ? { budgets } : {}),
     // Copied at creation: a follow-up run on the same thread keeps the instructions its session started with.
@@ -299,7 +336,7 @@ function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Gi
 /** The issue as the prompt, run to its end (across continuations). */
 async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: SessionRecord, branch: string): Promise<TurnOutcome> {
   const { trigger, repo } = ctx;
-  const prompt = taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
+  const prompt = ctx.followUp?.prompt ?? taskPrompt(await issueText(ctx.access.octokit, trigger, branch));
   const usageBefore = { ...session.usage };
   // The progress comment shows the agent's task list as it changes, until the turn ends.
   const todos = watchTodos(
@@ -309,15 +346,44 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
   );
   let summary: TurnSummary;
   try {
-    const turn = await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt });
-    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await turn.done, ctx.deadlineAt);
+    summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await startRunTurn(deps, ctx, session.sessionId, prompt), ctx.deadlineAt);
   } finally {
     await todos.stop();
   }
   const after = await deps.sessions.getForTenant(session.sessionId, repo.tenantId);
+  const plan = summary.stopReason === 'awaiting_permission' ? await waitingPlan(deps, session.sessionId) : undefined;
   const stopped = summary.stopReason === 'end_turn' ? undefined : stoppedBecause(summary);
   ctx.log.info('GitHub run turn ended', { sessionId: session.sessionId, stopReason: summary.stopReason });
-  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary: await lastAssistantText(deps, session.sessionId, summary.turnId), stopped };
+  const modelSummary = await lastAssistantText(deps, session.sessionId, summary.turnId);
+  return { session: after, cost: runCost(usageBefore, after.usage), modelSummary, stopped, ...(plan ? { plan } : {}) };
+}
+
+/** The issue as a new prompt; or, when the session waits on its plan, the writer's reply decides it and the turn resumes. */
+async function startRunTurn(deps: GithubWorkDeps, ctx: WorkContext, sessionId: string, prompt: string): Promise<TurnSummary> {
+  const { repo } = ctx;
+  const plan = await waitingPlan(deps, sessionId);
+  if (!plan) return (await startTurn(deps, { sessionId, tenantId: repo.tenantId, prompt, deadlineAt: ctx.deadlineAt })).done;
+  const mode = repo.settings?.permissionMode ?? deps.config.permissions.defaultMode;
+  await decidePlanFromComment(deps, { gh: ctx.access.octokit, trigger: ctx.trigger, mention: repo.mention, mode, plan });
+  try {
+    return await (await startTurn(deps, { sessionId, tenantId: repo.tenantId, resume: true, deadlineAt: ctx.deadlineAt })).done;
+  } catch (err) {
+    // A decided plan is resumed by whoever comes first (the local scheduler's sweep too): follow that turn.
+    const session = err instanceof ConflictError ? await deps.sessions.getForTenant(sessionId, repo.tenantId) : undefined;
+    const turnId = session?.lease?.turnId ?? session?.lastTurn?.turnId;
+    if (!turnId) throw err;
+    const now = new Date(deps.clock()).toISOString();
+    return session?.lease ? { turnId, stopReason: 'checkpoint', startedAt: now, endedAt: now } : session!.lastTurn!;
+  }
+}
+
+/** A "plan first" run stops at its plan: the plan as a comment a writer answers, the progress comment saying so. */
+async function askForPlanApproval(deps: GithubWorkDeps, ctx: WorkContext, plan: PendingApproval, sessionId: string): Promise<void> {
+  const { trigger } = ctx;
+  const body = planCommentText(planOf(plan), ctx.repo.mention, sessionId);
+  await ctx.access.octokit.rest.issues.createComment({ owner: trigger.owner, repo: trigger.name, issue_number: trigger.number, body });
+  await ctx.say(texts(deps).awaitingPlan(sessionId));
+  await ctx.save({ outcome: 'awaiting_plan', detail: 'The plan waits for a writer to approve or reject it by a reply comment.' });
 }
 
 /** Commits and pushes the workspace's changes, then updates the thread's PR or opens one (a draft when the turn stopped early). */

@@ -21,7 +21,7 @@ export function stripHiddenContent(text: string): string {
 }
 
 /** The untrusted block's closing tag cannot be forged from inside it. */
-function fence(text: string): string {
+export function fence(text: string): string {
   return stripHiddenContent(text).replace(/<\/?untrusted_github_content/gi, '<\u2060untrusted_github_content');
 }
 

@@ -7,9 +7,11 @@ import { cachedByCredentials, s3ClientConfig } from '../../sandbox-runner/common
 import { createLambdaContinuationScheduler } from '../deps/continuation.ts';
 import { createLambdaGithubDispatcher } from '../deps/github-dispatch.ts';
 import { createGithubClientFactory } from '../github-api/github-client.ts';
+import { GithubItemStore } from '../stores/github-item-store.ts';
 import { GithubStore } from '../stores/github-store.ts';
 import { GithubInstallationStore } from '../stores/github-installation-store.ts';
-import { createLambdaRunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import { createLambdaRunnerClient, type RunnerClient, type WorkspaceCredentialSource } from '../runner-client/runner-client.ts';
+import { withEgressGrants } from '../runner-client/egress-grants.ts';
 import type { PurgeCredentialSource } from '../runner-client/purge-credentials.ts';
 import { createTimeOrderedId } from '../shared/ids.ts';
 import { createLogger } from '../shared/logger.ts';
@@ -84,10 +86,12 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     backgroundAgents: new BackgroundAgentStore(db, config.tables.sessions),
     idempotency: new IdempotencyStore(db, config.tables.idempotency),
     tokens: new TokenStore(db, config.tables.apiTokens),
-    tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
-    tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
-    runnerSlots: new RunnerCallSlots(db, config.tables.tenantUsage, config.tenantRunnerCalls, Date.now),
-    runner: observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
+    ...tenantStores(config, db),
+    runner: withGrantsInMailboxMode(
+      config,
+      observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
+      s3,
+    ),
     continuations: createLambdaContinuationScheduler(lambda, config.selfFunction),
     failedInvocations: overrides.failedInvocations ?? sqsFailedInvocations(config),
     asyncInvoke: createLambdaAsyncInvoke(lambda),
@@ -111,6 +115,20 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     },
     instanceId,
   };
+}
+
+/** What each tenant stores, sets and runs, against its quota and caps: all in the tenants' tables. */
+function tenantStores(config: StratusConfig, db: DynamoDBDocumentClient) {
+  return {
+    tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
+    tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
+    runnerSlots: new RunnerCallSlots(db, config.tables.tenantUsage, config.tenantRunnerCalls, Date.now),
+  };
+}
+
+/** In the `mailbox` egress mode each command's network is the grant the harness writes before the call (egress-grants.ts). */
+function withGrantsInMailboxMode(config: StratusConfig, runner: RunnerClient, s3: LazyClient<S3Client>): RunnerClient {
+  return config.egress === 'mailbox' ? withEgressGrants(runner, { s3, bucket: config.bucket, clock: Date.now }) : runner;
 }
 
 /** The one policy of calls made on a session's behalf; the configured stand-in endpoints are among the stack's own. */
@@ -180,7 +198,7 @@ function githubDeps(
   config: StratusConfig,
   db: DynamoDBDocumentClient,
   lambda: LazyClient<LambdaClient>,
-): Pick<Deps, 'github' | 'githubInstallations' | 'githubDispatch' | 'githubClients'> {
+): Pick<Deps, 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'githubClients'> {
   return {
     github: new GithubStore(db, {
       repos: config.tables.githubRepos,
@@ -189,6 +207,7 @@ function githubDeps(
       threads: config.tables.githubThreads,
     }),
     githubInstallations: new GithubInstallationStore(db, config.tables.githubInstallations),
+    githubItems: new GithubItemStore(db, config.tables.githubThreads),
     githubDispatch: createLambdaGithubDispatcher(lambda, config.github.workerFunction ?? config.selfFunction),
     githubClients: createGithubClientFactory(config.github),
   };

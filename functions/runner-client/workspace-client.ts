@@ -48,6 +48,8 @@ export interface OpTarget {
   env?: Record<string, string>;
   /** Hosts the session's commands may reach over HTTP(S); none when absent or empty. */
   allowedDomains?: readonly string[];
+  /** Whose list that is: the set-up steps' (registries) or the agent's own; the egress grant says which (egress-grants.ts). @default agent */
+  networkPhase?: 'setup' | 'agent';
   /**
    * The session's cached environment layer (its key): the runner restores it beside the workspace
    * and keeps new dependency directories out of the workspace (docs/workspaces.md).
@@ -93,7 +95,9 @@ async function buildRunnerRequest(deps: WorkspaceClientDeps, target: OpTarget, o
     workspace: { bucket: deps.config.bucket, id: target.workspace.id, version: target.workspace.version, credentials },
     ...(target.cwd !== undefined ? { cwd: target.cwd } : {}),
     ...(target.env !== undefined ? { env: target.env } : {}),
-    ...(target.allowedDomains?.length ? { network: { allowedDomains: [...target.allowedDomains] } } : {}),
+    ...(target.allowedDomains?.length
+      ? { network: { allowedDomains: [...target.allowedDomains], ...(target.networkPhase ? { phase: target.networkPhase } : {}) } }
+      : {}),
     ...(target.environment ? { environment: await environmentOf(deps, target.environment.key, op) } : {}),
     op,
   };

@@ -182,7 +182,7 @@ export class WorkspaceSession {
   async run<T extends OpResult['type']>(
     op: RunnerOp & { type: T },
     stoppable?: StoppableRun,
-    network?: { allowedDomains: readonly string[] },
+    network?: { allowedDomains: readonly string[]; phase?: 'setup' | 'agent' },
   ): Promise<ResultOf<T>> {
     const allowedDomains = network?.allowedDomains ?? this.allowedDomains;
     const target = {
@@ -191,6 +191,7 @@ export class WorkspaceSession {
       cwd: this.currentCwd,
       env: this.env,
       allowedDomains,
+      ...(network?.phase ? { networkPhase: network.phase } : {}),
       storage: this.storage,
       // A tool call waits for one of the tenant's runner slots rather than fail at once.
       waitForRunnerSlotMs: RUNNER_SLOT_WAIT_IN_RUN_MS,

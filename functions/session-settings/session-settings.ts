@@ -64,6 +64,12 @@ export const sessionSettingsSchema = z.strictObject({
    * on without one; 0: never wait. Absent: a day, or 0 in an unattended or `dontAsk` session.
    */
   questionTimeoutSeconds: z.number().int().min(0).max(QUESTION_TIMEOUT_MAX_SECONDS).optional(),
+  /**
+   * The agent must present a plan first: the session starts in plan mode (unless it names another
+   * mode) and its plans (ExitPlanMode) wait for a person's approval even when it is unattended (a
+   * GitHub run of a repository set to "plan first", approved by a writer's reply comment).
+   */
+  planFirst: z.boolean().optional(),
 });
 export type SessionSettings = z.output<typeof sessionSettingsSchema>;
 
@@ -100,7 +106,7 @@ export function permissionContextFor(
     ...rulesFromLists(opts.turn?.rules, 'request').rules,
   ];
   return {
-    mode: opts.turn?.permissionMode ?? settings?.permissionMode ?? opts.defaultMode,
+    mode: opts.turn?.permissionMode ?? settings?.permissionMode ?? (settings?.planFirst ? 'plan' : opts.defaultMode),
     rules,
     unattended: settings?.unattended === true,
   };

@@ -6,6 +6,7 @@ import { leaseIsDead, type SessionRecord } from '../stores/session-store.ts';
 import { budgetView } from '../agent/budget.ts';
 import { waitsForPerson, type PendingApproval } from '../stores/approval-store.ts';
 import { questionsOf } from './answer-question.ts';
+import { planView } from './plan-approval.ts';
 import { budgetsFor, type BudgetConfig } from '../agent/turn-stop.ts';
 
 /** A waiting AskUserQuestion call as the API shows it. */
@@ -13,9 +14,17 @@ export function pendingQuestionView(p: PendingApproval) {
   return { toolUseId: p.toolUseId, turnId: p.turnId, questions: questionsOf(p), createdAt: p.createdAt, expiresAt: p.expiresAt ?? p.createdAt };
 }
 
+/** What waits for a person's input: the agent's questions and its plans. */
+function waitingView(waiting: readonly PendingApproval[]) {
+  return {
+    questions: waiting.filter((p) => p.kind === 'question' && waitsForPerson(p)).map(pendingQuestionView),
+    plans: waiting.filter((p) => p.kind === 'plan' && waitsForPerson(p)).map(planView),
+  };
+}
+
 /**
  * The public shape of a session: no lease internals, no tenant id. With the config, its budgets
- * (limit, spent, left); with what waits for a person, its questions.
+ * (limit, spent, left); with what waits for a person, its questions and plans.
  */
 export function sessionView(record: SessionRecord, now: number, config?: BudgetConfig, waiting?: readonly PendingApproval[]) {
   const running = record.lease !== undefined && !leaseIsDead(record.lease, now);
@@ -61,7 +70,7 @@ export function sessionView(record: SessionRecord, now: number, config?: BudgetC
     source: record.source ?? null,
     setup: record.setup ?? null,
     todos: record.todos ?? [],
-    ...(waiting ? { questions: waiting.filter((p) => p.kind === 'question' && waitsForPerson(p)).map(pendingQuestionView) } : {}),
+    ...(waiting ? waitingView(waiting) : {}),
   };
 }
 

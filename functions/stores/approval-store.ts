@@ -5,9 +5,10 @@ import { ConflictError, NotFoundError } from '../shared/errors.ts';
 
 /**
  * A tool call left waiting when its turn ended: it asked for permission (`ask`), it waits for a
- * person's input (`question`: AskUserQuestion), or it came after one of those (`deferred`, runs
- * after the answers without needing one itself). A question that was answered stays as
- * `answered` (never listed) so that a second answer is told it came too late.
+ * person's input (`question`: AskUserQuestion; `plan`: ExitPlanMode's plan to approve), or it
+ * came after one of those (`deferred`, runs after the answers without needing one itself). A
+ * question or plan that was closed stays as `answered` (never listed) so that a second answer is
+ * told it came too late.
  */
 export interface PendingApproval {
   sessionId: string;
@@ -17,7 +18,7 @@ export interface PendingApproval {
   order: number;
   toolName: string;
   input: unknown;
-  kind: 'ask' | 'deferred' | 'question' | 'answered';
+  kind: 'ask' | 'deferred' | InteractionKind | 'answered';
   /** Why the call needs an answer (shown to the person). */
   message?: string;
   createdAt: string;
@@ -35,16 +36,25 @@ export interface PendingApproval {
   timedOut?: boolean;
 }
 
-/** A call that waits for a person: a permission ask or a question, not answered yet. */
+/** The kinds of pending interaction a tool can wait in (Tool['interaction']). */
+export type InteractionKind = 'question' | 'plan';
+
+/** A call that waits for a person: a permission ask, a question or a plan, not answered yet. */
 export function waitsForPerson(p: PendingApproval): boolean {
-  return (p.kind === 'ask' || p.kind === 'question') && p.decision === undefined;
+  return (p.kind === 'ask' || p.kind === 'question' || p.kind === 'plan') && p.decision === undefined;
 }
 
-/** What closes a question: the input it runs with (the answers added), or its time running out. */
+/**
+ * What closes a question or a plan: the input it runs with (the answers, the approved plan),
+ * its time running out (questions), or a rejection with the person's words (plans).
+ */
 export interface QuestionClose {
-  updatedInput: unknown;
+  updatedInput?: unknown;
   decidedAt: string;
   timedOut?: boolean;
+  /** A plan: `deny` rejects it (the call then gets the rejection text, with `feedback`). */
+  decision?: 'allow' | 'deny';
+  feedback?: string;
 }
 
 export class QuestionAlreadyAnsweredError extends ConflictError {
@@ -140,8 +150,8 @@ export class ApprovalStore {
   }
 
   /**
-   * The sessions with a question whose time ran out, or one closed whose turn has not taken it
-   * yet (a resume in progress, or one that failed to start). A scan: the table holds only what
+   * The sessions with a question whose time ran out, or a question or plan closed whose turn has
+   * not taken it yet (a resume in progress, or one that failed to start). A scan: the table holds only what
    * waits, plus answered questions until their session goes.
    */
   async sessionsWithQuestionsToResume(now: number): Promise<string[]> {
@@ -151,8 +161,8 @@ export class ApprovalStore {
       const out = await this.db.send(
         new ScanCommand({
           TableName: this.table,
-          FilterExpression: 'kind = :q AND (expiresAt <= :now OR attribute_exists(decision))',
-          ExpressionAttributeValues: { ':q': 'question', ':now': new Date(now).toISOString() },
+          FilterExpression: '(kind = :q AND (expiresAt <= :now OR attribute_exists(decision))) OR (kind = :p AND attribute_exists(decision))',
+          ExpressionAttributeValues: { ':q': 'question', ':p': 'plan', ':now': new Date(now).toISOString() },
           ProjectionExpression: 'sessionId',
           ConsistentRead: true,
           ExclusiveStartKey: start,
@@ -170,16 +180,30 @@ export class ApprovalStore {
     return out.Item as PendingApproval | undefined;
   }
 
-  /** Closes a waiting question (an answer, or its time ran out); 404 if no such question waits, 409 if it was closed already. */
-  async closeQuestion(sessionId: string, toolUseId: string, close: QuestionClose): Promise<PendingApproval> {
+  /**
+   * Closes a waiting question (an answer, or its time ran out) or plan (approved or rejected);
+   * 404 if no such interaction waits, 409 if it was closed already. One conditional write, so one
+   * answer wins whichever instance gets several.
+   */
+  async closeQuestion(sessionId: string, toolUseId: string, close: QuestionClose, kind: InteractionKind = 'question'): Promise<PendingApproval> {
+    const sets = ['decision = :d', 'decidedAt = :at', 'timedOut = :t'];
+    if (close.updatedInput !== undefined) sets.push('updatedInput = :u');
+    if (close.feedback !== undefined) sets.push('feedback = :f');
     try {
       const out = await this.db.send(
         new UpdateCommand({
           TableName: this.table,
           Key: { sessionId, toolUseId },
-          UpdateExpression: 'SET decision = :d, decidedAt = :at, updatedInput = :u, timedOut = :t',
+          UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: 'attribute_exists(toolUseId) AND kind = :q AND attribute_not_exists(decision)',
-          ExpressionAttributeValues: { ':d': 'allow', ':at': close.decidedAt, ':u': close.updatedInput, ':t': close.timedOut === true, ':q': 'question' },
+          ExpressionAttributeValues: {
+            ':d': close.decision ?? 'allow',
+            ':at': close.decidedAt,
+            ':t': close.timedOut === true,
+            ':q': kind,
+            ...(close.updatedInput === undefined ? {} : { ':u': close.updatedInput }),
+            ...(close.feedback === undefined ? {} : { ':f': close.feedback }),
+          },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -187,13 +211,12 @@ export class ApprovalStore {
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       const item = await this.get(sessionId, toolUseId);
-      if (item?.kind !== 'question' && item?.kind !== 'answered')
-        throw new NotFoundError(`No question ${toolUseId} waits for an answer in session ${sessionId}.`);
+      if (item?.kind !== kind && item?.kind !== 'answered') throw new NotFoundError(`No ${kind} ${toolUseId} waits for an answer in session ${sessionId}.`);
       throw new QuestionAlreadyAnsweredError(toolUseId);
     }
   }
 
-  /** A question whose answer the resumed turn took: kept, never listed, so a later answer gets a 409. */
+  /** A question or plan whose answer the resumed turn took: kept, never listed, so a later answer gets a 409. */
   async retireQuestion(sessionId: string, toolUseId: string): Promise<void> {
     await this.db.send(
       new UpdateCommand({

@@ -21,6 +21,12 @@ export interface GithubRepoSettings {
   setup?: SetupSettings;
   /** Instructions every run's session gets, where a user's own instructions would go (docs/context.md). */
   instructions?: string;
+  /** Which reviews on a Stratus PR are answered: those mentioning Stratus (default) or any writer's. */
+  reviews?: 'mention' | 'any';
+  /** Whether failing checks on a Stratus PR start a fix, and how many attempts per PR (default 2). */
+  failingChecks?: { enabled: boolean; maxAttempts?: number };
+  /** "Plan first": a run starts in plan mode, posts its plan as a comment and goes on when a writer's reply approves it. */
+  planFirst?: boolean;
 }
 
 export interface GithubRepoRecord {
@@ -55,16 +61,19 @@ export interface GithubRunRecord {
   /** The issue or pull request the run came from. */
   number: number;
   kind: 'issue' | 'pull_request';
-  trigger: 'label' | 'mention';
+  /** closed: not a run but a Stratus PR merged or closed (`outcome` merged or closed_unmerged: functions/github/pr-stats.ts). */
+  trigger: 'label' | 'mention' | 'review' | 'check' | 'closed';
   sender: string;
   sessionId?: string;
   branch?: string;
   commit?: string;
   pullRequestUrl?: string;
-  /** queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
+  /** queued, running, awaiting_plan, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed. */
   outcome: string;
   detail?: string;
   cost?: { inputTokens: number; outputTokens: number; usd: number };
+  /** The work item's budget after the run (functions/github/item-budget.ts); on a closed record, what the item cost in all. */
+  item?: { runs: number; costUsd: number; tokens: number; limits: { maxRuns?: number; maxCostUsd?: number; maxTokens?: number } };
 }
 
 export interface GithubThreadRecord {
@@ -239,6 +248,11 @@ export class GithubStore {
 
   async listRuns(tenantId: string, opts: { limit: number; cursor?: string }): Promise<{ items: GithubRunRecord[]; nextCursor?: string }> {
     return queryByTenant<GithubRunRecord>(this.db, this.tables.runs, 'runId', tenantId, opts);
+  }
+
+  /** Every run of a tenant, newest first (the statistics read them all). */
+  eachRun(tenantId: string): AsyncGenerator<GithubRunRecord> {
+    return eachOfTenant<GithubRunRecord>(this.db, this.tables.runs, 'runId', tenantId);
   }
 
   /**

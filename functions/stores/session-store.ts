@@ -153,6 +153,15 @@ export interface SessionRecord {
   setup?: SetupRecord;
   /** The main agent's task list as its last TodoWrite call left it (absent until it writes one). */
   todos?: TodoItem[];
+  /** Webhooks an A2A client asked to be told about this session's task at (functions/api/a2a/a2a-push.ts). */
+  pushNotifications?: PushNotificationTarget[];
+}
+
+/** One A2A push notification config: where to POST the task, and the client's token (it also keys the signature). */
+export interface PushNotificationTarget {
+  id: string;
+  url: string;
+  token: string;
 }
 
 /** One entry of an agent's task list (the TodoWrite tool's input). */
@@ -423,6 +432,24 @@ export class SessionStore {
           UpdateExpression: 'SET environment = :environment',
           ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt)',
           ExpressionAttributeValues: { ':environment': environment },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) throw new NotFoundError(`Session ${showId(sessionId)} not found.`);
+      throw err;
+    }
+  }
+
+  /** Replaces the session's A2A push notification targets (a deleted session is left alone: 404). */
+  async setPushNotifications(sessionId: string, targets: PushNotificationTarget[]): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: { sessionId },
+          UpdateExpression: 'SET pushNotifications = :targets',
+          ConditionExpression: 'attribute_exists(sessionId) AND attribute_not_exists(deletedAt)',
+          ExpressionAttributeValues: { ':targets': targets },
         }),
       );
     } catch (err) {

@@ -100,7 +100,9 @@ export const TABLES = {
   /**
    * One item per issue or pull request Stratus works on (`owner/name#number`): its session,
    * branch, last pushed commit and PR, and the run holding it (a conditional write, so an issue
-   * is worked on once at a time). A Stratus PR's number points at its issue's thread.
+   * is worked on once at a time). A Stratus PR's number points at its issue's thread. Beside each
+   * thread, `item:<threadKey>` counts what every run on the issue spent (its one budget) and its
+   * failing-check fix attempts (functions/stores/github-item-store.ts).
    */
   githubThreads: {
     partitionKey: { name: 'threadKey', type: 'S' },

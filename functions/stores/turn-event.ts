@@ -52,6 +52,8 @@ export type TurnEvent =
   | { type: 'permission_request'; toolUseId: string; toolName: string; input: unknown; message: string }
   /** The agent asks a person (AskUserQuestion) and the turn pauses: POST /v1/sessions/:id/questions/:toolUseId/answer. */
   | { type: 'question'; toolUseId: string; questions: AskedQuestion[]; expiresAt: string }
+  /** The agent presents its plan (ExitPlanMode) and the turn pauses until a person approves or rejects it: POST /v1/sessions/:id/plans/:toolUseId. */
+  | { type: 'plan'; toolUseId: string; plan: string }
   /** The main agent rewrote its task list (TodoWrite): the whole list, as `GET /v1/sessions/:id` now shows it. */
   | { type: 'todos'; todos: TodoItem[] }
   /** A call was refused; `suggestion` appears when the count suggests adding a rule. */

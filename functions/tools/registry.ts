@@ -6,6 +6,8 @@ import { agentTool } from './agent/agent-tool.ts';
 import { askUserQuestionTool } from './ask-user-question-tool.ts';
 import { bashTool } from './bash-tool.ts';
 import { editTool } from './edit-tool.ts';
+import { enterPlanModeTool } from './plan-mode/enter-plan-mode-tool.ts';
+import { exitPlanModeTool } from './plan-mode/exit-plan-mode-tool.ts';
 import { globTool } from './glob-tool.ts';
 import { grepTool } from './grep-tool.ts';
 import { readTool } from './read-tool.ts';
@@ -30,6 +32,8 @@ export const BUILTIN_TOOLS: readonly Tool[] = [
   readTool,
   writeTool,
   editTool,
+  enterPlanModeTool,
+  exitPlanModeTool,
   notebookEditTool,
   globTool,
   grepTool,

@@ -61,8 +61,8 @@ export type ToolUseOutcome =
       waitMs?: number;
     };
 
-/** What a waiting interaction says it waits for (the reference's permission text for AskUserQuestion). */
-const INTERACTION_MESSAGES: Record<NonNullable<Tool['interaction']>, string> = { question: 'Answer questions?' };
+/** What a waiting interaction says it waits for (the reference's permission texts for AskUserQuestion and ExitPlanMode). */
+const INTERACTION_MESSAGES: Record<NonNullable<Tool['interaction']>, string> = { question: 'Answer questions?', plan: 'Exit plan mode?' };
 
 type Block = Pick<ToolUseBlock, 'id' | 'name' | 'input'>;
 
@@ -114,11 +114,17 @@ async function runFoundTool(tool: Tool, block: Block, ctx: ToolContext, env: Too
 /**
  * A permitted call of a tool that needs a person waits for one (durably, like an ask), unless
  * it comes back from that wait (a resume) or no one can answer (it then runs without an answer).
+ * A question waits as long as the session's question timeout; a plan has no timeout: it waits
+ * for a person wherever one can answer (not in a sub-agent, nor in an unattended session unless
+ * it is "plan first").
  */
 function interactionWait(tool: Tool, block: Block, call: CallState, ctx: ToolContext, env: ToolUseEnv): ToolUseOutcome | undefined {
-  if (!tool.interaction || env.decisions?.has(block.id) || !ctx.interactionTimeoutMs) return undefined;
+  if (!tool.interaction || env.decisions?.has(block.id)) return undefined;
+  const canAnswer = tool.interaction === 'plan' ? ctx.permissionMode?.plansAwaitApproval === true : Boolean(ctx.interactionTimeoutMs);
+  if (!canAnswer) return undefined;
   const message = INTERACTION_MESSAGES[tool.interaction];
-  return { kind: 'ask', toolUseId: block.id, toolName: tool.name, input: call.input, message, interaction: tool.interaction, waitMs: ctx.interactionTimeoutMs };
+  const waitMs = tool.interaction === 'question' ? { waitMs: ctx.interactionTimeoutMs } : {};
+  return { kind: 'ask', toolUseId: block.id, toolName: tool.name, input: call.input, message, interaction: tool.interaction, ...waitMs };
 }
 
 /** A call on its way through the pipeline: its input so far, the content for after its result, a hook's stop. */

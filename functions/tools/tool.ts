@@ -1,7 +1,7 @@
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import type { AssistantResponse } from '../model/model-stream.ts';
 import type { z } from 'zod';
-import type { CommandParts, PermissionCheck } from '../permissions/types.ts';
+import type { CommandParts, PermissionCheck, PermissionMode } from '../permissions/types.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { TodoItem } from '../stores/session-store.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
@@ -37,10 +37,24 @@ export interface ToolContext {
   interactionTimeoutMs?: number;
   /** The call runs after its pending interaction closed (answered, or timed out): its input holds what came back. */
   resumedInteraction?: boolean;
+  /** The session's permission mode as plan mode changes it (EnterPlanMode, ExitPlanMode); absent in a sub-agent. */
+  permissionMode?: PermissionModeSwitch;
   /** The network as the session's own calls may use it (WebFetch); absent where a run has none. */
   web?: WebAccess;
   /** Model requests a tool makes on the session's account (WebFetch, WebSearch); absent where none may be made. */
   sideModel?: SideModel;
+}
+
+/**
+ * The main agent's permission mode, for the tools that move in and out of plan mode: a change
+ * applies to the calls after it at once and is kept in the session for its next turns. Declared
+ * here, where it is used, so tools need nothing of the engine.
+ */
+export interface PermissionModeSwitch {
+  current(): PermissionMode;
+  set(mode: PermissionMode): Promise<void>;
+  /** A plan (ExitPlanMode) waits for a person: false in an unattended session, unless it is "plan first". */
+  readonly plansAwaitApproval: boolean;
 }
 
 /**
@@ -148,10 +162,11 @@ export interface Tool<Input = any, Output = any> {
   /** Calling it again gives its result again, so micro-compaction may clear an old result of it. */
   readonly compactableResult: boolean;
   /**
-   * A tool that needs a person before it runs (AskUserQuestion: `question`): once permitted, the
-   * call waits durably as a pending interaction of this kind, and runs when it is closed.
+   * A tool that needs a person before it runs (AskUserQuestion: `question`, ExitPlanMode: `plan`):
+   * once permitted, the call waits durably as a pending interaction of this kind, and runs when it
+   * is closed.
    */
-  readonly interaction?: 'question';
+  readonly interaction?: 'question' | 'plan';
   isEnabled(): boolean;
   isReadOnly(input: Input): boolean;
   isConcurrencySafe(input: Input): boolean;

@@ -11,7 +11,7 @@ export class AwaitingPermissionError extends ConflictError {
   constructor(sessionId: string, toolUseIds: string[]) {
     super(
       `Session ${sessionId} is waiting for answers (${toolUseIds.join(', ')}); ` +
-        `answer each with POST /v1/sessions/${sessionId}/permissions/{toolUseId} (a permission) or POST /v1/sessions/${sessionId}/questions/{toolUseId}/answer (a question).`,
+        `answer each with POST /v1/sessions/${sessionId}/permissions/{toolUseId} (a permission) POST /v1/sessions/${sessionId}/questions/{toolUseId}/answer (a question) or POST /v1/sessions/${sessionId}/plans/{toolUseId} (a plan).`,
       'awaiting_permission',
     );
   }
@@ -56,7 +56,7 @@ export async function prepareResume(
     if (item.decision === 'allow' && item.remember) next = remembered(next, item);
   }
   for (const item of pending) {
-    if (item.kind === 'question') await approvals.retireQuestion(sessionId, item.toolUseId);
+    if (item.kind === 'question' || item.kind === 'plan') await approvals.retireQuestion(sessionId, item.toolUseId);
     else await approvals.remove(sessionId, item.toolUseId);
   }
   return { resume: { blocks, decisions }, settings: next };

@@ -15,6 +15,7 @@ import { BackgroundNotifier, unreportedBackgroundAgents } from '../agent/backgro
 import { createSubagentRunner } from '../agent/subagent-runner.ts';
 import { createSessionWeb } from '../agent/session-web.ts';
 import { createSideModel } from '../agent/side-model.ts';
+import { sessionModeSwitch } from '../agent/session-mode-switch.ts';
 import { runSetupSteps } from '../environments/setup-steps.ts';
 import { loadProjectContext, type ProjectContext } from '../agent/project-context.ts';
 import type { TurnDeps } from '../agent/turn-deps.ts';
@@ -166,6 +167,7 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
       subagents,
       todos: { write: (todos) => recorder.saveTodos(todos) },
       interactionTimeoutMs: questionTimeoutMs(recorder.settings, controls.permissions.mode),
+      permissionMode: sessionModeSwitch(controls.permissions, recorder),
       web: createSessionWeb(deps, recorder.settings),
       sideModel: createSideModel(deps, (response) => recorder.countToolModelCall(response)),
       skills: loop.project.skills,

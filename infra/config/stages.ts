@@ -63,8 +63,9 @@ export interface StageConfig {
     /**
      * The egress proxy for sessions with `allowedDomains` and for git imports: one ARM Fargate
      * task (0.25 vCPU, 0.5 GB) with a public IPv4 address, about 12 USD a month at idle
-     * (docs/deploy.md). Off: the runner has no internet at all, and the API refuses such
-     * sessions and imports with `egress_unavailable`. @default false
+     * (docs/deploy.md). Off: the runner has no internet route; commands' allow-listed requests
+     * go through the S3 mailbox and the egress forwarder (STRATUS_EGRESS=mailbox, $0 idle), and
+     * the API refuses git imports with `egress_unavailable`. @default false
      */
     readonly egressProxy: boolean;
     /** Repo-relative Dockerfile of the proxy image. */
@@ -81,6 +82,14 @@ export interface StageConfig {
     /** The model to switch to when the primary stays overloaded. Override with `-c fallbackModel=...`. */
     readonly fallback?: string;
   };
+  /**
+   * OpenTelemetry export of the turn engines' spans (docs/architecture.md, "Traces"), beside
+   * X-Ray: `otlpEndpoint` becomes STRATUS_OTEL_TRACES_ENDPOINT, `otlpHeaders` (comma-separated
+   * `name=value`, e.g. a collector's auth) STRATUS_OTEL_HEADERS. Header values are plain
+   * environment variables, readable by whoever may read the functions' configuration. Unset: off.
+   * Override with `-c otelTracesEndpoint=<url> -c otelHeaders=<name=value,…>`.
+   */
+  readonly traces?: { readonly otlpEndpoint: string; readonly otlpHeaders?: string };
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Share of invocations logged at debug whatever `logLevel` (Powertools log sampling), 0–1. */
   readonly logSampleRate: number;

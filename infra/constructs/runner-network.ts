@@ -1,4 +1,5 @@
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import { EGRESS_REQUEST_SUFFIX } from '../../sandbox-runner/common/egress-mailbox.ts';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -54,6 +55,14 @@ export class RunnerNetwork extends Construct {
     );
     this.s3Endpoint.addToPolicy(
       new iam.PolicyStatement({ principals: [new iam.AnyPrincipal()], actions: ['s3:ListBucket'], resources: [props.bucket.bucketArn] }),
+    );
+    // Egress mailbox requests carry the short-lived tag (a PutObject with a Tagging header needs this too).
+    this.s3Endpoint.addToPolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.AnyPrincipal()],
+        actions: ['s3:PutObjectTagging'],
+        resources: [props.bucket.arnForObjects(`${BUCKET_LAYOUT.workspaces}*/egress/*${EGRESS_REQUEST_SUFFIX}`)],
+      }),
     );
     this.runnerSecurityGroup = new ec2.SecurityGroup(this, 'RunnerSecurityGroup', {
       vpc: this.vpc,

@@ -19,7 +19,7 @@ export const EGRESS_GRANTS_PREFIX = 'egress-grants/';
 const REQUEST_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const WORKSPACE_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
-/** @internal The runner's end of the mailbox writes here; that end is not built yet (docs/security.md), so only tests call it. */
+/** Where the runner's end of the mailbox writes a request (isolation/mailbox-client.ts). */
 export function egressRequestKey(workspaceId: string, requestId: string): string {
   return `${workspacePrefix(workspaceId)}egress/${requestId}${EGRESS_REQUEST_SUFFIX}`;
 }
@@ -76,7 +76,7 @@ export function encodeEgressResponse(head: EgressResponseHead, body: Uint8Array)
   return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`, 'utf8'), body]);
 }
 
-/** @internal The runner's end reads answers with it; not built yet (docs/security.md), so only tests call it. */
+/** How the runner's end reads an answer (isolation/mailbox-client.ts). */
 export function decodeEgressResponse(bytes: Uint8Array): EgressResponseHead & { body: Buffer } {
   const buffer = Buffer.from(bytes);
   const end = buffer.indexOf(0x0a);

@@ -10,7 +10,8 @@ import { workspacePrefix } from './workspace-prefix.ts';
  * ListBucket, limited by prefix, lets a cold start find the newest snapshot; DeleteObject only
  * on staged uploads, which the API removes once they are imported (a deleted session's workspace
  * is removed with the session-purge role's credentials instead). PutObjectTagging lets
- * staged uploads and stop markers carry the short-lived tag the lifecycle rule expires them by.
+ * staged uploads, stop markers and egress mailbox requests carry the short-lived tag the
+ * lifecycle rule expires them by.
  */
 export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: string; partition?: string }) {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(opts.workspaceId)) throw new Error(`Invalid workspace id "${opts.workspaceId}"`);
@@ -25,7 +26,7 @@ export function workspaceSessionPolicy(opts: { bucket: string; workspaceId: stri
         Sid: 'ShortLivedTags',
         Effect: 'Allow',
         Action: ['s3:PutObjectTagging'],
-        Resource: [`${bucketArn}/${prefix}uploads/*`, `${bucketArn}/${prefix}stops/*`],
+        Resource: [`${bucketArn}/${prefix}uploads/*`, `${bucketArn}/${prefix}stops/*`, `${bucketArn}/${prefix}egress/*`],
       },
       {
         Sid: 'WorkspaceListing',

@@ -9,6 +9,9 @@ import { shellInvocation } from './shell-invocation.ts';
 import { spawnWatched } from './watched-process.ts';
 import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
 import { NO_STACK_ENDPOINTS, type StackEndpoints } from './stack-endpoints.ts';
+import type { EgressMode } from '../common/egress-mode.ts';
+import { CA_BUNDLE_FILE, createMailboxCas, startCommandMailbox } from './command-mailbox.ts';
+import type { MailboxCa } from './mailbox-ca.ts';
 
 /** The unprivileged identity commands run as inside their user namespace. */
 const SANDBOX_UID = 1000;
@@ -38,14 +41,7 @@ const SOCAT = '/usr/bin/socat';
 const SANDBOX_PROXY_SOCKET = '/run/stratus-proxy.sock';
 export const SANDBOX_PROXY_PORT = 3128;
 
-/**
- * Hardened bubblewrap. As root, plain bwrap is escapable (docs/local-stack.md); these flags close
- * that: a new user namespace mapping an unprivileged uid, no nested user namespaces, every
- * capability dropped, fresh pid/net/ipc/uts namespaces, and a root built from scratch: /usr
- * read-only, a few /etc files, the workspace at /workspace, a private /tmp, nothing else.
- * Killing bwrap kills the pid namespace, so no process outlives its call.
- */
-export function createBwrapSandbox(opts: {
+export interface BwrapSandboxOptions {
   runtimeDir: string;
   bwrapPath?: string;
   /** pids/memory caps per command, enforced with cgroup v1 where writable. @default DEFAULT_PROCESS_LIMITS */
@@ -54,13 +50,28 @@ export function createBwrapSandbox(opts: {
   requireProcessLimits?: boolean;
   /** The deployment's own services, which a command's proxy refuses whatever its allow-list says. @default none */
   stackEndpoints?: StackEndpoints;
-}): Sandbox {
+  /**
+   * Where a command's allowed requests go: `direct` (its own allow-list proxy, on the host's
+   * network) or `mailbox` (through the workspace's S3 mailbox, as in AWS; mailbox-proxy.ts). @default direct
+   */
+  egress?: EgressMode;
+}
+
+/**
+ * Hardened bubblewrap. As root, plain bwrap is escapable (docs/local-stack.md); these flags close
+ * that: a new user namespace mapping an unprivileged uid, no nested user namespaces, every
+ * capability dropped, fresh pid/net/ipc/uts namespaces, and a root built from scratch: /usr
+ * read-only, a few /etc files, the workspace at /workspace, a private /tmp, nothing else.
+ * Killing bwrap kills the pid namespace, so no process outlives its call.
+ */
+export function createBwrapSandbox(opts: BwrapSandboxOptions): Sandbox {
   const bwrap = opts.bwrapPath ?? 'bwrap';
   const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
   const etcDir = path.join(opts.runtimeDir, 'sandbox-etc');
   let etcReady: Promise<void> | undefined;
   let limiterReady: Promise<CgroupLimiter | undefined> | undefined;
   let counter = 0;
+  const caFor = createMailboxCas();
   const instance = randomBytes(4).toString('hex');
   const prepare = async (): Promise<CgroupLimiter | undefined> => {
     etcReady ??= writeIdentityFiles(etcDir);
@@ -85,6 +96,7 @@ export function createBwrapSandbox(opts: {
         processLimits,
         proxySocket,
         stackEndpoints: opts.stackEndpoints,
+        mailboxCas: opts.egress?.kind === 'mailbox' ? caFor : undefined,
         limiter,
         cgroupName: `${instance}-${process.pid}-${id}`,
       });
@@ -99,6 +111,8 @@ interface CommandSetup {
   /** Where this command's domain proxy listens, should it have an allow-list. */
   proxySocket: string;
   stackEndpoints: StackEndpoints | undefined;
+  /** In the mailbox mode: each workspace's CA, for the command's mailbox proxy. */
+  mailboxCas: ((workspaceId: string) => Promise<MailboxCa>) | undefined;
   limiter: CgroupLimiter | undefined;
   cgroupName: string;
 }
@@ -106,8 +120,8 @@ interface CommandSetup {
 async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<SandboxOutcome> {
   await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
   await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-  const proxy = cmd.allowedDomains?.length ? await startCommandProxy(setup.proxySocket, cmd.allowedDomains, setup.stackEndpoints) : undefined;
-  const args = bwrapArgs(cmd, setup.etcDir, proxy?.socket);
+  const proxy = cmd.allowedDomains?.length ? await startCommandProxy(setup, cmd, cmd.allowedDomains) : undefined;
+  const args = bwrapArgs(cmd, setup.etcDir, proxy?.socket, proxy?.caBundle);
   const cgroup: CommandCgroup | undefined = await setup.limiter?.create(setup.cgroupName);
   const cleanup = async () => {
     await cgroup?.destroy();
@@ -127,15 +141,23 @@ async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<San
   return outcome;
 }
 
-/** The domain proxy of one command, on a unix socket that bwrap binds into its sandbox. */
+/**
+ * The proxy of one command, on a unix socket that bwrap binds into its sandbox: the domain proxy,
+ * or in the mailbox mode the mailbox proxy, whose CA bundle the command then trusts (at /tmp).
+ */
 async function startCommandProxy(
-  socket: string,
+  setup: CommandSetup,
+  cmd: SandboxCommand,
   allowedDomains: string[],
-  stackEndpoints: StackEndpoints | undefined,
-): Promise<DomainProxy & { socket: string }> {
+): Promise<DomainProxy & { socket: string; caBundle?: string }> {
   if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
+  const socket = setup.proxySocket;
   await fs.mkdir(path.dirname(socket), { recursive: true });
-  const proxy = await startDomainProxy(socket, allowedDomains, stackEndpoints ?? NO_STACK_ENDPOINTS);
+  if (setup.mailboxCas) {
+    const mailbox = await startCommandMailbox({ socketPath: socket }, { ...cmd, allowedDomains }, setup.mailboxCas);
+    return { socket, caBundle: `/tmp/${CA_BUNDLE_FILE}`, close: () => mailbox.close() };
+  }
+  const proxy = await startDomainProxy(socket, allowedDomains, setup.stackEndpoints ?? NO_STACK_ENDPOINTS);
   return { socket, close: () => proxy.close() };
 }
 
@@ -203,7 +225,7 @@ function detachAfter(
   return Promise.race([finished.finally(() => clearTimeout(detachTimer)), early]);
 }
 
-function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | undefined): string[] {
+function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | undefined, caBundle: string | undefined): string[] {
   // biome-ignore format: a flag and its values stay on one line, one kind of isolation per line
   const args = [
     '--unshare-all', '--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID),
@@ -224,7 +246,7 @@ function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | un
   args.push('--remount-ro', '/');
   args.push('--chdir', cmd.cwd, '--clearenv');
   const proxy = proxySocket ? `http://127.0.0.1:${SANDBOX_PROXY_PORT}` : undefined;
-  const env = sandboxEnv(cmd.env, { home: '/tmp/home', tmpDir: '/tmp', proxy });
+  const env = sandboxEnv(cmd.env, { home: '/tmp/home', tmpDir: '/tmp', proxy, ...(caBundle ? { caBundle } : {}) });
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
   // The EXIT trap records where the shell ended up even when the command calls `exit`.
   const trap = `trap 'pwd -P >| /tmp/${CWD_FILE} 2>/dev/null' EXIT\n`;

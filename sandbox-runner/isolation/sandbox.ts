@@ -1,3 +1,5 @@
+import type { MailboxTarget } from './mailbox-client.ts';
+
 /**
  * How the runner executes one shell command in isolation. The bwrap implementation is used
  * wherever Linux namespaces are available (locally, CI); inside AWS Lambda, where they are not,
@@ -24,6 +26,8 @@ export interface SandboxCommand {
   allowedDomains?: string[];
   /** The harness's signature of allowedDomains, for an external egress proxy (egress-mode.ts `proxy`). */
   egressToken?: string;
+  /** The workspace's S3 mailbox, through which allowed requests leave in the `mailbox` egress mode (mailbox-client.ts). */
+  mailbox?: MailboxTarget;
   /**
    * When set, a command still running after this many ms is not killed but left running in the
    * background: run() resolves at once with `detached`, and timeoutMs no longer applies.

@@ -78,6 +78,7 @@ export const bashOp = defineOp({
         maxOutputBytes: ctx.limits.maxOutputBytes,
         allowedDomains: ctx.request.network.allowedDomains,
         egressToken: ctx.request.network.egressToken,
+        mailbox: ctx.remote,
         detachAfterMs: op.background === 'now' ? 0 : op.background === 'on_timeout' ? op.timeoutMs : undefined,
         ...(stop ? { stop: stop.signal } : {}),
       });

@@ -1,5 +1,5 @@
 import { startLoopbackDomainProxy } from '../isolation/domain-proxy.ts';
-import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../common/egress-mode.ts';
+import { NO_EGRESS, NO_EGRESS_TOKEN, NO_GIT_EGRESS, proxyUrlWithToken } from '../common/egress-mode.ts';
 import { cloneAllowListEntry } from '../common/clone-allow-list-entry.ts';
 import type { OpContext } from './op-context.ts';
 import { ToolInputError } from '../workspace/tool-input-error.ts';
@@ -12,6 +12,7 @@ import { ToolInputError } from '../workspace/tool-input-error.ts';
 export async function withGitProxy<T>(ctx: OpContext, remoteUrl: string, use: (proxy: string) => Promise<T>): Promise<T> {
   const egress = ctx.git.egress ?? { kind: 'direct' };
   if (egress.kind === 'none') throw new ToolInputError(NO_EGRESS);
+  if (egress.kind === 'mailbox') throw new ToolInputError(NO_GIT_EGRESS);
   if (egress.kind === 'proxy') {
     if (!ctx.request.network.egressToken) throw new ToolInputError(NO_EGRESS_TOKEN);
     return use(proxyUrlWithToken(egress.url, ctx.request.network.egressToken));

@@ -67,6 +67,7 @@ export const hookCommandOp = defineOp({
         maxOutputBytes: ctx.limits.maxOutputBytes,
         allowedDomains: ctx.request.network.allowedDomains,
         egressToken: ctx.request.network.egressToken,
+        mailbox: ctx.remote,
         ...(stop ? { stop: stop.signal } : {}),
       });
       const result: HookCommandResult = {

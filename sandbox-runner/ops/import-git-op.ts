@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { startLoopbackDomainProxy } from '../isolation/domain-proxy.ts';
-import { NO_EGRESS, NO_EGRESS_TOKEN, proxyUrlWithToken } from '../common/egress-mode.ts';
+import { NO_EGRESS, NO_EGRESS_TOKEN, NO_GIT_EGRESS, proxyUrlWithToken } from '../common/egress-mode.ts';
 import { cloneAllowListEntry } from '../common/clone-allow-list-entry.ts';
 import { GitCloneError, gitClone } from '../workspace/git-clone.ts';
 import { defineOp } from './op.ts';
@@ -27,6 +27,7 @@ export const importGitOp = defineOp({
     if (ctx.request.workspace.version !== 0) throw new ToolInputError('A repository can only be cloned into an empty workspace (version 0).');
     const egress = ctx.git.egress ?? { kind: 'direct' };
     if (egress.kind === 'none') throw new ToolInputError(NO_EGRESS);
+    if (egress.kind === 'mailbox') throw new ToolInputError(NO_GIT_EGRESS);
     const entry = cloneAllowListEntry(op.url);
     // Through the same allow-list proxy as commands, admitting only the clone's own host:port.
     let local: Awaited<ReturnType<typeof startLoopbackDomainProxy>> | undefined;

@@ -45,7 +45,8 @@ export class RemoteWorkspace {
   readonly prefix: string;
 
   constructor(
-    private readonly s3: S3Client,
+    /** The workspace's own client (its scoped credentials); the mailbox proxy writes with it too. */
+    readonly s3: S3Client,
     readonly bucket: string,
     readonly id: string,
   ) {

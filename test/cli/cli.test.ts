@@ -85,6 +85,34 @@ describe('the stratus CLI against the local stack', () => {
     expect((await stratus('log', 'ses_nope')).code).toBe(4);
   });
 
+  it("shows the agent's plan, rejects it with feedback, and approves the next one edited, in acceptEdits", { timeout: 400_000 }, async () => {
+    expect((await stratus('login', '--url', fx.stack.apiUrl, '--token', fx.stack.token)).code).toBe(0);
+    const planning = await stratus('--json', 'new', '--permission-mode', 'plan');
+    const sessionId = JSON.parse(planning.stdout).session.id as string;
+    fx.stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_p1', name: 'ExitPlanMode', input: { plan: '1. Use moment' } }] });
+    const waiting = await stratus('run', 'add dates');
+    expect(waiting.code).toBe(5);
+    expect(waiting.stdout).toContain('? a plan waits for approval (stratus approve-plan / reject-plan)  [toolu_p1]\n    1. Use moment');
+    expect((await stratus('plan', sessionId)).stdout).toBe('plan toolu_p1:\n1. Use moment\n');
+
+    fx.stack.model!.enqueue({ content: [{ type: 'tool_use', id: 'toolu_p2', name: 'ExitPlanMode', input: { plan: '1. Use dayjs' } }] });
+    const rejected = await stratus('reject-plan', sessionId, '-m', 'Use dayjs');
+    expect(rejected.code).toBe(5);
+    expect(JSON.stringify(fx.stack.model!.requests.at(-1)!.body.messages.at(-1)!.content)).toContain('the user said:\\nUse dayjs');
+
+    const edited = path.join(tmp.dir, 'plan.md');
+    writeFileSync(edited, '1. Use dayjs\n2. Test it');
+    fx.stack.model!.enqueue(text('Starting.'));
+    const approved = await stratus('approve-plan', sessionId, '--mode', 'acceptEdits', '--plan-file', edited);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toContain('Starting.');
+    expect(JSON.stringify(fx.stack.model!.requests.at(-1)!.body.messages.at(-1)!.content)).toContain(
+      '## Approved Plan (edited by user):\\n1. Use dayjs\\n2. Test it',
+    );
+    expect((await fx.api.request('GET', `/v1/sessions/${sessionId}`)).json.permissions.mode).toBe('acceptEdits');
+    expect((await stratus('approve-plan', sessionId)).code).toBe(4); // nothing waits any more
+  });
+
   it('denies with a message for the model, and interrupts a running turn', { timeout: 400_000 }, async () => {
     expect((await stratus('login', '--url', fx.stack.apiUrl, '--token', fx.stack.token)).code).toBe(0);
     const asking = await stratus('--json', 'new', '--permission-mode', 'default');

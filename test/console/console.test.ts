@@ -254,6 +254,43 @@ describe('the web console', { timeout: 150_000 }, () => {
     ]);
   });
 
+  it("approves the agent's plan, edited, on a phone-sized screen, and the turn resumes in the chosen mode", async () => {
+    const plan = '1. Add formatDate\n2. Test it';
+    fx.stack.model!.enqueue(
+      { content: [{ type: 'tool_use', name: 'EnterPlanMode', input: {} }], stopReason: 'tool_use' },
+      { content: [{ type: 'tool_use', name: 'ExitPlanMode', input: { plan } }], stopReason: 'tool_use' },
+      { content: [{ type: 'text', text: 'Starting.' }] },
+    );
+    await page.goto(`${base}#/`);
+    await page.getByLabel('Title (optional)').fill('Presents a plan');
+    await page.getByRole('button', { name: 'Create session' }).click();
+    await page.getByRole('heading', { name: /Presents a plan/ }).waitFor();
+    await page.getByLabel('Prompt').fill('add dates');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('heading', { name: 'Waiting for your approval of a plan' }).waitFor();
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.reload();
+    const card = page.getByRole('article', { name: "The agent's plan" });
+    const text = card.getByLabel('Plan (edit it before approving if you like)');
+    expect(await text.inputValue()).toBe(plan);
+    const approve = card.getByRole('button', { name: 'Approve plan' });
+    expect((await approve.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    expect(await page.evaluate('document.scrollingElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await expectAccessible();
+    await shot('plan-phone');
+    await text.fill(`${plan}\n3. Document it`);
+    await card.getByRole('radio', { name: 'accepting file edits' }).check();
+    await approve.click();
+    await expect.poll(() => page.getByTestId('last-stop').textContent(), { timeout: 60_000 }).toBe('end_turn');
+    await page.getByRole('heading', { name: 'Waiting for your approval of a plan' }).waitFor({ state: 'detached' });
+    await page.setViewportSize({ width: 1200, height: 900 });
+    const sid = decodeURIComponent(page.url().split('/sessions/')[1]!);
+    const results = (await fx.api.messages(sid)).flatMap((m) => m.content).filter((b: { type: string }) => b.type === 'tool_result');
+    expect(results.at(-1).content).toContain(`## Approved Plan (edited by user):\n${plan}\n3. Document it`);
+    expect((await fx.api.request('GET', `/v1/sessions/${sid}`)).json.permissions.mode).toBe('acceptEdits');
+  });
+
   it('approves a waiting Bash call on a phone-sized screen, and the turn resumes and writes the file', async () => {
     await page.goto(`${base}#/`);
     await page.getByLabel('Title (optional)').fill('Needs approval');
@@ -298,10 +335,11 @@ describe('the web console', { timeout: 150_000 }, () => {
     const rows = page.locator('tbody tr');
     await rows.first().waitFor();
     const texts = await rows.allTextContents();
-    expect(texts).toHaveLength(3);
+    expect(texts).toHaveLength(4);
     expect(texts[0]).toMatch(/^idle.*Needs approval.*API.*ago.*in · .* out\$\d/);
-    expect(texts[1]).toMatch(/Asks a question/);
-    expect(texts[2]).toMatch(/Watch a turn/);
+    expect(texts[1]).toMatch(/Presents a plan/);
+    expect(texts[2]).toMatch(/Asks a question/);
+    expect(texts[3]).toMatch(/Watch a turn/);
     await expectAccessible();
     await shot('sessions');
   });

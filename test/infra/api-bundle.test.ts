@@ -59,6 +59,9 @@ describe('the bundled API function', () => {
       startInputs.filter((input) => /node_modules\/(@aws-sdk\/client-(s3|lambda|sts|scheduler)|@aws-sdk\/s3-presigned-post|croner)\//.test(input)),
     ).toEqual([]);
     expect(startInputs).toContain('node_modules/@aws-sdk/client-dynamodb/dist-es/DynamoDBClient.js');
+    // The A2A SDK is bundled (a chunk of its own) with its framework-free transport: Hono serves it, Express is never bundled.
+    expect(Object.keys(metafile.inputs).filter((input) => input.includes('node_modules/@a2a-js/sdk/'))).not.toEqual([]);
+    expect(Object.keys(metafile.inputs).filter((input) => /node_modules\/(express|@a2a-js\/sdk\/dist\/server\/express)\//.test(input))).toEqual([]);
     expect(startInputs).toContain('node_modules/zod/v4/locales/en.js');
     const script = path.join(tmp.dir, 'invoke.mjs');
     writeFileSync(script, INVOKE_SCRIPT);
@@ -92,6 +95,8 @@ describe('the bundled API function', () => {
       { status: 200, title: true, style: true },
       { status: 200, type: 'text/css; charset=utf-8', rules: true },
       { status: 200, body: readFileSync(path.join(REPO_ROOT, CONSOLE_BUILD_DIR, 'index.html'), 'utf8') },
+      { status: 200, url: 'https://x.lambda-url.eu-west-1.on.aws/a2a' },
+      { status: 200, code: -32601 },
     ]);
   }, 180_000);
 });
@@ -179,6 +184,10 @@ const results = [
   await call('GET', '/docs/reference.css').then(({ status, body }) => ({ status, type: meta.headers['content-type'], rules: body.includes('.method') })),
   // The console's page, read from the folder beside the bundle.
   await call('GET', '/console/'),
+  // The A2A SDK's chunks (loaded on first use): the agent card, and a JSON-RPC call through its transport.
+  await call('GET', '/.well-known/agent-card.json').then(({ status, body }) => ({ status, url: JSON.parse(body).supportedInterfaces[0].url })),
+  await call('POST', '/a2a', { authorization: 'Bearer tok_bundle', 'content-type': 'application/json' }, '{"jsonrpc":"2.0","id":1,"method":"NoSuchMethod","params":{}}')
+    .then(({ status, body }) => ({ status, code: JSON.parse(body).error.code })),
 ];
 process.stdout.write(JSON.stringify(results));
 process.exit(0);

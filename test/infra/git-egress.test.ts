@@ -170,20 +170,31 @@ describe('the egress forwarder in the default deployment', () => {
     ]);
   });
 
-  it("keeps grants out of the runner's reach: neither its role nor its VPC endpoint names them, and no role writes them yet (the harness's grant writer is not built)", () => {
+  it("keeps grants out of the runner's reach: neither its role nor its VPC endpoint names them; only the engines write them", () => {
     const endpoint = ofType(s, 'AWS::EC2::VPCEndpoint')[0]![1].Properties;
     expect(show(endpoint.PolicyDocument)).not.toContain('egress-grants');
     // The runner's role holds its X-Ray statement only (test/infra/iam.test.ts).
     expect(statementsOf(s.template, s.id(s.stack.runner.role))).toEqual([
       { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
     ]);
-    const writers = Object.entries(s.template.findResources('AWS::IAM::Policy'))
-      .filter(([, p]) =>
-        (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]).some(
-          (st) => show(st.Resource).includes('egress-grants') && show(st.Action).includes('Put'),
-        ),
-      )
-      .map(([id]) => id);
-    expect(writers).toEqual([]);
+    const grantStatements = Object.values(s.template.findResources('AWS::IAM::Policy')).flatMap((p) =>
+      (p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[])
+        .filter((st) => show(st.Resource).includes('egress-grants') && show(st.Action).includes('Put'))
+        .map((st) => ({ roles: show(p.Properties.Roles), statement: st })),
+    );
+    const engines = [s.stack.api, s.stack.cron, ...(s.stack.githubWorker ? [s.stack.githubWorker] : [])];
+    expect(grantStatements.map((g) => g.statement)).toEqual(
+      engines.map(() => ({ Effect: 'Allow', Action: ['s3:PutObject', 's3:DeleteObject'], Resource: objects('egress-grants/*') })),
+    );
+    for (const engine of engines) expect(grantStatements.some((g) => g.roles.includes(s.id(engine.role)))).toBe(true);
+  });
+
+  it('makes the mailbox the way out of the default stage: the runner and the engines are told so, at no idle cost', () => {
+    expect(propsOf(s, s.stack.runner.fn).Environment.Variables.STRATUS_EGRESS).toBe('mailbox');
+    for (const engine of [s.stack.api, s.stack.cron]) expect(propsOf(s, engine.fn).Environment.Variables.STRATUS_EGRESS).toBe('mailbox');
+    // Nothing that bills by the hour: no NAT, no task, no interface endpoint, no secret for grants.
+    for (const type of ['AWS::EC2::NatGateway', 'AWS::ECS::Service']) expect([type, ofType(s, type).length]).toEqual([type, 0]);
+    expect(ofType(s, 'AWS::EC2::VPCEndpoint').map(([, r]) => r.Properties.VpcEndpointType)).toEqual(['Gateway']);
+    expect(show(s.template.findResources('AWS::SecretsManager::Secret'))).not.toContain('egress');
   });
 });

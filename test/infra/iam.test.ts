@@ -80,13 +80,19 @@ describe('least privilege', () => {
     expect(assumes(roles.api).map((st) => st.Action)).toEqual(['sts:AssumeRole']);
     expect([...assumes(roles.cron), ...assumes(roles.worker)]).toEqual([]);
     const listOrDelete = (role: string) => statementsOf(s.template, role).filter((st) => actionsOf(st).some((a) => /^s3:(List|Delete)/.test(a)));
-    for (const role of [roles.api, roles.cron, roles.worker, roles.runner, roles.scheduler]) expect(listOrDelete(role)).toEqual([]);
+    for (const role of [roles.runner, roles.scheduler]) expect(listOrDelete(role)).toEqual([]);
+    // The engines delete only egress grants (the mailbox mode's grant writer), never a workspace object.
+    const grants = { Effect: 'Allow', Action: ['s3:PutObject', 's3:DeleteObject'], Resource: objects('egress-grants/') };
+    for (const role of [roles.api, roles.cron, roles.worker]) expect(listOrDelete(role)).toEqual([grants]);
   });
 
   it('limits the turn functions to the harness prefixes of the bucket', () => {
     for (const role of [roles.api, roles.cron, roles.worker]) {
       const s3 = statementsOf(s.template, role).filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
-      expect(s3).toEqual([{ Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [objects('tool-results/'), objects('spill/')] }]);
+      expect(s3).toEqual([
+        { Effect: 'Allow', Action: ['s3:GetObject', 's3:PutObject'], Resource: [objects('tool-results/'), objects('spill/')] },
+        { Effect: 'Allow', Action: ['s3:PutObject', 's3:DeleteObject'], Resource: objects('egress-grants/') },
+      ]);
     }
   });
 

@@ -52,6 +52,13 @@ describe('the runner network: no egress by default', () => {
         Resource: [{ 'Fn::Join': ['', [bucketArn, '/workspaces/*']] }, { 'Fn::Join': ['', [bucketArn, '/environments/*']] }],
       },
       { Action: 's3:ListBucket', Effect: 'Allow', Principal: { AWS: '*' }, Resource: bucketArn },
+      // The short-lived tag on egress mailbox requests, and on nothing else.
+      {
+        Action: 's3:PutObjectTagging',
+        Effect: 'Allow',
+        Principal: { AWS: '*' },
+        Resource: { 'Fn::Join': ['', [bucketArn, '/workspaces/*/egress/*.egress-request.json']] },
+      },
     ]);
   });
 
@@ -65,12 +72,12 @@ describe('the runner network: no egress by default', () => {
     expect(ofType(dev, 'AWS::EC2::SecurityGroupEgress')).toHaveLength(0);
   });
 
-  it('logs the VPC flows, and tells runner and harness there is no egress (no proxy, no key)', () => {
+  it('logs the VPC flows, and tells runner and harness that commands go out through the S3 mailbox (no proxy, no key)', () => {
     expect(ofType(dev, 'AWS::EC2::FlowLog').map(([, r]) => r.Properties.TrafficType)).toEqual(['ALL']);
-    expect(propsOf(dev, dev.stack.runner.fn).Environment.Variables).toEqual({ STRATUS_EGRESS: 'none' });
+    expect(propsOf(dev, dev.stack.runner.fn).Environment.Variables).toEqual({ STRATUS_EGRESS: 'mailbox' });
     for (const fn of [dev.stack.api.fn, dev.stack.cron.fn]) {
       const env = propsOf(dev, fn).Environment.Variables;
-      expect(env.STRATUS_EGRESS).toBe('none');
+      expect(env.STRATUS_EGRESS).toBe('mailbox');
       expect(env.STRATUS_EGRESS_KEY_SECRET).toBeUndefined();
     }
     expect(dev.stack.egressProxy).toBeUndefined();

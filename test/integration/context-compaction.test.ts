@@ -9,12 +9,13 @@ const SUMMARY_PREFIX =
   'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n';
 
 describe('compaction', () => {
-  // Auto-compaction at 42,300 − min(16,384, 20,000) − 13,000 = 12,916 tokens (about 1,000 of
+  // Auto-compaction at 44,000 − min(16,384, 20,000) − 13,000 = 14,616 tokens (about 1,000 of
   // them are the system prompt and the instructions block: docs/context.md; about 5,300 the
-  // built-in tools' schemas, 1,300 more since AskUserQuestion, Skill and WebFetch joined them).
+  // built-in tools' schemas, 1,300 more since AskUserQuestion, Skill and WebFetch joined them,
+  // 1,700 more since EnterPlanMode and ExitPlanMode did: 6,900 characters of schema).
   const env = useLocalStack({
     brain: unscripted,
-    model: { contextWindow: 42_300, retryBaseDelayMs: 1 },
+    model: { contextWindow: 44_000, retryBaseDelayMs: 1 },
     context: { keepRecentMessages: 2, microCompactRatio: 1 },
   });
 
@@ -165,9 +166,10 @@ describe('compaction and the replacement budget', () => {
       startLocalStack({
         dataDir: tmp.dir,
         brain: unscripted,
-        // The window leaves room for the system prompt and the twelve built-in tools' schemas (the
-        // Agent tool's description, with its list of agents, is about 1,700 tokens of them).
-        model: { contextWindow: 45_200 },
+        // The window leaves room for the system prompt and the fourteen built-in tools' schemas (the
+        // Agent tool's description, with its list of agents, is about 1,700 tokens of them;
+        // EnterPlanMode and ExitPlanMode another 1,700).
+        model: { contextWindow: 46_900 },
         context: { keepRecentMessages: 4, microCompactRatio: 1, perMessageBudgetChars: budget, autoCompact },
       });
     let stack = await start(60_000, true);

@@ -38,6 +38,9 @@ describe('the OpenAPI document', () => {
         'GET /v1/sessions/{id}/questions',
         'POST /v1/sessions/{id}/permissions/{toolUseId}',
         'POST /v1/sessions/{id}/questions/{toolUseId}/answer',
+        'GET /v1/sessions/{id}/plans',
+        'GET /v1/sessions/{id}/plans/{toolUseId}',
+        'POST /v1/sessions/{id}/plans/{toolUseId}',
         'POST /v1/sessions/{id}/compact',
         'GET /v1/sessions/{id}/transcript.jsonl',
         'POST /v1/sessions/import',
@@ -68,6 +71,9 @@ describe('the OpenAPI document', () => {
         'DELETE /v1/github/repositories/{owner}/{name}',
         'DELETE /v1/github/repositories/{owner}/{name}/environment',
         'GET /v1/github/runs',
+        'GET /v1/github/repositories/{owner}/{name}/items/{number}',
+        'POST /v1/github/repositories/{owner}/{name}/items/{number}/budget',
+        'GET /v1/github/stats',
         'POST /v1/github/webhook',
         'GET /v1/tenant/settings',
         'PUT /v1/tenant/settings',
@@ -84,11 +90,18 @@ describe('the OpenAPI document', () => {
         'GET /v1/sessions/{id}/agents',
         'GET /v1/sessions/{id}/agents/{agentId}/messages',
         'GET /v1/sessions/{id}/tool-results/{toolUseId}',
+        'POST /mcp',
+        'POST /a2a',
+        'GET /.well-known/agent-card.json',
       ].sort(),
     );
     // Every operation names its error body; the SSE stream names each event's data schema.
     for (const item of Object.values(document.paths as Record<string, Record<string, any>>)) {
-      for (const op of Object.values(item)) expect(op.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      for (const op of Object.values(item)) {
+        // The A2A agent card is public (discovery): it names the bearer scheme the endpoint takes.
+        if (op.security?.length === 0 && op.tags.includes('Remote agents')) continue;
+        expect(op.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+      }
     }
     const sse = document.paths['/v1/sessions/{id}/turns'].post.responses['200'].content['text/event-stream'].schema;
     expect(sse).toEqual({ $ref: '#/components/schemas/TurnEvent' });
@@ -105,7 +118,9 @@ describe('the OpenAPI document', () => {
       if (!item.post) continue;
       // A replayed token creation would have to keep the plaintext token: the admin routes take no key
       // (assigning an installation again is a 200, connecting a repository again a 409).
-      if (path === '/v1/github/webhook' || path.startsWith('/v1/admin/')) expect(headerNames(item.post)).not.toContain('idempotency-key');
+      // The remote-agent adapters speak their protocols, which have no Idempotency-Key.
+      if (path === '/v1/github/webhook' || path.startsWith('/v1/admin/') || !path.startsWith('/v1/'))
+        expect(headerNames(item.post)).not.toContain('idempotency-key');
       else
         expect({ path, headers: headerNames(item.post), replayConflict: Object.keys(item.post.responses) }).toMatchObject({
           headers: expect.arrayContaining(['idempotency-key']),
@@ -120,6 +135,20 @@ describe('the OpenAPI document', () => {
     expect(headerNames(hook)).toEqual(expect.arrayContaining(['x-hub-signature-256', 'x-github-delivery', 'x-github-event']));
     expect(paths['/v1/sessions/{id}/turns/{turnId}/interrupt']!.post.responses).toHaveProperty('202');
     expect(document.components.schemas.PermissionAnswer.properties).toHaveProperty('message');
+  });
+
+  it('describes both remote-agent adapters as JSON-RPC POST paths behind the bearer token, and the public agent card', () => {
+    const paths = document.paths as Record<string, Record<string, any>>;
+    for (const path of ['/mcp', '/a2a']) {
+      const op = paths[path]!.post;
+      expect(op.security).toBeUndefined();
+      expect(document.security).toEqual([{ bearer: [] }]);
+      expect(op.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/JsonRpcRequest' });
+      expect(Object.keys(op.responses['200'].content).sort()).toEqual(['application/json', 'text/event-stream']);
+      expect(op.responses).toHaveProperty('401');
+    }
+    expect(paths['/a2a']!.post.description).toContain('message/send');
+    expect(paths['/.well-known/agent-card.json']!.get.security).toEqual([]);
   });
 
   it('matches the committed generated client types (npm run api-types rewrites them)', async () => {

@@ -194,6 +194,8 @@ describe('durable ask through the HTTP API', () => {
       'AskUserQuestion',
       'Bash',
       'Edit',
+      'EnterPlanMode',
+      'ExitPlanMode',
       'Glob',
       'Grep',
       'NotebookEdit',

@@ -15,6 +15,28 @@ export interface StandInComment {
   user: { login: string; type: string };
 }
 
+/** A comment on a pull request's diff (a review comment); `inReplyTo` makes it a reply in another's thread. */
+export interface StandInReviewComment {
+  id: number;
+  pull: string;
+  reviewId?: number;
+  path: string;
+  line: number | null;
+  diffHunk: string;
+  body: string;
+  user: { login: string; type: string };
+  inReplyTo?: number;
+}
+
+/** A check run on a commit, with the log its GitHub Actions job printed. */
+export interface StandInCheckRun {
+  id: number;
+  name: string;
+  conclusion: string;
+  output?: { title?: string; summary?: string; text?: string };
+  log?: string;
+}
+
 export interface StandInRepository {
   id: number;
   fullName: string;
@@ -47,6 +69,10 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
   const installations = new Map<number, { account: string; createdAt: string }>();
   const repositories = new Map<number, StandInRepository>();
   const failures: { method: string; path: RegExp; status: number; message: string }[] = [];
+  const reviewComments = new Map<number, StandInReviewComment>();
+  const reviews = new Map<number, { pull: string; body: string; state: string; user: { login: string; type: string } }>();
+  const checkRuns = new Map<string, StandInCheckRun[]>();
+  let nextReviewComment = 70_000;
   let nextComment = 9_000;
   let nextNumber = 500;
   const publicKey = typeof opts.appPublicKey === 'string' ? createPublicKey(opts.appPublicKey) : opts.appPublicKey;
@@ -96,7 +122,16 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
       if (!installation) return json(res, 404, { message: 'Not Found' });
       return json(res, 200, { id: Number(m[1]), account: { login: installation.account }, created_at: installation.createdAt });
     }
+    // Where GitHub redirects a job-log download: a short-lived signed URL, fetched without the token.
+    if ((m = /^\/_job-logs\/(\d+)$/.exec(p)) && req.method === 'GET') {
+      const log = [...checkRuns.values()].flat().find((r) => r.id === Number(m![1]))?.log;
+      if (log === undefined) return json(res, 404, { message: 'Not Found' });
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      return res.end(log);
+    }
     if (!tokenOf(auth)) return json(res, 401, { message: 'Bad credentials' });
+    const handled = reviewAndCheckRoutes(req.method ?? 'GET', p, body, res, `http://${req.headers.host}`);
+    if (handled) return;
 
     if (p === '/installation/repositories' && req.method === 'GET') {
       const scope = tokens.get(tokenOf(auth)!);
@@ -167,6 +202,81 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
     }
     return json(res, 404, { message: `The stand-in does not implement ${req.method} ${p}` });
   });
+
+  /** Review comments, reviews, replies in review threads, check runs and job logs. */
+  function reviewAndCheckRoutes(method: string, p: string, body: Record<string, unknown> | undefined, res: ServerResponse, origin: string): boolean {
+    let m: RegExpExecArray | null;
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/comments\/(\d+)$/.exec(p)) && method === 'GET') {
+      const c = reviewComments.get(Number(m[3]));
+      c ? json(res, 200, reviewCommentJson(c)) : json(res, 404, { message: 'Not Found' });
+      return true;
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/reviews\/(\d+)(\/comments)?$/.exec(p)) && method === 'GET') {
+      const review = reviews.get(Number(m[4]));
+      if (!review) json(res, 404, { message: 'Not Found' });
+      else if (m[5]) json(res, 200, [...reviewComments.values()].filter((c) => c.reviewId === Number(m![4])).map(reviewCommentJson));
+      else json(res, 200, { id: Number(m[4]), body: review.body, state: review.state, user: review.user });
+      return true;
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/comments\/(\d+)\/replies$/.exec(p)) && method === 'POST') {
+      const pull = `${m[1]}/${m[2]}#${m[3]}`.toLowerCase();
+      const parent = reviewComments.get(Number(m[4]));
+      if (!parent || parent.pull !== pull) {
+        json(res, 404, { message: 'Not Found' });
+        return true;
+      }
+      const reply: StandInReviewComment = {
+        ...parent,
+        id: nextReviewComment++,
+        body: String(body?.body ?? ''),
+        user: { login: 'stratus-app[bot]', type: 'Bot' },
+        inReplyTo: parent.id,
+      };
+      delete reply.reviewId;
+      reviewComments.set(reply.id, reply);
+      json(res, 201, reviewCommentJson(reply));
+      return true;
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/commits\/([^/]+)\/check-runs$/.exec(p)) && method === 'GET') {
+      const runs = checkRuns.get(`${m[1]}/${m[2]}@${m[3]}`.toLowerCase()) ?? [];
+      json(res, 200, {
+        total_count: runs.length,
+        check_runs: runs.map((r) => ({
+          id: r.id,
+          name: r.name,
+          status: 'completed',
+          conclusion: r.conclusion,
+          head_sha: m![3],
+          output: { title: null, summary: null, text: null, ...r.output },
+        })),
+      });
+      return true;
+    }
+    if ((m = /^\/repos\/([^/]+)\/([^/]+)\/actions\/jobs\/(\d+)\/logs$/.exec(p)) && method === 'GET') {
+      const run = [...checkRuns.values()].flat().find((r) => r.id === Number(m![3]));
+      if (run?.log === undefined) json(res, 404, { message: 'Not Found' });
+      else {
+        res.writeHead(302, { location: `${origin}/_job-logs/${run.id}` });
+        res.end();
+      }
+      return true;
+    }
+    return false;
+  }
+
+  function reviewCommentJson(c: StandInReviewComment) {
+    return {
+      id: c.id,
+      pull_request_review_id: c.reviewId ?? null,
+      path: c.path,
+      line: c.line,
+      original_line: c.line,
+      diff_hunk: c.diffHunk,
+      body: c.body,
+      user: c.user,
+      ...(c.inReplyTo !== undefined ? { in_reply_to_id: c.inReplyTo } : {}),
+    };
+  }
 
   function verifyJwt(header: string | undefined): boolean {
     const jwt = /^bearer (.+)$/i.exec(header ?? '')?.[1];
@@ -250,6 +360,29 @@ export async function startGithubApiServer(opts: { appId?: string; appPublicKey?
         body: comment.body,
         user: { login: comment.login, type: 'User' },
       });
+    },
+    /** A comment a reviewer left on a pull request's diff (in review `reviewId` when given). */
+    addReviewComment(repository: string, number: number, c: Omit<StandInReviewComment, 'pull' | 'user' | 'inReplyTo'> & { login: string }) {
+      const { login, ...rest } = c;
+      reviewComments.set(c.id, { ...rest, pull: `${repository}#${number}`.toLowerCase(), user: { login, type: 'User' } });
+    },
+    /** A review submitted on a pull request (its comments are added with `addReviewComment`). */
+    addReview(repository: string, number: number, review: { id: number; body: string; state: string; login: string }) {
+      reviews.set(review.id, {
+        pull: `${repository}#${number}`.toLowerCase(),
+        body: review.body,
+        state: review.state,
+        user: { login: review.login, type: 'User' },
+      });
+    },
+    /** The replies posted in the thread of review comment `id`, in order. */
+    repliesTo(id: number): StandInReviewComment[] {
+      return [...reviewComments.values()].filter((c) => c.inReplyTo === id);
+    },
+    /** A completed check run on commit `sha`. */
+    addCheckRun(repository: string, sha: string, run: StandInCheckRun) {
+      const key = `${repository}@${sha}`.toLowerCase();
+      checkRuns.set(key, [...(checkRuns.get(key) ?? []), run]);
     },
     /** Comments Stratus wrote (the bot's), in order. */
     commentsOn(repository: string, number: number): StandInComment[] {

@@ -179,7 +179,20 @@ export async function sendDelivery(
 }
 
 /** The outcomes a GitHub run ends in (`GET /v1/github/runs`). */
-const FINAL_RUN_OUTCOMES = new Set(['pr_opened', 'pr_updated', 'draft_pr_opened', 'no_changes', 'push_rejected', 'refused', 'already_running', 'failed']);
+const FINAL_RUN_OUTCOMES = new Set([
+  'awaiting_plan',
+  'pr_opened',
+  'pr_updated',
+  'draft_pr_opened',
+  'no_changes',
+  'push_rejected',
+  'refused',
+  'already_running',
+  'failed',
+  'budget_spent',
+  'budget_raised',
+  'checks_limit_reached',
+]);
 
 /** The run a delivery started, once it has ended; throws naming it when it has not within `timeoutMs`. */
 export async function finishedRun(

@@ -3,13 +3,14 @@ import { api, must, type PendingPermission, type Schemas, type Session } from '.
 import { sessionHref } from '../route.ts';
 import { ApprovalCard } from './approval-card.tsx';
 import { QuestionCard } from './question-card.tsx';
+import { PlanCard } from './plan-card.tsx';
 
 interface Waiting {
   session: Session;
   pending: PendingPermission[];
 }
 
-/** Every call waiting for an answer (a permission or the agent's question), across the newest 200 sessions: answer them from anywhere. */
+/** Every call waiting for an answer (a permission, the agent's question or its plan), across the newest 200 sessions: answer them from anywhere. */
 export function ApprovalsPage() {
   const [waiting, setWaiting] = useState<Waiting[] | null>(null);
   const [resumed, setResumed] = useState<string[]>([]);
@@ -68,6 +69,14 @@ export function ApprovalsPage() {
                 sessionId={w.session.id}
                 toolUseId={p.toolUseId}
                 questions={(p.input as { questions: Schemas['AskedQuestion'][] }).questions}
+                onAnswered={answered(w.session.id)}
+              />
+            ) : p.kind === 'plan' ? (
+              <PlanCard
+                key={p.toolUseId}
+                sessionId={w.session.id}
+                toolUseId={p.toolUseId}
+                plan={String((p.input as { plan?: unknown }).plan ?? '')}
                 onAnswered={answered(w.session.id)}
               />
             ) : (

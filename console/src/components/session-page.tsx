@@ -8,6 +8,7 @@ import { LiveTurn } from './live-turn.tsx';
 import { MessageLog } from './message-log.tsx';
 import { PromptBox } from './prompt-box.tsx';
 import { QuestionCard } from './question-card.tsx';
+import { PlanCard } from './plan-card.tsx';
 import { StatusBadge } from './session-bits.tsx';
 import { SetupSteps } from './setup-steps.tsx';
 import { StoredTimeline } from './stored-timeline.tsx';
@@ -31,8 +32,9 @@ export function SessionPage({ id }: { id: string }) {
   const session = s.session;
   const running = (s.live !== null && !s.live.end) || session.status === 'running';
   const questions = session.questions ?? [];
+  const plans = session.plans ?? [];
   // A session that waits only for answers to the agent's questions says so, rather than "approval".
-  const waitingOnlyForAnswers = session.status === 'awaiting_permission' && questions.length > 0 && s.pending.length === 0;
+  const waitingOnlyForAnswers = session.status === 'awaiting_permission' && questions.length > 0 && s.pending.length === 0 && plans.length === 0;
   const status = s.live && !s.live.end ? 'running' : waitingOnlyForAnswers ? 'awaiting_answer' : session.status;
   return (
     <>
@@ -73,15 +75,28 @@ export function SessionPage({ id }: { id: string }) {
           ))}
         </section>
       )}
+      {plans.length > 0 && (
+        <section aria-labelledby="plans-h">
+          <h2 id="plans-h">Waiting for your approval of a plan</h2>
+          {plans.map((p) => (
+            <PlanCard key={p.toolUseId} sessionId={id} toolUseId={p.toolUseId} plan={p.plan} onAnswered={s.answered} />
+          ))}
+        </section>
+      )}
       <SetupSteps setup={session.setup} />
       <TaskList todos={s.live?.todos ?? session.todos} />
       <section aria-labelledby="log-h">
         <h2 id="log-h">Conversation</h2>
         {s.messages.length === 0 && !s.live && <p class="muted">No turns yet. Send a prompt below.</p>}
-        <MessageLog sessionId={id} messages={s.messages} waiting={new Set([...s.pending, ...questions].map((p) => p.toolUseId))} />
+        <MessageLog sessionId={id} messages={s.messages} waiting={new Set([...s.pending, ...questions, ...plans].map((p) => p.toolUseId))} />
         {s.live && !s.live.settled && <LiveTurn turn={s.live} connection={s.connection} />}
       </section>
-      <PromptBox running={running} disabled={s.pending.length > 0 || questions.length > 0} onSend={s.sendPrompt} onInterrupt={s.interrupt} />
+      <PromptBox
+        running={running}
+        disabled={s.pending.length > 0 || questions.length > 0 || plans.length > 0}
+        onSend={s.sendPrompt}
+        onInterrupt={s.interrupt}
+      />
       {s.live ? <Timeline turn={s.live} now={now} /> : <StoredTimeline messages={s.messages} />}
       <div class="panel">
         <Budgets session={session} />

@@ -1,10 +1,10 @@
-import { Hono } from 'hono';
 import { bearerAuth } from '../auth.ts';
 import { withBodyCap } from '../body-limit.ts';
 import { invocationDeadline } from '../invocation-deadline.ts';
-import type { ApiEnv } from '../route-app.ts';
+import { createRouteApp } from '../route-app.ts';
 import type { TokenAuth } from '../token-auth.ts';
 import type { RemoteDeps } from '../remote/remote-sessions.ts';
+import { mcpRoute } from '../remote/remote-openapi.ts';
 import type { McpCall } from './mcp-turns.ts';
 import { registerMcpResources } from './mcp-resources.ts';
 import { registerMcpTools, type ProgressExtra } from './mcp-tools.ts';
@@ -31,7 +31,8 @@ async function loadMcpServerSdk() {
  * tools/call answers as SSE, carrying progress notifications while a turn runs.
  */
 export function mcpRoutes(deps: RemoteDeps, tokens: TokenAuth) {
-  const app = new Hono<ApiEnv>();
+  const app = createRouteApp();
+  app.openAPIRegistry.registerPath(mcpRoute);
   app.use('/mcp', withBodyCap(bearerAuth(tokens), MAX_MCP_BODY_BYTES));
   app.all('/mcp', async (c) => {
     const sdk = await loadMcpServerSdk();

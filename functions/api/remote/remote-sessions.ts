@@ -1,4 +1,4 @@
-import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
+import { gitImportRefusal } from '../../../sandbox-runner/common/egress-mode.ts';
 import type { Deps } from '../../deps/deps.ts';
 import { createSession } from '../../session/create-session.ts';
 import { deleteSession } from '../../session/delete-session.ts';
@@ -29,7 +29,8 @@ export interface RemoteSource {
 export async function openRemoteSession(deps: RemoteDeps, tenantId: string, source: RemoteSource): Promise<SessionRecord> {
   if (source.files && source.git) throw new UserError('Give either files or a git URL, not both.');
   assertSeedFiles(source.files, 'files');
-  if (source.git && deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
+  const gitRefusal = source.git && gitImportRefusal(deps.config.egress);
+  if (gitRefusal) throw new UserError(gitRefusal, 'egress_unavailable');
   const record = await createSession(deps, {
     tenantId,
     ...(source.title ? { title: source.title } : {}),

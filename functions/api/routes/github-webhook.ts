@@ -2,7 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Webhooks } from '@octokit/webhooks';
 import type { Context } from 'hono';
 import type { Deps } from '../../deps/deps.ts';
-import { deliveryRepository, triggerFromDelivery } from '../../github-api/github-trigger.ts';
+import { deliveryRepository } from '../../github-api/github-trigger.ts';
+import { triggerForDelivery } from '../../github/follow-up-delivery.ts';
 import { connectionForDelivery } from '../../github/route-delivery.ts';
 import { LimitError, NotFoundError, UnauthorizedError, UserError } from '../../shared/errors.ts';
 import { bodyLimit } from '../body-limit.ts';
@@ -18,7 +19,7 @@ const webhookBodyLimit = bodyLimit(
   (bytes) => new LimitError(`A webhook payload is at most ${MAX_WEBHOOK_BYTES} bytes; this one is at least ${bytes}.`, 'request_too_large'),
 );
 
-type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubDispatch' | 'clock' | 'log'>;
+type WebhookDeps = Pick<Deps, 'config' | 'github' | 'githubInstallations' | 'githubItems' | 'githubDispatch' | 'clock' | 'log'>;
 
 const webhookAnswerSchema = z
   .object({
@@ -27,7 +28,7 @@ const webhookAnswerSchema = z
       .string()
       .optional()
       .describe(
-        'Why nothing starts: the repository is not connected, the event starts nothing, a redelivery, or an uninstalled App installation (its claim is released)',
+        "Why nothing starts: the repository is not connected, the event starts nothing (e.g. a review or check on a PR Stratus did not open, checks already being fixed or out of attempts), a redelivery, a Stratus PR's closing (recorded for the statistics), or an uninstalled App installation (its claim is released)",
       ),
   })
   .openapi('WebhookAnswer');
@@ -47,7 +48,11 @@ const webhook = createRoute({
   request: {
     headers: z.object({
       'x-hub-signature-256': z.string().describe('`sha256=<hex HMAC of the body>`'),
-      'x-github-event': z.string().describe('The event name, e.g. `issues`, `issue_comment`'),
+      'x-github-event': z
+        .string()
+        .describe(
+          'The event name: `issues`, `issue_comment`, `pull_request_review`, `pull_request_review_comment`, `check_suite`, `check_run`, `workflow_run`, `pull_request` start or record work; others are answered 202 and ignored',
+        ),
       'x-github-delivery': z.string().max(200).describe("The delivery's id (GUID): a redelivery carries the same one"),
     }),
     body: { content: { 'application/json': { schema: z.looseObject({}).describe("GitHub's event payload") } }, required: true },
@@ -123,7 +128,7 @@ async function takeDelivery(deps: WebhookDeps, { event, deliveryId, payload }: D
     return { accepted: false, reason: routed.ignored };
   }
   const repo = routed;
-  const found = triggerFromDelivery(event, deliveryId, payload, repo);
+  const found = await triggerForDelivery(deps, { event, deliveryId, payload }, repo, log);
   if ('ignored' in found) {
     log.info('webhook delivery starts nothing', { repository, reason: found.ignored });
     return { accepted: false, reason: found.ignored };

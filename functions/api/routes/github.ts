@@ -18,6 +18,7 @@ import { budgetsApiSchema, errorResponses, idempotencyKeyHeader, json, nextCurso
 import { MAX_JSON_BODY_BYTES } from '../validate.ts';
 
 export { githubWebhookRoutes } from './github-webhook.ts';
+import { githubItemRoutes } from './github-items.ts';
 
 /** `owner/name` as GitHub allows them (owner: letters, digits, hyphens; name: also `.` and `_`). */
 export const repositoryNameSchema = z
@@ -43,6 +44,23 @@ export const githubRepoSettingsSchema = z
       .max(MAX_TENANT_TEXT_CHARS)
       .optional()
       .describe("Instructions every run's session gets, after the tenant's and before the repository's own CLAUDE.md and AGENTS.md (docs/context.md)"),
+    reviews: z
+      .enum(['mention', 'any'])
+      .optional()
+      .describe("Which reviews on a Stratus pull request a run answers: those mentioning Stratus (default), or any writer's review"),
+    failingChecks: z
+      .strictObject({
+        enabled: z.boolean().describe('Fix the failing checks of Stratus pull requests (off unless set)'),
+        maxAttempts: z.number().int().min(1).max(20).optional().describe('Attempts per pull request before a comment says they are used up (default 2)'),
+      })
+      .optional()
+      .describe('Failed check suites, check runs and workflow runs on a Stratus pull request start a run that pushes a fix'),
+    planFirst: z
+      .boolean()
+      .optional()
+      .describe(
+        "A run starts in plan mode and posts its plan as a comment; a writer's reply (`@stratus approve`, or `@stratus reject …` with what to change) decides it",
+      ),
   })
   .openapi('GithubRepositorySettings');
 
@@ -72,7 +90,7 @@ export const patchRepositoryBody = z
   })
   .openapi('UpdateRepository');
 
-type GithubRouteDeps = Pick<Deps, 'config' | 'clock' | 'outbound' | 'workspaceCredentials' | 'workspaceStorage'> & ConnectDeps;
+type GithubRouteDeps = Pick<Deps, 'config' | 'clock' | 'outbound' | 'workspaceCredentials' | 'workspaceStorage' | 'githubItems'> & ConnectDeps;
 
 export const repositorySchema = z
   .object({
@@ -101,15 +119,30 @@ const runSchema = z
     repository: z.string(),
     number: z.number().int().describe('The issue or pull request number'),
     kind: z.enum(['issue', 'pull_request']),
-    trigger: z.enum(['label', 'mention']),
+    trigger: z
+      .enum(['label', 'mention', 'review', 'check', 'closed'])
+      .describe('label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run)'),
     sender: z.string(),
     sessionId: z.string().nullable(),
     branch: z.string().nullable(),
     commit: z.string().nullable(),
     pullRequestUrl: z.string().nullable(),
-    outcome: z.string().describe('queued, running, pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed'),
+    outcome: z
+      .string()
+      .describe(
+        "queued, running, awaiting_plan (a plan-first run waits for a reply), pr_opened, pr_updated, draft_pr_opened, no_changes, push_rejected, refused, already_running, failed; budget_spent (the work item's budget is spent: a comment, no run), budget_raised, checks_limit_reached; merged, closed_unmerged (trigger closed)",
+      ),
     detail: z.string().nullable(),
     cost: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int(), usd: z.number() }).nullable(),
+    item: z
+      .object({
+        runs: z.number().int(),
+        costUsd: z.number(),
+        tokens: z.number().int(),
+        limits: z.object({ maxRuns: z.number().int().optional(), maxCostUsd: z.number().optional(), maxTokens: z.number().int().optional() }),
+      })
+      .nullable()
+      .describe("The work item's one budget after this run: what every run on the issue or PR spent, and its limits (the repository's budgets plus raises)"),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -197,6 +230,7 @@ export function githubRoutes(deps: GithubRouteDeps) {
     const page = await deps.github.listRuns(c.get('tenantId'), c.req.valid('query'));
     return c.json({ runs: page.items.map(runView), nextCursor: page.nextCursor ?? null }, 200);
   });
+  app.route('/', githubItemRoutes(deps));
   return app;
 }
 
@@ -265,6 +299,7 @@ export function runView(r: GithubRunRecord) {
     outcome: r.outcome,
     detail: r.detail ?? null,
     cost: r.cost ?? null,
+    item: r.item ?? null,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };

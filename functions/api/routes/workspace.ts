@@ -1,7 +1,7 @@
 import { createRoute, z, type RouteHandler } from '@hono/zod-openapi';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeWebStream } from 'node:stream/web';
-import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
+import { gitImportRefusal } from '../../../sandbox-runner/common/egress-mode.ts';
 import { DEFAULT_WORKSPACE_LIMITS } from '../../../sandbox-runner/common/workspace-limits.ts';
 import type { Deps, DepsOf } from '../../deps/deps.ts';
 import { keyMessage, keyProblem } from '../../../sandbox-runner/common/file-keys.ts';
@@ -125,7 +125,8 @@ export function workspaceRoutes(deps: WorkspaceRouteDeps) {
   app.openapi(gitImport, async (c) => {
     const body = c.req.valid('json');
     const record = await session(c.req.valid('param').id, c.get('tenantId'));
-    if (deps.config.egress === 'none') throw new UserError(NO_EGRESS, 'egress_unavailable');
+    const gitRefusal = gitImportRefusal(deps.config.egress);
+    if (gitRefusal) throw new UserError(gitRefusal, 'egress_unavailable');
     const { version, result } = await importIntoWorkspace(deps, record, { type: 'import_git' as const, ...body });
     return c.json({ workspace: { id: record.workspace.id, version }, url: result.url, ref: result.ref ?? null, depth: result.depth }, 201);
   });

@@ -131,3 +131,18 @@ export const pendingQuestionSchema = z
     expiresAt: z.string().describe('When the turn goes on without an answer'),
   })
   .openapi('PendingQuestion');
+
+/** An ExitPlanMode call's plan as the API shows it (functions/session/plan-approval.ts). */
+export const planSchema = z
+  .object({
+    toolUseId: z.string(),
+    turnId: z.string(),
+    plan: z.string().describe('The plan as the agent wrote it, in Markdown'),
+    status: z.enum(['waiting', 'approved', 'rejected']),
+    createdAt: z.string(),
+    decidedAt: z.string().nullable(),
+    approvedPlan: z.string().nullable().describe('The plan as approved (the edited text when the person edited it)'),
+    mode: z.string().nullable().describe('The permission mode the approval continued in'),
+    feedback: z.string().nullable().describe("A rejection's feedback"),
+  })
+  .openapi('Plan');

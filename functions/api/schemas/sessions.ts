@@ -2,7 +2,7 @@ import { SETUP_SOURCES } from '../../stores/setup-record.ts';
 import { customAgentSchema } from '../../session-settings/custom-agents.ts';
 import { z } from '@hono/zod-openapi';
 import { BUDGET_NAMES, type BudgetName } from '../../stores/budgets.ts';
-import { nextCursorSchema, pendingQuestionSchema, todoItemSchema, usageSchema } from './common.ts';
+import { nextCursorSchema, pendingQuestionSchema, planSchema, todoItemSchema, usageSchema } from './common.ts';
 import { turnStopReasonSchema } from './turn-events.ts';
 
 export const turnSummarySchema = z
@@ -89,6 +89,7 @@ export const sessionSchema = z
       .array(pendingQuestionSchema)
       .optional()
       .describe("The agent's questions waiting for an answer (GET /v1/sessions/{id} only): POST …/questions/{toolUseId}/answer"),
+    plans: z.array(planSchema).optional().describe("The agent's plans waiting for approval (GET /v1/sessions/{id} only): POST …/plans/{toolUseId}"),
   })
   .openapi('Session');
 

@@ -78,6 +78,9 @@ const events = {
     .describe(
       'The agent asks a person (AskUserQuestion) and the turn pauses: POST /v1/sessions/{id}/questions/{toolUseId}/answer; at `expiresAt` it goes on without an answer',
     ),
+  plan: z
+    .object({ type: z.literal('plan'), toolUseId: z.string(), plan: z.string().describe('The plan, in Markdown') })
+    .describe('The agent presents its plan (ExitPlanMode) and the turn pauses until a person approves or rejects it: POST /v1/sessions/{id}/plans/{toolUseId}'),
   todos: z
     .object({ type: z.literal('todos'), todos: z.array(todoItemSchema) })
     .describe('The agent rewrote its task list (TodoWrite): the whole list, as the session now shows it'),

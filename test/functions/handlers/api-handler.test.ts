@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invocationDeadline } from '../../../functions/api/invocation-deadline.ts';
 import { createApiHandler, type StreamingHandler } from '../../../functions/handlers/create-api-handler.ts';
 import { startLocalStack, type LocalStack } from '../../../local/stack.ts';
-import { NO_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
+import { NO_EGRESS, NO_GIT_EGRESS } from '../../../sandbox-runner/common/egress-mode.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 import { functionUrlEvent, installAwsLambdaGlobals, lambdaContext, ResponseCapture } from './lambda-runtime.ts';
 
@@ -123,7 +123,7 @@ describe('the API Lambda handler', () => {
     await expect(invoke({ kind: 'mystery' })).rejects.toThrow(/Unknown asynchronous event/);
   });
 
-  it('refuses allow-listed sessions and git imports up front where the deployment has no egress (the AWS default)', async () => {
+  it('refuses allow-listed sessions and git imports up front where the deployment has no egress (STRATUS_EGRESS=none)', async () => {
     const noEgress = createApiHandler({ loadDeps: async () => ({ ...stack.deps, config: { ...stack.deps.config, egress: 'none' } }) });
     const call = async (event: unknown) => {
       const out = new ResponseCapture();
@@ -150,6 +150,25 @@ describe('the API Lambda handler', () => {
       status: 400,
       body: refusal,
     });
+  });
+
+  it('in the mailbox mode (the AWS default) accepts allow-listed sessions and refuses only git imports up front', async () => {
+    const mailbox = createApiHandler({ loadDeps: async () => ({ ...stack.deps, config: { ...stack.deps.config, egress: 'mailbox' } }) });
+    const call = async (event: unknown) => {
+      const out = new ResponseCapture();
+      await mailbox(event, out as never, lambdaContext(600_000));
+      await out.finished;
+      return { status: out.metadata?.statusCode, body: JSON.parse(out.text) as { id?: string } };
+    };
+    const listed = await call(functionUrlEvent('POST', '/v1/sessions', { headers: auth(), body: { settings: { allowedDomains: ['registry.npmjs.org'] } } }));
+    expect(listed.status).toBe(201);
+    const git = await call(
+      functionUrlEvent('POST', `/v1/sessions/${listed.body.id}/workspace/git`, {
+        headers: auth(),
+        body: { url: 'https://github.com/octocat/Hello-World.git' },
+      }),
+    );
+    expect(git).toEqual({ status: 400, body: { error: { code: 'egress_unavailable', message: NO_GIT_EGRESS } } });
   });
 
   it('behind CloudFront, takes the bearer token from the header the distribution moved it to', async () => {

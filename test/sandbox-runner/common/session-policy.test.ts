@@ -31,7 +31,11 @@ describe('the session policy for runner credentials', () => {
           Sid: 'ShortLivedTags',
           Effect: 'Allow',
           Action: ['s3:PutObjectTagging'],
-          Resource: ['arn:aws:s3:::stratus-ws/workspaces/ws_1/uploads/*', 'arn:aws:s3:::stratus-ws/workspaces/ws_1/stops/*'],
+          Resource: [
+            'arn:aws:s3:::stratus-ws/workspaces/ws_1/uploads/*',
+            'arn:aws:s3:::stratus-ws/workspaces/ws_1/stops/*',
+            'arn:aws:s3:::stratus-ws/workspaces/ws_1/egress/*',
+          ],
         },
         {
           Sid: 'WorkspaceListing',

@@ -7,6 +7,7 @@ import { listSessions, newSession, pullWorkspace, sessionLog, transcript } from 
 import { scheduleCommands } from './schedule-commands.ts';
 import { adminTokenCommands } from './admin-commands.ts';
 import { adminGithubCommands, githubCommands } from './github-commands.ts';
+import { adminFailureCommands } from './redrive-commands.ts';
 import { answerCommand, attach, interruptTurn, runPrompt } from './turn-commands.ts';
 import { decidePlanCommand, showPlans } from './plan-commands.ts';
 import { answerQuestions } from './question-commands.ts';
@@ -272,6 +273,20 @@ adminGithub
   .description('connect a repository to a tenant')
   .requiredOption('--tenant <id>')
   .action((r: string, o: { tenant: string }) => ghAdmin().connect(r, o));
+
+const failures = admin.command('failures').description('failed asynchronous work (continuations, purges, sub-agent runs, GitHub work) and its redrive');
+const failureCmds = () =>
+  adminFailureCommands(() => store.credentials().url, admin.opts<{ adminToken?: string }>().adminToken ?? process.env.STRATUS_ADMIN_TOKEN, print);
+failures
+  .command('ls')
+  .description('every failed invocation, with its event kind and error')
+  .action(() => failureCmds().list());
+failures
+  .command('redrive')
+  .argument('[id]')
+  .option('--all', 'send every failed invocation again')
+  .description('send one failed invocation (or --all) again; one that fails again is listed anew')
+  .action((id: string | undefined, o: { all?: boolean }) => failureCmds().redrive(id, o));
 
 try {
   await program.parseAsync(process.argv);

@@ -6,6 +6,7 @@ import type { EmbeddedServer } from './service-child.ts';
 import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { isPostForm, verifyPostForm } from './s3-post-policy.ts';
 import { versionedBuckets, type VersionStore } from './s3-versions.ts';
+import { raceSafe } from './s3-race-safe.ts';
 import { notifyObjectCreated, type S3NotificationRule } from './s3-notifications.ts';
 import {
   accessDenied,
@@ -100,7 +101,7 @@ export async function startS3Server(opts: S3ServerOptions): Promise<EmbeddedServ
 function versionFront(s3rver: S3rver, dir: string, buckets: string[]) {
   const store = s3rver.store as unknown as VersionStore;
   const VersionStoreClass = store.constructor as new (root: string) => VersionStore;
-  return versionedBuckets({ buckets, main: store, versions: new VersionStoreClass(`${dir}-versions`) });
+  return versionedBuckets({ buckets, main: raceSafe(store), versions: raceSafe(new VersionStoreClass(`${dir}-versions`)) });
 }
 
 /**

@@ -73,7 +73,7 @@ class VersionedBucketFront implements VersionedBuckets {
   handles(req: IncomingMessage): boolean {
     const { bucket, key, query } = parse(req);
     if (!bucket || !this.versioned.has(bucket)) return false;
-    if (!key) return req.method === 'GET' && query.has('versions');
+    if (!key) return (req.method === 'GET' && query.has('versions')) || ((req.method === 'GET' || req.method === 'PUT') && query.has('versioning'));
     if (query.has('uploadId')) return req.method === 'POST';
     if (query.has('tagging') || query.has('acl')) return false;
     return req.method === 'PUT' || req.method === 'DELETE' || ((req.method === 'GET' || req.method === 'HEAD') && query.has('versionId'));
@@ -82,6 +82,7 @@ class VersionedBucketFront implements VersionedBuckets {
   async serve(req: IncomingMessage, res: ServerResponse, inner: Inner): Promise<void> {
     await this.ready;
     const { bucket, key, query } = parse(req);
+    if (!key && query.has('versioning')) return versioningStatus(req, res);
     if (!key) return this.listVersions(req, res, bucket!, query);
     const target = { bucket: bucket!, key };
     const id = query.get('versionId');
@@ -291,6 +292,23 @@ function listVersionsXml(bucket: string, prefix: string, { entries, next, maxKey
     ? `<IsTruncated>true</IsTruncated><NextKeyMarker>${esc(next.key)}</NextKeyMarker><NextVersionIdMarker>${next.id}</NextVersionIdMarker>`
     : '<IsTruncated>false</IsTruncated>';
   return `<?xml version="1.0" encoding="UTF-8"?><ListVersionsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${esc(bucket)}</Name><Prefix>${esc(prefix)}</Prefix><MaxKeys>${maxKeys}</MaxKeys>${truncation}${body}</ListVersionsResult>`;
+}
+
+/**
+ * Get/PutBucketVersioning on a versioned bucket: versioning is the stand-in's configuration, so
+ * GET says Enabled and a PUT that enables it is accepted (what a bucket made by CreateBucket then
+ * PutBucketVersioning expects); suspending it is not implemented.
+ */
+async function versioningStatus(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await text(req);
+  res.setHeader('content-type', 'application/xml');
+  if (req.method === 'GET') {
+    res.statusCode = 200;
+    return void res.end('<?xml version="1.0" encoding="UTF-8"?><VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>');
+  }
+  const enables = /<Status>Enabled<\/Status>/.test(body);
+  res.statusCode = enables ? 200 : 501;
+  res.end(enables ? undefined : errorXml('NotImplemented', 'The stand-in keeps versioning enabled on this bucket; it cannot be suspended.'));
 }
 
 function errorXml(code: string, message: string): string {

@@ -33,6 +33,9 @@ import { closeServer } from './net/listen.ts';
 import { freshLocalCredentials, type LocalCredentials } from './local-credentials.ts';
 import { LOCAL_ACCOUNT } from './aws-call-iam.ts';
 import { startS3ServerProcess } from './s3-server-process.ts';
+import { ensureBucket } from './ensure-bucket.ts';
+import type { ExternalEndpoints } from './external-endpoints.ts';
+import type { EmbeddedServer } from './service-child.ts';
 import type { S3NotificationRule } from './s3-notifications.ts';
 import { EGRESS_FORWARDER_FUNCTION, egressMailboxNotification, localEgressForwarder } from './local-egress-forwarder.ts';
 import { demoBrain } from './scripted-model/demo-brain.ts';
@@ -110,6 +113,11 @@ export interface LocalStackOptions {
    * (local/aws-call-log.ts). Default: STRATUS_AWS_CALL_LOG; unset records nothing.
    */
   awsCallLog?: string;
+  /**
+   * Existing DynamoDB, S3 or Lambda endpoints to use instead of starting the embedded stand-ins,
+   * and the key to sign with there (local/external-endpoints.ts, docs/local-stack.md).
+   */
+  external?: ExternalEndpoints;
 }
 
 export interface LocalStack {
@@ -138,17 +146,16 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     // The stack's services, listed as each starts: the runner's sandboxes never reach them (docs/security.md).
     const stackEndpoints: string[] = [];
     const service = <T extends { url: string; close(): Promise<void> }>(part: T): T => (stackEndpoints.push(part.url), started(part));
-    const credentials = freshLocalCredentials();
+    const credentials = opts.external?.credentials ?? freshLocalCredentials();
     const { callLogDir, callLog } = awsCallLogOf(opts);
-    const dynamo = service(await startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb }));
+    const dynamo = service(await startOrUseDynamo(opts, credentials));
     // The functions are registered as they can be made: the runner once S3 listens, the API once
     // deps exist (it receives its own asynchronous invocations, turn continuations, as on AWS).
     const functions: Record<string, LocalFunction | TenantIsolatedFunction> = {};
     const failures = asyncFailures(opts.dataDir);
-    const lambda = service(await startLambdaInvokeServer({ functions, port: opts.ports?.lambda, watch: failures.watch }));
-    // In the mailbox mode S3 tells the egress forwarder of each request object, as in AWS.
-    const s3 = service(await startLocalS3(opts, credentials, opts.settings?.egress === 'mailbox' ? [egressMailboxNotification(lambda.url)] : []));
-    functions[RUNNER_FUNCTION] = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
+    const lambda = service(await startOrUseLambda(opts, functions, failures.watch));
+    const s3 = service(await startOrUseS3(opts, credentials, lambda.url));
+    if (!opts.external?.endpoints.lambda) functions[RUNNER_FUNCTION] = started(startRunnerPool(opts, s3.url, stackEndpoints, callLogDir));
     const model = opts.anthropic || opts.bedrock ? undefined : service(await startScriptedModel(opts));
     // By default one tenant token and the admin token (docs/security.md, tenant tokens), each kept in the data folder.
     const apiTokens = opts.apiTokens ?? { [defaultToken(opts.dataDir)]: 'local', [defaultToken(opts.dataDir, 'admin-token')]: ADMIN_TENANT };
@@ -179,6 +186,39 @@ export async function startLocalStack(opts: LocalStackOptions): Promise<LocalSta
     throw err;
   }
 }
+
+/** DynamoDB: the embedded stand-in, or the existing endpoint the options name (its tables are ensured later, as the stand-in's). */
+async function startOrUseDynamo(opts: LocalStackOptions, credentials: LocalCredentials): Promise<EmbeddedServer> {
+  const external = opts.external?.endpoints.dynamodb;
+  return external ? existingEndpoint(external) : startDynamoServer({ dir: path.join(opts.dataDir, 'dynamodb'), credentials, port: opts.ports?.dynamodb });
+}
+
+/** The Lambda Invoke stand-in that runs `functions`, or an existing endpoint that serves them by the same names. */
+async function startOrUseLambda(
+  opts: LocalStackOptions,
+  functions: Record<string, LocalFunction | TenantIsolatedFunction>,
+  watch: AsyncInvocationWatch,
+): Promise<EmbeddedServer & { pending(): Promise<void> }> {
+  const external = opts.external?.endpoints.lambda;
+  if (external) return { ...existingEndpoint(external), pending: async () => undefined };
+  return startLambdaInvokeServer({ functions, port: opts.ports?.lambda, watch });
+}
+
+/**
+ * S3: the embedded stand-in (in the mailbox mode it tells the egress forwarder of each request
+ * object, as in AWS), or the existing endpoint the options name (local/external-endpoints.ts),
+ * where a missing bucket is created.
+ */
+async function startOrUseS3(opts: LocalStackOptions, credentials: LocalCredentials, lambdaUrl: string): Promise<EmbeddedServer> {
+  const external = opts.external?.endpoints.s3;
+  if (!external) return startLocalS3(opts, credentials, opts.settings?.egress === 'mailbox' ? [egressMailboxNotification(lambdaUrl)] : []);
+  const made = await ensureBucket({ endpoint: external, region: 'us-east-1', bucket: LOCAL_BUCKET, credentials });
+  if (made === 'created unversioned') logError({ msg: 'the S3 endpoint cannot enable versioning: the bucket is unversioned', bucket: LOCAL_BUCKET });
+  return existingEndpoint(external);
+}
+
+/** A service that runs elsewhere: the stack only points its clients at it, and stopping leaves it running. */
+const existingEndpoint = (url: string): EmbeddedServer => ({ url, close: async () => undefined });
 
 /** The S3 stand-in, versioned as the deployed bucket is (infra/constructs/data-stores.ts). */
 function startLocalS3(opts: LocalStackOptions, credentials: ReturnType<typeof freshLocalCredentials>, notifications: S3NotificationRule[]) {

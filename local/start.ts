@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { SETTINGS, SettingError, settingsFromEnv, type EnvSettings } from '../functions/deps/settings.ts';
 import { SCRIPTED_MODEL_NAME } from '../functions/model/model-names.ts';
+import { ENDPOINT_VARIABLES, externalEndpointsFromEnv, type ExternalEndpoints } from './external-endpoints.ts';
 import { localPortsFromEnv, PORT_VARIABLES, type LocalPorts } from './ports.ts';
 import { LOCAL_MODEL_REQUESTS_KEPT, startLocalStack } from './stack.ts';
 
@@ -27,9 +28,11 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 const env = process.env;
 let settings: EnvSettings;
 let ports: LocalPorts;
+let external: ExternalEndpoints | undefined;
 try {
   settings = settingsFromEnv(env);
   ports = localPortsFromEnv(env, { api: 8787 });
+  external = externalEndpointsFromEnv(env);
 } catch (err) {
   if (!(err instanceof SettingError)) throw err;
   console.error(`stratus: ${err.message}\n(npm start -- --help lists every setting.)`);
@@ -53,6 +56,7 @@ const stack = await startLocalStack({
   logLevel: settings.logLevel ?? 'info',
   // A server that runs for days must not keep every model request it answered.
   keepModelRequests: LOCAL_MODEL_REQUESTS_KEPT,
+  external,
 });
 
 const line = '='.repeat(72);
@@ -65,9 +69,12 @@ console.log(`Data folder: ${dataDir}`);
 const where = (label: string, url: string, variable: string) => console.log(`  ${label.padEnd(24)} ${url.padEnd(24)} (${variable})`);
 console.log('Ports (each settable; 0 = any free port):');
 where('API', stack.apiUrl, PORT_VARIABLES.api);
-where('DynamoDB stand-in', stack.urls.dynamodb, PORT_VARIABLES.dynamodb);
-where('S3 stand-in', stack.urls.s3, PORT_VARIABLES.s3);
-where('runner (Lambda Invoke)', stack.urls.lambda, PORT_VARIABLES.lambda);
+// An existing endpoint (STRATUS_*_ENDPOINT) is printed as such, with its variable.
+const standIn = (label: string, existing: string, part: keyof typeof ENDPOINT_VARIABLES) =>
+  external?.endpoints[part] ? where(existing, stack.urls[part], ENDPOINT_VARIABLES[part]) : where(label, stack.urls[part], PORT_VARIABLES[part]);
+standIn('DynamoDB stand-in', 'DynamoDB (existing)', 'dynamodb');
+standIn('S3 stand-in', 'S3 (existing)', 's3');
+standIn('runner (Lambda Invoke)', 'Lambda Invoke (existing)', 'lambda');
 if (stack.model) where('scripted model', stack.model.url, PORT_VARIABLES.model);
 if (stack.model) {
   console.log('');

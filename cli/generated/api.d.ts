@@ -862,6 +862,12 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
+        /** @description The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description The system or the sandbox runner failed; details are in the server logs */
         500: {
           content: {
@@ -2154,6 +2160,12 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
+        /** @description The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description The system or the sandbox runner failed; details are in the server logs */
         500: {
           content: {
@@ -2239,6 +2251,12 @@ export interface paths {
             "application/json": components["schemas"]["Error"];
           };
         };
+        /** @description The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds */
+        429: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
         /** @description The system or the sandbox runner failed; details are in the server logs */
         500: {
           content: {
@@ -2319,6 +2337,12 @@ export interface paths {
         };
         /** @description This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key */
         422: {
+          content: {
+            "application/json": components["schemas"]["Error"];
+          };
+        };
+        /** @description The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds */
+        429: {
           content: {
             "application/json": components["schemas"]["Error"];
           };

@@ -50,9 +50,14 @@ export async function runBackgroundAgent(deps: TurnDeps, event: RunSubagentEvent
     await runHeld(deps, { record: held, session, owner, log, signal: abort.signal, deadlineAt });
   } catch (err) {
     log.error('background sub-agent failed', { error: errorMessage(err) });
-    await finish(deps, held, owner, 'failed', { content: [], totalTokens: 0, durationMs: deps.clock() - held.startedAt, error: errorMessage(err) }).catch(
-      () => undefined,
+    const result = { content: [], totalTokens: 0, durationMs: deps.clock() - held.startedAt, error: errorMessage(err) };
+    const recorded = await finish(deps, held, owner, 'failed', result).then(
+      () => true,
+      () => false,
     );
+    // Not even its failure could be stored (the store is unreachable): fail the invocation, so it
+    // is kept with the async failures and a redrive goes on from the log once the store is back.
+    if (!recorded) throw err;
   } finally {
     heartbeat.stop();
   }

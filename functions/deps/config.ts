@@ -193,6 +193,8 @@ export const configSchema = z.object({
     .int()
     .positive()
     .default(10 * 1024 ** 3),
+  /** Sandbox runner calls one tenant may have in flight at once (functions/runner-client/runner-slot.ts). */
+  tenantRunnerCalls: z.number().int().positive().default(20),
   /** Bytes of file content one cached environment layer may hold (docs/workspaces.md, "The cached environment"). */
   environmentMaxBytes: z.number().int().positive().default(DEFAULT_ENVIRONMENT_MAX_BYTES),
   /** Most concurrency-safe tool calls run at once. */
@@ -294,6 +296,7 @@ export function sharedConfig(settings: EnvSettings) {
     ...defined({
       maxToolConcurrency: settings.maxToolConcurrency,
       tenantStorageQuotaBytes: settings.tenantStorageQuotaBytes,
+      tenantRunnerCalls: settings.tenantRunnerCalls,
       environmentMaxBytes: settings.environmentMaxBytes,
       logLevel: settings.logLevel,
       egress: settings.egress,

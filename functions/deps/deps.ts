@@ -19,6 +19,7 @@ import type { ScheduleBackend, ScheduleStore } from '../stores/schedule-store.ts
 import type { SessionStore } from '../stores/session-store.ts';
 import type { TokenStore } from '../stores/token-store.ts';
 import type { TenantUsageStore } from '../stores/tenant-usage.ts';
+import type { RunnerCallSlots } from '../stores/runner-call-slots.ts';
 import type { TenantSettingsStore } from '../stores/tenant-settings-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { McpClients } from '../tools/mcp/mcp-clients.ts';
@@ -70,6 +71,8 @@ export interface Deps {
   tokens: TokenStore;
   /** Bytes each tenant stores, against the storage quota. */
   tenantUsage: TenantUsageStore;
+  /** Each tenant's sandbox runner calls in flight, against STRATUS_TENANT_RUNNER_CALLS. */
+  runnerSlots: RunnerCallSlots;
   /** What each tenant sets for all of its sessions (instructions, system prompt text). */
   tenantSettings: TenantSettingsStore;
   /** Harness-side S3 objects: persisted tool results, spilled message payloads. */

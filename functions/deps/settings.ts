@@ -37,6 +37,26 @@ export const SETTINGS: Setting[] = [
     default: '0',
     where: 'local',
   },
+  {
+    name: 'STRATUS_DYNAMODB_ENDPOINT',
+    meaning:
+      'an existing DynamoDB (DynamoDB Local, LocalStack, another `npm start`) to use instead of the stand-in; missing tables are created; the stack signs with `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` (docs/local-stack.md)',
+    default: 'unset: the stand-in',
+    where: 'local',
+  },
+  {
+    name: 'STRATUS_S3_ENDPOINT',
+    meaning: 'an existing S3 to use instead of the stand-in; the bucket `stratus-local` is created (versioned) if missing',
+    default: 'unset: the stand-in',
+    where: 'local',
+  },
+  {
+    name: 'STRATUS_LAMBDA_ENDPOINT',
+    meaning:
+      'an existing Lambda Invoke endpoint serving `stratus-tenant-runner`, `stratus-api` and `stratus-github-worker` (another `npm start`) instead of the stand-in',
+    default: 'unset: the stand-in',
+    where: 'local',
+  },
   { name: 'STRATUS_DATA_DIR', meaning: 'data folder for the local stack', default: './.stratus-data', where: 'local' },
   {
     name: 'STRATUS_API_TOKENS',
@@ -167,6 +187,13 @@ export const SETTINGS: Setting[] = [
     meaning:
       'JSON USD per million tokens by model-name prefix, adding to or replacing the built-in list prices: `{"my-model":{"inputPerMTok":1,"outputPerMTok":5,"cacheReadPerMTok":0.1,"cacheWritePerMTok":1.25}}`',
     default: "Anthropic's list prices",
+    where: 'both',
+  },
+  {
+    name: 'STRATUS_TENANT_RUNNER_CALLS',
+    meaning:
+      "sandbox runner calls one tenant may have in flight at once, across every API instance (the runner function's reserved concurrency is the account-wide bound); past it a turn's tool call waits up to 60 s for a free slot, then gets an is_error result, and an API request that needs the runner gets 429 `runner_calls_limit` with `Retry-After`",
+    default: '20',
     where: 'both',
   },
   {
@@ -305,6 +332,7 @@ export interface EnvSettings {
   permissions?: { defaultMode: string };
   maxToolConcurrency?: number;
   tenantStorageQuotaBytes?: number;
+  tenantRunnerCalls?: number;
   environmentMaxBytes?: number;
   toolSearchMode?: 'standard' | 'tst' | 'tst-auto';
   mcp?: { toolTimeoutMs?: number; connectTimeoutMs?: number };
@@ -407,6 +435,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): EnvSettings {
     ...(mode ? { permissions: { defaultMode: mode } } : {}),
     maxToolConcurrency: read.int('STRATUS_MAX_TOOL_CONCURRENCY', 1, 100),
     tenantStorageQuotaBytes: read.int('STRATUS_TENANT_STORAGE_QUOTA_BYTES', 1),
+    tenantRunnerCalls: read.int('STRATUS_TENANT_RUNNER_CALLS', 1, 10_000),
     environmentMaxBytes: read.int('STRATUS_ENVIRONMENT_MAX_BYTES', 1),
     toolSearchMode: read.oneOf('STRATUS_TOOL_SEARCH', ['standard', 'tst', 'tst-auto'] as const),
     mcp: { toolTimeoutMs: read.int('STRATUS_MCP_TOOL_TIMEOUT_MS', 1), connectTimeoutMs: read.int('STRATUS_MCP_CONNECT_TIMEOUT_MS', 1) },

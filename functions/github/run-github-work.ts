@@ -17,6 +17,7 @@ import { watchTodos } from './todo-progress.ts';
 import { earlierRunOf } from './repeated-delivery.ts';
 import { branchName, stripHiddenContent, taskPrompt } from './untrusted-text.ts';
 import { traced } from '../shared/tracing.ts';
+import { RUNNER_SLOT_WAIT_IN_RUN_MS } from '../runner-client/runner-slot.ts';
 import type { PendingApproval } from '../stores/approval-store.ts';
 import { planOf } from '../session/plan-approval.ts';
 import { decidePlanFromComment, planCommentText, waitingPlan } from './plan-first.ts';
@@ -524,7 +525,7 @@ async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutc
   const what = trigger.isPullRequest ? `pull request #${trigger.number}` : `#${trigger.number}`;
   const published = await runOp(
     deps,
-    { sessionId: session.sessionId, workspace: session.workspace },
+    { sessionId: session.sessionId, workspace: session.workspace, tenantId: session.tenantId, waitForRunnerSlotMs: RUNNER_SLOT_WAIT_IN_RUN_MS },
     {
       type: 'git_publish',
       url: ctx.cloneUrl!,

@@ -27,6 +27,7 @@ import { IdempotencyStore } from '../stores/idempotency-store.ts';
 import { TokenStore } from '../stores/token-store.ts';
 import { TenantSettingsStore } from '../stores/tenant-settings-store.ts';
 import { TenantUsageStore } from '../stores/tenant-usage.ts';
+import { RunnerCallSlots } from '../stores/runner-call-slots.ts';
 import { BackgroundAgentStore } from '../stores/background-agent-store.ts';
 import { ApprovalStore } from '../stores/approval-store.ts';
 import { BlobStore } from '../stores/blob-store.ts';
@@ -102,8 +103,7 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
     backgroundAgents: new BackgroundAgentStore(db, config.tables.sessions),
     idempotency: new IdempotencyStore(db, config.tables.idempotency),
     tokens: new TokenStore(db, config.tables.apiTokens),
-    tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
-    tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
+    ...tenantStores(config, db),
     runner: withGrantsInMailboxMode(
       config,
       observeRunner(createLambdaRunnerClient(lambda, config.runnerFunction, config.gitFunction), { metrics, tracing, clock: Date.now }),
@@ -131,6 +131,15 @@ export function createDeps(config: StratusConfig, overrides: CreateDepsOverrides
       if (coldStart && context) metrics.emit({ ColdStart: { value: 1, unit: 'Count' } }, { dimensions: { function_name: context.functionName } });
     },
     instanceId,
+  };
+}
+
+/** What each tenant stores, sets and runs, against its quota and caps: all in the tenants' tables. */
+function tenantStores(config: StratusConfig, db: DynamoDBDocumentClient) {
+  return {
+    tenantUsage: new TenantUsageStore(db, { usage: config.tables.tenantUsage, sessions: config.tables.sessions }, config.tenantStorageQuotaBytes),
+    tenantSettings: new TenantSettingsStore(db, config.tables.tenantSettings),
+    runnerSlots: new RunnerCallSlots(db, config.tables.tenantUsage, config.tenantRunnerCalls, Date.now),
   };
 }
 

@@ -5,13 +5,16 @@ import type { Logger } from '../shared/logger.ts';
 import type { TenantUsageStore } from '../stores/tenant-usage.ts';
 import { decodeRunnerFailure } from './runner-errors.ts';
 import type { RunnerClient, WorkspaceCredentialSource } from './runner-client.ts';
+import { withRunnerSlot } from './runner-slot.ts';
+import type { RunnerCallSlots } from '../stores/runner-call-slots.ts';
 
 /**
  * The one way the harness runs an op on a workspace: tools (through WorkspaceSession), the
  * workspace API routes and session creation all come here. It builds the runner request
  * (minting the workspace's credentials), sends it through the runner client (tenant id,
  * retries, egress tokens: runner-client.ts and what wraps it) and decodes a refusal into a
- * typed error (runner-errors.ts).
+ * typed error (runner-errors.ts). Each call holds one of its tenant's runner slots while it runs
+ * (runner-slot.ts): past the tenant's cap it waits (a turn) or is refused with 429.
  */
 export interface WorkspaceClientDeps {
   runner: RunnerClient;
@@ -19,6 +22,9 @@ export interface WorkspaceClientDeps {
   /** `environmentMaxBytes`: STRATUS_ENVIRONMENT_MAX_BYTES (@default DEFAULT_ENVIRONMENT_MAX_BYTES). */
   config: { bucket: string; environmentMaxBytes?: number };
   log: Logger;
+  /** Each tenant's runner calls in flight, against its cap (runner-slot.ts); without it calls are not counted. */
+  runnerSlots?: RunnerCallSlots;
+  clock?: () => number;
 }
 
 /** Which workspace an op runs on, and as whom. */
@@ -32,6 +38,10 @@ export interface OpTarget {
    */
   storage?: StorageMeter;
   workspace: { id: string; version: number };
+  /** The tenant whose runner calls this one counts against (default: the storage meter's). */
+  tenantId?: string;
+  /** How long the call may wait for one of the tenant's runner slots before it is refused (default 0: an API request). */
+  waitForRunnerSlotMs?: number;
   /** The Bash cwd as the model sees it; the runner's default (/workspace) when absent. */
   cwd?: string;
   /** Session variables for commands. */
@@ -113,7 +123,9 @@ export async function runOp<T extends OpResult['type']>(
 ): Promise<OpOutcome<ResultOf<T>>> {
   const meter = MAY_STORE.has(op.type) ? target.storage : undefined;
   if (meter) await meter.usage.assertRoom(meter.tenantId, meter.ownReservation);
-  const response = await deps.runner.invoke(await buildRunnerRequest(deps, target, op));
+  const request = await buildRunnerRequest(deps, target, op);
+  const call = { tenantId: target.tenantId ?? target.storage?.tenantId, waitMs: target.waitForRunnerSlotMs, clock: deps.clock ?? Date.now };
+  const response = await withRunnerSlot(deps.runnerSlots, call, () => deps.runner.invoke(request));
   if (!response.ok) throw decodeRunnerFailure(response, deps.log);
   if (meter && response.bytesUploaded > 0) await meter.usage.add(meter.tenantId, target.sessionId, response.bytesUploaded);
   return { result: response.result as ResultOf<T>, version: response.version, cwd: response.cwd, bytesUploaded: response.bytesUploaded };

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { FileStateEntry, OpResult, RunnerOp } from '../../sandbox-runner/protocol.ts';
 import { WorkspaceConflictError } from './runner-errors.ts';
+import { RUNNER_SLOT_WAIT_IN_RUN_MS } from './runner-slot.ts';
 import { runOp, type ResultOf, type StorageMeter, type WorkspaceClientDeps } from './workspace-client.ts';
 
 /** Files remembered per session; the oldest are forgotten first (they would need a fresh Read anyway). */
@@ -192,6 +193,8 @@ export class WorkspaceSession {
       allowedDomains,
       ...(network?.phase ? { networkPhase: network.phase } : {}),
       storage: this.storage,
+      // A tool call waits for one of the tenant's runner slots rather than fail at once.
+      waitForRunnerSlotMs: RUNNER_SLOT_WAIT_IN_RUN_MS,
       ...(this.layer ? { environment: this.layer } : {}),
     };
     const stop = stoppable && this.requestStop ? this.watchStop(stoppable, this.requestStop) : undefined;

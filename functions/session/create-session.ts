@@ -34,7 +34,7 @@ export async function createSession(deps: CreateSessionDeps, input: CreateSessio
   if (input.files && Object.keys(input.files).length > 0) {
     await deps.tenantUsage.assertRoom(input.tenantId);
     try {
-      const seeded = await runOp(deps, { sessionId, workspace, cwd: VIRTUAL_ROOT }, { type: 'create_workspace', files: input.files });
+      const seeded = await runOp(deps, { sessionId, workspace, cwd: VIRTUAL_ROOT, tenantId: input.tenantId }, { type: 'create_workspace', files: input.files });
       workspace.version = seeded.version;
       seededBytes = seeded.bytesUploaded;
     } catch (err) {

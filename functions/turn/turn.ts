@@ -3,7 +3,7 @@ import { awaitsPerson, type Lease, type SessionRecord, type TurnSummary } from '
 import { sessionWorkspace } from '../agent/session-workspace.ts';
 import type { WorkspaceSession } from '../runner-client/workspace-session.ts';
 import type { ContinueTurnEvent } from '../deps/continuation.ts';
-import { reapDeadLease } from './crashed-turn.ts';
+import { endTurnIfDead, reapDeadLease } from './crashed-turn.ts';
 import { turnEventsUrl } from './follow-turn.ts';
 import { AwaitingPermissionError } from './resume.ts';
 import { waitsForPerson } from '../stores/approval-store.ts';
@@ -138,7 +138,10 @@ export async function continueTurn(deps: TurnDeps, event: ContinueTurnEvent, dea
     session = await deps.sessions.takeOverLease(event.sessionId, event.handoffOwner, lease, now);
   } catch (err) {
     if (err instanceof SessionBusyError) {
-      log.warn('continuation already taken over; ignoring a duplicate delivery');
+      // A duplicate delivery while the turn lives changes nothing; a redrive of an invocation that
+      // died after taking over (Runtime.ExitError) ends the dead turn `crashed` now, not at the next reader.
+      const ended = await endTurnIfDead(deps, event.sessionId, event.turnId);
+      log.warn(ended ? 'continuation already taken over; the turn has ended' : 'continuation already taken over; ignoring a duplicate delivery');
       return undefined;
     }
     throw err;

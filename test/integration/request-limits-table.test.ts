@@ -127,6 +127,11 @@ describe('the README table of request limits', () => {
         ['`STRATUS_TENANT_STORAGE_QUOTA_BYTES`', `(${size(defaultStorageQuota())})`],
         '413 `storage_quota` (a tool gets it as an error result)',
       ],
+      [
+        "a tenant's sandbox runner calls in flight",
+        ['`STRATUS_TENANT_RUNNER_CALLS`', `(${configSchema.shape.tenantRunnerCalls.parse(undefined)})`],
+        '429 `runner_calls_limit` with `Retry-After` (a tool call waits up to 60 s, then gets it as an error result)',
+      ],
       ['`settings` (create, PATCH)', [`${n(MAX_SETTINGS_BYTES)} bytes as JSON`], '413 `request_too_large`'],
       ['a schedule as stored (with its prompt and seed files)', [`${n(MAX_SCHEDULE_BYTES)} bytes`], '413 `request_too_large`'],
       [

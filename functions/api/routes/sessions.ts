@@ -45,7 +45,7 @@ const create = createRoute({
   description: 'A new session with an empty workspace, or one holding the seed `files` (more goes through PUT …/workspace/archive).',
   middleware: [jsonBodyLimit(MAX_JSON_BODY_BYTES)] as const,
   request: { headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: createSessionBody } }, required: false } },
-  responses: { 201: json(sessionSchema, 'The session'), ...errorResponses(400, 413, 415, 422) },
+  responses: { 201: json(sessionSchema, 'The session'), ...errorResponses(400, 413, 415, 422, 429) },
 });
 
 const list = createRoute({

@@ -51,7 +51,7 @@ const importUpload = createRoute({
     "Imports an archive uploaded with a form from POST …/workspace/uploads of the same session (404 for an unknown upload or another session's), then removes the upload.",
   middleware: [jsonBodyLimit(64 * 1024)] as const,
   request: { params: sessionIdParam, headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: importBody } }, required: true } },
-  responses: { 201: json(imported, 'What was imported'), ...errorResponses(400, 404, 409, 413, 415, 422) },
+  responses: { 201: json(imported, 'What was imported'), ...errorResponses(400, 404, 409, 413, 415, 422, 429) },
 });
 
 type UploadRouteDeps = Pick<Deps, 'sessions' | 'newId' | 'clock'> &

@@ -49,7 +49,7 @@ const putArchive = createRoute({
   request: { params: sessionIdParam, body: { content: { 'application/gzip': { schema: z.string().openapi({ format: 'binary' }) } }, required: true } },
   responses: {
     201: json(z.object({ workspace: workspaceRef, files: z.number().int(), bytes: z.number().int(), skipped: z.number().int() }), 'What was imported'),
-    ...errorResponses(400, 404, 409, 411, 413),
+    ...errorResponses(400, 404, 409, 411, 413, 429),
   },
 });
 const gitImport = createRoute({
@@ -61,7 +61,7 @@ const gitImport = createRoute({
   request: { params: sessionIdParam, headers: idempotencyKeyHeader, body: { content: { 'application/json': { schema: gitBody } }, required: true } },
   responses: {
     201: json(z.object({ workspace: workspaceRef, url: z.string(), ref: z.string().nullable(), depth: z.number().int() }), 'What was cloned'),
-    ...errorResponses(400, 404, 409, 413, 415, 422),
+    ...errorResponses(400, 404, 409, 413, 415, 422, 429),
   },
 });
 const listFiles = createRoute({

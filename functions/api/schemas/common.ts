@@ -22,6 +22,7 @@ const ERROR_MEANINGS = {
   413: 'Past a size limit; the message names it',
   415: 'The body must be `application/json`',
   422: 'This `Idempotency-Key` was used with a different request (`idempotency_key_reused`); use a new key',
+  429: 'The tenant has as many sandbox runner calls in flight as STRATUS_TENANT_RUNNER_CALLS allows (`runner_calls_limit`); retry after `Retry-After` seconds',
   500: 'The system or the sandbox runner failed; details are in the server logs',
   502: 'The model API failed',
   503: 'The model API is overloaded or rate-limiting; retry later',

@@ -11,8 +11,11 @@ export const RUNNER_CALLS_SETTING = 'STRATUS_TENANT_RUNNER_CALLS';
  */
 export const RUNNER_SLOT_LEASE_MS = 16 * 60_000;
 
-/** Rounds of take → clear expired slots → take again before a full tenant is refused. */
-const TAKE_ROUNDS = 3;
+/**
+ * Rounds of take → (lost a race: again; full: clear expired slots) → take again before the tenant
+ * is refused; many takes at once on one tenant each lose a few races.
+ */
+const TAKE_ROUNDS = 8;
 /** Expired slots one write clears at most (an expression's size is bounded). */
 const CLEAR_AT_MOST = 25;
 
@@ -42,7 +45,10 @@ export class RunnerCallSlots {
         if (await this.create(tenantId, slot)) return slot;
         continue;
       }
-      const expired = Object.entries(held).filter(([, until]) => until <= this.clock());
+      const now = this.clock();
+      const expired = Object.entries(held).filter(([, until]) => until <= now);
+      // Room when read: the write lost a race with other takes and gives back; try again.
+      if (Object.keys(held).length < this.cap) continue;
       if (expired.length === 0) return undefined;
       await this.clear(tenantId, expired.slice(0, CLEAR_AT_MOST));
     }

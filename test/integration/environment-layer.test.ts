@@ -1,14 +1,11 @@
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import type { LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
-import { startGitHttpServer } from '../support/git-http-server.ts';
-import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import type { GithubApiServer } from '../support/github-api-server.ts';
+import { startGithubAppStack, type GithubAppStack } from '../support/github-app-stack.ts';
 import { labeledPayload, makeBareRepo, sendDelivery, type RepoRef, finishedRun } from '../support/github-fixture.ts';
-import { bash, text, unscripted } from '../support/stack-fixture.ts';
+import { bash, text } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'webhook-secret-for-tests';
@@ -34,42 +31,30 @@ describe('cached environment across GitHub runs', () => {
   const gitRoot = makeTempDir();
   let stack: LocalStack;
   let gh: GithubApiServer;
-  let git: Awaited<ReturnType<typeof startGitHttpServer>>;
-  let api: ReturnType<typeof apiClient>;
-  let admin: ReturnType<typeof apiClient>;
+  let git: GithubAppStack['git'];
+  let api: GithubAppStack['api'];
+  let admin: GithubAppStack['admin'];
+  let close: GithubAppStack['close'] | undefined;
   let repo: RepoRef;
 
   beforeAll(async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 78 });
-    git = await startGitHttpServer({ projectRoot: gitRoot.dir, token: (t) => gh.isValidToken(t) });
-    stack = await startLocalStack({
+    ({ stack, gh, git, api, admin, close } = await startGithubAppStack({
       dataDir: tmp.dir,
-      brain: unscripted,
-      github: {
-        webhookSecret: SECRET,
-        appId: APP_ID,
-        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-        apiUrl: gh.url,
-        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
-      },
-    });
-    api = apiClient(stack.apiUrl, stack.token);
-    admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
+      gitRoot: gitRoot.dir,
+      appId: APP_ID,
+      webhookSecret: SECRET,
+      installationId: 78,
+    }));
     makeBareRepo(gitRoot.dir, 'acme/deps', REPO);
     repo = { id: 2_001, fullName: 'acme/deps', cloneUrl: `${git.url}/acme/deps.git`, installationId: 78 };
-    gh.addInstallation(78, 'acme');
     gh.addRepository({ id: 2_001, fullName: 'acme/deps', installationId: 78 });
-    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 78, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     for (const n of [1, 2]) gh.addIssue('acme/deps', n, { title: `pad issue ${n}`, body: 'pad it', user: { login: 'reporter', type: 'User' } });
     expect((await api.request('POST', '/v1/github/repositories', { repository: 'acme/deps' })).status).toBe(201);
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await git?.close();
-    await gh?.close();
+    await close?.();
     tmp.cleanup();
     gitRoot.cleanup();
   });

@@ -1,17 +1,14 @@
 import { OWN_COMMENT_MARK } from '../../functions/github-api/own-comment-mark.ts';
-import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCRIPTED_MODEL_NAME } from '../../functions/model/model-names.ts';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
-import { startGitHttpServer } from '../support/git-http-server.ts';
-import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import type { LocalStack } from '../../local/stack.ts';
+import type { GithubApiServer } from '../support/github-api-server.ts';
+import { startGithubAppStack, type GithubAppStack } from '../support/github-app-stack.ts';
 import { commentPayload, finishedRun, labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
 import { checksCompletedPayload, pullRequestClosedPayload, reviewCommentPayload, reviewPayload } from '../support/github-pr-payloads.ts';
-import { bash, text, unscripted } from '../support/stack-fixture.ts';
+import { bash, text } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { until } from '../support/until.ts';
 
 const SECRET = 'webhook-secret-for-tests';
 const APP_ID = '4242';
@@ -28,8 +25,9 @@ describe('GitHub after the first pull request', () => {
   const gitRoot = makeTempDir();
   let stack: LocalStack;
   let gh: GithubApiServer;
-  let git: Awaited<ReturnType<typeof startGitHttpServer>>;
-  let api: ReturnType<typeof apiClient>;
+  let git: GithubAppStack['git'];
+  let api: GithubAppStack['api'];
+  let close: GithubAppStack['close'] | undefined;
   const bare: Record<string, ReturnType<typeof makeBareRepo>> = {};
   const refs: Record<string, RepoRef> = {};
   const REPOS = {
@@ -41,27 +39,26 @@ describe('GitHub after the first pull request', () => {
     'acme/anyreview': { id: 2_006, settings: { reviews: 'any' } },
   } as const;
 
+  /** The replies in a comment's review thread: posted after the push, so just after the run's outcome is recorded. */
+  const repliesTo = (id: number) =>
+    until(
+      async () => gh.repliesTo(id),
+      (r) => r.length > 0,
+      100,
+    );
+
   beforeAll(async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 77 });
-    git = await startGitHttpServer({ projectRoot: gitRoot.dir, token: (t) => gh.isValidToken(t) });
-    stack = await startLocalStack({
+    ({ stack, gh, git, api, close } = await startGithubAppStack({
       dataDir: tmp.dir,
-      brain: unscripted,
-      // Priced, so the cost figures are not all zero.
-      modelPrices: { [SCRIPTED_MODEL_NAME]: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, perWebSearch: 0 } },
-      github: {
-        webhookSecret: SECRET,
-        appId: APP_ID,
-        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-        apiUrl: gh.url,
-        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
+      gitRoot: gitRoot.dir,
+      appId: APP_ID,
+      webhookSecret: SECRET,
+      installationId: 77,
+      stack: {
+        // Priced, so the cost figures are not all zero.
+        modelPrices: { [SCRIPTED_MODEL_NAME]: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, perWebSearch: 0 } },
       },
-    });
-    api = apiClient(stack.apiUrl, stack.token);
-    gh.addInstallation(77, 'acme');
-    const admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
-    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 77, tenantId: 'local' })).status).toBe(201);
+    }));
     gh.permissions.set('maintainer', 'write');
     gh.permissions.set('reader', 'read');
     for (const [full, { id, settings }] of Object.entries(REPOS)) {
@@ -74,9 +71,7 @@ describe('GitHub after the first pull request', () => {
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await git?.close();
-    await gh?.close();
+    await close?.();
     tmp.cleanup();
     gitRoot.cleanup();
   });
@@ -142,7 +137,7 @@ describe('GitHub after the first pull request', () => {
       expect(bare['acme/calc']!.parent(pr.branch)).toBe(pr.sha);
       expect(bare['acme/calc']!.show(pr.branch, 'add.js')).toBe('module.exports = (x, y) => x + y;');
       // The reply is in the comment's thread, with the model's note and the commit.
-      const replies = gh.repliesTo(5_001);
+      const replies = await repliesTo(5_001);
       expect(replies).toHaveLength(1);
       expect(replies[0]!.body).toContain('Renamed a and b to x and y.');
       expect(replies[0]!.body).toContain(run.commit.slice(0, 12));
@@ -193,8 +188,8 @@ describe('GitHub after the first pull request', () => {
       );
       const run = await runFor(sent.deliveryId);
       expect(run).toMatchObject({ outcome: 'pr_updated', trigger: 'review' });
-      expect(gh.repliesTo(6_001).map((r) => r.body)).toEqual([expect.stringContaining('Added a comment.')]);
-      expect(gh.repliesTo(6_002).map((r) => r.body)).toEqual([expect.stringContaining('I left it.')]);
+      expect((await repliesTo(6_001)).map((r) => r.body)).toEqual([expect.stringContaining('Added a comment.')]);
+      expect((await repliesTo(6_002)).map((r) => r.body)).toEqual([expect.stringContaining('I left it.')]);
       const prompt = (await prompts(pr.sessionId)).at(-1)!;
       expect(prompt).toContain('review comment 6002 by @maintainer on `test.js` line 2');
       expect(prompt).toContain('two things');
@@ -272,7 +267,7 @@ describe('GitHub after the first pull request', () => {
       const run = await runFor(sent.deliveryId);
       expect(run.outcome).toBe('pr_updated');
       // The model wrote no line for it; the pushed commit answers it.
-      expect(gh.repliesTo(7_001).map((r) => r.body)).toEqual([`${OWN_COMMENT_MARK}\nAddressed. (Stratus, in ${run.commit.slice(0, 12)}.)`]);
+      expect((await repliesTo(7_001)).map((r) => r.body)).toEqual([`${OWN_COMMENT_MARK}\nAddressed. (Stratus, in ${run.commit.slice(0, 12)}.)`]);
       const approval = await send(
         'pull_request_review',
         reviewPayload(refs['acme/anyreview']!, { number: any.number, title: TITLE }, { id: 7_002, body: '', state: 'approved' }, { login: 'maintainer' }),

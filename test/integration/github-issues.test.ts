@@ -1,14 +1,10 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
-import { startGitHttpServer } from '../support/git-http-server.ts';
-import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import type { LocalStack } from '../../local/stack.ts';
+import type { GithubApiServer } from '../support/github-api-server.ts';
+import { startGithubAppStack, type GithubAppStack } from '../support/github-app-stack.ts';
 import { commentPayload, labeledPayload, makeBareRepo, sendDelivery, type RepoRef, finishedRun } from '../support/github-fixture.ts';
-import { bash, text, unscripted } from '../support/stack-fixture.ts';
+import { bash, text } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'webhook-secret-for-tests';
@@ -24,8 +20,9 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   const gitRoot = makeTempDir();
   let stack: LocalStack;
   let gh: GithubApiServer;
-  let git: Awaited<ReturnType<typeof startGitHttpServer>>;
-  let api: ReturnType<typeof apiClient>;
+  let git: GithubAppStack['git'];
+  let api: GithubAppStack['api'];
+  let close: GithubAppStack['close'] | undefined;
   let main: ReturnType<typeof makeBareRepo>;
   let budget: ReturnType<typeof makeBareRepo>;
   let locked: ReturnType<typeof makeBareRepo>;
@@ -33,36 +30,25 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   const connectTokens = new Set<string>();
 
   beforeAll(async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 77 });
-    git = await startGitHttpServer({ projectRoot: gitRoot.dir, token: (t) => gh.isValidToken(t) });
-    stack = await startLocalStack({
+    ({ stack, gh, git, api, close } = await startGithubAppStack({
       dataDir: tmp.dir,
-      brain: unscripted,
-      github: {
-        webhookSecret: SECRET,
-        appId: APP_ID,
-        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-        apiUrl: gh.url,
-        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
-        consoleUrl: 'https://stratus.example.com/console/',
-      },
-    });
-    api = apiClient(stack.apiUrl, stack.token);
+      gitRoot: gitRoot.dir,
+      appId: APP_ID,
+      webhookSecret: SECRET,
+      installationId: 77,
+      github: { consoleUrl: 'https://stratus.example.com/console/' },
+    }));
     main = makeBareRepo(gitRoot.dir, 'acme/calc', FAILING, { pulls: { 7: { 'add.js': 'module.exports = (a, b) => a - b; // from a fork\n' } } });
     budget = makeBareRepo(gitRoot.dir, 'acme/budget', FAILING);
     locked = makeBareRepo(gitRoot.dir, 'acme/locked', FAILING, { rejectPushes: 'protected branch hook declined: stratus/* is read-only' });
     repo = { id: 1_001, fullName: 'acme/calc', cloneUrl: `${git.url}/acme/calc.git`, installationId: 77 };
     // The App is installed on acme with the three repositories, and the admin assigns that installation to the tenant.
-    gh.addInstallation(77, 'acme');
     for (const [id, full] of [
       [1_001, 'acme/calc'],
       [1_002, 'acme/budget'],
       [1_003, 'acme/locked'],
     ] as const)
       gh.addRepository({ id, fullName: full, installationId: 77 });
-    const admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
-    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 77, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     gh.permissions.set('reader', 'read');
     for (const full of ['acme/calc', 'acme/budget', 'acme/locked']) {
@@ -83,9 +69,7 @@ describe('GitHub issue fixing (webhook → branch → pull request)', () => {
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await git?.close();
-    await gh?.close();
+    await close?.();
     tmp.cleanup();
     gitRoot.cleanup();
   });

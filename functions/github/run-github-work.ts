@@ -121,7 +121,8 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   const answered = await answerWithoutRun(deps, { trigger, repo, gh: access.octokit, threadKey: key, save });
   if (answered) return answered;
   // A queued comment was counted when it arrived; a resumed run goes on with a run that was.
-  const limited = trigger.trigger === 'queued' || trigger.trigger === 'resumed' ? undefined : await overRateLimit(deps, { itemKey: key, repo, trigger, access, log }, save);
+  const limited =
+    trigger.trigger === 'queued' || trigger.trigger === 'resumed' ? undefined : await overRateLimit(deps, { itemKey: key, repo, trigger, access, log }, save);
   if (limited) return limited;
   const heldElsewhere = await holdItem(deps, { trigger, key, repo, access, save, log, run, existing, deadlineAt });
   if (heldElsewhere) return heldElsewhere;

@@ -3,7 +3,7 @@ import { ConflictError, errorMessage } from '../shared/errors.ts';
 import { waitsForPerson } from '../stores/approval-store.ts';
 import type { TurnSummary } from '../stores/session-store.ts';
 import { startTurn } from '../turn/turn.ts';
-import { expireQuestions } from './answer-question.ts';
+import { expireQuestions } from '../session/answer-question.ts';
 import { handResumedTurnToGithub, type ResumedRunDeps } from '../github/resumed-run.ts';
 
 export type QuestionTimeoutDeps = Pick<Deps, 'approvals' | 'sessions' | 'clock' | 'log'> & DepsOf<typeof startTurn> & ResumedRunDeps;

@@ -54,6 +54,7 @@ describe('AskUserQuestion in GitHub runs', () => {
       [2_001, 'acme/attended', { questionTimeoutSeconds: 3600 }],
       [2_002, 'acme/unattended', undefined],
       [2_003, 'acme/timed', { questionTimeoutSeconds: 1 }],
+      [2_004, 'acme/console', { questionTimeoutSeconds: 3600 }],
     ] as const) {
       makeBareRepo(gitRoot.dir, name, { 'dates.js': 'module.exports = {};\n' });
       gh.addRepository({ id, fullName: name, installationId: 78 });
@@ -146,6 +147,21 @@ describe('AskUserQuestion in GitHub runs', () => {
     const runs = (await api.request('GET', '/v1/github/runs?limit=200')).json.runs.filter((r: any) => r.sessionId === asked.sessionId);
     expect(runs.map((r: any) => r.trigger).sort()).toEqual(['label', 'resumed']);
     expect(gh.pulls(repo.fullName)).toHaveLength(1);
+  });
+
+  it('a question answered through the API (the console, the CLI) goes on to a PR through the worker', async () => {
+    const repo = repos['acme/console']!;
+    stack.model!.enqueue(ask('toolu_api'));
+    const labeled = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, issue, 'stratus', { login: 'maintainer' }));
+    const asked = await finishedRun(api, labeled.deliveryId);
+    expect(asked.outcome).toBe('awaiting_answer');
+    stack.model!.enqueue({ content: [bash('t_api', 'echo "module.exports = require(\'dayjs\');" > dates.js')], stopReason: 'tool_use' }, text('Used dayjs.'));
+    const answered = await api.request('POST', `/v1/sessions/${asked.sessionId}/questions/toolu_api/answer`, { answers: { [library.question]: 'dayjs' } });
+    expect(answered.status).toBe(200);
+    expect(await resumedRun(asked.sessionId)).toMatchObject({ outcome: 'pr_opened', trigger: 'resumed' });
+    expect(gh.pulls(repo.fullName)).toHaveLength(1);
+    // The thread no longer waits: a later plain comment is no answer (and starts no run).
+    expect((await reply(repo, 601, 'thanks!', 'maintainer')).body).toMatchObject({ accepted: false });
   });
 
   it('an unattended repository (no questionTimeoutSeconds) gets "no answer" at once and never waits', async () => {

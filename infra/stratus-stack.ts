@@ -164,7 +164,12 @@ export class StratusStack extends Stack {
       memoryMb: stage.api.memoryMb,
       timeoutSeconds: stage.cron.timeoutSeconds,
       reservedConcurrency: stage.cron.reservedConcurrency,
-      environment: { ...baseEnv, POWERTOOLS_SERVICE_NAME: 'stratus-cron' },
+      environment: {
+        ...baseEnv,
+        POWERTOOLS_SERVICE_NAME: 'stratus-cron',
+        // A GitHub run's question that times out here goes on to its pull request through the worker (functions/github/resumed-run.ts).
+        ...(stage.githubApp ? { STRATUS_GITHUB_WORKER_FUNCTION: githubWorkerName(stage) } : {}),
+      },
       logRetentionDays: retention,
       sourceMaps: stage.sourceMaps,
     });
@@ -339,6 +344,23 @@ export class StratusStack extends Stack {
     return worker;
   }
 
+  /** The GitHub worker's secrets and invokes, and who may hand it work. */
+  private grantGithubWorker(): void {
+    const worker = this.githubWorker;
+    if (!worker) return;
+    this.secrets.githubWebhookSecret?.grantRead(this.api.role);
+    this.secrets.githubAppPrivateKey?.grantRead(worker.role);
+    // The worker alone sends clones and pushes (with the token) to the git function.
+    worker.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.gitFunction!.fn.functionArn] }));
+    // The webhook route hands accepted deliveries to the worker (an asynchronous invoke), and the
+    // worker hands itself a comment queued while a run worked that no turn took (functions/github/queue-into-run.ts);
+    // the API (an answer or plan decision) and the cron function (a question's timeout) hand it a resumed run (functions/github/resumed-run.ts).
+    const toWorker = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] });
+    this.api.role.addToPrincipalPolicy(toWorker);
+    this.cron.role.addToPrincipalPolicy(toWorker);
+    worker.role.addToPrincipalPolicy(toWorker);
+  }
+
   /** The engines' access: tables, their S3 prefixes, the runner, the secrets, and their own continuations. */
   private grantEngines(apiFunctionName: string): void {
     const bucket = this.data.bucket;
@@ -364,19 +386,7 @@ export class StratusStack extends Stack {
         );
       }
     }
-    if (this.githubWorker) {
-      this.secrets.githubWebhookSecret?.grantRead(this.api.role);
-      this.secrets.githubAppPrivateKey?.grantRead(this.githubWorker.role);
-      // The worker alone sends clones and pushes (with the token) to the git function.
-      this.githubWorker.role.addToPrincipalPolicy(
-        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.gitFunction!.fn.functionArn] }),
-      );
-      // The webhook route hands accepted deliveries to the worker (an asynchronous invoke), and the
-      // worker hands itself a comment queued while a run worked that no turn took (functions/github/queue-into-run.ts).
-      const toWorker = new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArnFromName(githubWorkerName(this.stage))] });
-      this.api.role.addToPrincipalPolicy(toWorker);
-      this.githubWorker.role.addToPrincipalPolicy(toWorker);
-    }
+    this.grantGithubWorker();
     this.schedules.allowManageBy(this.api.role);
     this.allowEnginesToSchedule();
     // Long turns continue in an async invocation of the API function, from the API itself or

@@ -4828,10 +4828,10 @@ export interface components {
       /** @enum {string} */
       kind: "issue" | "pull_request";
       /**
-       * @description label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked; answer: a reply comment that answered the agent's question
+       * @description label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked; answer: a reply comment that answered the agent's question; resumed: the agent's question or plan was closed outside GitHub (the API, the console, the question's timeout) and the run went on
        * @enum {string}
        */
-      trigger: "label" | "mention" | "review" | "check" | "closed" | "queued" | "answer";
+      trigger: "label" | "mention" | "review" | "check" | "closed" | "queued" | "answer" | "resumed";
       sender: string;
       sessionId: string | null;
       branch: string | null;

@@ -10,9 +10,10 @@ export const githubTriggerSchema = z.object({
   /**
    * label, mention: an issue or PR; review: review comments on a Stratus PR; check: its failing checks (review-trigger.ts);
    * queued: a run of its own for a comment queued while another run worked (functions/github/queue-into-run.ts);
-   * answer: a comment on a thread whose agent waits on a question (functions/github/github-questions.ts).
+   * answer: a comment on a thread whose agent waits on a question (functions/github/github-questions.ts);
+   * resumed: the run's wait closed outside GitHub (the API, the console, a question's timeout) and its turn goes on (functions/github/resumed-run.ts).
    */
-  trigger: z.enum(['label', 'mention', 'review', 'check', 'queued', 'answer']),
+  trigger: z.enum(['label', 'mention', 'review', 'check', 'queued', 'answer', 'resumed']),
   /** `owner/name` as GitHub spells it. */
   repository: z.string().min(3).max(200),
   /** GitHub's repository id: the connection the run belongs to (names change hands, ids do not). */

@@ -120,8 +120,9 @@ export async function runGithubWork(deps: GithubWorkDeps, trigger: GithubTrigger
   const { existing, key } = await itemOf(deps, trigger, repo);
   const answered = await answerWithoutRun(deps, { trigger, repo, gh: access.octokit, threadKey: key, save });
   if (answered) return answered;
-  // A queued comment was counted when it arrived.
-  const limited = trigger.trigger === 'queued' ? undefined : await overRateLimit(deps, { itemKey: key, repo, trigger, access, log }, save);
+  // A queued comment was counted when it arrived; a resumed run goes on with a run that was.
+  const limited =
+    trigger.trigger === 'queued' || trigger.trigger === 'resumed' ? undefined : await overRateLimit(deps, { itemKey: key, repo, trigger, access, log }, save);
   if (limited) return limited;
   const heldElsewhere = await holdItem(deps, { trigger, key, repo, access, save, log, run, existing, deadlineAt });
   if (heldElsewhere) return heldElsewhere;
@@ -163,6 +164,8 @@ async function holdItem(deps: GithubWorkDeps, ctx: HoldContext): Promise<GithubR
   const now = deps.clock();
   const heldUntil = (ctx.deadlineAt ?? now + UNBOUNDED_HOLD_MS) + HOLD_MARGIN_MS;
   if (await deps.github.claimThread(ctx.key, ctx.run.runId, { now, heldUntil, legacyStaleMs: UNBOUNDED_HOLD_MS })) return undefined;
+  // Nobody asked on the thread for a resumed run: no comment, the holder publishes the session's work when it ends.
+  if (ctx.trigger.trigger === 'resumed') return ctx.save({ outcome: 'already_running', detail: 'Another run held the issue when the turn was resumed.' });
   const queued = await queueIntoRun(deps, { ...ctx, runId: ctx.run.runId });
   return queued ?? alreadyRunning(deps, ctx);
 }
@@ -346,7 +349,8 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
     await recordItemSpend(deps, ctx.item, outcome.cost);
     await ctx.save({ item: itemView(ctx.item) });
   }
-  const settled = { ...thread, waitingQuestion: undefined };
+  // The trigger is kept: a wait closed outside GitHub goes on with it (resumed-run.ts).
+  const settled = { ...thread, waitingQuestion: undefined, lastTrigger: ctx.trigger };
   if (outcome.plan) {
     await askForPlanApproval(deps, ctx, outcome.plan, session.sessionId);
     return { thread: settled };
@@ -456,8 +460,9 @@ function createRunSession(deps: GithubWorkDeps, trigger: GithubTrigger, repo: Gi
 /** The issue as the prompt, run to its end (across continuations). */
 async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: SessionRecord, branch: string): Promise<TurnOutcome> {
   const { trigger, repo } = ctx;
-  // An answer resumes the waiting turn: no new prompt.
-  const prompt = trigger.trigger === 'answer' ? '' : (ctx.followUp?.prompt ?? taskPrompt(await issueText(ctx.access.octokit, trigger, branch)));
+  // An answer resumes the waiting turn, and a resumed run follows the turn resumed elsewhere: no new prompt.
+  const continues = trigger.trigger === 'answer' || trigger.trigger === 'resumed';
+  const prompt = continues ? '' : (ctx.followUp?.prompt ?? taskPrompt(await issueText(ctx.access.octokit, trigger, branch)));
   const usageBefore = { ...session.usage };
   // The progress comment shows the agent's task list as it changes, until the turn ends.
   const todos = watchTodos(
@@ -470,7 +475,9 @@ async function runTheTurn(deps: GithubWorkDeps, ctx: WorkContext, session: Sessi
     const done =
       trigger.trigger === 'answer'
         ? (await startTurn(deps, { sessionId: session.sessionId, tenantId: repo.tenantId, deadlineAt: ctx.deadlineAt, resume: true })).done
-        : startRunTurn(deps, ctx, session.sessionId, prompt);
+        : trigger.trigger === 'resumed'
+          ? followedTurn(deps, session.sessionId, repo.tenantId)
+          : startRunTurn(deps, ctx, session.sessionId, prompt);
     summary = await waitForTurnEnd(deps, session.sessionId, repo.tenantId, await done, ctx.deadlineAt);
   } finally {
     await todos.stop();
@@ -501,12 +508,21 @@ async function startRunTurn(deps: GithubWorkDeps, ctx: WorkContext, sessionId: s
     return await (await startTurn(deps, { sessionId, tenantId: repo.tenantId, resume: true, deadlineAt: ctx.deadlineAt })).done;
   } catch (err) {
     // A decided plan is resumed by whoever comes first (the local scheduler's sweep too): follow that turn.
-    const session = err instanceof ConflictError ? await deps.sessions.getForTenant(sessionId, repo.tenantId) : undefined;
-    const turnId = session?.lease?.turnId ?? session?.lastTurn?.turnId;
-    if (!turnId) throw err;
-    const now = new Date(deps.clock()).toISOString();
-    return session?.lease ? { turnId, stopReason: 'checkpoint', startedAt: now, endedAt: now } : session!.lastTurn!;
+    if (!(err instanceof ConflictError)) throw err;
+    return followedTurn(deps, sessionId, repo.tenantId, err);
   }
+}
+
+/**
+ * The session's turn that someone else resumed: running (a checkpoint summary, which
+ * waitForTurnEnd follows to its end) or ended. With no turn at all, `otherwise` is thrown.
+ */
+async function followedTurn(deps: GithubWorkDeps, sessionId: string, tenantId: string, otherwise?: unknown): Promise<TurnSummary> {
+  const session = await deps.sessions.getForTenant(sessionId, tenantId);
+  const now = new Date(deps.clock()).toISOString();
+  if (session.lease) return { turnId: session.lease.turnId, stopReason: 'checkpoint', startedAt: now, endedAt: now };
+  if (session.lastTurn) return session.lastTurn;
+  throw otherwise ?? new Error(`Session ${sessionId} has no turn to follow.`);
 }
 
 /** A "plan first" run stops at its plan: the plan as a comment a writer answers, the progress comment saying so. */

@@ -1,5 +1,5 @@
 import { questionTimeoutEventSchema } from '../deps/question-timers.ts';
-import { resumeExpiredQuestions, type QuestionTimeoutDeps } from '../session/question-timeouts.ts';
+import { resumeExpiredQuestions, type QuestionTimeoutDeps } from './question-timeouts.ts';
 import { handleScheduledEvent, type ScheduleRunDeps } from './run-schedule.ts';
 
 /**

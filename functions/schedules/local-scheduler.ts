@@ -1,7 +1,7 @@
 import type { Deps } from '../deps/deps.ts';
 import { errorMessage } from '../shared/errors.ts';
 import { runScheduledTask, type ScheduleRunDeps } from './run-schedule.ts';
-import { sweepExpiredQuestions, type QuestionTimeoutDeps } from '../session/question-timeouts.ts';
+import { sweepExpiredQuestions, type QuestionTimeoutDeps } from './question-timeouts.ts';
 
 export interface LocalScheduler {
   /** Fires every schedule due now; what each tick does. Resolves when their runs end. */

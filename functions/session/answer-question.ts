@@ -50,18 +50,24 @@ export async function declineQuestion(deps: QuestionDeps, sessionId: string, too
   return (await deps.approvals.listForSession(sessionId)).filter(waitsForPerson);
 }
 
-/** Closes the session's questions whose time ran out, without an answer (a concurrent answer may win: then it stands). */
-export async function expireQuestions(deps: QuestionDeps, sessionId: string): Promise<void> {
+/**
+ * Closes the session's questions whose time ran out, without an answer (a concurrent answer may
+ * win: then it stands). Returns the ids of the questions this call closed.
+ */
+export async function expireQuestions(deps: QuestionDeps, sessionId: string): Promise<string[]> {
   const now = deps.clock();
   const waiting = (await deps.approvals.listForSession(sessionId)).filter(waitsForPerson);
   const expired = waiting.filter((p) => p.kind === 'question' && p.expiresAt !== undefined && Date.parse(p.expiresAt) <= now);
+  const closed: string[] = [];
   for (const item of expired) {
     // The model's own `answers` never pass for a person's: the call runs with none.
     const updatedInput = { ...withoutAnswers(item.input), answers: {} };
     try {
       await deps.approvals.closeQuestion(sessionId, item.toolUseId, { updatedInput, decidedAt: new Date(now).toISOString(), timedOut: true });
+      closed.push(item.toolUseId);
     } catch (err) {
       if (!(err instanceof QuestionAlreadyAnsweredError)) throw err;
     }
   }
+  return closed;
 }

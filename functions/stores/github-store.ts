@@ -6,6 +6,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RuleLists, PermissionMode } from '../permissions/types.ts';
 import { NotFoundError } from '../shared/errors.ts';
+import type { GithubTrigger } from '../github-api/github-trigger.ts';
 import { eachOfTenant, queryByTenant } from './tenant-index.ts';
 
 /** How a connected repository's runs are set up. */
@@ -70,7 +71,7 @@ export interface GithubRunRecord {
   kind: 'issue' | 'pull_request';
   /** closed: not a run but a Stratus PR merged or closed (`outcome` merged or closed_unmerged: functions/github/pr-stats.ts);
    * queued: a run of its own for a comment queued while another run worked; answer: a reply that answered the agent's question. */
-  trigger: 'label' | 'mention' | 'review' | 'check' | 'closed' | 'queued' | 'answer';
+  trigger: 'label' | 'mention' | 'review' | 'check' | 'closed' | 'queued' | 'answer' | 'resumed';
   sender: string;
   sessionId?: string;
   branch?: string;
@@ -99,6 +100,8 @@ export interface GithubThreadRecord {
   progressCommentId?: number;
   /** The agent's question the thread's session waits on: a writer's next comment answers it. */
   waitingQuestion?: { sessionId: string; toolUseId: string; commentId: number };
+  /** The trigger of the last run that worked on it: a wait closed outside GitHub goes on as that run (functions/github/resumed-run.ts). */
+  lastTrigger?: GithubTrigger;
   /** The run working on it now; a second trigger meanwhile is told so instead of starting another. */
   activeRunId?: string;
   activeSince?: number;
@@ -274,6 +277,12 @@ export class GithubStore {
     const item = (await this.getThreadItem(threadKey(repository.id, number))) ?? (await this.getThreadItem(legacyThreadKey(repository.fullName, number)));
     if (!item?.aliasOf) return item;
     return this.getThreadItem(item.aliasOf);
+  }
+
+  /** The thread held under a key (a session's binding names it), following a Stratus PR's alias. */
+  async getThreadByKey(key: string): Promise<GithubThreadRecord | undefined> {
+    const item = await this.getThreadItem(key);
+    return item?.aliasOf ? this.getThreadItem(item.aliasOf) : item;
   }
 
   private async getThreadItem(key: string): Promise<GithubThreadRecord | undefined> {

@@ -96,7 +96,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets the API, cron and GitHub worker functions invoke the runner and the API (long-turn continuations), the API the worker, and the worker the git function and itself (the run of a queued comment), nothing else', () => {
+  it('lets the API, cron and GitHub worker functions invoke the runner and the API (long-turn continuations), the API and cron the worker (a resumed GitHub run), and the worker the git function and itself (the run of a queued comment), nothing else', () => {
     const invokes = (role: string) =>
       statementsOf(s.template, role)
         .filter((st) => actionsOf(st).includes('lambda:InvokeFunction'))
@@ -105,7 +105,7 @@ describe('least privilege', () => {
     const apiArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-prod-api']] };
     const workerArn = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':lambda:eu-west-1:123456789012:function:stratus-prod-github-worker']] };
     expect(invokes(roles.api)).toEqual([runnerArn, workerArn, apiArn]);
-    expect(invokes(roles.cron)).toEqual([runnerArn, apiArn]);
+    expect(invokes(roles.cron)).toEqual([runnerArn, workerArn, apiArn]);
     const gitArn = { 'Fn::GetAtt': [s.id(s.stack.gitFunction!.fn), 'Arn'] };
     expect(invokes(roles.worker)).toEqual([runnerArn, gitArn, workerArn, apiArn]);
   });

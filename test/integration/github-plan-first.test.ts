@@ -54,6 +54,7 @@ describe('GitHub runs of a "plan first" repository', () => {
     expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 78, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     gh.addIssue('acme/planned', 1, { title: 'add() returns the wrong sum', body: 'add(2, 3) gives -1.', user: { login: 'reporter', type: 'User' } });
+    gh.addIssue('acme/planned', 2, { title: 'Document add()', body: 'Nobody knows what add() does.', user: { login: 'reporter', type: 'User' } });
     const connect = await api.request('POST', '/v1/github/repositories', { repository: 'acme/planned', settings: { planFirst: true } });
     expect(connect.status).toBe(201);
   });
@@ -109,5 +110,29 @@ describe('GitHub runs of a "plan first" repository', () => {
     expect(results.find((r: any) => r.tool_use_id === 'toolu_p2').content).toMatch(/^User has approved your plan\./);
     // The run goes on in the repository's mode (the deployment's default here), never back in plan mode.
     expect((await api.request('GET', `/v1/sessions/${first.sessionId}`)).json.permissions.mode).toBe('bypassPermissions');
+  });
+
+  it('a plan approved through the API (not a reply) goes on to a pull request, with a run record of its own', async () => {
+    const docs = { number: 2, title: 'Document add()' };
+    stack.model!.enqueue(exitPlan('toolu_api', '1. Write ADD.md'));
+    const sent = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, docs, 'stratus', { login: 'maintainer' }));
+    const first = await finishedRun(api, sent.deliveryId);
+    expect(first).toMatchObject({ outcome: 'awaiting_plan', number: 2 });
+    const { cwd } = (await api.request('GET', `/v1/sessions/${first.sessionId}`)).json;
+    const write = { type: 'tool_use' as const, id: 't_doc', name: 'Write', input: { file_path: `${cwd}/ADD.md`, content: 'add(a, b) adds.\n' } };
+    stack.model!.enqueue({ content: [write], stopReason: 'tool_use' }, text('Documented add().'));
+    const decided = await api.request('POST', `/v1/sessions/${first.sessionId}/plans/toolu_api`, { decision: 'approve', mode: 'acceptEdits' });
+    expect(decided.status).toBe(200);
+    const deadline = Date.now() + 60_000;
+    let resumed: any;
+    while (!resumed) {
+      const runs = (await api.request('GET', '/v1/github/runs?limit=200')).json.runs;
+      resumed = runs.find((r: any) => r.trigger === 'resumed' && r.sessionId === first.sessionId && !['queued', 'running'].includes(r.outcome));
+      if (Date.now() > deadline) throw new Error(`no resumed run: ${JSON.stringify(runs)}`);
+      if (!resumed) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(resumed).toMatchObject({ outcome: 'pr_opened', number: 2, branch: first.branch });
+    expect(main.show(resumed.branch, 'ADD.md')).toBe('add(a, b) adds.');
+    expect(gh.pulls('acme/planned')).toHaveLength(2);
   });
 });

@@ -53,6 +53,8 @@ describe('AskUserQuestion in GitHub runs', () => {
     for (const [id, name, settings] of [
       [2_001, 'acme/attended', { questionTimeoutSeconds: 3600 }],
       [2_002, 'acme/unattended', undefined],
+      [2_003, 'acme/timed', { questionTimeoutSeconds: 1 }],
+      [2_004, 'acme/console', { questionTimeoutSeconds: 3600 }],
     ] as const) {
       makeBareRepo(gitRoot.dir, name, { 'dates.js': 'module.exports = {};\n' });
       gh.addRepository({ id, fullName: name, installationId: 78 });
@@ -73,6 +75,18 @@ describe('AskUserQuestion in GitHub runs', () => {
   const reply = async (repo: RepoRef, id: number, body: string, login: string, type = 'User') => {
     gh.addComment(repo.fullName, 1, { id, body, login });
     return sendDelivery(stack.apiUrl, SECRET, 'issue_comment', commentPayload(repo, issue, { id, body }, { login, type }));
+  };
+
+  /** The run that went on with the session after its wait closed outside GitHub. */
+  const resumedRun = async (sessionId: string) => {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const runs = (await api.request('GET', '/v1/github/runs?limit=200')).json.runs;
+      const run = runs.find((r: any) => r.trigger === 'resumed' && r.sessionId === sessionId && !['queued', 'running'].includes(r.outcome));
+      if (run) return run;
+      if (Date.now() > deadline) throw new Error(`no resumed run for ${sessionId}: ${JSON.stringify(runs)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   };
 
   it('posts the question as a comment; a reader and the bot are ignored; a writer’s reply answers it and the run goes on to its PR', async () => {
@@ -109,6 +123,45 @@ describe('AskUserQuestion in GitHub runs', () => {
     );
     // Answered: a later comment is an ordinary one again (no mention: no run).
     expect((await reply(repo, 504, 'thanks!', 'maintainer')).body).toMatchObject({ accepted: false });
+  });
+
+  it('a question that times out goes on with the agent’s own choice and to a PR, once, with a run record of its own', async () => {
+    const repo = repos['acme/timed']!;
+    stack.model!.enqueue(ask('toolu_timed'));
+    const labeled = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, issue, 'stratus', { login: 'maintainer' }));
+    const asked = await finishedRun(api, labeled.deliveryId);
+    expect(asked).toMatchObject({ outcome: 'awaiting_answer', trigger: 'label' });
+    expect(gh.pulls(repo.fullName)).toEqual([]);
+
+    // The question's second runs out; the local scheduler's sweep closes it and resumes the turn.
+    stack.model!.enqueue({ content: [bash('t_own', 'echo "module.exports = require(\'dayjs\');" > dates.js')], stopReason: 'tool_use' }, text('Chose dayjs.'));
+    await new Promise((r) => setTimeout(r, 1_100));
+    await stack.scheduler.tick();
+    const resumed = await resumedRun(asked.sessionId);
+    expect(resumed).toMatchObject({ outcome: 'pr_opened', trigger: 'resumed', sender: 'maintainer', branch: asked.branch });
+    expect(gh.pulls(repo.fullName)).toHaveLength(1);
+    const result = (await api.messages(asked.sessionId)).flatMap((m: any) => m.content).find((b: any) => b.tool_use_id === 'toolu_timed');
+    expect(result.content).toContain('Which library should we use?');
+    // Another sweep finds nothing to close: no second run, no second PR.
+    await stack.scheduler.tick();
+    const runs = (await api.request('GET', '/v1/github/runs?limit=200')).json.runs.filter((r: any) => r.sessionId === asked.sessionId);
+    expect(runs.map((r: any) => r.trigger).sort()).toEqual(['label', 'resumed']);
+    expect(gh.pulls(repo.fullName)).toHaveLength(1);
+  });
+
+  it('a question answered through the API (the console, the CLI) goes on to a PR through the worker', async () => {
+    const repo = repos['acme/console']!;
+    stack.model!.enqueue(ask('toolu_api'));
+    const labeled = await sendDelivery(stack.apiUrl, SECRET, 'issues', labeledPayload(repo, issue, 'stratus', { login: 'maintainer' }));
+    const asked = await finishedRun(api, labeled.deliveryId);
+    expect(asked.outcome).toBe('awaiting_answer');
+    stack.model!.enqueue({ content: [bash('t_api', 'echo "module.exports = require(\'dayjs\');" > dates.js')], stopReason: 'tool_use' }, text('Used dayjs.'));
+    const answered = await api.request('POST', `/v1/sessions/${asked.sessionId}/questions/toolu_api/answer`, { answers: { [library.question]: 'dayjs' } });
+    expect(answered.status).toBe(200);
+    expect(await resumedRun(asked.sessionId)).toMatchObject({ outcome: 'pr_opened', trigger: 'resumed' });
+    expect(gh.pulls(repo.fullName)).toHaveLength(1);
+    // The thread no longer waits: a later plain comment is no answer (and starts no run).
+    expect((await reply(repo, 601, 'thanks!', 'maintainer')).body).toMatchObject({ accepted: false });
   });
 
   it('an unattended repository (no questionTimeoutSeconds) gets "no answer" at once and never waits', async () => {

@@ -144,9 +144,9 @@ const runSchema = z
     number: z.number().int().describe('The issue or pull request number'),
     kind: z.enum(['issue', 'pull_request']),
     trigger: z
-      .enum(['label', 'mention', 'review', 'check', 'closed', 'queued', 'answer'])
+      .enum(['label', 'mention', 'review', 'check', 'closed', 'queued', 'answer', 'resumed'])
       .describe(
-        "label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked; answer: a reply comment that answered the agent's question",
+        "label, mention; review: review comments on a Stratus PR; check: its failing checks; closed: the PR was merged or closed (not a run); queued: a run of its own for comments queued while another run worked; answer: a reply comment that answered the agent's question; resumed: the agent's question or plan was closed outside GitHub (the API, the console, the question's timeout) and the run went on",
       ),
     sender: z.string(),
     sessionId: z.string().nullable(),

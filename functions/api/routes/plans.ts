@@ -9,6 +9,7 @@ import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, json, planSchema, sessionIdParam } from '../schemas/common.ts';
 import { respondWithTurn, type TurnResponseDeps } from '../turn-response.ts';
+import { handResumedTurnToGithub, type ResumedRunDeps } from '../../github/resumed-run.ts';
 import { turnResponses } from './turns.ts';
 
 const decisionBody = z
@@ -72,7 +73,7 @@ const decide = createRoute({
   },
 });
 
-type PlanRouteDeps = Pick<Deps, 'sessions' | 'approvals' | 'clock'> & DepsOf<typeof startTurn> & TurnResponseDeps;
+type PlanRouteDeps = Pick<Deps, 'sessions' | 'approvals' | 'clock'> & DepsOf<typeof startTurn> & TurnResponseDeps & ResumedRunDeps;
 
 /** The model API's own rule for tool_use ids; anything else cannot be a plan (and must not reach the table as a key). */
 function checkedToolUseId(sessionId: string, toolUseId: string): string {
@@ -89,6 +90,8 @@ function decideHandler(deps: PlanRouteDeps): RouteHandler<typeof decide, ApiEnv>
     if (waiting.length > 0) return c.json({ status: 'awaiting_permission' as const, waiting: waiting.map((w) => w.toolUseId) }, 202);
     const deadlineAt = invocationDeadline(c);
     const turn = await startTurn(deps, { sessionId, tenantId, resume: true, deadlineAt });
+    // A GitHub run's plan decided here: the worker follows the turn and publishes it.
+    await handResumedTurnToGithub(deps, sessionId, toolUseId);
     return untypedResponse(await respondWithTurn(c, deps, turn, deadlineAt));
   };
 }

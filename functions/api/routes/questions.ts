@@ -11,6 +11,7 @@ import { invocationDeadline } from '../invocation-deadline.ts';
 import { createRouteApp, jsonBodyLimit, untypedResponse } from '../route-app.ts';
 import { errorResponses, idempotencyKeyHeader, json, pendingQuestionSchema, sessionIdParam } from '../schemas/common.ts';
 import { pendingQuestionView } from '../../session/session-view.ts';
+import { handResumedTurnToGithub, type ResumedRunDeps } from '../../github/resumed-run.ts';
 import { respondWithTurn, type TurnResponseDeps } from '../turn-response.ts';
 import { turnResponses } from './turns.ts';
 
@@ -93,7 +94,7 @@ const decline = createRoute({
   responses: closeResponses,
 });
 
-type QuestionRouteDeps = Pick<Deps, 'sessions' | 'approvals' | 'clock'> & DepsOf<typeof startTurn> & TurnResponseDeps;
+type QuestionRouteDeps = Pick<Deps, 'sessions' | 'approvals' | 'clock'> & DepsOf<typeof startTurn> & TurnResponseDeps & ResumedRunDeps;
 
 /** The model API's own rule for tool_use ids; anything else cannot be waiting (and must not reach the table as a key). */
 function checkedToolUseId(sessionId: string, toolUseId: string): string {
@@ -101,11 +102,15 @@ function checkedToolUseId(sessionId: string, toolUseId: string): string {
   return toolUseId;
 }
 
-/** After an answer or a decline: 202 while other calls wait, else the resumed turn is the response. */
-async function resumeUnlessWaiting(c: Context<ApiEnv>, deps: QuestionRouteDeps, sessionId: string, waiting: PendingApproval[]) {
+/**
+ * After an answer or a decline: 202 while other calls wait, else the resumed turn is the response
+ * (a GitHub run's session also goes on to its pull request: the worker follows the turn).
+ */
+async function resumeUnlessWaiting(c: Context<ApiEnv>, deps: QuestionRouteDeps, closed: { sessionId: string; toolUseId: string }, waiting: PendingApproval[]) {
   if (waiting.length > 0) return c.json({ status: 'awaiting_permission' as const, waiting: waiting.map((w) => w.toolUseId) }, 202);
   const deadlineAt = invocationDeadline(c);
-  const turn = await startTurn(deps, { sessionId, tenantId: c.get('tenantId'), resume: true, deadlineAt });
+  const turn = await startTurn(deps, { sessionId: closed.sessionId, tenantId: c.get('tenantId'), resume: true, deadlineAt });
+  await handResumedTurnToGithub(deps, closed.sessionId, closed.toolUseId);
   return untypedResponse(await respondWithTurn(c, deps, turn, deadlineAt));
 }
 
@@ -114,7 +119,7 @@ function answerHandler(deps: QuestionRouteDeps): RouteHandler<typeof answer, Api
     const { id: sessionId, toolUseId } = c.req.valid('param');
     await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
     const waiting = await answerQuestion(deps, sessionId, checkedToolUseId(sessionId, toolUseId), c.req.valid('json'));
-    return resumeUnlessWaiting(c, deps, sessionId, waiting);
+    return resumeUnlessWaiting(c, deps, { sessionId, toolUseId }, waiting);
   };
 }
 
@@ -124,7 +129,7 @@ function declineHandler(deps: QuestionRouteDeps): RouteHandler<typeof decline, A
     await deps.sessions.getForTenant(sessionId, c.get('tenantId'));
     const { feedback } = c.req.valid('json') ?? {};
     const waiting = await declineQuestion(deps, sessionId, checkedToolUseId(sessionId, toolUseId), feedback);
-    return resumeUnlessWaiting(c, deps, sessionId, waiting);
+    return resumeUnlessWaiting(c, deps, { sessionId, toolUseId }, waiting);
   };
 }
 

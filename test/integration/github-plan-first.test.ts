@@ -1,13 +1,9 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
-import { startGitHttpServer } from '../support/git-http-server.ts';
-import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import type { LocalStack } from '../../local/stack.ts';
+import type { GithubApiServer } from '../support/github-api-server.ts';
+import { startGithubAppStack, type GithubAppStack } from '../support/github-app-stack.ts';
 import { commentPayload, finishedRun, labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
-import { bash, text, unscripted } from '../support/stack-fixture.ts';
+import { bash, text } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'webhook-secret-for-tests';
@@ -25,33 +21,23 @@ describe('GitHub runs of a "plan first" repository', () => {
   const gitRoot = makeTempDir();
   let stack: LocalStack;
   let gh: GithubApiServer;
-  let git: Awaited<ReturnType<typeof startGitHttpServer>>;
-  let api: ReturnType<typeof apiClient>;
+  let git: GithubAppStack['git'];
+  let api: GithubAppStack['api'];
+  let close: GithubAppStack['close'] | undefined;
   let main: ReturnType<typeof makeBareRepo>;
   let repo: RepoRef;
 
   beforeAll(async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 78 });
-    git = await startGitHttpServer({ projectRoot: gitRoot.dir, token: (t) => gh.isValidToken(t) });
-    stack = await startLocalStack({
+    ({ stack, gh, git, api, close } = await startGithubAppStack({
       dataDir: tmp.dir,
-      brain: unscripted,
-      github: {
-        webhookSecret: SECRET,
-        appId: APP_ID,
-        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-        apiUrl: gh.url,
-        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
-      },
-    });
-    api = apiClient(stack.apiUrl, stack.token);
+      gitRoot: gitRoot.dir,
+      appId: APP_ID,
+      webhookSecret: SECRET,
+      installationId: 78,
+    }));
     main = makeBareRepo(gitRoot.dir, 'acme/planned', FAILING);
     repo = { id: 2_001, fullName: 'acme/planned', cloneUrl: `${git.url}/acme/planned.git`, installationId: 78 };
-    gh.addInstallation(78, 'acme');
     gh.addRepository({ id: 2_001, fullName: 'acme/planned', installationId: 78 });
-    const admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
-    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 78, tenantId: 'local' })).status).toBe(201);
     gh.permissions.set('maintainer', 'write');
     gh.addIssue('acme/planned', 1, { title: 'add() returns the wrong sum', body: 'add(2, 3) gives -1.', user: { login: 'reporter', type: 'User' } });
     gh.addIssue('acme/planned', 2, { title: 'Document add()', body: 'Nobody knows what add() does.', user: { login: 'reporter', type: 'User' } });
@@ -60,9 +46,7 @@ describe('GitHub runs of a "plan first" repository', () => {
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await git?.close();
-    await gh?.close();
+    await close?.();
     tmp.cleanup();
     gitRoot.cleanup();
   });

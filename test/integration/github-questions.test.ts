@@ -1,14 +1,10 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalStack, type LocalStack } from '../../local/stack.ts';
-import { apiClient } from '../support/api-client.ts';
-import { startGitHttpServer } from '../support/git-http-server.ts';
-import { startGithubApiServer, type GithubApiServer } from '../support/github-api-server.ts';
+import type { LocalStack } from '../../local/stack.ts';
+import type { GithubApiServer } from '../support/github-api-server.ts';
+import { startGithubAppStack, type GithubAppStack } from '../support/github-app-stack.ts';
 import { commentPayload, finishedRun, labeledPayload, makeBareRepo, sendDelivery, type RepoRef } from '../support/github-fixture.ts';
 import { LIBRARY_QUESTION as library } from '../support/questions.ts';
-import { bash, text, unscripted } from '../support/stack-fixture.ts';
+import { bash, text } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const SECRET = 'webhook-secret-for-tests';
@@ -25,29 +21,19 @@ describe('AskUserQuestion in GitHub runs', () => {
   const gitRoot = makeTempDir();
   let stack: LocalStack;
   let gh: GithubApiServer;
-  let git: Awaited<ReturnType<typeof startGitHttpServer>>;
-  let api: ReturnType<typeof apiClient>;
+  let git: GithubAppStack['git'];
+  let api: GithubAppStack['api'];
+  let close: GithubAppStack['close'] | undefined;
   const repos: Record<string, RepoRef> = {};
 
   beforeAll(async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    gh = await startGithubApiServer({ appId: APP_ID, appPublicKey: publicKey, installationId: 78 });
-    git = await startGitHttpServer({ projectRoot: gitRoot.dir, token: (t) => gh.isValidToken(t) });
-    stack = await startLocalStack({
+    ({ stack, gh, git, api, close } = await startGithubAppStack({
       dataDir: tmp.dir,
-      brain: unscripted,
-      github: {
-        webhookSecret: SECRET,
-        appId: APP_ID,
-        privateKey: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-        apiUrl: gh.url,
-        commitAuthor: { name: 'Stratus Test', email: 'stratus@example.com' },
-      },
-    });
-    api = apiClient(stack.apiUrl, stack.token);
-    gh.addInstallation(78, 'acme');
-    const admin = apiClient(stack.apiUrl, readFileSync(path.join(tmp.dir, 'admin-token'), 'utf8').trim());
-    expect((await admin.request('POST', '/v1/admin/github/installations', { installationId: 78, tenantId: 'local' })).status).toBe(201);
+      gitRoot: gitRoot.dir,
+      appId: APP_ID,
+      webhookSecret: SECRET,
+      installationId: 78,
+    }));
     gh.permissions.set('maintainer', 'write');
     gh.permissions.set('reader', 'read');
     for (const [id, name, settings] of [
@@ -65,9 +51,7 @@ describe('AskUserQuestion in GitHub runs', () => {
   });
 
   afterAll(async () => {
-    await stack?.stop();
-    await git?.close();
-    await gh?.close();
+    await close?.();
     tmp.cleanup();
     gitRoot.cleanup();
   });

@@ -356,9 +356,7 @@ async function work(deps: GithubWorkDeps, given: WorkContext): Promise<{ thread:
     return { thread: settled };
   }
   if (outcome.asked) return askAndWait(deps, { ...ctx, thread: settled }, outcome);
-  const published = await publish(deps, { ...ctx, thread: settled }, outcome, branch);
-  await answerFollowUp(ctx.access.octokit, { trigger: ctx.trigger, work: followUp, summary: outcome.modelSummary, commit: ctx.run.commit, log: ctx.log });
-  return published;
+  return publish(deps, { ...ctx, thread: settled, followUp }, outcome, branch);
 }
 
 /**
@@ -534,10 +532,9 @@ async function askForPlanApproval(deps: GithubWorkDeps, ctx: WorkContext, plan: 
   await ctx.save({ outcome: 'awaiting_plan', detail: 'The plan waits for a writer to approve or reject it by a reply comment.' });
 }
 
-/** Commits and pushes the workspace's changes, then updates the thread's PR or opens one (a draft when the turn stopped early). */
-async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutcome, branch: string): Promise<{ thread: ThreadState }> {
-  const { trigger, say, save } = ctx;
-  const { session, cost, modelSummary, stopped } = outcome;
+/** The turn's workspace committed and pushed to the run's branch by the runner's git (git_publish). */
+async function pushWork(deps: GithubWorkDeps, ctx: WorkContext, session: SessionRecord, branch: string) {
+  const { trigger } = ctx;
   const what = trigger.isPullRequest ? `pull request #${trigger.number}` : `#${trigger.number}`;
   const published = await runOp(
     deps,
@@ -552,8 +549,18 @@ async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutc
       token: ctx.access.token,
     },
   );
-  const pub = published.result;
+  return published.result;
+}
+
+/** Commits and pushes the workspace's changes, then updates the thread's PR or opens one (a draft when the turn stopped early). */
+async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutcome, branch: string): Promise<{ thread: ThreadState }> {
+  const { trigger, say, save } = ctx;
+  const { session, cost, modelSummary, stopped } = outcome;
+  const pub = await pushWork(deps, ctx, session, branch);
+  // A review's threads are answered before the run's outcome is recorded: whoever reads a finished run finds its replies.
+  const answerThreads = (commit?: string) => answerFollowUp(ctx.access.octokit, { trigger, work: ctx.followUp, summary: modelSummary, commit, log: ctx.log });
   if (!pub.changed) {
+    await answerThreads();
     await say(texts(deps).noChanges({ summary: modelSummary, cost, sessionId: session.sessionId, stopped, setup: session.setup }));
     await save({ outcome: 'no_changes', cost, detail: stopped ? `Stopped early: ${stopped}` : 'The run changed nothing.' });
     return { thread: ctx.thread };
@@ -577,6 +584,7 @@ async function publish(deps: GithubWorkDeps, ctx: WorkContext, outcome: TurnOutc
         setup: session.setup,
       }),
     );
+    await answerThreads(pub.sha);
     await save({ outcome: 'pr_updated', commit: pub.sha, cost, pullRequestUrl: thread.pullRequest.url });
     return { thread };
   }

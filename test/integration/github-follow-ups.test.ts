@@ -8,7 +8,6 @@ import { commentPayload, finishedRun, labeledPayload, makeBareRepo, sendDelivery
 import { checksCompletedPayload, pullRequestClosedPayload, reviewCommentPayload, reviewPayload } from '../support/github-pr-payloads.ts';
 import { bash, text } from '../support/stack-fixture.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
-import { until } from '../support/until.ts';
 
 const SECRET = 'webhook-secret-for-tests';
 const APP_ID = '4242';
@@ -38,14 +37,6 @@ describe('GitHub after the first pull request', () => {
     'acme/tokens': { id: 2_005, settings: { budgets: { maxTokens: 100_000 } } },
     'acme/anyreview': { id: 2_006, settings: { reviews: 'any' } },
   } as const;
-
-  /** The replies in a comment's review thread: posted after the push, so just after the run's outcome is recorded. */
-  const repliesTo = (id: number) =>
-    until(
-      async () => gh.repliesTo(id),
-      (r) => r.length > 0,
-      100,
-    );
 
   beforeAll(async () => {
     ({ stack, gh, git, api, close } = await startGithubAppStack({
@@ -137,7 +128,7 @@ describe('GitHub after the first pull request', () => {
       expect(bare['acme/calc']!.parent(pr.branch)).toBe(pr.sha);
       expect(bare['acme/calc']!.show(pr.branch, 'add.js')).toBe('module.exports = (x, y) => x + y;');
       // The reply is in the comment's thread, with the model's note and the commit.
-      const replies = await repliesTo(5_001);
+      const replies = gh.repliesTo(5_001);
       expect(replies).toHaveLength(1);
       expect(replies[0]!.body).toContain('Renamed a and b to x and y.');
       expect(replies[0]!.body).toContain(run.commit.slice(0, 12));
@@ -188,8 +179,8 @@ describe('GitHub after the first pull request', () => {
       );
       const run = await runFor(sent.deliveryId);
       expect(run).toMatchObject({ outcome: 'pr_updated', trigger: 'review' });
-      expect((await repliesTo(6_001)).map((r) => r.body)).toEqual([expect.stringContaining('Added a comment.')]);
-      expect((await repliesTo(6_002)).map((r) => r.body)).toEqual([expect.stringContaining('I left it.')]);
+      expect(gh.repliesTo(6_001).map((r) => r.body)).toEqual([expect.stringContaining('Added a comment.')]);
+      expect(gh.repliesTo(6_002).map((r) => r.body)).toEqual([expect.stringContaining('I left it.')]);
       const prompt = (await prompts(pr.sessionId)).at(-1)!;
       expect(prompt).toContain('review comment 6002 by @maintainer on `test.js` line 2');
       expect(prompt).toContain('two things');
@@ -267,7 +258,7 @@ describe('GitHub after the first pull request', () => {
       const run = await runFor(sent.deliveryId);
       expect(run.outcome).toBe('pr_updated');
       // The model wrote no line for it; the pushed commit answers it.
-      expect((await repliesTo(7_001)).map((r) => r.body)).toEqual([`${OWN_COMMENT_MARK}\nAddressed. (Stratus, in ${run.commit.slice(0, 12)}.)`]);
+      expect(gh.repliesTo(7_001).map((r) => r.body)).toEqual([`${OWN_COMMENT_MARK}\nAddressed. (Stratus, in ${run.commit.slice(0, 12)}.)`]);
       const approval = await send(
         'pull_request_review',
         reviewPayload(refs['acme/anyreview']!, { number: any.number, title: TITLE }, { id: 7_002, body: '', state: 'approved' }, { login: 'maintainer' }),

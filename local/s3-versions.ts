@@ -117,9 +117,14 @@ class VersionedBucketFront implements VersionedBuckets {
     const kept = await this.keepCurrent(target);
     const id = newVersionId();
     res.setHeader('x-amz-version-id', id);
+    // The pointer is written before the answer goes out: a client's next request (a DELETE of this
+    // version by id) must find it current, as S3's read-after-write promises.
+    await this.setCurrent(target, id);
     const status = await forward(req, res, inner);
-    if (status < 300) await this.setCurrent(target, id);
-    else if (kept) await this.versions.deleteObject(target.bucket, versionKey(target.key, kept));
+    if (status < 300) return;
+    if (!kept) return this.versions.deleteObject(target.bucket, pointerKey(target.key));
+    await this.setCurrent(target, kept);
+    await this.versions.deleteObject(target.bucket, versionKey(target.key, kept));
   }
 
   private async deleteCurrent(req: IncomingMessage, res: ServerResponse, inner: Inner, target: Target): Promise<void> {

@@ -42,7 +42,8 @@ export const githubTriggerSchema = z.object({
 });
 export type GithubTrigger = z.infer<typeof githubTriggerSchema>;
 
-const repositorySchema = z.object({
+/** The repository as every delivery names it. */
+export const repositorySchema = z.object({
   id: z.number().int(),
   full_name: z.string(),
   name: z.string(),
@@ -50,7 +51,27 @@ const repositorySchema = z.object({
   clone_url: z.string(),
   default_branch: z.string(),
 });
-const userSchema = z.object({ login: z.string(), type: z.string() });
+export const userSchema = z.object({ login: z.string(), type: z.string() });
+
+/** The part of a trigger every delivery gives alike: the repository, its installation and who sent it. */
+export function deliveryBase(
+  deliveryId: string,
+  trigger: GithubTrigger['trigger'],
+  p: { repository: z.infer<typeof repositorySchema>; sender: z.infer<typeof userSchema>; installation?: { id: number } },
+) {
+  return {
+    deliveryId,
+    trigger,
+    repository: p.repository.full_name,
+    repositoryId: p.repository.id,
+    owner: p.repository.owner.login,
+    name: p.repository.name,
+    cloneUrl: p.repository.clone_url,
+    defaultBranch: p.repository.default_branch,
+    ...(p.installation ? { installationId: p.installation.id } : {}),
+    sender: { login: p.sender.login, type: p.sender.type },
+  };
+}
 const issueSchema = z.object({ number: z.number().int(), title: z.string(), pull_request: z.unknown().optional() });
 
 const labeledSchema = z.object({
@@ -135,18 +156,9 @@ export function mentions(body: string, mention: string): boolean {
 
 function build(trigger: GithubTrigger['trigger'], deliveryId: string, p: z.infer<typeof labeledSchema> | z.infer<typeof commentSchema>): GithubTrigger {
   return {
-    deliveryId,
-    trigger,
-    repository: p.repository.full_name,
-    repositoryId: p.repository.id,
-    owner: p.repository.owner.login,
-    name: p.repository.name,
-    cloneUrl: p.repository.clone_url,
-    defaultBranch: p.repository.default_branch,
-    ...(p.installation ? { installationId: p.installation.id } : {}),
+    ...deliveryBase(deliveryId, trigger, p),
     number: p.issue.number,
     isPullRequest: p.issue.pull_request !== undefined && p.issue.pull_request !== null,
     title: p.issue.title,
-    sender: { login: p.sender.login, type: p.sender.type },
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { mentions, type GithubTrigger } from './github-trigger.ts';
+import { deliveryBase, mentions, repositorySchema, userSchema, type GithubTrigger } from './github-trigger.ts';
 
 /**
  * Deliveries about a pull request rather than an issue: review comments and reviews
@@ -8,15 +8,6 @@ import { mentions, type GithubTrigger } from './github-trigger.ts';
  * facts a run needs, as github-trigger.ts does for issues; whether the PR is Stratus's is the
  * webhook's question (functions/github/follow-up-delivery.ts).
  */
-const repositorySchema = z.object({
-  id: z.number().int(),
-  full_name: z.string(),
-  name: z.string(),
-  owner: z.object({ login: z.string() }),
-  clone_url: z.string(),
-  default_branch: z.string(),
-});
-const userSchema = z.object({ login: z.string(), type: z.string() });
 const envelope = {
   repository: repositorySchema,
   sender: userSchema,
@@ -122,19 +113,5 @@ function base(
   p: { repository: z.infer<typeof repositorySchema>; sender: { login: string; type: string }; installation?: { id: number } },
   pull: { number: number; title: string },
 ): GithubTrigger {
-  return {
-    deliveryId,
-    trigger,
-    repository: p.repository.full_name,
-    repositoryId: p.repository.id,
-    owner: p.repository.owner.login,
-    name: p.repository.name,
-    cloneUrl: p.repository.clone_url,
-    defaultBranch: p.repository.default_branch,
-    ...(p.installation ? { installationId: p.installation.id } : {}),
-    number: pull.number,
-    isPullRequest: true,
-    title: pull.title,
-    sender: { login: p.sender.login, type: p.sender.type },
-  };
+  return { ...deliveryBase(deliveryId, trigger, p), number: pull.number, isPullRequest: true, title: pull.title };
 }

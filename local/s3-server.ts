@@ -7,6 +7,7 @@ import { LOCAL_CREDENTIALS } from './local-credentials.ts';
 import { isPostForm, verifyPostForm } from './s3-post-policy.ts';
 import { versionedBuckets, type VersionStore } from './s3-versions.ts';
 import { raceSafe } from './s3-race-safe.ts';
+import { atomicPuts } from './s3-atomic-put.ts';
 import { notifyObjectCreated, type S3NotificationRule } from './s3-notifications.ts';
 import {
   accessDenied,
@@ -57,6 +58,7 @@ export interface S3ServerOptions {
 export async function startS3Server(opts: S3ServerOptions): Promise<EmbeddedServer & { traffic(): S3Traffic }> {
   mkdirSync(opts.dir, { recursive: true });
   const s3rver = new S3rver({ directory: opts.dir, silent: true, configureBuckets: opts.buckets.map((name) => ({ name })) });
+  atomicPuts(s3rver.store as unknown as Parameters<typeof atomicPuts>[0]);
   await s3rver.configureBuckets();
   const inner = s3rver.callback();
   const versions = versionFront(s3rver, opts.dir, opts.versionedBuckets ?? []);
@@ -101,7 +103,9 @@ export async function startS3Server(opts: S3ServerOptions): Promise<EmbeddedServ
 function versionFront(s3rver: S3rver, dir: string, buckets: string[]) {
   const store = s3rver.store as unknown as VersionStore;
   const VersionStoreClass = store.constructor as new (root: string) => VersionStore;
-  return versionedBuckets({ buckets, main: raceSafe(store), versions: raceSafe(new VersionStoreClass(`${dir}-versions`)) });
+  const versions = new VersionStoreClass(`${dir}-versions`);
+  atomicPuts(versions as unknown as Parameters<typeof atomicPuts>[0]);
+  return versionedBuckets({ buckets, main: raceSafe(store), versions: raceSafe(versions) });
 }
 
 /**

@@ -113,7 +113,7 @@ async function reportBackgroundAgents(deps: TurnDeps, run: TurnRun, recorder: Tu
 
 /**
  * Mid-turn notifications: their spend joins the session's usage once they are recorded. Then the
- * comments queued for a GitHub run's item meanwhile (the seeds' "steer" between model calls).
+ * comments queued for a GitHub run's item meanwhile (the "steer" between model calls: docs/turns.md).
  */
 async function takeNotifications(
   notifier: BackgroundNotifier,

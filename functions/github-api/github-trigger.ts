@@ -144,8 +144,13 @@ export function answerFromDelivery(event: string, deliveryId: string, payload: u
   const parsed = commentSchema.safeParse(payload);
   if (!parsed.success) return undefined;
   const { sender } = parsed.data;
-  if (sender.type === 'Bot' || sender.login.endsWith('[bot]')) return { ignored: "a bot's comment does not answer a question" };
+  if (isBot(sender)) return { ignored: "a bot's comment does not answer a question" };
   return { trigger: { ...build('answer', deliveryId, parsed.data), commentId: parsed.data.comment.id } };
+}
+
+/** A bot account: GitHub's `type`, or the `[bot]` suffix its App accounts carry. */
+export function isBot(sender: { login: string; type: string }): boolean {
+  return sender.type === 'Bot' || sender.login.endsWith('[bot]');
 }
 
 /** A mention is the handle as a word of its own (`@stratus`, not `@stratus-bot` or `x@stratus`). */

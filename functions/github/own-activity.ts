@@ -45,8 +45,3 @@ export function ownActivity(payload: unknown, own: OwnIdentity): string | undefi
   if (email && email === own.commitAuthor.email.toLowerCase()) return 'the commit is one Stratus made';
   return undefined;
 }
-
-/** A bot account: GitHub's `type`, or the `[bot]` suffix its App accounts carry. */
-export function isBot(sender: { login: string; type: string }): boolean {
-  return sender.type === 'Bot' || sender.login.endsWith('[bot]');
-}

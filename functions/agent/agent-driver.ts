@@ -114,7 +114,7 @@ export function narrowedToolPool(tools: readonly Tool[]): ToolRegistry {
  */
 export type AgentRun = Pick<
   QueryParams,
-  'system' | 'messages' | 'userContext' | 'registry' | 'toolContext' | 'beforeModelCall' | 'signal' | 'shouldCheckpoint' | 'leaseHeld'
+  'system' | 'messages' | 'userContext' | 'registry' | 'toolContext' | 'beforeModelCall' | 'signal' | 'shouldCheckpoint' | 'leaseHeld' | 'logDurable'
 > & {
   controls: AgentControls;
   context: ContextManager;
@@ -140,6 +140,7 @@ export function agentQueryParams(deps: Pick<TurnDeps, 'config' | 'model' | 'trac
     retry: run.controls.retry,
     ...(run.shouldCheckpoint ? { shouldCheckpoint: run.shouldCheckpoint } : {}),
     ...(run.leaseHeld ? { leaseHeld: run.leaseHeld } : {}),
+    ...(run.logDurable ? { logDurable: run.logDurable } : {}),
     ...(run.userContext !== undefined ? { userContext: run.userContext } : {}),
     ...scopeParams(scope, run.controls.permissions),
   };

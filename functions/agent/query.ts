@@ -89,6 +89,12 @@ export interface QueryParams {
    * session's head writes, when the lease is not surely held without them), or undefined.
    */
   leaseHeld?: () => Promise<void> | undefined;
+  /**
+   * Awaited once each model request is on its way and before anything of its answer is acted
+   * on (no tool starts, nothing is recorded): the log items stored behind the request (the last
+   * response and its tool results) are durable by then. A rejection fails the turn.
+   */
+  logDurable?: () => Promise<void>;
 }
 
 /** What the loop carries from one model call to the next. */
@@ -206,8 +212,10 @@ function newExecutor(loop: LoopState, decisions?: ReadonlyMap<string, UserDecisi
 async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor, messages: MessageParam[]): AsyncGenerator<QueryEvent, Streamed> {
   let partial: ContentBlock[] = [];
   let response: AssistantResponse | undefined;
+  const durable = onceDurable(loop.params.logDurable);
   try {
     for await (const event of callModel(modelCallOptions(loop, messages))) {
+      if (await durable.failed()) break;
       switch (event.type) {
         case 'text_delta':
           yield { type: 'text_delta', text: event.text };
@@ -243,10 +251,38 @@ async function* streamResponse(loop: LoopState, executor: StreamingToolExecutor,
       for (const p of executor.takeProgress()) yield { type: 'tool_progress', toolUseId: p.toolUseId, toolName: p.toolName, progress: p.progress };
     }
   } catch (err) {
+    await durable.failed();
+    durable.rethrow();
     if (await compactedAfterTooLong(loop, executor, err)) return { kind: 'compacted' };
     return { kind: 'failed', error: errorMessage(err), partial };
   }
+  durable.rethrow();
   return response ? { kind: 'response', response } : { kind: 'failed', error: 'The model stream ended without a message.', partial };
+}
+
+/**
+ * The barrier of one model call (QueryParams.logDurable): awaited at the call's first event, by
+ * when the request has been sent, so the puts behind it overlap its way to the model. A failed
+ * put is no model failure: it is thrown out of the loop, which fails the turn. A call that
+ * failed before any event waits for it too, so what follows (a retry's tombstone, the end)
+ * comes after the items before it.
+ */
+function onceDurable(logDurable: QueryParams['logDurable']) {
+  let waited: Promise<{ error: unknown } | undefined> | undefined;
+  let failure: { error: unknown } | undefined;
+  return {
+    async failed(): Promise<boolean> {
+      waited ??= (logDurable?.() ?? Promise.resolve()).then(
+        () => undefined,
+        (error: unknown) => ({ error }),
+      );
+      failure = await waited;
+      return failure !== undefined;
+    },
+    rethrow(): void {
+      if (failure) throw failure.error;
+    },
+  };
 }
 
 function modelCallOptions(loop: LoopState, messages: MessageParam[]): ModelCallOptions {

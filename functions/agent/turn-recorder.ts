@@ -26,44 +26,112 @@ export interface AppendDeps extends SessionHeadDeps {
 }
 
 export interface LogWriter {
+  /** Stores an item at the next seq and waits until it and every item before it are durable. */
   append: LogAppender;
-  /** The seq the next item gets (the session's `messageCount` after the last append). */
+  /**
+   * Gives an item the next seq and starts storing it behind the items before it, without
+   * waiting: for the items the model's next request carries (the response, its tool results),
+   * so their puts ride beside that request (docs/turns.md, "Durable behind the request").
+   * `durable` must be awaited before anything acts on the model's next answer.
+   */
+  appendBehind(...args: Parameters<LogAppender>): StoredMessage;
+  /** Waits until every item given a seq so far is stored; throws the first failed put (the turn then fails). */
+  durable(): Promise<void>;
+  /** Runs `fn` once every item given a seq so far is stored (at once when none is on its way), in the order asked; not after a failed put. */
+  afterStored(fn: () => void): void;
+  /** The seq the next item gets. */
   nextSeq(): number;
+  /** The session's `messageCount` as far as the log is known to be stored (what head writes may carry). */
+  storedCount(): number;
   /** Moves the head past items already in the log (a crash between an append and the counter move leaves the counter behind). */
   skipTo(seq: number): void;
-  /** The session's head: its updates run behind the appends, in order (flush / settle it before the lease goes). */
+  /** The session's head: its updates run behind the appends, in order (settle the writer before the lease goes). */
   head: SessionHead;
+  /** Waits for the log's puts, then the head (throws the first failure of either). */
+  flush(): Promise<void>;
+  /** Waits for the log's puts and the head, whatever became of them (before the lease is released or handed off). */
+  settled(): Promise<void>;
+  /** Whether a tool with effects may start now: as the head says, once the items on their way are stored. */
+  leaseHeld(): Promise<void> | undefined;
 }
 
 /**
  * The one write-ahead append, for turns and for work under a session's lease outside a turn
- * (compaction, import): each item gets the next seq and is durable before the append returns
- * (the model never sees an item that is not in the log); the session's head (`messageCount`,
- * plus whatever `patch` adds) then moves past it under the caller's lease, queued behind the
- * previous head update instead of awaited (docs/turns.md, "The write order"). A head update
- * that failed (the lease changed hands) fails every later append.
+ * (compaction, import). Each item gets the next seq at once; its put runs behind the puts
+ * before it, one at a time in seq order, so the log only ever grows by a prefix and a crash
+ * leaves what today's recovery reads (docs/turns.md, "The write order"). `append` waits for its
+ * put; `appendBehind` does not (its caller awaits `durable` before acting on what follows).
+ * The session's head (`messageCount`, plus whatever `patch` adds) then moves past each stored
+ * item under the caller's lease, queued behind the previous head update instead of awaited. A
+ * failed put or a head update that failed (the lease changed hands) fails every later append.
  */
-export function createLogWriter(
-  deps: AppendDeps,
-  at: {
-    sessionId: string;
-    owner: string;
-    turnId: string;
-    firstSeq: number;
-    patch?: () => SessionPatch;
-    lease?: Pick<Lease, 'expiresAt' | 'staleAt'>;
-    leaseMarginMs?: number;
-  },
-): LogWriter {
-  let nextSeq = at.firstSeq;
+export function createLogWriter(deps: AppendDeps, at: LogWriterAt): LogWriter {
   const head = createSessionHead(deps, { sessionId: at.sessionId, owner: at.owner, lease: at.lease, marginMs: at.leaseMarginMs ?? deps.config.turn.leaseMs });
+  const puts = createPutChain();
+  const seqs = { next: at.firstSeq, stored: at.firstSeq };
+  const check = () => {
+    head.check();
+    puts.check();
+  };
+  const appendBehind = behindAppender(deps, at, { head, puts, seqs, check });
+  const durable = async () => {
+    await puts.idle();
+    check();
+  };
+  return {
+    append: async (...args) => {
+      const message = appendBehind(...args);
+      await durable();
+      return message;
+    },
+    appendBehind,
+    durable,
+    afterStored: (fn) => puts.after(fn),
+    nextSeq: () => seqs.next,
+    storedCount: () => seqs.stored,
+    skipTo: (seq) => {
+      seqs.next = Math.max(seqs.next, seq);
+      seqs.stored = Math.max(seqs.stored, seq);
+    },
+    head,
+    flush: async () => {
+      await durable();
+      await head.flush();
+    },
+    settled: async () => {
+      await puts.idle();
+      await head.settled();
+    },
+    leaseHeld: () => (puts.pending() ? durable().then(() => head.leaseHeld()) : head.leaseHeld()),
+  };
+}
+
+interface LogWriterAt {
+  sessionId: string;
+  owner: string;
+  turnId: string;
+  firstSeq: number;
+  patch?: () => SessionPatch;
+  lease?: Pick<Lease, 'expiresAt' | 'staleAt'>;
+  leaseMarginMs?: number;
+}
+
+/**
+ * The append every other one is made of: the item gets its seq now, its put is chained behind
+ * the ones before it, and once stored the head moves past it with the patch fields that changed.
+ */
+function behindAppender(
+  deps: AppendDeps,
+  at: LogWriterAt,
+  w: { head: SessionHead; puts: PutChain; seqs: { next: number; stored: number }; check: () => void },
+): LogWriter['appendBehind'] {
   /** The JSON of each patch field as this writer last queued it: only fields that moved since are sent again. */
   const stored = new Map<string, string>();
-  const append: LogAppender = async (kind, role, content, extra = {}) => {
-    head.check();
+  return (kind, role, content, extra = {}) => {
+    w.check();
     const message: StoredMessage = {
       sessionId: at.sessionId,
-      seq: nextSeq,
+      seq: w.seqs.next,
       uuid: deps.newId('msg'),
       turnId: at.turnId,
       kind,
@@ -72,18 +140,58 @@ export function createLogWriter(
       createdAt: new Date(deps.clock()).toISOString(),
       ...extra,
     };
-    await deps.messages.append(message);
-    nextSeq += 1;
-    // Queued updates run in order and a failure stops all later ones, so a field queued is as
-    // good as stored: the turn ends on the failure before anything relies on it.
+    w.seqs.next += 1;
+    // The patch as it is now, with this item: queued fields are as good as stored (a failure
+    // stops all later updates and the turn ends on it before anything relies on them).
     const { patch, written } = changedFields(at.patch?.() ?? {}, stored);
     for (const [key, json] of written) stored.set(key, json);
-    head.update({ ...patch, messageCount: nextSeq });
-    // The lease was lost while the item was stored: say so now rather than at the next append.
-    head.check();
+    w.puts.run(
+      () => deps.messages.append(message),
+      () => {
+        w.seqs.stored = message.seq + 1;
+        w.head.update({ ...patch, messageCount: w.seqs.stored });
+      },
+    );
     return message;
   };
-  return { append, nextSeq: () => nextSeq, skipTo: (seq) => void (nextSeq = Math.max(nextSeq, seq)), head };
+}
+
+/** The log's puts, one at a time in the order asked; the first failure is kept and skips everything after it. */
+type PutChain = ReturnType<typeof createPutChain>;
+
+function createPutChain() {
+  let chain: Promise<void> = Promise.resolve();
+  let pending = 0;
+  let failure: { error: unknown } | undefined;
+  const queue = (step: () => Promise<void> | void) => {
+    pending += 1;
+    chain = chain.then(async () => {
+      try {
+        if (!failure) await step();
+      } catch (error) {
+        failure ??= { error };
+      } finally {
+        pending -= 1;
+      }
+    });
+  };
+  return {
+    run(put: () => Promise<unknown>, then: () => void) {
+      queue(async () => {
+        await put();
+        then();
+      });
+    },
+    after(fn: () => void) {
+      if (pending === 0 && !failure) return fn();
+      queue(fn);
+    },
+    idle: () => chain,
+    pending: () => pending > 0,
+    check() {
+      if (failure) throw failure.error;
+    },
+  };
 }
 
 /**
@@ -178,7 +286,7 @@ export class TurnRecorder {
 
   /** The session as this turn leaves it so far (every append writes it; the release and the hand-off too). */
   patch(): SessionPatch {
-    return { ...this.patchWithoutHead(), messageCount: this.writer.nextSeq() };
+    return { ...this.patchWithoutHead(), messageCount: this.writer.storedCount() };
   }
 
   /** Settings changed for the rest of the session (a remembered answer): written now, under the lease. */
@@ -192,17 +300,30 @@ export class TurnRecorder {
   async saveTodos(todos: TodoItem[]): Promise<void> {
     this.writer.head.update({ todos });
     await this.writer.head.flush();
-    this.turn.events.push({ type: 'todos', todos });
+    this.emit({ type: 'todos', todos });
   }
 
-  /** Waits for the session's head to be written; throws if the lease was lost meanwhile (the turn then fails). */
+  /** Waits for the log and the session's head to be written; throws if a put failed or the lease was lost meanwhile (the turn then fails). */
   flush(): Promise<void> {
-    return this.writer.head.flush();
+    return this.writer.flush();
   }
 
-  /** Before a tool with effects starts: undefined when the lease is surely held, else the head writes to wait for (docs/turns.md). */
+  /** Before a tool with effects starts: undefined when the lease is surely held, else the writes to wait for (docs/turns.md). */
   leaseHeld(): Promise<void> | undefined {
-    return this.writer.head.leaseHeld();
+    return this.writer.leaseHeld();
+  }
+
+  /** The log items on their way, stored: awaited before anything acts on the model's next answer (docs/turns.md). */
+  durable(): Promise<void> {
+    return this.writer.durable();
+  }
+
+  /**
+   * Every event clients see goes out behind the log items recorded before it: a client never
+   * sees a message (or what follows it) that a crash could still lose.
+   */
+  private emit(event: Parameters<TurnFeed['push']>[0]): void {
+    this.writer.afterStored(() => this.turn.events.push(event));
   }
 
   /** How the loop ended. Calls can be left waiting even when it ended otherwise (a stream that broke mid-way). */
@@ -214,31 +335,32 @@ export class TurnRecorder {
 
   /** The session's log as the driver records into it (agent-driver.ts): what each event of the query loop means for it. */
   agentLog(): AgentLog {
-    const { events, log } = this.turn;
+    const { log } = this.turn;
+    const emit = (event: Parameters<TurnFeed['push']>[0]) => this.emit(event);
     return {
-      text_delta: (event) => events.push(event),
-      tool_progress: (event) => events.push(event),
+      text_delta: (event) => emit(event),
+      tool_progress: (event) => emit(event),
       assistant: (event) => this.recordAssistant(event),
       tool_result: (event) => this.recordToolResult(event),
       permission_request: async (event) => {
         if (event.interaction === 'question') return this.waitForAnswer(event);
         if (event.interaction === 'plan') return this.waitForPlanApproval(event);
         await this.waitFor('ask', event.toolUseId, event.toolName, event.input, event.message);
-        events.push(event);
+        emit(event);
       },
       tool_deferred: (event) => this.waitFor('deferred', event.toolUseId, event.toolName, event.input),
       // Durable records of a broken stream, retries, the fallback and the max_tokens resume request.
       tombstone: async (event) => {
         const stored = await this.append('tombstone', 'assistant', event.content as ContentBlockParam[], { error: event.error });
-        events.push({ type: 'tombstone', seq: stored.seq, error: event.error });
+        emit({ type: 'tombstone', seq: stored.seq, error: event.error });
       },
       retry: (event) => {
         log.warn('model call failed; retrying', { attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
-        events.push({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
+        emit({ type: 'model_retry', attempt: event.attempt, delayMs: event.delayMs, status: event.status, error: event.error });
       },
       fallback: (event) => {
         log.warn('primary model stayed overloaded; moving to the fallback model', { from: event.from, to: event.to });
-        events.push({ type: 'model_fallback', from: event.from, to: event.to });
+        emit({ type: 'model_fallback', from: event.from, to: event.to });
       },
       meta_user: async (event) => {
         await this.append('synthetic', 'user', [{ type: 'text', text: event.text }]);
@@ -288,25 +410,24 @@ export class TurnRecorder {
     const cost = this.countCall(response);
     // `model` is the model that answered (the fallback after one); `decisions` are the replacement
     // decisions the request was sent with: a reload re-applies exactly these.
-    const stored = await this.append('assistant', 'assistant', response.content as ContentBlockParam[], {
+    // Stored behind: its calls are already running, and nothing acts on the next answer before it is durable.
+    const stored = this.writer.appendBehind('assistant', 'assistant', response.content as ContentBlockParam[], {
       model: response.model,
       stopReason: response.stopReason,
       usage: { ...response.usage, costUsd: cost },
       decisions: event.decisions,
     });
-    const { events } = this.turn;
-    events.push({ type: 'assistant_message', seq: stored.seq, content: response.content, stopReason: response.stopReason, usage: { ...this.turnUsage } });
+    this.emit({ type: 'assistant_message', seq: stored.seq, content: response.content, stopReason: response.stopReason, usage: { ...this.turnUsage } });
     for (const block of response.content) {
-      if (block.type === 'tool_use') events.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+      if (block.type === 'tool_use') this.emit({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
     }
   }
 
   private async recordToolResult(event: Extract<QueryEvent, { type: 'tool_result' }>): Promise<void> {
-    const { events } = this.turn;
     if (event.denied) {
       const tracked = recordDenial(this.denials, event.toolName);
       this.denials = tracked.counts;
-      events.push({
+      this.emit({
         type: 'permission_denied',
         toolUseId: event.block.tool_use_id,
         toolName: event.toolName,
@@ -314,14 +435,15 @@ export class TurnRecorder {
         ...(tracked.suggestion ? { suggestion: tracked.suggestion } : {}),
       });
     }
-    const stored = await this.append('tool_result', 'user', [event.block, ...event.extra]);
+    // Stored behind: its put rides beside the next model request (docs/turns.md, "Durable behind the request").
+    const stored = this.writer.appendBehind('tool_result', 'user', [event.block, ...event.extra]);
     const failed = event.block.is_error === true;
     // Per tool, so a dashboard can show which tool fails (a denial counts as a failure the model saw).
     this.deps.metrics.emit(
       { ToolCalls: { value: 1, unit: 'Count' }, ToolFailures: { value: failed ? 1 : 0, unit: 'Count' } },
       { dimensions: { tool: event.toolName }, metadata: { sessionId: this.turn.session.sessionId, turnId: this.turn.turnId } },
     );
-    events.push({
+    this.emit({
       type: 'tool_result',
       seq: stored.seq,
       toolUseId: event.block.tool_use_id,
@@ -341,14 +463,14 @@ export class TurnRecorder {
       .arm({ sessionId, toolUseId: event.toolUseId, expiresAt })
       .catch((err: unknown) => this.turn.log.error('arming the question timeout failed', { sessionId, toolUseId: event.toolUseId, error: errorMessage(err) }));
     const questions = (event.input as { questions: AskedQuestion[] }).questions;
-    this.turn.events.push({ type: 'question', toolUseId: event.toolUseId, questions, expiresAt });
+    this.emit({ type: 'question', toolUseId: event.toolUseId, questions, expiresAt });
   }
 
   /** A plan for a person to approve (ExitPlanMode): stored with no time limit (the wait costs nothing), then streamed. */
   private async waitForPlanApproval(event: Extract<QueryEvent, { type: 'permission_request' }>): Promise<void> {
     await this.waitFor('plan', event.toolUseId, event.toolName, event.input, event.message);
     const { plan } = event.input as { plan?: string };
-    this.turn.events.push({ type: 'plan', toolUseId: event.toolUseId, plan: plan ?? '' });
+    this.emit({ type: 'plan', toolUseId: event.toolUseId, plan: plan ?? '' });
   }
 
   /** A call that waits for a person (ask, question, plan) or behind one (deferred), in call order. */
@@ -362,6 +484,8 @@ export class TurnRecorder {
   ): Promise<void> {
     // A plan waits for approval like a permission ask; only questions alone end `awaiting_answer`.
     if (kind === 'ask' || kind === 'plan') this.waitsForPermission = true;
+    // The call it waits on is in the log before the wait is: a crash never leaves a wait for a call nobody stored.
+    await this.writer.durable();
     await this.deps.approvals.put({
       sessionId: this.turn.session.sessionId,
       toolUseId,

@@ -40,9 +40,9 @@ async function withSessionLease<T>(
     await writer.head.flush();
     return result;
   } finally {
-    await writer.head.settled();
+    await writer.settled();
     await deps.sessions
-      .releaseLease(sessionId, owner, { status: session.status === 'failed' ? 'failed' : 'idle', messageCount: writer.nextSeq() })
+      .releaseLease(sessionId, owner, { status: session.status === 'failed' ? 'failed' : 'idle', messageCount: writer.storedCount() })
       .catch((err: unknown) => deps.log.error('could not release the session lease; it will expire', { sessionId, error: errorMessage(err) }));
   }
 }

@@ -212,6 +212,7 @@ function turnRun(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, loop: Tur
     signal: loop.signal,
     context: loop.context,
     leaseHeld,
+    logDurable: () => recorder.durable(),
     toolContext: turnToolContext(deps, run, recorder, loop, { subagents, permissions: controls.permissions }),
     ...(deadlineAt === undefined ? {} : { shouldCheckpoint: () => deadlineAt - deps.clock() <= deps.config.turn.checkpointMarginMs }),
   };

@@ -304,7 +304,7 @@ async function endTurn(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, out
   const release = async () => {
     stopBeating();
     // After every head update (a failed turn may have left some queued): the release writes the head last.
-    await recorder.writer.head.settled();
+    await recorder.writer.settled();
     await releaseLease(deps, run, run.owner, { ...recorder.patch(), status, lastTurn: summary, turnCount: session.turnCount + 1 });
   };
   try {
@@ -363,7 +363,7 @@ async function handOff(deps: TurnDeps, run: TurnRun, recorder: TurnRecorder, sto
   const { session, turnId, events, log } = run;
   const handoffOwner = `continuation/${turnId}/${recorder.modelCalls}`;
   const startedAt = new Date(run.startedAt).toISOString();
-  await recorder.writer.head.settled();
+  await recorder.writer.settled();
   const patch = { ...recorder.patch(), ...(recorder.settings ? { settings: recorder.settings } : {}) };
   let owner = run.owner;
   // Nobody beats for a turn in hand-off: only the lease's expiry frees it if the continuation never starts.

@@ -86,4 +86,45 @@ describe('the write-ahead append with the head off the critical path', () => {
     await waited;
     expect((await stack.deps.sessions.get(sessionId))!.messageCount).toBe(2);
   });
+
+  it('numbers items appended behind at once, stores them in order, and runs what waits for them after', async () => {
+    const { stack, sessionId, writer, text } = await leasedSession();
+    const seen: string[] = [];
+    const seqs = [0, 1, 2, 3, 4].map((i) => writer.appendBehind('tool_result', 'user', text(`b${i}`)).seq);
+    expect(seqs).toEqual([0, 1, 2, 3, 4]);
+    expect(writer.nextSeq()).toBe(5);
+    // Asked for before the puts land: it must see all five stored (a client never sees what the log may lose).
+    writer.afterStored(() => seen.push('after five'));
+    await writer.durable();
+    expect(seen).toEqual(['after five']);
+    expect(writer.storedCount()).toBe(5);
+    expect((await stack.deps.messages.loadFrom(sessionId)).map((m) => m.content[0])).toEqual(
+      Array.from({ length: 5 }, (_, i) => ({ type: 'text', text: `b${i}` })),
+    );
+    // With nothing on its way, what waits runs at once.
+    writer.afterStored(() => seen.push('idle'));
+    expect(seen).toEqual(['after five', 'idle']);
+    await writer.flush();
+    expect((await stack.deps.sessions.get(sessionId))!.messageCount).toBe(5);
+  });
+
+  it('throws a failed put behind the request at the barrier, keeps the prefix, and stops everything after it', async () => {
+    const { stack, sessionId, owner, turnId, writer, text } = await leasedSession();
+    await writer.append('prompt', 'user', text('stored'));
+    // Another writer already holds seq 2 (as a second holder would): the create-only put at 2 is refused.
+    const other = createLogWriter(stack.deps, { sessionId, owner, turnId, firstSeq: 2, leaseMarginMs: 2_000 });
+    await other.append('assistant', 'assistant', text('taken'));
+    const seen: string[] = [];
+    writer.appendBehind('assistant', 'assistant', text('one'));
+    writer.appendBehind('tool_result', 'user', text('two, refused'));
+    writer.appendBehind('assistant', 'assistant', text('three, never put'));
+    writer.afterStored(() => seen.push('never'));
+    await expect(writer.durable()).rejects.toThrow();
+    expect(seen).toEqual([]);
+    expect(() => writer.appendBehind('tool_result', 'user', text('later'))).toThrow();
+    // The log is a prefix plus the other writer's item: nothing after the refused seq was stored by this writer.
+    expect((await stack.deps.messages.loadFrom(sessionId)).map((m) => (m.content[0] as { text: string }).text)).toEqual(['stored', 'one', 'taken']);
+    await writer.settled();
+    await other.settled();
+  });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBwrapSandbox } from '../../../sandbox-runner/isolation/bwrap-sandbox.ts';
 import type { Sandbox, SandboxCommand, SandboxSpec } from '../../../sandbox-runner/isolation/sandbox.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
+import { bashOutput, expectOk, startRunnerFixture, type RunnerFixture } from '../../support/runner-fixture.ts';
 
 const MIB = 1024 * 1024;
 /**
@@ -168,6 +169,44 @@ describe('a sandbox started ahead', () => {
     expect(allWaiting(workspaces.g!.workspaceDir)).toHaveLength(1);
     await sandbox.discardWarm!(path.dirname(workspaces.g!.workspaceDir));
     expect(allWaiting(workspaces.g!.workspaceDir)).toEqual([]);
+  });
+});
+
+describe('the runner and its sandboxes started ahead', () => {
+  let fx: RunnerFixture;
+  beforeAll(async () => {
+    fx = await startRunnerFixture({ maxWarmWorkspaces: 1 });
+  });
+  afterAll(async () => {
+    await fx?.stop();
+  });
+  const tree = (id: string) => path.join(fx.dir, 'a', 'workspaces', id, 'tree');
+
+  it('warm brings the copy up and starts one, which the first Bash takes; discarding the copy kills it', async () => {
+    const id = fx.newWorkspaceId();
+    expectOk(await fx.call(id, 0, { type: 'create_workspace', files: { 'a.txt': 'a\n' } }));
+    const warmed = expectOk(await fx.call(id, 1, { type: 'warm' }));
+    expect(warmed.result).toEqual({ type: 'warm', sandbox: true });
+    expect(warmed.version).toBe(1);
+    const waiting = await waitingSandbox(tree(id));
+    expect(bashOutput(await fx.call(id, 1, { type: 'bash', command: `cat a.txt; ${SERVED_WARM}`, timeoutMs: 10_000 }))).toBe('a\nwarm\n');
+    expect(processExists(waiting)).toBe(false);
+
+    await waitingSandbox(tree(id));
+    expectOk(await fx.call(id, 1, { type: 'discard_copy' }));
+    expect(allWaiting(tree(id))).toEqual([]);
+  });
+
+  it('kills the sandbox of a copy evicted for another workspace', async () => {
+    const first = fx.newWorkspaceId();
+    const second = fx.newWorkspaceId();
+    expectOk(await fx.call(first, 0, { type: 'create_workspace', files: { 'a.txt': 'a\n' } }));
+    expectOk(await fx.call(first, 1, { type: 'warm' }));
+    await waitingSandbox(tree(first));
+    // One warm copy per runner: the second workspace's call evicts the first's copy, and its sandbox with it.
+    expectOk(await fx.call(second, 0, { type: 'create_workspace', files: { 'b.txt': 'b\n' } }));
+    for (let i = 0; i < 100 && allWaiting(tree(first)).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(allWaiting(tree(first))).toEqual([]);
   });
 });
 

@@ -23,6 +23,8 @@ export interface RoundTripFloor {
   /** A create-only PUT of a small object: how a changed workspace's new version becomes durable. */
   versionPut: number;
   sandboxStart: number;
+  /** The same `true` handed to a sandbox started ahead (isolation/warm-bwrap.ts), as a session's Bash commands are. */
+  sandboxHandover: number;
 }
 
 /**
@@ -33,8 +35,9 @@ export interface RoundTripFloor {
  * adds an IPC hop on top), one model request from the SDK call to its arrival at the server (the
  * body the bench's last Stratus request carried), a create-only PUT of a small object to the
  * S3 stand-in (a tool that changes the workspace reports its result only once the new version
- * is durable), and for Bash one `true` in the hardened sandbox. A round trip needs at least the
- * first three in series; Write and Edit also the PUT, Bash also the sandbox.
+ * is durable), and for Bash one `true` in the hardened sandbox, started for it and started ahead
+ * of it. A round trip needs at least the first three in series; Write and Edit also the PUT, Bash
+ * also the sandbox (the one started ahead: the turn's warm op and each command start the next).
  */
 export async function measureFloor(stack: LocalStack, lastRequest: MessagesRequest | undefined): Promise<RoundTripFloor> {
   let seq = 0;
@@ -56,7 +59,7 @@ export async function measureFloor(stack: LocalStack, lastRequest: MessagesReque
     invoke: await invokeFloor(stack),
     modelSend: await modelSendFloor(lastRequest),
     versionPut: await versionPutFloor(stack),
-    sandboxStart: await sandboxFloor(),
+    ...(await sandboxFloor()),
   };
 }
 
@@ -105,27 +108,37 @@ async function modelSendFloor(lastRequest: MessagesRequest | undefined): Promise
   }
 }
 
-async function sandboxFloor(): Promise<number> {
+async function sandboxFloor(): Promise<Pick<RoundTripFloor, 'sandboxStart' | 'sandboxHandover'>> {
   const dir = mkdtempSync(path.join(tmpdir(), 'stratus-floor-'));
   const workspaceDir = path.join(dir, 'ws');
   const tmpDir = path.join(dir, 'tmp');
   mkdirSync(workspaceDir);
   mkdirSync(tmpDir);
   const sandbox = createBwrapSandbox({ runtimeDir: path.join(dir, 'rt') });
+  const run = (warmAhead: boolean) =>
+    sandbox.run({
+      command: 'true',
+      workspaceDir,
+      tmpDir,
+      cwd: '/workspace',
+      env: {},
+      timeoutMs: 10_000,
+      outputFile: path.join(tmpDir, 'out'),
+      maxOutputBytes: 1_000_000,
+      warmAhead,
+    });
   try {
-    return await medianOf(() =>
-      sandbox.run({
-        command: 'true',
-        workspaceDir,
-        tmpDir,
-        cwd: '/workspace',
-        env: {},
-        timeoutMs: 10_000,
-        outputFile: path.join(tmpDir, 'out'),
-        maxOutputBytes: 1_000_000,
-      }),
-    );
+    const sandboxStart = await medianOf(() => run(false));
+    // A round trip leaves the next sandbox tens of ms to start (the harness's writes, the model's answer): here 50.
+    const sandboxHandover = await medianOf(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = performance.now();
+      await run(true);
+      return performance.now() - started;
+    });
+    return { sandboxStart, sandboxHandover };
   } finally {
+    await sandbox.discardWarm?.(dir);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -70,6 +70,7 @@ export function createRunner(deps: RunnerDeps): RunnerWithCopies {
     maxWarm: deps.maxWarmWorkspaces ?? 1,
     states: stateCache,
     onError: (message, err) => log(message, err),
+    beforeRemove: async (dir) => deps.sandbox.discardWarm?.(dir),
   });
 
   const runner: Runner = async (event) => {

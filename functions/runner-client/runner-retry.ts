@@ -29,6 +29,8 @@ const RETRYABLE_OPS: Record<RunnerRequest['op']['type'], boolean> = {
   task_stop: true,
   // Removing a copy that is already gone changes nothing.
   discard_copy: true,
+  // Not worth a second call: the first command starts its own sandbox when none waits.
+  warm: false,
   // Reading lockfile hashes and restoring the layer change no workspace version; a layer is
   // saved create-only, so a second save finds the first one's object and keeps it.
   environment_lockfiles: true,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { FileStateEntry, OpResult, RunnerOp } from '../../sandbox-runner/protocol.ts';
 import { WorkspaceConflictError } from './runner-errors.ts';
 import { RUNNER_SLOT_WAIT_IN_RUN_MS } from './runner-slot.ts';
-import { runOp, type ResultOf, type StorageMeter, type WorkspaceClientDeps } from './workspace-client.ts';
+import { runOp, type OpTarget, type ResultOf, type StorageMeter, type WorkspaceClientDeps } from './workspace-client.ts';
 
 /** Files remembered per session; the oldest are forgotten first (they would need a fresh Read anyway). */
 export const MAX_FILE_STATE_ENTRIES = 200;
@@ -73,6 +73,8 @@ export class WorkspaceSession {
   /** The session's environment section (set by the turn when it is first taken), stored with the session. */
   environmentSection: string | undefined;
   private layer: { key: string } | undefined;
+  /** The warm call in flight, if any (it never rejects). */
+  private warming: Promise<void> | undefined;
 
   constructor(opts: WorkspaceSessionOptions) {
     this.deps = opts.deps;
@@ -184,19 +186,10 @@ export class WorkspaceSession {
     stoppable?: StoppableRun,
     network?: { allowedDomains: readonly string[]; phase?: 'setup' | 'agent' },
   ): Promise<ResultOf<T>> {
-    const allowedDomains = network?.allowedDomains ?? this.allowedDomains;
-    const target = {
-      sessionId: this.sessionId,
-      workspace: this.ref,
-      cwd: this.currentCwd,
-      env: this.env,
-      allowedDomains,
-      ...(network?.phase ? { networkPhase: network.phase } : {}),
-      storage: this.storage,
-      // A tool call waits for one of the tenant's runner slots rather than fail at once.
-      waitForRunnerSlotMs: RUNNER_SLOT_WAIT_IN_RUN_MS,
-      ...(this.layer ? { environment: this.layer } : {}),
-    };
+    // A warm still on its way goes first, as the runner would queue it anyway: it names the
+    // version this op starts from, so it must never reach the runner after the op's new one.
+    await this.warming;
+    const target = { ...this.target(network), waitForRunnerSlotMs: RUNNER_SLOT_WAIT_IN_RUN_MS };
     const stop = stoppable && this.requestStop ? this.watchStop(stoppable, this.requestStop) : undefined;
     try {
       const outcome = await runOp<T>(this.deps, target, op);
@@ -213,6 +206,36 @@ export class WorkspaceSession {
     } finally {
       stop?.();
     }
+  }
+
+  /**
+   * Asks the runner to get ready for a Bash command while the turn waits for the model: the copy
+   * brought to the current version and a sandbox started ahead with the session's variables and
+   * network (sandbox-runner/ops/warm-op.ts). It changes nothing here and never fails: a warm that
+   * did not happen only leaves the first command to start its own sandbox, so failures are logged.
+   * It does not wait for a runner slot: with every slot busy there is nothing to gain.
+   */
+  warm(): Promise<void> {
+    const done = runOp(this.deps, this.target(), { type: 'warm' }).then(
+      () => undefined,
+      (err: unknown) => this.deps.log.warn('could not get the runner ready for Bash; the first command starts its own sandbox', { error: String(err) }),
+    );
+    this.warming = done;
+    return done;
+  }
+
+  /** Which workspace an op runs on, as whom, and with what the session's commands get. */
+  private target(network?: { allowedDomains: readonly string[]; phase?: 'setup' | 'agent' }): OpTarget {
+    return {
+      sessionId: this.sessionId,
+      workspace: this.ref,
+      cwd: this.currentCwd,
+      env: this.env,
+      allowedDomains: network?.allowedDomains ?? this.allowedDomains,
+      ...(network?.phase ? { networkPhase: network.phase } : {}),
+      storage: this.storage,
+      ...(this.layer ? { environment: this.layer } : {}),
+    };
   }
 
   /** Puts the stop marker when the signal aborts while the op runs; returns the unsubscribe. */

@@ -33,6 +33,7 @@ import type { TurnRecorder } from '../agent/turn-recorder.ts';
 import type { TurnRun } from './turn-run.ts';
 import type { TurnStop } from '../agent/turn-stop.ts';
 import { createAgentMessenger } from '../agent/subagent-continue.ts';
+import { getReadyForBash } from './ready-for-bash.ts';
 
 /**
  * The start of a turn's loop: reload the conversation (only what follows the last compact
@@ -87,7 +88,13 @@ export async function runTurnLoop(
   }
   const queued = queuedMessages(deps, session, run.turnId, (text) => logHolds(conversation, text));
   const scope: AgentScope = { kind: 'turn', log: recorder.agentLog(), resume, takeNotifications: () => takeNotifications(notifier, recorder, queued) };
-  await driveAgent(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, project, repository, ...tools }));
+  await driveTurn(deps, scope, turnRun(deps, run, recorder, { conversation, context, external, notifier, project, repository, ...tools }), log);
+}
+
+/** Drives the turn's run; beside its first model request, whose answer is often a Bash call, the runner and the shell grammar get ready for it. */
+async function driveTurn(deps: TurnDeps, scope: AgentScope, agentRun: AgentRun, log: TurnRun['log']): Promise<void> {
+  getReadyForBash(agentRun.registry, agentRun.toolContext.workspace, log);
+  await driveAgent(deps, scope, agentRun);
 }
 
 /** The repository's `.claude/settings.json` at the version this run starts on; what was refused or unreadable is told to the client. */

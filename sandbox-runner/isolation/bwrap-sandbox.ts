@@ -1,45 +1,24 @@
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { VIRTUAL_ROOT } from '../common/virtual-paths.ts';
-import { startDomainProxy, type DomainProxy } from './domain-proxy.ts';
 import { createCgroupLimiter, DEFAULT_PROCESS_LIMITS, type CgroupLimiter, type CommandCgroup, type ProcessLimits } from './cgroup-limits.ts';
-import type { Sandbox, SandboxCommand, SandboxOutcome } from './sandbox.ts';
+import type { Sandbox, SandboxCommand, SandboxOutcome, SandboxSpec } from './sandbox.ts';
 import { shellInvocation } from './shell-invocation.ts';
-import { spawnWatched } from './watched-process.ts';
-import { CWD_FILE, sandboxEnv } from './sandbox-env.ts';
-import { NO_STACK_ENDPOINTS, type StackEndpoints } from './stack-endpoints.ts';
+import { spawnWatched, type WatchedProcess } from './watched-process.ts';
+import { CWD_FILE } from './sandbox-env.ts';
+import type { StackEndpoints } from './stack-endpoints.ts';
 import type { EgressMode } from '../common/egress-mode.ts';
-import { CA_BUNDLE_FILE, createMailboxCas, startCommandMailbox } from './command-mailbox.ts';
-import type { MailboxCa } from './mailbox-ca.ts';
+import { createMailboxCas } from './command-mailbox.ts';
+import { CWD_TRAP, envFlags, relayScript, sandboxArgs, writeIdentityFiles } from './bwrap-args.ts';
+import { acquireHoldings, type CommandSetup, type SandboxProcess } from './bwrap-process.ts';
+import { WarmPool } from './warm-pool.ts';
+import { canHandOver, canStartAhead, startWarmBwrap, type WarmBwrap } from './warm-bwrap.ts';
+import { warmKey } from './warm-key.ts';
 
-/** The unprivileged identity commands run as inside their user namespace. */
-const SANDBOX_UID = 1000;
-const SANDBOX_GID = 1000;
-
-/** Host /etc entries a shell, git and TLS need; nothing else of /etc is visible (no shadow, no secrets). */
-const ETC_ALLOW = [
-  'alternatives',
-  'ld.so.cache',
-  'ld.so.conf',
-  'ld.so.conf.d',
-  'nsswitch.conf',
-  'hosts',
-  'resolv.conf',
-  'ssl',
-  'ca-certificates',
-  'ca-certificates.conf',
-  'localtime',
-  'mime.types',
-  'bash.bashrc',
-  'inputrc',
-  'magic',
-  'magic.mime',
-];
-
-const SOCAT = '/usr/bin/socat';
-const SANDBOX_PROXY_SOCKET = '/run/stratus-proxy.sock';
-export const SANDBOX_PROXY_PORT = 3128;
+/** How long a pre-started sandbox waits for its command before it is killed. */
+const WARM_MAX_AGE_MS = 2 * 60_000;
+/** Most pre-started sandboxes at once (one per workspace at most). */
+const WARM_MAX_TOTAL = 4;
 
 export interface BwrapSandboxOptions {
   runtimeDir: string;
@@ -55,6 +34,8 @@ export interface BwrapSandboxOptions {
    * network) or `mailbox` (through the workspace's S3 mailbox, as in AWS; mailbox-proxy.ts). @default direct
    */
   egress?: EgressMode;
+  /** Where failures no caller waits for go (a pre-started sandbox that could not start). @default a JSON line on stderr */
+  log?: (message: string, err: unknown) => void;
 }
 
 /**
@@ -63,8 +44,48 @@ export interface BwrapSandboxOptions {
  * capability dropped, fresh pid/net/ipc/uts namespaces, and a root built from scratch: /usr
  * read-only, a few /etc files, the workspace at /workspace, a private /tmp, nothing else.
  * Killing bwrap kills the pid namespace, so no process outlives its call.
+ *
+ * A `warmAhead` command takes a sandbox pre-started for its workspace and settings when one is
+ * ready (warm-bwrap.ts; docs/workspaces.md, "A sandbox started ahead"), and the next one starts
+ * once it ends; each sandbox serves one command, then dies with it.
  */
 export function createBwrapSandbox(opts: BwrapSandboxOptions): Sandbox {
+  const log = opts.log ?? logToStderr;
+  const setupFor = sandboxSetups(opts);
+  const mailboxMode = opts.egress?.kind === 'mailbox';
+  const pool = new WarmPool<WarmBwrap>({ maxTotal: WARM_MAX_TOTAL, maxAgeMs: WARM_MAX_AGE_MS, dispose: (w) => w.dispose(), onError: log });
+  const warm = async (spec: SandboxSpec): Promise<boolean> => {
+    const key = canStartAhead(spec, mailboxMode) ? await warmKey(spec) : undefined;
+    if (key === undefined) return false;
+    return pool.ensure(spec.workspaceDir, key, async () => {
+      const setup = await setupFor();
+      return startWarmBwrap(spec, setup, path.join(opts.runtimeDir, 'warm', `${setup.cgroupName}.out`));
+    });
+  };
+  const take = async (cmd: SandboxCommand): Promise<WarmBwrap | undefined> => {
+    const key = canStartAhead(cmd, mailboxMode) && canHandOver(cmd) ? await warmKey(cmd) : undefined;
+    const ready = key === undefined ? undefined : await pool.take(cmd.workspaceDir, key);
+    if (!ready) return undefined;
+    if (ready.waiting() && (await ready.claim(cmd.outputFile))) return ready;
+    await ready.dispose().catch((err: unknown) => log('could not end a pre-started sandbox', err));
+    return undefined;
+  };
+  return {
+    name: 'bwrap',
+    async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
+      if (!cmd.warmAhead) return runCommand(cmd, await setupFor());
+      const outcome = await runCommand(cmd, await setupFor(), await take(cmd));
+      // The next command's sandbox starts now, while the runner publishes and the model thinks.
+      warm(cmd).catch((err: unknown) => log('could not start a sandbox ahead', err));
+      return outcome;
+    },
+    warm,
+    discardWarm: (dir) => pool.discardWhere((workspaceDir) => workspaceDir === dir || workspaceDir.startsWith(`${dir}${path.sep}`)),
+  };
+}
+
+/** Each call: the next sandbox's setup (its own cgroup and proxy socket names), the shared parts prepared once. */
+function sandboxSetups(opts: BwrapSandboxOptions): () => Promise<CommandSetup> {
   const bwrap = opts.bwrapPath ?? 'bwrap';
   const processLimits = opts.processLimits ?? DEFAULT_PROCESS_LIMITS;
   const etcDir = path.join(opts.runtimeDir, 'sandbox-etc');
@@ -73,7 +94,7 @@ export function createBwrapSandbox(opts: BwrapSandboxOptions): Sandbox {
   let counter = 0;
   const caFor = createMailboxCas();
   const instance = randomBytes(4).toString('hex');
-  const prepare = async (): Promise<CgroupLimiter | undefined> => {
+  return async () => {
     etcReady ??= writeIdentityFiles(etcDir);
     await etcReady;
     limiterReady ??= createCgroupLimiter(processLimits);
@@ -81,84 +102,54 @@ export function createBwrapSandbox(opts: BwrapSandboxOptions): Sandbox {
     if (!limiter && opts.requireProcessLimits) {
       throw new Error('cgroup v1 pids/memory controllers are not writable here; refusing to run commands without process and memory limits.');
     }
-    return limiter;
-  };
-
-  return {
-    name: 'bwrap',
-    async run(cmd: SandboxCommand): Promise<SandboxOutcome> {
-      const limiter = await prepare();
-      const id = ++counter;
-      const proxySocket = path.join(opts.runtimeDir, 'proxy', `${id}.sock`);
-      return runCommand(cmd, {
-        bwrap,
-        etcDir,
-        processLimits,
-        proxySocket,
-        stackEndpoints: opts.stackEndpoints,
-        mailboxCas: opts.egress?.kind === 'mailbox' ? caFor : undefined,
-        limiter,
-        cgroupName: `${instance}-${process.pid}-${id}`,
-      });
-    },
+    const id = ++counter;
+    return {
+      bwrap,
+      etcDir,
+      processLimits,
+      proxySocket: path.join(opts.runtimeDir, 'proxy', `${id}.sock`),
+      stackEndpoints: opts.stackEndpoints,
+      mailboxCas: opts.egress?.kind === 'mailbox' ? caFor : undefined,
+      limiter,
+      cgroupName: `${instance}-${process.pid}-${id}`,
+    };
   };
 }
 
-interface CommandSetup {
-  bwrap: string;
-  etcDir: string;
-  processLimits: ProcessLimits;
-  /** Where this command's domain proxy listens, should it have an allow-list. */
-  proxySocket: string;
-  stackEndpoints: StackEndpoints | undefined;
-  /** In the mailbox mode: each workspace's CA, for the command's mailbox proxy. */
-  mailboxCas: ((workspaceId: string) => Promise<MailboxCa>) | undefined;
-  limiter: CgroupLimiter | undefined;
-  cgroupName: string;
+function logToStderr(message: string, err: unknown): void {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: message, error: String(err) })}\n`);
 }
 
-async function runCommand(cmd: SandboxCommand, setup: CommandSetup): Promise<SandboxOutcome> {
+/** Runs one command in `warm` (pre-started for it) or in a sandbox started for it now. */
+async function runCommand(cmd: SandboxCommand, setup: CommandSetup, warm?: WarmBwrap): Promise<SandboxOutcome> {
   await fs.mkdir(path.join(cmd.tmpDir, 'home'), { recursive: true });
   await fs.rm(path.join(cmd.tmpDir, CWD_FILE), { force: true });
-  const proxy = cmd.allowedDomains?.length ? await startCommandProxy(setup, cmd, cmd.allowedDomains) : undefined;
-  const args = bwrapArgs(cmd, setup.etcDir, proxy?.socket, proxy?.caBundle);
-  const cgroup: CommandCgroup | undefined = await setup.limiter?.create(setup.cgroupName);
-  const cleanup = async () => {
-    await cgroup?.destroy();
-    await proxy?.close();
-  };
+  const sandbox = warm ?? (await coldProcess(cmd, setup));
   let outcome: SandboxOutcome;
   try {
-    const command: [string, string[]] = cgroup ? ['/bin/sh', ['-c', cgroup.joinScript, 'sh', setup.bwrap, ...args]] : [setup.bwrap, args];
-    outcome = await runInSandbox(command, cmd, () => limitsHit(cgroup, setup.processLimits));
+    outcome = await runInSandbox(sandbox, cmd, () => limitsHit(sandbox.cgroup, setup.processLimits));
   } catch (err) {
-    await cleanup();
+    await sandbox.release();
     throw err;
   }
   // A command left running in the background keeps its cgroup and proxy until it ends.
-  if (outcome.detached) return { ...outcome, detached: { ...outcome.detached, done: outcome.detached.done.finally(cleanup) } };
-  await cleanup();
+  if (outcome.detached) return { ...outcome, detached: { ...outcome.detached, done: outcome.detached.done.finally(() => sandbox.release()) } };
+  await sandbox.release();
   return outcome;
 }
 
-/**
- * The proxy of one command, on a unix socket that bwrap binds into its sandbox: the domain proxy,
- * or in the mailbox mode the mailbox proxy, whose CA bundle the command then trusts (at /tmp).
- */
-async function startCommandProxy(
-  setup: CommandSetup,
-  cmd: SandboxCommand,
-  allowedDomains: string[],
-): Promise<DomainProxy & { socket: string; caBundle?: string }> {
-  if (!existsSync(SOCAT)) throw new Error(`${SOCAT} is needed for allow-listed network access; run scripts/setup.sh.`);
-  const socket = setup.proxySocket;
-  await fs.mkdir(path.dirname(socket), { recursive: true });
-  if (setup.mailboxCas) {
-    const mailbox = await startCommandMailbox({ socketPath: socket }, { ...cmd, allowedDomains }, setup.mailboxCas);
-    return { socket, caBundle: `/tmp/${CA_BUNDLE_FILE}`, close: () => mailbox.close() };
-  }
-  const proxy = await startDomainProxy(socket, allowedDomains, setup.stackEndpoints ?? NO_STACK_ENDPOINTS);
-  return { socket, close: () => proxy.close() };
+/** A sandbox started for `cmd` now: its cwd and its shell on bwrap's command line. */
+async function coldProcess(cmd: SandboxCommand, setup: CommandSetup): Promise<SandboxProcess> {
+  const holdings = await acquireHoldings(setup, cmd);
+  const { mounts, vars } = sandboxArgs(cmd, setup.etcDir, holdings.network);
+  const shell = ['/bin/bash', ...shellInvocation(`${CWD_TRAP}${relayScript(holdings.network.proxySocket)}`, cmd.command)];
+  const [file, argv] = holdings.command([...mounts, '--chdir', cmd.cwd, ...envFlags(vars), ...shell]);
+  return {
+    cgroup: holdings.cgroup,
+    // cwd '/' so not even the runner's own directory leaks into the sandbox's init (/proc/1/environ PWD).
+    launch: (_cmd, watch) => spawnWatched(file, argv, { env: {}, cwd: '/', ...watch }),
+    release: () => holdings.release(),
+  };
 }
 
 async function limitsHit(cgroup: CommandCgroup | undefined, processLimits: ProcessLimits): Promise<SandboxOutcome['limitHit']> {
@@ -166,17 +157,10 @@ async function limitsHit(cgroup: CommandCgroup | undefined, processLimits: Proce
   return hit ? { kind: hit, limit: hit === 'memory' ? processLimits.maxMemoryBytes : processLimits.maxProcesses } : undefined;
 }
 
-async function runInSandbox(
-  [file, argv]: [string, string[]],
-  cmd: SandboxCommand,
-  limitHitOf: () => Promise<SandboxOutcome['limitHit']>,
-): Promise<SandboxOutcome> {
+async function runInSandbox(sandbox: SandboxProcess, cmd: SandboxCommand, limitHitOf: () => Promise<SandboxOutcome['limitHit']>): Promise<SandboxOutcome> {
   const started = Date.now();
-  // cwd '/' so not even the runner's own directory leaks into the sandbox's init (/proc/1/environ PWD).
   // A command that may move to the background is never killed for time: it detaches instead.
-  const child = spawnWatched(file, argv, {
-    env: {},
-    cwd: '/',
+  const child: WatchedProcess = sandbox.launch(cmd, {
     outputFile: cmd.outputFile,
     maxOutputBytes: cmd.maxOutputBytes,
     timeoutMs: cmd.detachAfterMs === undefined ? cmd.timeoutMs : undefined,
@@ -223,49 +207,4 @@ function detachAfter(
     }, ms);
   });
   return Promise.race([finished.finally(() => clearTimeout(detachTimer)), early]);
-}
-
-function bwrapArgs(cmd: SandboxCommand, etcDir: string, proxySocket: string | undefined, caBundle: string | undefined): string[] {
-  // biome-ignore format: a flag and its values stay on one line, one kind of isolation per line
-  const args = [
-    '--unshare-all', '--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_GID),
-    '--disable-userns', '--cap-drop', 'ALL', '--die-with-parent', '--new-session',
-    '--hostname', 'sandbox',
-    '--ro-bind', '/usr', '/usr',
-    '--symlink', 'usr/bin', '/bin', '--symlink', 'usr/sbin', '/sbin', '--symlink', 'usr/lib', '/lib',
-  ];
-  if (existsSync('/usr/lib64')) args.push('--symlink', 'usr/lib64', '/lib64');
-  for (const name of ETC_ALLOW) {
-    const host = path.join('/etc', name);
-    if (existsSync(host)) args.push('--ro-bind', host, host);
-  }
-  args.push('--ro-bind', path.join(etcDir, 'passwd'), '/etc/passwd', '--ro-bind', path.join(etcDir, 'group'), '/etc/group');
-  args.push('--proc', '/proc', '--dev', '/dev');
-  args.push('--bind', cmd.tmpDir, '/tmp', '--bind', cmd.workspaceDir, VIRTUAL_ROOT);
-  if (proxySocket) args.push('--bind', proxySocket, SANDBOX_PROXY_SOCKET);
-  args.push('--remount-ro', '/');
-  args.push('--chdir', cmd.cwd, '--clearenv');
-  const proxy = proxySocket ? `http://127.0.0.1:${SANDBOX_PROXY_PORT}` : undefined;
-  const env = sandboxEnv(cmd.env, { home: '/tmp/home', tmpDir: '/tmp', proxy, ...(caBundle ? { caBundle } : {}) });
-  for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
-  // The EXIT trap records where the shell ended up even when the command calls `exit`.
-  const trap = `trap 'pwd -P >| /tmp/${CWD_FILE} 2>/dev/null' EXIT\n`;
-  // With a network policy, a loopback port inside the sandbox forwards to the proxy's socket. It
-  // starts in a subshell so it is no job of the command's shell (a `wait` does not wait for it),
-  // and the command starts once the port answers.
-  const relay = proxySocket
-    ? `(${SOCAT} TCP-LISTEN:${SANDBOX_PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_PROXY_SOCKET} </dev/null >/dev/null 2>&1 &)\n` +
-      `for _ in $(seq 200); do (: </dev/tcp/127.0.0.1/${SANDBOX_PROXY_PORT}) 2>/dev/null && break; sleep 0.01; done\n`
-    : '';
-  args.push('/bin/bash', ...shellInvocation(`${trap}${relay}`, cmd.command));
-  return args;
-}
-
-async function writeIdentityFiles(dir: string): Promise<void> {
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(
-    path.join(dir, 'passwd'),
-    `root:x:0:0:root:/root:/usr/sbin/nologin\nagent:x:${SANDBOX_UID}:${SANDBOX_GID}:agent:/tmp/home:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
-  );
-  await fs.writeFile(path.join(dir, 'group'), `root:x:0:\nagent:x:${SANDBOX_GID}:\nnogroup:x:65534:\n`);
 }

@@ -35,7 +35,16 @@ export interface SandboxCommand {
   detachAfterMs?: number;
   /** Aborted when the harness asks to stop the command (its turn was interrupted): the command is killed. */
   stop?: AbortSignal;
+  /**
+   * Serve the command from a pre-started sandbox of the same workspace and settings when one is
+   * ready, and pre-start the next one once it ends (Bash does; a hook's command, whose variables
+   * differ, leaves them alone). Where a sandbox cannot be pre-started it runs as without.
+   */
+  warmAhead?: boolean;
 }
+
+/** What a sandbox's start depends on besides the command: the workspace, its /tmp, variables and network. */
+export type SandboxSpec = Pick<SandboxCommand, 'workspaceDir' | 'tmpDir' | 'env' | 'allowedDomains' | 'egressToken' | 'mailbox'>;
 
 export interface SandboxOutcome {
   exitCode: number | null;
@@ -56,4 +65,12 @@ export interface SandboxOutcome {
 export interface Sandbox {
   readonly name: string;
   run(cmd: SandboxCommand): Promise<SandboxOutcome>;
+  /**
+   * Pre-starts a sandbox for the next `warmAhead` command of this spec, in the background (the
+   * promise settles once it is started, or is found already there); answers whether there is one.
+   * Absent where there is nothing to start ahead (the process sandbox).
+   */
+  warm?(spec: SandboxSpec): Promise<boolean>;
+  /** Kills the pre-started sandboxes of workspaces under `dir` (their copy is being removed). */
+  discardWarm?(dir: string): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, statSync } from 'node:fs';
 
 const OUTPUT_POLL_MS = 100;
@@ -11,29 +11,55 @@ export interface WatchedProcess {
   finished: Promise<{ code: number | null; signal: string | null; timedOut: boolean; outputLimitHit: boolean; interrupted: boolean }>;
 }
 
+/** The caps a process is watched against, from the moment its command starts. */
+export interface WatchOptions {
+  outputFile: string;
+  maxOutputBytes: number;
+  timeoutMs: number | undefined;
+  stop?: AbortSignal;
+}
+
 /**
  * Starts a command in its own process group with stdout and stderr merged into one file, and
  * kills the group when the output passes its cap or (unless `timeoutMs` is undefined) when
  * time runs out, or when `stop` aborts (the turn was interrupted). What both sandboxes share; what surrounds the process differs.
  */
-export function spawnWatched(
+export function spawnWatched(file: string, args: string[], opts: WatchOptions & { env: Record<string, string>; cwd: string }): WatchedProcess {
+  return watchProcess(spawnInGroup(file, args, { ...opts, stdin: 'ignore' }), opts);
+}
+
+/**
+ * The spawn alone: its own process group, stdout and stderr merged into `outputFile`, stdin
+ * empty or (`pipe`) a pipe the caller writes the command into later (warm-bwrap.ts).
+ */
+export function spawnInGroup(
   file: string,
   args: string[],
-  opts: { env: Record<string, string>; cwd: string; outputFile: string; maxOutputBytes: number; timeoutMs: number | undefined; stop?: AbortSignal },
-): WatchedProcess {
+  opts: { env: Record<string, string>; cwd: string; outputFile: string; stdin: 'ignore' | 'pipe' },
+): ChildProcess {
   const outFd = openSync(opts.outputFile, 'w');
-  const child = spawn(file, args, { stdio: ['ignore', outFd, outFd], detached: true, env: opts.env, cwd: opts.cwd });
-  closeSync(outFd);
+  try {
+    return spawn(file, args, { stdio: [opts.stdin, outFd, outFd], detached: true, env: opts.env, cwd: opts.cwd });
+  } finally {
+    closeSync(outFd);
+  }
+}
+
+/** Kills the process group of `child` (SIGKILL); nothing when it is gone. */
+export function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Watches a spawned process against the time and output caps and the stop signal, from now on. */
+export function watchProcess(child: ChildProcess, opts: WatchOptions): WatchedProcess {
   let timedOut = false;
   let outputLimitHit = false;
   let interrupted = false;
-  const kill = () => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  };
+  const kill = () => killGroup(child);
   const timer =
     opts.timeoutMs === undefined
       ? undefined

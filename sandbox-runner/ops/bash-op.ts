@@ -10,6 +10,7 @@ import { prepareImage } from './files/image.ts';
 import { READ_MAX_TOKENS } from './read-op.ts';
 import type { OpContext } from './op-context.ts';
 import { STOP_POLL_MS, stopMarkerKey } from '../common/stop-marker-key.ts';
+import { bashSandboxSpec } from './sandbox-spec.ts';
 
 export interface BashResult {
   type: 'bash';
@@ -68,17 +69,13 @@ export const bashOp = defineOp({
     const stop = op.stopKey ? watchStopMarker(ctx, stopMarkerKey(op.stopKey)) : undefined;
     try {
       const outcome = await ctx.sandbox.run({
+        ...bashSandboxSpec(ctx),
         command: op.command,
-        workspaceDir: ctx.paths.root,
-        tmpDir: ctx.tmpDir,
         cwd: startCwd,
-        env: ctx.request.env,
         timeoutMs: op.timeoutMs,
         outputFile,
         maxOutputBytes: ctx.limits.maxOutputBytes,
-        allowedDomains: ctx.request.network.allowedDomains,
-        egressToken: ctx.request.network.egressToken,
-        mailbox: ctx.remote,
+        warmAhead: true,
         detachAfterMs: op.background === 'now' ? 0 : op.background === 'on_timeout' ? op.timeoutMs : undefined,
         ...(stop ? { stop: stop.signal } : {}),
       });

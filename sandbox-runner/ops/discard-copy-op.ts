@@ -12,13 +12,14 @@ export interface DiscardCopyResult {
  * anything from S3: a deleted session's files leave the runner's disk with the session instead
  * of waiting for eviction or the environment's end. It runs on the workspace's queue like every
  * op, so it never removes a copy under an op; a background command still running in it loses
- * its tree (its session is gone).
+ * its tree (its session is gone). A sandbox started ahead for the workspace goes with it.
  */
 export const discardCopyOp = defineOp({
   schema: z.object({ type: z.literal('discard_copy') }),
   mutatesWorkspace: false,
   needsCopy: false,
   async run(ctx) {
+    await ctx.sandbox.discardWarm?.(ctx.local.dir);
     const result: DiscardCopyResult = { type: 'discard_copy', removed: await ctx.local.discard() };
     return { result };
   },

@@ -24,6 +24,7 @@ import { taskOutputOp, type TaskOutputResult } from './task-output-op.ts';
 import { taskStopOp, type TaskStopResult } from './task-stop-op.ts';
 import { writeOp, type WriteResult } from './write-op.ts';
 import { workspaceDiffOp, type WorkspaceDiffResult } from './workspace-diff-op.ts';
+import { warmOp, type WarmResult } from './warm-op.ts';
 
 /** Every operation the runner performs. This file only lists them. */
 export const RUNNER_OPS = {
@@ -52,6 +53,7 @@ export const RUNNER_OPS = {
   environment_lockfiles: environmentLockfilesOp,
   environment_restore: environmentRestoreOp,
   environment_save: environmentSaveOp,
+  warm: warmOp,
 } as const;
 
 export const runnerOpSchema = z.discriminatedUnion('type', [
@@ -80,6 +82,7 @@ export const runnerOpSchema = z.discriminatedUnion('type', [
   environmentLockfilesOp.schema,
   environmentRestoreOp.schema,
   environmentSaveOp.schema,
+  warmOp.schema,
 ]);
 
 export type RunnerOp = z.input<typeof runnerOpSchema>;
@@ -108,7 +111,8 @@ export type OpResult =
   | DiscardCopyResult
   | EnvironmentLockfilesResult
   | EnvironmentRestoreResult
-  | EnvironmentSaveResult;
+  | EnvironmentSaveResult
+  | WarmResult;
 export type {
   BashResult,
   CreateWorkspaceResult,
@@ -133,6 +137,7 @@ export type {
   ReadSkillsResult,
   TaskOutputResult,
   TaskStopResult,
+  WarmResult,
   WriteResult,
   WorkspaceDiffResult,
 };

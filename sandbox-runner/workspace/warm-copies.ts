@@ -42,6 +42,8 @@ interface WarmCopiesOptions {
   /** The parsed state of warm copies by directory (LocalCopy's cache): dropped with the copy. */
   states: Map<string, LocalState>;
   onError: (message: string, err: unknown) => void;
+  /** Ends what runs against a copy about to be removed (a sandbox started ahead for it). */
+  beforeRemove?: (dir: string) => Promise<void>;
 }
 
 class WarmCopySet {
@@ -92,6 +94,7 @@ class WarmCopySet {
     this.evicting.add(id);
     return this.locks
       .runIfIdle(id, async () => {
+        await this.opts.beforeRemove?.(this.dirOf(id));
         await fs.rm(this.dirOf(id), { recursive: true, force: true });
         this.opts.states.delete(this.dirOf(id));
         this.lastUsed.delete(id);

@@ -8,8 +8,8 @@ import { SHIPPED_COMPILE_CACHE_DIR } from '../../functions/handlers/compile-cach
  * The Node binary that builds the compile cache shipped with each Lambda bundle. Unset (the
  * default): no cache is built, the bundle is as before. It has to be the Node and V8 the function
  * runs (nodejs24.x on arm64: an arm64 build of the same Node release, run natively or under an
- * emulator); an entry built by any other is rejected by V8 at run time and costs a few
- * milliseconds, never a failure (docs/deploy.md, "Node's compile cache").
+ * emulator); an entry built by any other is rejected by V8 at run time and the module compiled
+ * as without a cache, never a failure (docs/deploy.md, "Node's compile cache").
  */
 export const COMPILE_CACHE_NODE_ENV = 'STRATUS_COMPILE_CACHE_NODE';
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Metafile } from 'esbuild';
 import { bundleLambda, ENTRIES, REPO_ROOT, startFiles } from '../infra/constructs/bundle-options.ts';
+import { printCompileCacheImport } from './compile-cache-import.ts';
 
 const IMPORT_RUNS = 5;
 
@@ -20,7 +21,9 @@ const TARGET_IMPORT_MS = 100;
  * takes to import index.mjs, wall and CPU (CPU time is the steadier figure on a loaded machine).
  * The process runs as Lambda runs it, with the runtime's `awslambda` globals defined first, once
  * with `--enable-source-maps` (the functions' NODE_OPTIONS when the stage's `sourceMaps` is on)
- * and once without, so the cost of the source maps shows on its own.
+ * and once without, so the cost of the source maps shows on its own. For the API function, with
+ * a Node 24 binary in STRATUS_BENCH_NODE24, also the cold import in Node 24 with and without the
+ * compile cache bundleLambda can ship (bench/compile-cache-import.ts).
  *
  * The targets apply to the API function: start path ≤ TARGET_START_KB KB (KB of 1,024 bytes,
  * minified, before gzip) and the import ≤ TARGET_IMPORT_MS ms, the median wall time of
@@ -50,6 +53,7 @@ export async function run(): Promise<void> {
           `      targets: start ≤ ${TARGET_START_KB} KB: ${kb(bytes(start))} KB, ${met(bytes(start) / 1024 <= TARGET_START_KB)}; ` +
             `import ≤ ${TARGET_IMPORT_MS} ms (median wall, with source maps, idle machine): ${withMaps.wall.toFixed(0)} ms wall / ${withMaps.cpu.toFixed(0)} ms CPU, ${met(withMaps.wall <= TARGET_IMPORT_MS)}`,
         );
+        printCompileCacheImport(dir);
       }
       console.log(
         `      largest parts at start: ${heaviestPackages(metafile, start, 6)

@@ -4,6 +4,8 @@ import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildCompileCache, COMPILE_CACHE_NODE_ENV } from './compile-cache.ts';
+import { lambdaEntry, lambdaEntryPath } from './lambda-entry-plugin.ts';
 import { zodEnglishLocaleOnly } from './zod-locales-plugin.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,7 +66,7 @@ export function copyBundleAssets(outDir: string): void {
  */
 export function lambdaBuildOptions(entry: string, outDir: string): BuildOptions {
   return {
-    entryPoints: { index: path.resolve(REPO_ROOT, entry) },
+    entryPoints: { index: lambdaEntryPath(path.resolve(REPO_ROOT, entry)) },
     // The metafile's paths are relative to this folder, whatever the calling process's.
     absWorkingDir: REPO_ROOT,
     bundle: true,
@@ -81,7 +83,7 @@ export function lambdaBuildOptions(entry: string, outDir: string): BuildOptions 
     mainFields: [...LAMBDA_BUNDLE.mainFields],
     banner: { js: LAMBDA_BUNDLE.banner },
     external: [...LAMBDA_BUNDLE.external],
-    plugins: [zodEnglishLocaleOnly()],
+    plugins: [lambdaEntry(REPO_ROOT), zodEnglishLocaleOnly()],
     metafile: true,
     logLevel: 'warning',
   };
@@ -90,12 +92,20 @@ export function lambdaBuildOptions(entry: string, outDir: string): BuildOptions 
 /**
  * Bundles one Lambda entry into `outDir` with its assets, synchronously (the CDK app's local
  * bundling hook is synchronous), and returns esbuild's metafile. `assetDirs` maps repo-relative
- * folders to copy beside the bundle (the API function's `console/`).
+ * folders to copy beside the bundle (the API function's `console/`). With a Node binary in
+ * STRATUS_COMPILE_CACHE_NODE (or `compileCacheNode`), the bundle's compile cache is built with
+ * it and shipped in `compile-cache/` (infra/constructs/compile-cache.ts); without, none is.
  */
-export function bundleLambda(entry: string, outDir: string, assetDirs: Readonly<Record<string, string>> = {}): Metafile {
+export function bundleLambda(
+  entry: string,
+  outDir: string,
+  assetDirs: Readonly<Record<string, string>> = {},
+  compileCacheNode = process.env[COMPILE_CACHE_NODE_ENV],
+): Metafile {
   const metafile = buildInChildProcess(entry, outDir);
   copyBundleAssets(outDir);
   for (const [from, to] of Object.entries(assetDirs)) cpSync(path.join(REPO_ROOT, from), path.join(outDir, to), { recursive: true });
+  if (compileCacheNode) buildCompileCache(outDir, compileCacheNode);
   return metafile;
 }
 
@@ -119,15 +129,20 @@ function buildInChildProcess(entry: string, outDir: string): Metafile {
 }
 
 /**
- * The entry file and every chunk it reaches through static imports: what a cold start loads, as
- * keys of `metafile.outputs` (paths relative to REPO_ROOT).
+ * The entry file and every chunk it reaches through static imports, and through the entry's own
+ * dynamic import of the real entry (infra/constructs/lambda-entry-plugin.ts): what a cold start
+ * loads, as keys of `metafile.outputs` (paths relative to REPO_ROOT).
  * @internal for the bundle's test and benchmark
  */
 export function startFiles(metafile: Metafile, entry: string): string[] {
   const key = (f: string) => Object.keys(metafile.outputs).find((o) => path.resolve(REPO_ROOT, o) === path.resolve(REPO_ROOT, f))!;
-  const seen = new Set<string>([key(entry)]);
+  const first = key(entry);
+  const seen = new Set<string>([first]);
   for (const file of seen) {
-    for (const imp of metafile.outputs[file]!.imports) if (imp.kind === 'import-statement' && !imp.external) seen.add(key(imp.path));
+    for (const imp of metafile.outputs[file]!.imports) {
+      const atStart = imp.kind === 'import-statement' || (file === first && imp.kind === 'dynamic-import');
+      if (atStart && !imp.external) seen.add(key(imp.path));
+    }
   }
   return [...seen];
 }

@@ -26,7 +26,8 @@ export interface TurnEngineFunctionProps {
  * A function that runs turns (the API function, the cron function): Node 24 on arm64, bundled
  * with esbuild from a handler in functions/handlers/ by bundleLambda (the same build the bundle
  * benchmark measures: ESM with code splitting, which NodejsFunction's single --outfile cannot
- * produce), traced with X-Ray, logging to its own
+ * produce; with STRATUS_COMPILE_CACHE_NODE set, also Node's compile cache for it, see
+ * infra/constructs/compile-cache.ts), traced with X-Ray, logging to its own
  * log group with a retention. Its role starts with CloudWatch Logs only; the stack grants the
  * tables, prefixes and functions it needs one by one.
  */

@@ -4,6 +4,7 @@ import { handleAsyncEvent } from './async-events.ts';
 import { createApp, createWebhookApp } from '../api/app.ts';
 import type { Deps } from '../deps/deps.ts';
 import { once } from './once.ts';
+import { settledInvocation } from './invocation-end.ts';
 import { WEBHOOK_ALIAS } from './webhook-alias.ts';
 
 export type StreamingHandler = StreamifyHandler<unknown, void>;
@@ -25,12 +26,14 @@ export function createApiHandler(opts: { loadDeps: () => Promise<Deps>; consoleD
   return awslambda.streamifyResponse(async (event, responseStream, context) => {
     const deps = await ready();
     deps.startInvocation({ context, correlationId: correlationIdOf(event) });
-    if (!isAsyncEvent(event)) return (await (viaWebhookAlias(context) ? webhookOnly : http)())(event, responseStream, context);
-    try {
-      await handleAsyncEvent(deps, event, Date.now() + context.getRemainingTimeInMillis());
-    } finally {
-      responseStream.end();
-    }
+    return settledInvocation(deps, async () => {
+      if (!isAsyncEvent(event)) return (await (viaWebhookAlias(context) ? webhookOnly : http)())(event, responseStream, context);
+      try {
+        await handleAsyncEvent(deps, event, Date.now() + context.getRemainingTimeInMillis());
+      } finally {
+        responseStream.end();
+      }
+    });
   });
 }
 

@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import { loadLambdaDeps } from './lambda-deps.ts';
 import { handleCronEvent } from '../schedules/cron-event.ts';
 import { once } from './once.ts';
+import { settledInvocation } from './invocation-end.ts';
 
 const deps = once(() => loadLambdaDeps(process.env));
 
@@ -11,5 +12,5 @@ export const handler = async (event: unknown, context: Context) => {
   const fields = typeof event === 'object' && event !== null ? (event as { scheduleId?: unknown; sessionId?: unknown }) : {};
   const correlationId = fields.scheduleId ?? fields.sessionId;
   ready.startInvocation({ context, correlationId: typeof correlationId === 'string' ? correlationId : undefined });
-  return handleCronEvent(ready, event, Date.now() + context.getRemainingTimeInMillis());
+  return settledInvocation(ready, () => handleCronEvent(ready, event, Date.now() + context.getRemainingTimeInMillis()));
 };

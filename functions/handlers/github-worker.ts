@@ -2,6 +2,7 @@ import type { Context } from 'aws-lambda';
 import { handleGithubWorkerEvent } from '../github/github-worker-event.ts';
 import { loadLambdaDeps } from './lambda-deps.ts';
 import { once } from './once.ts';
+import { settledInvocation } from './invocation-end.ts';
 
 const deps = once(() => loadLambdaDeps(process.env));
 
@@ -11,5 +12,7 @@ const deps = once(() => loadLambdaDeps(process.env));
  * API invokes it synchronously with a lookup (an installation, a repository list) before it
  * records a claim or a connection. It is the only function that reads the GitHub App's private key.
  */
-export const handler = async (event: unknown, context: Context) =>
-  handleGithubWorkerEvent(await deps(), event, Date.now() + context.getRemainingTimeInMillis());
+export const handler = async (event: unknown, context: Context) => {
+  const ready = await deps();
+  return settledInvocation(ready, () => handleGithubWorkerEvent(ready, event, Date.now() + context.getRemainingTimeInMillis()));
+};

@@ -22,13 +22,13 @@ export class RunnerCallLimitError extends LimitError {
 
 /**
  * Runs one runner call inside one of the tenant's slots (functions/stores/runner-call-slots.ts),
- * given back however the call ends. A call that finds none free looks again every second for up
+ * given back however the call ends, in the background (the call's result does not wait for it). A call that finds none free looks again every second for up
  * to `waitMs` (a turn's tool call waits: the user expects it to run a little later, not to fail),
  * then is refused with RunnerCallLimitError (an API request does not wait: the client gets 429).
  * A call with no tenant (none is named) or no slots store runs as it is.
  */
 export async function withRunnerSlot<R>(
-  slots: Pick<RunnerCallSlots, 'take' | 'give' | 'cap'> | undefined,
+  slots: Pick<RunnerCallSlots, 'take' | 'giveBack' | 'cap'> | undefined,
   call: { tenantId?: string; waitMs?: number; clock: () => number },
   run: () => Promise<R>,
 ): Promise<R> {
@@ -44,7 +44,8 @@ export async function withRunnerSlot<R>(
   try {
     return await run();
   } finally {
-    // A slot not given back counts until its lease runs out: never fail a call that ran for that.
-    await slots.give(tenantId, slot).catch(() => undefined);
+    // Behind the result, not before it: the slot's write is off the tool's round trip
+    // (docs/api.md, "A tenant's runner calls are capped").
+    slots.giveBack(tenantId, slot);
   }
 }

@@ -35,8 +35,17 @@ export class RunnerCallSlots {
     private readonly clock: () => number,
   ) {}
 
-  /** A slot's id for one call, or undefined when the tenant has `cap` live calls. */
+  /** Slots given back in the background and not yet removed, per tenant. */
+  private readonly giving = new Map<string, Set<Promise<void>>>();
+
+  /**
+   * A slot's id for one call, or undefined when the tenant has `cap` live calls. Slots this
+   * process is still giving back (giveBack) are gone first, so a caller that ends a call and
+   * starts the next never finds its own previous call still counted.
+   */
   async take(tenantId: string): Promise<string | undefined> {
+    const inFlight = this.giving.get(tenantId);
+    if (inFlight) await Promise.all(inFlight);
     const slot = randomUUID();
     for (let round = 0; round < TAKE_ROUNDS; round++) {
       if (await this.add(tenantId, slot)) return slot;
@@ -70,6 +79,28 @@ export class RunnerCallSlots {
       .catch((err: unknown) => {
         if (!(err instanceof ConditionalCheckFailedException)) throw err;
       });
+  }
+
+  /**
+   * Gives a slot back without making the caller wait (its call's result goes on to the model
+   * while the write is on its way; a failure is dropped: the slot counts until its lease runs
+   * out). `settled` waits for every one in flight, before an invocation ends.
+   */
+  giveBack(tenantId: string, slot: string): void {
+    const pending = this.giving.get(tenantId) ?? new Set<Promise<void>>();
+    this.giving.set(tenantId, pending);
+    const write = this.give(tenantId, slot)
+      .catch(() => undefined)
+      .finally(() => {
+        pending.delete(write);
+        if (pending.size === 0 && this.giving.get(tenantId) === pending) this.giving.delete(tenantId);
+      });
+    pending.add(write);
+  }
+
+  /** Waits for every slot given back in the background so far. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.giving.values()].flatMap((pending) => [...pending]));
   }
 
   /** The live and expired slots (id → lease end), or undefined before the tenant's first call. */

@@ -21,6 +21,17 @@ describe("a tenant's runner call slots", () => {
     expect(Object.keys((await three.held('tenant-s1'))!)).toHaveLength(3);
   });
 
+  it('gives a slot back behind the call: the next take of the same process finds it free, and settled waits for the write', async () => {
+    const one = slots(1);
+    // Back to back at a cap of one, with no wait for a slot: each call must find the last one's slot given back.
+    for (let i = 0; i < 5; i++) expect(await withRunnerSlot(one, { tenantId: 'tenant-s6', clock: () => now }, async () => i)).toBe(i);
+    const slot = await one.take('tenant-s6');
+    one.giveBack('tenant-s6', slot!);
+    await one.settled();
+    // Read from the table, not this process's bookkeeping: the write landed.
+    expect(await one.held('tenant-s6')).toEqual({});
+  });
+
   it('lets dozens of concurrent takes on one fresh tenant all through while under the cap (lost races are retried, not refused)', async () => {
     const many = slots(50);
     const taken = await Promise.all(Array.from({ length: 32 }, () => many.take('tenant-s5')));
@@ -57,6 +68,8 @@ describe("a tenant's runner call slots", () => {
     await holding;
     expect(await waiting).toBe('ran after waiting');
     await expect(withRunnerSlot(one, call, async () => Promise.reject(new Error('runner broke')))).rejects.toThrow('runner broke');
+    // Given back behind the failure: once the writes in flight settle, the table has no slot left.
+    await one.settled();
     expect(await one.held('tenant-s4')).toEqual({});
     // No tenant named: not counted.
     expect(await withRunnerSlot(one, { clock: Date.now }, async () => 'uncounted')).toBe('uncounted');

@@ -51,7 +51,7 @@ export interface LogWriter {
   flush(): Promise<void>;
   /** Waits for the log's puts and the head, whatever became of them (before the lease is released or handed off). */
   settled(): Promise<void>;
-  /** Whether a tool with effects may start now: as the head says, once the items on their way are stored. */
+  /** Whether a tool with effects may start now, as the head says. */
   leaseHeld(): Promise<void> | undefined;
 }
 
@@ -102,7 +102,10 @@ export function createLogWriter(deps: AppendDeps, at: LogWriterAt): LogWriter {
       await puts.idle();
       await head.settled();
     },
-    leaseHeld: () => (puts.pending() ? durable().then(() => head.leaseHeld()) : head.leaseHeld()),
+    // Not behind the puts on their way: a tool starts after its answer's first event, when what
+    // the request carried is durable (logDurable); what may still be on its way is that answer's
+    // own message, which a tool never waited for (docs/turns.md, "Durable behind the request").
+    leaseHeld: () => head.leaseHeld(),
   };
 }
 
@@ -187,7 +190,6 @@ function createPutChain() {
       queue(fn);
     },
     idle: () => chain,
-    pending: () => pending > 0,
     check() {
       if (failure) throw failure.error;
     },

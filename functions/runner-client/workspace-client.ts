@@ -59,7 +59,7 @@ export interface OpTarget {
 
 export interface StorageMeter {
   tenantId: string;
-  usage: Pick<TenantUsageStore, 'assertRoom' | 'add'>;
+  usage: Pick<TenantUsageStore, 'assertRoom' | 'addBehind'>;
   /** Bytes the op's own input already holds against the quota (an import's staged archive). */
   ownReservation?: number;
 }
@@ -122,11 +122,31 @@ export async function runOp<T extends OpResult['type']>(
   op: RunnerOp & { type: T },
 ): Promise<OpOutcome<ResultOf<T>>> {
   const meter = MAY_STORE.has(op.type) ? target.storage : undefined;
-  if (meter) await meter.usage.assertRoom(meter.tenantId, meter.ownReservation);
-  const request = await buildRunnerRequest(deps, target, op);
+  // The quota check, the request's credentials and the runner slot are independent reads and
+  // writes: they run side by side, and the call goes out once all three are in hand.
+  const room = meter?.usage.assertRoom(meter.tenantId, meter.ownReservation);
+  const request = buildRunnerRequest(deps, target, op);
+  room?.catch(() => undefined);
+  request.catch(() => undefined);
   const call = { tenantId: target.tenantId ?? target.storage?.tenantId, waitMs: target.waitForRunnerSlotMs, clock: deps.clock ?? Date.now };
-  const response = await withRunnerSlot(deps.runnerSlots, call, () => deps.runner.invoke(request));
+  const response = await withRunnerSlot(deps.runnerSlots, call, async () => {
+    await room;
+    return deps.runner.invoke(await request);
+  }).catch(async (err: unknown) => {
+    // A tenant at its quota hears about the quota, not about a busy runner (the check came first before).
+    await room;
+    throw err;
+  });
   if (!response.ok) throw decodeRunnerFailure(response, deps.log);
-  if (meter && response.bytesUploaded > 0) await meter.usage.add(meter.tenantId, target.sessionId, response.bytesUploaded);
+  // Counted behind the result: the tool's answer does not wait for the quota's bookkeeping.
+  if (meter && response.bytesUploaded > 0) {
+    meter.usage.addBehind(meter.tenantId, target.sessionId, response.bytesUploaded, (err) =>
+      deps.log.error('could not count published bytes against the storage quota', {
+        sessionId: target.sessionId,
+        bytes: response.bytesUploaded,
+        error: String(err),
+      }),
+    );
+  }
   return { result: response.result as ResultOf<T>, version: response.version, cwd: response.cwd, bytesUploaded: response.bytesUploaded };
 }

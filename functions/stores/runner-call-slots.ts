@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { WritesBehind } from '../shared/writes-behind.ts';
 
 /** The setting that sets the cap, named in every refusal. */
 export const RUNNER_CALLS_SETTING = 'STRATUS_TENANT_RUNNER_CALLS';
@@ -36,7 +37,7 @@ export class RunnerCallSlots {
   ) {}
 
   /** Slots given back in the background and not yet removed, per tenant. */
-  private readonly giving = new Map<string, Set<Promise<void>>>();
+  private readonly giving = new WritesBehind();
 
   /**
    * A slot's id for one call, or undefined when the tenant has `cap` live calls. Slots this
@@ -44,8 +45,7 @@ export class RunnerCallSlots {
    * starts the next never finds its own previous call still counted.
    */
   async take(tenantId: string): Promise<string | undefined> {
-    const inFlight = this.giving.get(tenantId);
-    if (inFlight) await Promise.all(inFlight);
+    await this.giving.before(tenantId);
     const slot = randomUUID();
     for (let round = 0; round < TAKE_ROUNDS; round++) {
       if (await this.add(tenantId, slot)) return slot;
@@ -87,20 +87,12 @@ export class RunnerCallSlots {
    * out). `settled` waits for every one in flight, before an invocation ends.
    */
   giveBack(tenantId: string, slot: string): void {
-    const pending = this.giving.get(tenantId) ?? new Set<Promise<void>>();
-    this.giving.set(tenantId, pending);
-    const write = this.give(tenantId, slot)
-      .catch(() => undefined)
-      .finally(() => {
-        pending.delete(write);
-        if (pending.size === 0 && this.giving.get(tenantId) === pending) this.giving.delete(tenantId);
-      });
-    pending.add(write);
+    this.giving.start(tenantId, () => this.give(tenantId, slot));
   }
 
   /** Waits for every slot given back in the background so far. */
-  async settled(): Promise<void> {
-    await Promise.all([...this.giving.values()].flatMap((pending) => [...pending]));
+  settled(): Promise<void> {
+    return this.giving.settled();
   }
 
   /** The live and expired slots (id → lease end), or undefined before the tenant's first call. */

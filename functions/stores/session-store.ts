@@ -126,6 +126,12 @@ export interface SessionRecord {
   budgets?: Budgets;
   /** The running turn's spend that per-turn budgets count (kept with every append, across continuations). */
   turnSpend?: { turnId: string; modelCalls: number; startedAt: number };
+  /**
+   * How many times a lease was taken with acquireLease (absent before the first): a reader that
+   * saw the session free and finds the same count when it takes the lease knows nobody held it
+   * in between, so nothing but a dead holder wrote its log (acquireLeaseIfUntaken).
+   */
+  leaseEpoch?: number;
   /** A stop asked for the turn `turnId` (POST …/interrupt): its holder sees it at its next heartbeat, wherever it runs. */
   interruptRequest?: { turnId: string; at: number };
   /** Set by DELETE: the session answers 404 from then on while its data is removed. */
@@ -260,26 +266,51 @@ export class SessionStore {
    */
   async acquireLease(sessionId: string, lease: Lease, now: number): Promise<SessionRecord> {
     try {
-      const out = await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { sessionId },
-          // A stop asked for an earlier turn is void for this one. The first turn's lease also
-          // records the version it starts from, in the same write (the session's diff starts there).
-          UpdateExpression: `SET lease = :lease, #status = :running, updatedAt = :now${lease.kind === 'turn' ? ', workspaceBase = if_not_exists(workspaceBase, workspace.#version)' : ''} REMOVE interruptRequest`,
-          ConditionExpression: `attribute_exists(sessionId) AND attribute_not_exists(deletedAt) AND ${LEASE_IS_FREE}`,
-          ExpressionAttributeNames: { '#status': 'status', ...(lease.kind === 'turn' ? { '#version': 'version' } : {}) },
-          ExpressionAttributeValues: { ':lease': lease, ':running': 'running', ':now': new Date(now).toISOString(), ':nowMs': now },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return out.Attributes as SessionRecord;
+      return await this.takeLease(sessionId, lease, now);
     } catch (err) {
       if (!(err instanceof ConditionalCheckFailedException)) throw err;
       const current = await this.get(sessionId);
       if (!current) throw new NotFoundError(`Session ${sessionId} not found.`);
       throw new SessionBusyError(sessionId, retryAfterSeconds(current.lease, now));
     }
+  }
+
+  /**
+   * Takes the lease as acquireLease does, but only if no lease was taken since the caller read
+   * `seen` (its `leaseEpoch` is still the one read); undefined otherwise, whatever the reason
+   * (then acquireLease says which). What the caller read of the log while it was free is then
+   * still the whole log but for what a dead holder may add (docs/turns.md, "The first request of a turn").
+   */
+  async acquireLeaseIfUntaken(sessionId: string, lease: Lease, now: number, seen: Pick<SessionRecord, 'leaseEpoch'>): Promise<SessionRecord | undefined> {
+    return this.takeLease(sessionId, lease, now, seen).catch((err: unknown) => {
+      if (err instanceof ConditionalCheckFailedException) return undefined;
+      throw err;
+    });
+  }
+
+  private async takeLease(sessionId: string, lease: Lease, now: number, seen?: Pick<SessionRecord, 'leaseEpoch'>): Promise<SessionRecord> {
+    const untaken = seen ? (seen.leaseEpoch === undefined ? ' AND attribute_not_exists(leaseEpoch)' : ' AND leaseEpoch = :seenEpoch') : '';
+    const out = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { sessionId },
+        // A stop asked for an earlier turn is void for this one. The first turn's lease also
+        // records the version it starts from, in the same write (the session's diff starts there).
+        UpdateExpression: `SET lease = :lease, #status = :running, updatedAt = :now${lease.kind === 'turn' ? ', workspaceBase = if_not_exists(workspaceBase, workspace.#version)' : ''} ADD leaseEpoch :one REMOVE interruptRequest`,
+        ConditionExpression: `attribute_exists(sessionId) AND attribute_not_exists(deletedAt) AND ${LEASE_IS_FREE}${untaken}`,
+        ExpressionAttributeNames: { '#status': 'status', ...(lease.kind === 'turn' ? { '#version': 'version' } : {}) },
+        ExpressionAttributeValues: {
+          ':lease': lease,
+          ':running': 'running',
+          ':now': new Date(now).toISOString(),
+          ':nowMs': now,
+          ':one': 1,
+          ...(seen?.leaseEpoch !== undefined ? { ':seenEpoch': seen.leaseEpoch } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return out.Attributes as SessionRecord;
   }
 
   /**

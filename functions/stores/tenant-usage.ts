@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LimitError } from '../shared/errors.ts';
+import { WritesBehind } from '../shared/writes-behind.ts';
 
 /** The setting that sets the quota, named in every refusal. */
 export const STORAGE_QUOTA_SETTING = 'STRATUS_TENANT_STORAGE_QUOTA_BYTES';
@@ -28,6 +29,9 @@ export class StorageQuotaError extends LimitError {
  * reservations that together pass it some are refused; none can be let through by a stale read.
  */
 export class TenantUsageStore {
+  /** Counts started by addBehind and not yet written, per tenant. */
+  private readonly counting = new WritesBehind();
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tables: { usage: string; sessions: string },
@@ -35,6 +39,7 @@ export class TenantUsageStore {
   ) {}
 
   async storedBytes(tenantId: string): Promise<number> {
+    await this.counting.before(tenantId);
     const out = await this.db.send(new GetCommand({ TableName: this.tables.usage, Key: { tenantId }, ConsistentRead: true }));
     return (out.Item?.storedBytes as number | undefined) ?? 0;
   }
@@ -72,6 +77,21 @@ export class TenantUsageStore {
   async add(tenantId: string, sessionId: string, bytes: number): Promise<void> {
     if (bytes === 0) return;
     if (await this.addToSession(sessionId, bytes)) await this.addToTenant(tenantId, bytes);
+  }
+
+  /**
+   * `add` without making the caller wait: a tool's result goes on to the model while its publish
+   * is counted. The next read of this tenant's bytes in this process (assertRoom included) waits for it, `settled` before
+   * an invocation ends; a failure reaches `onError` (the bytes are stored, the count misses them).
+   */
+  addBehind(tenantId: string, sessionId: string, bytes: number, onError: (err: unknown) => void): void {
+    if (bytes === 0) return;
+    this.counting.start(tenantId, () => this.add(tenantId, sessionId, bytes), onError);
+  }
+
+  /** Waits for every count addBehind started so far. */
+  settled(): Promise<void> {
+    return this.counting.settled();
   }
 
   /** A deleted session's purge: takes its counter (zeroing it) and gives it back to the tenant. */

@@ -48,7 +48,7 @@ export async function runTurnLoop(
   tools: { workspace: ToolUseContext['workspace']; signal: AbortSignal; stop: TurnStop },
 ): Promise<void> {
   const { session, log } = run;
-  const loaded = await loadSessionContext(deps, session);
+  const loaded = await (run.preloaded ?? loadSessionContext(deps, session));
   const conversation = loaded.conversation;
   // The log, not the session's counter, is the truth: a crash between appending a message and
   // moving the counter leaves the counter one behind.

@@ -2,6 +2,7 @@ import type { TurnSettings } from '../session-settings/session-settings.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { SessionRecord } from '../stores/session-store.ts';
 import type { TurnFeed } from '../agent/turn-feed.ts';
+import type { LoadedContext } from '../context/session-context.ts';
 
 export interface StartTurnOptions {
   sessionId: string;
@@ -33,4 +34,6 @@ export interface TurnRun {
   modelCallsBefore: number;
   /** A continuation: no turn_start, no prompt, nothing to resume. */
   continuation: boolean;
+  /** The conversation, read beside the lease write while the session was free (admitTurn); absent: the loop reads it. */
+  preloaded?: Promise<LoadedContext>;
 }

@@ -13,6 +13,7 @@ import type { TurnDeps } from '../agent/turn-deps.ts';
 import { TurnFeed } from '../agent/turn-feed.ts';
 import { handOffLease, startHeartbeat, turnLease } from '../agent/turn-lease.ts';
 import { runTurnLoop } from './turn-loop.ts';
+import { loadSessionContext, type LoadedContext } from '../context/session-context.ts';
 import { TurnRecorder, type TurnOutcome } from '../agent/turn-recorder.ts';
 import type { StartTurnOptions, TurnRun } from './turn-run.ts';
 import { traced } from '../shared/tracing.ts';
@@ -33,7 +34,7 @@ export interface TurnHandle {
  * Callers stream `events` or await `done`; neither is needed for the turn to finish.
  */
 export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise<TurnHandle> {
-  const { session, turnId, now, lease } = await admitTurn(deps, opts, opts.resume === true);
+  const { session, turnId, now, lease, preloaded } = await admitTurn(deps, opts, { resume: opts.resume === true, preload: true });
   const log = deps.log.child({ sessionId: opts.sessionId, turnId, tenantId: opts.tenantId });
   const events = new TurnFeed(deps.events, opts.sessionId, turnId, log);
   const done = runTurn(deps, {
@@ -47,6 +48,7 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
     deadlineAt: opts.deadlineAt ?? simulatedDeadline(deps, now),
     modelCallsBefore: 0,
     continuation: false,
+    ...(preloaded ? { preloaded } : {}),
   });
   return { sessionId: opts.sessionId, turnId, events, done };
 }
@@ -60,7 +62,7 @@ export async function startTurn(deps: TurnDeps, opts: StartTurnOptions): Promise
  */
 export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { prompt: string }): Promise<{ sessionId: string; turnId: string }> {
   // An asynchronous turn always starts from a prompt: calls waiting for answers refuse it.
-  const { turnId, now, lease } = await admitTurn(deps, opts, false);
+  const { turnId, now, lease } = await admitTurn(deps, opts, { resume: false, preload: false });
   const handoffOwner = `continuation/${turnId}/start`;
   try {
     await deps.sessions.handOffLease(opts.sessionId, lease.owner, handOffLease(deps, handoffOwner, turnId, now, deps.clock()), {});
@@ -101,10 +103,12 @@ export async function startTurnAsync(deps: TurnDeps, opts: StartTurnOptions & { 
 async function admitTurn(
   deps: TurnDeps,
   opts: StartTurnOptions,
-  resume: boolean,
-): Promise<{ session: SessionRecord; turnId: string; now: number; lease: Lease }> {
+  how: { resume: boolean; preload: boolean },
+): Promise<{ session: SessionRecord; turnId: string; now: number; lease: Lease; preloaded?: Promise<LoadedContext> }> {
+  const { resume } = how;
   const current = await deps.sessions.getForTenant(opts.sessionId, opts.tenantId);
   await reapDeadLease(deps, current);
+  const preload = how.preload && !current.lease ? preloadWhileFree(deps, current) : undefined;
   const waiting = await deps.approvals.listForSession(opts.sessionId);
   if (!resume && waiting.length > 0)
     throw new AwaitingPermissionError(
@@ -121,8 +125,22 @@ async function admitTurn(
   );
   if (exceeded) throw new BudgetExceededError(exceeded);
   const lease = turnLease(deps, turnId, now, now);
+  const untaken = preload && (await deps.sessions.acquireLeaseIfUntaken(opts.sessionId, lease, now, current));
+  if (untaken) return { session: untaken, turnId, now, lease, preloaded: preload };
   const session = await deps.sessions.acquireLease(opts.sessionId, lease, now);
   return { session, turnId, now, lease };
+}
+
+/**
+ * The conversation read while the session is free, beside the checks and the lease write that
+ * follow (docs/turns.md, "The first request of a turn"); it is used only if the lease is then
+ * taken with no lease taken in between (acquireLeaseIfUntaken), else read again under the lease.
+ * The tenant's ownership is checked before it starts. A failed read is left to the loop's own.
+ */
+function preloadWhileFree(deps: TurnDeps, current: SessionRecord): Promise<LoadedContext> {
+  const loading = loadSessionContext(deps, current);
+  loading.catch(() => undefined);
+  return loading;
 }
 
 /**

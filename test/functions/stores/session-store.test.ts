@@ -63,6 +63,29 @@ describe('SessionStore leases and MessageStore appends (against the DynamoDB pro
     expect((await sessions.get('s1'))!.lease).toBeUndefined();
   });
 
+  it('takes the lease for a reader that saw the session free only while no lease was taken since it read', async () => {
+    await sessions.create(record('s-untaken'));
+    const fresh = (await sessions.get('s-untaken'))!;
+    expect(fresh.leaseEpoch).toBeUndefined();
+    // Read free, nobody took it since: taken, and the count moves.
+    const first = await sessions.acquireLeaseIfUntaken('s-untaken', { owner: 'a', turnId: 't1', expiresAt: 1_000 }, 0, fresh);
+    expect(first).toMatchObject({ lease: { owner: 'a' }, leaseEpoch: 1 });
+    await sessions.releaseLease('s-untaken', 'a', { status: 'idle' });
+    const seen = (await sessions.get('s-untaken'))!;
+    // Another whole lease came and went after `seen` was read (free before and after): refused, nothing written.
+    await sessions.acquireLease('s-untaken', { owner: 'b', turnId: 't2', expiresAt: 2_000 }, 10);
+    await sessions.releaseLease('s-untaken', 'b', { status: 'idle' });
+    expect(await sessions.acquireLeaseIfUntaken('s-untaken', { owner: 'c', turnId: 't3', expiresAt: 3_000 }, 20, seen)).toBeUndefined();
+    expect(await sessions.acquireLeaseIfUntaken('s-untaken', { owner: 'c', turnId: 't3', expiresAt: 3_000 }, 20, fresh)).toBeUndefined();
+    expect((await sessions.get('s-untaken'))!).toMatchObject({ leaseEpoch: 2 });
+    expect((await sessions.get('s-untaken'))!.lease).toBeUndefined();
+    // A held lease refuses it too (undefined, not an error: acquireLease then says busy).
+    const now = (await sessions.get('s-untaken'))!;
+    await sessions.acquireLease('s-untaken', { owner: 'd', turnId: 't4', expiresAt: 9_000 }, 30);
+    expect(await sessions.acquireLeaseIfUntaken('s-untaken', { owner: 'e', turnId: 't5', expiresAt: 9_000 }, 40, now)).toBeUndefined();
+    await expect(sessions.acquireLease('s-untaken', { owner: 'e', turnId: 't5', expiresAt: 9_000 }, 40)).rejects.toBeInstanceOf(SessionBusyError);
+  });
+
   it('lets only the lease holder claim the set-up, once: a second claim, or one by a holder whose lease was taken, is refused', async () => {
     await sessions.create(record('s-setup'));
     const setup = {

@@ -29,6 +29,27 @@ describe('tenant storage usage', () => {
     expect(await usage.storedBytes('tenant-empty')).toBe(0);
   });
 
+  it('counts behind the caller, yet the next read and room check of the same process see the count', async () => {
+    const usage = store(1_000);
+    await session('ses_behind', 'tenant-q9');
+    usage.addBehind('tenant-q9', 'ses_behind', 600, (err) => {
+      throw err;
+    });
+    usage.addBehind('tenant-q9', 'ses_behind', 400, (err) => {
+      throw err;
+    });
+    // Not awaited above: the room check must still find the tenant at its quota.
+    await expect(usage.assertRoom('tenant-q9')).rejects.toBeInstanceOf(StorageQuotaError);
+    await usage.settled();
+    expect(await store(1_000).storedBytes('tenant-q9')).toBe(1_000);
+    // A count that fails is reported, not thrown at anyone (the session was never created).
+    const failures: unknown[] = [];
+    const broken = new TenantUsageStore(fx.db, { usage: fx.tables.tenantUsage, sessions: 'no-such-table' }, 1_000);
+    broken.addBehind('tenant-q10', 'ses_none', 5, (err) => failures.push(err));
+    await broken.settled();
+    expect(failures).toHaveLength(1);
+  });
+
   it('gives a deleted session back exactly what it added, and charges a deleted session nothing', async () => {
     const usage = store(10_000);
     await session('ses_a', 'tenant-q2');

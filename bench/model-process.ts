@@ -23,10 +23,19 @@ const send = (message: FromModel) => process.send?.(message);
 /** Epoch milliseconds with performance.now()'s precision: comparable across processes. */
 const epoch = (t: number) => performance.timeOrigin + t;
 
+/**
+ * How long each main-loop answer waits before it streams (STRATUS_BENCH_MODEL_THINK_MS, default
+ * 0): a real model's time to first token is hundreds of ms, and work a harness does beside the
+ * request (durable writes, warming) only leaves the round trip when the model takes any time.
+ */
+const thinkMs = Number(process.env.STRATUS_BENCH_MODEL_THINK_MS ?? 0) || 0;
+
 const model = await startScriptedModelServer({
   keepRequests: 1,
   brain: (request) =>
-    isMainLoopRequest(request) ? (queue.shift() ?? { content: [{ type: 'text', text: 'Done.' }] }) : { content: [{ type: 'text', text: 'ok' }] },
+    isMainLoopRequest(request)
+      ? { thinkMs, ...(queue.shift() ?? { content: [{ type: 'text', text: 'Done.' }] }) }
+      : { content: [{ type: 'text', text: 'ok' }] },
   onExchange: ({ body, receivedAt, respondedAt }) => {
     const main = isMainLoopRequest(body);
     if (main) lastMain = body;

@@ -14,6 +14,8 @@ export interface ScriptedMessage {
   usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
   /** Pause between stream events, to hold a turn open (e.g. to observe a 409). */
   delayMs?: number;
+  /** Pause before the stream starts: the model's time to its first token, which work beside the request overlaps. */
+  thinkMs?: number;
   /** Drop the connection after this many stream events (a stream that breaks mid-way). */
   breakAfterEvents?: number;
   /**

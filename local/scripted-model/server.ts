@@ -214,6 +214,7 @@ async function streamMessage(res: ServerResponse, message: WireMessage, scripted
   ]);
   events.push(['message_stop', { type: 'message_stop' }]);
 
+  if (scripted.thinkMs) await new Promise((r) => setTimeout(r, scripted.thinkMs));
   const startedAt = Date.now();
   if (wire === 'bedrock') startBedrockStream(res);
   else res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${randomBytes(8).toString('hex')}` });

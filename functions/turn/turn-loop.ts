@@ -93,8 +93,12 @@ export async function runTurnLoop(
 
 /** Drives the turn's run; beside its first model request, whose answer is often a Bash call, the runner and the shell grammar get ready for it. */
 async function driveTurn(deps: TurnDeps, scope: AgentScope, agentRun: AgentRun, log: TurnRun['log']): Promise<void> {
-  getReadyForBash(agentRun.registry, agentRun.toolContext.workspace, log);
-  await driveAgent(deps, scope, agentRun);
+  const ready = getReadyForBash(agentRun.registry, agentRun.toolContext.workspace, log);
+  try {
+    await driveAgent(deps, scope, agentRun);
+  } finally {
+    await ready;
+  }
 }
 
 /** The repository's `.claude/settings.json` at the version this run starts on; what was refused or unreadable is told to the client. */

@@ -10,6 +10,7 @@
 import type { MessagesRequest, ScriptedResponse } from '../local/scripted-model/script.ts';
 import { startScriptedModelServer } from '../local/scripted-model/server.ts';
 import { isMainLoopRequest } from '../scripts/reference-claude.ts';
+import { modelThinkMs } from './model-think.ts';
 
 export type ToModel = { type: 'enqueue'; id: number; responses: ScriptedResponse[] } | { type: 'last_main'; id: number };
 export type FromModel =
@@ -23,12 +24,7 @@ const send = (message: FromModel) => process.send?.(message);
 /** Epoch milliseconds with performance.now()'s precision: comparable across processes. */
 const epoch = (t: number) => performance.timeOrigin + t;
 
-/**
- * How long each main-loop answer waits before it streams (STRATUS_BENCH_MODEL_THINK_MS, default
- * 0): a real model's time to first token is hundreds of ms, and work a harness does beside the
- * request (durable writes, warming) only leaves the round trip when the model takes any time.
- */
-const thinkMs = Number(process.env.STRATUS_BENCH_MODEL_THINK_MS ?? 0) || 0;
+const thinkMs = modelThinkMs();
 
 const model = await startScriptedModelServer({
   keepRequests: 1,

@@ -7,6 +7,7 @@ import { tableNames } from '../functions/stores/tables.ts';
 import { createParitySession } from '../scripts/parity-case.ts';
 import { createPhaseRecorder, PHASES, type Phase } from './roundtrip-phases.ts';
 import { measureFloor, type RoundTripFloor } from './roundtrip-floor.ts';
+import { modelThinkMs } from './model-think.ts';
 import { runClaudeCode } from '../scripts/reference-claude.ts';
 import { startModelProcess, type Exchange, type ModelProcess } from './model-process-client.ts';
 
@@ -248,7 +249,7 @@ function quantile(values: number[], q: number): number {
 function printTable(stratus: Overheads, reference: Overheads | undefined): void {
   const ms = (n: number) => (Number.isNaN(n) ? '-' : n.toFixed(1));
   console.log(
-    `overhead per tool round trip (ms; end of a response → next request), ${CALLS_PER_TOOL} calls per tool, first Bash: one call in each of ${FIRST_BASH_SESSIONS} fresh sessions, long session ${LONG_SESSION_CALLS} Reads, the model's time to first token ${Number(process.env.STRATUS_BENCH_MODEL_THINK_MS ?? 0) || 0} ms (STRATUS_BENCH_MODEL_THINK_MS)`,
+    `overhead per tool round trip (ms; end of a response → next request), ${CALLS_PER_TOOL} calls per tool, first Bash: one call in each of ${FIRST_BASH_SESSIONS} fresh sessions, long session ${LONG_SESSION_CALLS} Reads, the model's time to first token ${modelThinkMs()} ms (STRATUS_BENCH_MODEL_THINK_MS)`,
   );
   console.log('| case | calls | Stratus median | Stratus p90 | Claude Code median | Claude Code p90 | ratio (median) |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');

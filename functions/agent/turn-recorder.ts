@@ -159,9 +159,9 @@ function behindAppender(
   };
 }
 
-/** The log's puts, one at a time in the order asked; the first failure is kept and skips everything after it. */
 type PutChain = ReturnType<typeof createPutChain>;
 
+/** The log's puts, one at a time in the order asked; the first failure is kept and skips everything after it. */
 function createPutChain() {
   let chain: Promise<void> = Promise.resolve();
   let pending = 0;

@@ -22,10 +22,11 @@ export class RunnerCallLimitError extends LimitError {
 
 /**
  * Runs one runner call inside one of the tenant's slots (functions/stores/runner-call-slots.ts),
- * given back however the call ends, in the background (the call's result does not wait for it). A call that finds none free looks again every second for up
- * to `waitMs` (a turn's tool call waits: the user expects it to run a little later, not to fail),
- * then is refused with RunnerCallLimitError (an API request does not wait: the client gets 429).
- * A call with no tenant (none is named) or no slots store runs as it is.
+ * given back however the call ends, in the background (the call's result does not wait for it).
+ * A call that finds none free looks again every second for up to `waitMs` (a turn's tool call
+ * waits: the user expects it to run a little later, not to fail), then is refused with
+ * RunnerCallLimitError (an API request does not wait: the client gets 429). A call with no
+ * tenant (none is named) or no slots store runs as it is.
  */
 export async function withRunnerSlot<R>(
   slots: Pick<RunnerCallSlots, 'take' | 'giveBack' | 'cap'> | undefined,

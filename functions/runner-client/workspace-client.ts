@@ -126,17 +126,17 @@ export async function runOp<T extends OpResult['type']>(
   // writes: they run side by side, and the call goes out once all three are in hand.
   const room = meter?.usage.assertRoom(meter.tenantId, meter.ownReservation);
   const request = buildRunnerRequest(deps, target, op);
-  room?.catch(() => undefined);
   request.catch(() => undefined);
   const call = { tenantId: target.tenantId ?? target.storage?.tenantId, waitMs: target.waitForRunnerSlotMs, clock: deps.clock ?? Date.now };
-  const response = await withRunnerSlot(deps.runnerSlots, call, async () => {
+  const inSlot = withRunnerSlot(deps.runnerSlots, call, async () => {
     await room;
     return deps.runner.invoke(await request);
-  }).catch(async (err: unknown) => {
-    // A tenant at its quota hears about the quota, not about a busy runner (the check came first before).
-    await room;
-    throw err;
   });
+  inSlot.catch(() => undefined);
+  // A tenant at its quota hears so at once, as when the check came first, never a busy runner or
+  // a wait for a slot; a slot taken meanwhile is given back when the call fails on the check.
+  await room;
+  const response = await inSlot;
   if (!response.ok) throw decodeRunnerFailure(response, deps.log);
   // Counted behind the result: the tool's answer does not wait for the quota's bookkeeping.
   if (meter && response.bytesUploaded > 0) {
